@@ -1,0 +1,1 @@
+"""The command line: ``memtui [PATH]`` opens the app; subcommands work headless."""

@@ -1,0 +1,78 @@
+"""What every subcommand shares: consoles, JSON output, root resolution, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A mistake the user can fix: printed as one line, exit 2."""
+
+
+def console() -> Console:
+    """Standard output; lines are never hard-wrapped so output stays greppable."""
+    return Console(highlight=False, soft_wrap=True)
+
+
+def err_console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def add_budget_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-lines", type=positive_int, default=200, metavar="N",
+                        help="the loader's line cap (default 200)")
+    parser.add_argument("--max-bytes", type=positive_int, default=25_000, metavar="N",
+                        help="the loader's byte cap (default 25000)")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} must be greater than 0")
+    return value
+
+
+def budget_config(args: argparse.Namespace) -> Any:
+    from memtui.core.model import BudgetConfig
+
+    return BudgetConfig(max_lines=args.max_lines, max_bytes=args.max_bytes)
+
+
+def find_roots(path: str | None) -> list[Path]:
+    """Roots for a PATH argument (or discovery); a :class:`UsageError` when there are none."""
+    from memtui.core.discover import discover
+    from memtui.core.store import RootError
+
+    try:
+        return discover(Path(path).expanduser() if path else None)
+    except RootError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def rel_root(root: Path, base: str | None = None) -> str:
+    """A root as a person wants to read it: relative to the folder asked about, or to cwd."""
+    anchors = ([Path(base).expanduser().absolute()] if base else []) + [Path.cwd()]
+    for anchor in anchors:
+        try:
+            rel = str(root.relative_to(anchor))
+        except ValueError:
+            continue
+        return rel if rel != "." else (anchor.name or str(anchor))
+    return str(root)

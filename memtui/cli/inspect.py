@@ -1,0 +1,289 @@
+"""``memtui validate``, ``memtui loaded`` and ``memtui list``: read-only looks at memory roots."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    UsageError,
+    add_budget_options,
+    budget_config,
+    console,
+    find_roots,
+    print_json,
+    rel_root,
+)
+
+NO_RECORD_ENV = "MEMTUI_NO_PRESSURE"
+
+
+def register(subparsers: Any) -> None:
+    validate = subparsers.add_parser(
+        "validate",
+        help="check roots against every rule; exit 1 on errors",
+        description="Check memory roots against every validator rule. Exit 0 when there are no "
+        "errors (warnings allowed), 1 when there are, 2 on a usage or I/O error.",
+    )
+    validate.add_argument("path", nargs="?", help="a memory root or a folder holding roots")
+    validate.add_argument("--json", action="store_true", help="print JSON (see README)")
+    validate.add_argument("--quiet", action="store_true",
+                          help="print nothing when clean, only the errors otherwise")
+    validate.add_argument("--no-record", action="store_true",
+                          help=f"do not append to .memory-pressure.jsonl (also: {NO_RECORD_ENV}=1)")
+    add_budget_options(validate)
+    validate.set_defaults(func=run_validate)
+
+    loaded = subparsers.add_parser(
+        "loaded",
+        help="show exactly what the loader reads from MEMORY.md and where it cuts",
+        description="Print exactly the text an agent loads from MEMORY.md at session start, "
+        "where the loader cuts, and which entries fall past the cut.",
+    )
+    loaded.add_argument("path", nargs="?", help="a memory root or a folder holding roots")
+    loaded.add_argument("--json", action="store_true", help="print JSON (see README)")
+    loaded.add_argument("--raw", action="store_true",
+                        help="print only the loaded bytes, exactly, and nothing else")
+    add_budget_options(loaded)
+    loaded.set_defaults(func=run_loaded)
+
+    listing = subparsers.add_parser(
+        "list",
+        help="list the roots found and their budget use",
+        description="List every memory root found (at PATH, below it, or by discovery) with its "
+        "files, budget use and finding counts.",
+    )
+    listing.add_argument("path", nargs="?", help="a folder to look in (default: discovery)")
+    listing.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_budget_options(listing)
+    listing.set_defaults(func=run_list)
+
+
+def _load(root: Path, args: argparse.Namespace) -> Any:
+    from memtui.core.store import RootError, load_root
+
+    try:
+        return load_root(root, budget_config(args))
+    except RootError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _counts(findings: list[Any]) -> tuple[int, int]:
+    errors = sum(1 for f in findings if f.severity == "error")
+    return errors, len(findings) - errors
+
+
+# ---------------------------------------------------------------- validate
+
+
+def validate_json(snapshot: Any, findings: list[Any]) -> dict[str, Any]:
+    """The stable JSON object of one validated root (documented in the README)."""
+    from memtui.core.budget import budget_of
+
+    errors, _ = _counts(findings)
+    return {
+        "root": str(snapshot.root),
+        "ok": errors == 0,
+        "budget": budget_of(snapshot).to_json(),
+        "findings": [f.to_json() for f in findings],
+    }
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from memtui.core.budget import budget_of, record_pressure
+    from memtui.core.validate import validate
+
+    roots = find_roots(args.path)
+    record = not (args.no_record or os.environ.get(NO_RECORD_ENV))
+    results = []
+    for root in roots:
+        snapshot = _load(root, args)
+        findings = validate(snapshot)
+        if record:
+            record_pressure(snapshot)
+        results.append((snapshot, findings))
+    failed = any(_counts(findings)[0] for _, findings in results)
+    if args.json:
+        objects = [validate_json(s, f) for s, f in results]
+        print_json(objects[0] if len(objects) == 1 else objects)
+        return EXIT_FINDINGS if failed else EXIT_OK
+    out = console()
+    for snapshot, findings in results:
+        errors, warnings = _counts(findings)
+        if args.quiet:
+            if errors:
+                out.print(f"[bold]{rel_root(snapshot.root, args.path)}[/]")
+                for finding in findings:
+                    if finding.severity == "error":
+                        out.print(_finding_text(finding))
+            continue
+        budget = budget_of(snapshot)
+        out.print(f"[bold]{rel_root(snapshot.root, args.path)}[/]  {_budget_text(budget)}")
+        for finding in findings:
+            out.print(_finding_text(finding))
+        verdict = "[green]ok[/]" if not errors else "[red]failed[/]"
+        out.print(
+            f"{verdict}: {errors} error{'s' * (errors != 1)}, "
+            f"{warnings} warning{'s' * (warnings != 1)} in {len(snapshot.files)} files\n"
+        )
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _budget_text(budget: Any) -> str:
+    colour = "red" if budget.over_lines or budget.over_bytes else (
+        "yellow" if budget.utilization >= 0.9 else "green")
+    return (
+        f"[{colour}]{budget.lines}/{budget.max_lines} lines · {budget.bytes:,}/{budget.max_bytes:,} "
+        f"bytes · {budget.utilization:.0%}[/] · ~{budget.tokens:,} tokens"
+    )
+
+
+def _finding_text(finding: Any) -> str:
+    from rich.markup import escape
+
+    colour = "red" if finding.severity == "error" else "yellow"
+    where = finding.path + (f":{finding.line}" if finding.line else "")
+    return (
+        f"  [{colour}]{finding.severity:7}[/] [bold]{finding.rule}[/] "
+        f"[cyan]{escape(where)}[/] {escape(finding.message)}"
+    )
+
+
+# ---------------------------------------------------------------- loaded
+
+
+def run_loaded(args: argparse.Namespace) -> int:
+    from memtui.core.budget import budget_of, lines_past_cut
+    from memtui.core.model import LineKind
+
+    roots = find_roots(args.path)
+    objects = []
+    out = console()
+    for root in roots:
+        snapshot = _load(root, args)
+        budget = budget_of(snapshot)
+        data = snapshot.index.render()[: budget.loaded_bytes] if snapshot.index.exists else b""
+        past = lines_past_cut(snapshot.index, budget)
+        reason = _cut_reason(budget)
+        if args.raw:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            continue
+        if args.json:
+            objects.append(
+                {
+                    "root": str(snapshot.root),
+                    "budget": budget.to_json(),
+                    "cut_line": budget.cut_line,
+                    "cut_reason": reason,
+                    "loaded": data.decode("utf-8", "replace"),
+                    "past_cut": [
+                        {
+                            "line": line.number,
+                            "kind": line.kind.value,
+                            "target": line.resolved or line.target or line.glob or None,
+                            "text": line.raw,
+                        }
+                        for line in past
+                        if line.kind in (LineKind.ENTRY, LineKind.REGION)
+                    ],
+                }
+            )
+            continue
+        out.rule(f"{rel_root(snapshot.root, args.path)}/MEMORY.md — what the loader reads", style="cyan")
+        if not snapshot.index.exists:
+            out.print("[red]no MEMORY.md: the agent loads nothing from this folder[/]")
+            continue
+        sys.stdout.flush()
+        out.file.flush()
+        sys.stdout.write(data.decode("utf-8", "replace"))
+        if data and not data.endswith(b"\n"):
+            sys.stdout.write("\n")
+        sys.stdout.flush()
+        if budget.cut_line is None:
+            out.rule(f"end — all {budget.lines} lines load · {_budget_text(budget)}", style="green")
+            continue
+        out.rule(f"✂ the loader cuts here, at line {budget.cut_line} ({reason})", style="red")
+        entries = [ln for ln in past if ln.kind in (LineKind.ENTRY, LineKind.REGION)]
+        out.print(
+            f"[red]{len(past)} line(s) never load[/], among them {len(entries)} "
+            f"entr{'y' if len(entries) == 1 else 'ies'}:"
+        )
+        from rich.markup import escape
+
+        for line in entries:
+            what = line.resolved or line.target or f"region {line.glob}"
+            out.print(f"  line {line.number}: [cyan]{escape(what)}[/]")
+    if args.json:
+        print_json(objects[0] if len(objects) == 1 else objects)
+    return EXIT_OK
+
+
+def _cut_reason(budget: Any) -> str | None:
+    if budget.cut_line is None:
+        return None
+    if budget.cut_line > budget.max_lines:
+        return f"line cap {budget.max_lines}"
+    return f"byte cap {budget.max_bytes:,}"
+
+
+# ---------------------------------------------------------------- list
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from memtui.core.budget import budget_of
+    from memtui.core.validate import validate
+
+    roots = find_roots(args.path)
+    rows = []
+    for root in roots:
+        snapshot = _load(root, args)
+        findings = validate(snapshot)
+        errors, warnings = _counts(findings)
+        rows.append((snapshot, budget_of(snapshot), errors, warnings))
+    if args.json:
+        print_json(
+            [
+                {
+                    "root": str(s.root),
+                    "files": len(s.files),
+                    "other_files": len(s.other_files),
+                    "nested_roots": list(s.nested_roots),
+                    "budget": b.to_json(),
+                    "errors": e,
+                    "warnings": w,
+                }
+                for s, b, e, w in rows
+            ]
+        )
+        return EXIT_OK
+    table = Table(title=f"{len(rows)} memory root{'s' * (len(rows) != 1)}", title_justify="left")
+    table.add_column("root", overflow="fold")
+    table.add_column("files", justify="right")
+    table.add_column("lines", justify="right")
+    table.add_column("bytes", justify="right")
+    table.add_column("use", justify="right")
+    table.add_column("errors", justify="right")
+    table.add_column("warnings", justify="right")
+    for snapshot, budget, errors, warnings in rows:
+        over = budget.over_lines or budget.over_bytes
+        use_style = "red" if over else "yellow" if budget.utilization >= 0.9 else "green"
+        table.add_row(
+            rel_root(snapshot.root, args.path),
+            str(len(snapshot.files)),
+            f"{budget.lines}/{budget.max_lines}",
+            f"{budget.bytes:,}/{budget.max_bytes:,}",
+            f"[{use_style}]{budget.utilization:.0%}{' OVER' if over else ''}[/]",
+            f"[red]{errors}[/]" if errors else "0",
+            f"[yellow]{warnings}[/]" if warnings else "0",
+        )
+    console().print(table)
+    return EXIT_OK

@@ -1,0 +1,87 @@
+"""Entry point: ``memtui [PATH] [--demo] [--read-only]`` opens the app; subcommands run headless.
+
+Each subcommand lives in its own module under ``memtui.cli`` with ``register(subparsers)`` (which
+sets ``func``) and defers heavy imports until it runs.  Exit codes: 0 clean or applied, 1 error
+findings or a refused change, 2 a usage or I/O error — never a traceback for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from .common import EXIT_USAGE, UsageError, err_console
+
+#: subcommand modules, in the order ``memtui --help`` lists them
+SUBCOMMAND_MODULES = (
+    "memtui.cli.inspect",
+    "memtui.cli.demo",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description="Triage the file memory of coding agents: what loads, what is stale, "
+        "what to merge — every change validated, journaled and undoable.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def _version() -> str:
+    from memtui import __version__
+
+    return f"memtui {__version__}"
+
+
+def _app_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description="Open the memtui app on a memory folder (or run `memtui COMMAND --help`).",
+    )
+    parser.add_argument("path", nargs="?", help="a memory root, or a folder holding roots")
+    parser.add_argument("--demo", action="store_true", help="open a fresh copy of the demo folder")
+    parser.add_argument("--read-only", action="store_true", help="disable every change")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+    try:
+        if args_list and (args_list[0] in commands or args_list[0] in ("-h", "--help", "--version")):
+            args = parser.parse_args(args_list)
+            return int(args.func(args))
+        app_args = _app_parser().parse_args(args_list)
+        return _run_app(app_args)
+    except UsageError as exc:
+        err_console().print(f"[bold red]memtui:[/] {exc}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    try:
+        app_module = importlib.import_module("memtui.app")
+    except ModuleNotFoundError as exc:
+        if exc.name != "memtui.app":
+            raise
+        raise UsageError(
+            "the interactive app is not part of this build yet; try `memtui validate`, "
+            "`memtui loaded` or `memtui list`"
+        ) from None
+    return int(app_module.run(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

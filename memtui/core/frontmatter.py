@@ -1,0 +1,193 @@
+"""Read and edit the frontmatter block of a topic file without touching any other byte.
+
+The block is not YAML: a ``---`` first line, ``key: value`` lines split at the first ``': '``, and
+a closing ``---``.  Both dialects are read: flat keys, and keys indented under ``metadata:``
+(read as if flat when the flat key is absent).  ``key:`` followed by ``  - item`` lines is read
+as a list.  Edits (:func:`set_key`, :func:`clear_key`) rewrite or add exactly one line.
+"""
+
+from __future__ import annotations
+
+from .model import EMPTY_FRONTMATTER, LIST_KEYS, Frontmatter, FrontmatterLine
+
+BOM = "\ufeff"
+
+
+def _split_lines(text: str, start: int) -> list[tuple[int, int, int]]:
+    """(start, end-of-content, end-including-newline) for each line from ``start``."""
+    spans: list[tuple[int, int, int]] = []
+    n = len(text)
+    pos = start
+    while pos < n:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            spans.append((pos, n, n))
+            break
+        end = nl - 1 if nl > pos and text[nl - 1] == "\r" else nl
+        spans.append((pos, end, nl + 1))
+        pos = nl + 1
+    return spans
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def split_names(value: str) -> tuple[str, ...]:
+    """Split a comma-separated (optionally ``[…]``-bracketed) list of file names."""
+    value = value.strip()
+    if value.startswith("[") and value.endswith("]"):
+        value = value[1:-1]
+    names = []
+    for part in value.split(","):
+        part = _unquote(part.strip())
+        if part.startswith("[[") and part.endswith("]]"):
+            part = part[2:-2]
+        if part:
+            names.append(part)
+    return tuple(names)
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    """Parse the frontmatter block at the start of ``text`` (a leading BOM is allowed)."""
+    start = 1 if text.startswith(BOM) else 0
+    if not text.startswith("---", start):
+        return EMPTY_FRONTMATTER
+    first_nl = text.find("\n", start)
+    first = text[start : first_nl if first_nl >= 0 else len(text)].rstrip("\r")
+    if first.rstrip() != "---":
+        return EMPTY_FRONTMATTER
+    if first_nl < 0:
+        return Frontmatter(present=True, closed=False)
+
+    flat: dict[str, str] = {}
+    nested: dict[str, str] = {}
+    lists: dict[str, list[str]] = {}
+    lines: list[FrontmatterLine] = []
+    unsplit: list[int] = []
+    in_metadata = False
+    list_key: str | None = None
+    number = 1
+    for line_start, line_end, next_start in _split_lines(text, first_nl + 1):
+        number += 1
+        raw = text[line_start:line_end]
+        if raw.rstrip() == "---":
+            fields = dict(nested)
+            fields.update(flat)
+            for key, value in fields.items():
+                if key in LIST_KEYS and key not in lists:
+                    lists[key] = list(split_names(value))
+            return Frontmatter(
+                present=True,
+                closed=True,
+                fields=fields,
+                lists={k: tuple(v) for k, v in lists.items()},
+                lines=tuple(lines),
+                unsplit=tuple(unsplit),
+                body_offset=next_start,
+            )
+        indented = raw[:1] in (" ", "\t")
+        stripped = raw.strip()
+        if not stripped:
+            lines.append(FrontmatterLine(number, raw, None, None, indented))
+            continue
+        if stripped.startswith("- ") and list_key is not None:
+            item = _unquote(stripped[2:])
+            lists.setdefault(list_key, []).append(item)
+            lines.append(FrontmatterLine(number, raw, None, None, indented, list_item_of=list_key))
+            continue
+        if stripped.endswith(":") and ": " not in stripped:
+            key = stripped[:-1].strip()
+            list_key = key
+            if not indented and key == "metadata":
+                in_metadata = True
+            elif not indented:
+                in_metadata = False
+                flat.setdefault(key, "")
+            elif in_metadata:
+                nested.setdefault(key, "")
+            lines.append(FrontmatterLine(number, raw, key, "", indented and in_metadata))
+            continue
+        key, sep, value = stripped.partition(": ")
+        if not sep:
+            unsplit.append(number)
+            lines.append(FrontmatterLine(number, raw, None, None, indented))
+            list_key = None
+            continue
+        key = key.strip()
+        value = _unquote(value)
+        list_key = None
+        if indented and in_metadata:
+            nested.setdefault(key, value)
+            lines.append(FrontmatterLine(number, raw, key, value, True))
+        else:
+            if not indented:
+                in_metadata = False
+            flat.setdefault(key, value)
+            lines.append(FrontmatterLine(number, raw, key, value, False))
+    return Frontmatter(present=True, closed=False, lines=tuple(lines), unsplit=tuple(unsplit))
+
+
+def _newline_of(text: str) -> str:
+    nl = text.find("\n")
+    return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+
+
+def _line_spans(text: str, fm: Frontmatter) -> dict[int, tuple[int, int]]:
+    """Character (start, end-of-content) of each frontmatter line, by line number."""
+    spans: dict[int, tuple[int, int]] = {}
+    for number, (s, e, _) in enumerate(_split_lines(text, 0), start=1):
+        spans[number] = (s, e)
+        if number > len(fm.lines) + 2:
+            break
+    return spans
+
+
+def set_key(text: str, key: str, value: str) -> str:
+    """Set ``key: value`` in the frontmatter, changing only that one line (or adding one).
+
+    An existing flat key is rewritten in place; a key only present under ``metadata:`` is
+    rewritten there with its indentation; a new key is added just before the closing ``---``.
+    A file without a (closed) block gets a new block in front of its text.
+    """
+    fm = parse_frontmatter(text)
+    nl = _newline_of(text)
+    if not (fm.present and fm.closed):
+        bom = BOM if text.startswith(BOM) else ""
+        rest = text[len(bom) :]
+        return f"{bom}---{nl}{key}: {value}{nl}---{nl}{rest}"
+    spans = _line_spans(text, fm)
+    target = next((ln for ln in fm.lines if ln.key == key and not ln.nested), None)
+    if target is None:
+        target = next((ln for ln in fm.lines if ln.key == key and ln.nested), None)
+    if target is not None:
+        s, e = spans[target.number]
+        indent = target.raw[: len(target.raw) - len(target.raw.lstrip())]
+        # a list-valued key ('key:' then '  - item' lines) is rewritten as one line
+        items = [ln.number for ln in fm.lines if ln.list_item_of == key]
+        end = spans[items[-1]][1] if items and target.value == "" else e
+        return text[:s] + f"{indent}{key}: {value}" + text[end:]
+    closing = len(fm.lines) + 2
+    s, _ = spans[closing]
+    return text[:s] + f"{key}: {value}{nl}" + text[s:]
+
+
+def clear_key(text: str, key: str) -> str:
+    """Remove the line(s) holding ``key`` (flat and nested), leaving every other byte as it was."""
+    fm = parse_frontmatter(text)
+    if not (fm.present and fm.closed):
+        return text
+    numbers = {ln.number for ln in fm.lines if ln.key == key or ln.list_item_of == key}
+    if not numbers:
+        return text
+    out: list[str] = []
+    for number, (s, _e, nxt) in enumerate(_split_lines(text, 0), start=1):
+        if number not in numbers:
+            out.append(text[s:nxt])
+    prefix = ""
+    if text.startswith(BOM) and (1 in numbers):
+        prefix = BOM
+    return prefix + "".join(out)

@@ -1,0 +1,229 @@
+"""Parse ``MEMORY.md`` / ``MEMORY-archive.md`` into lines that know what they are, and render back.
+
+Every line is kept verbatim (with its own line ending), so ``parse_index(data).render() == data``
+for any input.  Recognised lines: entries (``[Title](file.md)``, ``**file.md**``, `` `x.md` `` under
+a Memory base, ``[[name]]``), region pointers, headings, ``Scope:``/``Memory base:`` lines of a
+``PATH_SCOPE`` section, HTML comments; everything else is text.  Lines inside HTML comments and
+fenced code blocks are never entries.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import replace
+from typing import Callable
+from urllib.parse import unquote
+
+from .model import (
+    EntryForm,
+    Index,
+    IndexLine,
+    LineKind,
+    ScopeSection,
+    decode_bytes,
+)
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_MD_LINK = re.compile(
+    r"(?<!!)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]+(?:\([^()\s]*\)[^()\s<>]*)*)>?"
+    r"(?:\s+[\"'][^\"']*[\"'])?\s*\)"
+)
+_WIKILINK = re.compile(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+_BOLD_FILE = re.compile(r"^\*\*([^*\s]+\.md)\*\*")
+_CODE_FILE = re.compile(r"^`([^`\s]+\.md)`")
+_REGION = re.compile(r"^region\s+`([^`]*)`\s*(?:→|->)")
+_SCOPE_FIELD = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?(Scope|Memory base)(?:\*\*)?\s*:\s*(?:\*\*)?\s*`([^`]*)`"
+)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_SEPARATORS = ("—", "–", "--", "-", ":")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_INDEX_NAMES = ("memory.md", "memory-archive.md")
+
+
+def split_lines(text: str) -> list[tuple[str, str]]:
+    """Split into (content, ending) pairs; a final newline does not start another line."""
+    out: list[tuple[str, str]] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            out.append((text[pos:], ""))
+            break
+        if nl > pos and text[nl - 1] == "\r":
+            out.append((text[pos : nl - 1], "\r\n"))
+        else:
+            out.append((text[pos:nl], "\n"))
+        pos = nl + 1
+    return out
+
+
+def _strip_hook(text: str) -> str:
+    text = text.strip().lstrip("*_").strip()
+    for sep in _SEPARATORS:
+        if text.startswith(sep):
+            text = text[len(sep) :]
+            break
+    return text.strip().strip("*_").strip()
+
+
+def _is_local(target: str) -> bool:
+    return not (_SCHEME.match(target) or target.startswith("#") or target.startswith("//"))
+
+
+def resolve_target(target: str, base: str = "") -> tuple[str | None, bool]:
+    """Root-relative posix path of a link target, and whether it leaves the root."""
+    clean = unquote(target.split("#", 1)[0].split("?", 1)[0]).replace("\\", "/")
+    if not clean:
+        return None, False
+    if clean.startswith("/") or clean.startswith("~") or clean.startswith("$"):
+        return None, True
+    joined = posixpath.normpath(posixpath.join(base, clean)) if base else posixpath.normpath(clean)
+    if joined == ".." or joined.startswith("../"):
+        return None, True
+    return joined, False
+
+
+def _parse_entry(
+    content: str, base: str, exists: Callable[[str], bool] | None
+) -> dict[str, object] | None:
+    """Entry fields of a list item's content, or None if it is not an entry."""
+    md = _MD_LINK.search(content)
+    wiki = _WIKILINK.search(content)
+    match: re.Match[str] | None
+    form: EntryForm
+    if md and (not wiki or md.start() < wiki.start()):
+        match, form = md, EntryForm.LINK
+        link_text, target = md.group(1), md.group(2)
+        if not _is_local(target):
+            return None
+    elif wiki:
+        match, form = wiki, EntryForm.WIKILINK
+        name = wiki.group(1).strip()
+        link_text, target = name, name if name.lower().endswith(".md") else name + ".md"
+    else:
+        bold = _BOLD_FILE.match(content)
+        code = _CODE_FILE.match(content) if base else None
+        match = bold or code
+        if match is None:
+            return None
+        form = EntryForm.BOLD if bold else EntryForm.CODE
+        link_text = target = match.group(1)
+    resolved, escapes = resolve_target(target, base)
+    if resolved is not None and base and exists is not None and not exists(resolved):
+        plain, plain_escapes = resolve_target(target)
+        if plain is not None and exists(plain):
+            resolved, escapes = plain, plain_escapes
+    if not escapes:
+        if resolved is None or not resolved.lower().endswith(".md"):
+            return None  # a link to something that is not a memory file (a folder, a script)
+        if posixpath.basename(resolved).lower() in _INDEX_NAMES:
+            return None  # a link to an index file is navigation, not an entry
+    after = _strip_hook(content[match.end() :])
+    before = content[: match.start()].strip().strip("*_").strip()
+    hook = after or before
+    title = link_text.strip() if form is EntryForm.LINK else posixpath.basename(target)
+    return {
+        "form": form,
+        "target": target,
+        "resolved": resolved,
+        "escapes": escapes,
+        "title": title,
+        "hook": hook,
+        "link_text": link_text,
+    }
+
+
+def parse_index(
+    data: bytes,
+    path: str = "MEMORY.md",
+    exists: Callable[[str], bool] | None = None,
+) -> Index:
+    """Parse index bytes.  ``exists`` lets Memory-base entries fall back to root-relative paths."""
+    bom = data.startswith(b"\xef\xbb\xbf")
+    text = decode_bytes(data[3:] if bom else data)
+    lines: list[IndexLine] = []
+    scopes: list[ScopeSection] = []
+    section = ""
+    scope: ScopeSection | None = None
+    in_comment = False
+    in_fence = False
+    for number, (raw, ending) in enumerate(split_lines(text), start=1):
+        kind = LineKind.TEXT
+        fields: dict[str, object] = {}
+        stripped = raw.strip()
+        if in_comment:
+            kind = LineKind.COMMENT
+            if "-->" in raw:
+                in_comment = False
+        elif in_fence:
+            if _FENCE.match(raw):
+                in_fence = False
+        elif _FENCE.match(raw):
+            in_fence = True
+        elif stripped.startswith("<!--"):
+            kind = LineKind.COMMENT
+            in_comment = "-->" not in stripped[4:]
+        elif not stripped:
+            kind = LineKind.BLANK
+        elif heading := _HEADING.match(raw):
+            kind = LineKind.HEADING
+            level, title = len(heading.group(1)), heading.group(2)
+            if level <= 2:
+                if scope is not None:
+                    scopes.append(scope)
+                    scope = None
+                section = title if level == 2 else ""
+                if level == 2 and title.upper().startswith("PATH_SCOPE"):
+                    name = title.split(":", 1)[1].strip() if ":" in title else ""
+                    scope = ScopeSection(name=name, heading_line=number)
+        elif scope is not None and (field_match := _SCOPE_FIELD.match(raw)):
+            kind = LineKind.SCOPE_FIELD
+            value = field_match.group(2).strip()
+            if field_match.group(1) == "Scope":
+                scope = replace(scope, scope_path=value)
+            else:
+                base = posixpath.normpath(value.replace("\\", "/")).strip("/")
+                scope = replace(scope, memory_base="" if base == "." else base + "/")
+        elif item := _LIST_ITEM.match(raw):
+            content = item.group(1)
+            region = _REGION.match(content)
+            if region:
+                kind = LineKind.REGION
+                fields["glob"] = region.group(1)
+            else:
+                base = scope.memory_base if scope is not None else ""
+                entry = _parse_entry(content, base, exists)
+                if entry is not None:
+                    kind = LineKind.ENTRY
+                    fields.update(entry)
+        elif "<!--" in raw:
+            kind = LineKind.COMMENT
+            in_comment = "-->" not in raw[raw.index("<!--") + 4 :]
+        lines.append(
+            IndexLine(
+                number=number,
+                raw=raw,
+                ending=ending,
+                kind=kind,
+                section=section,
+                scope=scope.name if scope is not None else "",
+                **fields,  # type: ignore[arg-type]
+            )
+        )
+    if scope is not None:
+        scopes.append(scope)
+    return Index(path=path, exists=True, lines=tuple(lines), bom=bom, scopes=tuple(scopes))
+
+
+def entry_line(title: str, target: str, hook: str) -> str:
+    """The text of a new entry line as memtui writes it."""
+    return f"- [{title}]({target}) — {hook}" if hook else f"- [{title}]({target})"
+
+
+def region_line(glob: str, hook: str) -> str:
+    """The text of a new region pointer as memtui writes it."""
+    return f"- region `{glob}` → {hook}"

@@ -1,0 +1,637 @@
+"""The validator (every rule of DESIGN §2) and the gate every change must pass.
+
+``validate(snapshot)`` is pure: it reads the snapshot, never the disk.  Findings about one file
+alone (frontmatter, size, secrets) come from :func:`file_findings`, which depends on nothing but
+that file, so a changeset only needs those recomputed for the files it touches.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from .budget import Budget, entries_past_cut, measure
+from .model import (
+    ARCHIVE_DIR,
+    KNOWN_TYPES,
+    PROVENANCE_KEYS,
+    SCOPE_FILE,
+    EntryForm,
+    Finding,
+    Index,
+    IndexLine,
+    LineKind,
+    MemoryFile,
+    Snapshot,
+)
+
+ERROR = "error"
+WARNING = "warning"
+TOPIC_MAX_BYTES = 50_000
+
+#: every rule name with its severity, in the order of DESIGN §2
+RULES: dict[str, str] = {
+    "index-missing": ERROR,
+    "budget-lines": ERROR,
+    "budget-bytes": ERROR,
+    "orphan": ERROR,
+    "broken-link": ERROR,
+    "link-escapes-root": ERROR,
+    "region-empty": ERROR,
+    "region-glob-invalid": ERROR,
+    "archived-in-index": ERROR,
+    "pinned-not-indexed": ERROR,
+    "provenance-dangling": ERROR,
+    "supersede-cycle": ERROR,
+    "pressure": WARNING,
+    "duplicate-entry": WARNING,
+    "frontmatter": WARNING,
+    "topic-too-large": WARNING,
+    "link-only": WARNING,
+    "fake-alias": WARNING,
+    "history-in-index": WARNING,
+    "superseded-active": WARNING,
+    "scope-missing": WARNING,
+    "secret": WARNING,
+}
+
+_SECRET_MARKERS = (
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "AKIA", "ASIA",
+    "PRIVATE KEY", "client_secret", "xox", "glpat-", "AIza",
+)
+_SECRET = re.compile(
+    r"(?P<github>\bgh[pousr]_[A-Za-z0-9_]{20,})"
+    r"|(?P<github_pat>\bgithub_pat_[A-Za-z0-9_]{20,})"
+    r"|(?P<anthropic>\bsk-ant-[A-Za-z0-9_\-]{20,})"
+    r"|(?P<openai>\bsk-(?:proj-)?[A-Za-z0-9]{20,})"
+    r"|(?P<aws>\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"
+    r"|(?P<private_key>-----BEGIN [A-Z ]*PRIVATE KEY-----)"
+    r"|(?P<client_secret>\bclient_secret\b[\"']?\s*[:=]\s*[\"']?[^\s\"',]{6,})"
+    r"|(?P<slack>\bxox[abprs]-[A-Za-z0-9-]{10,})"
+    r"|(?P<gitlab>\bglpat-[A-Za-z0-9_\-]{20,})"
+    r"|(?P<google>\bAIza[0-9A-Za-z_\-]{35})"
+)
+_SECRET_NAMES = {
+    "github": "a GitHub token",
+    "github_pat": "a GitHub fine-grained token",
+    "anthropic": "an Anthropic API key",
+    "openai": "an OpenAI-style API key",
+    "aws": "an AWS access key id",
+    "private_key": "a private key",
+    "client_secret": "an OAuth client secret",
+    "slack": "a Slack token",
+    "gitlab": "a GitLab token",
+    "google": "a Google API key",
+}
+_GLOB_OK = re.compile(r"^[\w.\-*?+@=,~ ]+$")
+_PATHLIKE = re.compile(r"^[^\s]+(?:/[^\s]*|\.(?:md|txt|py|js|ts|json|ya?ml|sh|toml))$")
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+# ---------------------------------------------------------------- per-file rules
+
+
+def secret_findings(path: str, text: str) -> list[Finding]:
+    """Credential-looking strings in a text (a cheap substring screen runs first)."""
+    if not any(marker in text for marker in _SECRET_MARKERS):
+        return []
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for match in _SECRET.finditer(text):
+        kind = match.lastgroup or "secret"
+        line = _line_of(text, match.start())
+        subject = f"{kind}:{line}"
+        if subject in seen:
+            continue
+        seen.add(subject)
+        out.append(
+            Finding(
+                "secret",
+                WARNING,
+                path,
+                line,
+                f"looks like {_SECRET_NAMES.get(kind, 'a credential')}; memory is loaded into "
+                "model context and often committed — remove it and rotate the credential",
+                subject,
+            )
+        )
+    return out
+
+
+def file_findings(f: MemoryFile, structural: bool = False) -> list[Finding]:
+    """Findings that depend on one file alone.  ``structural`` files (SCOPE.md) skip frontmatter."""
+    out: list[Finding] = []
+    fm = f.frontmatter
+    if not structural:
+        problems: list[str] = []
+        line: int | None = None
+        if not fm.present:
+            problems.append("no frontmatter block (name, description, type)")
+        elif not fm.closed:
+            problems.append("the frontmatter block is not closed by a '---' line")
+            line = 1
+        else:
+            if fm.unsplit:
+                line = fm.unsplit[0]
+                shown = ", ".join(str(n) for n in fm.unsplit[:5])
+                problems.append(f"line(s) {shown} do not split into 'key: value'")
+            missing = [k for k in ("name", "description", "type") if not fm.get(k).strip()]
+            if missing:
+                problems.append(f"{', '.join(missing)} missing or empty")
+            raw_type = fm.get("type").strip()
+            if raw_type and raw_type.lower() not in KNOWN_TYPES:
+                problems.append(
+                    f"type '{raw_type}' is not one of value, user, feedback, project, reference "
+                    "(scored as unknown)"
+                )
+        if problems:
+            out.append(Finding("frontmatter", WARNING, f.path, line, "; ".join(problems) + "."))
+    if f.size > TOPIC_MAX_BYTES:
+        out.append(
+            Finding(
+                "topic-too-large",
+                WARNING,
+                f.path,
+                None,
+                f"{f.size:,} bytes (over {TOPIC_MAX_BYTES:,}); split it or move history to archive/",
+            )
+        )
+    out.extend(secret_findings(f.path, f.text))
+    return out
+
+
+# ---------------------------------------------------------------- cross-file rules
+
+
+def glob_regex(glob: str) -> re.Pattern[str] | None:
+    """The regex of a region glob (``*`` and ``?`` on bare file names), or None if invalid."""
+    if not glob or "/" in glob or not _GLOB_OK.match(glob):
+        return None
+    parts = []
+    for ch in glob:
+        parts.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
+    return re.compile("".join(parts) + r"\Z")
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How each memory file is reached from the indexes."""
+
+    direct: dict[str, list[IndexLine]]  # file -> active entries
+    archived: dict[str, list[IndexLine]]  # file -> archive-index entries
+    region: dict[str, str]  # file -> the first glob that covers it
+    region_hits: dict[int, int]  # region line number -> how many files it matches
+
+
+def reach_of(snapshot: Snapshot) -> Reach:
+    """Direct, archive and region reachability of every memory file."""
+    direct: dict[str, list[IndexLine]] = defaultdict(list)
+    archived: dict[str, list[IndexLine]] = defaultdict(list)
+    for line in snapshot.index.lines:
+        if line.kind is LineKind.ENTRY and line.resolved is not None:
+            direct[line.resolved].append(line)
+    for line in snapshot.archive_index.lines:
+        if line.kind is LineKind.ENTRY and line.resolved is not None:
+            archived[line.resolved].append(line)
+    region: dict[str, str] = {}
+    hits: dict[int, int] = {}
+    regions = [
+        (line, glob_regex(line.glob)) for line in snapshot.index.lines if line.kind is LineKind.REGION
+    ]
+    compiled = [(line, rx) for line, rx in regions if rx is not None]
+    names = [(path, path.rsplit("/", 1)[-1]) for path in snapshot.files]
+    for line, rx in compiled:
+        count = 0
+        for path, name in names:
+            if rx.match(name):
+                count += 1
+                region.setdefault(path, line.glob)
+        hits[line.number] = count
+    return Reach(dict(direct), dict(archived), region, hits)
+
+
+def _structural(snapshot: Snapshot) -> set[str]:
+    """SCOPE.md files of declared Memory bases: part of the layout, not memory entries."""
+    out = {f"{scope.memory_base}{SCOPE_FILE}" for scope in snapshot.index.scopes}
+    return {path for path in out if path in snapshot.files}
+
+
+def _resolve_name(snapshot: Snapshot, owner: str, name: str) -> bool:
+    name = name.strip().replace("\\", "/")
+    if not name:
+        return True
+    candidates = [name] if name.lower().endswith(".md") else [name + ".md", name]
+    folder = posixpath.dirname(owner)
+    for candidate in candidates:
+        clean = posixpath.normpath(candidate)
+        for path in (clean, f"{ARCHIVE_DIR}/{clean}", posixpath.join(folder, clean) if folder else clean):
+            if path in snapshot.files:
+                return True
+    return False
+
+
+def _entry_findings(snapshot: Snapshot, index: Index, active: bool) -> Iterator[Finding]:
+    nested = tuple(root + "/" for root in snapshot.nested_roots)
+    for line in index.entries:
+        if line.escapes or (line.resolved is not None and line.resolved in snapshot.outside):
+            yield Finding(
+                "link-escapes-root",
+                ERROR,
+                index.path,
+                line.number,
+                f"'{line.target}' points outside the memory root; the agent cannot rely on it — "
+                "copy the fact into a memory file or drop the entry",
+                line.target,
+            )
+            continue
+        assert line.resolved is not None
+        if line.resolved.startswith(nested):
+            owner = next(n for n in nested if line.resolved.startswith(n))
+            yield Finding(
+                "link-escapes-root",
+                ERROR,
+                index.path,
+                line.number,
+                f"'{line.target}' points into '{owner.rstrip('/')}', another memory root with "
+                "its own MEMORY.md; list it there instead",
+                line.target,
+            )
+            continue
+        if line.resolved not in snapshot.files:
+            yield Finding(
+                "broken-link",
+                ERROR,
+                index.path,
+                line.number,
+                f"'{line.target}' does not exist; fix the path or remove the entry",
+                line.target,
+            )
+            continue
+        if active:
+            if not line.hook:
+                yield Finding(
+                    "link-only",
+                    WARNING,
+                    index.path,
+                    line.number,
+                    f"the entry for '{line.target}' has no hook; add a few words saying what "
+                    "it holds so the index stays meaningful",
+                    line.resolved,
+                )
+        if line.form is EntryForm.LINK:
+            text = line.link_text.strip().strip("`")
+            if _PATHLIKE.match(text):
+                norm_text = posixpath.normpath(text)
+                if norm_text != posixpath.normpath(line.target) and norm_text != line.resolved:
+                    yield Finding(
+                        "fake-alias",
+                        WARNING,
+                        index.path,
+                        line.number,
+                        f"link text '{text}' looks like a path but the link goes to "
+                        f"'{line.target}'; use a title or the real path",
+                        line.target,
+                    )
+
+
+def cross_findings(snapshot: Snapshot, budget: Budget | None = None) -> list[Finding]:
+    """Findings that involve the indexes or more than one file."""
+    out: list[Finding] = []
+    index, archive = snapshot.index, snapshot.archive_index
+    files = snapshot.files
+    if budget is None:
+        budget = measure(index, snapshot.config)
+    if not index.exists:
+        out.append(
+            Finding(
+                "index-missing",
+                ERROR,
+                index.path,
+                None,
+                "this folder has no MEMORY.md, so the agent loads nothing from it; create one "
+                "(memtui rebuild) or point memtui at the right folder",
+            )
+        )
+        return out
+
+    # budget
+    past = entries_past_cut(index, budget)
+    if budget.over_lines:
+        out.append(
+            Finding(
+                "budget-lines",
+                ERROR,
+                index.path,
+                budget.cut_line,
+                f"{budget.lines} lines, over the loader's {budget.max_lines}; the loader stops at "
+                f"line {budget.cut_line} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
+                "fall past the cut — decay or archive entries, or run rebuild",
+            )
+        )
+    if budget.over_bytes:
+        out.append(
+            Finding(
+                "budget-bytes",
+                ERROR,
+                index.path,
+                budget.cut_line,
+                f"{budget.bytes:,} bytes, over the loader's {budget.max_bytes:,}; the loader stops "
+                f"at line {budget.cut_line} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
+                "fall past the cut — shorten hooks, decay or archive entries",
+            )
+        )
+    if budget.utilization >= 0.90:
+        out.append(
+            Finding(
+                "pressure",
+                WARNING,
+                index.path,
+                None,
+                f"the index uses {budget.utilization:.0%} of its budget; decay or archive "
+                "entries before the loader starts cutting",
+            )
+        )
+
+    # entries
+    out.extend(_entry_findings(snapshot, index, active=True))
+    if archive.exists:
+        out.extend(_entry_findings(snapshot, archive, active=False))
+
+    reach = reach_of(snapshot)
+    counts: Counter[str] = Counter()
+    for line in list(index.entries) + list(archive.entries):
+        if line.resolved is None or line.resolved not in files:
+            continue
+        counts[line.resolved] += 1
+        if counts[line.resolved] == 2:
+            all_lines = reach.direct.get(line.resolved, []) + reach.archived.get(line.resolved, [])
+            where = ", ".join(
+                f"{('MEMORY.md' if entry in reach.direct.get(line.resolved, []) else archive.path)}"
+                f":{entry.number}"
+                for entry in all_lines
+            )
+            out.append(
+                Finding(
+                    "duplicate-entry",
+                    WARNING,
+                    index.path if line in reach.direct.get(line.resolved, []) else archive.path,
+                    line.number,
+                    f"'{line.resolved}' has more than one entry ({where}); keep one",
+                    line.resolved,
+                )
+            )
+
+    # regions
+    for line in index.regions:
+        rx = glob_regex(line.glob)
+        if rx is None:
+            out.append(
+                Finding(
+                    "region-glob-invalid",
+                    ERROR,
+                    index.path,
+                    line.number,
+                    f"region glob '{line.glob}' may use only '*', '?' and file-name characters "
+                    "(it matches bare file names, not paths)",
+                    line.glob,
+                )
+            )
+        elif reach.region_hits.get(line.number, 0) == 0:
+            out.append(
+                Finding(
+                    "region-empty",
+                    ERROR,
+                    index.path,
+                    line.number,
+                    f"region '{line.glob}' matches no file — a confidently wrong cue; remove the "
+                    "line or fix the glob",
+                    line.glob,
+                )
+            )
+
+    # reachability and per-file cross rules
+    structural = _structural(snapshot)
+    archive_targets = set(reach.archived)
+    for path, f in files.items():
+        if path in structural:
+            continue
+        entries = reach.direct.get(path, [])
+        if not entries and path not in reach.archived and path not in reach.region:
+            out.append(
+                Finding(
+                    "orphan",
+                    ERROR,
+                    path,
+                    None,
+                    "no entry in MEMORY.md or MEMORY-archive.md and no region pointer reaches "
+                    "this file; promote it, decay it under a region, or archive it",
+                )
+            )
+        if entries:
+            reason = ""
+            if path.startswith(ARCHIVE_DIR + "/"):
+                reason = "it lives in archive/"
+            elif f.status == "archived":
+                reason = "it has status: archived"
+            elif path in archive_targets:
+                reason = f"it is also listed in {archive.path}"
+            if reason:
+                out.append(
+                    Finding(
+                        "archived-in-index",
+                        ERROR,
+                        index.path,
+                        entries[0].number,
+                        f"the active index lists '{path}' but {reason}; remove the active entry "
+                        "or restore the file",
+                        path,
+                    )
+                )
+            if f.status == "superseded" or f.frontmatter.names("superseded_by"):
+                succ = ", ".join(f.frontmatter.names("superseded_by")) or "a newer entry"
+                out.append(
+                    Finding(
+                        "superseded-active",
+                        WARNING,
+                        index.path,
+                        entries[0].number,
+                        f"'{path}' is superseded (by {succ}) but still has an active entry; "
+                        "let the successor take its place",
+                        path,
+                    )
+                )
+        if f.pinned and not path.startswith(ARCHIVE_DIR + "/") and not entries:
+            out.append(
+                Finding(
+                    "pinned-not-indexed",
+                    ERROR,
+                    path,
+                    None,
+                    "pinned: true but MEMORY.md has no direct entry for it, so a fresh session "
+                    "never sees it; add it to the Pinned block (memtui pin)",
+                )
+            )
+        for key in PROVENANCE_KEYS:
+            for name in f.frontmatter.names(key):
+                if not _resolve_name(snapshot, path, name):
+                    out.append(
+                        Finding(
+                            "provenance-dangling",
+                            ERROR,
+                            path,
+                            next((ln.number for ln in f.frontmatter.lines if ln.key == key), None),
+                            f"{key} names '{name}', which is neither in the root nor in archive/",
+                            f"{key}:{name}",
+                        )
+                    )
+    out.extend(_cycle_findings(snapshot))
+
+    # index-level warnings
+    for line in index.lines:
+        if line.kind is LineKind.COMMENT and (line.number == 1 or "<!--" in line.raw):
+            out.append(
+                Finding(
+                    "history-in-index",
+                    WARNING,
+                    index.path,
+                    line.number,
+                    "an HTML comment in MEMORY.md is loaded every session and costs budget; move "
+                    "history into a topic file or the archive",
+                    f"comment:{line.number}",
+                )
+            )
+    for scope in index.scopes:
+        problems = []
+        if not scope.scope_path:
+            problems.append("no 'Scope: `…`' line")
+        if not scope.memory_base:
+            problems.append("no 'Memory base: `…/`' line")
+        elif f"{scope.memory_base}{SCOPE_FILE}" not in files:
+            problems.append(f"no {SCOPE_FILE} in {scope.memory_base}")
+        if problems:
+            out.append(
+                Finding(
+                    "scope-missing",
+                    WARNING,
+                    index.path,
+                    scope.heading_line,
+                    f"PATH_SCOPE '{scope.name}' has {' and '.join(problems)}",
+                    scope.name,
+                )
+            )
+    out.extend(secret_findings(index.path, "\n".join(line.raw for line in index.lines)))
+    if archive.exists:
+        out.extend(secret_findings(archive.path, "\n".join(line.raw for line in archive.lines)))
+    return out
+
+
+def _cycle_findings(snapshot: Snapshot) -> Iterator[Finding]:
+    succ: dict[str, str] = {}
+    for path, f in snapshot.files.items():
+        names = f.frontmatter.names("superseded_by")
+        if names:
+            target = posixpath.normpath(names[0])
+            if not target.lower().endswith(".md"):
+                target += ".md"
+            if target not in snapshot.files and f"{ARCHIVE_DIR}/{target}" in snapshot.files:
+                target = f"{ARCHIVE_DIR}/{target}"
+            succ[path] = target
+    reported: set[str] = set()
+    for start in succ:
+        seen: list[str] = []
+        node: str | None = start
+        while node is not None and node not in seen:
+            seen.append(node)
+            node = succ.get(node)
+        if node is not None and node == start and start not in reported:
+            cycle = seen
+            reported.update(cycle)
+            chain = " → ".join(cycle + [start])
+            for member in cycle:
+                yield Finding(
+                    "supersede-cycle",
+                    ERROR,
+                    member,
+                    None,
+                    f"superseded_by goes round in a circle ({chain}); break the chain",
+                    "cycle",
+                )
+
+
+def validate(snapshot: Snapshot) -> list[Finding]:
+    """Every finding for a snapshot, errors first, then by rule, path and line."""
+    structural = _structural(snapshot)
+    out = cross_findings(snapshot)
+    for path, f in snapshot.files.items():
+        out.extend(file_findings(f, structural=path in structural))
+    return sort_findings(out)
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    order = {name: i for i, name in enumerate(RULES)}
+    return sorted(
+        findings,
+        key=lambda f: (f.severity != ERROR, order.get(f.rule, 99), f.path, f.line or 0, f.subject),
+    )
+
+
+def errors(findings: Iterable[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == ERROR]
+
+
+# ---------------------------------------------------------------- the gate
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The gate's verdict: accepted, or refused with the findings that refused it."""
+
+    accepted: bool
+    refusing: tuple[Finding, ...] = ()
+    reason: str = ""
+
+
+def gate(
+    before: Snapshot | list[Finding],
+    after: Snapshot | list[Finding],
+    before_budget: Budget | None = None,
+    after_budget: Budget | None = None,
+) -> GateResult:
+    """Accept a change only if it adds no error (keyed by rule, path and subject) and does not
+    worsen an existing budget overflow."""
+    if isinstance(before, Snapshot):
+        before_budget = before_budget or measure(before.index, before.config)
+        before = validate(before)
+    if isinstance(after, Snapshot):
+        after_budget = after_budget or measure(after.index, after.config)
+        after = validate(after)
+    had = Counter(f.key for f in before if f.severity == ERROR)
+    refusing: list[Finding] = []
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for finding in after:
+        if finding.severity != ERROR:
+            continue
+        seen[finding.key] += 1
+        if seen[finding.key] > had[finding.key]:
+            refusing.append(finding)
+    reasons = []
+    if before_budget is not None and after_budget is not None:
+        if after_budget.over_lines and after_budget.lines > max(before_budget.lines, after_budget.max_lines):
+            reasons.append(
+                f"MEMORY.md would grow from {before_budget.lines} to {after_budget.lines} lines "
+                f"while over its {after_budget.max_lines}-line cap"
+            )
+        if after_budget.over_bytes and after_budget.bytes > max(before_budget.bytes, after_budget.max_bytes):
+            reasons.append(
+                f"MEMORY.md would grow from {before_budget.bytes:,} to {after_budget.bytes:,} bytes "
+                f"while over its {after_budget.max_bytes:,}-byte cap"
+            )
+    if refusing or reasons:
+        return GateResult(False, tuple(refusing), "; ".join(reasons))
+    return GateResult(True)
