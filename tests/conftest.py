@@ -30,6 +30,12 @@ def corpus(name: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _no_pressure_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands run by tests never append to a folder's pressure log unless a test asks."""
+    monkeypatch.setenv("MEMTUI_NO_PRESSURE", "1")
+
+
 @pytest.fixture
 def corpora() -> Path:
     if not CORPORA.is_dir():

@@ -25,7 +25,7 @@ def console() -> Console:
 
 
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def print_json(value: Any) -> None:

@@ -8,6 +8,8 @@ as a list.  Edits (:func:`set_key`, :func:`clear_key`) rewrite or add exactly on
 
 from __future__ import annotations
 
+import re
+
 from .model import EMPTY_FRONTMATTER, LIST_KEYS, Frontmatter, FrontmatterLine
 
 BOM = "\ufeff"
@@ -39,7 +41,7 @@ def _unquote(value: str) -> str:
 def split_names(value: str) -> tuple[str, ...]:
     """Split a comma-separated (optionally ``[…]``-bracketed) list of file names."""
     value = value.strip()
-    if value.startswith("[") and value.endswith("]"):
+    if value.startswith("[") and value.endswith("]") and not value.startswith("[["):
         value = value[1:-1]
     names = []
     for part in value.split(","):
@@ -51,17 +53,25 @@ def split_names(value: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+_CLOSING = re.compile(r"^---[ \t\r]*$", re.MULTILINE)
+
+
 def parse_frontmatter(text: str) -> Frontmatter:
     """Parse the frontmatter block at the start of ``text`` (a leading BOM is allowed)."""
     start = 1 if text.startswith(BOM) else 0
     if not text.startswith("---", start):
         return EMPTY_FRONTMATTER
     first_nl = text.find("\n", start)
-    first = text[start : first_nl if first_nl >= 0 else len(text)].rstrip("\r")
+    first = text[start : first_nl if first_nl >= 0 else len(text)]
     if first.rstrip() != "---":
         return EMPTY_FRONTMATTER
     if first_nl < 0:
         return Frontmatter(present=True, closed=False)
+    closing = _CLOSING.search(text, first_nl + 1)
+    block = text[first_nl + 1 : closing.start() if closing else len(text)]
+    raws = block.split("\n")
+    if raws and raws[-1] == "":
+        raws.pop()
 
     flat: dict[str, str] = {}
     nested: dict[str, str] = {}
@@ -70,55 +80,39 @@ def parse_frontmatter(text: str) -> Frontmatter:
     unsplit: list[int] = []
     in_metadata = False
     list_key: str | None = None
-    number = 1
-    for line_start, line_end, next_start in _split_lines(text, first_nl + 1):
-        number += 1
-        raw = text[line_start:line_end]
-        if raw.rstrip() == "---":
-            fields = dict(nested)
-            fields.update(flat)
-            for key, value in fields.items():
-                if key in LIST_KEYS and key not in lists:
-                    lists[key] = list(split_names(value))
-            return Frontmatter(
-                present=True,
-                closed=True,
-                fields=fields,
-                lists={k: tuple(v) for k, v in lists.items()},
-                lines=tuple(lines),
-                unsplit=tuple(unsplit),
-                body_offset=next_start,
-            )
+    for number, raw in enumerate(raws, start=2):
+        if raw.endswith("\r"):
+            raw = raw[:-1]
         indented = raw[:1] in (" ", "\t")
         stripped = raw.strip()
         if not stripped:
             lines.append(FrontmatterLine(number, raw, None, None, indented))
             continue
-        if stripped.startswith("- ") and list_key is not None:
-            item = _unquote(stripped[2:])
-            lists.setdefault(list_key, []).append(item)
+        if list_key is not None and stripped.startswith("- "):
+            lists.setdefault(list_key, []).append(_unquote(stripped[2:]))
             lines.append(FrontmatterLine(number, raw, None, None, indented, list_item_of=list_key))
-            continue
-        if stripped.endswith(":") and ": " not in stripped:
-            key = stripped[:-1].strip()
-            list_key = key
-            if not indented and key == "metadata":
-                in_metadata = True
-            elif not indented:
-                in_metadata = False
-                flat.setdefault(key, "")
-            elif in_metadata:
-                nested.setdefault(key, "")
-            lines.append(FrontmatterLine(number, raw, key, "", indented and in_metadata))
             continue
         key, sep, value = stripped.partition(": ")
         if not sep:
+            if stripped.endswith(":"):
+                key = stripped[:-1].strip()
+                list_key = key
+                if not indented:
+                    in_metadata = key == "metadata"
+                    if not in_metadata:
+                        flat.setdefault(key, "")
+                elif in_metadata:
+                    nested.setdefault(key, "")
+                lines.append(FrontmatterLine(number, raw, key, "", indented and in_metadata))
+                continue
             unsplit.append(number)
             lines.append(FrontmatterLine(number, raw, None, None, indented))
             list_key = None
             continue
-        key = key.strip()
-        value = _unquote(value)
+        key = key.rstrip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
         list_key = None
         if indented and in_metadata:
             nested.setdefault(key, value)
@@ -128,7 +122,24 @@ def parse_frontmatter(text: str) -> Frontmatter:
                 in_metadata = False
             flat.setdefault(key, value)
             lines.append(FrontmatterLine(number, raw, key, value, False))
-    return Frontmatter(present=True, closed=False, lines=tuple(lines), unsplit=tuple(unsplit))
+    if closing is None:
+        return Frontmatter(present=True, closed=False, lines=tuple(lines), unsplit=tuple(unsplit))
+    fields = dict(nested)
+    fields.update(flat)
+    for key in LIST_KEYS:
+        if key in fields and key not in lists:
+            lists[key] = list(split_names(fields[key]))
+    end = closing.end()
+    body_offset = end + 1 if end < len(text) and text[end] == "\n" else end
+    return Frontmatter(
+        present=True,
+        closed=True,
+        fields=fields,
+        lists={k: tuple(v) for k, v in lists.items()},
+        lines=tuple(lines),
+        unsplit=tuple(unsplit),
+        body_offset=body_offset,
+    )
 
 
 def _newline_of(text: str) -> str:

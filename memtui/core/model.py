@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 INDEX_NAME = "MEMORY.md"
 ARCHIVE_INDEX_NAME = "MEMORY-archive.md"
@@ -33,9 +33,8 @@ def decode_bytes(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-@dataclass(frozen=True)
-class FrontmatterLine:
-    """One line inside the frontmatter block, with where it sits in the file."""
+class FrontmatterLine(NamedTuple):
+    """One line inside the frontmatter block, with where it sits in the file (a tuple: cheap)."""
 
     number: int  # 1-based line number in the file
     raw: str  # the line without its ending

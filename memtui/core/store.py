@@ -37,22 +37,36 @@ def _within(path: str, root_real: str) -> bool:
     return path == root_real or path.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-def read_memory_file(abs_path: str, rel: str, st: os.stat_result | None = None) -> MemoryFile:
-    """Read one memory file (the bytes, its frontmatter, size, mtime and mode)."""
-    with open(abs_path, "rb") as handle:
-        if st is None:
-            st = os.fstat(handle.fileno())
-        data = handle.read(MAX_READ_BYTES + 1)
+def read_memory_file(abs_path: str, rel: str) -> MemoryFile:
+    """Read one memory file (its bytes, frontmatter, size, mtime and mode) with one open."""
+    fd = os.open(abs_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if st.st_size > MAX_READ_BYTES:
+            raise TooLarge(st.st_size)
+        chunks = [os.read(fd, st.st_size + 1)]
+        while chunks[-1] and len(chunks[-1]) > st.st_size:  # grew while we read: take it all
+            chunks.append(os.read(fd, 1 << 20))
+    finally:
+        os.close(fd)
+    data = b"".join(chunks) if len(chunks) > 1 else chunks[0]
     text = decode_bytes(data)
-    fm = parse_frontmatter(text)
     return MemoryFile(
         path=rel,
         size=len(data),
         mtime=st.st_mtime,
         text=text,
-        frontmatter=fm,
+        frontmatter=parse_frontmatter(text),
         mode=stat.S_IMODE(st.st_mode),
     )
+
+
+class TooLarge(Exception):
+    """A file too large to read into memory."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"{size:,} bytes; too large to read")
+        self.size = size
 
 
 def check_root(root: Path) -> Path:
@@ -132,11 +146,9 @@ def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
                 if not name.lower().endswith(".md"):
                     other.append(rel)
                     continue
-                st = entry.stat()
-                if st.st_size > MAX_READ_BYTES:
-                    skipped.append(Skipped(rel, f"{st.st_size:,} bytes; too large to read"))
-                    continue
-                files[rel] = read_memory_file(entry.path, rel, st)
+                files[rel] = read_memory_file(entry.path, rel)
+            except TooLarge as exc:
+                skipped.append(Skipped(rel, str(exc)))
             except OSError as exc:
                 skipped.append(Skipped(rel, f"cannot read: {exc.strerror or exc}"))
 
@@ -164,4 +176,6 @@ def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
 
 def _read_bytes(path: str) -> bytes:
     with open(path, "rb") as handle:
-        return handle.read(MAX_READ_BYTES + 1)
+        if os.fstat(handle.fileno()).st_size > MAX_READ_BYTES:
+            raise TooLarge(os.fstat(handle.fileno()).st_size)
+        return handle.read()
