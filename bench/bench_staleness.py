@@ -1,0 +1,220 @@
+"""Benchmark: full staleness with reference checks on a 10k-file memory root beside a 5k-file
+git project, against a naive baseline that searches the project once per symbol.
+
+Run: ``.venv/bin/python bench/bench_staleness.py [--memory 10000] [--project 5000] [--runs 5]``.
+
+Everything is generated in a temporary folder (removed afterwards): the project is committed
+with git so ``git ls-files`` works, and the memory root lives inside it at ``.claude/memory``
+(so ``git log`` dates and the identifier index's memory exclusion are exercised too).  The timed
+run is :func:`memtui.core.staleness.score_root` on a loaded snapshot with a fresh project cache
+each run (so the identifier index is rebuilt every time); loading the snapshot is timed apart.
+
+The baseline does what a naive checker would: for every distinct symbol, one ``git grep -w -F``
+over the project (multithreaded, and usually faster than reading the files again from Python).
+Running it for every symbol would take minutes, so it is timed on a random sample of symbols
+and extrapolated linearly to all of them; the output says so.  The baseline leaves out
+everything else the full run does (extraction, dates, paths, branches), which favours it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memtui.core.project import ProjectCache  # noqa: E402
+from memtui.core.references import RefKind, extract_references  # noqa: E402
+from memtui.core.staleness import score_root  # noqa: E402
+from memtui.core.store import load_root  # noqa: E402
+
+NOW = date(2026, 11, 29)
+TYPES = ("project", "feedback", "reference", "user", "value", "unknown")
+WORDS = ("the", "cache", "service", "request", "token", "retry", "config", "worker", "queue",
+         "session", "index", "schema", "migration", "handler", "build", "deploy", "test", "user",
+         "policy", "store", "client", "server", "event", "stream", "batch", "limit", "timeout")
+PROSE = [
+    "We decided to keep the {w1} {w2} small because the {w3} path was slow under load.",
+    "When the {w1} fails, check the {w2} logs first; most failures come from the {w3} layer.",
+    "The {w1} owner asked that {w2} changes go through review before the {w3} freeze.",
+    "Measured on staging: the {w1} {w2} took twice as long once the {w3} grew past 10k rows.",
+    "Keep the {w1} and the {w2} in the same transaction, or the {w3} sees half a change.",
+]
+DIRECTIVES = ["Never skip the {w1} step.", "Do not mock the {w1} {w2} in tests.",
+              "Avoid touching the {w1} by hand."]
+BRANCHES = ("main", "develop", "feature/fast-index", "release-2.5")
+
+
+def camel(parts: list[str]) -> str:
+    return parts[0] + "".join(p.capitalize() for p in parts[1:])
+
+
+def make_project(top: Path, n_files: int, rng: random.Random) -> tuple[list[str], list[str]]:
+    """A git project of ``n_files`` source files; returns (file paths, defined symbols)."""
+    paths: list[str] = []
+    symbols: list[str] = []
+    packages = max(1, n_files // 50)
+    for i in range(n_files):
+        pkg = f"pkg{i % packages:03d}"
+        ext = ".py" if i % 2 else ".ts"
+        rel = f"src/{pkg}/{rng.choice(WORDS)}_{i:05d}{ext}"
+        lines = []
+        for j in range(rng.randint(6, 14)):
+            name = camel([rng.choice(WORDS), rng.choice(WORDS), f"n{i}x{j}"])
+            cls = f"{rng.choice(WORDS).capitalize()}{rng.choice(WORDS).capitalize()}{i}X{j}"
+            snake = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{i}_{j}"
+            symbols.extend((name, cls, snake))
+            if ext == ".py":
+                lines += [f"class {cls}:", f"    def {name}(self, {snake}: int) -> int:",
+                          f"        # {rng.choice(PROSE).format(w1='a', w2='b', w3='c')}",
+                          f"        return {snake} * {j} + len(str(self))", ""]
+            else:
+                lines += [f"export class {cls} {{", f"  {name}({snake}: number): number {{",
+                          f"    // {rng.choice(PROSE).format(w1='a', w2='b', w3='c')}",
+                          f"    return {snake} * {j} + this.toString().length;", "  }", "}", ""]
+        path = top / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(rel)
+    (top / "README.md").write_text("# bench project\n")
+    (top / "pyproject.toml").write_text("[project]\nname = 'bench'\n")
+    return paths, symbols
+
+
+def make_memory(root: Path, n_files: int, paths: list[str], symbols: list[str],
+                rng: random.Random) -> None:
+    """``n_files`` topic files of 1–2 KB: prose, real and vanished paths and symbols, branches,
+    URLs, out-of-project paths; most dated in frontmatter, some left to git or mtime."""
+    root.mkdir(parents=True, exist_ok=True)
+    index = ["# Memory", ""]
+    for i in range(n_files):
+        type_ = TYPES[i % len(TYPES)]
+        name = f"{type_}_{rng.choice(WORDS)}_{i:05d}.md"
+        words = lambda: {"w1": rng.choice(WORDS), "w2": rng.choice(WORDS), "w3": rng.choice(WORDS)}  # noqa: E731
+        body = [f"# {rng.choice(WORDS).capitalize()} {rng.choice(WORDS)} note {i}", ""]
+        for _ in range(rng.randint(3, 6)):
+            body.append(" ".join(rng.choice(PROSE).format(**words()) for _ in range(2)))
+        refs = []
+        for _ in range(rng.randint(1, 3)):
+            refs.append(f"`{rng.choice(symbols)}`")
+        if rng.random() < 0.3:
+            refs.append(f"`{camel(['gone', rng.choice(WORDS), str(i)])}()`")
+        refs.append(f"`{rng.choice(paths)}`")
+        if rng.random() < 0.3:
+            refs.append(f"src/pkg999/removed_{i}.py")
+        if rng.random() < 0.3:
+            refs.append("`~/.claude/settings.json`")
+        if rng.random() < 0.2:
+            refs.append(f"https://docs.example.org/{rng.choice(WORDS)}/{i}")
+        body.append("See " + ", ".join(refs) + ".")
+        if rng.random() < 0.15:
+            body.append(f"Work happens on branch `{rng.choice(BRANCHES)}` until the freeze.")
+        if rng.random() < 0.3:
+            body.append(rng.choice(DIRECTIVES).format(**words()))
+        body.append("")
+        body.append("**Why:** " + rng.choice(PROSE).format(**words()))
+        body.append("**How to apply:** " + rng.choice(PROSE).format(**words()))
+        fm = ["---", f"name: note {i}", f"description: {rng.choice(WORDS)} note", f"type: {type_}"]
+        if i % 5:
+            fm.append(f"updated: 2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}")
+        (root / name).write_text("\n".join(fm + ["---", ""] + body) + "\n")
+        if i < 120:
+            index.append(f"- [note {i}]({name}) — a note")
+    index.append("- region `*.md` → everything else; grep the memory dir")
+    (root / "MEMORY.md").write_text("\n".join(index) + "\n")
+
+
+def git(top: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(top), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@e",
+                        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@e"})
+
+
+def naive_seconds_per_symbol(top: Path, sample: list[str]) -> float:
+    start = time.perf_counter()
+    for symbol in sample:
+        subprocess.run(["git", "-C", str(top), "grep", "-q", "-w", "-F", "-e", symbol],
+                       capture_output=True, check=False)
+    return (time.perf_counter() - start) / len(sample)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memory", type=int, default=10_000, help="memory files (default 10000)")
+    parser.add_argument("--project", type=int, default=5_000, help="project files (default 5000)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs (median reported)")
+    parser.add_argument("--sample", type=int, default=40, help="symbols timed for the baseline")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-") as tmp:
+        top = Path(tmp) / "project"
+        top.mkdir()
+        t0 = time.perf_counter()
+        paths, symbols = make_project(top, args.project, rng)
+        memory = top / ".claude" / "memory"
+        make_memory(memory, args.memory, paths, symbols, rng)
+        git(top, "init", "-q", "-b", "main")
+        git(top, "add", "-A")
+        git(top, "commit", "-q", "-m", "bench")
+        for branch in ("develop", "feature/fast-index"):
+            git(top, "branch", branch)
+        project_bytes = sum((top / p).stat().st_size for p in paths)
+        memory_bytes = sum(p.stat().st_size for p in memory.iterdir())
+        print(f"generated in {time.perf_counter() - t0:.1f}s: project {len(paths):,} files "
+              f"({project_bytes / 1e6:.1f} MB), memory root {args.memory:,} files "
+              f"({memory_bytes / 1e6:.1f} MB, {memory_bytes / args.memory / 1000:.1f} KB a file)")
+
+        load_times = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            snapshot = load_root(memory)
+            load_times.append(time.perf_counter() - start)
+
+        score_times = []
+        cpu_times = []
+        report = None
+        for _ in range(args.runs):
+            start, cpu_start = time.perf_counter(), time.process_time()
+            report = score_root(snapshot, NOW, cache=ProjectCache())
+            score_times.append(time.perf_counter() - start)
+            cpu_times.append(time.process_time() - cpu_start)
+        assert report is not None and len(report.results) == args.memory
+
+        distinct = sorted({r.text for f in snapshot.files.values()
+                           for r in extract_references(f.body) if r.kind is RefKind.SYMBOL})
+        sample = random.Random(args.seed).sample(distinct, min(args.sample, len(distinct)))
+        per_symbol = naive_seconds_per_symbol(top, sample)
+        baseline = per_symbol * len(distinct)
+
+        ours = statistics.median(score_times)
+        checks = sum(len(r.references) for r in report.results)
+        missing = sum(len(r.missing) for r in report.results)
+        classes: dict[str, int] = {}
+        for r in report.results:
+            classes[r.cls.value] = classes.get(r.cls.value, 0) + 1
+        print(f"references checked: {checks:,} ({missing:,} missing); distinct symbols "
+              f"{len(distinct):,}; classes {classes}")
+        print(f"load_root (not part of scoring): median {statistics.median(load_times):.3f}s")
+        print(f"full staleness with reference checks: median {ours:.3f}s of {args.runs} runs "
+              f"(min {min(score_times):.3f}s, max {max(score_times):.3f}s; CPU median "
+              f"{statistics.median(cpu_times):.3f}s) — target < 1 s: "
+              f"{'met' if ours < 1.0 else 'NOT met'}")
+        print(f"naive baseline (one `git grep -w -F` per symbol): {per_symbol * 1000:.1f} ms per "
+              f"symbol, timed on {len(sample)} sampled symbols and extrapolated to "
+              f"{len(distinct):,} → {baseline:.1f}s (symbol search only)")
+        print(f"ratio baseline / ours: {baseline / ours:,.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

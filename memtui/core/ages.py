@@ -1,0 +1,132 @@
+"""How old a memory file is (DESIGN §5): frontmatter ``updated``/``date``/``created``, else the
+file's last commit (one ``git log`` for the whole root, parsed once), else its modification time.
+
+The clock is always a parameter.  Dates are compared in UTC: a date is midnight UTC, a naive
+datetime is read as UTC; a date in the future counts as age 0; unreadable values are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Callable, Mapping
+
+from .discover import git_toplevel
+from .model import MemoryFile
+
+DATE_KEYS = ("updated", "date", "created")
+
+
+def to_utc(moment: datetime | date) -> datetime:
+    """A date (midnight UTC) or datetime (naive read as UTC) as an aware UTC datetime."""
+    if isinstance(moment, datetime):
+        if moment.tzinfo is timezone.utc:
+            return moment
+        if moment.tzinfo is None:
+            return moment.replace(tzinfo=timezone.utc)
+        return moment.astimezone(timezone.utc)
+    return datetime(moment.year, moment.month, moment.day, tzinfo=timezone.utc)
+
+
+_DATE_PREFIX_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_date(value: str) -> datetime | None:
+    """An ISO date or datetime from a frontmatter value (quotes allowed); ``None`` for garbage."""
+    text = value.strip().strip("\"'").strip()
+    if len(text) == 10:
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            return None
+        return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+    if not _DATE_PREFIX_RE.match(text):
+        return None
+    if len(text) > 10:
+        try:
+            return to_utc(datetime.fromisoformat(text.replace(" ", "T", 1)))
+        except ValueError:
+            pass
+    try:
+        return to_utc(date.fromisoformat(text[:10]))
+    except ValueError:
+        return None
+
+
+def frontmatter_date(memory_file: MemoryFile) -> tuple[datetime, str] | None:
+    """The first readable of ``updated``, ``date``, ``created``, with the key it came from."""
+    for key in DATE_KEYS:
+        value = memory_file.frontmatter.get(key)
+        if value:
+            when = parse_date(value)
+            if when is not None:
+                return when, key
+    return None
+
+
+def git_commit_dates(root: Path) -> dict[str, datetime]:
+    """Last commit date of every file under ``root`` (root-relative paths), from one ``git log``.
+
+    Empty when the root is not inside a git work tree, or git is missing or fails.
+    """
+    if git_toplevel(Path(root).absolute()) is None:
+        return {}
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "-c", "core.quotepath=off", "log", "-z",
+             "--format=%x1e%ct", "--name-only", "--relative", "--", "."],
+            capture_output=True, timeout=60, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if done.returncode != 0:
+        return {}
+    return parse_git_log(done.stdout)
+
+
+def parse_git_log(output: bytes) -> dict[str, datetime]:
+    """Parse ``git log -z --format=%x1e%ct --name-only``: newest commit first, so first seen wins."""
+    seconds: dict[str, int] = {}
+    for record in output.split(b"\x1e")[1:]:
+        head, _, names = record.partition(b"\0")
+        try:
+            stamp = int(head.strip())
+        except ValueError:
+            continue
+        for raw in names.split(b"\0"):
+            name = raw.strip(b"\n").decode("utf-8", "surrogateescape")
+            if name and name not in seconds:
+                seconds[name] = stamp
+    return {name: datetime.fromtimestamp(s, timezone.utc) for name, s in seconds.items()}
+
+
+@dataclass(frozen=True)
+class FileAge:
+    """How old a file is and where that date came from (``updated``/``date``/``created``,
+    ``git`` or ``mtime``)."""
+
+    when: datetime
+    source: str
+    days: float
+
+
+def file_age(memory_file: MemoryFile, now: datetime | date,
+             git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
+             ) -> FileAge:
+    """Age from frontmatter dates, else the last commit date, else the modification time."""
+    moment = to_utc(now)
+    found = frontmatter_date(memory_file)
+    if found is not None:
+        when, source = found
+    else:
+        dates = git_dates() if callable(git_dates) else git_dates
+        commit = dates.get(memory_file.path) if dates else None
+        if commit is not None:
+            when, source = commit, "git"
+        else:
+            when, source = datetime.fromtimestamp(memory_file.mtime, timezone.utc), "mtime"
+    days = max(0.0, (moment - when).total_seconds() / 86400.0)
+    return FileAge(when, source, days)

@@ -1,0 +1,396 @@
+"""Staleness (DESIGN §5): a decay score per memory file, reference checks, classes and guards.
+
+``score = 100·(1 − exp(−age·ln2 / half_life))`` with a half-life per type; missing references add
+fixed points (each kind once, capped at 100).  The class says how much of what the file points at
+still exists; guards say why a file whose references are all gone is still not *fully* stale.
+Ages come from :mod:`memtui.core.ages`, references from :mod:`memtui.core.references` and their
+checks from :mod:`memtui.core.project`.  The clock is always a parameter.  Nothing here writes
+anywhere; the results suggest, a person decides.
+
+Decisions beyond the contract: "modified in the last 14 days" uses the same date the age comes
+from (frontmatter, else last commit, else mtime), so a fresh checkout does not make every file
+recent; guards are listed for every file (not only the downgraded ones) and never change the
+score or the action; archived files (under ``archive/`` or ``status: archived``) are left out of
+a root's report unless asked for.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+from . import ages
+from .ages import FileAge, file_age, to_utc
+from .model import MemoryFile, Snapshot
+from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
+from .references import (
+    ReferenceCheck,
+    RefKind,
+    RefStatus,
+    extract_references,
+    reference_keys,
+)
+
+_FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
+
+HALF_LIVES: Mapping[str, float] = {
+    "value": 365,
+    "user": 180,
+    "feedback": 90,
+    "reference": 60,
+    "project": 14,
+    "unknown": 30,
+}
+REVIEW_FROM = 50.0
+PRUNE_FROM = 75.0
+AGING_FROM = 25.0
+RECENT_DAYS = 14
+
+#: points added when a reference of the kind is missing (each kind counted once per file)
+MODIFIER_POINTS: Mapping[RefKind, tuple[str, int, str]] = {
+    RefKind.PATH: ("missing-file", 20, "a referenced file is missing"),
+    RefKind.SYMBOL: ("missing-symbol", 30, "a symbol is not found"),
+    RefKind.BRANCH: ("missing-branch", 15, "a branch does not exist"),
+    RefKind.URL: ("dead-url", 10, "a URL does not answer 200"),
+}
+
+
+class Action(str, Enum):
+    KEEP = "keep"
+    REVIEW = "review"
+    PRUNE = "prune"
+
+
+class Bucket(str, Enum):
+    FRESH = "fresh"
+    AGING = "aging"
+    REVIEW = "review"
+    STALE = "stale"
+
+
+class StalenessClass(str, Enum):
+    EVERGREEN = "EVERGREEN"  # nothing verifiable to check
+    FRESH = "FRESH"  # every verifiable reference found
+    PARTIALLY_STALE = "PARTIALLY_STALE"  # some missing (or all missing, but guarded)
+    FULLY_STALE = "FULLY_STALE"  # every verifiable reference missing, no guard
+
+
+# ------------------------------------------------------------------------------------ formula
+
+
+def half_life(type_: str) -> float:
+    return HALF_LIVES.get(type_, HALF_LIVES["unknown"])
+
+
+def decay_score(age_days: float, half_life_days: float) -> float:
+    """``100·(1 − exp(−age·ln2/half_life))``: 0 when new, 50 at one half-life, towards 100."""
+    age = max(0.0, age_days)
+    return 100.0 * (1.0 - math.exp(-age * math.log(2) / half_life_days))
+
+
+def action_for(score: float) -> Action:
+    if score >= PRUNE_FROM:
+        return Action.PRUNE
+    if score >= REVIEW_FROM:
+        return Action.REVIEW
+    return Action.KEEP
+
+
+def bucket_for(score: float) -> Bucket:
+    if score >= PRUNE_FROM:
+        return Bucket.STALE
+    if score >= REVIEW_FROM:
+        return Bucket.REVIEW
+    if score >= AGING_FROM:
+        return Bucket.AGING
+    return Bucket.FRESH
+
+
+# ----------------------------------------------------------------------------- guards, classes
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A reason a file is not fully stale even when all its references are gone."""
+
+    kind: str  # pinned | type-user | type-feedback | type-reference | recent | directive
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """Points added to the decay score, and why."""
+
+    kind: str  # missing-file | missing-symbol | missing-branch | dead-url
+    points: int
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "points": self.points, "reason": self.reason}
+
+
+DIRECTIVE_WORDS = ("do not", "don't", "don’t", "never", "avoid")
+
+
+def directive_word(body: str, lowered: str | None = None) -> str | None:
+    """The first directive word (``do not``, ``don't``, ``never``, ``avoid``) the body uses as a
+    whole word, any case; ``None`` when there is none.  ``lowered`` is ``body.lower()`` if the
+    caller has it already."""
+    if lowered is None:
+        lowered = body.lower()
+    for word in DIRECTIVE_WORDS:
+        pos = lowered.find(word)
+        while pos >= 0:
+            end = pos + len(word)
+            before = lowered[pos - 1] if pos else " "
+            after = lowered[end] if end < len(lowered) else " "
+            if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+                return word.replace("’", "'")
+            pos = lowered.find(word, end)
+    return None
+
+
+PINNED_GUARD = Guard("pinned", "pinned: a load-bearing fact, exempt from decay")
+TYPE_GUARDS: Mapping[str, Guard] = {
+    "user": Guard("type-user", "type user: preferences do not decay because a path moved"),
+    "feedback": Guard("type-feedback", "type feedback: the lesson outlives its example paths"),
+    "reference": Guard("type-reference", "type reference: the lesson outlives its example paths"),
+}
+
+
+def guards_for(memory_file: MemoryFile, age: FileAge, type_: str | None = None,
+               lowered_body: str | None = None) -> tuple[Guard, ...]:
+    """Every guard that holds for a file, in a fixed order, each with its reason."""
+    guards: list[Guard] = []
+    if memory_file.pinned:
+        guards.append(PINNED_GUARD)
+    type_guard = TYPE_GUARDS.get(memory_file.type if type_ is None else type_)
+    if type_guard is not None:
+        guards.append(type_guard)
+    if age.days <= RECENT_DAYS:
+        guards.append(Guard("recent", f"modified {age.days:.0f} days ago ({age.source}), "
+                                      f"within {RECENT_DAYS} days"))
+    directive = directive_word(memory_file.body, lowered_body)
+    if directive:
+        guards.append(Guard("directive", f"the body is a directive ('{directive}')"))
+    return tuple(guards)
+
+
+def classify(checks: tuple[ReferenceCheck, ...]) -> StalenessClass:
+    """EVERGREEN (nothing verifiable), FRESH (all found), PARTIALLY_ or FULLY_STALE."""
+    return _class_and_modifiers(checks)[0]
+
+
+def modifiers_for(checks: tuple[ReferenceCheck, ...]) -> tuple[Modifier, ...]:
+    """One modifier per kind of missing reference, in the order paths, symbols, branches, URLs."""
+    return _class_and_modifiers(checks)[1]
+
+
+def _class_and_modifiers(checks: tuple[ReferenceCheck, ...],
+                         ) -> tuple[StalenessClass, tuple[Modifier, ...]]:
+    """:func:`classify` and :func:`modifiers_for` in one pass over the checks."""
+    found = 0
+    missing: dict[RefKind, list[str]] = {}
+    for check in checks:
+        status = check.status
+        if status is _FOUND:
+            found += 1
+        elif status is _MISSING:
+            missing.setdefault(check.kind, []).append(check.text)
+    if not missing:
+        return (StalenessClass.FRESH if found else StalenessClass.EVERGREEN), ()
+    modifiers: list[Modifier] = []
+    for kind, (name, points, what) in MODIFIER_POINTS.items():
+        texts = missing.get(kind)
+        if texts:
+            more = f" (and {len(texts) - 1} more)" if len(texts) > 1 else ""
+            modifiers.append(Modifier(name, points, f"{what}: {texts[0]}{more}"))
+    cls = StalenessClass.PARTIALLY_STALE if found else StalenessClass.FULLY_STALE
+    return cls, tuple(modifiers)
+
+
+# ------------------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class StalenessResult:
+    """The full breakdown for one file: age, half-life, base score, modifiers, class, guards."""
+
+    path: str
+    type: str
+    half_life: float
+    age: FileAge
+    base_score: float
+    modifiers: tuple[Modifier, ...]
+    score: float
+    action: Action
+    bucket: Bucket
+    cls: StalenessClass
+    guards: tuple[Guard, ...]
+    references: tuple[ReferenceCheck, ...]
+    downgraded: bool = False  # FULLY_STALE turned PARTIALLY_STALE by a guard
+
+    @property
+    def age_days(self) -> float:
+        return self.age.days
+
+    @property
+    def found(self) -> tuple[ReferenceCheck, ...]:
+        return tuple(c for c in self.references if c.status is RefStatus.FOUND)
+
+    @property
+    def missing(self) -> tuple[ReferenceCheck, ...]:
+        return tuple(c for c in self.references if c.status is RefStatus.MISSING)
+
+    @property
+    def unverifiable(self) -> tuple[ReferenceCheck, ...]:
+        return tuple(c for c in self.references if c.status is RefStatus.UNVERIFIABLE)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "type": self.type,
+            "age_days": round(self.age.days, 1),
+            "score": round(self.score, 1),
+            "action": self.action.value,
+            "class": self.cls.value,
+            "modifiers": [m.to_json() for m in self.modifiers],
+            "missing": [{"kind": c.kind.value, "ref": c.text, "reason": c.reason}
+                        for c in self.missing],
+            "guards": [g.to_json() for g in self.guards],
+            "half_life": self.half_life,
+            "base_score": round(self.base_score, 1),
+            "bucket": self.bucket.value,
+            "age_source": self.age.source,
+            "dated": self.age.when.date().isoformat(),
+            "downgraded": self.downgraded,
+            "references": {"found": len(self.found), "missing": len(self.missing),
+                           "unverifiable": len(self.unverifiable)},
+        }
+
+
+def score_file(memory_file: MemoryFile, now: datetime | date,
+               checker: ReferenceChecker | None = None,
+               git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
+               ) -> StalenessResult:
+    """Score one file; without a checker every reference is unverifiable (no project known)."""
+    age = file_age(memory_file, now, git_dates)
+    type_ = memory_file.type
+    life = half_life(type_)
+    base = decay_score(age.days, life)
+    checker = checker or ReferenceChecker(None)
+    body = memory_file.body
+    lowered = body.lower()
+    checks = checker.check(reference_keys(body, lowered))
+    cls, modifiers = _class_and_modifiers(checks)
+    score = min(100.0, base + sum(m.points for m in modifiers)) if modifiers else base
+    guards = guards_for(memory_file, age, type_, lowered)
+    downgraded = cls is StalenessClass.FULLY_STALE and bool(guards)
+    if downgraded:
+        cls = StalenessClass.PARTIALLY_STALE
+    return StalenessResult(
+        path=memory_file.path,
+        type=type_,
+        half_life=life,
+        age=age,
+        base_score=base,
+        modifiers=modifiers,
+        score=score,
+        action=action_for(score),
+        bucket=bucket_for(score),
+        cls=cls,
+        guards=guards,
+        references=checks,
+        downgraded=downgraded,
+    )
+
+
+@dataclass(frozen=True)
+class StalenessReport:
+    """Every scored file of one root, highest score first."""
+
+    root: Path
+    now: datetime | date
+    project: Project | None
+    results: tuple[StalenessResult, ...]
+    online: bool = False
+    _by_path: dict[str, StalenessResult] = field(default_factory=dict, init=False, repr=False,
+                                                compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_path.update((r.path, r) for r in self.results)
+
+    def get(self, path: str) -> StalenessResult | None:
+        return self._by_path.get(path)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "root": str(self.root),
+            "now": self.now.isoformat(),
+            "project": str(self.project.path) if self.project else None,
+            "online": self.online,
+            "files": [r.to_json() for r in self.results],
+        }
+
+
+def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None,
+               online: bool = False, *, cache: ProjectCache | None = None,
+               fetcher: UrlFetcher | None = None, include_archived: bool = False,
+               ) -> StalenessReport:
+    """Score every memory file of a root (archived ones only if asked), highest score first.
+
+    ``cache`` shares project facts between roots of one run; ``fetcher`` replaces the URL fetch
+    (tests).  ``git log`` runs at most once, and only if some file has no frontmatter date.
+    """
+    with collector_paused():
+        return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived)
+
+
+def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None, online: bool,
+                cache: ProjectCache | None, fetcher: UrlFetcher | None, include_archived: bool,
+                ) -> StalenessReport:
+    project = find_project(snapshot.root, Path(repo) if repo is not None else None)
+    index = (cache or ProjectCache()).get(project) if project is not None else None
+    checker = ReferenceChecker(index, online=online, fetcher=fetcher)
+    files = [f for f in snapshot.files.values() if include_archived or not f.archived]
+    if online:
+        urls = (r.text for f in files for r in extract_references(f.body) if r.kind is RefKind.URL)
+        checker.prefetch_urls(urls)
+    commit_dates: dict[str, datetime] | None = None
+
+    def lazy_git_dates() -> Mapping[str, datetime]:
+        nonlocal commit_dates
+        if commit_dates is None:
+            commit_dates = ages.git_commit_dates(snapshot.root)
+        return commit_dates
+
+    moment = to_utc(now)
+    results = [score_file(f, moment, checker, lazy_git_dates) for f in files]
+    results.sort(key=lambda r: (-r.score, r.path))
+    return StalenessReport(snapshot.root, now, project, tuple(results), online)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a bulk pass (reference counting goes on).
+
+    Scoring makes a score of small, acyclic objects per file, and the identifier index is one
+    large set; with the collector on, its passes walk these again and again — about a fifth of
+    the run at 10k files.  (mypy pauses it around parsing for the same reason.)
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
