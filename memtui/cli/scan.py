@@ -1,0 +1,165 @@
+"""``memtui scan``: consolidation candidates — near-duplicate pairs, clusters, contradictions.
+
+Read-only: it never writes to the memory folder.  Pairs a person rejected (``.memtui/rejected.json``)
+are not proposed.  Exit 0 whatever is found (candidates are suggestions), 2 on a usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import EXIT_OK, UsageError, console, find_roots, print_json, rel_root
+
+DEFAULT_LIMIT = 40
+SHARED_SHOWN = 3
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "scan",
+        help="propose near-duplicate files to merge and contradictions to supersede",
+        description="Find near-duplicate memory files (token overlap on titles, and on title + "
+        "body, at or above the threshold), group them into clusters, and find same-type files "
+        "where one negates the other. Suggestions only: nothing is changed.",
+    )
+    parser.add_argument("path", nargs="?", help="a memory root or a folder holding roots")
+    parser.add_argument("--threshold", metavar="T", default=None,
+                        help="overlap a pair needs, greater than 0 and at most 1 (default 0.8)")
+    parser.add_argument("--include-sessions", action="store_true",
+                        help="also consider session_*/session-* files")
+    parser.add_argument("--limit", metavar="N", type=int, default=DEFAULT_LIMIT,
+                        help=f"rows shown per table (default {DEFAULT_LIMIT}; 0 shows all; "
+                        "--json always has all)")
+    parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    parser.set_defaults(func=run)
+
+
+def parse_threshold(text: str | None) -> float:
+    """The ``--threshold`` value, or a :class:`UsageError` saying what is wrong with it."""
+    from memtui.core.consolidate import DEFAULT_THRESHOLD
+
+    if text is None:
+        return DEFAULT_THRESHOLD
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--threshold: '{text}' is not a number (use e.g. 0.8)") from None
+    if not 0.0 < value <= 1.0:  # also refuses nan
+        raise UsageError(f"--threshold: {text} is out of range (greater than 0, at most 1)")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from memtui.core.consolidate import read_rejected, scan
+    from memtui.core.store import RootError, load_root
+
+    threshold = parse_threshold(args.threshold)
+    if args.limit < 0:
+        raise UsageError(f"--limit: {args.limit} must be 0 (all) or more")
+    results = []
+    for root in find_roots(args.path):
+        try:
+            snapshot = load_root(root)
+        except RootError as exc:
+            raise UsageError(str(exc)) from None
+        results.append(
+            scan(snapshot, threshold, include_sessions=args.include_sessions,
+                 rejected=read_rejected(root))
+        )
+    if args.json:
+        objects = [result.to_json() for result in results]
+        print_json(objects[0] if len(objects) == 1 else objects)
+        return EXIT_OK
+    out = console()
+    for result in results:
+        _print_result(out, result, args)
+    return EXIT_OK
+
+
+def _shown(rows: int, limit: int) -> int:
+    return rows if limit == 0 else min(rows, limit)
+
+
+def _fmt(score: float | None) -> str:
+    return "—" if score is None else f"{score:.2f}"
+
+
+def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from rich.markup import escape
+    from rich.table import Table
+
+    name = escape(rel_root(Path(result.root), args.path))
+    summary = (
+        f"[bold]{name}[/] — {result.considered} files considered · "
+        f"{len(result.pairs)} pairs at ≥ {result.threshold:.2f} · {len(result.clusters)} clusters · "
+        f"{len(result.contradictions)} contradictions"
+    )
+    if result.rejected_skipped:
+        summary += f" · {result.rejected_skipped} rejected before, not shown"
+    out.print(summary)
+    if not args.include_sessions:
+        out.print("[dim]session_*/session-* files left out; --include-sessions to add them[/]")
+
+    if result.pairs:
+        shown = _shown(len(result.pairs), args.limit)
+        title = "Near-duplicates (merge candidates), most similar first"
+        if shown < len(result.pairs):
+            title += f" — showing {shown} of {len(result.pairs)}"
+        table = Table(title=title, title_justify="left", pad_edge=False)
+        table.add_column("#", justify="right", style="dim")
+        table.add_column("files", overflow="fold", ratio=3)
+        table.add_column("score", justify="right")
+        table.add_column("title", justify="right")
+        table.add_column("body", justify="right")
+        table.add_column("similar", justify="right")
+        table.add_column("shared words", overflow="fold", ratio=2)
+        for n, pair in enumerate(result.pairs[:shown], start=1):
+            more = pair.shared_count - min(len(pair.shared), SHARED_SHOWN)
+            shared = ", ".join(pair.shared[:SHARED_SHOWN]) + (f" +{more}" if more > 0 else "")
+            table.add_row(
+                str(n), f"{escape(pair.a)}\n[dim]↔[/] {escape(pair.b)}", f"[bold]{pair.score:.2f}[/]",
+                _fmt(pair.title_score), _fmt(pair.body_score), f"{pair.similarity:.0%}",
+                escape(shared),
+            )
+        out.print(table)
+    else:
+        out.print(f"  no near-duplicates at ≥ {result.threshold:.2f}")
+
+    big = [c for c in result.clusters if len(c.files) > 2 or c.review_pairwise]
+    if big:
+        shown = _shown(len(big), args.limit)
+        title = "Clusters of more than two files"
+        if shown < len(big):
+            title += f" — showing {shown} of {len(big)}"
+        table = Table(title=title, title_justify="left", pad_edge=False)
+        table.add_column("files", justify="right")
+        table.add_column("pairs", justify="right")
+        table.add_column("review")
+        table.add_column("members", overflow="fold")
+        for cluster in big[:shown]:
+            flags = [f for f, on in (("oversized", cluster.oversized), ("chained", cluster.chained)) if on]
+            review = ("⚠ pair by pair: " + ", ".join(flags)) if flags else "as one merge"
+            members = ", ".join(cluster.files[:8]) + (
+                f" … +{len(cluster.files) - 8}" if len(cluster.files) > 8 else "")
+            table.add_row(str(len(cluster.files)), f"{cluster.pairs}/{cluster.possible}",
+                          review, escape(members))
+        out.print(table)
+
+    if result.contradictions:
+        shown = _shown(len(result.contradictions), args.limit)
+        title = "Contradictions (proposed: supersede the older by the newer)"
+        if shown < len(result.contradictions):
+            title += f" — showing {shown} of {len(result.contradictions)}"
+        table = Table(title=title, title_justify="left", pad_edge=False)
+        table.add_column("older (superseded)", overflow="fold")
+        table.add_column("newer (successor)", overflow="fold")
+        table.add_column("type")
+        table.add_column("score", justify="right")
+        table.add_column("negation")
+        for c in result.contradictions[:shown]:
+            table.add_row(escape(c.old), escape(c.new), c.type, f"{c.score:.2f}", escape(c.negation))
+        out.print(table)
+    out.print()

@@ -1,0 +1,214 @@
+"""Exact overlap-coefficient self-join of token sets: an inverted index with prefix filtering.
+
+The overlap coefficient of two sets is ``|x ∩ y| / min(|x|, |y|)``.  Each item here carries two
+token sets (a title and a title + body); a set with fewer than :data:`MIN_TOKENS` tokens has no
+coefficient, and an item's pair score is the larger of the coefficients that exist (0 when none).
+
+**The prefix lemma used.**  Order every token by a global rare-first order (document frequency,
+then the token itself).  For a pair with ``|x| ≤ |y|`` the coefficient is ``|x ∩ y| / |x|``, so it
+reaches ``t`` exactly when ``|x ∩ y| ≥ o(|x|)``, where ``o(m)`` is the smallest whole number with
+``o / m ≥ t`` (computed with the same float comparison the verifier uses, so rounding cannot make
+the two disagree).  If none of the first ``p(m) = m − o(m) + 1`` tokens of ``x`` were in ``y``,
+at most ``m − p(m) = o(m) − 1`` tokens of ``x`` could be, and the pair would fail.  So every
+qualifying pair shares a token between the *prefix of the smaller set* and the *whole* larger set.
+Unlike Jaccard, the overlap coefficient puts no bound on the larger set's size, so the larger
+set cannot be cut to a prefix: every token of every set is indexed, and only the smaller set's
+prefix probes.  Sets are visited from the largest down (ties by item number), each probing the
+sets already indexed — exactly those that sort after it — so each pair is generated once, from
+its smaller side.  Rare-first order makes the probed posting lists the short ones.
+
+Candidates from the two indexes (titles; titles + bodies) are united and verified with the exact
+pair score, so the result is identical to :func:`brute_force_pairs`, which is kept as the
+reference for the tests and the benchmark.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from collections import Counter
+from contextlib import contextmanager
+from itertools import chain
+from dataclasses import dataclass
+from typing import Callable, Hashable, Iterable, Iterator, Sequence
+
+MIN_TOKENS = 3
+EXTRA_PREFIX = 4  # at most this many tokens probed past the prefix, for the count filter
+
+#: a filter on pairs of item numbers, applied before verification (must be symmetric)
+PairFilter = Callable[[int, int], bool]
+
+
+@dataclass(frozen=True)
+class TokenSets:
+    """The two token sets of one item: its title, and its title + body."""
+
+    title: frozenset[str]
+    full: frozenset[str]
+    group: Hashable = None  # only items of the same group are paired when asked
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float | None:
+    """``|a ∩ b| / min(|a|, |b|)``, or None when either side has fewer than 3 tokens."""
+    if len(a) < MIN_TOKENS or len(b) < MIN_TOKENS:
+        return None
+    return len(a & b) / min(len(a), len(b))
+
+
+def pair_score(a: TokenSets, b: TokenSets) -> float:
+    """The larger of the title and the title + body coefficients (0.0 when neither exists)."""
+    title = overlap(a.title, b.title)
+    full = overlap(a.full, b.full)
+    return max(title or 0.0, full or 0.0)
+
+
+def min_overlap(size: int, threshold: float) -> int:
+    """The smallest ``o`` with ``o / size >= threshold`` — the overlap a set of ``size`` needs."""
+    o = max(1, math.ceil(threshold * size))
+    while o > 1 and (o - 1) / size >= threshold:
+        o -= 1
+    while o < size and o / size < threshold:
+        o += 1
+    return o
+
+
+def check_threshold(threshold: float) -> float:
+    """The threshold itself when it is in (0, 1]; a ValueError otherwise."""
+    if not (isinstance(threshold, (int, float)) and 0.0 < threshold <= 1.0):
+        raise ValueError(f"threshold must be greater than 0 and at most 1, not {threshold!r}")
+    return float(threshold)
+
+
+def brute_force_pairs(
+    items: Sequence[TokenSets],
+    threshold: float,
+    *,
+    same_group: bool = False,
+    allowed: PairFilter | None = None,
+) -> list[tuple[int, int]]:
+    """Reference: compare every pair ``i < j``; those with ``pair_score ≥ threshold``, sorted."""
+    check_threshold(threshold)
+    out: list[tuple[int, int]] = []
+    n = len(items)
+    for i in range(n):
+        a = items[i]
+        for j in range(i + 1, n):
+            b = items[j]
+            if same_group and a.group != b.group:
+                continue
+            if allowed is not None and not allowed(i, j):
+                continue
+            if pair_score(a, b) >= threshold:
+                out.append((i, j))
+    return out
+
+
+def similar_pairs(
+    items: Sequence[TokenSets],
+    threshold: float,
+    *,
+    same_group: bool = False,
+    sides: Sequence[int] | None = None,
+) -> list[tuple[int, int]]:
+    """Every pair ``i < j`` with ``pair_score ≥ threshold`` — exactly :func:`brute_force_pairs`.
+
+    ``same_group`` pairs only items of one group; ``sides`` (0 or 1 per item) pairs only items on
+    different sides, like ``brute_force_pairs(..., allowed=lambda i, j: sides[i] != sides[j])``.
+    """
+    check_threshold(threshold)
+    if same_group:
+        groups: dict[Hashable, list[int]] = {}
+        for i, item in enumerate(items):
+            groups.setdefault(item.group, []).append(i)
+        parts = list(groups.values())
+    else:
+        parts = [list(range(len(items)))]
+    candidates: set[tuple[int, int]] = set()
+    with gc_paused():
+        for field in ("title", "full"):
+            sets = [getattr(item, field) for item in items]
+            df = _doc_freq(sets)
+            for members in parts:
+                candidates |= _candidates(sets, members, df, threshold, sides)
+    return sorted(pair for pair in candidates if pair_score(items[pair[0]], items[pair[1]]) >= threshold)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: the join allocates many containers and no cycles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _doc_freq(sets: Sequence[frozenset[str]]) -> Counter[str]:
+    """How many sets (of at least 3 tokens) hold each token; rare-first order sorts by this."""
+    return Counter(chain.from_iterable(tokens for tokens in sets if len(tokens) >= MIN_TOKENS))
+
+
+def _candidates(
+    sets: Sequence[frozenset[str]],
+    members: Sequence[int],
+    df: Counter[str],
+    threshold: float,
+    sides: Sequence[int] | None = None,
+    extra: int = EXTRA_PREFIX,
+) -> set[tuple[int, int]]:
+    """Pairs of ``members`` that pass the prefix and count filters and reach the threshold.
+
+    A set of ``size`` tokens needing overlap ``o`` probes its first ``p = size − o + 1`` tokens
+    in rare-first order, plus up to ``extra`` more while their posting lists together are no
+    longer than the prefix's (so probing costs at most twice the minimum).  Probing ``p + e``
+    tokens, a qualifying partner misses at most ``size − o`` of them, so it is hit at least
+    ``e + 1`` times: candidates hit fewer times are dropped unverified (the count filter).
+    Only tokens some set probes are indexed.  With ``sides``, each side has its own index and a
+    set probes only the other side's.
+    """
+    eligible = [i for i in members if len(sets[i]) >= MIN_TOKENS]
+    # visit from the largest set down: everything already indexed is at least as large
+    eligible.sort(key=lambda i: (len(sets[i]), i), reverse=True)
+    need: dict[int, int] = {}
+    freq = df.__getitem__
+    plans: list[tuple[list[str], int, int]] = []  # probe tokens, overlap needed, hits needed
+    probed: set[str] = set()
+    for i in eligible:
+        size = len(sets[i])
+        o = need.get(size)
+        if o is None:
+            o = need[size] = min_overlap(size, threshold)
+        p = size - o + 1
+        ordered = sorted(sets[i], key=freq)
+        budget = sum(map(freq, ordered[:p]))
+        e = 0
+        for tok in ordered[p : p + extra]:
+            budget -= freq(tok)
+            if budget < 0:
+                break
+            e += 1
+        probe = ordered[: p + e]
+        plans.append((probe, o, e + 1))
+        probed.update(probe)
+    indexes: tuple[dict[str, list[int]], ...] = tuple(
+        {tok: [] for tok in probed} for _ in range(1 if sides is None else 2)
+    )
+    out: set[tuple[int, int]] = set()
+    for i, (probe, o, hits_needed) in zip(eligible, plans):
+        tokens = sets[i]
+        side = 0 if sides is None else sides[i]
+        other = indexes[0 if sides is None else 1 - side]
+        if hits_needed == 1:
+            passed: Iterable[int] = set(chain.from_iterable(map(other.__getitem__, probe)))
+        else:
+            hits = Counter(chain.from_iterable(map(other.__getitem__, probe)))
+            passed = [j for j, count in hits.items() if count >= hits_needed]
+        for j in passed:
+            if len(tokens & sets[j]) >= o:
+                out.add((i, j) if i < j else (j, i))
+        own = indexes[side]
+        for tok in tokens & probed:
+            own[tok].append(i)
+    return out

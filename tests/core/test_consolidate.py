@@ -1,0 +1,331 @@
+"""Consolidation candidates: tokens, the dual score, the exact fast join, clusters, contradictions,
+rejected pairs, and the real corpora."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import MakeRoot, corpus, topic
+from memtui.core.consolidate import (
+    clusters_of,
+    read_rejected,
+    remember_rejected,
+    scan,
+    token_sets_of,
+    tokens,
+)
+from memtui.core.contradictions import contradicting_pairs, stance
+from memtui.core.simjoin import (
+    TokenSets,
+    brute_force_pairs,
+    min_overlap,
+    overlap,
+    pair_score,
+    similar_pairs,
+)
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.model import MemoryFile
+from memtui.core.store import load_root
+
+# ------------------------------------------------------------------------------ tokens and scores
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The QUICK brown-fox's 42 jumps", {"quick", "brown", "fox", "jumps"}),
+        ("a1b2 ab abc x_yz", {"a1b2", "abc"}),
+        ("café naïve résumé", {"caf", "sum"}),  # non-ASCII letters end a run
+        ("Always use it, never avoid it; don't", set()),  # polarity words are stop words
+        ("2026-05-24 v3", {"2026"}),
+    ],
+)
+def test_tokens(text: str, expected: set[str]) -> None:
+    assert tokens(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ({"aaa", "bbb", "ccc"}, {"aaa", "bbb", "ccc", "ddd", "eee"}, 1.0),
+        ({"aaa", "bbb", "ccc", "ddd"}, {"aaa", "bbb", "ccc", "eee"}, 0.75),
+        ({"aaa", "bbb"}, {"aaa", "bbb", "ccc"}, None),  # fewer than 3 tokens: no coefficient
+    ],
+)
+def test_overlap_coefficient(a: set[str], b: set[str], expected: float | None) -> None:
+    assert overlap(frozenset(a), frozenset(b)) == expected
+
+
+def test_pair_score_is_the_larger_coefficient() -> None:
+    a = TokenSets(frozenset({"aaa", "bbb", "ccc"}), frozenset({"aaa", "bbb", "ccc", "x1x", "x2x"}))
+    b = TokenSets(frozenset({"aaa", "bbb", "ccc"}), frozenset({"aaa", "bbb", "ccc", "y1y", "y2y"}))
+    assert pair_score(a, b) == 1.0
+    c = TokenSets(frozenset({"aaa"}), frozenset({"aaa", "bbb"}))
+    assert pair_score(a, c) == 0.0
+
+
+@pytest.mark.parametrize("threshold", [0.4, 0.5, 0.6, 2 / 3, 0.7, 0.75, 0.8, 0.9, 1.0, 0.123])
+def test_min_overlap_agrees_with_division(threshold: float) -> None:
+    for size in range(1, 300):
+        o = min_overlap(size, threshold)
+        assert o / size >= threshold
+        assert o == 1 or (o - 1) / size < threshold
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, 1.01, float("nan")])
+def test_threshold_out_of_range_refused(bad: float) -> None:
+    with pytest.raises(ValueError):
+        similar_pairs([], bad)
+
+
+# ------------------------------------------------------------------------------ fast == brute force
+
+VOCAB = [f"w{n:02d}" for n in range(14)]
+token_set = st.frozensets(st.sampled_from(VOCAB), max_size=9)
+items = st.lists(
+    st.builds(TokenSets, token_set, token_set, st.sampled_from(["feedback", "project"])),
+    max_size=28,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(items, st.floats(0.4, 1.0))
+def test_fast_path_equals_brute_force(corpus_items: list[TokenSets], threshold: float) -> None:
+    assert similar_pairs(corpus_items, threshold) == brute_force_pairs(corpus_items, threshold)
+
+
+@settings(max_examples=150, deadline=None)
+@given(items, st.sampled_from([0.4, 0.5, 0.6, 2 / 3, 0.7, 0.75, 0.8, 0.9, 1.0]), st.data())
+def test_fast_path_equals_brute_force_within_groups_and_sides(
+    corpus_items: list[TokenSets], threshold: float, data: st.DataObject
+) -> None:
+    sides = data.draw(st.lists(st.integers(0, 1), min_size=len(corpus_items), max_size=len(corpus_items)))
+    assert similar_pairs(corpus_items, threshold, same_group=True) == brute_force_pairs(
+        corpus_items, threshold, same_group=True
+    )
+    fast = similar_pairs(corpus_items, threshold, same_group=True, sides=sides)
+    slow = brute_force_pairs(corpus_items, threshold, same_group=True, allowed=lambda i, j: sides[i] != sides[j])
+    assert fast == slow
+
+
+def test_fast_path_equals_brute_force_on_a_real_corpus() -> None:
+    root = corpus("jonahscohen__improv__claude-memory")
+    snapshot = load_root(root)
+    sample = sorted(snapshot.files.values(), key=lambda f: f.path)[::3]
+    sets = token_sets_of(sample)
+    for threshold in (0.4, 0.8):
+        assert similar_pairs(sets, threshold) == brute_force_pairs(sets, threshold)
+
+
+# ------------------------------------------------------------------------------ the scan
+
+SHARED = "Garbage collection marks every referenced blob and then sweeps the unreferenced ones"
+
+
+@pytest.fixture
+def dup_root(make_root: MakeRoot) -> Path:
+    return make_root({
+        "MEMORY.md": "- [gc](gc_runbook.md) — gc\n",
+        "gc_runbook.md": topic("GC runbook for blob sweeps", body=SHARED + " nightly.\n"),
+        "gc_operations.md": topic("Operations of the blob GC", body=SHARED + " daily.\n"),
+        "session_2026-01-01.md": topic("GC runbook for blob sweeps", body=SHARED + ".\n"),
+        "archive/gc_old.md": topic("GC runbook for blob sweeps", body=SHARED + ".\n"),
+        "INDEX.md": topic("GC runbook for blob sweeps", body=SHARED + ".\n"),
+        "unrelated.md": topic("Release train schedule", body="Releases leave every second Tuesday.\n"),
+    })
+
+
+def test_near_duplicates_proposed_without_sessions_archive_or_index_files(dup_root: Path) -> None:
+    result = scan(load_root(dup_root))
+    assert [(p.a, p.b) for p in result.pairs] == [("gc_operations.md", "gc_runbook.md")]
+    pair = result.pairs[0]
+    assert pair.score == max(pair.title_score or 0, pair.body_score or 0) >= 0.8
+    assert 0 < pair.similarity <= 1 and "blob" in pair.shared and pair.shared_count == 9
+    assert result.considered == 3
+
+
+def test_sessions_join_when_asked(dup_root: Path) -> None:
+    result = scan(load_root(dup_root), include_sessions=True)
+    names = {p.b for p in result.pairs} | {p.a for p in result.pairs}
+    assert "session_2026-01-01.md" in names
+    assert [c.files for c in result.clusters] == [
+        ("gc_operations.md", "gc_runbook.md", "session_2026-01-01.md")
+    ]
+
+
+def test_rejected_pairs_are_not_proposed(dup_root: Path) -> None:
+    remember_rejected(dup_root, "gc_runbook.md", "gc_operations.md")
+    rejected = read_rejected(dup_root)
+    assert rejected == {("gc_operations.md", "gc_runbook.md")}
+    result = scan(load_root(dup_root), rejected=rejected)
+    assert result.pairs == () and result.rejected_skipped == 1
+
+
+def test_remember_rejected_writes_only_its_own_file(dup_root: Path) -> None:
+    before = {p: p.read_bytes() for p in dup_root.rglob("*") if p.is_file()}
+    remember_rejected(dup_root, "b.md", "a.md")
+    remember_rejected(dup_root, "a.md", "b.md")  # the same pair: recorded once
+    after = {p: p.read_bytes() for p in dup_root.rglob("*") if p.is_file()}
+    new = set(after) - set(before)
+    assert new == {dup_root / ".memtui" / "rejected.json"}
+    assert all(after[p] == data for p, data in before.items())
+    assert json.loads((dup_root / ".memtui" / "rejected.json").read_text())["pairs"] == [["a.md", "b.md"]]
+
+
+def test_corrupt_rejected_file_is_read_as_empty_and_never_overwritten(tmp_path: Path) -> None:
+    (tmp_path / ".memtui").mkdir()
+    (tmp_path / ".memtui" / "rejected.json").write_text("{not json")
+    assert read_rejected(tmp_path) == frozenset()
+    with pytest.raises(ValueError, match="move it aside"):
+        remember_rejected(tmp_path, "a.md", "b.md")
+    assert (tmp_path / ".memtui" / "rejected.json").read_text() == "{not json"
+
+
+@pytest.mark.parametrize(
+    ("pairs", "expected"),
+    [
+        ([("a", "b")], [(("a", "b"), 1, False, False)]),
+        ([("a", "b"), ("b", "c"), ("a", "c")], [(("a", "b", "c"), 3, False, False)]),
+        ([("a", "b"), ("b", "c")], [(("a", "b", "c"), 2, False, False)]),  # 2 of 3 ≥ 60%
+        ([("a", "b"), ("b", "c"), ("c", "d")], [(("a", "b", "c", "d"), 3, False, True)]),  # 3 of 6
+        ([(str(i), str(j)) for i in range(7) for j in range(i + 1, 7)],
+         [(tuple(str(i) for i in range(7)), 21, True, False)]),
+        ([("a", "b"), ("x", "y"), ("y", "z")],
+         [(("x", "y", "z"), 2, False, False), (("a", "b"), 1, False, False)]),
+    ],
+)
+def test_clusters(pairs: list[tuple[str, str]], expected: list[tuple[tuple[str, ...], int, bool, bool]]) -> None:
+    got = [(c.files, c.pairs, c.oversized, c.chained) for c in clusters_of(pairs)]
+    assert got == expected
+
+
+# ------------------------------------------------------------------------------ contradictions
+
+
+@pytest.fixture
+def contra_root(make_root: MakeRoot) -> Path:
+    return make_root({
+        "MEMORY.md": "",
+        "mock_store.md": topic(
+            "Always mock the store in handler unit tests", type_="feedback", updated="2026-08-19",
+            body="Always mock the database layer in handler unit tests with gomock.\n"),
+        "real_postgres.md": topic(
+            "Never mock Postgres in tests that exercise queries", type_="feedback",
+            updated="2026-10-30", body="Never mock the database for queries; use testcontainers.\n"),
+        "as_project.md": topic(
+            "Never mock Postgres in tests that exercise queries", type_="project",
+            body="Never mock the database for queries; use testcontainers.\n"),
+    })
+
+
+def test_contradiction_proposed_as_supersede_newer_wins(contra_root: Path) -> None:
+    result = scan(load_root(contra_root))
+    assert [(c.old, c.new, c.negation, c.type) for c in result.contradictions] == [
+        ("mock_store.md", "real_postgres.md", "always/never", "feedback")
+    ]
+    assert 0.4 <= result.contradictions[0].score < 0.6
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("Always mock the store", {"always/never": "+"}),
+        ("Never mock Postgres", {"always/never": "-"}),
+        ("Use tabs", {"use/avoid": "+"}),
+        ("Avoid tabs", {"use/avoid": "-"}),
+        ("Don't use tabs", {"use/avoid": "-", "do/don't": "-"}),
+        ("Do run the suite", {"do/don't": "+"}),
+        ("Prefer rebase", {"prefer/don't prefer": "+"}),
+        ("Do not prefer rebase", {"prefer/don't prefer": "-", "do/don't": "-"}),
+        ("Always rebase, never merge", {}),  # both sides: no stance
+    ],
+)
+def test_stance(claim: str, expected: dict[str, str]) -> None:
+    text = f"---\nname: {claim}\n---\n"
+    assert stance(MemoryFile("x.md", len(text), 0.0, text, parse_frontmatter(text))) == expected
+
+
+CLAIMS = st.sampled_from([
+    "Always run the suite", "Never run the suite", "Use the cache", "Avoid the cache",
+    "Do rebase", "Don't rebase", "Prefer squash", "Do not prefer squash", "Keep notes",
+])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(CLAIMS, st.sampled_from(["feedback", "user"]),
+                          st.lists(st.sampled_from(VOCAB), min_size=3, max_size=8)), max_size=14))
+def test_contradictions_fast_equals_brute(specs: list[tuple[str, str, list[str]]]) -> None:
+    files = []
+    for n, (claim, type_, words) in enumerate(specs):
+        text = topic(claim, type_=type_, body=" ".join(words) + "\n")
+        files.append(MemoryFile(f"f{n:02d}.md", len(text), float(n), text, parse_frontmatter(text)))
+    sets = token_sets_of(files)
+    assert contradicting_pairs(files, sets) == contradicting_pairs(files, sets, brute_force=True)
+
+
+# ------------------------------------------------------------------------------ real corpora
+
+
+def test_markus41_researcher_near_duplicates() -> None:
+    result = scan(load_root(corpus("markus41__claude__agent-memory") / "researcher"))
+    pairs = {(p.a, p.b) for p in result.pairs}
+    assert {
+        ("agentic-patterns-research.md", "agentic_design_patterns.md"),
+        ("agentic-patterns-research.md", "agentic_design_patterns_research.md"),
+        ("agentic_design_patterns.md", "agentic_design_patterns_research.md"),
+        ("aspnet_core_comprehensive_guide.md", "aspnetcore_10_fundamentals.md"),
+        ("aspnet_core_comprehensive_guide.md", "aspnet_core_comprehensive_research.md"),
+        ("drawio-reference.md", "reference_drawio.md"),
+    } <= pairs
+    agentic = ("agentic-patterns-research.md", "agentic_design_patterns.md",
+               "agentic_design_patterns_research.md")
+    assert any(c.files == agentic and not c.review_pairwise for c in result.clusters)
+
+
+SIDECOACH = ("session_2026-05-24_sidecoach.md", "session_2026-05-25_sidecoach.md",
+             "session_2026-06-17_sidecoach.md")
+
+
+def test_sidecoach_sessions_with_identical_descriptions() -> None:
+    root = corpus("jonahscohen__improv__nested-roots") / "sidecoach" / ".claude" / "memory"
+    snapshot = load_root(root)
+    assert not {p.a for p in scan(snapshot).pairs} & set(SIDECOACH)  # sessions left out
+    pairs = {(p.a, p.b): p for p in scan(snapshot, include_sessions=True).pairs}
+    assert pairs[SIDECOACH[:2]].score > 0.99  # the same session log twice
+    # the third logs a shorter run: its title + body overlap with the others is 0.78
+    loose = scan(snapshot, 0.75, include_sessions=True)
+    assert any(set(SIDECOACH) <= set(c.files) for c in loose.clusters)
+
+
+def test_improv_corpus_scan_is_sane() -> None:
+    snapshot = load_root(corpus("jonahscohen__improv__claude-memory"))
+    assert len(snapshot.files) >= 860
+    for include_sessions in (False, True):
+        result = scan(snapshot, include_sessions=include_sessions)
+        print(
+            f"improv sessions={include_sessions}: {result.considered} files, {len(result.pairs)} pairs, "
+            f"{len(result.clusters)} clusters ({sum(c.review_pairwise for c in result.clusters)} "
+            f"flagged), {len(result.contradictions)} contradictions"
+        )
+        assert all(p.a < p.b for p in result.pairs)  # no self-pairs, each pair once, ordered
+        assert len({(p.a, p.b) for p in result.pairs}) == len(result.pairs)
+        keys = [(-p.similarity, -p.score, p.a, p.b) for p in result.pairs]
+        assert keys == sorted(keys)
+        assert all(c.old != c.new for c in result.contradictions)
+        assert all(0.4 <= c.score < 0.6 for c in result.contradictions)
+        clustered = [f for c in result.clusters for f in c.files]
+        assert len(clustered) == len(set(clustered))
+    assert result.considered > 800 and len(result.pairs) > 0
+
+
+def test_scan_never_writes(dup_root: Path) -> None:
+    before = sorted((p, p.stat().st_mtime_ns) for p in dup_root.rglob("*"))
+    scan(load_root(dup_root), include_sessions=True)
+    assert sorted((p, p.stat().st_mtime_ns) for p in dup_root.rglob("*")) == before
+    assert not (dup_root / ".memtui").exists() and os.listdir(dup_root)
