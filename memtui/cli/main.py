@@ -17,7 +17,11 @@ from .common import EXIT_USAGE, UsageError, err_console
 #: subcommand modules, in the order ``memtui --help`` lists them
 SUBCOMMAND_MODULES = (
     "memtui.cli.inspect",
+    "memtui.cli.stale",
+    "memtui.cli.scan",
     "memtui.cli.demo",
+    "memtui.cli.verbs",
+    "memtui.cli.history",
 )
 
 

@@ -1,0 +1,79 @@
+"""``memtui undo|redo|log [PATH]`` — walk a root's journal of changes.
+
+Undo applies the inverse of the newest committed change, redo the most recently undone one, both
+through the validator's gate; ``log`` lists recent changes, newest first.  Exit codes as for the
+verbs: 0 done, 1 refused or nothing to undo/redo, 2 a mistake to fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import EXIT_OK, budget_config, console, positive_int, print_json
+from .verbs import Exit, add_common, changing, finish, root_of_path
+
+
+def register(subparsers: Any) -> None:
+    for name, help_text in (
+        ("undo", "undo the newest change (through the validator)"),
+        ("redo", "redo the most recently undone change"),
+    ):
+        parser = subparsers.add_parser(name, help=help_text, description=help_text[:1].upper() + help_text[1:] + ".")
+        parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
+        add_common(parser, root_option=False)
+        parser.set_defaults(func=run, verb=name)
+    parser = subparsers.add_parser("log", help="list a root's recent changes",
+                                   description="List a root's recent changes, newest first.")
+    parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
+    parser.add_argument("-n", "--limit", type=positive_int, default=20, metavar="N",
+                        help="how many changes to show (default 20)")
+    parser.add_argument("--json", action="store_true", help="print the changes as JSON")
+    parser.set_defaults(func=run_log, verb="log")
+
+
+def run(args: argparse.Namespace) -> int:
+    from memtui.core import txn
+    from memtui.core.store import load_root
+
+    try:
+        with changing(args):
+            root = root_of_path(args.path)
+            config = budget_config(args)
+            replay = txn.undo_plan if args.verb == "undo" else txn.redo_plan
+            if args.dry_run:
+                return finish(args, replay(load_root(root, config)))
+            with txn.root_lock(root):
+                return finish(args, replay(txn.open_root(root, config)))
+    except Exit as exc:
+        return exc.code
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def run_log(args: argparse.Namespace) -> int:
+    from memtui.core.journal import journal_log
+
+    try:
+        with changing(args):
+            root = root_of_path(args.path)
+    except Exit as exc:
+        return exc.code
+    entries = journal_log(root, args.limit)
+    if args.json:
+        print_json({"root": str(root), "changes": [e.to_json() for e in entries]})
+        return EXIT_OK
+    out = console()
+    if not entries:
+        out.print("no changes recorded yet")
+        return EXIT_OK
+    from rich.markup import escape
+
+    for entry in entries:
+        marks = []
+        if entry.state != "committed":
+            marks.append(entry.state)
+        if entry.undone:
+            marks.append("undone")
+        mark = f" [dim]({', '.join(marks)})[/]" if marks else ""
+        out.print(f"[dim]{entry.id}[/]  {escape(entry.time)}  {escape(entry.description)}{mark}")
+    return EXIT_OK

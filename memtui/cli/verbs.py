@@ -1,0 +1,396 @@
+"""``memtui pin|unpin|decay|promote|archive|restore|supersede|edit|remember|rebuild`` — change a root.
+
+Each verb builds a changeset (:mod:`memtui.core.verbs`), gates it and writes it through
+:mod:`memtui.core.txn`, holding the root's lock from reading to writing so that two memtuis on
+one root take turns.  ``--dry-run`` prints the changeset and the gate's verdict and touches
+nothing; ``--json`` prints ``{"verb", "accepted", "changes", "findings", …}``.  Exit codes: 0
+applied (or a dry run the gate accepts), 1 refused (by the gate, a busy lock, or a file changed
+on disk), 2 a mistake to fix (no such file, a precondition, a folder that cannot be written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from .common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_budget_options,
+    budget_config,
+    console,
+    err_console,
+    find_roots,
+    print_json,
+)
+
+if TYPE_CHECKING:
+    from memtui.core.changeset import Changeset
+    from memtui.core.model import Snapshot
+    from memtui.core.txn import Preview
+
+Build = Callable[["Snapshot", argparse.Namespace], "Changeset"]
+
+
+# ---------------------------------------------------------------- arguments
+
+
+def add_common(parser: argparse.ArgumentParser, root_option: bool = True) -> None:
+    if root_option:
+        parser.add_argument("--root", metavar="DIR",
+                            help="the memory root (default: the nearest folder above holding MEMORY.md)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the changeset and the validator's verdict; change nothing")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_budget_options(parser)
+
+
+def _files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="memory files (paths, or relative to --root)")
+
+
+def register(subparsers: Any) -> None:
+    specs: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
+        ("pin", "pin files: pinned: true, and an entry in the Pinned block", _files),
+        ("unpin", "unpin files: the entry moves to the top of Recent", _files),
+        ("decay", "drop files from the working set (they stay reachable)", _files),
+        ("promote", "give files an entry at the top of Recent", _add_promote),
+        ("archive", "move files into archive/ with an archive-index entry", _add_archive),
+        ("restore", "move archived files back, with an entry in Recent", _files),
+        ("supersede", "mark OLD obsolete in favour of NEW", _add_supersede),
+        ("edit", "change an entry's hook (--hook), or edit the file in $EDITOR", _add_edit),
+        ("remember", "create a new memory file with an entry in Recent", _add_remember),
+        ("rebuild", "regenerate MEMORY.md: Pinned, Recent, Regions (shows the diff)", _add_rebuild),
+    ]
+    for name, help_text, add in specs:
+        parser = subparsers.add_parser(name, help=help_text, description=help_text[:1].upper() + help_text[1:] + ".")
+        add(parser)
+        add_common(parser, root_option=name not in ("rebuild",))
+        parser.set_defaults(func=run, verb=name)
+
+
+def _add_promote(parser: argparse.ArgumentParser) -> None:
+    _files(parser)
+    parser.add_argument("--hook", help="the entry's hook (default: the file's description)")
+
+
+def _add_archive(parser: argparse.ArgumentParser) -> None:
+    _files(parser)
+    parser.add_argument("--yes", action="store_true", help="confirm archiving pinned files (unpins them)")
+
+
+def _add_supersede(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD", help="the obsolete memory file")
+    parser.add_argument("new", metavar="NEW", help="its successor")
+    parser.add_argument("--yes", action="store_true", help="confirm superseding a pinned file")
+
+
+def _add_edit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the memory file")
+    parser.add_argument("--hook", help="the entry's new hook; without it, open the file in $EDITOR")
+
+
+def _add_remember(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("title", metavar="TITLE", help="the fact's title (also makes the file name)")
+    parser.add_argument("--type", default="project", dest="type_",
+                        help="value, user, feedback, project or reference (default project)")
+    parser.add_argument("--description", default="", help="one line (default: the body's first line)")
+    parser.add_argument("--body", default="", help="the text of the fact ('-' reads standard input)")
+    parser.add_argument("--folder", default="", help="a sub-folder of the root to create it in")
+
+
+def _add_rebuild(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
+
+
+# ---------------------------------------------------------------- roots and paths
+
+
+def nearest_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` (a file's folder) that holds ``MEMORY.md``."""
+    start = path if path.is_dir() else path.parent
+    for folder in [start, *start.parents]:
+        if (folder / "MEMORY.md").is_file():
+            return folder
+    return None
+
+
+def root_of_path(path: str | None) -> Path:
+    """The one root a root-level command works on: PATH (a root, a file in one, or a folder
+    holding exactly one root), else discovery."""
+    if path:
+        given = Path(path).expanduser().absolute()
+        if given.exists():
+            found = nearest_root(given)
+            if found is not None:
+                return found
+    roots = find_roots(path)
+    if len(roots) > 1:
+        shown = ", ".join(str(r) for r in roots[:4]) + (" …" if len(roots) > 4 else "")
+        raise UsageError(f"several memory roots found ({shown}); give one")
+    return roots[0].absolute()
+
+
+def resolve_files(files: list[str], root_option: str | None) -> tuple[Path, list[str]]:
+    """The root and each file's root-relative path; the root is ``--root`` or the nearest
+    folder above the first file that holds MEMORY.md."""
+    root: Path | None = None
+    if root_option:
+        root = Path(root_option).expanduser().absolute()
+        if not (root / "MEMORY.md").is_file():
+            raise UsageError(f"{root_option}: no MEMORY.md there")
+    rels: list[str] = []
+    for name in files:
+        given = Path(name).expanduser()
+        candidate = given if given.is_absolute() else Path.cwd() / given
+        if root is not None and not given.is_absolute() and not candidate.exists():
+            candidate = root / given
+        candidate = Path(os.path.normpath(candidate))
+        if root is None:
+            root = nearest_root(candidate)
+            if root is None:
+                raise UsageError(f"{name}: no MEMORY.md in any folder above it (use --root)")
+        rel = os.path.relpath(candidate, root)
+        if rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
+            raise UsageError(f"{name}: not inside the memory root {root}")
+        rels.append(rel.replace(os.sep, "/"))
+    assert root is not None
+    return root, rels
+
+
+# ---------------------------------------------------------------- output
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None, diff: bool = False) -> None:
+    """The changeset, the verdict, and what happened, for people."""
+    from memtui.core.changeset import Create, Move, unified_diff
+
+    out = console()
+    cs = preview.changeset
+    accepted = preview.accepted
+    label = "dry run" if dry_run else ("applied" if accepted else "refused")
+    style = "bold green" if accepted and not dry_run else "bold yellow" if accepted else "bold red"
+    out.print(f"[{style}]{label}:[/] {_esc(cs.description)}")
+    for op in cs.ops:
+        if isinstance(op, Move):
+            out.print(f"  move    {_esc(op.src)} → {_esc(op.dst)}")
+        else:
+            kind = "create" if isinstance(op, Create) else "write"
+            out.print(f"  {kind:<7} {_esc(op.path)} ({len(op.data):,} bytes)")
+    if dry_run or diff:
+        text = cs.diff or unified_diff(preview.before, cs)
+        if text:
+            from rich.syntax import Syntax
+
+            out.print(Syntax(text.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+    if accepted:
+        if dry_run:
+            out.print("[green]the validator accepts this change[/] (nothing was written)")
+        elif record_id:
+            out.print(f"[dim]journal {record_id} · undo with `memtui undo`[/]")
+        for f in preview.new_findings:
+            where = f"{f.path}:{f.line}" if f.line else f.path
+            out.print(f"  [yellow]{f.severity}[/] {f.rule} {_esc(where)} — {_esc(f.message)}")
+    else:
+        print_refusal(preview)
+
+
+def print_refusal(preview: Preview) -> None:
+    out = console()
+    out.print("[red]the validator refuses this change:[/]")
+    for f in preview.gate.refusing:
+        where = f"{f.path}:{f.line}" if f.line else f.path
+        out.print(f"  [red]error[/] {f.rule} {_esc(where)} — {_esc(f.message)}")
+    if preview.gate.reason:
+        out.print(f"  [red]budget[/] {_esc(preview.gate.reason)}")
+
+
+def fail(args: argparse.Namespace, message: str, code: int) -> int:
+    """A change that did not happen: one line (or a JSON object), and the exit code."""
+    if getattr(args, "json", False):
+        print_json({"verb": args.verb, "accepted": False, "error": message, "changes": [], "findings": []})
+    else:
+        err_console().print(f"[bold red]memtui {args.verb}:[/] {_esc(message)}")
+    return code
+
+
+@contextlib.contextmanager
+def changing(args: argparse.Namespace) -> Iterator[None]:
+    """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
+    from memtui.core.changeset import VerbError
+    from memtui.core.rebuild import NothingToRebuild
+    from memtui.core.store import RootError
+    from memtui.core.txn import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
+
+    try:
+        yield
+    except NothingToRebuild as exc:
+        if args.json:
+            print_json({"verb": args.verb, "accepted": True, "changes": [], "findings": [],
+                        "description": str(exc)})
+        else:
+            console().print(_esc(str(exc)))
+        raise Exit(EXIT_OK) from None
+    except Refused as exc:
+        raise Exit(_refused(args, exc.preview)) from None
+    except (Busy, ChangedOnDisk, NothingToUndo) as exc:
+        raise Exit(fail(args, str(exc), EXIT_FINDINGS)) from None
+    except (WriteFailed, VerbError, RootError, UsageError) as exc:
+        raise Exit(fail(args, str(exc), EXIT_USAGE)) from None
+    except TxnError as exc:
+        raise Exit(fail(args, str(exc), EXIT_FINDINGS)) from None
+
+
+class Exit(Exception):
+    """Leave a command with this exit code."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+        super().__init__(code)
+
+
+def _refused(args: argparse.Namespace, preview: Preview) -> int:
+    if args.json:
+        print_json(preview.to_json() | {"dry_run": bool(args.dry_run), "id": None})
+    else:
+        print_preview(preview, dry_run=False)
+    return EXIT_FINDINGS
+
+
+def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snapshot], Changeset],
+                    diff: bool = False) -> int:
+    """Load the root, build, gate and (unless a dry run) commit — holding the lock throughout."""
+    from memtui.core import txn
+    from memtui.core.store import load_root
+
+    config = budget_config(args)
+    with changing(args):
+        snapshot = load_root(root, config) if args.dry_run else txn.open_root(root, config)
+        preview = txn.plan(snapshot, build(snapshot))
+        if args.dry_run or not preview.accepted:  # nothing to write: no lock, no .memtui/
+            return finish(args, preview, diff)
+        with txn.root_lock(root):  # read again under the lock, so concurrent memtuis take turns
+            snapshot = txn.open_root(root, config)
+            return finish(args, txn.plan(snapshot, build(snapshot)), diff)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def finish(args: argparse.Namespace, preview: Preview, diff: bool = False) -> int:
+    """Commit an accepted preview (unless a dry run) and report it."""
+    from memtui.core import txn
+
+    record_id = None
+    if preview.accepted and not args.dry_run:
+        record_id = txn.commit(preview).record_id
+    if args.json:
+        print_json(preview.to_json() | {"dry_run": bool(args.dry_run), "id": record_id,
+                                        "root": str(preview.before.root)})
+    else:
+        print_preview(preview, dry_run=args.dry_run, record_id=record_id, diff=diff)
+    if not preview.accepted:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- the verbs
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except Exit as exc:
+        return exc.code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from memtui.core import verbs
+
+    verb = args.verb
+    if verb == "rebuild":
+        with changing(args):
+            root = root_of_path(args.path)
+        return apply_changeset(args, root, verbs.rebuild, diff=True)
+    if verb == "remember":
+        with changing(args):
+            root = Path(args.root).expanduser().absolute() if args.root else root_of_path(None)
+            if not (root / "MEMORY.md").is_file():
+                raise UsageError(f"{root}: no MEMORY.md there")
+            body = sys.stdin.read() if args.body == "-" else args.body
+        return apply_changeset(args, root, lambda s: verbs.remember(
+            s, args.title, body, args.type_, args.description, folder=args.folder))
+    if verb == "edit" and not args.hook:
+        return _edit_in_editor(args)
+
+    names = [args.old, args.new] if verb == "supersede" else [args.file] if verb == "edit" else args.files
+    with changing(args):
+        root, rels = resolve_files(names, args.root)
+    if verb == "supersede":
+        return apply_changeset(args, root, lambda s: verbs.supersede(s, rels[0], rels[1], confirm=args.yes))
+    if verb == "edit":
+        return apply_changeset(args, root, lambda s: verbs.edit_hook(s, rels[0], args.hook))
+    one: dict[str, Callable[[Snapshot, str], Changeset]] = {
+        "pin": verbs.pin,
+        "unpin": verbs.unpin,
+        "decay": verbs.decay,
+        "promote": lambda s, p: verbs.promote(s, p, args.hook),
+        "archive": lambda s, p: verbs.archive(s, p, confirm=args.yes),
+        "restore": verbs.restore,
+    }
+    builders = [lambda s, rel=rel: one[verb](s, rel) for rel in rels]
+    return apply_changeset(args, root, lambda s: verbs.compose(s, builders))
+
+
+def _edit_in_editor(args: argparse.Namespace) -> int:
+    """Edit a copy of the file in $EDITOR (outside the root), then write it through the gate."""
+    from memtui.core import txn
+    from memtui.core.changeset import Changeset, ChangesetError, Write
+    from memtui.core.store import load_root
+    from memtui.core.verbs import _file
+
+    with changing(args):
+        root, rels = resolve_files([args.file], args.root)
+        snapshot = load_root(root, budget_config(args))
+        original = _file(snapshot, rels[0]).data
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    suffix = "-" + rels[0].rsplit("/", 1)[-1]
+    with tempfile.TemporaryDirectory(prefix="memtui-edit-") as tmp:
+        copy = Path(tmp) / suffix.lstrip("-")
+        copy.write_bytes(original)
+        try:
+            status = subprocess.call([*shlex.split(editor), str(copy)])
+        except OSError as exc:
+            return fail(args, f"cannot run the editor '{editor}': {exc.strerror or exc}", EXIT_USAGE)
+        if status != 0:
+            return fail(args, f"the editor exited with status {status}; nothing changed", EXIT_USAGE)
+        edited = copy.read_bytes()
+    if edited == original:
+        return fail(args, f"'{rels[0]}' is unchanged", EXIT_OK)
+    changeset = Changeset("edit", f"edit {rels[0]}", (Write(rels[0], edited, original),))
+
+    def build(fresh: Snapshot) -> Changeset:
+        try:
+            from memtui.core.changeset import apply_to_snapshot
+
+            apply_to_snapshot(fresh, changeset.ops)
+        except ChangesetError:
+            raise txn.ChangedOnDisk(
+                f"changed on disk — '{rels[0]}' changed while it was open in the editor; "
+                "nothing was written", (rels[0],)) from None
+        return changeset
+
+    return apply_changeset(args, root, build)

@@ -1,0 +1,269 @@
+"""Validation after a change without re-reading the disk or re-checking untouched files.
+
+A :class:`FindingsCache` holds what a full validation learned about one snapshot, file by file.
+:func:`incremental_validate` plays a changeset on the snapshot and recomputes only what the
+change can affect — the files it writes, creates or moves, the files whose index entries,
+archive entries, region coverage or structural role change, and (when files appear or go) the
+files whose provenance names other files — plus the index-level rules, which are cheap.  The
+result is exactly what :func:`memtui.core.validate.validate` gives for the new snapshot; a
+property test holds the two to that.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Iterable, Iterator, Mapping
+
+from .changeset import Changeset, Result, apply_to_snapshot
+from .model import PROVENANCE_KEYS, Finding, IndexLine, LineKind, MemoryFile, Snapshot
+from .validate import (
+    Reach,
+    _cycle_findings,
+    _structural,
+    file_cross_findings,
+    file_findings,
+    glob_regex,
+    index_findings,
+    index_tail_findings,
+    reach_of,
+    sort_findings,
+)
+
+
+@dataclass(frozen=True)
+class FindingsCache:
+    """The findings of one snapshot, kept per file so the next validation can reuse them."""
+
+    snapshot: Snapshot
+    findings: tuple[Finding, ...]  # == validate(snapshot)
+    file_only: Mapping[str, tuple[Finding, ...]]  # validate.file_findings, files that have some
+    file_cross: Mapping[str, tuple[Finding, ...]]  # validate.file_cross_findings, likewise
+    structural: frozenset[str]
+    direct: Mapping[str, tuple[int, ...]]  # file -> line numbers of its MEMORY.md entries
+    archived: frozenset[str]  # files with an archive-index entry
+    globs: tuple[str, ...]  # valid region globs, in index order
+    glob_counts: Mapping[str, int]  # glob -> how many memory files it matches
+    provenance: frozenset[str]  # files whose frontmatter names other files
+    superseding: frozenset[str]  # files with ``superseded_by`` (the supersede graph's edges)
+
+
+class _Subset(Mapping[str, MemoryFile]):
+    """The files of a snapshot, iterating only some of them (in snapshot order) while every
+    path still answers ``in`` — enough for the cycle rule, which walks only ``superseded_by``."""
+
+    def __init__(self, files: Mapping[str, MemoryFile], keys: Iterable[str]) -> None:
+        self._files = files
+        self._keys = sorted(keys)
+
+    def __getitem__(self, key: str) -> MemoryFile:
+        return self._files[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+def _has_provenance(f: MemoryFile) -> bool:
+    return any(f.frontmatter.names(key) for key in PROVENANCE_KEYS)
+
+
+def _entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
+    direct: dict[str, list[IndexLine]] = defaultdict(list)
+    archived: dict[str, list[IndexLine]] = defaultdict(list)
+    for line in snapshot.index.lines:
+        if line.kind is LineKind.ENTRY and line.resolved is not None:
+            direct[line.resolved].append(line)
+    for line in snapshot.archive_index.lines:
+        if line.kind is LineKind.ENTRY and line.resolved is not None:
+            archived[line.resolved].append(line)
+    return dict(direct), dict(archived)
+
+
+def _valid_globs(snapshot: Snapshot) -> tuple[str, ...]:
+    return tuple(line.glob for line in snapshot.index.regions if glob_regex(line.glob) is not None)
+
+
+def _assemble(
+    snapshot: Snapshot,
+    head: list[Finding],
+    file_cross: Mapping[str, tuple[Finding, ...]],
+    file_only: Mapping[str, tuple[Finding, ...]],
+    superseding: frozenset[str],
+) -> tuple[Finding, ...]:
+    """The findings in the order ``validate`` builds them, then sorted the same way.
+
+    ``snapshot.files`` is sorted by path (the store sorts it and so does ``apply_to_snapshot``),
+    so walking the files that have findings in sorted order is walking them in snapshot order.
+    """
+    out = list(head)
+    if snapshot.index.exists:
+        for path in sorted(file_cross):
+            out.extend(file_cross[path])
+        out.extend(_cycle_findings(replace(snapshot, files=_Subset(snapshot.files, superseding))))
+        out.extend(index_tail_findings(snapshot))
+    for path in sorted(file_only):
+        out.extend(file_only[path])
+    return tuple(sort_findings(out))
+
+
+def _supersedes(f: MemoryFile) -> bool:
+    return bool(f.frontmatter.names("superseded_by"))
+
+
+def findings_cache(snapshot: Snapshot) -> FindingsCache:
+    """Validate a snapshot in full, keeping the per-file parts."""
+    structural = frozenset(_structural(snapshot))
+    file_only: dict[str, tuple[Finding, ...]] = {}
+    for path, f in snapshot.files.items():
+        found = file_findings(f, structural=path in structural)
+        if found:
+            file_only[path] = tuple(found)
+    reach = reach_of(snapshot)
+    file_cross: dict[str, tuple[Finding, ...]] = {}
+    if snapshot.index.exists:
+        head = index_findings(snapshot, reach)
+        for path, f in snapshot.files.items():
+            if path not in structural:
+                found = file_cross_findings(snapshot, reach, path, f)
+                if found:
+                    file_cross[path] = tuple(found)
+    else:
+        head = index_findings(snapshot)
+    counts: dict[str, int] = {}
+    for line in snapshot.index.regions:
+        if glob_regex(line.glob) is not None:
+            counts[line.glob] = reach.region_hits.get(line.number, 0)
+    superseding = frozenset(p for p, f in snapshot.files.items() if _supersedes(f))
+    return FindingsCache(
+        snapshot=snapshot,
+        findings=_assemble(snapshot, head, file_cross, file_only, superseding),
+        file_only=file_only,
+        file_cross=file_cross,
+        structural=structural,
+        direct={p: tuple(ln.number for ln in lines) for p, lines in reach.direct.items()},
+        archived=frozenset(reach.archived),
+        globs=_valid_globs(snapshot),
+        glob_counts=counts,
+        provenance=frozenset(p for p, f in snapshot.files.items() if _has_provenance(f)),
+        superseding=superseding,
+    )
+
+
+def incremental_validate(
+    before: Snapshot, cache: FindingsCache | None, changeset: Changeset
+) -> tuple[Snapshot, FindingsCache]:
+    """The snapshot after ``changeset`` and its findings, recomputing only what it can affect."""
+    return revalidate(before, cache, apply_to_snapshot(before, changeset.ops))
+
+
+def revalidate(
+    before: Snapshot, cache: FindingsCache | None, result: Result
+) -> tuple[Snapshot, FindingsCache]:
+    """:func:`incremental_validate` for a changeset already played by ``apply_to_snapshot``."""
+    if cache is None or cache.snapshot is not before:
+        cache = findings_cache(before)
+    after = result.snapshot
+    if not (before.index.exists and after.index.exists):
+        return after, findings_cache(after)
+    files = after.files
+
+    structural = frozenset(_structural(after))
+    direct, archived = _entry_maps(after)
+    direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
+    archived_set = frozenset(archived)
+    globs = _valid_globs(after)
+
+    # region match counts: adjust cached counts by the names that came and went
+    added_names = [p.rsplit("/", 1)[-1] for p in result.added]
+    removed_names = [p.rsplit("/", 1)[-1] for p in result.removed]
+    counts: dict[str, int] = {}
+    for glob in dict.fromkeys(globs):
+        rx = glob_regex(glob)
+        assert rx is not None
+        if glob in cache.glob_counts:
+            count = cache.glob_counts[glob]
+            count += sum(1 for n in added_names if rx.match(n))
+            count -= sum(1 for n in removed_names if rx.match(n))
+        else:
+            count = sum(1 for p in files if rx.match(p.rsplit("/", 1)[-1]))
+        counts[glob] = count
+    region_hits = {
+        line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
+    }
+
+    # which files' cross-file findings can have changed
+    affected: set[str] = set(result.written)
+    affected |= cache.structural ^ structural
+    for path in cache.direct.keys() | direct_numbers.keys():
+        if cache.direct.get(path) != direct_numbers.get(path):
+            affected.add(path)
+    affected |= cache.archived ^ archived_set
+    if set(cache.globs) != set(globs):
+        changed = [glob_regex(g) for g in set(cache.globs) ^ set(globs)]
+        for path in files:
+            name = path.rsplit("/", 1)[-1]
+            if any(rx is not None and rx.match(name) for rx in changed):
+                affected.add(path)
+    provenance = set(cache.provenance) - result.removed
+    superseding = set(cache.superseding) - result.removed
+    for path in result.written:
+        for marks, has in ((provenance, _has_provenance), (superseding, _supersedes)):
+            if has(files[path]):
+                marks.add(path)
+            else:
+                marks.discard(path)
+    if result.added or result.removed:
+        affected |= provenance
+    affected &= files.keys()
+
+    compiled = [(g, glob_regex(g)) for g in globs]
+    region: dict[str, str] = {}
+    for path in affected:
+        name = path.rsplit("/", 1)[-1]
+        for glob, rx in compiled:
+            if rx is not None and rx.match(name):
+                region[path] = glob
+                break
+    reach = Reach(direct, archived, region, region_hits)
+
+    file_cross = dict(cache.file_cross)
+    file_only = dict(cache.file_only)
+    for path in result.removed:
+        file_cross.pop(path, None)
+        file_only.pop(path, None)
+    for path in affected:
+        found = [] if path in structural else file_cross_findings(after, reach, path, files[path])
+        if found:
+            file_cross[path] = tuple(found)
+        else:
+            file_cross.pop(path, None)
+    for path in result.written | (cache.structural ^ structural):
+        if path in files:
+            found = file_findings(files[path], structural=path in structural)
+            if found:
+                file_only[path] = tuple(found)
+            else:
+                file_only.pop(path, None)
+
+    head = index_findings(after, reach)
+    frozen_superseding = frozenset(superseding)
+    new_cache = FindingsCache(
+        snapshot=after,
+        findings=_assemble(after, head, file_cross, file_only, frozen_superseding),
+        file_only=file_only,
+        file_cross=file_cross,
+        structural=structural,
+        direct=direct_numbers,
+        archived=archived_set,
+        globs=globs,
+        glob_counts=counts,
+        provenance=frozenset(provenance),
+        superseding=frozen_superseding,
+    )
+    return after, new_cache

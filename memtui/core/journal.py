@@ -1,0 +1,220 @@
+"""The journal's format, read side: record names, encoding, the undo/redo stacks and the log.
+
+Each change is one JSON record in ``<root>/.memtui/journal/``.  Its state is in its file name, so
+marking it is one atomic rename: ``<id>.pending.json`` (being applied), ``<id>.json``
+(committed), ``<id>.rolled-back.json``.  The id is ``<seq>-<kind>`` or ``<seq>-<kind>-<target>``,
+where ``kind`` is ``do``, ``undo`` or ``redo`` and ``target`` is the seq of the change an undo or
+redo replays — so the undo and redo stacks come from the names alone.  A record holds the
+operations (new bytes and the bytes each write expects), and the before-image of every path it
+touches (``null`` when the path did not exist), as text or base64.  Only
+:mod:`memtui.core.txn` writes here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .changeset import Create, Move, Operation, Write
+
+JOURNAL_DIR = ".memtui/journal"
+LOCK_FILE = ".memtui/lock"
+MAX_RECORDS = 200
+
+PENDING, COMMITTED, ROLLED_BACK = "pending", "committed", "rolled-back"
+_SUFFIX = {PENDING: ".pending.json", COMMITTED: ".json", ROLLED_BACK: ".rolled-back.json"}
+_NAME = re.compile(r"^(\d{8})-(do|undo|redo)(?:-(\d{8}))?(\.pending|\.rolled-back)?\.json$")
+
+
+class JournalError(ValueError):
+    """A journal record that cannot be read."""
+
+
+def encode_bytes(data: bytes | None) -> dict[str, str] | None:
+    """Bytes as JSON: ``{"text": …}`` when they are UTF-8, else ``{"b64": …}``."""
+    if data is None:
+        return None
+    try:
+        return {"text": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"b64": base64.b64encode(data).decode("ascii")}
+
+
+def decode_value(value: Any) -> bytes | None:
+    if value is None:
+        return None
+    if "text" in value:
+        return str(value["text"]).encode("utf-8")
+    return base64.b64decode(value["b64"])
+
+
+def op_to_json(op: Operation) -> dict[str, Any]:
+    if isinstance(op, Write):
+        return {"op": "write", "path": op.path, "data": encode_bytes(op.data),
+                "expected": encode_bytes(op.expected)}
+    if isinstance(op, Create):
+        return {"op": "create", "path": op.path, "data": encode_bytes(op.data)}
+    return {"op": "move", "src": op.src, "dst": op.dst}
+
+
+def op_from_json(value: dict[str, Any]) -> Operation:
+    kind = value.get("op")
+    if kind == "write":
+        data, expected = decode_value(value["data"]), decode_value(value["expected"])
+        assert data is not None and expected is not None
+        return Write(value["path"], data, expected)
+    if kind == "create":
+        data = decode_value(value["data"])
+        assert data is not None
+        return Create(value["path"], data)
+    if kind == "move":
+        return Move(value["src"], value["dst"])
+    raise JournalError(f"unknown operation {kind!r}")
+
+
+@dataclass(frozen=True)
+class RecordName:
+    """What a record's file name says: its id, sequence number, kind, target and state."""
+
+    seq: int
+    kind: str
+    target: int | None
+    state: str
+    file: str
+
+    @property
+    def id(self) -> str:
+        return record_id(self.seq, self.kind, self.target)
+
+
+def record_id(seq: int, kind: str, target: int | None = None) -> str:
+    return f"{seq:08d}-{kind}" + (f"-{target:08d}" if target is not None else "")
+
+
+def record_file(record_id: str, state: str) -> str:
+    return record_id + _SUFFIX[state]
+
+
+def parse_name(name: str) -> RecordName | None:
+    match = _NAME.match(name)
+    if match is None:
+        return None
+    state = {None: COMMITTED, ".pending": PENDING, ".rolled-back": ROLLED_BACK}[match.group(4)]
+    target = int(match.group(3)) if match.group(3) else None
+    return RecordName(int(match.group(1)), match.group(2), target, state, name)
+
+
+def journal_dir(root: Path | str) -> Path:
+    return Path(root) / JOURNAL_DIR
+
+
+def list_records(root: Path | str) -> list[RecordName]:
+    """Every record of a root's journal, oldest first ([] when there is no journal)."""
+    folder = journal_dir(root)
+    try:
+        names = [entry.name for entry in folder.iterdir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    records = [r for r in (parse_name(n) for n in names) if r is not None]
+    return sorted(records, key=lambda r: r.seq)
+
+
+def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:
+    path = journal_dir(root) / record.file
+    try:
+        value = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise JournalError(f"journal record {record.file} cannot be read: {exc}") from None
+    if not isinstance(value, dict):
+        raise JournalError(f"journal record {record.file} is not a record")
+    return value
+
+
+@dataclass(frozen=True)
+class Stacks:
+    """Which committed changes can be undone (newest last) and redone (next first)."""
+
+    done: tuple[int, ...]
+    redo: tuple[int, ...]
+
+
+def stacks(records: list[RecordName]) -> Stacks:
+    """Replay the committed records' names into the undo and redo stacks."""
+    done: list[int] = []
+    redo: list[int] = []
+    for record in records:
+        if record.state != COMMITTED:
+            continue
+        if record.kind == "do":
+            done.append(record.seq)
+            redo.clear()
+        elif record.kind == "undo" and record.target is not None:
+            if record.target in done:
+                done.remove(record.target)
+            redo.append(record.target)
+        elif record.kind == "redo" and record.target is not None:
+            if record.target in redo:
+                redo.remove(record.target)
+            done.append(record.target)
+    return Stacks(tuple(done), tuple(reversed(redo)))
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One change in the journal, as ``memtui log`` shows it."""
+
+    id: str
+    kind: str  # do | undo | redo
+    state: str  # committed | pending | rolled-back
+    time: str
+    verb: str
+    description: str
+    paths: tuple[str, ...]
+    undone: bool  # a committed change that has since been undone
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "state": self.state,
+            "time": self.time,
+            "verb": self.verb,
+            "description": self.description,
+            "paths": list(self.paths),
+            "undone": self.undone,
+        }
+
+
+def journal_log(root: Path | str, limit: int = 20) -> list[LogEntry]:
+    """The newest ``limit`` records of a root's journal, newest first."""
+    records = list_records(root)
+    st = stacks(records)
+    out: list[LogEntry] = []
+    for record in reversed(records[-limit:] if limit > 0 else records):
+        try:
+            value = read_record(root, record)
+        except JournalError:
+            value = {}
+        paths: list[str] = []
+        for op in value.get("ops", []):
+            for key in ("path", "src", "dst"):
+                if key in op and op[key] not in paths:
+                    paths.append(op[key])
+        out.append(
+            LogEntry(
+                id=record.id,
+                kind=record.kind,
+                state=record.state,
+                time=str(value.get("time", "")),
+                verb=str(value.get("verb", "")),
+                description=str(value.get("description", "")),
+                paths=tuple(paths),
+                undone=record.kind == "do" and record.state == COMMITTED
+                and record.seq not in st.done,
+            )
+        )
+    return out
