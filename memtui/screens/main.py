@@ -1,0 +1,135 @@
+"""The main screen: the five views as tabs over a status line and a short footer."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
+
+from memtui.commands import bindings
+from memtui.services.workspace import Workspace
+from memtui.widgets.consolidate_view import ConsolidateView
+from memtui.widgets.files_view import FilesView
+from memtui.widgets.problems_view import ProblemsView
+from memtui.widgets.staleness_view import StalenessView
+from memtui.widgets.status_line import StatusLine
+from memtui.widgets.view import View
+from memtui.widgets.working_set_view import WorkingSetView
+
+VIEWS = ("working", "problems", "files", "staleness", "consolidate")
+VIEW_TITLES = {
+    "working": "Working set",
+    "problems": "Problems",
+    "files": "Files",
+    "staleness": "Staleness",
+    "consolidate": "Consolidate",
+}
+
+
+def empty_message(workspace: Workspace) -> str:
+    """What to say when there is no working set to show (no index, or nothing at all)."""
+    if workspace.is_empty:
+        return (
+            "[b]This folder holds no memory yet.[/b]\n\n"
+            "memtui works on a folder with an index, MEMORY.md, and one Markdown file per fact.\n"
+            "An agent writes them as it learns; you can also create one with "
+            "[b]memtui remember[/b].\n\n"
+            "Press [b]R[/b] to write a first, empty MEMORY.md (shown before it is written)."
+        )
+    count = len(workspace.snapshot.files)
+    files = f"{count} memory file{'s' if count != 1 else ''}" if workspace.complete else "memory files"
+    return (
+        "[b]No MEMORY.md here — the agent loads nothing from this folder.[/b]\n\n"
+        f"{files} found, none of them reachable.\n\n"
+        "Press [b]R[/b] to build the index from them (Pinned, Recent up to 80% of the budget, "
+        "region pointers for the rest; shown as a diff first), or [b]3[/b] to look at the files."
+    )
+
+
+class MainScreen(Screen[None]):
+    """Working set, Problems, Files, Staleness, Consolidate; the app drives them."""
+
+    BINDINGS = bindings("app.")
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="views", initial="working"):
+            with TabPane(VIEW_TITLES["working"], id="working"):
+                yield Static(id="no-index", classes="empty-state")
+                yield WorkingSetView(id="view-working")
+            with TabPane(VIEW_TITLES["problems"], id="problems"):
+                yield ProblemsView(id="view-problems")
+            with TabPane(VIEW_TITLES["files"], id="files"):
+                yield FilesView(id="view-files")
+            with TabPane(VIEW_TITLES["staleness"], id="staleness"):
+                yield StalenessView(id="view-staleness")
+            with TabPane(VIEW_TITLES["consolidate"], id="consolidate"):
+                yield ConsolidateView(id="view-consolidate")
+        yield StatusLine(id="status")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(Tabs).can_focus = False
+        self.query_one("#no-index").display = False
+
+    # ------------------------------------------------------------------ down: the app calls these
+
+    @property
+    def active_view_name(self) -> str:
+        return self.query_one(TabbedContent).active or "working"
+
+    def view(self, name: str | None = None) -> View:
+        return self.query_one(f"#view-{name or self.active_view_name}", View)
+
+    def show_view(self, name: str, focus: bool = True) -> None:
+        tabs = self.query_one(TabbedContent)
+        if tabs.active != name:
+            # blur first: a focused widget that hides would hand focus to its neighbour, and
+            # TabbedContent would switch back to the pane holding it
+            self.set_focus(None)
+            tabs.active = name
+        if focus:
+            self.call_after_refresh(self.view(name).focus_default)
+
+    def show_workspace(self, workspace: Workspace, read_only: bool) -> None:
+        """Redraw every view from a workspace, keeping each view's place."""
+        working = self.query_one(WorkingSetView)
+        no_index = self.query_one("#no-index", Static)
+        if workspace.has_index:
+            no_index.display = False
+            working.display = True
+        else:
+            no_index.update(empty_message(workspace))
+            no_index.display = True
+            working.display = False
+        for name in VIEWS:
+            self.view(name).show(workspace)
+        tabs = self.query_one(TabbedContent)
+        problems = f"Problems {workspace.errors}✖ {workspace.warnings}⚠" if workspace.complete else "Problems"
+        tabs.get_tab("problems").label = problems
+        tabs.get_tab("files").label = (f"Files {len(workspace.snapshot.files):,}"
+                                       if workspace.complete else "Files")
+        if workspace.candidates is not None:
+            scan = workspace.candidates
+            count = len(scan.pairs) + len(scan.contradictions)
+            tabs.get_tab("consolidate").label = f"Consolidate {count}"
+        self.query_one(StatusLine).show(workspace, read_only)
+
+    def set_busy(self, text: str) -> None:
+        self.query_one(StatusLine).busy = text
+
+    def selected_path(self) -> str | None:
+        return self.view().selected_path()
+
+    def next_pane(self, step: int) -> None:
+        panes = [p for p in self.view().panes() if p.display]
+        if not panes:
+            return
+        focused = self.focused
+        index = panes.index(focused) if focused in panes else -1
+        panes[(index + step) % len(panes)].focus()
+
+    @on(TabbedContent.TabActivated)
+    def _on_tab(self, event: TabbedContent.TabActivated) -> None:
+        self.call_after_refresh(self.view().focus_default)
+        self.app.refresh_bindings()

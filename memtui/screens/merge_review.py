@@ -1,0 +1,241 @@
+"""The merge review: two files side by side, the gist to write, its provenance and the verdict.
+
+Keys: ``ctrl+s`` (or ``a`` outside the editor) accepts, ``n`` skips to the next candidate, ``x``
+rejects the pair for good, ``e`` edits the gist, ``esc`` leaves the editor or the screen.  The
+screen never writes: accepting hands the merge to the app, which runs it through the gate.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static, TextArea
+
+from memtui.services import writer
+from memtui.services.diff import SideRow, side_by_side, similarity_summary
+from memtui.services.workspace import Workspace
+from memtui.widgets.consolidate_view import files_of, kind_of
+
+MARKERS = {"same": " ", "changed": "~", "left": "−", "right": "+"}
+
+
+def review_queue(candidate: Any, scan: Any) -> list[tuple[str, ...]]:
+    """The groups to review for a candidate: a pair, a whole cluster, or a loose cluster's pairs."""
+    kind = kind_of(candidate)
+    if kind == "cluster" and getattr(candidate, "review_pairwise", False) and scan is not None:
+        members = set(candidate.files)
+        return [(p.a, p.b) for p in scan.pairs if p.a in members and p.b in members]
+    return [files_of(candidate)]
+
+
+def side_table(rows: Sequence[SideRow], left_name: str, right_name: str) -> Table:
+    """The two files in two columns; − only left, + only right, ~ changed (differences bold)."""
+    table = Table(expand=True, show_edge=False, box=None, padding=(0, 1), show_header=True,
+                  header_style="bold")
+    table.add_column(f"− {left_name}", ratio=1, overflow="fold")
+    table.add_column(f"+ {right_name}", ratio=1, overflow="fold")
+    for row in rows:
+        marker = MARKERS[row.kind]
+        left = Text()
+        right = Text()
+        if row.left is not None:
+            left = Text(f"{marker if row.kind != 'right' else ' '} {row.left}")
+            if row.kind in ("left", "changed"):
+                left.stylize("red")
+            for start, end in row.left_spans:
+                left.stylize("bold reverse", start + 2, end + 2)
+        if row.right is not None:
+            right = Text(f"{marker if row.kind != 'left' else ' '} {row.right}")
+            if row.kind in ("right", "changed"):
+                right.stylize("green")
+            for start, end in row.right_spans:
+                right.stylize("bold reverse", start + 2, end + 2)
+        if row.kind == "same":
+            left.stylize("dim")
+            right.stylize("dim")
+        table.add_row(left, right)
+    return table
+
+
+class MergeReviewScreen(Screen[None]):
+    """Review one candidate at a time: accept, skip or reject."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "accept", "Accept", show=True, priority=True),
+        Binding("a", "accept", "Accept", show=False),
+        Binding("n", "skip", "Skip", show=True),
+        Binding("x", "reject", "Reject", show=True),
+        Binding("e", "edit_gist", "Edit gist", show=True),
+        Binding("escape", "back", "Back", show=True),
+    ]
+
+    class Verdict(Message):
+        def __init__(self, plan: writer.Plan | None, error: str = "") -> None:
+            super().__init__()
+            self.plan = plan
+            self.error = error
+
+    def __init__(self, workspace: Workspace, candidate: Any) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.queue = review_queue(candidate, workspace.candidates)
+        self.position = 0
+        self.plan: writer.Plan | None = None
+        self._debounce: Timer | None = None
+        self._loading_gist = False
+
+    @property
+    def group(self) -> tuple[str, ...]:
+        return self.queue[self.position]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="merge"):
+            yield Static(id="merge-title")
+            with VerticalScroll(id="merge-sides"):
+                yield Static(id="merge-table")
+            with Horizontal(id="merge-bottom"):
+                yield TextArea(id="merge-gist", soft_wrap=True, tab_behavior="focus")
+                with VerticalScroll(id="merge-side-panel"):
+                    yield Static(id="merge-provenance")
+                    yield Static(id="merge-verdict")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_group()
+
+    # ------------------------------------------------------------------ showing a group
+
+    def _show_group(self) -> None:
+        files = self.workspace.snapshot.files
+        group = [p for p in self.group if p in files]
+        if len(group) < 2:
+            self._advance("one side no longer exists — skipped")
+            return
+        count = f"{self.position + 1} of {len(self.queue)}" if len(self.queue) > 1 else "1 of 1"
+        left, right = group[0], group[1]
+        rows = side_by_side(files[left].body, files[right].body)
+        same, changed, only_left, only_right = similarity_summary(rows)
+        more = f" (+{len(group) - 2} more in the cluster)" if len(group) > 2 else ""
+        title = Text()
+        title.append(f"Merge review · {count} · ", style="bold")
+        title.append(f"{left} ⇄ {right}{more}")
+        title.append(f"   {same} same · {changed} changed · −{only_left} · +{only_right} lines",
+                     style="dim")
+        self.query_one("#merge-title", Static).update(title)
+        self.query_one("#merge-table", Static).update(side_table(rows, left, right))
+        draft = writer.gist_draft(self.workspace.snapshot, tuple(group))
+        gist = self.query_one("#merge-gist", TextArea)
+        self._loading_gist = True
+        gist.text = draft.body
+        gist.border_title = f"Gist → {draft.path}  (e edits · esc leaves the editor)"
+        provenance = Text()
+        provenance.append("Provenance that will be written\n", style="bold underline")
+        for line in draft.provenance:
+            provenance.append(f"• {line}\n")
+        pinned = [p for p in group if files[p].pinned]
+        if pinned:
+            provenance.append(f"\n★ {', '.join(pinned)} is pinned: accepting confirms the merge "
+                              "and the gist inherits pinned\n", style="bold")
+        self.query_one("#merge-provenance", Static).update(provenance)
+        self.query_one("#merge-sides").focus()
+        self._compute_verdict()
+
+    def _advance(self, note: str = "") -> None:
+        if note:
+            self.notify(note, timeout=3)
+        if self.position + 1 >= len(self.queue):
+            self.dismiss(None)
+            return
+        self.position += 1
+        self._show_group()
+
+    # ------------------------------------------------------------------ the verdict
+
+    @work(thread=True, exclusive=True, group="merge-verdict")
+    def _verdict_worker(self, group: tuple[str, ...], gist: str) -> None:
+        try:
+            plan = writer.plan(self.workspace.snapshot, "merge", group, cache=self.workspace.cache,
+                               gist=gist, confirm_pinned=True)
+        except (writer.WriterUnavailable, writer.VerbRefused) as exc:
+            self.post_message(self.Verdict(None, str(exc)))
+            return
+        self.post_message(self.Verdict(plan))
+
+    def _compute_verdict(self) -> None:
+        verdict = self.query_one("#merge-verdict", Static)
+        verdict.update(Text("\nchecking with the validator…", style="italic"))
+        self.plan = None
+        self._verdict_worker(self.group, self.query_one("#merge-gist", TextArea).text)
+
+    def on_merge_review_screen_verdict(self, message: Verdict) -> None:
+        self.plan = message.plan
+        text = Text("\n")
+        if message.plan is None:
+            text.append("✖ cannot merge: ", style="bold")
+            text.append(message.error)
+        elif message.plan.accepted:
+            text.append("✔ ", style="bold")
+            text.append(message.plan.verdict)
+            for op in message.plan.operations:
+                text.append(f"\n  {op}", style="dim")
+        else:
+            text.append("✖ the validator refuses this merge\n", style="bold")
+            for finding in message.plan.refusing:
+                text.append(f"  {finding.rule}: {finding.message}\n")
+            if message.plan.reason:
+                text.append(f"  {message.plan.reason}\n")
+        self.query_one("#merge-verdict", Static).update(text)
+
+    @on(TextArea.Changed, "#merge-gist")
+    def _gist_changed(self) -> None:
+        if self._loading_gist:
+            self._loading_gist = False
+            return
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(0.6, self._compute_verdict)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_accept(self) -> None:
+        plan = self.plan
+        if plan is None:
+            self.notify("no verdict yet — wait for the validator, or fix what it says", timeout=3)
+            return
+        if not plan.accepted:
+            from memtui.screens.confirm import ConfirmChange
+
+            self.app.push_screen(ConfirmChange(plan))
+            return
+        self.app.apply_plan(plan)  # type: ignore[attr-defined]
+        self._advance()
+
+    def action_skip(self) -> None:
+        self._advance("skipped")
+
+    def action_reject(self) -> None:
+        group = self.group
+        if len(group) != 2:
+            self.notify("reject the pairs of a cluster one by one", timeout=3)
+            return
+        self.app.reject_pair(*group)  # type: ignore[attr-defined]
+        self._advance()
+
+    def action_edit_gist(self) -> None:
+        self.query_one("#merge-gist", TextArea).focus()
+
+    def action_back(self) -> None:
+        gist = self.query_one("#merge-gist", TextArea)
+        if gist.has_focus:
+            self.query_one("#merge-sides").focus()
+        else:
+            self.dismiss(None)

@@ -1,0 +1,108 @@
+"""The root picker: several memory roots were found; choose one, seeing each one's budget use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from memtui.services.roots import RootSummary, summarize
+from memtui.widgets.budget_gauge import state_of
+from memtui.widgets.row_list import Cell, RowList, compose_row
+from memtui.widgets.status_line import display_path
+
+
+@dataclass(frozen=True)
+class RootRow:
+    root: Path
+    summary: RootSummary | None = None
+
+
+class RootList(RowList[RootRow]):
+    """One row per root: path, files, lines and bytes against the caps, utilisation."""
+
+    def item_key(self, item: RootRow) -> object:
+        return item.root
+
+    def render_item(self, item: RootRow, width: int) -> Text:
+        summary = item.summary
+        if summary is None:
+            return compose_row([Cell(display_path(item.root), None),
+                                Cell(Text("reading…", style=self.style_of("muted")), 30)], width)
+        role, word = state_of(summary.utilization)
+        bar_width = 12
+        filled = min(bar_width, round(min(summary.utilization, 1.0) * bar_width))
+        bar = Text("█" * filled, style=self.style_of("error" if role == "error" else role))
+        bar.append("░" * (bar_width - filled), style=self.style_of("muted"))
+        return compose_row(
+            [
+                Cell(display_path(item.root), None, min_width=16),
+                Cell(Text(f"{summary.files:,} files", style=self.style_of("muted")), 11, justify="right"),
+                Cell(f"{summary.lines}/{summary.max_lines} lines", 15, justify="right"),
+                Cell(bar, bar_width),
+                Cell(Text(f"{summary.utilization:4.0%}", style=self.style_of(role)), 5, justify="right"),
+                Cell(Text(word if word != "ok" else "", style=self.style_of(role)), 11),
+            ],
+            width,
+        )
+
+
+class RootPickerScreen(Screen[Path]):
+    """Pick a root with the cursor and Enter; the app then opens it."""
+
+    BINDINGS = [
+        Binding("q", "app.quit", "Quit", show=True),
+        Binding("escape", "back", "Back", show=False),
+    ]
+
+    class Summarized(Message):
+        def __init__(self, root: Path, summary: RootSummary) -> None:
+            super().__init__()
+            self.root = root
+            self.summary = summary
+
+    def __init__(self, roots: list[Path], can_go_back: bool = False) -> None:
+        super().__init__()
+        self.roots = roots
+        self.rows = [RootRow(root) for root in roots]
+        self.can_go_back = can_go_back
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker"):
+            yield Static(f"{len(self.roots)} memory roots found — pick one to open",
+                         classes="dialog-title")
+            yield Static("each line: files, MEMORY.md lines against the loader's cap, and how full "
+                         "it is · enter opens", classes="list-header")
+            yield RootList(self.rows, id="root-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(RootList).focus()
+        self._summarize()
+
+    @work(thread=True, exclusive=True, group="summaries")
+    def _summarize(self) -> None:
+        for root in self.roots:
+            self.post_message(self.Summarized(root, summarize(root)))
+
+    def on_root_picker_screen_summarized(self, message: Summarized) -> None:
+        self.rows = [RootRow(r.root, message.summary) if r.root == message.root else r
+                     for r in self.rows]
+        root_list = self.query_one(RootList)
+        root_list.set_items(self.rows, keep=root_list.highlighted.root if root_list.highlighted else None)
+
+    @on(RowList.Selected, "#root-list")
+    def _on_selected(self, event: RowList.Selected) -> None:
+        self.dismiss(event.item.root)
+
+    def action_back(self) -> None:
+        if self.can_go_back:
+            self.app.pop_screen()

@@ -1,0 +1,351 @@
+"""One root as the app shows it: the snapshot plus everything derived from it, built off the UI thread.
+
+Loading happens in two passes so the working set paints at once on a huge root: a *quick* pass
+reads only the indexes and the files they list (what the next session loads), then the *full*
+pass scans every file and validates.  Both give a :class:`Workspace`; ``complete`` says which.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from datetime import date
+from pathlib import Path
+from typing import Any, Mapping
+
+from memtui.core.budget import Budget, budget_of, read_pressure, record_pressure
+from memtui.core.index import parse_index
+from memtui.core.model import (
+    ARCHIVE_INDEX_NAME,
+    INDEX_NAME,
+    BudgetConfig,
+    Finding,
+    Index,
+    IndexLine,
+    LineKind,
+    MemoryFile,
+    Snapshot,
+)
+from memtui.core.store import load_root, read_memory_file
+from memtui.core.validate import Reach, reach_of, validate
+
+PINNED = "pinned"
+RECENT = "recent"
+REGIONS = "regions"
+PANES = (PINNED, RECENT, REGIONS)
+
+NO_PRESSURE_ENV = "MEMTUI_NO_PRESSURE"
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    """One line of the working set: an entry or a region pointer of ``MEMORY.md``."""
+
+    number: int  # line number in MEMORY.md
+    pane: str
+    title: str
+    hook: str
+    target: str = ""  # the link as written
+    path: str | None = None  # root-relative path of the memory file, when it exists
+    type: str = ""
+    pinned: bool = False
+    loaded: bool = True  # before the loader's cut
+    missing: bool = False  # the link points at no file
+    scope: str = ""
+    glob: str = ""  # region pointers only
+    covers: int | None = None  # files a region pointer matches (None until the full scan)
+
+    @property
+    def is_region(self) -> bool:
+        return bool(self.glob) or self.pane == REGIONS
+
+
+@dataclass(frozen=True)
+class WorkingSet:
+    """The three panes of the main screen, each in index order."""
+
+    pinned: tuple[EntryRow, ...] = ()
+    recent: tuple[EntryRow, ...] = ()
+    regions: tuple[EntryRow, ...] = ()
+    cut_line: int | None = None
+
+    def pane(self, name: str) -> tuple[EntryRow, ...]:
+        return {PINNED: self.pinned, RECENT: self.recent, REGIONS: self.regions}[name]
+
+    @property
+    def not_loaded(self) -> int:
+        return sum(1 for pane in PANES for row in self.pane(pane) if not row.loaded)
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """One memory file as the Files view lists it."""
+
+    path: str
+    title: str
+    type: str
+    reach: str  # 'entry' | 'not loaded' | 'archive' | 'region' | 'orphan' | 'scanning'
+    pinned: bool
+    archived: bool
+    size: int
+    search_key: str  # what the fuzzy filter matches against
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Everything the app shows about one root at one moment."""
+
+    root: Path
+    snapshot: Snapshot
+    budget: Budget
+    working_set: WorkingSet
+    findings: tuple[Finding, ...] = ()
+    files: tuple[FileRow, ...] = ()
+    reach: Reach | None = None
+    pressure: tuple[Mapping[str, Any], ...] = ()
+    complete: bool = False
+    staleness: Any = None  # core.staleness.StalenessReport once scored
+    candidates: Any = None  # core.consolidate.ScanResult once scanned
+    fingerprint: int = 0  # services.watch.fingerprint of the folder before it was read
+    cache: Any = None  # core.incremental.FindingsCache: lets the gate re-check only a change
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity != "error")
+
+    @property
+    def has_index(self) -> bool:
+        return self.snapshot.index.exists
+
+    @property
+    def is_empty(self) -> bool:
+        """No index and no memory files at all: a folder waiting for its first memory."""
+        return not self.has_index and not self.snapshot.files and self.complete
+
+    def file(self, path: str | None) -> MemoryFile | None:
+        return self.snapshot.files.get(path) if path else None
+
+    def with_staleness(self, report: Any) -> Workspace:
+        return replace(self, staleness=report)
+
+    def with_candidates(self, report: Any) -> Workspace:
+        return replace(self, candidates=report)
+
+    def reachability(self, path: str) -> list[str]:
+        """How a file is reached from the indexes, one plain sentence per way."""
+        out: list[str] = []
+        cut = self.budget.cut_line
+        for line in self.snapshot.index.entries:
+            if line.resolved == path:
+                if cut is not None and line.number >= cut:
+                    out.append(
+                        f"entry on line {line.number} of {INDEX_NAME} — past the loader's cut "
+                        f"(line {cut}), NOT LOADED"
+                    )
+                else:
+                    out.append(f"entry on line {line.number} of {INDEX_NAME} — loaded every session")
+        for line in self.snapshot.archive_index.entries:
+            if line.resolved == path:
+                out.append(f"archive index line {line.number} ({self.snapshot.archive_index.path})")
+        if self.reach is not None and path in self.reach.region:
+            out.append(f"region `{self.reach.region[path]}` — found by grepping the memory folder")
+        if not out:
+            out.append("unreachable — no entry, archive entry or region covers it (orphan)"
+                       if self.complete else "scanning…")
+        return out
+
+
+def _pane_of(line: IndexLine, files: Mapping[str, MemoryFile]) -> str:
+    if line.kind is LineKind.REGION:
+        return REGIONS
+    if "pinned" in line.section.lower():
+        return PINNED
+    target = files.get(line.resolved or "")
+    if target is not None and target.pinned:
+        return PINNED
+    return RECENT
+
+
+def working_set_of(
+    index: Index, files: Mapping[str, MemoryFile], budget: Budget, reach: Reach | None
+) -> WorkingSet:
+    """Split the active index into Pinned / Recent / Regions rows, in index order."""
+    panes: dict[str, list[EntryRow]] = {PINNED: [], RECENT: [], REGIONS: []}
+    cut = budget.cut_line
+    for line in index.lines:
+        if line.kind not in (LineKind.ENTRY, LineKind.REGION):
+            continue
+        loaded = cut is None or line.number < cut
+        pane = _pane_of(line, files)
+        if line.kind is LineKind.REGION:
+            hook = line.raw.split("→", 1)[-1] if "→" in line.raw else line.raw.split("->", 1)[-1]
+            covers = reach.region_hits.get(line.number) if reach is not None else None
+            panes[REGIONS].append(
+                EntryRow(line.number, REGIONS, line.glob, hook.strip(), loaded=loaded,
+                         glob=line.glob, covers=covers, scope=line.scope)
+            )
+            continue
+        memory_file = files.get(line.resolved or "")
+        title = line.title or (memory_file.title if memory_file else "") or line.target
+        panes[pane].append(
+            EntryRow(
+                number=line.number,
+                pane=pane,
+                title=title,
+                hook=line.hook,
+                target=line.target,
+                path=line.resolved if memory_file is not None else None,
+                type=memory_file.type if memory_file is not None else "",
+                pinned=bool(memory_file and memory_file.pinned),
+                loaded=loaded,
+                missing=memory_file is None,
+                scope=line.scope,
+            )
+        )
+    return WorkingSet(tuple(panes[PINNED]), tuple(panes[RECENT]), tuple(panes[REGIONS]), cut)
+
+
+def file_rows(snapshot: Snapshot, reach: Reach | None, cut_line: int | None) -> tuple[FileRow, ...]:
+    """Every memory file with how it is reached, in path order."""
+    rows: list[FileRow] = []
+    direct: dict[str, int] = {}
+    for line in snapshot.index.entries:
+        if line.resolved is not None:
+            direct.setdefault(line.resolved, line.number)
+    archived = {line.resolved for line in snapshot.archive_index.entries if line.resolved}
+    for path, memory_file in snapshot.files.items():
+        if path in direct:
+            number = direct[path]
+            how = "not loaded" if cut_line is not None and number >= cut_line else "entry"
+        elif path in archived:
+            how = "archive"
+        elif reach is None:
+            how = "scanning"
+        elif path in reach.region:
+            how = "region"
+        else:
+            how = "orphan"
+        title = memory_file.title
+        rows.append(
+            FileRow(
+                path=path,
+                title=title,
+                type=memory_file.type,
+                reach=how,
+                pinned=memory_file.pinned,
+                archived=memory_file.archived,
+                size=memory_file.size,
+                search_key=f"{path} {title}",
+            )
+        )
+    return tuple(rows)
+
+
+def _read_index(root: Path, name: str) -> bytes | None:
+    try:
+        with open(root / name, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _archive_index_name(root: Path) -> str:
+    try:
+        for entry in os.scandir(root):
+            if entry.name.lower() == ARCHIVE_INDEX_NAME.lower() and entry.is_file():
+                return entry.name
+    except OSError:
+        pass
+    return ARCHIVE_INDEX_NAME
+
+
+def quick_workspace(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Workspace:
+    """The working set from the indexes and the files they list, without scanning the folder."""
+    root_path = Path(root).absolute()
+
+    def exists(rel: str) -> bool:
+        return os.path.isfile(root_path / rel)
+
+    data = _read_index(root_path, INDEX_NAME)
+    index = parse_index(data, INDEX_NAME, exists) if data is not None else Index(INDEX_NAME, False)
+    archive_name = _archive_index_name(root_path)
+    archive_data = _read_index(root_path, archive_name)
+    archive = (
+        parse_index(archive_data, archive_name, exists)
+        if archive_data is not None
+        else Index(ARCHIVE_INDEX_NAME, False)
+    )
+    files: dict[str, MemoryFile] = {}
+    for line in index.entries:
+        rel = line.resolved
+        if rel is None or rel in files or rel.startswith("."):
+            continue
+        full = root_path / rel
+        try:
+            if full.is_file():
+                files[rel] = read_memory_file(str(full), rel)
+        except OSError:
+            continue
+    snapshot = Snapshot(root=root_path, index=index, archive_index=archive, files=files, config=config)
+    budget = budget_of(snapshot)
+    working_set = working_set_of(index, files, budget, None)
+    return Workspace(
+        root=root_path,
+        snapshot=snapshot,
+        budget=budget,
+        working_set=working_set,
+        pressure=tuple(read_pressure(root_path)),
+        complete=False,
+    )
+
+
+def workspace_of(
+    snapshot: Snapshot, pressure: tuple[Mapping[str, Any], ...] = (), cache: Any = None
+) -> Workspace:
+    """Everything derived from a full snapshot (validation, reachability, rows).
+
+    ``cache`` is the core's findings cache for this snapshot when the caller has one (after a
+    change the writer returns it); otherwise one is built, or plain validation is used.
+    """
+    budget = budget_of(snapshot)
+    reach = reach_of(snapshot)
+    if cache is None or getattr(cache, "snapshot", None) is not snapshot:
+        cache = _findings_cache(snapshot)
+    findings = tuple(cache.findings) if cache is not None else tuple(validate(snapshot))
+    return Workspace(
+        root=Path(snapshot.root),
+        snapshot=snapshot,
+        budget=budget,
+        working_set=working_set_of(snapshot.index, snapshot.files, budget, reach),
+        findings=findings,
+        files=file_rows(snapshot, reach, budget.cut_line),
+        reach=reach,
+        pressure=pressure,
+        complete=True,
+        cache=cache,
+    )
+
+
+def _findings_cache(snapshot: Snapshot) -> Any:
+    try:
+        from memtui.core.incremental import findings_cache
+    except ImportError:
+        return None
+    return findings_cache(snapshot)
+
+
+def full_workspace(
+    root: Path | str,
+    config: BudgetConfig = BudgetConfig(),
+    record: bool = True,
+    today: date | None = None,
+) -> Workspace:
+    """Scan and validate the whole root; samples budget pressure like every validation does."""
+    snapshot = load_root(root, config)
+    if record and not os.environ.get(NO_PRESSURE_ENV):
+        record_pressure(snapshot, today)
+    return workspace_of(snapshot, tuple(read_pressure(snapshot.root)))

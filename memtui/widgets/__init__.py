@@ -1,0 +1,1 @@
+"""The widgets of the app, one per file; none of them writes to disk."""

@@ -1,0 +1,38 @@
+"""The staleness badge drawn in list rows: the score, coloured by its bucket."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.text import Text
+
+from memtui.services.scoring import bucket_of
+
+BUCKET_ROLE = {"fresh": "ok", "aging": "muted", "review": "warn", "stale": "error"}
+
+#: a file's staleness score, or None when it is not scored (yet)
+ScoreFor = Callable[[str], "float | None"]
+
+
+def no_scores(path: str) -> float | None:
+    return None
+
+
+def scores_of(workspace: Any) -> ScoreFor:
+    """A lookup of scores in a workspace's staleness report (none until it is scored)."""
+    report = getattr(workspace, "staleness", None)
+    if report is None:
+        return no_scores
+
+    def score_for(path: str) -> float | None:
+        result = report.get(path)
+        return result.score if result is not None else None
+
+    return score_for
+
+
+def badge(row_list: Any, score: float | None) -> Text:
+    """The score as a number (the signal) in its bucket's colour (a second signal)."""
+    if score is None:
+        return Text("")
+    return Text(f"{score:3.0f}", style=row_list.style_of(BUCKET_ROLE[bucket_of(score)]))

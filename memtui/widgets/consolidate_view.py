@@ -1,0 +1,179 @@
+"""The Consolidate view: near-duplicate pairs, their clusters and contradictions to review."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from memtui.services.workspace import Workspace
+
+from .row_list import Cell, RowList, Rule, compose_row
+from .view import View
+
+
+def kind_of(item: Any) -> str:
+    """'pair', 'cluster' or 'contradiction' for a candidate of the core's scan."""
+    if hasattr(item, "negation"):
+        return "contradiction"
+    if hasattr(item, "files"):
+        return "cluster"
+    return "pair"
+
+
+def files_of(item: Any) -> tuple[str, ...]:
+    kind = kind_of(item)
+    if kind == "contradiction":
+        return (item.old, item.new)
+    if kind == "cluster":
+        return tuple(item.files)
+    return (item.a, item.b)
+
+
+class CandidateList(RowList[Any]):
+    """Pairs, clusters and contradictions under one heading each."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(empty_text="scanning for near-duplicates…", id=id)
+
+    def item_key(self, item: Any) -> object:
+        return (kind_of(item), files_of(item))
+
+    def render_rule(self, rule: Rule, width: int) -> Text:
+        return Text(rule.text, no_wrap=True)
+
+    def render_item(self, item: Any, width: int) -> Text:
+        kind = kind_of(item)
+        if kind == "pair":
+            return compose_row(
+                [
+                    Cell(Text(f"{item.score:.2f}", style=self.style_of("accent")), 4),
+                    Cell(Text(f"~{item.similarity:.2f}", style=self.style_of("muted")), 5),
+                    Cell(f"{item.a}  ⇄  {item.b}", None, weight=3),
+                    Cell(Text(", ".join(item.shared), style=self.style_of("muted")), None, weight=1),
+                ],
+                width,
+            )
+        if kind == "cluster":
+            flag = "oversized" if item.oversized else "chained" if item.chained else "merge"
+            return compose_row(
+                [
+                    Cell(Text(f"{len(item.files)} files", style=self.style_of("accent")), 8),
+                    Cell(Text(flag, style=self.style_of("warn" if item.review_pairwise else "ok")), 9),
+                    Cell(", ".join(item.files), None),
+                ],
+                width,
+            )
+        return compose_row(
+            [
+                Cell(Text(item.negation, style=self.style_of("warn")), 14),
+                Cell(f"{item.old}  →  superseded by  {item.new}", None),
+            ],
+            width,
+        )
+
+
+class ConsolidateView(View):
+    """Candidates on the left, what the selected one would do on the right."""
+
+    class Review(Message):
+        """Enter on a candidate: open the merge review (or the supersede confirmation)."""
+
+        def __init__(self, candidate: Any) -> None:
+            super().__init__()
+            self.candidate = candidate
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield CandidateList(id="candidate-list")
+            yield Static(id="candidate-detail")
+
+    @property
+    def candidate_list(self) -> CandidateList:
+        return self.query_one("#candidate-list", CandidateList)
+
+    def panes(self) -> list[Widget]:
+        return [self.candidate_list]
+
+    def selected_candidate(self) -> Any:
+        return self.candidate_list.highlighted
+
+    def selected_path(self) -> str | None:
+        candidate = self.selected_candidate()
+        return files_of(candidate)[0] if candidate is not None else None
+
+    def show(self, workspace: Workspace) -> None:
+        super().show(workspace)
+        scan = workspace.candidates
+        candidate_list = self.candidate_list
+        if scan is None:
+            candidate_list.empty_text = ("scanning for near-duplicates…" if workspace.complete
+                                         else "scanning the folder…")
+            candidate_list.set_items([])
+            self._update_detail()
+            return
+        items: list[Any] = []
+        if scan.pairs:
+            items.append(Rule(f"Pairs · {len(scan.pairs)} at overlap ≥ {scan.threshold:.2f}", "group"))
+            items.extend(scan.pairs)
+        multi = [c for c in scan.clusters if len(c.files) > 2]
+        if multi:
+            items.append(Rule(f"Clusters · {len(multi)}", "group"))
+            items.extend(multi)
+        if scan.contradictions:
+            items.append(Rule(f"Contradictions · {len(scan.contradictions)} → supersede", "group"))
+            items.extend(scan.contradictions)
+        candidate_list.empty_text = (f"no candidates among {scan.considered} files — "
+                                     "nothing looks duplicated")
+        keep = candidate_list.item_key(candidate_list.highlighted) if candidate_list.highlighted else None
+        candidate_list.set_items(items, keep=keep)
+        self._update_detail()
+
+    def _update_detail(self) -> None:
+        detail = self.query_one("#candidate-detail", Static)
+        candidate = self.selected_candidate()
+        if candidate is None or self.workspace is None:
+            detail.update("")
+            return
+        files = self.workspace.snapshot.files
+        text = Text()
+        kind = kind_of(candidate)
+        for path in files_of(candidate):
+            memory_file = files.get(path)
+            title = memory_file.title if memory_file else "(missing)"
+            text.append(f"{path}\n", style="bold")
+            text.append(f"  {title}\n")
+        text.append("\n")
+        if kind == "pair":
+            text.append(f"overlap {candidate.score:.2f} (titles "
+                        f"{'—' if candidate.title_score is None else f'{candidate.title_score:.2f}'}, "
+                        f"title+body {'—' if candidate.body_score is None else f'{candidate.body_score:.2f}'})\n")
+            text.append(f"similarity {candidate.similarity:.2f}\n")
+            text.append(f"shared: {', '.join(candidate.shared)}"
+                        f"{' …' if candidate.shared_count > len(candidate.shared) else ''}\n\n")
+            text.append("m / enter  review the merge · x  reject the pair", style="italic")
+        elif kind == "cluster":
+            text.append(f"{candidate.pairs} of {candidate.possible} possible pairs proposed\n")
+            if candidate.review_pairwise:
+                text.append("too loose to merge at once: review it pair by pair\n", style="bold")
+            text.append("\nm / enter  review the merge", style="italic")
+        else:
+            text.append(f"same type ({candidate.type}), overlap {candidate.score:.2f}, "
+                        f"one says {candidate.negation}\n")
+            text.append(f"proposal: supersede {candidate.old} by the newer {candidate.new}\n\n")
+            text.append("s / enter  supersede · x  reject", style="italic")
+        detail.update(text)
+
+    @on(RowList.Highlighted, "#candidate-list")
+    def _on_highlighted(self) -> None:
+        self._update_detail()
+
+    @on(RowList.Selected, "#candidate-list")
+    def _on_selected(self, event: RowList.Selected) -> None:
+        self.post_message(self.Review(event.item))

@@ -1,0 +1,164 @@
+"""The Files view: every memory file (archived and region-covered too), fuzzy-filtered."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from memtui.services.search import fuzzy_filter
+from memtui.services.workspace import FileRow, Workspace
+
+from .badges import ScoreFor, badge, no_scores, scores_of
+from .filter_bar import FilterBar
+from .preview import Preview
+from .row_list import Cell, RowList, compose_row
+from .view import View
+
+#: lists longer than this are filtered in a worker so typing never waits
+FILTER_IN_WORKER = 20_000
+
+REACH_ROLE = {"entry": "ok", "not loaded": "warn", "archive": "muted", "region": "accent",
+              "orphan": "error", "scanning": "muted"}
+
+
+class FileList(RowList[FileRow]):
+    """One row per memory file: marks, path, title, type, how it is reached, staleness."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(empty_text="no memory files match", id=id)
+        self.score_for: ScoreFor = no_scores
+
+    def item_key(self, item: FileRow) -> object:
+        return item.path
+
+    def is_dim(self, item: FileRow) -> bool:
+        return item.archived
+
+    def render_item(self, item: FileRow, width: int) -> Text:
+        if item.pinned:
+            glyph = Text("★", style=self.style_of("accent"))
+        elif item.reach == "orphan":
+            glyph = Text("✗", style=self.style_of("error"))
+        elif item.reach == "not loaded":
+            glyph = Text("⊘", style=self.style_of("warn"))
+        else:
+            glyph = Text(" ")
+        return compose_row(
+            [
+                Cell(glyph, 1),
+                Cell(item.path, None, weight=3, min_width=16),
+                Cell(Text(item.title, style=self.style_of("muted")), None, weight=2, min_width=8),
+                Cell(Text(item.type, style=self.style_of("muted")), 9),
+                Cell(Text(item.reach, style=self.style_of(REACH_ROLE.get(item.reach, "muted"))), 10),
+                Cell(badge(self, self.score_for(item.path)), 3, justify="right"),
+            ],
+            width,
+        )
+
+
+class FilesView(View):
+    """Every file under the root with a fuzzy filter and a preview."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.shown: list[FileRow] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            with Vertical(classes="list-column"):
+                yield FilterBar("fuzzy filter by path or title…", id="files-filter")
+                yield Static(id="files-header", classes="list-header")
+                yield FileList(id="files-list")
+            yield Preview(id="files-preview")
+
+    @property
+    def file_list(self) -> FileList:
+        return self.query_one("#files-list", FileList)
+
+    def panes(self) -> list[Widget]:
+        return [self.file_list, self.query_one("#files-preview", Preview)]
+
+    def selected_path(self) -> str | None:
+        row = self.file_list.highlighted
+        return row.path if row is not None else None
+
+    def select_path(self, path: str) -> bool:
+        if self.file_list.select_key(path):
+            return True
+        filter_bar = self.query_one("#files-filter", FilterBar)
+        if filter_bar.value:  # it may be filtered out: clear the filter and look again
+            filter_bar.value = ""
+            self._apply(self._filter(""))
+            return self.file_list.select_key(path)
+        return False
+
+    def open_filter(self) -> bool:
+        self.query_one("#files-filter", FilterBar).open()
+        return True
+
+    def show(self, workspace: Workspace) -> None:
+        super().show(workspace)
+        self.file_list.score_for = scores_of(workspace)
+        self._refilter()
+
+    def _filter(self, query: str) -> list[FileRow]:
+        rows = self.workspace.files if self.workspace is not None else ()
+        return fuzzy_filter(query, rows, lambda row: row.search_key)
+
+    def _refilter(self) -> None:
+        query = self.query_one("#files-filter", FilterBar).value
+        total = len(self.workspace.files) if self.workspace is not None else 0
+        if total > FILTER_IN_WORKER and query:
+            self._filter_in_worker(query)
+        else:
+            self._apply(self._filter(query))
+
+    class Filtered(Message):
+        """A filter worker finished."""
+
+        def __init__(self, rows: list[FileRow]) -> None:
+            super().__init__()
+            self.rows = rows
+
+    @work(thread=True, exclusive=True, group="files-filter")
+    def _filter_in_worker(self, query: str) -> None:
+        self.post_message(self.Filtered(self._filter(query)))
+
+    def on_files_view_filtered(self, message: Filtered) -> None:
+        self._apply(message.rows)
+
+    def _apply(self, rows: list[FileRow]) -> None:
+        self.shown = rows
+        file_list = self.file_list
+        keep = file_list.highlighted.path if file_list.highlighted is not None else None
+        file_list.set_items(rows, keep=keep)
+        total = len(self.workspace.files) if self.workspace is not None else 0
+        if self.workspace is not None and not self.workspace.complete:
+            header = "scanning the folder…"
+        elif len(rows) == total:
+            header = f"{total:,} files · / to filter"
+        else:
+            header = f"showing {len(rows):,} of {total:,} files"
+        self.query_one("#files-header", Static).update(header)
+        self.schedule_preview()
+
+    def update_preview(self) -> None:
+        if self.workspace is not None:
+            self.query_one("#files-preview", Preview).show_file(self.workspace, self.selected_path())
+
+    @on(RowList.Highlighted, "#files-list")
+    def _on_highlighted(self) -> None:
+        self.schedule_preview()
+
+    @on(Input.Changed, "#files-filter")
+    def _on_filter(self) -> None:
+        self._refilter()
+
+    @on(FilterBar.Done, "#files-filter")
+    def _on_filter_done(self) -> None:
+        self.file_list.focus()

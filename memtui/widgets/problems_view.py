@@ -1,0 +1,147 @@
+"""The Problems view: the validator's findings, errors first; Enter jumps to the file."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from memtui.core.model import Finding
+from memtui.services.search import fuzzy_filter
+from memtui.services.workspace import Workspace
+
+from .filter_bar import FilterBar
+from .row_list import Cell, RowList, compose_row
+from .view import View
+
+#: rules with an obvious fix, and what the fix does (the app runs it through the gate)
+QUICK_FIXES = {
+    "orphan": "add an entry for it to the Recent block (promote)",
+    "pinned-not-indexed": "add its entry to the Pinned block (pin)",
+    "archived-in-index": "take the entry out of the working set (decay)",
+    "superseded-active": "take the entry out of the working set (decay)",
+}
+
+
+class FindingList(RowList[Finding]):
+    """One row per finding: severity, rule, where, message."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(empty_text="no problems — every rule passes", id=id)
+
+    def item_key(self, item: Finding) -> object:
+        return (item.rule, item.path, item.line, item.subject)
+
+    def render_item(self, item: Finding, width: int) -> Text:
+        error = item.severity == "error"
+        mark = Text("✖" if error else "⚠", style=self.style_of("error" if error else "warn"))
+        where = item.path + (f":{item.line}" if item.line else "")
+        return compose_row(
+            [
+                Cell(mark, 1),
+                Cell(Text(item.rule, style=self.style_of("error" if error else "warn")), 19),
+                Cell(where, None, weight=1, min_width=12),
+                Cell(Text(item.message, style=self.style_of("muted")), None, weight=3, min_width=10),
+            ],
+            width,
+        )
+
+
+class ProblemsView(View):
+    """Findings with the selected one's full message and its quick fix, if there is one."""
+
+    class Jump(Message):
+        """Enter on a finding: show the file (or the index line) it is about."""
+
+        def __init__(self, finding: Finding) -> None:
+            super().__init__()
+            self.finding = finding
+
+    def compose(self) -> ComposeResult:
+        yield FilterBar("filter findings by rule, file or message…", id="problems-filter")
+        yield Static(id="problems-header", classes="list-header")
+        yield FindingList(id="problems-list")
+        yield Static(id="problems-detail")
+
+    @property
+    def finding_list(self) -> FindingList:
+        return self.query_one("#problems-list", FindingList)
+
+    def panes(self) -> list[Widget]:
+        return [self.finding_list]
+
+    def selected_finding(self) -> Finding | None:
+        return self.finding_list.highlighted
+
+    def selected_path(self) -> str | None:
+        finding = self.selected_finding()
+        if finding is None or self.workspace is None:
+            return None
+        if finding.path in self.workspace.snapshot.files:
+            return finding.path
+        if finding.subject in self.workspace.snapshot.files:
+            return finding.subject
+        return None
+
+    def open_filter(self) -> bool:
+        self.query_one("#problems-filter", FilterBar).open()
+        return True
+
+    def show(self, workspace: Workspace) -> None:
+        super().show(workspace)
+        self._fill()
+
+    def _fill(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        query = self.query_one("#problems-filter", FilterBar).value
+        findings = fuzzy_filter(query, workspace.findings,
+                                lambda f: f"{f.rule} {f.path} {f.message}")
+        finding_list = self.finding_list
+        keep = finding_list.item_key(finding_list.highlighted) if finding_list.highlighted else None
+        finding_list.set_items(findings, keep=keep)
+        if not workspace.complete:
+            header = "scanning the folder…"
+        else:
+            header = (f"{workspace.errors} error{'s' if workspace.errors != 1 else ''} · "
+                      f"{workspace.warnings} warning{'s' if workspace.warnings != 1 else ''}"
+                      + (f" · showing {len(findings)}" if len(findings) != len(workspace.findings) else "")
+                      + " · enter jumps to the file · f applies the quick fix")
+        self.query_one("#problems-header", Static).update(header)
+        self._update_detail()
+
+    def _update_detail(self) -> None:
+        finding = self.selected_finding()
+        detail = self.query_one("#problems-detail", Static)
+        if finding is None:
+            detail.update("")
+            return
+        where = finding.path + (f", line {finding.line}" if finding.line else "")
+        text = Text()
+        text.append(f"{finding.rule}", style="bold")
+        text.append(f" ({finding.severity}) in {where}\n")
+        text.append(finding.message)
+        fix = QUICK_FIXES.get(finding.rule)
+        if fix:
+            text.append(f"\nquick fix (f): {fix}", style="italic")
+        detail.update(text)
+
+    @on(RowList.Highlighted, "#problems-list")
+    def _on_highlighted(self) -> None:
+        self._update_detail()
+
+    @on(RowList.Selected, "#problems-list")
+    def _on_selected(self, event: RowList.Selected) -> None:
+        self.post_message(self.Jump(event.item))
+
+    @on(Input.Changed, "#problems-filter")
+    def _on_filter(self) -> None:
+        self._fill()
+
+    @on(FilterBar.Done, "#problems-filter")
+    def _on_filter_done(self) -> None:
+        self.finding_list.focus()

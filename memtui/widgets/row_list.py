@@ -1,0 +1,385 @@
+"""A virtualised list: a Line-API ScrollView that renders only the rows on screen.
+
+DataTable and OptionList measure every row before the first paint, which takes seconds at ten
+thousand rows; this widget costs the same at ten rows or a hundred thousand.  Subclasses say how
+one item looks (:meth:`RowList.render_item`); the list keeps the cursor, scrolling, caching and
+mouse handling, and posts :class:`RowList.Highlighted` / :class:`RowList.Selected` messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Sequence, TypeVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from .theme import foreground_only
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A non-selectable separator row (the loader's cut, a group heading)."""
+
+    text: str
+    kind: str = "cut"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One column of a row: fixed ``width`` or flexible (``width=None``, shares what is left)."""
+
+    content: str | Text
+    width: int | None = None
+    justify: str = "left"
+    style: str | Style = ""
+    min_width: int = 4
+    weight: int = 1
+
+
+def compose_row(cells: Sequence[Cell], width: int, gap: int = 1) -> Text:
+    """Lay cells out on one line of exactly ``width`` cells, truncating with an ellipsis."""
+    fixed = sum(cell.width or 0 for cell in cells) + gap * max(0, len(cells) - 1)
+    flexible = [cell for cell in cells if cell.width is None]
+    spare = max(0, width - fixed)
+    weights = sum(cell.weight for cell in flexible) or 1
+    widths: list[int] = []
+    given = 0
+    for cell in cells:
+        if cell.width is not None:
+            widths.append(cell.width)
+        else:
+            share = max(cell.min_width, spare * cell.weight // weights)
+            widths.append(share)
+            given += share
+    if flexible and given < spare:  # hand the rounding remainder to the last flexible cell
+        last = max(i for i, cell in enumerate(cells) if cell.width is None)
+        widths[last] += spare - given
+    line = Text(no_wrap=True, overflow="ellipsis")
+    for i, (cell, cell_width) in enumerate(zip(cells, widths)):
+        if i:
+            line.append(" " * gap)
+        piece = cell.content.copy() if isinstance(cell.content, Text) else Text(cell.content)
+        piece.no_wrap = True
+        if cell.style:
+            piece.stylize_before(cell.style)
+        piece.truncate(cell_width, overflow="ellipsis")
+        pad = cell_width - piece.cell_len
+        if pad > 0:
+            if cell.justify == "right":
+                piece = Text(" " * pad) + piece
+            elif cell.justify == "center":
+                piece = Text(" " * (pad // 2)) + piece + Text(" " * (pad - pad // 2))
+            else:
+                piece.append(" " * pad)
+        line.append_text(piece)
+    line.truncate(width, overflow="ellipsis", pad=True)
+    return line
+
+
+class RowList(ScrollView, Generic[T], can_focus=True):
+    """A cursor over a sequence of items, drawn one line per item."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("home,g", "first", "First", show=False),
+        Binding("end,G", "last", "Last", show=False),
+        Binding("enter", "select", "Open", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "row-list--cursor",
+        "row-list--dim",
+        "row-list--rule",
+        "row-list--empty",
+        "row-list--ok",
+        "row-list--warn",
+        "row-list--error",
+        "row-list--muted",
+        "row-list--accent",
+    }
+
+    DEFAULT_CSS = """
+    RowList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        background: $surface;
+        & > .row-list--cursor {
+            background: $block-cursor-blurred-background;
+        }
+        &:focus > .row-list--cursor {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+        & > .row-list--dim { color: $text-disabled; }
+        & > .row-list--rule { color: $warning; text-style: bold; }
+        & > .row-list--empty { color: $text-muted; text-style: italic; }
+        & > .row-list--ok { color: $success; }
+        & > .row-list--warn { color: $warning; }
+        & > .row-list--error { color: $error; }
+        & > .row-list--muted { color: $text-muted; }
+        & > .row-list--accent { color: $accent; }
+    }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class Highlighted(Message):
+        """The cursor moved onto an item."""
+
+        def __init__(self, row_list: RowList[Any], item: Any) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.item = item
+
+        @property
+        def control(self) -> RowList[Any]:
+            return self.row_list
+
+    class Selected(Message):
+        """Enter (or a double click) on an item."""
+
+        def __init__(self, row_list: RowList[Any], item: Any) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.item = item
+
+        @property
+        def control(self) -> RowList[Any]:
+            return self.row_list
+
+    def __init__(
+        self,
+        items: Sequence[T | Rule] = (),
+        *,
+        empty_text: str = "nothing here",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._items: Sequence[T | Rule] = items
+        self.empty_text = empty_text
+        self._line_cache: LRUCache[tuple[int, int, bool], Strip] = LRUCache(2048)
+        self._styles: dict[str, Style] = {}
+
+    # ------------------------------------------------------------------ data
+
+    @property
+    def items(self) -> Sequence[T | Rule]:
+        return self._items
+
+    @property
+    def highlighted(self) -> T | None:
+        """The item under the cursor (never a :class:`Rule`)."""
+        if 0 <= self.cursor < len(self._items):
+            item = self._items[self.cursor]
+            if not isinstance(item, Rule):
+                return item
+        return None
+
+    def item_key(self, item: T) -> object:
+        """What identifies an item across reloads (to keep the cursor on it)."""
+        return item
+
+    def set_items(self, items: Sequence[T | Rule], keep: object | None = None) -> None:
+        """Replace the rows; the cursor stays on the item whose key is ``keep`` when present."""
+        previous = self.cursor
+        self._items = items
+        self._line_cache.clear()
+        self.virtual_size = Size(self._row_width, len(items))
+        target = None
+        if keep is not None:
+            for i, item in enumerate(items):
+                if not isinstance(item, Rule) and self.item_key(item) == keep:
+                    target = i
+                    break
+        if target is None:
+            target = min(previous, max(0, len(items) - 1))
+        self.cursor = self._selectable(target, 1)
+        self.refresh()
+
+    def select_key(self, key: object) -> bool:
+        """Move the cursor onto the item with this key; False when it is not listed."""
+        for i, item in enumerate(self._items):
+            if not isinstance(item, Rule) and self.item_key(item) == key:
+                self.cursor = i
+                return True
+        return False
+
+    def _selectable(self, index: int, step: int) -> int:
+        """The nearest selectable row from ``index`` going ``step``, else the other way."""
+        n = len(self._items)
+        if n == 0:
+            return 0
+        index = max(0, min(index, n - 1))
+        for direction in (step, -step):
+            i = index
+            while 0 <= i < n:
+                if not isinstance(self._items[i], Rule):
+                    return i
+                i += direction
+        return index
+
+    # ------------------------------------------------------------------ rendering
+
+    @property
+    def _row_width(self) -> int:
+        """Cells a row may use: the content width less a vertical scrollbar, if shown."""
+        return self.scrollable_content_region.width or self.size.width
+
+    def render_item(self, item: T, width: int) -> Text:
+        """One item as one line of text; subclasses override."""
+        return Text(str(item))
+
+    def is_dim(self, item: T) -> bool:
+        """Whether an item is drawn greyed (e.g. past the loader's cut)."""
+        return False
+
+    def render_rule(self, rule: Rule, width: int) -> Text:
+        label = f" {rule.text} " if rule.text else ""
+        side = max(0, width - len(label))
+        return Text("─" * 2 + label + "─" * max(0, side - 2), no_wrap=True, overflow="crop")
+
+    def style_of(self, role: str) -> Style:
+        """The theme's style for a role: ok, warn, error, muted, accent, dim, rule, cursor.
+
+        Roles other than the cursor carry only a foreground (blended against the background,
+        so ``$text-muted`` really is muted) and no background, so they sit on the cursor row.
+        """
+        style = self._styles.get(role)
+        if style is None:
+            full = self.get_component_rich_style(f"row-list--{role}")
+            if role == "cursor":
+                style = full
+            else:
+                style = foreground_only(full)
+            self._styles[role] = style
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._line_cache.clear()
+        self._styles.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._line_cache.clear()
+        self.virtual_size = Size(self._row_width, len(self._items))
+
+    def render_line(self, y: int) -> Strip:
+        scroll_y = round(self.scroll_offset.y)
+        index = scroll_y + y
+        width = self._row_width
+        base = self.rich_style
+        if not self._items:
+            if y == 0:
+                style = self.style_of("empty")
+                text = Text(f" {self.empty_text}", style=style, no_wrap=True)
+                text.truncate(width, overflow="ellipsis", pad=True)
+                return Strip(list(text.render(self.app.console)), width).apply_style(base)
+            return Strip.blank(width, base)
+        if index >= len(self._items):
+            return Strip.blank(width, base)
+        is_cursor = index == self.cursor
+        key = (index, width, is_cursor)
+        cached = self._line_cache.get(key)
+        if cached is not None:
+            return cached
+        item = self._items[index]
+        if isinstance(item, Rule):
+            text = self.render_rule(item, width)
+            text.stylize_before(self.style_of("rule"))
+        else:
+            text = self.render_item(item, width)
+            if self.is_dim(item):
+                text.stylize(self.style_of("dim"))
+            if is_cursor:
+                text.stylize_before(self.style_of("cursor"))
+        text.truncate(width, overflow="ellipsis", pad=True)
+        segments = list(text.render(self.app.console))
+        strip = Strip(segments, width).apply_style(base).crop_extend(0, width, base)
+        strip = strip.apply_offsets(0, index)
+        self._line_cache[key] = strip
+        return strip
+
+    # ------------------------------------------------------------------ cursor
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        for index in (old, new):
+            for cursor_flag in (True, False):
+                self._line_cache.discard((index, self._row_width, cursor_flag))
+        scroll_y = round(self.scroll_offset.y)
+        self.refresh_line(old - scroll_y)
+        self.refresh_line(new - scroll_y)
+        self._scroll_cursor_into_view()
+        item = self.highlighted
+        if item is not None:
+            self.post_message(self.Highlighted(self, item))
+
+    def refresh_line(self, y: int) -> None:
+        if 0 <= y < self.size.height:
+            self.refresh_lines(y)
+
+    def _scroll_cursor_into_view(self) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        top = round(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif height and self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def _move(self, delta: int) -> None:
+        if not self._items:
+            return
+        step = 1 if delta > 0 else -1
+        target = max(0, min(len(self._items) - 1, self.cursor + delta))
+        self.cursor = self._selectable(target, step)
+
+    def action_cursor_down(self) -> None:
+        self._move(1)
+
+    def action_cursor_up(self) -> None:
+        self._move(-1)
+
+    def action_page_down(self) -> None:
+        self._move(max(1, self.size.height - 1))
+
+    def action_page_up(self) -> None:
+        self._move(-max(1, self.size.height - 1))
+
+    def action_first(self) -> None:
+        if self._items:
+            self.cursor = self._selectable(0, 1)
+
+    def action_last(self) -> None:
+        if self._items:
+            self.cursor = self._selectable(len(self._items) - 1, -1)
+
+    def action_select(self) -> None:
+        item = self.highlighted
+        if item is not None:
+            self.post_message(self.Selected(self, item))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = offset.y + round(self.scroll_offset.y)
+        if 0 <= index < len(self._items) and not isinstance(self._items[index], Rule):
+            self.cursor = index
+            if event.chain >= 2:
+                self.action_select()

@@ -1,0 +1,86 @@
+"""The status line: which root, how many files, how many errors and warnings, what is running."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from memtui.services.workspace import Workspace
+
+
+def display_path(path: Path) -> str:
+    """A root as the user would type it: relative to the current folder, else with ``~``."""
+    try:
+        rel = path.relative_to(Path.cwd())
+        return str(rel) if str(rel) != "." else "."
+    except ValueError:
+        pass
+    home = str(Path.home())
+    text = str(path)
+    if home not in ("/", "") and (text == home or text.startswith(home + os.sep)):
+        return "~" + text[len(home):]
+    return text
+
+
+class StatusLine(Static):
+    """One line under the views: root, files, error and warning counts, busy state."""
+
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $text-muted;
+        &.-errors { color: $text; }
+    }
+    """
+
+    busy: reactive[str] = reactive("")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.workspace: Workspace | None = None
+        self.read_only = False
+
+    def show(self, workspace: Workspace | None, read_only: bool = False) -> None:
+        self.workspace = workspace
+        self.read_only = read_only
+        self._redraw()
+
+    def watch_busy(self) -> None:
+        self._redraw()
+
+    def _redraw(self) -> None:
+        ws = self.workspace
+        if ws is None:
+            self.update("no root open")
+            return
+        parts: list[str | tuple[str, str]] = [(display_path(ws.root), "bold")]
+        if ws.complete:
+            files = len(ws.snapshot.files)
+            archived = sum(1 for row in ws.files if row.archived)
+            count = f"{files:,} file{'s' if files != 1 else ''}"
+            parts.append(count + (f" ({archived:,} archived)" if archived else ""))
+            if ws.errors:
+                parts.append((f"✖ {ws.errors} error{'s' if ws.errors != 1 else ''}", "bold $error"))
+            else:
+                parts.append(("✔ no errors", "$success"))
+            warnings = f"⚠ {ws.warnings} warning{'s' if ws.warnings != 1 else ''}"
+            parts.append((warnings, "$warning") if ws.warnings else warnings)
+        else:
+            parts.append(("scanning files…", "italic"))
+        if self.read_only:
+            parts.append(("read-only", "bold"))
+        if self.busy:
+            parts.append((self.busy, "italic"))
+        joined: list[str | tuple[str, str]] = []
+        for part in parts:
+            if joined:
+                joined.append(" · ")
+            joined.append(part)
+        self.set_class(ws.errors > 0, "-errors")
+        self.update(Content.assemble(*joined))

@@ -1,0 +1,61 @@
+"""What every view of the main screen offers the app: show a workspace, say what is selected."""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.widget import Widget
+
+from memtui.services.workspace import Workspace
+
+
+class View(Vertical):
+    """A tab of the main screen.  The app calls down into it; it posts messages up."""
+
+    DEFAULT_CSS = """
+    View { height: 1fr; }
+    """
+
+    workspace: Workspace | None = None
+    _preview_pending = False
+
+    def show(self, workspace: Workspace) -> None:
+        """Redraw from a (new) workspace, keeping the user's place."""
+        self.workspace = workspace
+
+    def selected_path(self) -> str | None:
+        """The memory file under the cursor, if any (what the verbs act on)."""
+        return None
+
+    def panes(self) -> list[Widget]:
+        """The widgets ``tab`` cycles through, in order."""
+        return []
+
+    def focus_default(self) -> None:
+        panes = self.panes()
+        if panes:
+            panes[0].focus()
+
+    def open_filter(self) -> bool:
+        """Show and focus this view's filter; False when the view has none."""
+        return False
+
+    def select_path(self, path: str) -> bool:
+        """Put the cursor on a file; False when this view does not list it."""
+        return False
+
+    def update_preview(self) -> None:
+        """Show the selected item in this view's preview, if it has one."""
+
+    def schedule_preview(self) -> None:
+        """Update the preview after the next refresh, once however many moves came before.
+
+        The cursor paints first; the preview (rendered Markdown) follows a frame later.
+        """
+        if not self._preview_pending:
+            self._preview_pending = True
+            self.call_after_refresh(self._run_preview)
+
+    def _run_preview(self) -> None:
+        self._preview_pending = False
+        self.update_preview()
+

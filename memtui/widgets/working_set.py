@@ -1,0 +1,126 @@
+"""One pane of the working set (Pinned, Recent or Regions): index entries with the loader's cut."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+
+from memtui.services.workspace import PINNED, REGIONS, EntryRow
+
+from .badges import ScoreFor, badge, no_scores
+from .row_list import Cell, RowList, Rule, compose_row
+
+PANE_TITLES = {"pinned": "Pinned", "recent": "Recent", "regions": "Regions"}
+
+
+def with_cut(rows: Sequence[EntryRow], cut_line: int | None) -> list[EntryRow | Rule]:
+    """The rows with the loader's cut drawn as a rule before the first row it leaves out."""
+    out: list[EntryRow | Rule] = []
+    drawn = False
+    for row in rows:
+        if not drawn and cut_line is not None and row.number >= cut_line:
+            past = sum(1 for r in rows if r.number >= cut_line)
+            out.append(Rule(f"✂ loader cut · line {cut_line} · {past} below not loaded"))
+            drawn = True
+        out.append(row)
+    return out
+
+
+class WorkingSetPane(RowList[EntryRow]):
+    """Entries of one working-set block, in index order, greyed past the loader's cut."""
+
+    DEFAULT_CSS = """
+    WorkingSetPane {
+        height: 1fr;
+        border: round $foreground 30%;
+        border-title-color: $text;
+        border-title-style: bold;
+        &:focus { border: round $border; }
+    }
+    """
+
+    def __init__(self, pane: str, *, id: str | None = None) -> None:
+        empty = {
+            "pinned": "no pinned entries — press p on an entry to pin it",
+            "recent": "no entries",
+            "regions": "no region pointers",
+        }[pane]
+        super().__init__(empty_text=empty, id=id, classes=f"pane -{pane}")
+        self.pane = pane
+        self.score_for: ScoreFor = no_scores
+        self.rows: tuple[EntryRow, ...] = ()
+        self.border_title = PANE_TITLES[pane]
+
+    def item_key(self, item: EntryRow) -> object:
+        return item.path or f"line:{item.number}"
+
+    def show(
+        self,
+        rows: Sequence[EntryRow],
+        cut_line: int | None,
+        total: int | None = None,
+        keep: object | None = None,
+    ) -> None:
+        """Show these rows (``total`` is the unfiltered count, for the border title)."""
+        self.rows = tuple(rows)
+        count = f"{len(rows)}" if total is None or total == len(rows) else f"{len(rows)} of {total}"
+        self.border_title = f"{PANE_TITLES[self.pane]} {count}"
+        past = sum(1 for row in rows if not row.loaded)
+        self.border_subtitle = f"{past} not loaded" if past else ""
+        self.set_class(past > 0, "-has-cut")
+        self.set_items(with_cut(rows, cut_line), keep=keep)
+
+    def is_dim(self, item: EntryRow) -> bool:
+        return not item.loaded
+
+    def render_item(self, item: EntryRow, width: int) -> Text:
+        if item.pane == REGIONS:
+            return self._render_region(item, width)
+        if item.missing:
+            glyph = Text("✗", style=self.style_of("error"))
+        elif not item.loaded:
+            glyph = Text("⊘")
+        elif item.pinned or item.pane == PINNED:
+            glyph = Text("★", style=self.style_of("accent"))
+        else:
+            glyph = Text("•", style=self.style_of("muted"))
+        hook = Text()
+        if not item.loaded:
+            hook.append("not loaded · ")
+        if item.missing:
+            hook.append("missing file · ", style=self.style_of("error"))
+        hook.append(item.hook or "(no hook)", style=self.style_of("muted"))
+        title = Text(item.title)
+        if item.scope:
+            title = Text(f"{item.scope}/", style=self.style_of("muted")) + title
+        score = self.score_for(item.path) if item.path else None
+        cells = [
+            Cell(glyph, 1),
+            Cell(title, None, weight=2, min_width=12),
+            Cell(hook, None, weight=3, min_width=8),
+            Cell(Text(item.type or "—", style=self.style_of("muted")), 9),
+        ]
+        if score is not None:
+            cells.append(Cell(badge(self, score), 3, justify="right"))
+        return compose_row(cells, width)
+
+    def _render_region(self, item: EntryRow, width: int) -> Text:
+        if item.covers is None:
+            covers = Text("…", style=self.style_of("muted"))
+        elif item.covers == 0:
+            covers = Text("0 files ✗", style=self.style_of("error"))
+        else:
+            covers = Text(f"{item.covers} file{'s' if item.covers != 1 else ''}")
+        glyph = Text("⊘") if not item.loaded else Text("›", style=self.style_of("accent"))
+        hook = Text("not loaded · " if not item.loaded else "")
+        hook.append(item.hook, style=self.style_of("muted"))
+        return compose_row(
+            [
+                Cell(glyph, 1),
+                Cell(Text(item.glob), None, weight=2, min_width=10),
+                Cell(covers, 10, justify="right"),
+                Cell(hook, None, weight=3, min_width=8),
+            ],
+            width,
+        )

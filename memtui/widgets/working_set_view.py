@@ -1,0 +1,135 @@
+"""The main view: the working set in three panes beside the budget gauge and the preview."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
+from textual.widgets import Input
+
+from memtui.services.search import fuzzy_filter
+from memtui.services.workspace import PANES, EntryRow, Workspace
+
+from .badges import scores_of
+from .budget_gauge import BudgetGauge
+from .filter_bar import FilterBar
+from .preview import Preview
+from .row_list import RowList
+from .view import View
+from .working_set import WorkingSetPane
+
+
+class WorkingSetView(View):
+    """Pinned / Recent / Regions with the loader's cut, the budget gauge and a preview."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._last: WorkingSetPane | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="ws-columns"):
+            with Vertical(id="ws-panes"):
+                yield FilterBar("filter the working set…", id="ws-filter")
+                for pane in PANES:
+                    yield WorkingSetPane(pane, id=f"pane-{pane}")
+            with Vertical(id="ws-side"):
+                yield BudgetGauge(id="budget")
+                yield Preview(id="ws-preview")
+
+    def pane_widgets(self) -> list[WorkingSetPane]:
+        return [self.query_one(f"#pane-{pane}", WorkingSetPane) for pane in PANES]
+
+    def panes(self) -> list[Widget]:
+        return [*self.pane_widgets(), self.query_one("#ws-preview", Preview)]
+
+    def focus_default(self) -> None:
+        panes = self.pane_widgets()
+        target = next((p for p in panes if p.rows), panes[1])
+        target.focus()
+
+    def current_pane(self) -> WorkingSetPane | None:
+        focused = self.screen.focused if self.is_mounted else None
+        if isinstance(focused, WorkingSetPane):
+            return focused
+        return self._last
+
+    def current_row(self) -> EntryRow | None:
+        pane = self.current_pane()
+        return pane.highlighted if pane is not None else None
+
+    def selected_path(self) -> str | None:
+        row = self.current_row()
+        return row.path if row is not None else None
+
+    def show(self, workspace: Workspace) -> None:
+        super().show(workspace)
+        self.query_one(BudgetGauge).show(workspace.budget, workspace.pressure,
+                                         workspace.working_set.not_loaded)
+        self._fill()
+
+    def _fill(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        query = self.query_one("#ws-filter", FilterBar).value
+        score_for = scores_of(workspace)
+        for pane in self.pane_widgets():
+            pane.score_for = score_for
+            rows = workspace.working_set.pane(pane.pane)
+            shown = fuzzy_filter(query, rows, lambda r: f"{r.title} {r.hook} {r.target} {r.glob}")
+            keep = pane.item_key(pane.highlighted) if pane.highlighted is not None else None
+            pane.show(shown, workspace.working_set.cut_line, total=len(rows), keep=keep)
+        self.schedule_preview()
+
+    def select_path(self, path: str) -> bool:
+        for pane in self.pane_widgets():
+            if pane.select_key(path):
+                pane.focus()
+                self._last = pane
+                return True
+        return False
+
+    def select_line(self, number: int) -> bool:
+        """Put the cursor on the row for a line of MEMORY.md; False when no pane shows it."""
+        for pane in self.pane_widgets():
+            for i, item in enumerate(pane.items):
+                if isinstance(item, EntryRow) and item.number == number:
+                    pane.cursor = i
+                    pane.focus()
+                    self._last = pane
+                    return True
+        return False
+
+    def open_filter(self) -> bool:
+        self.query_one("#ws-filter", FilterBar).open()
+        return True
+
+    def update_preview(self) -> None:
+        if self.workspace is None:
+            return
+        preview = self.query_one("#ws-preview", Preview)
+        pane = self.current_pane()
+        if pane is None:
+            pane = next((p for p in self.pane_widgets() if p.rows), None)
+        preview.show_entry(self.workspace, pane.highlighted if pane is not None else None)
+
+    @on(RowList.Highlighted)
+    def _on_highlighted(self, event: RowList.Highlighted) -> None:
+        if isinstance(event.row_list, WorkingSetPane) and event.row_list.has_focus:
+            self._last = event.row_list
+            self.schedule_preview()
+
+    def on_descendant_focus(self, event: object) -> None:
+        focused = self.screen.focused
+        if isinstance(focused, WorkingSetPane) and focused is not self._last:
+            self._last = focused
+            self.schedule_preview()
+
+    @on(Input.Changed, "#ws-filter")
+    def _on_filter(self) -> None:
+        self._fill()
+
+    @on(FilterBar.Done, "#ws-filter")
+    def _on_filter_done(self) -> None:
+        self.focus_default()
