@@ -202,7 +202,8 @@ def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None,
         if dry_run:
             out.print("[green]the validator accepts this change[/] (nothing was written)")
         elif record_id:
-            out.print(f"[dim]journal {record_id} · undo with `memtui undo`[/]")
+            follow = "redo with `memtui redo`" if "-undo-" in record_id else "undo with `memtui undo`"
+            out.print(f"[dim]journal {record_id} · {follow}[/]")
         for f in preview.new_findings:
             where = f"{f.path}:{f.line}" if f.line else f.path
             out.print(f"  [yellow]{f.severity}[/] {f.rule} {_esc(where)} — {_esc(f.message)}")

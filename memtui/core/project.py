@@ -143,6 +143,7 @@ class ProjectIndex:
         self.path = project.path
         self.max_file_bytes = max_file_bytes
         self._exists: dict[str, bool] = {}
+        self._listings: dict[str, frozenset[str]] = {}
 
     @cached_property
     def is_git(self) -> bool:
@@ -192,12 +193,30 @@ class ProjectIndex:
         return frozenset(known)
 
     def path_exists(self, path: str) -> bool:
-        """A project-relative path is tracked, or is on disk (built or ignored files count)."""
+        """A project-relative path is tracked, or is on disk (built or ignored files count).
+
+        Untracked paths are looked up in their folder's listing, read once per folder: missing
+        references tend to share a folder, and one listing is cheaper than a stat per path.
+        """
         hit = self._exists.get(path)
         if hit is None:
-            hit = path in self.known_paths or os.path.lexists(self.path / path)
+            if path in self.known_paths:
+                hit = True
+            else:
+                folder, _, name = path.rpartition("/")
+                hit = name in self._listing(folder)
             self._exists[path] = hit
         return hit
+
+    def _listing(self, folder: str) -> frozenset[str]:
+        names = self._listings.get(folder)
+        if names is None:
+            try:
+                names = frozenset(os.listdir(self.path / folder if folder else self.path))
+            except OSError:
+                names = frozenset()
+            self._listings[folder] = names
+        return names
 
     @cached_property
     def identifiers(self) -> AbstractSet[bytes]:

@@ -20,6 +20,17 @@ change that repaired a broken folder can be undone; nothing new can be broken by
 created file moves it into ``.memtui/attic/`` — nothing is ever erased.
 Every filesystem call goes through :data:`fs`, so tests can inject faults at any step.
 
+The public API (everything callers need is importable from here):
+
+- operations and changesets — :class:`~memtui.core.changeset.Write`, ``Create``, ``Move``,
+  ``Changeset`` (built by :mod:`memtui.core.verbs`, or by hand);
+- :func:`plan` → :class:`Preview` (``accepted``, ``gate``, ``after``, ``cache``, ``findings``,
+  ``new_findings``, ``to_json()``); :func:`commit` → :class:`Applied`; :func:`run` does both;
+- :func:`undo_plan` / :func:`redo_plan` / :func:`undo` / :func:`redo`; :func:`journal_log`;
+- :func:`open_root` (recover, then load), :func:`recover`, :func:`root_lock`;
+- errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
+  :class:`ChangedOnDisk`, :class:`WriteFailed`, :class:`NothingToUndo`.
+
 Typical use (what the CLI does)::
 
     with root_lock(root):
@@ -89,6 +100,10 @@ __all__ = [
     "Baseline",
     "Busy",
     "ChangedOnDisk",
+    "Changeset",
+    "Create",
+    "Move",
+    "Write",
     "LogEntry",
     "NothingToUndo",
     "Preview",

@@ -24,6 +24,7 @@ Decisions where DESIGN is silent:
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from datetime import date
 from typing import Callable, Iterable
@@ -366,8 +367,11 @@ def edit_file(snapshot: Snapshot, path: str, data: bytes) -> Changeset:
 
 
 def slugify(title: str) -> str:
-    """Lowercase; every run of other characters becomes '_'; at most 80 characters."""
-    slug = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
+    """Lowercase; every run of other characters becomes '_'; at most 80 characters.  Accented
+    letters lose their accents first (``Über café`` → ``uber_cafe``)."""
+    folded = unicodedata.normalize("NFKD", title.lower())
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    slug = re.sub(r"[^a-z0-9]+", "_", folded).strip("_")
     return slug[:SLUG_MAX].rstrip("_")
 
 

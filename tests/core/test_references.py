@@ -191,6 +191,13 @@ def test_present_file_and_folder(project: Path) -> None:
     assert result["src/web"][0] is RefStatus.FOUND
 
 
+def test_untracked_file_on_disk_counts_as_present(project: Path) -> None:
+    write(project, {"dist/bundle.js": "built\n"})
+    result = check_body(project, "see dist/bundle.js and dist/gone.js")
+    assert result["dist/bundle.js"][0] is RefStatus.FOUND
+    assert result["dist/gone.js"][0] is RefStatus.MISSING
+
+
 def test_missing_symbol(project: Path) -> None:
     assert check_body(project, "call `fetchWidgets()`")["fetchWidgets"][0] is RefStatus.MISSING
 

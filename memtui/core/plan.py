@@ -1,0 +1,229 @@
+"""Planning a change: play a changeset on a snapshot and gate it; plan undo and redo.
+
+Pure (it reads the snapshot and, for undo and redo, the journal; it never writes): a
+:class:`Preview` is what :func:`memtui.core.txn.commit` writes.  The errors every step of a
+change can raise live here too.  Everything is re-exported by :mod:`memtui.core.txn`, which is
+where callers import it from.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .budget import measure
+from .changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot
+from .incremental import FindingsCache, findings_cache, revalidate
+from .journal import JournalError, list_records, op_from_json, read_record, stacks
+from .model import Finding, Snapshot
+from .validate import GateResult, gate
+
+# ---------------------------------------------------------------- errors
+
+
+class TxnError(Exception):
+    """A change that was not made; the message says why, in words for the user."""
+
+
+class Refused(TxnError):
+    """The gate refused the change (it would add an error or worsen a budget overflow)."""
+
+    def __init__(self, preview: Preview) -> None:
+        self.preview = preview
+        super().__init__(preview.refusal_message())
+
+
+class Busy(TxnError):
+    """Another memtui holds the root's lock."""
+
+
+class ChangedOnDisk(TxnError):
+    """A file the change touches is no longer what the snapshot read."""
+
+    def __init__(self, message: str, paths: tuple[str, ...] = ()) -> None:
+        self.paths = paths
+        super().__init__(message)
+
+
+class WriteFailed(TxnError):
+    """The disk refused (read-only, full, permission denied); the folder is left as it was."""
+
+
+class NothingToUndo(TxnError):
+    """There is no committed change to undo (or to redo)."""
+
+
+# ---------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A changeset played on a snapshot and gated: what will happen, and whether it may."""
+
+    before: Snapshot
+    changeset: Changeset
+    after: Snapshot
+    before_cache: FindingsCache
+    cache: FindingsCache  # the findings of ``after``
+    gate: GateResult
+    initial: dict[str, bytes | None]  # what each touched path must hold on disk
+    kind: str = "do"  # do | undo | redo
+    target: int | None = None  # the seq an undo/redo replays
+
+    @property
+    def accepted(self) -> bool:
+        return self.gate.accepted
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The findings of the snapshot after the change."""
+        return self.cache.findings
+
+    @property
+    def new_findings(self) -> list[Finding]:
+        """Findings (errors and warnings) the change adds, keyed by rule, path and subject."""
+        had: dict[tuple[str, str, str], int] = {}
+        for f in self.before_cache.findings:
+            had[f.key] = had.get(f.key, 0) + 1
+        out = []
+        for f in self.cache.findings:
+            if had.get(f.key, 0) > 0:
+                had[f.key] -= 1
+            else:
+                out.append(f)
+        return out
+
+    def refusal_message(self, limit: int = 3) -> str:
+        """Why the gate said no, in one line (the first ``limit`` findings, then a count)."""
+        if self.accepted:
+            return ""
+        refusing = self.gate.refusing
+        parts = [f"{f.rule}: {f.path}: {f.message}" for f in refusing[:limit]]
+        if len(refusing) > limit:
+            parts.append(f"and {len(refusing) - limit} more")
+        if self.gate.reason:
+            parts.append(self.gate.reason)
+        return "refused by the validator — " + "; ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        """The stable ``--json`` shape of a verb: verb, accepted, changes, findings."""
+        shown = self.gate.refusing if not self.accepted else tuple(self.new_findings)
+        return {
+            "verb": self.changeset.verb,
+            "accepted": self.accepted,
+            "description": self.changeset.description,
+            "changes": self.changeset.to_json(),
+            "findings": [f.to_json() for f in shown],
+            "reason": self.gate.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Errors and index size a change may bring back besides the current ones: those of the state
+    an undo or redo returns to (kept in the journal record of the original change)."""
+
+    errors: tuple[tuple[str, str, str], ...] = ()  # (rule, path, subject)
+    lines: int = 0
+    bytes: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {"errors": [list(key) for key in self.errors], "lines": self.lines, "bytes": self.bytes}
+
+    @classmethod
+    def from_json(cls, value: Any) -> Baseline:
+        if not isinstance(value, dict):
+            return cls()
+        errors = tuple((str(e[0]), str(e[1]), str(e[2])) for e in value.get("errors", []) if len(e) == 3)
+        return cls(errors, int(value.get("lines", 0)), int(value.get("bytes", 0)))
+
+
+def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None = None,
+         baseline: Baseline | None = None) -> Preview:
+    """Play a changeset on a copy of the snapshot and gate it.  Pure: touches nothing.
+
+    Pass the snapshot's :class:`FindingsCache` (from a previous plan or
+    :func:`~memtui.core.incremental.findings_cache`) to validate only what the change affects.
+    A ``baseline`` (undo and redo) also allows the errors and size of the state returned to.
+    """
+    if cache is None or cache.snapshot is not snapshot:
+        cache = findings_cache(snapshot)
+    result = apply_to_snapshot(snapshot, changeset.ops)
+    after, after_cache = revalidate(snapshot, cache, result)
+    before_findings = list(cache.findings)
+    before_budget = measure(snapshot.index, snapshot.config)
+    if baseline is not None:
+        before_findings += [Finding(rule, "error", path, None, "", subject)
+                            for rule, path, subject in baseline.errors]
+        before_budget = replace(before_budget, lines=max(before_budget.lines, baseline.lines),
+                                bytes=max(before_budget.bytes, baseline.bytes))
+    verdict = gate(before_findings, list(after_cache.findings), before_budget,
+                   measure(after.index, after.config))
+    return Preview(snapshot, changeset, after, cache, after_cache, verdict, result.initial)
+
+
+def baseline_of(preview: Preview) -> Baseline:
+    """The errors and index size before a planned change (what its undo may bring back)."""
+    budget = measure(preview.before.index, preview.before.config)
+    errors = tuple(f.key for f in preview.before_cache.findings if f.severity == "error")
+    return Baseline(errors, budget.lines, budget.bytes)
+
+
+# ---------------------------------------------------------------- undo and redo
+
+
+def _target(root: Path, kind: str) -> tuple[int, dict[str, Any]]:
+    records = list_records(root)
+    st = stacks(records)
+    seq = (st.done[-1] if st.done else None) if kind == "undo" else (st.redo[0] if st.redo else None)
+    if seq is None:
+        raise NothingToUndo("nothing to undo" if kind == "undo" else "nothing to redo")
+    record = next((r for r in records if r.seq == seq and r.kind == "do"), None)
+    if record is None:
+        raise NothingToUndo(f"the change to {kind} is older than the journal keeps")
+    try:
+        return seq, read_record(root, record)
+    except JournalError as exc:
+        raise NothingToUndo(str(exc)) from None
+
+
+def inverse(ops: list[Operation] | tuple[Operation, ...], attic: str) -> tuple[Operation, ...]:
+    """The operations that take back ``ops``; created files move into ``attic`` (never erased)."""
+    out: list[Operation] = []
+    for op in reversed(ops):
+        if isinstance(op, Write):
+            out.append(Write(op.path, op.expected, op.data))
+        elif isinstance(op, Move):
+            out.append(Move(op.dst, op.src))
+        else:
+            out.append(Move(op.path, f"{attic}/{op.path}"))
+    return tuple(out)
+
+
+def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> Preview:
+    root = Path(snapshot.root).absolute()
+    seq, record = _target(root, kind)
+    ops = [op_from_json(op) for op in record.get("ops", [])]
+    description = str(record.get("description", ""))
+    if kind == "undo":
+        attic = f"{ATTIC_DIR}/{seq:08d}-undo-{time.time_ns()}"
+        changeset = Changeset("undo", f"undo: {description}", inverse(ops, attic))
+    else:
+        changeset = Changeset("redo", f"redo: {description}", tuple(ops))
+    try:
+        preview = plan(snapshot, changeset, cache, Baseline.from_json(record.get("baseline")))
+    except ValueError as exc:  # the folder no longer fits the change
+        raise ChangedOnDisk(f"cannot {kind} '{description}': {exc}") from None
+    return replace(preview, kind=kind, target=seq)
+
+
+def undo_plan(snapshot: Snapshot, cache: FindingsCache | None = None) -> Preview:
+    """The inverse of the newest committed change, played and gated (nothing touched)."""
+    return _replay_plan(snapshot, "undo", cache)
+
+
+def redo_plan(snapshot: Snapshot, cache: FindingsCache | None = None) -> Preview:
+    """The most recently undone change, played again and gated (nothing touched)."""
+    return _replay_plan(snapshot, "redo", cache)
