@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -63,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args_list and (args_list[0] in commands or args_list[0] in ("-h", "--help", "--version")):
             args = parser.parse_args(args_list)
             return int(args.func(args))
+        first = args_list[0] if args_list else ""
+        if first and not first.startswith("-") and "/" not in first and not os.path.exists(first):
+            raise UsageError(f"'{first}' is neither a command nor a folder; see `memtui --help`")
         app_args = _app_parser().parse_args(args_list)
         return _run_app(app_args)
     except UsageError as exc:

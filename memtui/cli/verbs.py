@@ -67,6 +67,7 @@ def register(subparsers: Any) -> None:
         ("archive", "move files into archive/ with an archive-index entry", _add_archive),
         ("restore", "move archived files back, with an entry in Recent", _files),
         ("supersede", "mark OLD obsolete in favour of NEW", _add_supersede),
+        ("merge", "fold files into one gist with provenance; the sources move to archive/", _add_merge),
         ("edit", "change an entry's hook (--hook), or edit the file in $EDITOR", _add_edit),
         ("remember", "create a new memory file with an entry in Recent", _add_remember),
         ("rebuild", "regenerate MEMORY.md: Pinned, Recent, Regions (shows the diff)", _add_rebuild),
@@ -92,6 +93,14 @@ def _add_supersede(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", metavar="OLD", help="the obsolete memory file")
     parser.add_argument("new", metavar="NEW", help="its successor")
     parser.add_argument("--yes", action="store_true", help="confirm superseding a pinned file")
+
+
+def _add_merge(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="two or more memory files to fold together")
+    parser.add_argument("--gist-file", metavar="F",
+                        help="the gist's body from this file (default: both sides' distinct lines)")
+    parser.add_argument("--confirm-pinned", action="store_true",
+                        help="confirm merging pinned files (the gist stays pinned)")
 
 
 def _add_edit(parser: argparse.ArgumentParser) -> None:
@@ -340,6 +349,15 @@ def _run(args: argparse.Namespace) -> int:
     names = [args.old, args.new] if verb == "supersede" else [args.file] if verb == "edit" else args.files
     with changing(args):
         root, rels = resolve_files(names, args.root)
+        if verb == "merge":
+            if len(set(rels)) < 2:
+                raise UsageError("merge needs at least two different memory files")
+            gist_body = _read_gist(args.gist_file) if args.gist_file else None
+    if verb == "merge":
+        from memtui.core.merge import merge
+
+        return apply_changeset(args, root, lambda s: merge(
+            s, rels, body=gist_body, confirm_pinned=args.confirm_pinned), diff=True)
     if verb == "supersede":
         return apply_changeset(args, root, lambda s: verbs.supersede(s, rels[0], rels[1], confirm=args.yes))
     if verb == "edit":
@@ -354,6 +372,13 @@ def _run(args: argparse.Namespace) -> int:
     }
     builders = [lambda s, rel=rel: one[verb](s, rel) for rel in rels]
     return apply_changeset(args, root, lambda s: verbs.compose(s, builders))
+
+
+def _read_gist(path: str) -> str:
+    try:
+        return sys.stdin.read() if path == "-" else Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the gist body ({getattr(exc, 'strerror', None) or exc})") from None
 
 
 def _edit_in_editor(args: argparse.Namespace) -> int:

@@ -192,3 +192,22 @@ def test_unwritable_folder_exits_2(root: Path, capsys: pytest.CaptureFixture[str
     monkeypatch.setattr(txn.fs, "mkdir", refuse)
     code, _, err = run(capsys, "pin", str(root / "alpha.md"))
     assert code == 2 and "permission denied" in err and "nothing was changed" in err
+
+
+def test_merge_command_folds_two_files_and_undo_restores_them(tmp_path, capsys) -> None:
+    from memtui.cli.main import main
+    from memtui.core.demo import copy_demo
+
+    root = copy_demo(tmp_path / "demo")
+    before = {p: p.read_bytes() for p in root.rglob("*.md")}
+    a, b = root / "reference_gc_runbook.md", root / "reference_gc_operations.md"
+    assert main(["merge", str(a), str(b), "--dry-run"]) == 0
+    assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
+    assert main(["merge", str(a), str(b)]) == 0
+    assert not a.exists() and (root / "archive" / a.name).is_file()
+    assert b"folded_into:" in (root / "archive" / b.name).read_bytes()
+    assert main(["undo", str(root)]) == 0
+    after_undo = {p: p.read_bytes() for p in root.rglob("*.md") if ".memtui" not in p.parts}
+    assert after_undo == before
+    capsys.readouterr()
+    assert main(["merge", str(a), "--json"]) == 2
