@@ -306,8 +306,8 @@ def fetch_status(url: str, timeout: float = URL_TIMEOUT) -> int | str:
                 status = int(response.status)
         except urllib.error.HTTPError as exc:
             status = int(exc.code)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", exc)
+        except Exception as exc:  # noqa: BLE001 - any failure to answer is "no answer"
+            reason = getattr(exc, "reason", None) or exc.__class__.__name__
             return f"no answer ({reason})"
         if status not in (403, 405, 501):
             return status

@@ -11,6 +11,7 @@ product names written in camel case (``GitHub``, ``macOS``) are not taken as sym
 or is a usual trunk name (``main``, ``develop`` …), so English prose ("the branch is …") does not;
 URLs on ``localhost``, private addresses and the ``example.*`` domains are unverifiable.
 """
+
 from __future__ import annotations
 
 import posixpath

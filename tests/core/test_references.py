@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -15,6 +19,7 @@ from memtui.core.project import (
     ProjectIndex,
     ReferenceChecker,
     decode_claude_project,
+    fetch_status,
     find_project,
 )
 from memtui.core.references import (
@@ -255,6 +260,52 @@ def test_local_url_never_fetched_online(project: Path) -> None:
 
     result = check_body(project, "http://localhost:3000/", online=True, fetcher=fetcher)
     assert result["http://localhost:3000/"][0] is RefStatus.UNVERIFIABLE
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def _answer(self, head: bool) -> None:
+        if self.path == "/ok" or (self.path == "/nohead" and not head):
+            code = 200
+        elif self.path == "/nohead":
+            code = 405
+        else:
+            code = 404
+        self.send_response(code)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._answer(head=True)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._answer(head=False)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def local_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("path", "status"), [("/ok", 200), ("/nohead", 200), ("/gone", 404)])
+def test_fetch_status(local_server: str, path: str, status: int) -> None:
+    assert fetch_status(local_server + path, timeout=2) == status
+
+
+def test_fetch_status_without_answer() -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert str(fetch_status(f"http://127.0.0.1:{port}/", timeout=1)).startswith("no answer")
 
 
 def test_no_project_means_unverifiable() -> None:
