@@ -35,8 +35,7 @@ from .contradictions import freshness
 from .frontmatter import clear_key, parse_frontmatter, set_key
 from .index_edit import IndexDraft, new_entry
 from .model import ARCHIVE_DIR, ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot, encode_text
-from .validate import glob_regex
-from .verbs import normalize_path, slugify
+from .verbs import hook_for, normalize_path, region_covers, slugify
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -75,7 +74,7 @@ def merge(
         dst = f"{ARCHIVE_DIR}/{f.path}"
         ops.append(Move(f.path, dst))
         archive.remove_entries(f.path)
-        archive.append_entry(new_entry(replace(f, path=dst), _hook(snapshot, f)))
+        archive.append_entry(new_entry(replace(f, path=dst), hook_for(snapshot, f)))
     draft = _draft(snapshot)
     _place_gist(snapshot, draft, archive, sources, newest, gist)
     for d in (draft, archive):
@@ -98,13 +97,13 @@ def _place_gist(
     """The gist's entry where the first source entry was; the other source entries go."""
     with_entry = [f for f in sources if draft.entries_for(f.path)]
     hook_from = newest if newest in with_entry else (with_entry[0] if with_entry else None)
-    hook = _hook(snapshot, hook_from) if hook_from is not None else (gist.description or gist.title)
+    hook = hook_for(snapshot, hook_from) if hook_from is not None else (gist.description or gist.title)
     entry = new_entry(gist, hook)
     lines = sorted((line for f in sources for line in draft.entries_for(f.path)), key=lambda ln: ln.number)
     if not lines:
         if gist.pinned:
             draft.add_pinned(entry)
-        elif not _region_covers(snapshot.index, gist.path):
+        elif not region_covers(snapshot.index, gist.path):
             archive.append_entry(entry)  # no working-set place to take: reachable, like a decayed file
         return
     first = lines[0]
@@ -249,18 +248,3 @@ def _draft(snapshot: Snapshot, archive: bool = False) -> IndexDraft:
     return IndexDraft(index, snapshot.files.__contains__)
 
 
-def _hook(snapshot: Snapshot, f: MemoryFile) -> str:
-    for index in (snapshot.index, snapshot.archive_index):
-        for line in index.entries:
-            if line.resolved == f.path and line.hook:
-                return line.hook
-    return f.description or f.title
-
-
-def _region_covers(index: Index, path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    for line in index.regions:
-        rx = glob_regex(line.glob)
-        if rx is not None and rx.match(name):
-            return True
-    return False

@@ -107,7 +107,7 @@ def _draft_op(draft: IndexDraft) -> list[Operation]:
     return [Create(draft.path, draft.render())]
 
 
-def _hook_for(snapshot: Snapshot, f: MemoryFile) -> str:
+def hook_for(snapshot: Snapshot, f: MemoryFile) -> str:
     """The hook an entry for ``f`` should carry: an existing entry's, else the description."""
     for index in (snapshot.index, snapshot.archive_index):
         for line in index.entries:
@@ -116,7 +116,7 @@ def _hook_for(snapshot: Snapshot, f: MemoryFile) -> str:
     return f.description or f.title
 
 
-def _region_covers(index: Index, path: str) -> bool:
+def region_covers(index: Index, path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     for line in index.regions:
         rx = glob_regex(line.glob)
@@ -132,7 +132,7 @@ def _archive_listed(snapshot: Snapshot, path: str) -> bool:
 def _keep_reachable(snapshot: Snapshot, f: MemoryFile, hook: str, archive: IndexDraft) -> str:
     """After a file leaves the working set: nothing to do when a region or the archive index
     reaches it, else an archive-index entry.  Says how it stays reachable."""
-    if _region_covers(snapshot.index, f.path):
+    if region_covers(snapshot.index, f.path):
         return "a region pointer covers it"
     if archive.entries_for(f.path):
         return f"{archive.path} lists it"
@@ -172,7 +172,7 @@ def pin(snapshot: Snapshot, path: str) -> Changeset:
     if not f.pinned:
         ops.append(_text_write(f, set_key(f.text, "pinned", "true")))
     if not in_pinned:
-        raw = portable_raw(entries[0], f, f.path) if entries else new_entry(f, _hook_for(snapshot, f))
+        raw = portable_raw(entries[0], f, f.path) if entries else new_entry(f, hook_for(snapshot, f))
         draft.remove_entries(f.path)
         draft.add_pinned(raw)
     archive = _draft(snapshot, archive=True)
@@ -226,7 +226,7 @@ def promote(snapshot: Snapshot, path: str, hook: str | None = None) -> Changeset
     draft = _draft(snapshot)
     if draft.entries_for(f.path):
         raise VerbError(f"'{f.path}' is already in the working set")
-    draft.add_recent(new_entry(f, hook if hook else _hook_for(snapshot, f)))
+    draft.add_recent(new_entry(f, hook if hook else hook_for(snapshot, f)))
     archive = _draft(snapshot, archive=True)
     archive.remove_entries(f.path)
     ops = _draft_op(draft) + _draft_op(archive)
@@ -246,7 +246,7 @@ def archive(snapshot: Snapshot, path: str, confirm: bool = False) -> Changeset:
     dst = f"{ARCHIVE_DIR}/{f.path}"
     if dst in snapshot.files:
         raise VerbError(f"'{dst}' already exists; rename one of them first")
-    hook = _hook_for(snapshot, f)
+    hook = hook_for(snapshot, f)
     ops: list[Operation] = []
     if f.pinned:
         ops.append(_text_write(f, _clear_pinned(f.text)))
@@ -274,7 +274,7 @@ def restore(snapshot: Snapshot, path: str) -> Changeset:
     dst = f.path[len(ARCHIVE_DIR) + 1 :] if _in_archive(f.path) else f.path
     if dst != f.path and dst in snapshot.files:
         raise VerbError(f"'{dst}' exists; rename one of them before restoring '{f.path}'")
-    hook = _hook_for(snapshot, f)
+    hook = hook_for(snapshot, f)
     ops: list[Operation] = []
     text = clear_key(f.text, "status") if f.status == "archived" else f.text
     if text != f.text:
@@ -323,7 +323,7 @@ def supersede(snapshot: Snapshot, old: str, new: str, confirm: bool = False) -> 
         position = old_entries[0].number - 1
         draft.remove_entries(old_f.path)
         if not draft.entries_for(new_f.path):
-            draft.insert(position, [new_entry(new_f, _hook_for(snapshot, new_f))])
+            draft.insert(position, [new_entry(new_f, hook_for(snapshot, new_f))])
             archive_draft.remove_entries(new_f.path)  # the successor is in the working set now
         _keep_reachable(snapshot, old_f, hook, archive_draft)
     ops += _draft_op(draft) + _draft_op(archive_draft)
