@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from .common import EXIT_OK, budget_config, console, positive_int, print_json
-from .verbs import Exit, add_common, changing, finish, root_of_path
+from .verbs import Exit, add_common, changing, finish, open_root, root_of_path
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             if args.dry_run:
                 return finish(args, replay(load_root(root, config)))
             with txn.root_lock(root):
-                return finish(args, replay(txn.open_root(root, config)))
+                return finish(args, replay(open_root(root, config)))
     except Exit as exc:
         return exc.code
     raise AssertionError("unreachable")  # pragma: no cover

@@ -282,6 +282,17 @@ def _refused(args: argparse.Namespace, preview: Preview) -> int:
     return EXIT_FINDINGS
 
 
+def open_root(root: Path, config: Any) -> Snapshot:
+    """Finish any interrupted change (saying which paths it left alone), then load the root."""
+    from memtui.core import txn
+    from memtui.core.store import load_root
+
+    message = txn.recover(root).message
+    if message:
+        err_console().print(f"[yellow]memtui:[/] {_esc(message)}")
+    return load_root(root, config)
+
+
 def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snapshot], Changeset],
                     diff: bool = False) -> int:
     """Load the root, build, gate and (unless a dry run) commit — holding the lock throughout."""
@@ -290,12 +301,12 @@ def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snaps
 
     config = budget_config(args)
     with changing(args):
-        snapshot = load_root(root, config) if args.dry_run else txn.open_root(root, config)
+        snapshot = load_root(root, config) if args.dry_run else open_root(root, config)
         preview = txn.plan(snapshot, build(snapshot))
         if args.dry_run or not preview.accepted:  # nothing to write: no lock, no .memtui/
             return finish(args, preview, diff)
         with txn.root_lock(root):  # read again under the lock, so concurrent memtuis take turns
-            snapshot = txn.open_root(root, config)
+            snapshot = open_root(root, config)
             return finish(args, txn.plan(snapshot, build(snapshot)), diff)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -382,7 +393,14 @@ def _read_gist(path: str) -> str:
 
 
 def _edit_in_editor(args: argparse.Namespace) -> int:
-    """Edit a copy of the file in $EDITOR (outside the root), then write it through the gate."""
+    """Edit a copy of the file in $EDITOR (outside the root), then write it through the gate.
+
+    When the edit is not written (the editor fails, the gate refuses, the file changed on disk
+    meanwhile, the disk refuses), the edited copy is kept and its path printed, so no typing is
+    lost; it is removed once the edit is written (or nothing was edited).
+    """
+    import shutil
+
     from memtui.core import txn
     from memtui.core.changeset import Changeset, ChangesetError, Write
     from memtui.core.store import load_root
@@ -393,18 +411,25 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
         snapshot = load_root(root, budget_config(args))
         original = _file(snapshot, rels[0]).data
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    suffix = "-" + rels[0].rsplit("/", 1)[-1]
-    with tempfile.TemporaryDirectory(prefix="memtui-edit-") as tmp:
-        copy = Path(tmp) / suffix.lstrip("-")
-        copy.write_bytes(original)
-        try:
-            status = subprocess.call([*shlex.split(editor), str(copy)])
-        except OSError as exc:
-            return fail(args, f"cannot run the editor '{editor}': {exc.strerror or exc}", EXIT_USAGE)
-        if status != 0:
-            return fail(args, f"the editor exited with status {status}; nothing changed", EXIT_USAGE)
-        edited = copy.read_bytes()
+    tmp = Path(tempfile.mkdtemp(prefix="memtui-edit-"))  # 0o700: the copy may be private
+    copy = tmp / rels[0].rsplit("/", 1)[-1]
+    copy.write_bytes(original)
+
+    def kept(code: int) -> int:
+        err_console().print(f"[yellow]memtui {args.verb}:[/] your edited copy is kept at "
+                            f"{_esc(str(copy))}")
+        return code
+
+    try:
+        status = subprocess.call([*shlex.split(editor), str(copy)])
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)  # the editor never ran: nothing to keep
+        return fail(args, f"cannot run the editor '{editor}': {exc.strerror or exc}", EXIT_USAGE)
+    edited = copy.read_bytes()
+    if status != 0:
+        return kept(fail(args, f"the editor exited with status {status}; nothing changed", EXIT_USAGE))
     if edited == original:
+        shutil.rmtree(tmp, ignore_errors=True)
         return fail(args, f"'{rels[0]}' is unchanged", EXIT_OK)
     changeset = Changeset("edit", f"edit {rels[0]}", (Write(rels[0], edited, original),))
 
@@ -419,4 +444,11 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
                 "nothing was written", (rels[0],)) from None
         return changeset
 
-    return apply_changeset(args, root, build)
+    try:
+        code = apply_changeset(args, root, build)
+    except Exit as exc:
+        return kept(exc.code)
+    if code != EXIT_OK:
+        return kept(code)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return code

@@ -45,11 +45,15 @@ def encode_bytes(data: bytes | None) -> dict[str, str] | None:
 
 
 def decode_value(value: Any) -> bytes | None:
+    """The bytes :func:`encode_bytes` encoded; :class:`JournalError` if ``value`` is malformed."""
     if value is None:
         return None
-    if "text" in value:
-        return str(value["text"]).encode("utf-8")
-    return base64.b64decode(value["b64"])
+    try:
+        if "text" in value:
+            return str(value["text"]).encode("utf-8")
+        return base64.b64decode(value["b64"], validate=True)
+    except (KeyError, TypeError, ValueError) as exc:  # binascii.Error is a ValueError
+        raise JournalError(f"malformed bytes {str(value)[:40]!r} ({exc})") from None
 
 
 def op_to_json(op: Operation) -> dict[str, Any]:
@@ -62,17 +66,29 @@ def op_to_json(op: Operation) -> dict[str, Any]:
 
 
 def op_from_json(value: dict[str, Any]) -> Operation:
+    """The operation a record holds; :class:`JournalError` if it is malformed."""
+    if not isinstance(value, dict):
+        raise JournalError(f"operation {str(value)[:40]!r} is not an object")
     kind = value.get("op")
+
+    def path(name: str) -> str:
+        found = value.get(name)
+        if not isinstance(found, str) or not found:
+            raise JournalError(f"{kind} operation without a '{name}' path")
+        return found
+
+    def data(name: str) -> bytes:
+        found = decode_value(value.get(name))
+        if found is None:
+            raise JournalError(f"{kind} operation on '{value.get('path')}' without '{name}' bytes")
+        return found
+
     if kind == "write":
-        data, expected = decode_value(value["data"]), decode_value(value["expected"])
-        assert data is not None and expected is not None
-        return Write(value["path"], data, expected)
+        return Write(path("path"), data("data"), data("expected"))
     if kind == "create":
-        data = decode_value(value["data"])
-        assert data is not None
-        return Create(value["path"], data)
+        return Create(path("path"), data("data"))
     if kind == "move":
-        return Move(value["src"], value["dst"])
+        return Move(path("src"), path("dst"))
     raise JournalError(f"unknown operation {kind!r}")
 
 

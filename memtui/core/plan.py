@@ -205,7 +205,11 @@ def inverse(ops: list[Operation] | tuple[Operation, ...], attic: str) -> tuple[O
 def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> Preview:
     root = Path(snapshot.root).absolute()
     seq, record = _target(root, kind)
-    ops = [op_from_json(op) for op in record.get("ops", [])]
+    try:
+        ops = [op_from_json(op) for op in record.get("ops", [])]
+    except (JournalError, AttributeError, TypeError) as exc:
+        raise NothingToUndo(f"cannot {kind}: the journal record of change {seq} is damaged "
+                            f"({exc}); make the change by hand instead") from None
     description = str(record.get("description", ""))
     if kind == "undo":
         attic = f"{ATTIC_DIR}/{seq:08d}-undo-{time.time_ns()}"

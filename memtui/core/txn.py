@@ -5,14 +5,19 @@ Protocol for every changeset (DESIGN §3):
 1. :func:`plan` plays it on a copy of the snapshot and gates the result (pure; nothing touched).
 2. :func:`commit` takes the exclusive lock ``<root>/.memtui/lock`` (``fcntl.flock``; waits up to a
    timeout, then :class:`Busy`), finishes any interrupted change, checks that every path the
-   changeset touches still holds the bytes the snapshot read (else :class:`ChangedOnDisk`),
-   writes a journal record with the before-image of every touched path (fsynced, file and
-   folder), applies each write as temp file + fsync + ``os.replace`` (mode bits kept) and each
-   move as ``os.replace`` (never over an existing file), fsyncs the folders, and renames the
-   record to committed.
+   changeset touches still holds the bytes the snapshot read (else :class:`ChangedOnDisk`) and
+   that no folder above them is a symlink, writes a journal record with the before-image of
+   every touched path (fsynced, file and folder; private: ``.memtui/`` is ``0o700``, records and
+   temp files ``0o600``), applies each write as temp file + fsync + a last look at the target's
+   bytes + ``os.replace`` (mode bits kept), each create and move as hard link + unlink (which
+   fails, rather than overwrites, when another program created the target meanwhile), fsyncs
+   the folders, and renames the record to committed.
 3. Any failure while applying rolls back what was applied from the record and raises
    :class:`WriteFailed` (the folder is as it was).  A crash leaves a pending record, which
    :func:`recover` — run by :func:`open_root` and by every commit — restores byte for byte.
+   Restoring only ever touches a path holding bytes memtui put there: whatever another
+   program (the agent takes no lock) wrote meanwhile is left as it is, and named in the error
+   or in :attr:`Recovered.message`.
 
 :func:`undo` and :func:`redo` replay the newest committed change backwards or forwards through the
 same gate, whose baseline then also holds the errors and index size of the state returned to (a
@@ -45,6 +50,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import logging
 import os
 import threading
 import time
@@ -52,9 +58,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
-from .changeset import ATTIC_DIR, Changeset, Create, Move, Operation, Write, in_attic, parent_dirs
+from .changeset import (
+    ATTIC_DIR,
+    Changeset,
+    Create,
+    Move,
+    Operation,
+    Write,
+    in_attic,
+    is_archive_index,
+    parent_dirs,
+)
 from .incremental import FindingsCache
 from .journal import (
     COMMITTED,
@@ -107,6 +123,7 @@ __all__ = [
     "LogEntry",
     "NothingToUndo",
     "Preview",
+    "Recovered",
     "Refused",
     "TxnError",
     "WriteFailed",
@@ -129,6 +146,8 @@ __all__ = [
 LOCK_TIMEOUT = 5.0
 MEMTUI_DIR = ".memtui"
 
+_log = logging.getLogger("memtui")
+
 
 # ---------------------------------------------------------------- the filesystem
 
@@ -137,8 +156,11 @@ class FileSystem:
     """Every filesystem call that changes something — one place, so tests can inject faults."""
 
     def write_tmp(self, path: str, data: bytes, mode: int | None) -> None:
-        """Write a new file (a temp file) completely, set its mode, and fsync it."""
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
+        """Write a new file (a temp file) completely, set its mode, and fsync it.
+
+        The file is created ``0o600`` (it may hold a private file's bytes, or a journal record
+        of them) and only then given ``mode``; without ``mode`` it stays private."""
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
             view = memoryview(data)
             while view:
@@ -152,6 +174,10 @@ class FileSystem:
 
     def replace(self, src: str, dst: str) -> None:
         os.replace(src, dst)
+
+    def link(self, src: str, dst: str) -> None:
+        """Give ``src`` a second name ``dst``; fails (``FileExistsError``) if ``dst`` exists."""
+        os.link(src, dst, follow_symlinks=False)
 
     def mkdir(self, path: str) -> None:
         os.mkdir(path)
@@ -167,7 +193,8 @@ class FileSystem:
             os.close(fd)
 
     def unlink(self, path: str) -> None:
-        """Remove one of memtui's own files (a temp file, an old journal record)."""
+        """Remove one of memtui's own files (a temp file, an old journal record), or the old
+        name of a file :func:`_move` has just linked to its new name."""
         os.unlink(path)
 
     def rmdir(self, path: str) -> None:
@@ -186,6 +213,55 @@ def _read(path: str) -> bytes | None:
         return None
     except IsADirectoryError:
         return b"\0<folder>"
+
+
+#: ``link`` errors meaning "this file system has no hard links" (not "the name is taken")
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
+
+
+def _move(src: str, dst: str) -> None:
+    """Move a file to ``dst`` without ever replacing what is there (``FileExistsError`` if taken).
+
+    ``os.replace`` would silently overwrite a file another program created at ``dst`` after
+    memtui looked; a hard link fails atomically instead.  The file is linked to its new name,
+    then its old name is unlinked (a crash in between leaves two names of one file, which
+    :func:`_restore` folds back).  On a file system without hard links it falls back to
+    checking, then renaming.
+    """
+    try:
+        fs.link(src, dst)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        if os.path.lexists(dst):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), dst) from None
+        fs.replace(src, dst)
+        return
+    fs.unlink(src)
+
+
+def _new_file_mode() -> int:
+    """The mode a plain new file gets: ``0o666`` less the process's umask."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _mode_of(path: str) -> int | None:
+    """The permission bits of the file at ``path`` (``None`` when there is none)."""
+    try:
+        return os.lstat(path).st_mode & 0o7777
+    except OSError:
+        return None
 
 
 def _describe_os_error(exc: OSError) -> str:
@@ -216,7 +292,10 @@ _HELD: dict[str, list[Any]] = {}  # realpath of root -> [fd, depth, thread id]
 
 
 def _ensure_dir(root: Path, rel: str) -> None:
-    """Create ``<root>/<rel>`` and its parents, fsyncing each parent after a creation."""
+    """Create ``<root>/<rel>`` and its parents, fsyncing each parent after a creation.
+
+    Folders under ``.memtui/`` are private (``0o700``): the journal holds copies of memory files.
+    """
     parts = rel.split("/")
     for i in range(len(parts)):
         folder = root.joinpath(*parts[: i + 1])
@@ -225,7 +304,18 @@ def _ensure_dir(root: Path, rel: str) -> None:
                 fs.mkdir(str(folder))
             except FileExistsError:
                 continue
+            if parts[0] == MEMTUI_DIR:  # still empty: nothing was readable meanwhile
+                _make_private(folder)
             fs.fsync_dir(str(folder.parent))
+
+
+def _make_private(folder: Path) -> None:
+    """Close a ``.memtui/`` an older memtui made readable by others (best effort)."""
+    try:
+        if folder.stat().st_mode & 0o077:
+            os.chmod(folder, 0o700)
+    except OSError:
+        pass
 
 
 @contextmanager
@@ -244,7 +334,8 @@ def root_lock(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
             if held is None:
                 try:
                     _ensure_dir(root, MEMTUI_DIR)
-                    fd = os.open(str(root / LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+                    _make_private(root / MEMTUI_DIR)
+                    fd = os.open(str(root / LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
                 except OSError as exc:
                     raise WriteFailed(
                         f"cannot change {root}: {_describe_os_error(exc)}{_where(exc, root)}; "
@@ -300,8 +391,23 @@ def _tmp_path(root: Path, rel: str, rid: str) -> str:
     return _abs(root, (folder + "/" if folder else "") + f".{name}.{rid}.tmp")
 
 
+def _check_folders(root: Path, preview: Preview) -> None:
+    """Refuse a change that would write through a symlinked folder (it may lead outside the root).
+
+    Every folder above every path an operation touches is checked on disk (``islink``) and
+    against the snapshot's symlinks leading outside.
+    """
+    for rel in preview.changeset.paths:
+        for folder in parent_dirs(rel):
+            if folder in preview.before.outside or os.path.islink(_abs(root, folder)):
+                raise ChangedOnDisk(
+                    f"'{folder}' is a symlinked folder; memtui does not write through symlinked "
+                    f"folders (the change touches '{rel}'), so nothing was changed", (folder,))
+
+
 def _check_disk(root: Path, preview: Preview) -> tuple[dict[str, int], list[str]]:
     """Refuse unless every touched path is as the snapshot read it; modes and folders to create."""
+    _check_folders(root, preview)
     changed: list[str] = []
     modes: dict[str, int] = {}
     for rel, expected in preview.initial.items():
@@ -364,52 +470,156 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
                 dirty[os.path.dirname(_abs(root, folder))] = None
         dst = _abs(root, target)
         if isinstance(op, Write):
+            # the recorded mode, or (a file an earlier move put here) the file's own mode
+            mode = modes.get(op.path)
+            if mode is None:
+                mode = _mode_of(dst)
             tmp = _tmp_path(root, op.path, rid)
-            fs.write_tmp(tmp, op.data, modes.get(op.path))
+            fs.write_tmp(tmp, op.data, mode)
+            if _read(dst) != op.expected:  # another program wrote it since the check
+                raise ChangedOnDisk(f"changed on disk — '{op.path}' changed while memtui was "
+                                    "writing; reload and try again", (op.path,))
             fs.replace(tmp, dst)
         elif isinstance(op, Create):
             tmp = _tmp_path(root, op.path, rid)
-            fs.write_tmp(tmp, op.data, None)
-            if os.path.lexists(dst):
-                raise ChangedOnDisk(f"'{op.path}' appeared on disk meanwhile", (op.path,))
-            fs.replace(tmp, dst)
+            fs.write_tmp(tmp, op.data, _new_file_mode())
+            try:
+                _move(tmp, dst)
+            except FileExistsError:
+                raise ChangedOnDisk(f"'{op.path}' appeared on disk meanwhile", (op.path,)) from None
         else:
-            if os.path.lexists(dst):
-                raise ChangedOnDisk(f"'{op.dst}' appeared on disk meanwhile", (op.dst,))
-            fs.replace(_abs(root, op.src), dst)
+            try:
+                _move(_abs(root, op.src), dst)
+            except FileExistsError:
+                raise ChangedOnDisk(f"'{op.dst}' appeared on disk meanwhile", (op.dst,)) from None
             dirty[os.path.dirname(_abs(root, op.src))] = None
         dirty[os.path.dirname(dst)] = None
     for folder in dirty:
         fs.fsync_dir(folder)
 
 
-def _restore(root: Path, rid: str, record: dict[str, Any]) -> None:
-    """Put every path the record touched back to its before-image (idempotent)."""
+def _known_bytes(ops: list[Operation], before: dict[str, bytes | None]) -> dict[str, set[bytes]]:
+    """Every content memtui itself may have left at each path a record touches.
+
+    That is the path's before-image and each version an operation put there (a write's or a
+    create's data, the bytes a move carried).  Anything else on disk was written by another
+    program (the agent takes no lock), and restoring must never overwrite or displace it.
+    """
+    archive = next((path for path in before if is_archive_index(path)), None)
+
+    def key(path: str) -> str:  # the plan keys the archive index by the snapshot's spelling
+        return archive if archive is not None and is_archive_index(path) else path
+
+    state = dict(before)
+    known = {path: {data} for path, data in before.items() if data is not None}
+    for op in ops:
+        if isinstance(op, Move):
+            target, data = key(op.dst), state.get(key(op.src))
+            state[key(op.src)] = None
+        else:
+            target, data = key(op.path), op.data
+        state[target] = data
+        if data is not None:
+            known.setdefault(target, set()).add(data)
+    return known
+
+
+def _attic_dest(root: Path, rid: str, rel: str) -> str:
+    """A free attic path for ``rel`` under the record's folder (``name.2.md``… when taken)."""
+    dest = f"{ATTIC_DIR}/{rid}/{rel}"
+    stem, dot, ext = dest.rpartition(".")
+    if "/" in ext:
+        stem, dot, ext = dest, "", ""
+    n = 1
+    while os.path.lexists(_abs(root, dest)):
+        n += 1
+        dest = f"{stem}.{n}{dot}{ext}"
+    return dest
+
+
+def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
+    """Put every path the record touched back to its before-image (idempotent).
+
+    Only a path that holds bytes memtui put there (:func:`_known_bytes`) — or nothing — is
+    restored or moved.  A path another program wrote meanwhile is left exactly as it is; those
+    paths are returned, so the caller can tell the user.
+    """
     ops = [op_from_json(op) for op in record.get("ops", [])]
     before = {path: decode_value(value) for path, value in record.get("before", {}).items()}
     modes: dict[str, int] = {k: int(v) for k, v in record.get("modes", {}).items()}
+    known = _known_bytes(ops, before)
+    left: list[str] = []
     dirty: dict[str, None] = {}
+
+    def ours(rel: str, path: str) -> bool:
+        return not os.path.islink(path) and _read(path) in known.get(rel, ())
+
+    def leave(rel: str) -> None:
+        if rel not in left:
+            left.append(rel)
+
     for op in reversed(ops):
-        if isinstance(op, Move):
-            src, dst = _abs(root, op.src), _abs(root, op.dst)
-            if os.path.lexists(dst) and not os.path.lexists(src):
-                fs.replace(dst, src)
-                dirty[os.path.dirname(src)] = dirty[os.path.dirname(dst)] = None
+        if not isinstance(op, Move):
+            continue
+        src, dst = _abs(root, op.src), _abs(root, op.dst)
+        if not os.path.lexists(dst):
+            continue
+        if os.path.lexists(src):
+            # a crash between linking the new name and unlinking the old: two names, one file
+            if (not os.path.islink(src) and not os.path.islink(dst)
+                    and os.path.samefile(src, dst)):
+                fs.unlink(dst)
+                dirty[os.path.dirname(dst)] = None
+            continue
+        if not ours(op.dst, dst):
+            leave(op.dst)
+            continue
+        moved = _read(dst)
+        try:
+            _move(dst, src)
+        except FileExistsError:  # another program created the old name just now
+            leave(op.src)
+            continue
+        if moved is not None:
+            known.setdefault(op.src, set()).add(moved)
+        dirty[os.path.dirname(src)] = dirty[os.path.dirname(dst)] = None
     for rel, data in before.items():
         if data is None or in_attic(rel):
             continue
         path = _abs(root, rel)
-        if _read(path) != data:
-            tmp = _tmp_path(root, rel, rid)
-            fs.write_tmp(tmp, data, modes.get(rel))
+        current = _read(path) if os.path.lexists(path) else None
+        if current == data and not os.path.islink(path):
+            continue
+        if current is not None and not ours(rel, path):
+            leave(rel)
+            continue
+        tmp = _tmp_path(root, rel, rid)
+        mode = modes.get(rel)
+        fs.write_tmp(tmp, data, mode if mode is not None else _new_file_mode())
+        if current is None:
+            try:
+                _move(tmp, path)  # never over a file that appeared meanwhile
+            except FileExistsError:
+                leave(rel)
+        elif _read(path) == current:
             fs.replace(tmp, path)
-            dirty[os.path.dirname(path)] = None
+        else:  # written by another program while memtui was restoring
+            leave(rel)
+        dirty[os.path.dirname(path)] = None
     for rel, data in before.items():
-        if data is None and not in_attic(rel) and os.path.lexists(_abs(root, rel)):
-            dest = f"{ATTIC_DIR}/{rid}/{rel}"
-            _ensure_dir(root, dest.rpartition("/")[0])
-            fs.replace(_abs(root, rel), _abs(root, dest))
-            dirty[os.path.dirname(_abs(root, rel))] = None
+        path = _abs(root, rel)
+        if data is not None or in_attic(rel) or not os.path.lexists(path):
+            continue
+        if not ours(rel, path):
+            leave(rel)
+            continue
+        dest = _attic_dest(root, rid, rel)
+        _ensure_dir(root, dest.rpartition("/")[0])
+        try:
+            _move(path, _abs(root, dest))
+        except FileExistsError:  # pragma: no cover - the attic path was free a moment ago
+            leave(rel)
+        dirty[os.path.dirname(path)] = None
     for rel in before:
         tmp = _tmp_path(root, rel, rid)
         if os.path.lexists(tmp):
@@ -422,6 +632,16 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> None:
     for folder in dirty:
         if os.path.isdir(folder):
             fs.fsync_dir(folder)
+    return left
+
+
+def _left_alone(paths: list[str]) -> str:
+    """The words telling the user which paths a restore left as another program wrote them."""
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:5]) + (" …" if len(paths) > 5 else "")
+    return (f"; left {shown} as another program wrote it meanwhile (memtui never overwrites "
+            "that) — check it by hand")
 
 
 def _rollback(root: Path, rid: str, record: dict[str, Any], cause: BaseException) -> TxnError:
@@ -433,9 +653,10 @@ def _rollback(root: Path, rid: str, record: dict[str, Any], cause: BaseException
          if (folder / record_file(rid, state)).exists()),
         None,
     )
+    left: list[str] = []
     try:
         if written is not None:
-            _restore(root, rid, record)
+            left = _restore(root, rid, record)
             fs.replace(str(written), str(folder / record_file(rid, ROLLED_BACK)))
             fs.fsync_dir(str(folder))
         else:
@@ -449,7 +670,11 @@ def _rollback(root: Path, rid: str, record: dict[str, Any], cause: BaseException
             "time it opens this folder"
         )
     if isinstance(cause, ChangedOnDisk):
+        if left:
+            return ChangedOnDisk(f"{cause}{_left_alone(left)}", tuple(dict.fromkeys((*cause.paths, *left))))
         return cause
+    if left:
+        return WriteFailed(f"cannot change {root}: {why}; the rest was restored{_left_alone(left)}")
     return WriteFailed(f"cannot change {root}: {why}; nothing was changed")
 
 
@@ -522,11 +747,47 @@ def run(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None = 
 # ---------------------------------------------------------------- recovery
 
 
-def _recover_locked(root: Path) -> list[str]:
+class Recovered(list):  # type: ignore[type-arg]
+    """The ids of the interrupted changes :func:`recover` restored (a list of ``str``).
+
+    ``left_alone`` maps an id to the paths its restore left untouched because another program
+    wrote them after the crash; :attr:`message` says so in words ("" when there are none).
+    """
+
+    def __init__(self, ids: Iterable[str] = (), left_alone: dict[str, list[str]] | None = None) -> None:
+        super().__init__(ids)
+        self.left_alone: dict[str, list[str]] = dict(left_alone or {})
+
+    @property
+    def message(self) -> str:
+        paths = [p for left in self.left_alone.values() for p in left]
+        if not paths:
+            return ""
+        return "memtui finished an interrupted change" + _left_alone(list(dict.fromkeys(paths)))
+
+
+def _check_record(record: Any, value: dict[str, Any]) -> None:
+    """Raise :class:`WriteFailed` (naming the file and what to do) unless a record can be restored."""
+    try:
+        for op in value.get("ops", []):
+            op_from_json(op)
+        for data in value.get("before", {}).values():
+            decode_value(data)
+        for mode in value.get("modes", {}).values():
+            int(mode)
+        for folder in value.get("created_dirs", []):
+            if not isinstance(folder, str):
+                raise JournalError(f"folder {folder!r} is not a path")
+    except (JournalError, AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise JournalError(f"journal record {record.file} is damaged ({exc})") from None
+
+
+def _recover_locked(root: Path) -> Recovered:
     folder = journal_dir(root)
     if not folder.is_dir():
-        return []
+        return Recovered()
     restored: list[str] = []
+    left_alone: dict[str, list[str]] = {}
     for name in sorted(os.listdir(folder)):
         if name.startswith(".") and name.endswith(".tmp"):
             fs.unlink(str(folder / name))
@@ -535,33 +796,44 @@ def _recover_locked(root: Path) -> list[str]:
             continue
         try:
             value = read_record(root, record)
+            _check_record(record, value)
         except JournalError as exc:
-            raise WriteFailed(f"cannot recover {root}: {exc}") from None
-        _restore(root, record.id, value)
+            raise WriteFailed(
+                f"cannot recover {root}: {exc}. It describes a change that was interrupted; "
+                f"check the files it names by hand, then move {JOURNAL_DIR}/{record.file} out "
+                "of the journal folder (or rename it to "
+                f"{record_file(record.id, ROLLED_BACK)}) and open the folder again"
+            ) from None
+        left = _restore(root, record.id, value)
         _mark(root, record.id, ROLLED_BACK)
         restored.append(record.id)
-    return restored
+        if left:
+            left_alone[record.id] = left
+            _log.warning("recovering %s (%s): %s", root, record.id, _left_alone(left).lstrip("; "))
+    return Recovered(restored, left_alone)
 
 
-def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> list[str]:
+def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:
     """Finish an interrupted change: restore the before-images of every pending record.
 
-    Returns the ids restored.  Touches nothing (not even the lock) when there is nothing to do;
-    skips quietly when another memtui holds the lock (its change is not interrupted).
+    Returns the ids restored (a :class:`Recovered`, whose ``message`` names any path left alone
+    because another program wrote it after the crash).  Touches nothing (not even the lock)
+    when there is nothing to do; skips quietly when another memtui holds the lock (its change
+    is not interrupted).
     """
     root = Path(root).absolute()
     folder = journal_dir(root)
     try:
         names = os.listdir(folder)
     except OSError:
-        return []
+        return Recovered()
     if not any(n.endswith(".pending.json") or (n.startswith(".") and n.endswith(".tmp")) for n in names):
-        return []
+        return Recovered()
     try:
         with root_lock(root, timeout):
             return _recover_locked(root)
     except Busy:
-        return []
+        return Recovered()
     except OSError as exc:
         raise WriteFailed(f"cannot recover {root}: {_describe_os_error(exc)}{_where(exc, root)}") from None
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from memtui.core import txn
 from tests.conftest import topic
 
-FS_CALLS = ("write_tmp", "replace", "mkdir", "fsync_dir", "unlink", "rmdir")
+FS_CALLS = ("write_tmp", "replace", "link", "mkdir", "fsync_dir", "unlink", "rmdir")
 
 #: a root with no error findings: Pinned, Recent and Regions blocks, prose, a region family
 VALID_ROOT: dict[str, str | bytes] = {
