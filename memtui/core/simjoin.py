@@ -34,6 +34,7 @@ from typing import Callable, Hashable, Iterable, Iterator, Sequence
 
 MIN_TOKENS = 3
 EXTRA_PREFIX = 4  # at most this many tokens probed past the prefix, for the count filter
+NEXT_TOKENS = 16  # tokens after the probed ones checked before a candidate is verified
 
 #: a filter on pairs of item numbers, applied before verification (must be symmetric)
 PairFilter = Callable[[int, int], bool]
@@ -109,11 +110,15 @@ def similar_pairs(
     *,
     same_group: bool = False,
     sides: Sequence[int] | None = None,
+    full_doc_freq: Counter[str] | None = None,
 ) -> list[tuple[int, int]]:
     """Every pair ``i < j`` with ``pair_score ≥ threshold`` — exactly :func:`brute_force_pairs`.
 
     ``same_group`` pairs only items of one group; ``sides`` (0 or 1 per item) pairs only items on
     different sides, like ``brute_force_pairs(..., allowed=lambda i, j: sides[i] != sides[j])``.
+    ``full_doc_freq``, document frequencies of the title + body tokens a caller has counted
+    already, saves counting them again; the counts only order the probing, so any counts give
+    the same pairs.
     """
     check_threshold(threshold)
     if same_group:
@@ -127,7 +132,7 @@ def similar_pairs(
     with gc_paused():
         for field in ("title", "full"):
             sets = [getattr(item, field) for item in items]
-            df = _doc_freq(sets)
+            df = full_doc_freq if field == "full" and full_doc_freq is not None else _doc_freq(sets)
             for members in parts:
                 candidates |= _candidates(sets, members, df, threshold, sides)
     return sorted(pair for pair in candidates if pair_score(items[pair[0]], items[pair[1]]) >= threshold)
@@ -167,13 +172,21 @@ def _candidates(
     ``e + 1`` times: candidates hit fewer times are dropped unverified (the count filter).
     Only tokens some set probes are indexed.  With ``sides``, each side has its own index and a
     set probes only the other side's.
+
+    A candidate hit ``c`` times (exactly the probed tokens it holds: it was indexed under every
+    probed token it has) may miss only ``c − e − 1`` more of the set's tokens, so of the
+    :data:`NEXT_TOKENS` tokens after the probed ones it must hold all but that many.  That check
+    is a small set intersection, much cheaper than verifying the whole set; it removes most
+    candidates before verification.
     """
     eligible = [i for i in members if len(sets[i]) >= MIN_TOKENS]
     # visit from the largest set down: everything already indexed is at least as large
     eligible.sort(key=lambda i: (len(sets[i]), i), reverse=True)
     need: dict[int, int] = {}
     freq = df.__getitem__
-    plans: list[tuple[list[str], int, int]] = []  # probe tokens, overlap needed, hits needed
+    # per set: its probed tokens followed by the next ones, how many are probed, overlap needed,
+    # hits needed (one list rather than two, and no set yet: plans for every set are held at once)
+    plans: list[tuple[list[str], int, int, int]] = []
     probed: set[str] = set()
     for i in eligible:
         size = len(sets[i])
@@ -189,26 +202,36 @@ def _candidates(
             if budget < 0:
                 break
             e += 1
-        probe = ordered[: p + e]
-        plans.append((probe, o, e + 1))
-        probed.update(probe)
+        head = ordered[: p + e + NEXT_TOKENS]
+        plans.append((head, p + e, o, e + 1))
+        probed.update(head[: p + e])
     indexes: tuple[dict[str, list[int]], ...] = tuple(
         {tok: [] for tok in probed} for _ in range(1 if sides is None else 2)
     )
     out: set[tuple[int, int]] = set()
-    for i, (probe, o, hits_needed) in zip(eligible, plans):
+    for i, (head, n_probed, o, hits_needed) in zip(eligible, plans):
         tokens = sets[i]
         side = 0 if sides is None else sides[i]
         other = indexes[0 if sides is None else 1 - side]
-        if hits_needed == 1:
-            passed: Iterable[int] = set(chain.from_iterable(map(other.__getitem__, probe)))
-        else:
-            hits = Counter(chain.from_iterable(map(other.__getitem__, probe)))
-            passed = [j for j, count in hits.items() if count >= hits_needed]
-        for j in passed:
-            if len(tokens & sets[j]) >= o:
-                out.add((i, j) if i < j else (j, i))
-        own = indexes[side]
-        for tok in tokens & probed:
-            own[tok].append(i)
+        # the probed posting lists that are not empty: a set needing h hits needs h of them
+        # (most title sets, whose rare words no larger title has, stop here)
+        lists = list(filter(None, map(other.__getitem__, head[:n_probed])))
+        if len(lists) >= hits_needed:
+            if hits_needed == 1:
+                passed: Iterable[int] = set(chain.from_iterable(lists))
+            else:
+                hits = Counter(chain.from_iterable(lists))
+                # ``count − hits_needed`` more misses allowed, so ``after`` may miss that many
+                after = frozenset(head[n_probed:])
+                least = len(after) + hits_needed
+                passed = [
+                    j
+                    for j, count in hits.items()
+                    if count >= hits_needed and len(after & sets[j]) >= least - count
+                ]
+            for j in passed:
+                if len(tokens & sets[j]) >= o:
+                    out.add((i, j) if i < j else (j, i))
+        for posting in map(indexes[side].__getitem__, tokens & probed):
+            posting.append(i)
     return out
