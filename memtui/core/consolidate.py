@@ -32,7 +32,8 @@ from typing import Any, Collection, Iterable
 
 from .model import MemoryFile, Snapshot
 from .contradictions import Contradiction, contradicting_pairs, freshness
-from .simjoin import TokenSets, check_threshold, gc_paused, overlap, pair_score, similar_pairs
+from .gcpause import gc_paused
+from .simjoin import TokenSets, check_threshold, overlap, pair_score, similar_pairs
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6

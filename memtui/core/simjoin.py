@@ -24,13 +24,13 @@ reference for the tests and the benchmark.
 
 from __future__ import annotations
 
-import gc
 import math
 from collections import Counter
-from contextlib import contextmanager
 from itertools import chain
 from dataclasses import dataclass
-from typing import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import Callable, Hashable, Iterable, Sequence
+
+from .gcpause import gc_paused
 
 MIN_TOKENS = 3
 EXTRA_PREFIX = 4  # at most this many tokens probed past the prefix, for the count filter
@@ -136,18 +136,6 @@ def similar_pairs(
             for members in parts:
                 candidates |= _candidates(sets, members, df, threshold, sides)
     return sorted(pair for pair in candidates if pair_score(items[pair[0]], items[pair[1]]) >= threshold)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: the join allocates many containers and no cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _doc_freq(sets: Sequence[frozenset[str]]) -> Counter[str]:

@@ -16,15 +16,14 @@ a root's report unless asked for.
 
 from __future__ import annotations
 
-import gc
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Mapping
 
+from .gcpause import gc_paused
 from . import ages
 from .ages import FileAge, file_age, to_utc
 from .model import MemoryFile, Snapshot
@@ -351,7 +350,7 @@ def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None
     ``cache`` shares project facts between roots of one run; ``fetcher`` replaces the URL fetch
     (tests).  ``git log`` runs at most once, and only if some file has no frontmatter date.
     """
-    with collector_paused():
+    with gc_paused():
         return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived)
 
 
@@ -379,18 +378,3 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
     return StalenessReport(snapshot.root, now, project, tuple(results), online)
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a bulk pass (reference counting goes on).
-
-    Scoring makes a score of small, acyclic objects per file, and the identifier index is one
-    large set; with the collector on, its passes walk these again and again — about a fifth of
-    the run at 10k files.  (mypy pauses it around parsing for the same reason.)
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
