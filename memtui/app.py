@@ -9,48 +9,39 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import subprocess
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from textual import on, work
-from textual.app import App, SuspendNotSupported
+from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
+from textual.widgets import TabbedContent
 from textual.worker import get_current_worker
 
-from memtui.commands import VERB_ACTIONS, MemtuiCommands, by_name
-from memtui.core.model import INDEX_NAME, BudgetConfig, Finding
+from memtui.actions import UserActions
+from memtui.commands import MemtuiCommands
+from memtui.core.model import BudgetConfig
 from memtui.core.store import RootError
 from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
-from memtui.screens.help import HelpScreen
-from memtui.screens.main import VIEWS, MainScreen
+from memtui.screens.main import MainScreen
 from memtui.screens.root_picker import RootPickerScreen
 from memtui.services import scoring, writer
 from memtui.services.watch import fingerprint
-from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_of
-from memtui.widgets.consolidate_view import ConsolidateView, kind_of
-from memtui.widgets.problems_view import QUICK_FIXES, ProblemsView
-from memtui.widgets.row_list import RowList
+from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_after
 from memtui.widgets.working_set_view import WorkingSetView
 
 #: seconds between two looks at the folder for changes made by someone else
 WATCH_INTERVAL = 1.5
+#: roots up to this many files are scanned for duplicates at once; bigger ones when asked
+AUTO_SCAN_MAX_FILES = 2_000
+#: a root whose top folder holds more entries than this paints its working set before the scan
+QUICK_PASS_FROM = 300
 
-#: what ``f`` does for each quick-fixable rule: (verb, whether it asks first)
-QUICK_FIX_VERBS = {
-    "orphan": ("promote", False),
-    "pinned-not-indexed": ("pin", False),
-    "archived-in-index": ("decay", False),
-    "superseded-active": ("decay", False),
-}
-
-
-class MemtuiApp(App[int]):
+class MemtuiApp(UserActions, App[int]):
     """Triage one memory root (or pick one of several) by keystroke."""
 
     CSS_PATH = str(styles_dir() / "app.tcss")
@@ -67,10 +58,11 @@ class MemtuiApp(App[int]):
             self.generation = generation
 
     class Scored(Message):
-        def __init__(self, report: Any, generation: int) -> None:
+        def __init__(self, report: Any, generation: int, candidates: Any = None) -> None:
             super().__init__()
             self.report = report
             self.generation = generation
+            self.candidates = candidates
 
     class Scanned(Message):
         def __init__(self, scan: Any, generation: int) -> None:
@@ -95,11 +87,18 @@ class MemtuiApp(App[int]):
 
     class Applied(Message):
         def __init__(self, outcome: writer.Outcome, select: str | None = None,
-                     workspace: Workspace | None = None) -> None:
+                     workspace: Workspace | None = None, touched: tuple[str, ...] = ()) -> None:
             super().__init__()
             self.outcome = outcome
             self.select = select
             self.workspace = workspace
+            self.touched = touched
+
+    class Baseline(Message):
+        def __init__(self, stamp: int, generation: int) -> None:
+            super().__init__()
+            self.stamp = stamp
+            self.generation = generation
 
     # ------------------------------------------------------------------ setup
 
@@ -117,15 +116,18 @@ class MemtuiApp(App[int]):
         self.roots = roots
         self.read_only = read_only
         self.fixed_now = now
-        self.watch = watch
+        self.watch_folder = watch
         self.config = config
         self.record_pressure = record_pressure and not read_only
         self.root: Path | None = None
         self.workspace: Workspace | None = None
         self._generation = 0
         self._keep: str | None = None
-        self._after_edit: tuple[str, set[tuple[str, str, str]]] | None = None
+        self._after_edit = None
         self._binding_state: tuple[object, ...] = ()
+        self._scan_requested = False
+        self.scorer = scoring.Scorer()
+        self._root_gone = False
 
     @property
     def now(self) -> datetime:
@@ -142,7 +144,7 @@ class MemtuiApp(App[int]):
             self.open_root(self.roots[0])
         else:
             self.push_screen(RootPickerScreen(self.roots), self._picked)
-        if self.watch:
+        if self.watch_folder:
             self.set_interval(WATCH_INTERVAL, self._poll_folder)
 
     def _picked(self, root: Path | None) -> None:
@@ -153,6 +155,8 @@ class MemtuiApp(App[int]):
         """Show a root: the working set first, then every file, then scores and candidates."""
         self.root = root
         self.workspace = None
+        self.scorer = scoring.Scorer()
+        self._scan_requested = False
         self.main.query_one(WorkingSetView).loading = True
         self._load(quick=True)
 
@@ -171,11 +175,21 @@ class MemtuiApp(App[int]):
 
     # ------------------------------------------------------------------ workers
 
-    @work(thread=True, exclusive=True, group="load")
+    @work(thread=True, exclusive=True, group="load", description="load worker")
     def _load_worker(self, root: Path, quick: bool, generation: int) -> None:
         worker = get_current_worker()
+        if not self.read_only:
+            try:
+                restored = writer.recover(root)
+            except writer.WriterUnavailable as exc:
+                self.post_message(self.Failed(f"could not finish an interrupted change: {exc}"))
+            else:
+                if restored:
+                    self.post_message(self.Failed(
+                        "an interrupted change was rolled back: the folder is as it was before it",
+                        "warning"))
         try:
-            if quick:
+            if quick and _looks_big(root):
                 self.post_message(self.Loaded(quick_workspace(root, self.config), generation))
             stamp = fingerprint(root)
             workspace = full_workspace(root, self.config, record=self.record_pressure,
@@ -188,23 +202,67 @@ class MemtuiApp(App[int]):
             self._score_and_scan(workspace, generation)
 
     def _score_and_scan(self, workspace: Workspace, generation: int) -> None:
-        """Staleness scores, then consolidation candidates, each posted when ready (thread)."""
+        """Staleness scores, then consolidation candidates (thread).  A small root gets both in
+        one message (one redraw); a big one sees its scores first."""
         worker = get_current_worker()
+        small = len(workspace.snapshot.files) <= AUTO_SCAN_MAX_FILES
         try:
-            self.post_message(self.Scored(scoring.score(workspace.snapshot, self.now), generation))
+            report = self.scorer.score(workspace.snapshot, self.now)
         except Exception as exc:  # a scoring bug must not take the app down
             self.post_message(self.Failed(f"staleness scoring failed: {exc}", "warning"))
+            report = None
         if worker.is_cancelled:
             return
+        if small:
+            try:
+                candidates = scoring.scan(workspace.snapshot)
+            except Exception as exc:
+                self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
+                candidates = None
+            self.post_message(self.Scored(report, generation, candidates))
+            return
+        self.post_message(self.Scored(report, generation))
+        if self._scan_requested:
+            self._scan(workspace, generation)
+
+    def _scan(self, workspace: Workspace, generation: int) -> None:
         try:
             self.post_message(self.Scanned(scoring.scan(workspace.snapshot), generation))
         except Exception as exc:
             self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
 
-    @work(thread=True, exclusive=True, group="watch")
-    def _watch_worker(self, root: Path, known: int) -> None:
-        if fingerprint(root) != known:
+    @work(thread=True, exclusive=True, group="scan", description="scan worker")
+    def _scan_worker(self, workspace: Workspace, generation: int) -> None:
+        self._scan(workspace, generation)
+
+    @on(TabbedContent.TabActivated)
+    def _view_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Big roots are scanned for duplicates only once someone looks at the candidates."""
+        if event.pane.id != "consolidate" or self._scan_requested:
+            return
+        self._scan_requested = True
+        workspace = self.workspace
+        if workspace is not None and workspace.complete and workspace.candidates is None:
+            self.main.set_busy("scanning for near-duplicates…")
+            self._scan_worker(workspace, self._generation)
+
+    @work(thread=True, exclusive=True, group="watch", description="watch worker")
+    def _watch_worker(self, root: Path, known: int, generation: int) -> None:
+        if not root.is_dir():
+            if not self._root_gone:
+                self._root_gone = True
+                self.post_message(self.Failed(f"{root} is gone; showing what was last read"))
+            return
+        self._root_gone = False
+        stamp = fingerprint(root)
+        if known == 0:
+            self.post_message(self.Baseline(stamp, generation))
+        elif stamp != known:
             self.post_message(self.FolderChanged())
+
+    def on_memtui_app_baseline(self, message: Baseline) -> None:
+        if message.generation == self._generation and self.workspace is not None:
+            self.workspace = replace(self.workspace, fingerprint=message.stamp)
 
     def _poll_folder(self) -> None:
         workspace = self.workspace
@@ -212,9 +270,9 @@ class MemtuiApp(App[int]):
             return
         busy = any(w.group in ("load", "write") and w.is_running for w in self.workers)
         if not busy:
-            self._watch_worker(workspace.root, workspace.fingerprint)
+            self._watch_worker(workspace.root, workspace.fingerprint, self._generation)
 
-    @work(thread=True, exclusive=True, group="write")
+    @work(thread=True, exclusive=True, group="write", description="plan worker")
     def _plan_worker(self, verb: str, paths: tuple[str, ...], confirm: bool,
                      options: dict[str, Any]) -> None:
         workspace = self.workspace
@@ -230,7 +288,7 @@ class MemtuiApp(App[int]):
             return
         self._commit(plan, workspace)
 
-    @work(thread=True, exclusive=True, group="write")
+    @work(thread=True, exclusive=True, group="write", description="apply worker")
     def _apply_worker(self, plan: writer.Plan) -> None:
         workspace = self.workspace
         if workspace is not None:
@@ -241,13 +299,13 @@ class MemtuiApp(App[int]):
         outcome = writer.apply(plan)
         after = None
         if outcome.ok and outcome.snapshot is not None:
-            stamp = fingerprint(workspace.root)
-            after = workspace_of(outcome.snapshot, workspace.pressure, outcome.cache)
-            after = replace(after, fingerprint=stamp, staleness=workspace.staleness,
-                            candidates=workspace.candidates)
-        self.post_message(self.Applied(outcome, _select(plan), after))
+            touched = tuple(getattr(plan.preview.changeset, "paths", ()))
+            after = workspace_after(workspace, outcome.snapshot, outcome.cache, touched)
+            # fingerprint 0: the watcher takes a new baseline instead of reloading our own change
+            after = replace(after, fingerprint=0)
+        self.post_message(self.Applied(outcome, _select(plan), after, touched if after else ()))
 
-    @work(thread=True, group="reject")
+    @work(thread=True, group="reject", description="reject worker")
     def _reject_worker(self, root: Path, a: str, b: str) -> None:
         try:
             scoring.reject_pair(root, a, b)
@@ -284,11 +342,15 @@ class MemtuiApp(App[int]):
         if message.generation != self._generation or self.workspace is None:
             return
         self.workspace = self.workspace.with_staleness(message.report)
+        if message.candidates is not None:
+            self.workspace = self.workspace.with_candidates(message.candidates)
         self.main.show_workspace(self.workspace, self.read_only)
+        self._refresh_binding_state()
 
     def on_memtui_app_scanned(self, message: Scanned) -> None:
         if message.generation != self._generation or self.workspace is None:
             return
+        self.main.set_busy("")
         self.workspace = self.workspace.with_candidates(message.scan)
         self.main.show_workspace(self.workspace, self.read_only)
         self._refresh_binding_state()
@@ -329,314 +391,32 @@ class MemtuiApp(App[int]):
         self._generation += 1
         self._keep = message.select or self.main.selected_path()
         self.post_message(self.Loaded(message.workspace, self._generation))
-        self._score_worker(message.workspace, self._generation)
+        self._rescore_worker(message.workspace, message.touched, self._generation)
 
-    @work(thread=True, exclusive=True, group="score")
-    def _score_worker(self, workspace: Workspace, generation: int) -> None:
-        """Score and scan again after a change (the folder itself is already shown)."""
-        self._score_and_scan(workspace, generation)
-
-    # ------------------------------------------------------------------ selection and bindings
-
-    def _select_everywhere(self, path: str) -> None:
-        """Put every view's cursor on a file (the working set only when it is showing)."""
-        active = self.main.active_view_name
-        for name in VIEWS:
-            if name != "working" or active == "working":
-                self.main.view(name).select_path(path)
-
-    def selected_path(self) -> str | None:
-        if not isinstance(self.screen, MainScreen):
-            return None
-        return self.main.selected_path()
-
-    def on_row_list_highlighted(self, message: RowList.Highlighted) -> None:
-        self._refresh_binding_state()
-
-    def _refresh_binding_state(self) -> None:
-        state = tuple(self.check_action(name, ()) for name in sorted(VERB_ACTIONS))
-        if state != self._binding_state:
-            self._binding_state = state
-            self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        spec = by_name(action)
-        if spec is None:
-            return True
-        if action == "switch_root":
-            return len(self.roots) > 1
-        if not isinstance(self.screen, MainScreen):
-            return action in ("quit", "show_help", "command_palette", "switch_root")
-        workspace = self.workspace
-        if spec.verb:
-            if self.read_only or workspace is None or not workspace.complete:
-                return None
-            return self._verb_applies(action, workspace)
-        if action == "filter_list":
-            return self.main.active_view_name != "consolidate"
-        return True
-
-    def _verb_applies(self, action: str, workspace: Workspace) -> bool:
-        view_name = self.main.active_view_name
-        if action in ("undo_change", "redo_change"):
-            return True
-        if action == "rebuild_index":
-            return True
-        if action == "quick_fix":
-            if view_name != "problems":
-                return False
-            finding = self.main.query_one(ProblemsView).selected_finding()
-            return finding is not None and finding.rule in QUICK_FIXES
-        if action in ("reject_candidate", "merge_review") and view_name == "consolidate":
-            candidate = self.main.query_one(ConsolidateView).selected_candidate()
-            if candidate is None:
-                return False
-            return action == "reject_candidate" or kind_of(candidate) != "contradiction"
-        if action == "reject_candidate":
-            return False
-        path = self.main.selected_path()
-        memory_file = workspace.file(path)
-        if memory_file is None or path is None:
-            return False
-        direct = any(line.resolved == path for line in workspace.snapshot.index.entries)
-        in_archive_folder = path.startswith("archive/")
-        if action == "pin_entry":
-            return not memory_file.archived
-        if action == "decay_entry":
-            return direct and not memory_file.pinned
-        if action == "promote_entry":
-            return not direct and not in_archive_folder
-        if action == "archive_entry":
-            return not memory_file.archived
-        if action == "restore_entry":
-            return in_archive_folder or memory_file.status == "archived"
-        if action == "supersede_entry":
-            return not memory_file.archived
-        if action == "edit_file":
-            return True
-        if action == "merge_review":
-            return self._pair_for(path) is not None
-        return False
-
-    def _pair_for(self, path: str) -> Any:
-        scan = self.workspace.candidates if self.workspace is not None else None
-        if scan is None:
-            return None
-        return next((p for p in scan.pairs if path in (p.a, p.b)), None)
-
-    # ------------------------------------------------------------------ actions: views and moving
-
-    def action_show_view(self, name: str) -> None:
-        if isinstance(self.screen, MainScreen):
-            self.main.show_view(name)
-
-    def action_next_pane(self) -> None:
-        self.main.next_pane(1)
-
-    def action_previous_pane(self) -> None:
-        self.main.next_pane(-1)
-
-    def action_filter_list(self) -> None:
-        if not self.main.view().open_filter():
-            self.notify("this view has no filter", timeout=2)
-
-    def action_show_help(self) -> None:
-        self.push_screen(HelpScreen())
-
-    def action_reload_root(self) -> None:
-        self.reload()
-
-    def action_switch_root(self) -> None:
-        if len(self.roots) > 1:
-            self.push_screen(RootPickerScreen(self.roots, can_go_back=True), self._picked)
-
-    @on(ProblemsView.Jump)
-    def _jump_to_finding(self, message: ProblemsView.Jump) -> None:
-        finding: Finding = message.finding
-        workspace = self.workspace
-        if workspace is None:
-            return
-        main = self.main
-        for path in (finding.path, finding.subject):
-            if path and path in workspace.snapshot.files:
-                main.show_view("files", focus=False)
-                main.view("files").select_path(path)
-                main.view("files").panes()[0].focus()
-                return
-        if finding.path == INDEX_NAME and finding.line:
-            main.show_view("working", focus=False)
-            if main.query_one(WorkingSetView).select_line(finding.line):
-                return
-        self.notify(f"{finding.path}: nothing to jump to for this finding", timeout=3)
-
-    @on(ConsolidateView.Review)
-    def _review_candidate(self, message: ConsolidateView.Review) -> None:
-        candidate = message.candidate
-        if kind_of(candidate) == "contradiction":
-            self.run_verb("supersede", (candidate.old,), confirm=True, successor=candidate.new)
-        else:
-            self.open_merge_review(candidate)
-
-    # ------------------------------------------------------------------ actions: changes
-
-    def run_verb(self, verb: str, paths: tuple[str, ...], *, confirm: bool, **options: Any) -> None:
-        """Plan a verb in a worker; apply at once, or confirm first, or show the refusal."""
-        if self.read_only:
-            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
-            return
-        if not writer.available():
-            self.notify(
-                "changing memory is not available in this build yet — the writer (core/txn.py, "
-                "core/verbs.py) is still being written; everything else works",
-                severity="warning",
-                timeout=6,
-            )
-            return
-        self._plan_worker(verb, paths, confirm, options)
-
-    def _selected_file(self) -> str | None:
-        path = self.selected_path()
-        if path is None:
-            self.notify("select a memory file first", timeout=2)
-        return path
-
-    def action_pin_entry(self) -> None:
-        path = self._selected_file()
-        workspace = self.workspace
-        if path is None or workspace is None:
-            return
-        memory_file = workspace.file(path)
-        verb = "unpin" if memory_file is not None and memory_file.pinned else "pin"
-        self.run_verb(verb, (path,), confirm=False)
-
-    def action_decay_entry(self) -> None:
-        if (path := self._selected_file()) is not None:
-            self.run_verb("decay", (path,), confirm=False)
-
-    def action_promote_entry(self) -> None:
-        if (path := self._selected_file()) is not None:
-            self.run_verb("promote", (path,), confirm=False)
-
-    def action_archive_entry(self) -> None:
-        if (path := self._selected_file()) is not None:
-            memory_file = self.workspace.file(path) if self.workspace else None
-            pinned = bool(memory_file and memory_file.pinned)
-            self.run_verb("archive", (path,), confirm=True, confirm_pinned=pinned)
-
-    def action_restore_entry(self) -> None:
-        if (path := self._selected_file()) is not None:
-            self.run_verb("restore", (path,), confirm=True)
-
-    def action_rebuild_index(self) -> None:
-        self.run_verb("rebuild", (), confirm=True)
-
-    def action_undo_change(self) -> None:
-        self.run_verb("undo", (), confirm=False)
-
-    def action_redo_change(self) -> None:
-        self.run_verb("redo", (), confirm=False)
-
-    def action_supersede_entry(self) -> None:
-        path = self._selected_file()
-        workspace = self.workspace
-        if path is None or workspace is None:
-            return
-        from memtui.screens.pick_file import PickFileScreen
-
-        def picked(successor: str | None) -> None:
-            if successor:
-                self.run_verb("supersede", (path,), confirm=True, successor=successor)
-
-        choices = [p for p, f in workspace.snapshot.files.items() if p != path and not f.archived]
-        self.push_screen(PickFileScreen(f"Supersede {path} by…", choices), picked)
-
-    def action_merge_review(self) -> None:
-        main = self.main
-        if main.active_view_name == "consolidate":
-            candidate = main.query_one(ConsolidateView).selected_candidate()
-        else:
-            path = self.selected_path()
-            candidate = self._pair_for(path) if path else None
-        if candidate is None:
-            self.notify("no merge candidate here", timeout=2)
-            return
-        self.open_merge_review(candidate)
-
-    def open_merge_review(self, candidate: Any) -> None:
-        if self.workspace is None:
-            return
-        if self.read_only:
-            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
-            return
-        from memtui.screens.merge_review import MergeReviewScreen
-
-        self.push_screen(MergeReviewScreen(self.workspace, candidate))
-
-    def apply_plan(self, plan: writer.Plan) -> None:
-        """Apply a plan someone already reviewed (the merge review's accept)."""
-        if not self.read_only:
-            self._apply_worker(plan)
-
-    def reject_pair(self, a: str, b: str) -> None:
-        """Remember that a proposed pair is not a duplicate, so it is not proposed again."""
-        if self.root is not None and not self.read_only:
-            self._reject_worker(self.root, a, b)
-
-    def action_reject_candidate(self) -> None:
-        candidate = self.main.query_one(ConsolidateView).selected_candidate()
-        if candidate is None or self.root is None:
-            return
-        kind = kind_of(candidate)
-        if kind == "cluster":
-            self.notify("reject the pairs of a cluster one by one", timeout=3)
-            return
-        a, b = (candidate.old, candidate.new) if kind == "contradiction" else (candidate.a, candidate.b)
-        self.reject_pair(a, b)
-
-    def action_quick_fix(self) -> None:
-        finding = self.main.query_one(ProblemsView).selected_finding()
-        if finding is None or finding.rule not in QUICK_FIX_VERBS:
-            return
-        path = finding.path if self.workspace and finding.path in self.workspace.snapshot.files else finding.subject
-        verb, confirm = QUICK_FIX_VERBS[finding.rule]
-        self.run_verb(verb, (path,), confirm=confirm)
-
-    def action_edit_file(self) -> None:
-        path = self._selected_file()
-        workspace = self.workspace
-        if path is None or workspace is None or self.root is None:
-            return
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        command = [*shlex.split(editor), str(self.root / path)]
-        before = {f.key for f in workspace.findings if f.severity == "error"}
+    @work(thread=True, exclusive=True, group="score", description="rescore worker")
+    def _rescore_worker(self, workspace: Workspace, touched: tuple[str, ...], generation: int) -> None:
+        """Score the touched files again and rescan if candidates are shown (after a change)."""
         try:
-            with self.suspend():
-                code = subprocess.call(command)
-        except SuspendNotSupported:
-            code = subprocess.call(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        except OSError as exc:
-            self.notify(f"could not start {editor!r}: {exc.strerror or exc}", severity="error")
-            return
-        if code != 0:
-            self.notify(f"{editor} exited with status {code}", severity="warning", timeout=4)
-        self._after_edit = (path, before)
-        self.reload(keep=path)
+            report = self.scorer.rescore(workspace.staleness, workspace.snapshot, touched, self.now)
+        except Exception as exc:  # a scoring bug must not take the app down
+            self.post_message(self.Failed(f"staleness scoring failed: {exc}", "warning"))
+            report = workspace.staleness
+        candidates = None
+        if workspace.candidates is not None or self._scan_requested:
+            try:
+                candidates = scoring.scan(workspace.snapshot)
+            except Exception as exc:
+                self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
+        self.post_message(self.Scored(report, generation, candidates))
 
-    def _report_edit(self, workspace: Workspace) -> None:
-        if self._after_edit is None:
-            return
-        path, before = self._after_edit
-        self._after_edit = None
-        new = [f for f in workspace.findings if f.severity == "error" and f.key not in before]
-        if new:
-            text = "\n".join(f"{f.rule}: {f.message}" for f in new[:5])
-            self.notify(f"after editing {path}, {len(new)} new error(s):\n{text}", severity="error",
-                        timeout=10)
-        else:
-            mine = [f for f in workspace.findings if f.path == path]
-            self.notify(f"{path} re-read: no new errors"
-                        + (f" ({len(mine)} warning(s) on it)" if mine else ""), timeout=4)
+
+def _looks_big(root: Path) -> bool:
+    """Whether a root is worth a quick first pass (its top folder alone has many entries)."""
+    try:
+        with os.scandir(root) as entries:
+            return sum(1 for _ in entries) > QUICK_PASS_FROM
+    except OSError:
+        return False
 
 
 def _select(plan: writer.Plan) -> str | None:

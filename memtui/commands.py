@@ -1,5 +1,9 @@
 """One registry of user actions: it feeds the key bindings, the command palette and the help screen.
 
+The footer shows the actions marked ``footer`` that apply where the cursor is (``check_action``
+hides the rest): pin, decay, undo, filter, help, the palette and quit everywhere; merge review
+and reject on a candidate; quick fix on a problem that has one.
+
 Every action the user can take by key is listed here once, with its keys, a short label, one
 sentence of help and whether it changes the folder (``verb``: disabled by ``--read-only``).
 The actions themselves live on the app (``action_<name>``); ``check_action`` there decides what
@@ -77,7 +81,7 @@ ACTIONS: tuple[UserAction, ...] = (
                "Move an archived file back and give it a working-set entry.", CHANGE, verb=True),
     UserAction("merge_review", "m", "Merge review",
                "Review merging the selected candidate side by side, edit the gist, accept, skip "
-               "or reject.", CHANGE, verb=True),
+               "or reject.", CHANGE, verb=True, footer=True),
     UserAction("supersede_entry", "s", "Supersede",
                "Mark the selected file obsolete and pick its successor; shows the change first.",
                CHANGE, verb=True),
@@ -89,10 +93,10 @@ ACTIONS: tuple[UserAction, ...] = (
                verb=True),
     UserAction("quick_fix", "f", "Quick fix",
                "Apply the obvious fix for the selected problem (e.g. an entry for an orphan).",
-               CHANGE, verb=True),
+               CHANGE, verb=True, footer=True),
     UserAction("reject_candidate", "x", "Reject pair",
                "Never propose the selected pair again (remembered in .memtui/).", CHANGE,
-               verb=True),
+               verb=True, footer=True),
     UserAction("undo_change", "u", "Undo", "Undo the newest change, through the same gate.",
                CHANGE, verb=True, footer=True),
     UserAction("redo_change", "U", "Redo", "Redo the change undone last.", CHANGE, verb=True),
@@ -123,18 +127,15 @@ ACTIONS: tuple[UserAction, ...] = (
 )
 
 #: keys handled by the lists themselves, listed in the help screen
-NAVIGATION_KEYS: tuple[tuple[str, str], ...] = (
-    ("j / ↓", "move down"),
-    ("k / ↑", "move up"),
-    ("g / Home", "first row"),
-    ("G / End", "last row"),
-    ("PgUp / PgDn", "a page up or down"),
-    ("enter", "open: jump to the file, review the candidate"),
-    ("esc", "clear the filter, close a dialog"),
+NAVIGATION_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("j / ↓", "Down", "Move the cursor down."),
+    ("k / ↑", "Up", "Move the cursor up."),
+    ("g / Home", "First", "Go to the first row."),
+    ("G / End", "Last", "Go to the last row."),
+    ("PgUp / PgDn", "Page", "A page up or down."),
+    ("enter", "Open", "Jump to the file of a problem, review a candidate, pick a root."),
+    ("esc", "Back", "Clear the filter, leave the editor, close a dialog."),
 )
-
-VERB_ACTIONS = frozenset(action.name for action in ACTIONS if action.verb)
-
 
 def by_name(name: str) -> UserAction | None:
     return next((action for action in ACTIONS if action.name == name), None)
@@ -162,7 +163,7 @@ def help_groups() -> Iterator[tuple[str, list[tuple[str, str, str]]]]:
     groups: dict[str, list[tuple[str, str, str]]] = {}
     for action in ACTIONS:
         groups.setdefault(action.group, []).append((action.shown_keys, action.label, action.help))
-    groups.setdefault(NAVIGATE, []).extend((keys, text, "") for keys, text in NAVIGATION_KEYS)
+    groups.setdefault(NAVIGATE, []).extend(NAVIGATION_KEYS)
     yield from groups.items()
 
 
@@ -172,8 +173,8 @@ def key_table_markdown() -> str:
     for action in ACTIONS:
         keys = action.shown_keys.replace("|", "\\|")
         lines.append(f"| `{keys}` | {action.label} | {action.help} |")
-    for keys, text in NAVIGATION_KEYS:
-        lines.append(f"| `{keys}` | {text} | |")
+    for keys, label, text in NAVIGATION_KEYS:
+        lines.append(f"| `{keys}` | {label} | {text} |")
     return "\n".join(lines)
 
 
@@ -217,3 +218,7 @@ def _params(action: str) -> tuple[object, ...]:
         return ()
     inner = action.split("(", 1)[1].rstrip(")")
     return tuple(part.strip().strip("'\"") for part in inner.split(",") if part.strip())
+
+
+if __name__ == "__main__":  # ``python -m memtui.commands`` prints the README's key table
+    print(key_table_markdown())

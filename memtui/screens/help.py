@@ -16,7 +16,7 @@ from memtui.commands import help_groups
 def help_table(read_only: bool = False) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(justify="right", style="bold", no_wrap=True)
-    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True, max_width=16)
     table.add_column(ratio=1)
     first = True
     for group, rows in help_groups():

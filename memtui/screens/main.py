@@ -50,7 +50,13 @@ def empty_message(workspace: Workspace) -> str:
 class MainScreen(Screen[None]):
     """Working set, Problems, Files, Staleness, Consolidate; the app drives them."""
 
-    BINDINGS = bindings("app.")
+    BINDINGS = bindings("app.")  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.workspace: Workspace | None = None
+        self.read_only = False
+        self._shown: dict[str, Workspace] = {}  # what each view was last drawn from
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="views", initial="working"):
@@ -83,6 +89,7 @@ class MainScreen(Screen[None]):
 
     def show_view(self, name: str, focus: bool = True) -> None:
         tabs = self.query_one(TabbedContent)
+        self._refresh_view(name)
         if tabs.active != name:
             # blur first: a focused widget that hides would hand focus to its neighbour, and
             # TabbedContent would switch back to the pane holding it
@@ -90,6 +97,8 @@ class MainScreen(Screen[None]):
             tabs.active = name
         if focus:
             self.call_after_refresh(self.view(name).focus_default)
+        else:
+            self.call_after_refresh(self._ensure_focus)
 
     def show_workspace(self, workspace: Workspace, read_only: bool) -> None:
         """Redraw every view from a workspace, keeping each view's place."""
@@ -102,8 +111,9 @@ class MainScreen(Screen[None]):
             no_index.update(empty_message(workspace))
             no_index.display = True
             working.display = False
-        for name in VIEWS:
-            self.view(name).show(workspace)
+        self.workspace = workspace
+        self.read_only = read_only
+        self._refresh_view(self.active_view_name)  # hidden views catch up when shown
         tabs = self.query_one(TabbedContent)
         problems = f"Problems {workspace.errors}✖ {workspace.warnings}⚠" if workspace.complete else "Problems"
         tabs.get_tab("problems").label = problems
@@ -114,6 +124,12 @@ class MainScreen(Screen[None]):
             count = len(scan.pairs) + len(scan.contradictions)
             tabs.get_tab("consolidate").label = f"Consolidate {count}"
         self.query_one(StatusLine).show(workspace, read_only)
+
+    def _refresh_view(self, name: str) -> None:
+        workspace = self.workspace
+        if workspace is not None and self._shown.get(name) is not workspace:
+            self._shown[name] = workspace
+            self.view(name).show(workspace)
 
     def set_busy(self, text: str) -> None:
         self.query_one(StatusLine).busy = text
@@ -131,5 +147,15 @@ class MainScreen(Screen[None]):
 
     @on(TabbedContent.TabActivated)
     def _on_tab(self, event: TabbedContent.TabActivated) -> None:
-        self.call_after_refresh(self.view().focus_default)
-        self.app.refresh_bindings()
+        self._refresh_view(self.active_view_name)
+        self.call_after_refresh(self._ensure_focus)
+        refresh = getattr(self.app, "_refresh_binding_state", None)
+        if refresh is not None:
+            refresh()  # the footer recomposes only when what applies has changed
+
+    def _ensure_focus(self) -> None:
+        """Focus the view's first pane unless something inside it already has the focus."""
+        view = self.view()
+        focused = self.focused
+        if focused is None or not any(node is view for node in focused.ancestors):
+            view.focus_default()

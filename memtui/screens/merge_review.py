@@ -7,8 +7,9 @@ screen never writes: accepting hands the merge to the app, which runs it through
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -24,6 +25,7 @@ from memtui.services import writer
 from memtui.services.diff import SideRow, side_by_side, similarity_summary
 from memtui.services.workspace import Workspace
 from memtui.widgets.consolidate_view import files_of, kind_of
+from memtui.widgets.theme import foreground_only
 
 MARKERS = {"same": " ", "changed": "~", "left": "−", "right": "+"}
 
@@ -37,7 +39,9 @@ def review_queue(candidate: Any, scan: Any) -> list[tuple[str, ...]]:
     return [files_of(candidate)]
 
 
-def side_table(rows: Sequence[SideRow], left_name: str, right_name: str) -> Table:
+def side_table(rows: Sequence[SideRow], left_name: str, right_name: str,
+               removed: Style | str = "red", added: Style | str = "green",
+               same: Style | str = "dim") -> Table:
     """The two files in two columns; − only left, + only right, ~ changed (differences bold)."""
     table = Table(expand=True, show_edge=False, box=None, padding=(0, 1), show_header=True,
                   header_style="bold")
@@ -50,20 +54,35 @@ def side_table(rows: Sequence[SideRow], left_name: str, right_name: str) -> Tabl
         if row.left is not None:
             left = Text(f"{marker if row.kind != 'right' else ' '} {row.left}")
             if row.kind in ("left", "changed"):
-                left.stylize("red")
+                left.stylize(removed)
             for start, end in row.left_spans:
                 left.stylize("bold reverse", start + 2, end + 2)
         if row.right is not None:
             right = Text(f"{marker if row.kind != 'left' else ' '} {row.right}")
             if row.kind in ("right", "changed"):
-                right.stylize("green")
+                right.stylize(added)
             for start, end in row.right_spans:
                 right.stylize("bold reverse", start + 2, end + 2)
         if row.kind == "same":
-            left.stylize("dim")
-            right.stylize("dim")
+            left.stylize(same)
+            right.stylize(same)
         table.add_row(left, right)
     return table
+
+
+class SideBySide(Static):
+    """The two files of a pair in two columns, coloured from the stylesheet."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "side-by-side--removed", "side-by-side--added", "side-by-side--same",
+    }
+
+    def show(self, rows: Sequence[SideRow], left_name: str, right_name: str) -> None:
+        def role(name: str) -> Style:
+            return foreground_only(self.get_component_rich_style(f"side-by-side--{name}"))
+
+        self.update(side_table(rows, left_name, right_name, role("removed"), role("added"),
+                               role("same")))
 
 
 class MergeReviewScreen(Screen[None]):
@@ -92,6 +111,7 @@ class MergeReviewScreen(Screen[None]):
         self.plan: writer.Plan | None = None
         self._debounce: Timer | None = None
         self._loading_gist = False
+        self._accept_when_checked = False
 
     @property
     def group(self) -> tuple[str, ...]:
@@ -101,12 +121,12 @@ class MergeReviewScreen(Screen[None]):
         with Vertical(id="merge"):
             yield Static(id="merge-title")
             with VerticalScroll(id="merge-sides"):
-                yield Static(id="merge-table")
+                yield SideBySide(id="merge-table")
             with Horizontal(id="merge-bottom"):
                 yield TextArea(id="merge-gist", soft_wrap=True, tab_behavior="focus")
                 with VerticalScroll(id="merge-side-panel"):
-                    yield Static(id="merge-provenance")
                     yield Static(id="merge-verdict")
+                    yield Static(id="merge-provenance")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -128,17 +148,16 @@ class MergeReviewScreen(Screen[None]):
         title = Text()
         title.append(f"Merge review · {count} · ", style="bold")
         title.append(f"{left} ⇄ {right}{more}")
-        title.append(f"   {same} same · {changed} changed · −{only_left} · +{only_right} lines",
-                     style="dim")
+        title.append(f"   {same} same · {changed} changed · −{only_left} · +{only_right} lines")
         self.query_one("#merge-title", Static).update(title)
-        self.query_one("#merge-table", Static).update(side_table(rows, left, right))
+        self.query_one("#merge-table", SideBySide).show(rows, left, right)
         draft = writer.gist_draft(self.workspace.snapshot, tuple(group))
         gist = self.query_one("#merge-gist", TextArea)
         self._loading_gist = True
         gist.text = draft.body
         gist.border_title = f"Gist → {draft.path}  (e edits · esc leaves the editor)"
         provenance = Text()
-        provenance.append("Provenance that will be written\n", style="bold underline")
+        provenance.append("\nProvenance that will be written\n", style="bold underline")
         for line in draft.provenance:
             provenance.append(f"• {line}\n")
         pinned = [p for p in group if files[p].pinned]
@@ -160,7 +179,7 @@ class MergeReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------------ the verdict
 
-    @work(thread=True, exclusive=True, group="merge-verdict")
+    @work(thread=True, exclusive=True, group="merge-verdict", description="verdict worker")
     def _verdict_worker(self, group: tuple[str, ...], gist: str) -> None:
         try:
             plan = writer.plan(self.workspace.snapshot, "merge", group, cache=self.workspace.cache,
@@ -172,13 +191,17 @@ class MergeReviewScreen(Screen[None]):
 
     def _compute_verdict(self) -> None:
         verdict = self.query_one("#merge-verdict", Static)
-        verdict.update(Text("\nchecking with the validator…", style="italic"))
+        verdict.update(Text("checking with the validator…\n", style="italic"))
         self.plan = None
         self._verdict_worker(self.group, self.query_one("#merge-gist", TextArea).text)
 
     def on_merge_review_screen_verdict(self, message: Verdict) -> None:
         self.plan = message.plan
-        text = Text("\n")
+        if self._accept_when_checked:
+            self._accept_when_checked = False
+            if message.plan is not None:
+                self.call_after_refresh(self.action_accept)
+        text = Text()
         if message.plan is None:
             text.append("✖ cannot merge: ", style="bold")
             text.append(message.error)
@@ -186,7 +209,8 @@ class MergeReviewScreen(Screen[None]):
             text.append("✔ ", style="bold")
             text.append(message.plan.verdict)
             for op in message.plan.operations:
-                text.append(f"\n  {op}", style="dim")
+                text.append(f"\n  {op}")
+            text.append("\n")
         else:
             text.append("✖ the validator refuses this merge\n", style="bold")
             for finding in message.plan.refusing:
@@ -208,8 +232,14 @@ class MergeReviewScreen(Screen[None]):
 
     def action_accept(self) -> None:
         plan = self.plan
+        gist = self.query_one("#merge-gist", TextArea).text
+        if plan is not None and plan.options.get("gist") != gist:
+            plan = None  # the gist was edited since the verdict: check the new text first
         if plan is None:
-            self.notify("no verdict yet — wait for the validator, or fix what it says", timeout=3)
+            self._accept_when_checked = True
+            if self._debounce is not None:
+                self._debounce.stop()
+            self._compute_verdict()
             return
         if not plan.accepted:
             from memtui.screens.confirm import ConfirmChange

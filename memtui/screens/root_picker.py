@@ -45,7 +45,8 @@ class RootList(RowList[RootRow]):
         return compose_row(
             [
                 Cell(display_path(item.root), None, min_width=16),
-                Cell(Text(f"{summary.files:,} files", style=self.style_of("muted")), 11, justify="right"),
+                Cell(Text(f"{summary.files:,} file{'s' if summary.files != 1 else ''}",
+                          style=self.style_of("muted")), 12, justify="right"),
                 Cell(f"{summary.lines}/{summary.max_lines} lines", 15, justify="right"),
                 Cell(bar, bar_width),
                 Cell(Text(f"{summary.utilization:4.0%}", style=self.style_of(role)), 5, justify="right"),
@@ -88,7 +89,7 @@ class RootPickerScreen(Screen[Path]):
         self.query_one(RootList).focus()
         self._summarize()
 
-    @work(thread=True, exclusive=True, group="summaries")
+    @work(thread=True, exclusive=True, group="summaries", description="summarize")
     def _summarize(self) -> None:
         for root in self.roots:
             self.post_message(self.Summarized(root, summarize(root)))

@@ -12,24 +12,36 @@ T = TypeVar("T")
 CUTOFF = 75
 
 
-def fuzzy_filter(query: str, items: Sequence[T], key: Callable[[T], str]) -> list[T]:
+class SearchKeys:
+    """The processed search text of each item of a list, computed once per list (not per key)."""
+
+    def __init__(self, items: Sequence[T], key: Callable[[T], str]) -> None:
+        self.items = items
+        self.texts = [utils.default_process(key(item)) for item in items]
+
+
+def fuzzy_filter(query: str, items: Sequence[T], key: Callable[[T], str],
+                 keys: SearchKeys | None = None) -> list[T]:
     """Items matching ``query``, best first (ties keep their order); all items for no query.
 
     Queries of one or two characters match as plain substrings; longer ones use rapidfuzz's
-    partial ratio, so a typo or a partial word still finds the file.
+    partial ratio, so a typo or a partial word still finds the file.  Pass ``keys`` (built once
+    for ``items``) when filtering the same list keystroke after keystroke.
     """
     query = query.strip()
     if not query:
         return list(items)
-    choices = [key(item) for item in items]
+    if keys is None or keys.items is not items:
+        keys = SearchKeys(items, key)
+    choices = keys.texts
+    needle = utils.default_process(query)
     if len(query) <= 2:
-        needle = query.lower()
-        return [item for item, text in zip(items, choices) if needle in text.lower()]
+        return [item for item, text in zip(items, choices) if needle in text]
     matches = process.extract(
-        query,
+        needle,
         choices,
         scorer=fuzz.partial_ratio,
-        processor=utils.default_process,
+        processor=None,
         score_cutoff=CUTOFF,
         limit=None,
     )

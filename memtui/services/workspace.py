@@ -8,7 +8,7 @@ pass scans every file and validates.  Both give a :class:`Workspace`; ``complete
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any, Mapping
@@ -27,7 +27,7 @@ from memtui.core.model import (
     Snapshot,
 )
 from memtui.core.store import load_root, read_memory_file
-from memtui.core.validate import Reach, reach_of, validate
+from memtui.core.validate import glob_regex, validate
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -78,6 +78,61 @@ class WorkingSet:
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """Which region glob covers each file (the first, in index order) and how many each matches."""
+
+    globs: tuple[str, ...] = ()  # valid globs, in index order, each once
+    region_of: Mapping[str, str] = field(default_factory=dict)
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+
+def _globs(index: Index) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for line in index.regions:
+        if glob_regex(line.glob) is not None:
+            seen.setdefault(line.glob, None)
+    return tuple(seen)
+
+
+def _cover(paths: Any, globs: tuple[str, ...], region_of: dict[str, str], counts: dict[str, int]) -> None:
+    compiled = [(glob, glob_regex(glob)) for glob in globs]
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        for glob, rx in compiled:
+            if rx is not None and rx.match(name):
+                counts[glob] = counts.get(glob, 0) + 1
+                region_of.setdefault(path, glob)
+
+
+def coverage_of(snapshot: Snapshot) -> Coverage:
+    """Region coverage of every memory file (the same matching as the validator's)."""
+    globs = _globs(snapshot.index)
+    region_of: dict[str, str] = {}
+    counts: dict[str, int] = {glob: 0 for glob in globs}
+    if globs:
+        _cover(snapshot.files, globs, region_of, counts)
+    return Coverage(globs, region_of, counts)
+
+
+def coverage_after(previous: Coverage, snapshot: Snapshot, added: set[str], removed: set[str]) -> Coverage:
+    """Coverage after a change that added and removed some paths (globs unchanged)."""
+    globs = _globs(snapshot.index)
+    if globs != previous.globs:
+        return coverage_of(snapshot)
+    region_of = dict(previous.region_of)
+    counts = dict(previous.counts)
+    compiled = [(glob, glob_regex(glob)) for glob in globs]
+    for path in removed:
+        name = path.rsplit("/", 1)[-1]
+        for glob, rx in compiled:
+            if rx is not None and rx.match(name):
+                counts[glob] -= 1
+        region_of.pop(path, None)
+    _cover(added, globs, region_of, counts)
+    return Coverage(globs, region_of, counts)
+
+
+@dataclass(frozen=True)
 class FileRow:
     """One memory file as the Files view lists it."""
 
@@ -101,7 +156,7 @@ class Workspace:
     working_set: WorkingSet
     findings: tuple[Finding, ...] = ()
     files: tuple[FileRow, ...] = ()
-    reach: Reach | None = None
+    coverage: Coverage | None = None  # None until the full scan
     pressure: tuple[Mapping[str, Any], ...] = ()
     complete: bool = False
     staleness: Any = None  # core.staleness.StalenessReport once scored
@@ -151,8 +206,9 @@ class Workspace:
         for line in self.snapshot.archive_index.entries:
             if line.resolved == path:
                 out.append(f"archive index line {line.number} ({self.snapshot.archive_index.path})")
-        if self.reach is not None and path in self.reach.region:
-            out.append(f"region `{self.reach.region[path]}` — found by grepping the memory folder")
+        if self.coverage is not None and path in self.coverage.region_of:
+            glob = self.coverage.region_of[path]
+            out.append(f"region `{glob}` — found by grepping the memory folder")
         if not out:
             out.append("unreachable — no entry, archive entry or region covers it (orphan)"
                        if self.complete else "scanning…")
@@ -171,7 +227,7 @@ def _pane_of(line: IndexLine, files: Mapping[str, MemoryFile]) -> str:
 
 
 def working_set_of(
-    index: Index, files: Mapping[str, MemoryFile], budget: Budget, reach: Reach | None
+    index: Index, files: Mapping[str, MemoryFile], budget: Budget, coverage: Coverage | None
 ) -> WorkingSet:
     """Split the active index into Pinned / Recent / Regions rows, in index order."""
     panes: dict[str, list[EntryRow]] = {PINNED: [], RECENT: [], REGIONS: []}
@@ -183,7 +239,9 @@ def working_set_of(
         pane = _pane_of(line, files)
         if line.kind is LineKind.REGION:
             hook = line.raw.split("→", 1)[-1] if "→" in line.raw else line.raw.split("->", 1)[-1]
-            covers = reach.region_hits.get(line.number) if reach is not None else None
+            covers = None
+            if coverage is not None:
+                covers = coverage.counts.get(line.glob, 0)
             panes[REGIONS].append(
                 EntryRow(line.number, REGIONS, line.glob, hook.strip(), loaded=loaded,
                          glob=line.glob, covers=covers, scope=line.scope)
@@ -209,40 +267,47 @@ def working_set_of(
     return WorkingSet(tuple(panes[PINNED]), tuple(panes[RECENT]), tuple(panes[REGIONS]), cut)
 
 
-def file_rows(snapshot: Snapshot, reach: Reach | None, cut_line: int | None) -> tuple[FileRow, ...]:
-    """Every memory file with how it is reached, in path order."""
-    rows: list[FileRow] = []
+def _row(path: str, memory_file: MemoryFile, how: str) -> FileRow:
+    title = memory_file.title
+    return FileRow(
+        path=path,
+        title=title,
+        type=memory_file.type,
+        reach=how,
+        pinned=memory_file.pinned,
+        archived=memory_file.archived,
+        size=memory_file.size,
+        search_key=f"{path} {title}",
+    )
+
+
+def _direct_lines(snapshot: Snapshot) -> dict[str, int]:
     direct: dict[str, int] = {}
     for line in snapshot.index.entries:
         if line.resolved is not None:
             direct.setdefault(line.resolved, line.number)
+    return direct
+
+
+def _how(path: str, direct: Mapping[str, int], archived: set[str], coverage: Coverage | None,
+         cut_line: int | None) -> str:
+    if path in direct:
+        return "not loaded" if cut_line is not None and direct[path] >= cut_line else "entry"
+    if path in archived:
+        return "archive"
+    if coverage is None:
+        return "scanning"
+    return "region" if path in coverage.region_of else "orphan"
+
+
+def file_rows(snapshot: Snapshot, coverage: Coverage | None, cut_line: int | None) -> tuple[FileRow, ...]:
+    """Every memory file with how it is reached, in path order."""
+    direct = _direct_lines(snapshot)
     archived = {line.resolved for line in snapshot.archive_index.entries if line.resolved}
-    for path, memory_file in snapshot.files.items():
-        if path in direct:
-            number = direct[path]
-            how = "not loaded" if cut_line is not None and number >= cut_line else "entry"
-        elif path in archived:
-            how = "archive"
-        elif reach is None:
-            how = "scanning"
-        elif path in reach.region:
-            how = "region"
-        else:
-            how = "orphan"
-        title = memory_file.title
-        rows.append(
-            FileRow(
-                path=path,
-                title=title,
-                type=memory_file.type,
-                reach=how,
-                pinned=memory_file.pinned,
-                archived=memory_file.archived,
-                size=memory_file.size,
-                search_key=f"{path} {title}",
-            )
-        )
-    return tuple(rows)
+    return tuple(
+        _row(path, f, _how(path, direct, archived, coverage, cut_line))
+        for path, f in snapshot.files.items()
+    )
 
 
 def _read_index(root: Path, name: str) -> bytes | None:
@@ -312,7 +377,7 @@ def workspace_of(
     change the writer returns it); otherwise one is built, or plain validation is used.
     """
     budget = budget_of(snapshot)
-    reach = reach_of(snapshot)
+    coverage = coverage_of(snapshot)
     if cache is None or getattr(cache, "snapshot", None) is not snapshot:
         cache = _findings_cache(snapshot)
     findings = tuple(cache.findings) if cache is not None else tuple(validate(snapshot))
@@ -320,12 +385,58 @@ def workspace_of(
         root=Path(snapshot.root),
         snapshot=snapshot,
         budget=budget,
-        working_set=working_set_of(snapshot.index, snapshot.files, budget, reach),
+        working_set=working_set_of(snapshot.index, snapshot.files, budget, coverage),
         findings=findings,
-        files=file_rows(snapshot, reach, budget.cut_line),
-        reach=reach,
+        files=file_rows(snapshot, coverage, budget.cut_line),
+        coverage=coverage,
         pressure=pressure,
         complete=True,
+        cache=cache,
+    )
+
+
+def workspace_after(previous: Workspace, snapshot: Snapshot, cache: Any, touched: Any) -> Workspace:
+    """The workspace after a change to ``touched`` paths, reusing what the change cannot affect.
+
+    Rows are recomputed for the touched files and for every file with an entry before or after
+    (the loader's cut may have moved); coverage is updated for added and removed files.  The
+    findings come from the writer's cache, so nothing is validated twice.
+    """
+    if not previous.complete or previous.coverage is None:
+        return workspace_of(snapshot, previous.pressure, cache)
+    before = previous.snapshot.files
+    added = {p for p in snapshot.files if p not in before}
+    removed = {p for p in before if p not in snapshot.files}
+    coverage = coverage_after(previous.coverage, snapshot, added, removed)
+    budget = budget_of(snapshot)
+    direct = _direct_lines(snapshot)
+    archived = {line.resolved for line in snapshot.archive_index.entries if line.resolved}
+    old_archived = {line.resolved for line in previous.snapshot.archive_index.entries if line.resolved}
+    dirty = set(touched) | added | set(direct) | set(_direct_lines(previous.snapshot))
+    dirty |= archived ^ old_archived
+    if coverage is not previous.coverage and coverage.globs != previous.coverage.globs:
+        dirty = set(snapshot.files)
+    rows = {row.path: row for row in previous.files if row.path not in removed}
+    for path in dirty:
+        memory_file = snapshot.files.get(path)
+        if memory_file is not None:
+            rows[path] = _row(path, memory_file, _how(path, direct, archived, coverage, budget.cut_line))
+    ordered = tuple(rows[p] for p in snapshot.files if p in rows)
+    if cache is None or getattr(cache, "snapshot", None) is not snapshot:
+        cache = _findings_cache(snapshot)
+    findings = tuple(cache.findings) if cache is not None else tuple(validate(snapshot))
+    return Workspace(
+        root=previous.root,
+        snapshot=snapshot,
+        budget=budget,
+        working_set=working_set_of(snapshot.index, snapshot.files, budget, coverage),
+        findings=findings,
+        files=ordered,
+        coverage=coverage,
+        pressure=previous.pressure,
+        complete=True,
+        staleness=previous.staleness,
+        candidates=previous.candidates,
         cache=cache,
     )
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
 from typing import Any, Callable
 
 from memtui.core.model import Finding, Snapshot
@@ -126,6 +128,8 @@ def build_changeset(snapshot: Snapshot, verb: str, paths: tuple[str, ...], optio
             rebuild = getattr(verbs, "rebuild", None) or importlib.import_module(
                 "memtui.core.rebuild").rebuild
             return rebuild(snapshot)
+        if verb == "drop-line":
+            return drop_index_line(snapshot, options.get("index", "MEMORY.md"), int(options["line"]))
         if verb == "merge":
             merge = _merge_function()
             if merge is None:
@@ -135,6 +139,27 @@ def build_changeset(snapshot: Snapshot, verb: str, paths: tuple[str, ...], optio
     except VerbError as exc:
         raise VerbRefused(str(exc)) from None
     raise VerbRefused(f"unknown change '{verb}'")
+
+
+def drop_index_line(snapshot: Snapshot, index_path: str, number: int) -> Any:
+    """A changeset removing one entry or region line from an index (a broken link, an empty
+    region): the quick fix for those findings.  Every other byte of the index stays."""
+    from memtui.core.changeset import Changeset, Write
+    from memtui.core.index_edit import IndexDraft
+    from memtui.core.model import LineKind
+
+    index = snapshot.archive_index if index_path == snapshot.archive_index.path else snapshot.index
+    if not index.exists or not 1 <= number <= len(index.lines):
+        raise VerbRefused(f"{index_path} has no line {number}")
+    line = index.lines[number - 1]
+    if line.kind not in (LineKind.ENTRY, LineKind.REGION):
+        raise VerbRefused(f"line {number} of {index_path} is not an entry or a region pointer")
+    draft = IndexDraft(index, snapshot.files.__contains__)
+    draft.remove([number - 1])
+    shown = line.raw.strip()
+    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+    return Changeset("drop-line", f"remove line {number} of {index.path}: {shown}",
+                     (Write(index.path, draft.render(), index.render()),))
 
 
 def _merge_options(merge: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +176,8 @@ def _merge_options(merge: Callable[..., Any], options: dict[str, Any]) -> dict[s
         if name in accepted:
             out[name] = bool(options.get("confirm_pinned", True))
             break
+    if "today" in accepted and options.get("today") is not None:
+        out["today"] = options["today"]
     return out
 
 
@@ -229,36 +256,36 @@ class GistDraft:
     provenance: tuple[str, ...]
 
 
-def _freshness(snapshot: Snapshot, path: str) -> float:
-    consolidate = _module("consolidate")
-    memory_file = snapshot.files[path]
-    if consolidate is not None and hasattr(consolidate, "freshness"):
-        return float(consolidate.freshness(memory_file))
-    return memory_file.mtime
+def gist_draft(snapshot: Snapshot, paths: tuple[str, ...], today: date | None = None) -> GistDraft:
+    """The merge verb's default gist for these files: where it goes, its body, its provenance."""
+    merge = _module("merge")
+    if merge is None:
+        raise WriterUnavailable("merging is not available in this build (core/merge.py is missing)")
+    from memtui.core.contradictions import freshness
 
-
-def gist_draft(snapshot: Snapshot, paths: tuple[str, ...]) -> GistDraft:
-    """The merge verb's default gist (the core's, when it offers one), else the newest file's body
-    followed by the lines only the others hold."""
-    for module_name in ("merge", "consolidate", "verbs"):
-        module = _module(module_name)
-        draft = getattr(module, "gist_draft", None) if module is not None else None
-        if callable(draft):
-            value = draft(snapshot, list(paths))
-            return GistDraft(value.path, value.body, tuple(getattr(value, "provenance", ())))
-    ordered = sorted(paths, key=lambda p: (_freshness(snapshot, p), p), reverse=True)
-    newest = snapshot.files[ordered[0]]
-    body = newest.body.strip("\n")
-    seen = {line.strip() for line in body.splitlines() if line.strip()}
-    for path in ordered[1:]:
-        extra = [line for line in snapshot.files[path].body.splitlines()
-                 if line.strip() and line.strip() not in seen and not line.startswith("# ")]
-        if extra:
-            body += f"\n\n<!-- from {path} -->\n" + "\n".join(extra)
-            seen.update(line.strip() for line in extra)
-    others = [p for p in ordered if p != newest.path]
+    sources = [snapshot.files[p] for p in paths]
+    newest = max(sources, key=lambda f: (freshness(f), f.path))
+    others = sorted((f for f in sources if f is not newest), key=lambda f: (-freshness(f), f.path))
+    path = merge.gist_name(snapshot, newest, sources, today or date.today())
+    body = merge.merged_body(newest, others)
     provenance = (
-        f"{newest.path}: consolidated_from: {', '.join(ordered)}",
-        *(f"{p} → archive/{p}, folded_into: {newest.path}" for p in others),
+        f"{path}: new gist, consolidated_from: {', '.join(paths)}",
+        *(f"{p} → archive/{p}, folded_into: {path}" for p in paths),
     )
-    return GistDraft(newest.path, body + "\n", provenance)
+    if any(f.pinned for f in sources):
+        provenance += (f"{path}: pinned: true (a source was pinned)",)
+    return GistDraft(path, body, provenance)
+
+
+def recover(root: Path) -> list[str]:
+    """Finish a change a crash interrupted (restore its before-images); the ids restored.
+
+    Does nothing when the build has no writer or nothing was interrupted.
+    """
+    txn = _module("txn")
+    if txn is None:
+        return []
+    try:
+        return list(txn.recover(root))
+    except txn.TxnError as exc:
+        raise WriterUnavailable(str(exc)) from None

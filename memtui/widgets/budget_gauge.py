@@ -31,10 +31,13 @@ def human_bytes(n: int) -> str:
 
 
 def sparkline(values: Sequence[float], width: int) -> str:
-    """Block characters for values in 0..1.2 (the last ``width`` of them)."""
+    """Block characters for the last ``width`` utilisations, from 80% (lowest) to 120% or the
+    highest value (highest): samples are only taken at 90% and above, so that is the range."""
     values = list(values)[-width:]
-    top = max([1.2, *values]) if values else 1.2
-    return "".join(SPARKS[min(len(SPARKS) - 1, int(v / top * (len(SPARKS) - 1) + 0.5))] for v in values)
+    low = min([FILL_TARGET, *values])
+    high = max([1.2, *values])
+    steps = len(SPARKS) - 1
+    return "".join(SPARKS[max(0, min(steps, round((v - low) / (high - low) * steps)))] for v in values)
 
 
 class BudgetGauge(Widget):
@@ -51,21 +54,7 @@ class BudgetGauge(Widget):
     }
 
     DEFAULT_CSS = """
-    BudgetGauge {
-        height: auto;
-        padding: 0 1;
-        border: round $foreground 30%;
-        border-title-style: bold;
-        & > .budget-gauge--ok { color: $success; }
-        & > .budget-gauge--warn { color: $warning; }
-        & > .budget-gauge--error { color: $error; }
-        & > .budget-gauge--track { color: $foreground 20%; }
-        & > .budget-gauge--mark { color: $foreground; text-style: bold; }
-        & > .budget-gauge--label { color: $text-muted; }
-        & > .budget-gauge--muted { color: $text-muted; }
-        &.-pressure { border: round $warning; }
-        &.-over-budget { border: round $error; }
-    }
+    BudgetGauge { height: auto; }
     """
 
     budget: reactive[Budget | None] = reactive(None, layout=True)

@@ -8,13 +8,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
-from memtui.services.search import fuzzy_filter
+from memtui.services.search import SearchKeys, fuzzy_filter
 from memtui.services.workspace import FileRow, Workspace
 
 from .badges import ScoreFor, badge, no_scores, scores_of
 from .filter_bar import FilterBar
+from .header_line import HeaderLine
 from .preview import Preview
 from .row_list import Cell, RowList, compose_row
 from .view import View
@@ -67,12 +68,13 @@ class FilesView(View):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.shown: list[FileRow] = []
+        self._keys: SearchKeys | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal():
             with Vertical(classes="list-column"):
                 yield FilterBar("fuzzy filter by path or title…", id="files-filter")
-                yield Static(id="files-header", classes="list-header")
+                yield HeaderLine(id="files-header", classes="list-header")
                 yield FileList(id="files-list")
             yield Preview(id="files-preview")
 
@@ -108,7 +110,9 @@ class FilesView(View):
 
     def _filter(self, query: str) -> list[FileRow]:
         rows = self.workspace.files if self.workspace is not None else ()
-        return fuzzy_filter(query, rows, lambda row: row.search_key)
+        if self._keys is None or self._keys.items is not rows:
+            self._keys = SearchKeys(rows, lambda row: row.search_key)
+        return fuzzy_filter(query, rows, lambda row: row.search_key, self._keys)
 
     def _refilter(self) -> None:
         query = self.query_one("#files-filter", FilterBar).value
@@ -125,7 +129,7 @@ class FilesView(View):
             super().__init__()
             self.rows = rows
 
-    @work(thread=True, exclusive=True, group="files-filter")
+    @work(thread=True, exclusive=True, group="files-filter", description="filter in worker")
     def _filter_in_worker(self, query: str) -> None:
         self.post_message(self.Filtered(self._filter(query)))
 
@@ -144,7 +148,7 @@ class FilesView(View):
             header = f"{total:,} files · / to filter"
         else:
             header = f"showing {len(rows):,} of {total:,} files"
-        self.query_one("#files-header", Static).update(header)
+        self.query_one("#files-header", HeaderLine).update(header)
         self.schedule_preview()
 
     def update_preview(self) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from textual import on
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
@@ -20,12 +19,8 @@ class FilterBar(Input):
     DEFAULT_CSS = """
     FilterBar {
         display: none;
-        border: none;
         height: 1;
-        padding: 0 1;
-        background: $boost;
         &.-active { display: block; }
-        &:focus { border: none; background: $boost; }
     }
     """
 

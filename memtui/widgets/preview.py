@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.table import Table
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
@@ -16,11 +17,13 @@ from textual.strip import Strip
 from memtui.core.model import MemoryFile
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
 
+from .theme import foreground_only
+
 #: bodies longer than this are shown cut, to keep the preview instant
 PREVIEW_CHARS = 20_000
 
 
-def staleness_table(result: Any) -> Table:
+def staleness_table(result: Any, error: Style | str = "red") -> Table:
     """The breakdown of one staleness result: age, half-life, modifiers, class, guards."""
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)
@@ -37,7 +40,7 @@ def staleness_table(result: Any) -> Table:
     refs = f"{len(result.found)} found · {len(result.missing)} missing · {len(result.unverifiable)} unverifiable"
     table.add_row("references", refs)
     for check in result.missing[:8]:
-        table.add_row("", Text(f"✗ {check.text} — {check.reason}", style="red"))
+        table.add_row("", Text(f"✗ {check.text} — {check.reason}", style=error))
     for guard in result.guards:
         table.add_row("guard", guard.reason)
     return table
@@ -68,15 +71,10 @@ class Preview(ScrollView, can_focus=True):
     """
 
     DEFAULT_CSS = """
-    Preview {
-        height: 1fr;
-        border: round $foreground 30%;
-        border-title-style: bold;
-        padding: 0 1;
-        overflow-x: hidden;
-        &:focus { border: round $border; }
-    }
+    Preview { height: 1fr; overflow-x: hidden; }
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"preview--error", "preview--muted"}
 
     BINDINGS = [
         Binding("down,j", "scroll_down", "Down", show=False),
@@ -96,6 +94,10 @@ class Preview(ScrollView, can_focus=True):
         self._width = 0
 
     # ------------------------------------------------------------------ drawing
+
+    def _role(self, role: str) -> Style:
+        """A colour from the stylesheet (``preview--error``, ``preview--muted``)."""
+        return foreground_only(self.get_component_rich_style(f"preview--{role}"))
 
     def _set(self, *parts: RenderableType) -> None:
         self._parts = [part for part in parts if part]
@@ -154,9 +156,9 @@ class Preview(ScrollView, can_focus=True):
             self.border_title = row.target
             self._set(
                 Text(row.title, style="bold"),
-                Text(f"line {row.number} of MEMORY.md", style="dim"),
+                Text(f"line {row.number} of MEMORY.md", style=self._role("muted")),
                 Text(f"✗ '{row.target}' does not exist on disk — a broken link. Fix the "
-                     "path in MEMORY.md or remove the line.", style="bold red"),
+                     "path in MEMORY.md or remove the line.", style=self._role("error")),
             )
             return
         self.show_file(workspace, row.path)
@@ -169,7 +171,7 @@ class Preview(ScrollView, can_focus=True):
         rx = glob_regex(row.glob)
         if rx is None:
             body: RenderableType = Text("the glob uses something other than * and ? — invalid",
-                                        style="bold red")
+                                        style=self._role("error"))
         elif not workspace.complete:
             body = Text("scanning the folder…", style="italic")
         else:
@@ -180,11 +182,13 @@ class Preview(ScrollView, can_focus=True):
             if len(names) > 200:
                 lines.append(f"… and {len(names) - 200} more\n", style="italic")
             if not names:
-                lines.append("matches no file — a confidently wrong cue (region-empty)", style="bold red")
+                lines.append("matches no file — a confidently wrong cue (region-empty)",
+                             style=self._role("error"))
             body = lines
         covers = "…" if row.covers is None else f"{row.covers} files"
         self._set(Text(f"region `{row.glob}` → {covers}", style="bold"),
-                  Text(f"line {row.number} of MEMORY.md — {row.hook}", style="dim"), body)
+                  Text(f"line {row.number} of MEMORY.md — {row.hook}", style=self._role("muted")),
+                  body)
 
     def show_file(self, workspace: Workspace, path: str | None) -> None:
         memory_file = workspace.file(path)
@@ -201,12 +205,13 @@ class Preview(ScrollView, can_focus=True):
             tags.append(memory_file.status)
         if memory_file.archived and memory_file.status != "archived":
             tags.append("archived")
-        head.append("  " + " · ".join(tags), style="not bold dim")
-        reach = Text("\n".join(workspace.reachability(path)), style="dim")
+        head.append("  " + " · ".join(tags), style=self._role("muted") + Style(bold=False))
+        reach = Text("\n".join(workspace.reachability(path)), style=self._role("muted"))
         stale: RenderableType = ""
         result = workspace.staleness.get(path) if workspace.staleness is not None else None
         if result is not None:
-            stale = Group(Text("Staleness", style="bold underline"), staleness_table(result))
+            stale = Group(Text("Staleness", style="bold underline"),
+                          staleness_table(result, self._role("error")))
         front = Group(Text("Frontmatter", style="bold underline"), frontmatter_table(memory_file))
         text = memory_file.body
         body: RenderableType = Markdown(text[:PREVIEW_CHARS]) if text.strip() else Text(

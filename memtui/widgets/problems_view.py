@@ -14,6 +14,7 @@ from memtui.services.search import fuzzy_filter
 from memtui.services.workspace import Workspace
 
 from .filter_bar import FilterBar
+from .header_line import HeaderLine
 from .row_list import Cell, RowList, compose_row
 from .view import View
 
@@ -23,6 +24,8 @@ QUICK_FIXES = {
     "pinned-not-indexed": "add its entry to the Pinned block (pin)",
     "archived-in-index": "take the entry out of the working set (decay)",
     "superseded-active": "take the entry out of the working set (decay)",
+    "broken-link": "remove the line from the index (shown first)",
+    "region-empty": "remove the region pointer from the index (shown first)",
 }
 
 
@@ -62,7 +65,7 @@ class ProblemsView(View):
 
     def compose(self) -> ComposeResult:
         yield FilterBar("filter findings by rule, file or message…", id="problems-filter")
-        yield Static(id="problems-header", classes="list-header")
+        yield HeaderLine(id="problems-header", classes="list-header")
         yield FindingList(id="problems-list")
         yield Static(id="problems-detail")
 
@@ -111,7 +114,7 @@ class ProblemsView(View):
                       f"{workspace.warnings} warning{'s' if workspace.warnings != 1 else ''}"
                       + (f" · showing {len(findings)}" if len(findings) != len(workspace.findings) else "")
                       + " · enter jumps to the file · f applies the quick fix")
-        self.query_one("#problems-header", Static).update(header)
+        self.query_one("#problems-header", HeaderLine).update(header)
         self._update_detail()
 
     def _update_detail(self) -> None:

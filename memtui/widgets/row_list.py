@@ -116,23 +116,6 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     RowList {
         overflow-x: hidden;
         overflow-y: auto;
-        background: $surface;
-        & > .row-list--cursor {
-            background: $block-cursor-blurred-background;
-        }
-        &:focus > .row-list--cursor {
-            color: $block-cursor-foreground;
-            background: $block-cursor-background;
-            text-style: $block-cursor-text-style;
-        }
-        & > .row-list--dim { color: $text-disabled; }
-        & > .row-list--rule { color: $warning; text-style: bold; }
-        & > .row-list--empty { color: $text-muted; text-style: italic; }
-        & > .row-list--ok { color: $success; }
-        & > .row-list--warn { color: $warning; }
-        & > .row-list--error { color: $error; }
-        & > .row-list--muted { color: $text-muted; }
-        & > .row-list--accent { color: $accent; }
     }
     """
 
@@ -201,7 +184,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         previous = self.cursor
         self._items = items
         self._line_cache.clear()
-        self.virtual_size = Size(self._row_width, len(items))
+        self._set_height(len(items))
         target = None
         if keep is not None:
             for i, item in enumerate(items):
@@ -212,6 +195,24 @@ class RowList(ScrollView, Generic[T], can_focus=True):
             target = min(previous, max(0, len(items) - 1))
         self.cursor = self._selectable(target, 1)
         self.refresh()
+
+    def _set_height(self, rows: int) -> None:
+        """Set the virtual height; skip the screen re-layout when the scrollbar stays as it is.
+
+        Setting ``virtual_size`` lays the whole screen out again (tens of milliseconds on a busy
+        screen); when only the number of rows changes and a scrollbar is needed before and
+        after (or neither time), updating the scrollbar and repainting this widget is enough.
+        """
+        new = Size(self._row_width, rows)
+        old = self.virtual_size
+        viewport = self.scrollable_content_region.height
+        same_bar = viewport > 0 and (old.height > viewport) == (rows > viewport)
+        if same_bar and old.width == new.width and self.is_mounted:
+            self.set_reactive(RowList.virtual_size, new)
+            self._scroll_update(new)
+            self.refresh()
+        else:
+            self.virtual_size = new
 
     def select_key(self, key: object) -> bool:
         """Move the cursor onto the item with this key; False when it is not listed."""
@@ -284,7 +285,9 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         scroll_y = round(self.scroll_offset.y)
         index = scroll_y + y
         width = self._row_width
-        base = self.rich_style
+        base = self._styles.get("base")
+        if base is None:
+            base = self._styles["base"] = self.rich_style
         if not self._items:
             if y == 0:
                 style = self.style_of("empty")
@@ -311,8 +314,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
                 text.stylize_before(self.style_of("cursor"))
         text.truncate(width, overflow="ellipsis", pad=True)
         segments = list(text.render(self.app.console))
-        strip = Strip(segments, width).apply_style(base).crop_extend(0, width, base)
-        strip = strip.apply_offsets(0, index)
+        strip = Strip(segments, width).apply_style(base)
         self._line_cache[key] = strip
         return strip
 

@@ -9,13 +9,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from memtui.services.search import fuzzy_filter, split_facets
 from memtui.services.workspace import Workspace
 
 from .badges import BUCKET_ROLE
 from .filter_bar import FilterBar
+from .header_line import HeaderLine
 from .preview import Preview
 from .row_list import Cell, RowList, compose_row
 from .view import View
@@ -74,7 +75,7 @@ class StalenessView(View):
             with Vertical(classes="list-column"):
                 yield FilterBar("action:prune|review|keep class:fresh|partly|fully|evergreen "
                                 "type:project … and any text", id="stale-filter")
-                yield Static(id="stale-header", classes="list-header")
+                yield HeaderLine(id="stale-header", classes="list-header")
                 yield StaleList(id="stale-list")
             yield Preview(id="stale-preview")
 
@@ -108,7 +109,7 @@ class StalenessView(View):
 
     def _fill(self) -> None:
         workspace = self.workspace
-        header = self.query_one("#stale-header", Static)
+        header = self.query_one("#stale-header", HeaderLine)
         if workspace is None:
             return
         report = workspace.staleness

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
+
+from .header_line import HeaderLine
 
 from memtui.services.workspace import Workspace
 
@@ -26,23 +27,17 @@ def display_path(path: Path) -> str:
     return text
 
 
-class StatusLine(Static):
+class StatusLine(HeaderLine):
     """One line under the views: root, files, error and warning counts, busy state."""
 
     DEFAULT_CSS = """
-    StatusLine {
-        height: 1;
-        padding: 0 1;
-        background: $panel;
-        color: $text-muted;
-        &.-errors { color: $text; }
-    }
+    StatusLine { height: 1; }
     """
 
     busy: reactive[str] = reactive("")
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__("", id=id)
         self.workspace: Workspace | None = None
         self.read_only = False
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from textual.containers import Vertical
+from textual.timer import Timer
 from textual.widget import Widget
 
 from memtui.services.workspace import Workspace
+
+
+#: seconds the cursor must rest before the preview is drawn
+PREVIEW_DELAY = 0.04
 
 
 class View(Vertical):
@@ -16,7 +21,7 @@ class View(Vertical):
     """
 
     workspace: Workspace | None = None
-    _preview_pending = False
+    _preview_timer: Timer | None = None
 
     def show(self, workspace: Workspace) -> None:
         """Redraw from a (new) workspace, keeping the user's place."""
@@ -47,15 +52,16 @@ class View(Vertical):
         """Show the selected item in this view's preview, if it has one."""
 
     def schedule_preview(self) -> None:
-        """Update the preview after the next refresh, once however many moves came before.
+        """Update the preview shortly, once however many cursor moves came before.
 
-        The cursor paints first; the preview (rendered Markdown) follows a frame later.
+        The list paints at once; the preview (rendered Markdown, tens of milliseconds for a big
+        file) follows when the keys pause, so holding ``j`` never waits for it.
         """
-        if not self._preview_pending:
-            self._preview_pending = True
-            self.call_after_refresh(self._run_preview)
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.set_timer(PREVIEW_DELAY, self._run_preview)
 
     def _run_preview(self) -> None:
-        self._preview_pending = False
+        self._preview_timer = None
         self.update_preview()
 

@@ -31,13 +31,7 @@ class WorkingSetPane(RowList[EntryRow]):
     """Entries of one working-set block, in index order, greyed past the loader's cut."""
 
     DEFAULT_CSS = """
-    WorkingSetPane {
-        height: 1fr;
-        border: round $foreground 30%;
-        border-title-color: $text;
-        border-title-style: bold;
-        &:focus { border: round $border; }
-    }
+    WorkingSetPane { height: 1fr; }
     """
 
     def __init__(self, pane: str, *, id: str | None = None) -> None:

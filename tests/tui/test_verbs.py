@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_support import digest, make_app, press, settle
+from tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.working_set_view import WorkingSetView

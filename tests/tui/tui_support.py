@@ -9,6 +9,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memtui.app import MemtuiApp
 from memtui.core.demo import demo_source
 
@@ -23,6 +25,16 @@ def freeze_mtimes(root: Path) -> None:
             os.utime(path, (FIXED_MTIME, FIXED_MTIME))
 
 
+@pytest.fixture
+def demo_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh copy of the bundled demo at ``<tmp>/memory``; the current folder is ``<tmp>``.
+
+    Import it into a test module (``from tui_support import demo_root``) to use it.
+    """
+    monkeypatch.chdir(tmp_path)
+    return copy_demo_to(tmp_path / "memory")
+
+
 def copy_demo_to(root: Path) -> Path:
     shutil.copytree(demo_source(), root, ignore=shutil.ignore_patterns("__pycache__"))
     freeze_mtimes(root)
@@ -30,16 +42,30 @@ def copy_demo_to(root: Path) -> Path:
 
 
 def make_app(*roots: Path, **options: Any) -> MemtuiApp:
+    """The app on these roots with the fixed clock, no folder watching and no animations."""
     options.setdefault("now", NOW)
     options.setdefault("watch", False)
-    return MemtuiApp(list(roots), **options)
+    app = MemtuiApp(list(roots), **options)
+    app.animation_level = "none"
+    return app
 
 
 async def settle(pilot: Any) -> None:
-    """Wait until every worker is done and every message is handled."""
-    for _ in range(3):
+    """Wait until every worker is done and every message they posted is handled.
+
+    ``pilot.pause(0)`` waits for the queued messages and paints, without Pilot's wait for an
+    idle CPU (which costs a tenth of a second or more each time).
+    """
+    quiet = 0
+    for _ in range(50):
         await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await pilot.pause(0)
+        if any(worker.is_running for worker in pilot.app.workers):
+            quiet = 0
+            continue
+        quiet += 1
+        if quiet >= 3:
+            return
 
 
 async def press(pilot: Any, *keys: str) -> None:
