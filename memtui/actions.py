@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,6 @@ class UserActions(_Base):
     read_only: bool
     workspace: Workspace | None
     _binding_state: tuple[object, ...]
-    _after_edit: tuple[str, set[tuple[str, str, str]]] | None
 
     if TYPE_CHECKING:
 
@@ -348,13 +348,28 @@ class UserActions(_Base):
         self.run_verb(verb, (path,), confirm=confirm)
 
     def action_edit_file(self) -> None:
+        """Edit a private copy in $EDITOR, then write it back through the gate like any change.
+
+        The file in the root is never opened by the editor: the edited bytes become an ``edit``
+        changeset (validated, journaled, undoable).  The copy stays in a temp folder, so a
+        refused edit is never lost.
+        """
         path = self._selected_file()
         workspace = self.workspace
         if path is None or workspace is None or self.root is None:
             return
+        memory_file = workspace.snapshot.files.get(path)
+        if memory_file is None:
+            return
+        if self.read_only:
+            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
+            return
+        folder = Path(tempfile.mkdtemp(prefix="memtui-edit-"))
+        copy = folder / memory_file.name
+        copy.write_bytes(memory_file.data)
+        os.chmod(copy, 0o600)
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        command = [*shlex.split(editor), str(self.root / path)]
-        before = {f.key for f in workspace.findings if f.severity == "error"}
+        command = [*shlex.split(editor), str(copy)]
         try:
             with self.suspend():
                 code = subprocess.call(command)
@@ -365,21 +380,12 @@ class UserActions(_Base):
             self.notify(f"could not start {editor!r}: {exc.strerror or exc}", severity="error")
             return
         if code != 0:
-            self.notify(f"{editor} exited with status {code}", severity="warning", timeout=4)
-        self._after_edit = (path, before)
-        self.reload(keep=path)
-
-    def _report_edit(self, workspace: Workspace) -> None:
-        if self._after_edit is None:
+            self.notify(f"{editor} exited with status {code}; your copy is at {copy}",
+                        severity="warning", timeout=6)
             return
-        path, before = self._after_edit
-        self._after_edit = None
-        new = [f for f in workspace.findings if f.severity == "error" and f.key not in before]
-        if new:
-            text = "\n".join(f"{f.rule}: {f.message}" for f in new[:5])
-            self.notify(f"after editing {path}, {len(new)} new error(s):\n{text}", severity="error",
-                        timeout=10)
-        else:
-            mine = [f for f in workspace.findings if f.path == path]
-            self.notify(f"{path} re-read: no new errors"
-                        + (f" ({len(mine)} warning(s) on it)" if mine else ""), timeout=4)
+        edited = copy.read_bytes()
+        if edited == memory_file.data:
+            self.notify(f"{path} unchanged", timeout=2)
+            return
+        self.notify(f"checking your edit of {path} (your copy: {copy})", timeout=4)
+        self.run_verb("edit", (path,), confirm=False, data=edited)

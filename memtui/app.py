@@ -123,7 +123,6 @@ class MemtuiApp(UserActions, App[int]):
         self.workspace: Workspace | None = None
         self._generation = 0
         self._keep: str | None = None
-        self._after_edit = None
         self._binding_state: tuple[object, ...] = ()
         self._scan_requested = False
         self.scorer = scoring.Scorer()
@@ -333,7 +332,6 @@ class MemtuiApp(UserActions, App[int]):
             if self._keep:
                 self._select_everywhere(self._keep)
                 self._keep = None
-            self._report_edit(workspace)
         if previous is None or previous.root != workspace.root:
             main.show_view(main.active_view_name)
         self._refresh_binding_state()

@@ -128,6 +128,8 @@ def build_changeset(snapshot: Snapshot, verb: str, paths: tuple[str, ...], optio
             rebuild = getattr(verbs, "rebuild", None) or importlib.import_module(
                 "memtui.core.rebuild").rebuild
             return rebuild(snapshot)
+        if verb == "edit":
+            return verbs.edit_file(snapshot, paths[0], options["data"])
         if verb == "drop-line":
             return drop_index_line(snapshot, options.get("index", "MEMORY.md"), int(options["line"]))
         if verb == "merge":

@@ -201,8 +201,14 @@ async def test_edit_runs_editor_then_revalidates(demo_root: Path, tmp_path: Path
         await settle(pilot)
         path = app.selected_path()
         await press(pilot, "e")
+        await settle(pilot)
         assert (demo_root / path).read_text(encoding="utf-8").endswith("Edited by hand.\n")
         assert "Edited by hand." in app.workspace.snapshot.files[path].text
+        # the edit went through the writer: journaled, and undo restores the file
+        assert list((demo_root / ".memtui" / "journal").glob("*.json"))
+        await press(pilot, "u")
+        await settle(pilot)
+        assert not (demo_root / path).read_text(encoding="utf-8").endswith("Edited by hand.\n")
 
 
 async def test_empty_folder_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
