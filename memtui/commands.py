@@ -89,7 +89,7 @@ ACTIONS: tuple[UserAction, ...] = (
                "Regenerate MEMORY.md from disk (Pinned, Recent to 80%, regions); shows the diff "
                "first.", CHANGE, verb=True),
     UserAction("edit_file", "e", "Edit in $EDITOR",
-               "Open the selected file in $EDITOR, then re-read and validate the folder.", CHANGE,
+               "Edit a copy of the selected file in $EDITOR; the result is written through the gate (undoable).", CHANGE,
                verb=True),
     UserAction("quick_fix", "f", "Quick fix",
                "Apply the obvious fix for the selected problem (e.g. an entry for an orphan).",

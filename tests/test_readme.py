@@ -23,3 +23,11 @@ def test_ci_runs_the_readme_test_command() -> None:
 def test_readme_demo_command_comes_first() -> None:
     first = shell_blocks()[0]
     assert "pip install -e ." in first and "memtui" in first.split("&&")[-1]
+
+
+def test_readme_key_table_is_the_registry() -> None:
+    from memtui.commands import key_table_markdown
+
+    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+    table = text.split("<!-- keys:start -->\n", 1)[1].split("\n<!-- keys:end -->", 1)[0]
+    assert table.strip() == key_table_markdown().strip()
