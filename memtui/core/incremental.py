@@ -11,16 +11,16 @@ property test holds the two to that.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Iterable, Iterator, Mapping
 
 from .changeset import Changeset, Result, apply_to_snapshot
-from .model import PROVENANCE_KEYS, Finding, IndexLine, LineKind, MemoryFile, Snapshot
+from .model import PROVENANCE_KEYS, Finding, MemoryFile, Snapshot
 from .validate import (
     Reach,
     _cycle_findings,
     _structural,
+    entry_maps,
     file_cross_findings,
     file_findings,
     glob_regex,
@@ -71,18 +71,6 @@ class _Subset(Mapping[str, MemoryFile]):
 
 def _has_provenance(f: MemoryFile) -> bool:
     return any(f.frontmatter.names(key) for key in PROVENANCE_KEYS)
-
-
-def _entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
-    direct: dict[str, list[IndexLine]] = defaultdict(list)
-    archived: dict[str, list[IndexLine]] = defaultdict(list)
-    for line in snapshot.index.lines:
-        if line.kind is LineKind.ENTRY and line.resolved is not None:
-            direct[line.resolved].append(line)
-    for line in snapshot.archive_index.lines:
-        if line.kind is LineKind.ENTRY and line.resolved is not None:
-            archived[line.resolved].append(line)
-    return dict(direct), dict(archived)
 
 
 def _valid_globs(snapshot: Snapshot) -> tuple[str, ...]:
@@ -174,7 +162,7 @@ def revalidate(
     files = after.files
 
     structural = frozenset(_structural(after))
-    direct, archived = _entry_maps(after)
+    direct, archived = entry_maps(after)
     direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
     archived_set = frozenset(archived)
     globs = _valid_globs(after)

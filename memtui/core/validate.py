@@ -219,8 +219,8 @@ class Reach:
     region_hits: dict[int, int]  # region line number -> how many files it matches
 
 
-def reach_of(snapshot: Snapshot) -> Reach:
-    """Direct, archive and region reachability of every memory file."""
+def entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
+    """The active and the archive-index entries of each file, in index order."""
     direct: dict[str, list[IndexLine]] = defaultdict(list)
     archived: dict[str, list[IndexLine]] = defaultdict(list)
     for line in snapshot.index.lines:
@@ -229,6 +229,12 @@ def reach_of(snapshot: Snapshot) -> Reach:
     for line in snapshot.archive_index.lines:
         if line.kind is LineKind.ENTRY and line.resolved is not None:
             archived[line.resolved].append(line)
+    return dict(direct), dict(archived)
+
+
+def reach_of(snapshot: Snapshot) -> Reach:
+    """Direct, archive and region reachability of every memory file."""
+    direct, archived = entry_maps(snapshot)
     region: dict[str, str] = {}
     hits: dict[int, int] = {}
     regions = [
@@ -243,7 +249,7 @@ def reach_of(snapshot: Snapshot) -> Reach:
                 count += 1
                 region.setdefault(path, line.glob)
         hits[line.number] = count
-    return Reach(dict(direct), dict(archived), region, hits)
+    return Reach(direct, archived, region, hits)
 
 
 def _structural(snapshot: Snapshot) -> set[str]:
