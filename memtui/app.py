@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import threading
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,6 +41,8 @@ WATCH_INTERVAL = 1.5
 AUTO_SCAN_MAX_FILES = 2_000
 #: a root whose top folder holds more entries than this paints its working set before the scan
 QUICK_PASS_FROM = 300
+#: seconds the full scan waits for that first paint, at most
+QUICK_PAINT_WAIT = 1.0
 
 class MemtuiApp(UserActions, App[int]):
     """Triage one memory root (or pick one of several) by keystroke."""
@@ -127,6 +130,7 @@ class MemtuiApp(UserActions, App[int]):
         self._scan_requested = False
         self.scorer = scoring.Scorer()
         self._root_gone = False
+        self._quick_shown = threading.Event()
 
     @property
     def now(self) -> datetime:
@@ -189,7 +193,10 @@ class MemtuiApp(UserActions, App[int]):
                         "warning"))
         try:
             if quick and _looks_big(root):
+                self._quick_shown.clear()
                 self.post_message(self.Loaded(quick_workspace(root, self.config), generation))
+                # let the working set paint before the scan takes the interpreter for seconds
+                self._quick_shown.wait(QUICK_PAINT_WAIT)
             stamp = fingerprint(root)
             workspace = full_workspace(root, self.config, record=self.record_pressure,
                                        today=self.now.date())
@@ -324,6 +331,8 @@ class MemtuiApp(UserActions, App[int]):
             workspace = replace(workspace, staleness=previous.staleness,
                                 candidates=previous.candidates)
         self.workspace = workspace
+        if not workspace.complete:
+            self.call_after_refresh(self._quick_shown.set)
         main = self.main
         main.query_one(WorkingSetView).loading = False
         main.show_workspace(workspace, self.read_only)
