@@ -81,6 +81,16 @@ def _shown(rows: int, limit: int) -> int:
     return rows if limit == 0 else min(rows, limit)
 
 
+def _table(title: str, total: int, limit: int) -> tuple[int, Any]:
+    """How many rows to show, and a table titled with "showing N of M" when that is fewer."""
+    from rich.table import Table
+
+    shown = _shown(total, limit)
+    if shown < total:
+        title += f" — showing {shown} of {total}"
+    return shown, Table(title=title, title_justify="left", pad_edge=False)
+
+
 def _fmt(score: float | None) -> str:
     return "—" if score is None else f"{score:.2f}"
 
@@ -89,7 +99,6 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from rich.markup import escape
-    from rich.table import Table
 
     name = escape(rel_root(Path(result.root), args.path))
     summary = (
@@ -104,11 +113,7 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
         out.print("[dim]session_*/session-* files left out; --include-sessions to add them[/]")
 
     if result.pairs:
-        shown = _shown(len(result.pairs), args.limit)
-        title = "Near-duplicates (merge candidates), most similar first"
-        if shown < len(result.pairs):
-            title += f" — showing {shown} of {len(result.pairs)}"
-        table = Table(title=title, title_justify="left", pad_edge=False)
+        shown, table = _table("Near-duplicates (merge candidates), most similar first", len(result.pairs), args.limit)
         table.add_column("#", justify="right", style="dim")
         table.add_column("files", overflow="fold", ratio=3)
         table.add_column("score", justify="right")
@@ -130,11 +135,7 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
 
     big = [c for c in result.clusters if len(c.files) > 2 or c.review_pairwise]
     if big:
-        shown = _shown(len(big), args.limit)
-        title = "Clusters of more than two files"
-        if shown < len(big):
-            title += f" — showing {shown} of {len(big)}"
-        table = Table(title=title, title_justify="left", pad_edge=False)
+        shown, table = _table("Clusters of more than two files", len(big), args.limit)
         table.add_column("files", justify="right")
         table.add_column("pairs", justify="right")
         table.add_column("review")
@@ -149,11 +150,7 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
         out.print(table)
 
     if result.contradictions:
-        shown = _shown(len(result.contradictions), args.limit)
-        title = "Contradictions (proposed: supersede the older by the newer)"
-        if shown < len(result.contradictions):
-            title += f" — showing {shown} of {len(result.contradictions)}"
-        table = Table(title=title, title_justify="left", pad_edge=False)
+        shown, table = _table("Contradictions (proposed: supersede the older by the newer)", len(result.contradictions), args.limit)
         table.add_column("older (superseded)", overflow="fold")
         table.add_column("newer (successor)", overflow="fold")
         table.add_column("type")
