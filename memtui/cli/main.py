@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES = (
     "memtui.cli.demo",
     "memtui.cli.verbs",
     "memtui.cli.history",
+    "memtui.cli.applies",
 )
 
 

@@ -1,0 +1,90 @@
+"""``memtui applies PATH [ROOT]``: which memories apply to the work done at PATH (DESIGN §11).
+
+Read-only.  ROOT defaults to the roots discovered from PATH (as ``memtui list`` run there would
+find them).  Stale files (staleness action *prune*, scored as ``memtui stale`` does) are listed
+apart unless ``--no-stale`` skips the scoring.  Exit 0 whatever applies, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .common import EXIT_OK, UsageError, console, print_json, rel_root
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "applies",
+        help="list the memories that apply to work at PATH, and why the others do not",
+        description="List the memories that apply to work at PATH: GLOBAL entries, and PATH_SCOPE "
+        "sections whose Scope: is PATH or above it (deeper first). Scopes below PATH, siblings, "
+        "and stale, superseded or archived files are listed apart with the reason.",
+    )
+    parser.add_argument("path", metavar="PATH", help="the folder the work happens in")
+    parser.add_argument("root", nargs="?", metavar="ROOT",
+                        help="a memory root, or a folder holding roots (default: discovered from PATH)")
+    parser.add_argument("--below", action="store_true",
+                        help="also apply scopes below PATH (PATH is an umbrella over projects)")
+    parser.add_argument("--no-stale", action="store_true",
+                        help="do not score staleness (stale files then count as current)")
+    parser.add_argument("--now", metavar="DATE", help="score staleness as of this date")
+    parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    parser.set_defaults(func=run)
+
+
+def stale_reasons(snapshot: Any, now: Any) -> dict[str, str]:
+    """The files whose staleness action is prune, with the words saying why."""
+    from memtui.core.staleness import Action, score_root
+
+    report = score_root(snapshot, now)
+    return {r.path: f"stale: score {r.score:.0f} (prune), {r.age.days:.0f} days old"
+            for r in report.results if r.action is Action.PRUNE}
+
+
+def run(args: argparse.Namespace) -> int:
+    from memtui.core.discover import discover
+    from memtui.core.scopes import applicability
+    from memtui.core.store import RootError, load_root
+
+    from .stale import parse_now
+
+    where = Path(args.path).expanduser().absolute()
+    try:
+        if args.root:
+            roots = discover(Path(args.root).expanduser())
+        elif where.is_dir():
+            roots = discover(None, cwd=where)
+        else:
+            raise UsageError(f"{args.path}: no such folder; name the memory ROOT to check it "
+                             "against a path that does not exist yet")
+        now = parse_now(args.now)
+        answers = []
+        for root in roots:
+            snapshot = load_root(root)
+            stale = {} if args.no_stale else stale_reasons(snapshot, now)
+            answers.append(applicability(snapshot, str(where), stale, include_below=args.below))
+    except RootError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        objects = [a.to_json() for a in answers]
+        print_json(objects[0] if len(objects) == 1 else objects)
+        return EXIT_OK
+    from rich.markup import escape
+
+    out = console()
+    for answer in answers:
+        out.print(f"[bold]{escape(rel_root(Path(answer.root), args.root))}[/] — "
+                  f"{len(answer.applies)} appl{'y' if len(answer.applies) != 1 else 'ies'} at "
+                  f"{escape(answer.path)}")
+        for item in answer.applies:
+            scope = item.scope or "unscoped"
+            out.print(f"  [green]✓[/] [cyan]{escape(item.path)}[/]  [dim]{escape(scope)}: "
+                      f"{escape(item.why)}[/]")
+        if answer.excluded:
+            out.print(f"  does not apply ({len(answer.excluded)}):")
+        for item in answer.excluded:
+            out.print(f"  [dim]✗ {escape(item.path)}  {escape(item.why)}[/]")
+        out.print("")
+    return EXIT_OK
