@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Mapping, NamedTuple
+from typing import TYPE_CHECKING, Mapping, NamedTuple
+
+if TYPE_CHECKING:
+    from .handoff import HandoffState
 
 INDEX_NAME = "MEMORY.md"
 ARCHIVE_INDEX_NAME = "MEMORY-archive.md"
@@ -237,6 +240,7 @@ class Snapshot:
     skipped: tuple[Skipped, ...] = ()  # unreadable, symlinked out of the root, loops
     outside: frozenset[str] = frozenset()  # root-relative paths that are symlinks leading out
     config: BudgetConfig = BudgetConfig()
+    handoff: HandoffState | None = None  # the project's session-state file, read with the root
 
     def get(self, path: str) -> MemoryFile | None:
         return self.files.get(path)

@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from .frontmatter import parse_frontmatter
+from .handoff import state_for_root
 from .index import parse_index
 from .model import (
     ARCHIVE_INDEX_NAME,
@@ -171,6 +172,7 @@ def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         outside=frozenset(outside),
         config=config,
+        handoff=state_for_root(root_path),
     )
 
 

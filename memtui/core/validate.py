@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from .budget import Budget, entries_past_cut, measure
+from .handoff import handoff_findings
 from .model import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
@@ -57,6 +58,8 @@ RULES: dict[str, str] = {
     "superseded-active": WARNING,
     "scope-missing": WARNING,
     "secret": WARNING,
+    "state-stale": WARNING,
+    "state-too-long": WARNING,
 }
 
 #: a cheap screen: no credential pattern below can match a text this does not match
@@ -571,6 +574,7 @@ def index_tail_findings(snapshot: Snapshot) -> list[Finding]:
     out.extend(secret_findings(index.path, "\n".join(line.raw for line in index.lines)))
     if archive.exists:
         out.extend(secret_findings(archive.path, "\n".join(line.raw for line in archive.lines)))
+    out.extend(handoff_findings(snapshot.handoff))
     return out
 
 

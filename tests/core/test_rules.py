@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from memtui.core.model import BudgetConfig
@@ -12,6 +14,10 @@ from tests.conftest import topic
 A = topic("Alpha", "alpha fact")
 B = topic("Beta", "beta fact")
 INDEX = "# Memory\n\n## Recent\n- [Alpha](a.md) — the alpha fact\n"
+# the handoff rules read the project's .claude/session-state.md: '../.git' makes the root's
+# parent folder the project (a git work tree found by its .git entry)
+STATE = "../.claude/session-state.md"
+TODAY = f"## Handoff: {date.today().isoformat()}\n## Working On\nthe parser\n"
 
 # rule -> (files that break it, files that do not)
 CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
@@ -120,6 +126,14 @@ CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
     "secret": (
         {"MEMORY.md": INDEX, "a.md": topic("Alpha", "a", body="token ghp_" + "A1b2" * 9 + "\n")},
         {"MEMORY.md": INDEX, "a.md": topic("Alpha", "a", body="see the sk-assessment-framework\n")},
+    ),
+    "state-stale": (
+        {"MEMORY.md": INDEX, "a.md": A, "../.git": "", STATE: "## Handoff: 2020-01-01\n"},
+        {"MEMORY.md": INDEX, "a.md": A, "../.git": "", STATE: TODAY},
+    ),
+    "state-too-long": (
+        {"MEMORY.md": INDEX, "a.md": A, "../.git": "", STATE: TODAY + "line\n" * 80},
+        {"MEMORY.md": INDEX, "a.md": A, "../.git": "", STATE: TODAY + "line\n" * 70},
     ),
 }
 
