@@ -24,6 +24,7 @@ SUBCOMMAND_MODULES = (
     "memtui.cli.verbs",
     "memtui.cli.history",
     "memtui.cli.applies",
+    "memtui.cli.changes",
 )
 
 
