@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 
@@ -19,9 +20,32 @@ class UsageError(Exception):
     """A mistake the user can fix: printed as one line, exit 2."""
 
 
+class MemtuiParser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are one line (a :class:`UsageError`), not a usage block.
+
+    Subcommand parsers inherit the class (``add_subparsers`` uses the parent's type).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.partition(" ")[2]
+        where = f"{command}: " if command else ""
+        raise UsageError(f"{where}{message} (see `{self.prog} --help`)")
+
+
+#: width of output written to a pipe or file: wide enough that table cells never wrap
+PIPED_WIDTH = 1000
+
+
 def console() -> Console:
-    """Standard output; lines are never hard-wrapped so output stays greppable."""
-    return Console(highlight=False, soft_wrap=True)
+    """Standard output; lines are never hard-wrapped so output stays greppable.
+
+    A terminal's real width is used; piped output (without ``COLUMNS``) gets room enough that
+    tables keep each row on one line.
+    """
+    out = Console(highlight=False, soft_wrap=True)
+    if not out.is_terminal and not os.environ.get("COLUMNS"):
+        out.width = PIPED_WIDTH
+    return out
 
 
 def err_console() -> Console:

@@ -1,4 +1,4 @@
-"""``memtui demo --out DIR``: write a fresh copy of the bundled demo memory folder."""
+"""``memtui demo --out DIR``: write a fresh copy of the bundled demo project and its memory."""
 
 from __future__ import annotations
 
@@ -11,22 +11,33 @@ from .common import EXIT_OK, UsageError, console
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="write a copy of the bundled demo memory folder",
-        description="Write a fresh copy of the bundled demo memory folder (a fictional project's "
-        "memory with a few honest defects) to play with. The bundled copy is never changed.",
+        help="write a copy of the bundled demo project and its memory folder",
+        description="Write a fresh copy of the bundled demo: a small fictional project (a git work "
+        "tree with a history, built now) and its memory folder DIR/memory (with a few honest "
+        "defects) to play with. The bundled copy is never changed.",
     )
-    parser.add_argument("--out", metavar="DIR", help="where to write it (default: a new temp folder)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="where to write it: a new or empty folder (default: a new temp folder)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.demo import copy_demo
+    from memtui.core.demo import copy_demo, demo_has_history
     from memtui.core.store import RootError
 
     try:
-        target = copy_demo(args.out)
+        root = copy_demo(args.out)
     except RootError as exc:
         raise UsageError(str(exc)) from None
-    console().print(f"demo memory written to [bold]{target}[/]")
-    console().print(f"next: [cyan]memtui validate {target}[/] or [cyan]memtui {target}[/]")
+    out = console()
+    project = root.parent
+    if demo_has_history(root):
+        out.print(f"demo project (a git work tree) written to [bold]{project}[/], "
+                  f"its memory to [bold]{root}[/]")
+        stale = f"memtui stale {root}"
+    else:
+        out.print(f"demo project written to [bold]{project}[/] (no git here, so no history), "
+                  f"its memory to [bold]{root}[/]")
+        stale = f"memtui stale --repo {project} {root}"
+    out.print(f"next: [cyan]memtui {root}[/], [cyan]memtui validate {root}[/] or [cyan]{stale}[/]")
     return EXIT_OK

@@ -267,12 +267,12 @@ def run_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     table = Table(title=f"{len(rows)} memory root{'s' * (len(rows) != 1)}", title_justify="left")
     table.add_column("root", overflow="fold")
-    table.add_column("files", justify="right")
-    table.add_column("lines", justify="right")
-    table.add_column("bytes", justify="right")
-    table.add_column("use", justify="right")
-    table.add_column("errors", justify="right")
-    table.add_column("warnings", justify="right")
+    table.add_column("files", justify="right", no_wrap=True)
+    table.add_column("lines", justify="right", no_wrap=True)
+    table.add_column("bytes", justify="right", no_wrap=True)
+    table.add_column("use", justify="right", no_wrap=True)
+    table.add_column("errors", justify="right", no_wrap=True)
+    table.add_column("warnings", justify="right", no_wrap=True)
     for snapshot, budget, errors, warnings in rows:
         over = budget.over_lines or budget.over_bytes
         use_style = "red" if over else "yellow" if budget.utilization >= 0.9 else "green"

@@ -11,9 +11,9 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
-from .common import EXIT_USAGE, UsageError, err_console
+from .common import EXIT_USAGE, MemtuiParser, UsageError, err_console
 
 #: subcommand modules, in the order ``memtui --help`` lists them
 SUBCOMMAND_MODULES = (
@@ -29,7 +29,7 @@ SUBCOMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = MemtuiParser(
         prog="memtui",
         description="Triage the file memory of coding agents: what loads, what is stale, "
         "what to merge — every change validated, journaled and undoable.",
@@ -48,12 +48,14 @@ def _version() -> str:
 
 
 def _app_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = MemtuiParser(
         prog="memtui",
         description="Open the memtui app on a memory folder (or run `memtui COMMAND --help`).",
     )
     parser.add_argument("path", nargs="?", help="a memory root, or a folder holding roots")
     parser.add_argument("--demo", action="store_true", help="open a fresh copy of the demo folder")
+    parser.add_argument("--keep", action="store_true",
+                        help="with --demo: keep the temporary copy after quitting (default: removed)")
     parser.add_argument("--read-only", action="store_true", help="disable every change")
     return parser
 
@@ -64,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
     try:
         if args_list and (args_list[0] in commands or args_list[0] in ("-h", "--help", "--version")):
-            args = parser.parse_args(args_list)
+            args, extra = parser.parse_known_args(args_list)
+            if extra:
+                raise UsageError(f"{args.command}: unrecognized arguments: {' '.join(extra)} "
+                                 f"(see `memtui {args.command} --help`)")
             return int(args.func(args))
         first = args_list[0] if args_list else ""
         if first and not first.startswith("-") and "/" not in first and not os.path.exists(first):
@@ -90,7 +95,30 @@ def _run_app(args: argparse.Namespace) -> int:
             "the interactive app is not part of this build yet; try `memtui validate`, "
             "`memtui loaded` or `memtui list`"
         ) from None
-    return int(app_module.run(args))
+    if not args.demo:
+        if args.keep:
+            raise UsageError("--keep only applies with --demo")
+        return int(app_module.run(args))
+    return _run_demo(args, app_module.run)
+
+
+def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], int]) -> int:
+    """Open the app on a fresh temporary demo copy; remove the copy on exit unless ``--keep``."""
+    from memtui.core.demo import copy_demo, remove_demo_copy
+    from memtui.core.store import RootError
+
+    try:
+        root = copy_demo()
+    except RootError as exc:
+        raise UsageError(str(exc)) from None
+    app_args = argparse.Namespace(**{**vars(args), "demo": False, "path": str(root)})
+    try:
+        return int(run_app(app_args))
+    finally:
+        if args.keep:
+            err_console().print(f"memtui: the demo copy is kept in {root.parent}")
+        else:
+            remove_demo_copy(root)
 
 
 if __name__ == "__main__":

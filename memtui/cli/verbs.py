@@ -354,7 +354,7 @@ def _run(args: argparse.Namespace) -> int:
             body = sys.stdin.read() if args.body == "-" else args.body
         return apply_changeset(args, root, lambda s: verbs.remember(
             s, args.title, body, args.type_, args.description, folder=args.folder))
-    if verb == "edit" and not args.hook:
+    if verb == "edit" and args.hook is None:
         return _edit_in_editor(args)
 
     names = [args.old, args.new] if verb == "supersede" else [args.file] if verb == "edit" else args.files

@@ -29,6 +29,8 @@ def test_wheel_contains_styles_and_demo(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "memtui/styles/app.tcss" in names
     assert "memtui/demo/MEMORY.md" in names
+    assert "memtui/demo_project/internal/gc/sweeper.go" in names
+    assert "memtui/demo_project/_dot_github/workflows/ci.yml" in names
     assert not [n for n in names if n.startswith("tests/") or n.startswith("styles/")]
 
 
@@ -38,7 +40,7 @@ def test_installed_package_finds_its_stylesheets_and_demo(wheel: Path, tmp_path:
                     str(target), str(wheel)], check=True, capture_output=True)
     code = (
         "import memtui, memtui.paths, memtui.core.demo as d\n"
-        "print(memtui.paths.styles_dir()); print(d.demo_source())"
+        "print(memtui.paths.styles_dir()); print(d.demo_source()); print(len(d.final_tree()))"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -46,3 +48,4 @@ def test_installed_package_finds_its_stylesheets_and_demo(wheel: Path, tmp_path:
     styles, demo = Path(out[0]), Path(out[1])
     assert styles.is_relative_to(target) and (styles / "app.tcss").is_file()
     assert demo.is_relative_to(target) and (demo / "MEMORY.md").is_file()
+    assert int(out[2]) > 50  # the demo project's files were found in the installed package

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Seed the bench instance (1.8 M blobs).
+set -eu

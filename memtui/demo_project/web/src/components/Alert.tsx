@@ -1,0 +1,3 @@
+export function Alert({ message }: { message: string }) {
+  return <div role="alert">{message}</div>;
+}

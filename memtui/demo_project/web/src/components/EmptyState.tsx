@@ -1,0 +1,3 @@
+export function EmptyState({ title }: { title: string }) {
+  return <p className="empty">{title}</p>;
+}

@@ -1,0 +1,4 @@
+// Deliveries tab: attempts, last status, Redeliver.
+export function WebhookDeliveries() {
+  return <table />;
+}

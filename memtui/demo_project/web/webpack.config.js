@@ -1,0 +1,1 @@
+module.exports = { entry: "./src/index.tsx", devServer: { port: 8080 } };
