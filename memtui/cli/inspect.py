@@ -240,32 +240,40 @@ def run_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from memtui.core.budget import budget_of
+    from memtui.core.layers import cross_layer_duplicates, layered
     from memtui.core.validate import validate
 
     roots = find_roots(args.path)
     rows = []
-    for root in roots:
-        snapshot = _load(root, args)
+    layers = layered(roots)
+    for item in layers:
+        snapshot = _load(item.root, args)
         findings = validate(snapshot)
         errors, warnings = _counts(findings)
         rows.append((snapshot, budget_of(snapshot), errors, warnings))
+    duplicates = _duplicates_by_project(layers, [row[0] for row in rows], cross_layer_duplicates)
     if args.json:
         print_json(
             [
                 {
                     "root": str(s.root),
+                    "layer": item.layer,
+                    "project": str(item.project) if item.project else None,
                     "files": len(s.files),
                     "other_files": len(s.other_files),
                     "nested_roots": list(s.nested_roots),
                     "budget": b.to_json(),
                     "errors": e,
                     "warnings": w,
+                    "duplicates_across_layers": [d.to_json() for d in duplicates
+                                                 if str(s.root) in (d.root_a, d.root_b)],
                 }
-                for s, b, e, w in rows
+                for item, (s, b, e, w) in zip(layers, rows)
             ]
         )
         return EXIT_OK
     table = Table(title=f"{len(rows)} memory root{'s' * (len(rows) != 1)}", title_justify="left")
+    table.add_column("layer", no_wrap=True)
     table.add_column("root", overflow="fold")
     table.add_column("files", justify="right", no_wrap=True)
     table.add_column("lines", justify="right", no_wrap=True)
@@ -273,10 +281,17 @@ def run_list(args: argparse.Namespace) -> int:
     table.add_column("use", justify="right", no_wrap=True)
     table.add_column("errors", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)
-    for snapshot, budget, errors, warnings in rows:
+    previous = None
+    for item, (snapshot, budget, errors, warnings) in zip(layers, rows):
+        group = (item.project, item.layer)
+        if previous is not None and group != previous:
+            table.add_section()
+        shown_layer = item.layer if group != previous else ""
+        previous = group
         over = budget.over_lines or budget.over_bytes
         use_style = "red" if over else "yellow" if budget.utilization >= 0.9 else "green"
         table.add_row(
+            shown_layer,
             rel_root(snapshot.root, args.path),
             str(len(snapshot.files)),
             f"{budget.lines}/{budget.max_lines}",
@@ -285,5 +300,24 @@ def run_list(args: argparse.Namespace) -> int:
             f"[red]{errors}[/]" if errors else "0",
             f"[yellow]{warnings}[/]" if warnings else "0",
         )
-    console().print(table)
+    out = console()
+    out.print(table)
+    if duplicates:
+        from rich.markup import escape
+
+        out.print(f"[yellow]{len(duplicates)} fact{'s' * (len(duplicates) != 1)} kept in two "
+                  "layers[/] (promote one copy and archive the other):")
+        for d in duplicates:
+            out.print(f"  {escape(rel_root(Path(d.root_a), args.path))}/{escape(d.a)}  ≈  "
+                      f"{escape(rel_root(Path(d.root_b), args.path))}/{escape(d.b)}  "
+                      f"[dim]similarity {d.similarity:.2f}[/]")
     return EXIT_OK
+
+
+def _duplicates_by_project(layers: list[Any], snapshots: list[Any], find: Any) -> list[Any]:
+    """Cross-layer duplicates among the roots of each project (roots of no project: none)."""
+    groups: dict[str, list[Any]] = {}
+    for item, snapshot in zip(layers, snapshots):
+        if item.project is not None:
+            groups.setdefault(str(item.project), []).append(snapshot)
+    return [d for group in groups.values() for d in find(group)]
