@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from .model import BudgetConfig, Index, IndexLine, LineKind, Snapshot, encode_text
+from .safepath import UnsafePath, read_private_file
 
 PRESSURE_FILE = ".memory-pressure.jsonl"
 PRESSURE_THRESHOLD = 0.90
+PRESSURE_LOCK_TIMEOUT = 0.5  # a sample is skipped rather than wait long for a busy root
 FILL_TARGET = 0.80
 
 
@@ -108,13 +109,16 @@ def loaded_text(snapshot: Snapshot) -> bytes:
 def record_pressure(snapshot: Snapshot, today: date | None = None) -> bool:
     """Append today's utilisation to ``.memory-pressure.jsonl`` when ≥ 90%, once per day.
 
-    Returns True when a line was written.  A folder that cannot be written is left alone.
+    Returns True when a line was written.  A folder that cannot be written, is busy (another
+    memtui holds its lock a moment), or whose log is a symlink or hard link is left alone: the
+    line goes through the writer's lock and safe append (:func:`memtui.core.txn.append_side_file`).
     """
+    from .txn import TxnError, append_side_file  # txn imports this module
+
     budget = budget_of(snapshot)
     if not snapshot.index.exists or budget.utilization < PRESSURE_THRESHOLD:
         return False
     day = (today or date.today()).isoformat()
-    path = Path(snapshot.root) / PRESSURE_FILE
     if any(sample.get("date") == day for sample in read_pressure(snapshot.root)):
         return False
     record = {
@@ -126,21 +130,18 @@ def record_pressure(snapshot: Snapshot, today: date | None = None) -> bool:
         "utilization": round(budget.utilization, 2),
     }
     try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError:
+        append_side_file(snapshot.root, PRESSURE_FILE, (json.dumps(record) + "\n").encode("utf-8"),
+                         timeout=PRESSURE_LOCK_TIMEOUT)
+    except (OSError, TxnError):
         return False
     return True
 
 
 def read_pressure(root: Path | str) -> list[dict[str, object]]:
     """The pressure history of a root, oldest first; unreadable lines are skipped."""
-    path = Path(root) / PRESSURE_FILE
     try:
-        raw = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        raw = read_private_file(root, PRESSURE_FILE).decode("utf-8", errors="replace")
+    except (OSError, UnsafePath):
         return []
     samples: list[dict[str, object]] = []
     for line in raw.splitlines():

@@ -20,9 +20,7 @@ Decisions the design leaves open, made here:
 from __future__ import annotations
 
 import json
-import os
 import string
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain, product
@@ -31,6 +29,7 @@ from sys import intern
 from typing import Any, Collection, Iterable
 
 from .model import MemoryFile, Snapshot
+from .safepath import check_stored_path, read_private_file
 from .contradictions import Contradiction, contradicting_pairs, freshness
 from .gcpause import gc_paused
 from .simjoin import TokenSets, check_threshold, overlap, pair_score, similar_pairs
@@ -332,6 +331,8 @@ def parse_rejected(data: bytes) -> frozenset[tuple[str, str]]:
     for item in value["pairs"]:
         if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
             raise ValueError(f"not a pair of file names: {item!r}")
+        for name in item:
+            check_stored_path(name)  # an UnsafePath is a ValueError
         out.add(_key(item[0], item[1]))
     return frozenset(out)
 
@@ -339,36 +340,39 @@ def parse_rejected(data: bytes) -> frozenset[tuple[str, str]]:
 def read_rejected(root: Path | str) -> frozenset[tuple[str, str]]:
     """The pairs a person rejected for this root (none when the file is absent or unreadable)."""
     try:
-        return parse_rejected((Path(root) / REJECTED_FILE).read_bytes())
-    except (OSError, ValueError, UnicodeDecodeError):
+        return parse_rejected(read_private_file(root, REJECTED_FILE))
+    except (OSError, ValueError, UnicodeDecodeError):  # UnsafePath is a ValueError
         return frozenset()
 
 
 def remember_rejected(root: Path | str, a: str, b: str) -> None:
     """Record that a person rejected the pair (a, b), so it is not proposed again.
 
-    This is the module's only write: ``<root>/.memtui/rejected.json``, replaced atomically
-    (temporary file, fsync, ``os.replace``).  It never touches a memory file.  An existing file
-    that cannot be read as a rejected list raises ValueError rather than being overwritten.
+    This is the module's only write: ``<root>/.memtui/rejected.json``, replaced atomically under
+    the root's lock by :func:`memtui.core.txn.write_side_file` (never through a symlink).  It
+    never touches a memory file.  An existing file that cannot be read as a rejected list (or
+    names a path that is not a plain path inside the root) raises ValueError rather than being
+    overwritten.
     """
-    path = Path(root) / REJECTED_FILE
+    from .txn import TxnError
+
     try:
-        pairs = set(parse_rejected(path.read_bytes()))
-    except FileNotFoundError:
-        pairs = set()
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a rejected-pairs file ({exc}); move it aside first") from None
-    pairs.add(_key(a, b))
-    data = json.dumps({"version": 1, "pairs": [list(p) for p in sorted(pairs)]}, indent=2) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".rejected-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        _remember_rejected(root, a, b)
+    except TxnError as exc:  # busy, or a symlinked .memtui/: the callers' one error for "not kept"
+        raise ValueError(str(exc)) from None
+
+
+def _remember_rejected(root: Path | str, a: str, b: str) -> None:
+    from .txn import root_lock, write_side_file  # txn's gate imports this package's validator
+
+    with root_lock(root):
+        try:
+            pairs = set(parse_rejected(read_private_file(root, REJECTED_FILE)))
+        except FileNotFoundError:
+            pairs = set()
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{REJECTED_FILE}: not a rejected-pairs file ({exc}); move it aside "
+                             "first") from None
+        pairs.add(_key(check_stored_path(a), check_stored_path(b)))
+        data = json.dumps({"version": 1, "pairs": [list(p) for p in sorted(pairs)]}, indent=2) + "\n"
+        write_side_file(root, REJECTED_FILE, data.encode("utf-8"))

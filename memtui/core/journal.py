@@ -6,8 +6,11 @@ marking it is one atomic rename: ``<id>.pending.json`` (being applied), ``<id>.j
 where ``kind`` is ``do``, ``undo`` or ``redo`` and ``target`` is the seq of the change an undo or
 redo replays — so the undo and redo stacks come from the names alone.  A record holds the
 operations (new bytes and the bytes each write expects), and the before-image of every path it
-touches (``null`` when the path did not exist), as text or base64.  Only
+touches (``null`` when the path did not exist), as text or base64, with its mode and times.  Only
 :mod:`memtui.core.txn` writes here.
+
+A journal may come with a folder from someone else, so it is read without following symlinks,
+and every path and mode in a record goes through :func:`checked_record` before any use.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .changeset import Create, Move, Operation, Write
+from .safepath import UnsafePath, check_private_dir, check_stored_path, clamp_mode, read_private_file
 
 JOURNAL_DIR = ".memtui/journal"
 LOCK_FILE = ".memtui/lock"
@@ -129,25 +133,59 @@ def journal_dir(root: Path | str) -> Path:
 
 
 def list_records(root: Path | str) -> list[RecordName]:
-    """Every record of a root's journal, oldest first ([] when there is no journal)."""
+    """Every record of a root's journal, oldest first ([] when there is none, or it is a symlink)."""
     folder = journal_dir(root)
     try:
+        if not check_private_dir(root, JOURNAL_DIR):
+            return []
         names = [entry.name for entry in folder.iterdir()]
-    except (FileNotFoundError, NotADirectoryError):
+    except (OSError, UnsafePath):
         return []
     records = [r for r in (parse_name(n) for n in names) if r is not None]
     return sorted(records, key=lambda r: r.seq)
 
 
 def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:
-    path = journal_dir(root) / record.file
     try:
-        value = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, ValueError) as exc:
+        value = json.loads(read_private_file(root, f"{JOURNAL_DIR}/{record.file}").decode("utf-8"))
+    except (OSError, ValueError) as exc:  # UnsafePath is a ValueError
         raise JournalError(f"journal record {record.file} cannot be read: {exc}") from None
     if not isinstance(value, dict):
         raise JournalError(f"journal record {record.file} is not a record")
     return value
+
+
+def checked_record(value: dict[str, Any]) -> dict[str, Any]:
+    """A record's paths and modes made safe to use, or :class:`~memtui.core.safepath.UnsafePath`.
+
+    Every path (operations, before-images, modes, times, created folders) must be a plain
+    relative path inside the root (:func:`~memtui.core.safepath.check_stored_path`; only a move's
+    destination and a before-image may lie in the attic); modes are clamped
+    (:func:`~memtui.core.safepath.clamp_mode`); times must be two whole numbers.  Call it on a
+    record already known to be well-formed (its operations and bytes decode).
+    """
+    ops = []
+    for op in value.get("ops", []):
+        if op.get("op") == "move":
+            check_stored_path(op["src"])
+            check_stored_path(op["dst"], attic=True)
+        else:
+            check_stored_path(op["path"])
+        ops.append(op)
+    before = {check_stored_path(path, attic=True): data for path, data in value.get("before", {}).items()}
+    modes = {check_stored_path(path, attic=True): clamp_mode(mode)
+             for path, mode in value.get("modes", {}).items()}
+    times: dict[str, list[int]] = {}
+    stored_times = value.get("times") or {}
+    if not isinstance(stored_times, dict):
+        raise UnsafePath("its times are not a table of paths")
+    for path, pair in stored_times.items():
+        if (not isinstance(pair, list) or len(pair) != 2
+                or not all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in pair)):
+            raise UnsafePath(f"times {str(pair)[:40]!r} of '{path}' are not two whole numbers")
+        times[check_stored_path(path, attic=True)] = pair
+    dirs = [check_stored_path(folder, attic=True, folder=True) for folder in value.get("created_dirs", [])]
+    return value | {"ops": ops, "before": before, "modes": modes, "times": times, "created_dirs": dirs}
 
 
 @dataclass(frozen=True)

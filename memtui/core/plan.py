@@ -9,15 +9,24 @@ where callers import it from.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from .budget import measure
 from .changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot
 from .incremental import FindingsCache, findings_cache, revalidate
-from .journal import JournalError, list_records, op_from_json, read_record, stacks
+from .journal import (
+    JournalError,
+    checked_record,
+    decode_value,
+    list_records,
+    op_from_json,
+    read_record,
+    stacks,
+)
 from .model import Finding, Snapshot
+from .safepath import UnsafePath
 from .validate import GateResult, gate
 
 # ---------------------------------------------------------------- errors
@@ -51,6 +60,14 @@ class WriteFailed(TxnError):
     """The disk refused (read-only, full, permission denied); the folder is left as it was."""
 
 
+class ReadOnlyFile(ChangedOnDisk):
+    """A file the change would rewrite has no write permission; memtui never rewrites it."""
+
+
+class UnsafeFolder(TxnError):
+    """The folder holds something memtui will not write through (a symlinked ``.memtui/``…)."""
+
+
 class NothingToUndo(TxnError):
     """There is no committed change to undo (or to redo)."""
 
@@ -71,6 +88,9 @@ class Preview:
     initial: dict[str, bytes | None]  # what each touched path must hold on disk
     kind: str = "do"  # do | undo | redo
     target: int | None = None  # the seq an undo/redo replays
+    #: path -> (before-image bytes, atime ns, mtime ns): an undo that writes those bytes back
+    #: gives the file those times back too
+    restores: Mapping[str, tuple[bytes, int, int]] = field(default_factory=dict, repr=False)
 
     @property
     def accepted(self) -> bool:
@@ -207,7 +227,14 @@ def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> 
     seq, record = _target(root, kind)
     try:
         ops = [op_from_json(op) for op in record.get("ops", [])]
-    except (JournalError, AttributeError, TypeError) as exc:
+        for value in record.get("before", {}).values():
+            decode_value(value)
+        record = checked_record(record)
+    except UnsafePath as exc:
+        raise UnsafeFolder(f"cannot {kind}: the journal record of change {seq} names {exc}; "
+                           "memtui never writes such a record (the folder may come from someone "
+                           "else), so it will not replay it") from None
+    except (JournalError, AttributeError, TypeError, ValueError) as exc:
         raise NothingToUndo(f"cannot {kind}: the journal record of change {seq} is damaged "
                             f"({exc}); make the change by hand instead") from None
     description = str(record.get("description", ""))
@@ -220,7 +247,31 @@ def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> 
         preview = plan(snapshot, changeset, cache, Baseline.from_json(record.get("baseline")))
     except ValueError as exc:  # the folder no longer fits the change
         raise ChangedOnDisk(f"cannot {kind} '{description}': {exc}") from None
-    return replace(preview, kind=kind, target=seq)
+    restores = _restores(record) if kind == "undo" else {}
+    return replace(preview, kind=kind, target=seq, restores=restores,
+                   after=_with_times(preview.after, restores))
+
+
+def _restores(record: dict[str, Any]) -> dict[str, tuple[bytes, int, int]]:
+    """The before-images of a (checked) record that kept their times: what undo puts back."""
+    out: dict[str, tuple[bytes, int, int]] = {}
+    for path, (atime, mtime) in record.get("times", {}).items():
+        data = decode_value(record["before"].get(path))
+        if data is not None:
+            out[path] = (data, atime, mtime)
+    return out
+
+
+def _with_times(snapshot: Snapshot, restores: Mapping[str, tuple[bytes, int, int]]) -> Snapshot:
+    """The snapshot with each file an undo puts back carrying its old modification time."""
+    files = dict(snapshot.files)
+    changed = False
+    for path, (data, _, mtime) in restores.items():
+        f = files.get(path)
+        if f is not None and f.data == data:
+            files[path] = replace(f, mtime=mtime / 1e9)
+            changed = True
+    return replace(snapshot, files=files) if changed else snapshot
 
 
 def undo_plan(snapshot: Snapshot, cache: FindingsCache | None = None) -> Preview:

@@ -6,18 +6,27 @@ Protocol for every changeset (DESIGN §3):
 2. :func:`commit` takes the exclusive lock ``<root>/.memtui/lock`` (``fcntl.flock``; waits up to a
    timeout, then :class:`Busy`), finishes any interrupted change, checks that every path the
    changeset touches still holds the bytes the snapshot read (else :class:`ChangedOnDisk`) and
-   that no folder above them is a symlink, writes a journal record with the before-image of
-   every touched path (fsynced, file and folder; private: ``.memtui/`` is ``0o700``, records and
-   temp files ``0o600``), applies each write as temp file + fsync + a last look at the target's
-   bytes + ``os.replace`` (mode bits kept), each create and move as hard link + unlink (which
-   fails, rather than overwrites, when another program created the target meanwhile), fsyncs
-   the folders, and renames the record to committed.
+   that no folder above them is a symlink and no file it rewrites is read-only
+   (:class:`ReadOnlyFile`), writes a journal record with the before-image of every touched
+   path, its mode and its times (fsynced, file and folder; private: folders memtui creates under
+   ``.memtui/`` are ``0o700``, records and temp files ``0o600``), applies each write as an
+   exclusive temp file under an unpredictable name + fsync + a last look at the target's bytes
+   + ``os.replace`` (permission bits kept, never setuid/setgid/sticky), each create and move as
+   hard link + unlink (which fails, rather than overwrites, when another program created the
+   target meanwhile), fsyncs the folders, and renames the record to committed.
 3. Any failure while applying rolls back what was applied from the record and raises
    :class:`WriteFailed` (the folder is as it was).  A crash leaves a pending record, which
    :func:`recover` — run by :func:`open_root` and by every commit — restores byte for byte.
    Restoring only ever touches a path holding bytes memtui put there: whatever another
    program (the agent takes no lock) wrote meanwhile is left as it is, and named in the error
-   or in :attr:`Recovered.message`.
+   or in :attr:`Recovered.message`.  It puts back modification times with the bytes, and first
+   removes the failed change's own temp files (the space a full disk needs).
+
+A folder may be hostile (someone else's copy, with its ``.memtui/``).  A pending record whose
+paths are not plain paths inside the root (:func:`~memtui.core.journal.checked_record`) or run
+through a symlinked folder is never applied: it is moved to ``.memtui/quarantine/`` and named in
+:attr:`Recovered.message`; stored modes are clamped; nothing under ``.memtui/`` is reached
+through a symlink (:class:`UnsafeFolder`); no folder memtui did not create is chmod-ed.
 
 :func:`undo` and :func:`redo` replay the newest committed change backwards or forwards through the
 same gate, whose baseline then also holds the errors and index size of the state returned to (a
@@ -33,8 +42,11 @@ The public API (everything callers need is importable from here):
   ``new_findings``, ``to_json()``); :func:`commit` → :class:`Applied`; :func:`run` does both;
 - :func:`undo_plan` / :func:`redo_plan` / :func:`undo` / :func:`redo`; :func:`journal_log`;
 - :func:`open_root` (recover, then load), :func:`recover`, :func:`root_lock`;
+- memtui's own bookkeeping files (``.memtui/…``, the pressure log): :func:`write_side_file`,
+  :func:`append_side_file` — same lock, same safe file layer;
 - errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
-  :class:`ChangedOnDisk`, :class:`WriteFailed`, :class:`NothingToUndo`.
+  :class:`ChangedOnDisk` (and :class:`ReadOnlyFile`), :class:`WriteFailed`,
+  :class:`NothingToUndo`, :class:`UnsafeFolder`.
 
 Typical use (what the CLI does)::
 
@@ -52,6 +64,9 @@ import fcntl
 import json
 import logging
 import os
+import re
+import secrets
+import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -81,6 +96,7 @@ from .journal import (
     ROLLED_BACK,
     JournalError,
     LogEntry,
+    checked_record,
     decode_value,
     encode_bytes,
     journal_dir,
@@ -100,14 +116,24 @@ from .plan import (
     ChangedOnDisk,
     NothingToUndo,
     Preview,
+    ReadOnlyFile,
     Refused,
     TxnError,
+    UnsafeFolder,
     WriteFailed,
     baseline_of,
     inverse,
     plan,
     redo_plan,
     undo_plan,
+)
+from .safepath import (
+    MEMTUI_DIR,
+    UnsafePath,
+    check_private_dir,
+    check_side_file,
+    open_nofollow,
+    symlinked_parent,
 )
 from .store import load_root
 
@@ -123,10 +149,13 @@ __all__ = [
     "LogEntry",
     "NothingToUndo",
     "Preview",
+    "ReadOnlyFile",
     "Recovered",
     "Refused",
     "TxnError",
+    "UnsafeFolder",
     "WriteFailed",
+    "append_side_file",
     "baseline_of",
     "commit",
     "fs",
@@ -141,10 +170,11 @@ __all__ = [
     "run",
     "undo",
     "undo_plan",
+    "write_side_file",
 ]
 
 LOCK_TIMEOUT = 5.0
-MEMTUI_DIR = ".memtui"
+QUARANTINE_DIR = ".memtui/quarantine"
 
 _log = logging.getLogger("memtui")
 
@@ -156,11 +186,12 @@ class FileSystem:
     """Every filesystem call that changes something — one place, so tests can inject faults."""
 
     def write_tmp(self, path: str, data: bytes, mode: int | None) -> None:
-        """Write a new file (a temp file) completely, set its mode, and fsync it.
+        """Create a new file (a temp file) exclusively, write it completely, set its mode, fsync it.
 
+        ``O_EXCL``: a name that already exists (a planted hard link or symlink) is never opened.
         The file is created ``0o600`` (it may hold a private file's bytes, or a journal record
         of them) and only then given ``mode``; without ``mode`` it stays private."""
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             view = memoryview(data)
             while view:
@@ -181,6 +212,10 @@ class FileSystem:
 
     def mkdir(self, path: str) -> None:
         os.mkdir(path)
+
+    def utime(self, path: str, times: tuple[int, int]) -> None:
+        """Give a temp file the access and modification times (ns) of the before-image it holds."""
+        os.utime(path, ns=times, follow_symlinks=False)
 
     def fsync_dir(self, path: str) -> None:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
@@ -292,30 +327,50 @@ _HELD: dict[str, list[Any]] = {}  # realpath of root -> [fd, depth, thread id]
 
 
 def _ensure_dir(root: Path, rel: str) -> None:
-    """Create ``<root>/<rel>`` and its parents, fsyncing each parent after a creation.
+    """Create the folder ``<root>/<rel>`` under ``.memtui/`` and its parents, never through a symlink.
 
-    Folders under ``.memtui/`` are private (``0o700``): the journal holds copies of memory files.
+    Each existing part is checked with ``lstat`` (:func:`~memtui.core.safepath.check_private_dir`:
+    a symlink raises :class:`UnsafeFolder`); each missing one is created ``0o700`` (the journal
+    holds copies of memory files) and its parent fsynced.  A folder memtui did not create is
+    never chmod-ed.
     """
     parts = rel.split("/")
     for i in range(len(parts)):
-        folder = root.joinpath(*parts[: i + 1])
-        if not folder.is_dir():
-            try:
-                fs.mkdir(str(folder))
-            except FileExistsError:
-                continue
-            if parts[0] == MEMTUI_DIR:  # still empty: nothing was readable meanwhile
-                _make_private(folder)
-            fs.fsync_dir(str(folder.parent))
+        part = "/".join(parts[: i + 1])
+        if _private_dir_exists(root, part):
+            continue
+        try:
+            fs.mkdir(_abs(root, part))
+        except FileExistsError:  # made meanwhile: look again (it may be a symlink)
+            _private_dir_exists(root, part)
+            continue
+        _make_private(_abs(root, part))
+        fs.fsync_dir(os.path.dirname(_abs(root, part)))
 
 
-def _make_private(folder: Path) -> None:
-    """Close a ``.memtui/`` an older memtui made readable by others (best effort)."""
+def _make_private(path: str) -> None:
+    """Make a folder memtui has just created ``0o700`` (opened without following a symlink)."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        if folder.stat().st_mode & 0o077:
-            os.chmod(folder, 0o700)
-    except OSError:
-        pass
+        os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
+
+
+def _private_dir_exists(root: Path, rel: str) -> bool:
+    """Whether a folder under ``.memtui/`` exists; :class:`UnsafeFolder` if a part is a symlink."""
+    try:
+        return check_private_dir(root, rel)
+    except UnsafePath as exc:
+        raise UnsafeFolder(f"memtui will not change {root}: {exc}") from None
+
+
+def _open_lock(root: Path) -> int:
+    """Open (creating) ``.memtui/lock`` without following a symlink; :class:`UnsafeFolder` if one."""
+    try:
+        return open_nofollow(_abs(root, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
+    except UnsafePath as exc:
+        raise UnsafeFolder(f"memtui will not change {root}: {LOCK_FILE}: {exc}") from None
 
 
 @contextmanager
@@ -334,8 +389,7 @@ def root_lock(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
             if held is None:
                 try:
                     _ensure_dir(root, MEMTUI_DIR)
-                    _make_private(root / MEMTUI_DIR)
-                    fd = os.open(str(root / LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
+                    fd = _open_lock(root)
                 except OSError as exc:
                     raise WriteFailed(
                         f"cannot change {root}: {_describe_os_error(exc)}{_where(exc, root)}; "
@@ -386,9 +440,42 @@ def _abs(root: Path, rel: str) -> str:
     return str(root.joinpath(*rel.split("/")))
 
 
+#: what follows ``.<name>.<record id>.`` in the name of a temp file memtui made
+_TMP_TAIL = re.compile(r"[0-9a-f]{16}\.tmp")
+
+
 def _tmp_path(root: Path, rel: str, rid: str) -> str:
+    """A fresh, unpredictable temp name next to ``rel``: ``.<name>.<record id>.<random>.tmp``."""
     folder, _, name = rel.rpartition("/")
-    return _abs(root, (folder + "/" if folder else "") + f".{name}.{rid}.tmp")
+    return _abs(root, (folder + "/" if folder else "") + f".{name}.{rid}.{secrets.token_hex(8)}.tmp")
+
+
+def _remove_tmps(root: Path, rels: Iterable[str], rid: str) -> None:
+    """Remove the temp files change ``rid`` may have left next to ``rels`` (crash, full disk).
+
+    Only names of exactly :func:`_tmp_path`'s shape are removed (unlinking a name never touches
+    another name of the same file); folders reached through a symlink are not looked in.
+    """
+    by_folder: dict[str, set[str]] = {}
+    for rel in rels:
+        folder, _, name = rel.rpartition("/")
+        by_folder.setdefault(folder, set()).add(f".{name}.{rid}.")
+    for folder, prefixes in by_folder.items():
+        _unlink_tmps(root, folder, prefixes)
+
+
+def _unlink_tmps(root: Path, folder: str, prefixes: set[str]) -> None:
+    """Unlink ``<prefix><16 hex>.tmp`` names in ``folder`` (not when reached through a symlink)."""
+    if folder and symlinked_parent(root, folder + "/x") is not None:
+        return
+    try:
+        names = os.listdir(_abs(root, folder) if folder else str(root))
+    except OSError:
+        return
+    for name in names:
+        if name.endswith(".tmp") and any(
+                name.startswith(p) and _TMP_TAIL.fullmatch(name[len(p):]) for p in prefixes):
+            fs.unlink(_abs(root, f"{folder}/{name}" if folder else name))
 
 
 def _check_folders(root: Path, preview: Preview) -> None:
@@ -405,11 +492,34 @@ def _check_folders(root: Path, preview: Preview) -> None:
                     f"folders (the change touches '{rel}'), so nothing was changed", (folder,))
 
 
-def _check_disk(root: Path, preview: Preview) -> tuple[dict[str, int], list[str]]:
-    """Refuse unless every touched path is as the snapshot read it; modes and folders to create."""
+def _rewritten(ops: tuple[Operation, ...]) -> set[str]:
+    """The paths, as they were before ``ops``, of every file a write in ``ops`` rewrites."""
+    origin: dict[str, str] = {}
+    out: set[str] = set()
+    for op in ops:
+        if isinstance(op, Move):
+            origin[op.dst] = origin.pop(op.src, op.src)
+        elif isinstance(op, Write):
+            out.add(origin.get(op.path, op.path))
+    return out | {path.lower() for path in out if is_archive_index(path)}
+
+
+def _read_only(path: str, mode: int) -> bool:
+    """Whether a file may not be written: no write bit at all (whoever runs memtui), or no access."""
+    return not mode & 0o222 or not os.access(path, os.W_OK)
+
+
+def _check_disk(root: Path, preview: Preview) -> tuple[dict[str, int], dict[str, list[int]], list[str]]:
+    """Refuse unless every touched path is as the snapshot read it and may be written.
+
+    Returns the touched files' modes (permission bits only: never setuid, setgid or sticky),
+    their access and modification times (ns, for restoring), and the folders to create.
+    """
     _check_folders(root, preview)
     changed: list[str] = []
     modes: dict[str, int] = {}
+    times: dict[str, list[int]] = {}
+    rewritten = _rewritten(preview.changeset.ops)
     for rel, expected in preview.initial.items():
         path = _abs(root, rel)
         if os.path.islink(path):
@@ -417,7 +527,14 @@ def _check_disk(root: Path, preview: Preview) -> tuple[dict[str, int], list[str]
         if _read(path) != expected:
             changed.append(rel)
         elif expected is not None:
-            modes[rel] = os.stat(path).st_mode & 0o7777
+            st = os.stat(path)
+            modes[rel] = st.st_mode & 0o777
+            times[rel] = [st.st_atime_ns, st.st_mtime_ns]
+            if (rel in rewritten or rel.lower() in rewritten) and _read_only(path, st.st_mode):
+                raise ReadOnlyFile(
+                    f"'{rel}' is a read-only file (mode {stat.S_IMODE(st.st_mode):04o}); memtui "
+                    "never rewrites it — make it writable (chmod u+w) to change it; nothing was "
+                    "changed", (rel,))
     if changed:
         shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
         raise ChangedOnDisk(
@@ -432,7 +549,7 @@ def _check_disk(root: Path, preview: Preview) -> tuple[dict[str, int], list[str]
                 if os.path.lexists(_abs(root, folder)):
                     raise ChangedOnDisk(f"'{folder}' exists and is not a folder", (folder,))
                 missing.append(folder)
-    return modes, missing
+    return modes, times, missing
 
 
 def _next_seq(root: Path) -> int:
@@ -443,7 +560,7 @@ def _next_seq(root: Path) -> int:
 def _write_record(root: Path, rid: str, record: dict[str, Any]) -> None:
     _ensure_dir(root, JOURNAL_DIR)
     folder = journal_dir(root)
-    tmp = str(folder / f".{rid}.tmp")
+    tmp = str(folder / f".{rid}.{secrets.token_hex(8)}.tmp")
     data = json.dumps(record, ensure_ascii=False).encode("utf-8")
     fs.write_tmp(tmp, data, None)
     fs.replace(tmp, str(folder / record_file(rid, PENDING)))
@@ -457,7 +574,8 @@ def _mark(root: Path, rid: str, state: str) -> None:
 
 
 def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str, int],
-               missing: list[str]) -> None:
+               missing: list[str], restores: dict[str, tuple[bytes, int, int]] | None = None) -> None:
+    """Apply the operations; a write that puts back bytes in ``restores`` gets their times too."""
     dirty: dict[str, None] = {}
     for op in ops:
         if isinstance(op, Move):
@@ -476,6 +594,9 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
                 mode = _mode_of(dst)
             tmp = _tmp_path(root, op.path, rid)
             fs.write_tmp(tmp, op.data, mode)
+            kept = (restores or {}).get(op.path)
+            if kept is not None and kept[0] == op.data:
+                fs.utime(tmp, (kept[1], kept[2]))
             if _read(dst) != op.expected:  # another program wrote it since the check
                 raise ChangedOnDisk(f"changed on disk — '{op.path}' changed while memtui was "
                                     "writing; reload and try again", (op.path,))
@@ -547,12 +668,16 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     ops = [op_from_json(op) for op in record.get("ops", [])]
     before = {path: decode_value(value) for path, value in record.get("before", {}).items()}
     modes: dict[str, int] = {k: int(v) for k, v in record.get("modes", {}).items()}
+    times: dict[str, Any] = record.get("times", {})
     known = _known_bytes(ops, before)
     left: list[str] = []
     dirty: dict[str, None] = {}
+    # first, the space the failed change's own temp files hold (a full disk is the usual cause)
+    _remove_tmps(root, before, rid)
 
     def ours(rel: str, path: str) -> bool:
-        return not os.path.islink(path) and _read(path) in known.get(rel, ())
+        return (symlinked_parent(root, rel) is None and not os.path.islink(path)
+                and _read(path) in known.get(rel, ()))
 
     def leave(rel: str) -> None:
         if rel not in left:
@@ -571,7 +696,7 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
                 fs.unlink(dst)
                 dirty[os.path.dirname(dst)] = None
             continue
-        if not ours(op.dst, dst):
+        if not ours(op.dst, dst) or symlinked_parent(root, op.src) is not None:
             leave(op.dst)
             continue
         moved = _read(dst)
@@ -590,12 +715,14 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
         current = _read(path) if os.path.lexists(path) else None
         if current == data and not os.path.islink(path):
             continue
-        if current is not None and not ours(rel, path):
+        if (current is not None and not ours(rel, path)) or symlinked_parent(root, rel) is not None:
             leave(rel)
             continue
         tmp = _tmp_path(root, rel, rid)
         mode = modes.get(rel)
         fs.write_tmp(tmp, data, mode if mode is not None else _new_file_mode())
+        if rel in times:
+            fs.utime(tmp, (int(times[rel][0]), int(times[rel][1])))
         if current is None:
             try:
                 _move(tmp, path)  # never over a file that appeared meanwhile
@@ -620,13 +747,11 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
         except FileExistsError:  # pragma: no cover - the attic path was free a moment ago
             leave(rel)
         dirty[os.path.dirname(path)] = None
-    for rel in before:
-        tmp = _tmp_path(root, rel, rid)
-        if os.path.lexists(tmp):
-            fs.unlink(tmp)
+    _remove_tmps(root, before, rid)
     for folder in reversed(record.get("created_dirs", [])):
         path = _abs(root, folder)
-        if os.path.isdir(path) and not os.listdir(path):
+        if (symlinked_parent(root, folder) is None and not os.path.islink(path)
+                and os.path.isdir(path) and not os.listdir(path)):
             fs.rmdir(path)
             dirty[os.path.dirname(path)] = None
     for folder in dirty:
@@ -660,9 +785,7 @@ def _rollback(root: Path, rid: str, record: dict[str, Any], cause: BaseException
             fs.replace(str(written), str(folder / record_file(rid, ROLLED_BACK)))
             fs.fsync_dir(str(folder))
         else:
-            tmp = journal_dir(root) / f".{rid}.tmp"
-            if tmp.exists():
-                fs.unlink(str(tmp))
+            _unlink_tmps(root, JOURNAL_DIR, {f".{rid}."})
     except OSError as exc:
         return WriteFailed(
             f"cannot change {root}: {why}; restoring the folder also failed "
@@ -707,7 +830,7 @@ def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
             if expected != preview.target:
                 raise ChangedOnDisk(f"the journal changed since this {preview.kind} was planned; "
                                     "reload and try again")
-        modes, missing = _check_disk(root, preview)
+        modes, times, missing = _check_disk(root, preview)
         rid = record_id(_next_seq(root), preview.kind, preview.target)
         record = {
             "id": rid,
@@ -719,12 +842,13 @@ def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
             "ops": [op_to_json(op) for op in preview.changeset.ops],
             "before": {path: encode_bytes(data) for path, data in preview.initial.items()},
             "modes": modes,
+            "times": times,
             "created_dirs": missing,
             "baseline": baseline_of(preview).to_json(),
         }
         try:
             _write_record(root, rid, record)
-            _apply_ops(root, rid, preview.changeset.ops, modes, missing)
+            _apply_ops(root, rid, preview.changeset.ops, modes, missing, dict(preview.restores))
             _mark(root, rid, COMMITTED)
         except (Exception, KeyboardInterrupt) as exc:
             error = _rollback(root, rid, record, exc)
@@ -751,23 +875,37 @@ class Recovered(list):  # type: ignore[type-arg]
     """The ids of the interrupted changes :func:`recover` restored (a list of ``str``).
 
     ``left_alone`` maps an id to the paths its restore left untouched because another program
-    wrote them after the crash; :attr:`message` says so in words ("" when there are none).
+    wrote them after the crash; ``quarantined`` maps a record's file name to why it was set aside
+    unapplied; :attr:`message` says both in words ("" when there is nothing to say).
     """
 
-    def __init__(self, ids: Iterable[str] = (), left_alone: dict[str, list[str]] | None = None) -> None:
+    def __init__(self, ids: Iterable[str] = (), left_alone: dict[str, list[str]] | None = None,
+                 quarantined: dict[str, str] | None = None) -> None:
         super().__init__(ids)
         self.left_alone: dict[str, list[str]] = dict(left_alone or {})
+        self.quarantined: dict[str, str] = dict(quarantined or {})
 
     @property
     def message(self) -> str:
+        parts = []
+        for name, why in self.quarantined.items():
+            parts.append(f"memtui set aside the journal record {JOURNAL_DIR}/{name} as "
+                         f"{QUARANTINE_DIR}/{name}, not applied: {why} (memtui never writes such a "
+                         "record; the folder may come from someone else — nothing it names was "
+                         "touched)")
         paths = [p for left in self.left_alone.values() for p in left]
-        if not paths:
-            return ""
-        return "memtui finished an interrupted change" + _left_alone(list(dict.fromkeys(paths)))
+        if paths:
+            parts.append("memtui finished an interrupted change" + _left_alone(list(dict.fromkeys(paths))))
+        return "; ".join(parts)
 
 
-def _check_record(record: Any, value: dict[str, Any]) -> None:
-    """Raise :class:`WriteFailed` (naming the file and what to do) unless a record can be restored."""
+def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
+    """The record made safe to restore, or an error naming the file and what to do.
+
+    :class:`JournalError` when it is damaged; :class:`~memtui.core.safepath.UnsafePath` when it
+    names a path that is not a plain path inside the root (see
+    :func:`~memtui.core.journal.checked_record`).
+    """
     try:
         for op in value.get("ops", []):
             op_from_json(op)
@@ -780,14 +918,38 @@ def _check_record(record: Any, value: dict[str, Any]) -> None:
                 raise JournalError(f"folder {folder!r} is not a path")
     except (JournalError, AttributeError, KeyError, TypeError, ValueError) as exc:
         raise JournalError(f"journal record {record.file} is damaged ({exc})") from None
+    return checked_record(value)
+
+
+def _check_disk_paths(root: Path, value: dict[str, Any]) -> None:
+    """Raise :class:`UnsafePath` if a folder above a path the record names is a symlink."""
+    paths = [*value["before"], *value["created_dirs"]]
+    for op in value["ops"]:
+        paths.extend((op["src"], op["dst"]) if op.get("op") == "move" else (op["path"],))
+    for rel in paths:
+        folder = symlinked_parent(root, rel)
+        if folder is not None:
+            raise UnsafePath(f"'{folder}' above '{rel}' is a symlink or not a folder")
+
+
+def _quarantine(root: Path, name: str) -> None:
+    """Move a journal record memtui will not apply to ``.memtui/quarantine/`` (never erased)."""
+    _ensure_dir(root, QUARANTINE_DIR)
+    dest, n = name, 1
+    while os.path.lexists(_abs(root, f"{QUARANTINE_DIR}/{dest}")):
+        n += 1
+        dest = f"{name}.{n}"
+    _move(_abs(root, f"{JOURNAL_DIR}/{name}"), _abs(root, f"{QUARANTINE_DIR}/{dest}"))
+    fs.fsync_dir(_abs(root, JOURNAL_DIR))
 
 
 def _recover_locked(root: Path) -> Recovered:
-    folder = journal_dir(root)
-    if not folder.is_dir():
+    if not _private_dir_exists(root, JOURNAL_DIR):
         return Recovered()
+    folder = journal_dir(root)
     restored: list[str] = []
     left_alone: dict[str, list[str]] = {}
+    quarantined: dict[str, str] = {}
     for name in sorted(os.listdir(folder)):
         if name.startswith(".") and name.endswith(".tmp"):
             fs.unlink(str(folder / name))
@@ -795,8 +957,13 @@ def _recover_locked(root: Path) -> Recovered:
         if record.state != PENDING:
             continue
         try:
-            value = read_record(root, record)
-            _check_record(record, value)
+            value = _check_record(record, read_record(root, record))
+            _check_disk_paths(root, value)
+        except UnsafePath as exc:
+            _quarantine(root, record.file)
+            quarantined[record.file] = str(exc)
+            _log.warning("recovering %s: set aside %s: %s", root, record.file, exc)
+            continue
         except JournalError as exc:
             raise WriteFailed(
                 f"cannot recover {root}: {exc}. It describes a change that was interrupted; "
@@ -810,7 +977,7 @@ def _recover_locked(root: Path) -> Recovered:
         if left:
             left_alone[record.id] = left
             _log.warning("recovering %s (%s): %s", root, record.id, _left_alone(left).lstrip("; "))
-    return Recovered(restored, left_alone)
+    return Recovered(restored, left_alone, quarantined)
 
 
 def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:
@@ -824,6 +991,8 @@ def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:
     root = Path(root).absolute()
     folder = journal_dir(root)
     try:
+        if not _private_dir_exists(root, JOURNAL_DIR):
+            return Recovered()
         names = os.listdir(folder)
     except OSError:
         return Recovered()
@@ -842,6 +1011,75 @@ def open_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
     """Recover any interrupted change, then load the root."""
     recover(root)
     return load_root(root, config)
+
+
+# ---------------------------------------------------------------- memtui's bookkeeping files
+
+
+def _side_target(root: Path, rel: str) -> str:
+    """The absolute path of a bookkeeping file, its folder made (no symlinks); else :class:`UnsafeFolder`."""
+    try:
+        check_side_file(rel)
+    except UnsafePath as exc:
+        raise UnsafeFolder(str(exc)) from None
+    folder = rel.rpartition("/")[0]
+    if folder:
+        _ensure_dir(root, folder)
+    return _abs(root, rel)
+
+
+def write_side_file(root: Path | str, rel: str, data: bytes, timeout: float = LOCK_TIMEOUT) -> None:
+    """Replace one of memtui's bookkeeping files (``.memtui/…``) atomically, under the root's lock.
+
+    The file is written like a memory file (exclusive temp file with an unpredictable name,
+    fsync, ``os.replace``, folder fsync), is private (``0o600``) and is never reached through a
+    symlink.  ``rel`` must be a plain path under ``.memtui/`` (or the pressure log); anything
+    else, or a symlink on the way, raises :class:`UnsafeFolder`.  Use it for rejected pairs, the
+    seen store, caches — never for memory files, which go through :func:`commit`.
+    """
+    root = Path(root).absolute()
+    with root_lock(root, timeout):
+        target = _side_target(root, rel)
+        if os.path.islink(target):
+            raise UnsafeFolder(f"'{rel}' is a symlink; memtui does not write through it — remove it")
+        folder, _, name = rel.rpartition("/")
+        tmp = _abs(root, (folder + "/" if folder else "") + f".{name}.side.{secrets.token_hex(8)}.tmp")
+        try:
+            fs.write_tmp(tmp, data, None)
+            fs.replace(tmp, target)
+        except BaseException:
+            if os.path.lexists(tmp):
+                fs.unlink(tmp)
+            raise
+        fs.fsync_dir(os.path.dirname(target))
+
+
+def append_side_file(root: Path | str, rel: str, line: bytes, timeout: float = LOCK_TIMEOUT) -> None:
+    """Append ``line`` to one of memtui's bookkeeping files (the pressure log, ``.memtui/…``).
+
+    Under the root's lock; opened with ``O_APPEND`` and without following a symlink; a file with
+    more than one name (a hard link that may lead outside the root), a symlink or a non-file
+    raises :class:`UnsafeFolder` and nothing is written.  A new file is private (``0o600``) under
+    ``.memtui/``, and gets the usual mode (``0o666`` less the umask) at the root.
+    """
+    root = Path(root).absolute()
+    with root_lock(root, timeout):
+        target = _side_target(root, rel)
+        mode = 0o600 if "/" in rel else _new_file_mode()
+        try:
+            fd = open_nofollow(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
+        except UnsafePath as exc:
+            raise UnsafeFolder(f"{rel}: {exc}") from None
+        try:
+            if os.fstat(fd).st_nlink != 1:
+                raise UnsafeFolder(f"'{rel}' has other names (a hard link); memtui does not write "
+                                   "through it — move it aside")
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 # ---------------------------------------------------------------- undo and redo

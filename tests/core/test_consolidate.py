@@ -173,7 +173,8 @@ def test_remember_rejected_writes_only_its_own_file(dup_root: Path) -> None:
     remember_rejected(dup_root, "a.md", "b.md")  # the same pair: recorded once
     after = {p: p.read_bytes() for p in dup_root.rglob("*") if p.is_file()}
     new = set(after) - set(before)
-    assert new == {dup_root / ".memtui" / "rejected.json"}
+    # its own file, and the writer's lock it is written under
+    assert new == {dup_root / ".memtui" / "rejected.json", dup_root / ".memtui" / "lock"}
     assert all(after[p] == data for p, data in before.items())
     assert json.loads((dup_root / ".memtui" / "rejected.json").read_text())["pairs"] == [["a.md", "b.md"]]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -243,17 +244,29 @@ def test_journal_and_temp_files_are_private(root: Path, monkeypatch: pytest.Monk
     assert stat.S_IMODE((root / ".memtui").stat().st_mode) == 0o700
     [record] = list_records(root)
     assert stat.S_IMODE((root / ".memtui/journal" / record.file).stat().st_mode) == 0o600
-    assert modes[f".{record.id}.tmp"] == 0o600
-    assert modes[f".alpha.md.{record.id}.tmp"] == 0o600
+    [journal_tmp] = [m for name, m in modes.items() if re.fullmatch(rf"\.{record.id}\.[0-9a-f]{{16}}\.tmp", name)]
+    [alpha_tmp] = [m for name, m in modes.items()
+                   if re.fullmatch(rf"\.alpha\.md\.{record.id}\.[0-9a-f]{{16}}\.tmp", name)]
+    assert journal_tmp == alpha_tmp == 0o600
     assert stat.S_IMODE((root / "alpha.md").stat().st_mode) == 0o600
 
 
-def test_an_old_readable_memtui_folder_is_made_private(root: Path) -> None:
-    (root / ".memtui").mkdir(mode=0o755)
-    os.chmod(root / ".memtui", 0o755)
-    snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
-    assert stat.S_IMODE((root / ".memtui").stat().st_mode) == 0o700
+def test_temp_names_are_unpredictable(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names: list[str] = []
+    original = txn.fs.write_tmp
+
+    def seeing(path: str, data: bytes, mode: int | None) -> None:
+        names.append(os.path.basename(path))
+        original(path, data, mode)
+
+    monkeypatch.setattr(txn.fs, "write_tmp", seeing)
+    for _ in range(2):
+        snapshot = load_root(root)
+        txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+        snapshot = load_root(root)
+        txn.undo(snapshot)
+    assert len(names) == len(set(names)) >= 8
+    assert not [n for n in names if n.endswith("-do.tmp") or n.endswith("-undo.tmp")]
 
 
 def test_created_files_get_the_usual_mode(root: Path) -> None:
