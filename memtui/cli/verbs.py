@@ -373,16 +373,10 @@ def _run(args: argparse.Namespace) -> int:
         return apply_changeset(args, root, lambda s: verbs.supersede(s, rels[0], rels[1], confirm=args.yes))
     if verb == "edit":
         return apply_changeset(args, root, lambda s: verbs.edit_hook(s, rels[0], args.hook))
-    one: dict[str, Callable[[Snapshot, str], Changeset]] = {
-        "pin": verbs.pin,
-        "unpin": verbs.unpin,
-        "decay": verbs.decay,
-        "promote": lambda s, p: verbs.promote(s, p, args.hook),
-        "archive": lambda s, p: verbs.archive(s, p, confirm=args.yes),
-        "restore": verbs.restore,
-    }
-    builders = [lambda s, rel=rel: one[verb](s, rel) for rel in rels]
-    return apply_changeset(args, root, lambda s: verbs.compose(s, builders))
+    from memtui.core.bulk import bulk
+
+    return apply_changeset(args, root, lambda s: bulk(
+        s, verb, rels, confirm=getattr(args, "yes", False), hook=getattr(args, "hook", None)).changeset)
 
 
 def _read_gist(path: str) -> str:

@@ -165,6 +165,20 @@ class IndexDraft:
                 self.drop_empty_block(PINNED)
         return lines
 
+    def remove_entries_of(self, paths: set[str] | frozenset[str]) -> dict[str, list[IndexLine]]:
+        """:meth:`remove_entries` for many files in one edit; the removed lines by path."""
+        removed: dict[str, list[IndexLine]] = {}
+        for line in self.index.lines:
+            if line.kind is LineKind.ENTRY and line.resolved in paths:
+                removed.setdefault(line.resolved, []).append(line)
+        if removed:
+            lines = [line for found in removed.values() for line in found]
+            pinned = any(self.in_block(line, PINNED) for line in lines)
+            self.remove([line.number - 1 for line in lines])
+            if pinned:
+                self.drop_empty_block(PINNED)
+        return removed
+
     def entries_for(self, path: str) -> list[IndexLine]:
         return [line for line in self.index.lines if line.kind is LineKind.ENTRY and line.resolved == path]
 
@@ -205,24 +219,25 @@ class IndexDraft:
             return [""]
         return []
 
-    def add_pinned(self, raw: str) -> None:
-        """Append an entry to the Pinned block, adding the block near the top if missing."""
+    def add_pinned(self, raw: str, *more: str) -> None:
+        """Append entries to the Pinned block, adding the block near the top if missing."""
         span = self.block(PINNED)
         if span is not None:
-            self.insert(self._last_content(*span), [raw])
+            self.insert(self._last_content(*span), [raw, *more])
             return
         recent = self.block(RECENT)
         pos = recent[0] if recent is not None else self._first_structural()
         if pos is None:
-            self.insert(len(self.items), self._blank_before(len(self.items)) + ["## " + PINNED, raw])
+            self.insert(len(self.items), self._blank_before(len(self.items)) + ["## " + PINNED, raw, *more])
             return
-        raws = self._blank_before(pos) + ["## " + PINNED, raw, ""]
+        raws = self._blank_before(pos) + ["## " + PINNED, raw, *more, ""]
         if not 0 < heading_level(self.index.lines[pos]) <= 2:
             raws.append("## " + RECENT)  # close the block: what follows is the working set
         self.insert(pos, raws)
 
-    def add_recent(self, raw: str) -> None:
-        """Put an entry at the top of the Recent block (newest first), adding the block if missing."""
+    def add_recent(self, raw: str, *more: str) -> None:
+        """Put entries at the top of the Recent block (newest first), adding the block if missing."""
+        raws_in = [raw, *more]
         span = self.block(RECENT)
         if span is not None:
             start, end = span
@@ -231,23 +246,23 @@ class IndexDraft:
                  if self.index.lines[j].kind in (LineKind.ENTRY, LineKind.REGION)),
                 None,
             )
-            self.insert(first if first is not None else self._last_content(start, end), [raw])
+            self.insert(first if first is not None else self._last_content(start, end), raws_in)
             return
         pinned = self.block(PINNED)
         if pinned is not None:
             end = pinned[1]
             if end >= len(self.items):
-                self.insert(end, self._blank_before(end) + ["## " + RECENT, raw])
+                self.insert(end, self._blank_before(end) + ["## " + RECENT, *raws_in])
             else:
-                self.insert(end, self._blank_before(end) + ["## " + RECENT, raw, ""])
+                self.insert(end, self._blank_before(end) + ["## " + RECENT, *raws_in, ""])
             return
         pos = self._first_structural()
         if pos is None:
-            self.insert(len(self.items), self._blank_before(len(self.items)) + ["## " + RECENT, raw])
+            self.insert(len(self.items), self._blank_before(len(self.items)) + ["## " + RECENT, *raws_in])
         elif self.index.lines[pos].kind in (LineKind.ENTRY, LineKind.REGION):
-            self.insert(pos, self._blank_before(pos) + ["## " + RECENT, raw])
+            self.insert(pos, self._blank_before(pos) + ["## " + RECENT, *raws_in])
         else:
-            self.insert(pos, self._blank_before(pos) + ["## " + RECENT, raw, ""])
+            self.insert(pos, self._blank_before(pos) + ["## " + RECENT, *raws_in, ""])
 
     def drop_empty_block(self, name: str) -> None:
         """Remove a memtui block that holds nothing but blank lines (heading included)."""
@@ -258,9 +273,9 @@ class IndexDraft:
         if all(self.index.lines[j].kind is LineKind.BLANK for j in range(start + 1, end)):
             self.remove(list(range(start, end)))
 
-    def append_entry(self, raw: str, title: str = "# Memory archive") -> None:
-        """Append an entry at the end (an archive index gets a title line when new)."""
+    def append_entry(self, raw: str, *more: str, title: str = "# Memory archive") -> None:
+        """Append entries at the end (an archive index gets a title line when new)."""
         if not self.items:
-            self.insert(0, [title, "", raw])
+            self.insert(0, [title, "", raw, *more])
         else:
-            self.insert(len(self.items), [raw])
+            self.insert(len(self.items), [raw, *more])

@@ -1,0 +1,113 @@
+"""Benchmark a bulk change: archive 1,000 marked files of a generated 10k-file root as one changeset.
+
+Prints the time to build the one changeset (every file's archive composed), to render its whole
+diff (what the confirm dialog shows), to gate it, to apply it (one journal record) and to undo it,
+next to the same run's baselines: one full validation of the root and a one-file archive
+(build + gate + apply).  Targets (issue 11): confirm dialog open < 1 s — here build + diff + gate,
+the work before the dialog can show — and apply < 2 s.
+
+    .venv/bin/python bench/bench_bulk.py [--files 10000] [--marked 1000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_writer import generate
+
+from memtui.core import txn, verbs
+from memtui.core.bulk import bulk
+from memtui.core.changeset import unified_diff
+from memtui.core.incremental import findings_cache
+from memtui.core.journal import list_records
+from memtui.core.store import load_root
+from memtui.core.validate import validate
+
+
+def seconds(start: float) -> float:
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--marked", type=int, default=1_000)
+    parser.add_argument("--keep", metavar="DIR", help="generate the root here and keep it")
+    args = parser.parse_args(argv)
+
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memtui-bench-"))
+    root = workdir / "root"
+    try:
+        if not (root / "MEMORY.md").exists():
+            generate(root, args.files)
+        snapshot = load_root(root)
+        cache = findings_cache(snapshot)
+        t = time.perf_counter()
+        validate(snapshot)
+        full_s = seconds(t)
+        print(f"root: {len(snapshot.files):,} files · full validation {full_s * 1000:.0f} ms")
+
+        # baseline: one file, the same verb, the same path through the writer
+        listed = [line.resolved for line in snapshot.index.entries if line.resolved]
+        t = time.perf_counter()
+        one = txn.plan(snapshot, verbs.archive(snapshot, listed[0]), cache)
+        applied = txn.commit(one)
+        one_s = seconds(t)
+        snapshot, cache = applied.snapshot, applied.cache
+        print(f"baseline: archive of 1 file, build + gate + apply {one_s * 1000:.0f} ms")
+
+        # the marked files: the Recent entries first, then region-covered session files
+        listed_set = set(listed[1:])
+        marked = listed[1:] + sorted(p for p in snapshot.files
+                                     if p.startswith("session_") and p not in listed_set)
+        marked = marked[: args.marked]
+        t = time.perf_counter()
+        changeset = bulk(snapshot, "archive", marked).changeset
+        build_s = seconds(t)
+        t = time.perf_counter()
+        diff = unified_diff(snapshot, changeset)
+        diff_s = seconds(t)
+        t = time.perf_counter()
+        preview = txn.plan(snapshot, changeset, cache)
+        gate_s = seconds(t)
+        if not preview.accepted:
+            raise SystemExit(f"refused: {preview.refusal_message()}")
+        records = len(list_records(root))
+        t = time.perf_counter()
+        applied = txn.commit(preview)
+        apply_s = seconds(t)
+        assert len(list_records(root)) == records + 1, "a bulk change must be one journal record"
+        assert all((root / "archive" / Path(p).name).is_file() for p in marked)
+        t = time.perf_counter()
+        txn.undo(applied.snapshot, applied.cache)
+        undo_s = seconds(t)
+        assert not any((root / "archive" / Path(p).name).exists() for p in marked)
+
+        confirm_s = build_s + diff_s + gate_s
+        n = len(marked)
+        print(f"\nbulk archive of {n:,} files as one changeset ({len(changeset.ops):,} operations, "
+              f"diff {len(diff.splitlines()):,} lines):")
+        print(f"  build   {build_s * 1000:8.0f} ms")
+        print(f"  diff    {diff_s * 1000:8.0f} ms")
+        print(f"  gate    {gate_s * 1000:8.0f} ms")
+        print(f"  apply   {apply_s * 1000:8.0f} ms  (one journal record)")
+        print(f"  undo    {undo_s * 1000:8.0f} ms")
+        print(f"  per file, build + gate + apply: {(build_s + gate_s + apply_s) / n * 1000:.2f} ms "
+              f"= {(build_s + gate_s + apply_s) / n / one_s:.2f}× the one-file baseline; "
+              f"confirm work = {confirm_s / full_s:.1f}× one full validation")
+        ok = confirm_s < 1.0 and apply_s < 2.0
+        print(f"\ntargets: before the confirm dialog {confirm_s:.2f} s (< 1 s), "
+              f"apply {apply_s:.2f} s (< 2 s) — {'OK' if ok else 'OVER'}")
+        return 0 if ok else 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
