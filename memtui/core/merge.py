@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Sequence
 
@@ -34,8 +34,8 @@ from .changeset import Changeset, Create, Move, Operation, VerbError, Write
 from .contradictions import freshness
 from .frontmatter import clear_key, parse_frontmatter, set_key
 from .index_edit import IndexDraft, new_entry
-from .model import ARCHIVE_DIR, ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot, encode_text
-from .verbs import hook_for, normalize_path, region_covers, slugify
+from .model import ARCHIVE_DIR, MemoryFile, Snapshot, encode_text
+from .verbs import _draft, _file, hook_for, region_covers, slugify
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -49,7 +49,6 @@ def merge(
     today: date | None = None,
 ) -> Changeset:
     """Fold the files at ``paths`` into one gist file (see the module docstring)."""
-    today = today or date.today()
     sources = _sources(snapshot, paths)
     pinned = [f.path for f in sources if f.pinned]
     if pinned and not confirm_pinned:
@@ -57,9 +56,8 @@ def merge(
             f"{', '.join(pinned)} {'is' if len(pinned) == 1 else 'are'} pinned; merging needs "
             "confirmation (--confirm-pinned), and the gist stays pinned"
         )
-    newest = max(sources, key=lambda f: (freshness(f), f.path))
-    others = sorted((f for f in sources if f is not newest), key=lambda f: (-freshness(f), f.path))
-    gist_path = gist_name(snapshot, newest, sources, today)
+    plan = _gist_plan(snapshot, sources, today)
+    newest, others, gist_path = plan.newest, plan.others, plan.path
     gist_text = gist_of(newest, sources, others, body)
     gist_data = encode_text(gist_text)
     gist = MemoryFile(gist_path, len(gist_data), 0.0, gist_text, parse_frontmatter(gist_text))
@@ -118,15 +116,53 @@ def _place_gist(
     draft.drop_empty_block("Pinned")
 
 
+@dataclass(frozen=True)
+class _GistPlan:
+    """Which source is the newest, the others newest first, and where the gist goes."""
+
+    newest: MemoryFile
+    others: tuple[MemoryFile, ...]
+    path: str
+
+
+def _gist_plan(snapshot: Snapshot, sources: Sequence[MemoryFile], today: date | None) -> _GistPlan:
+    newest = max(sources, key=lambda f: (freshness(f), f.path))
+    others = sorted((f for f in sources if f is not newest), key=lambda f: (-freshness(f), f.path))
+    return _GistPlan(newest, tuple(others), gist_name(snapshot, newest, sources, today or date.today()))
+
+
+@dataclass(frozen=True)
+class GistDraft:
+    """What :func:`merge` writes when given no body: the gist's path, its body, the provenance."""
+
+    path: str
+    body: str
+    provenance: tuple[str, ...]
+
+
+def gist_draft(snapshot: Snapshot, paths: Sequence[str], today: date | None = None) -> GistDraft:
+    """The gist a merge of ``paths`` would write by default (the merge review shows and edits it)."""
+    sources = _sources(snapshot, paths)
+    plan = _gist_plan(snapshot, sources, today)
+    nl = _newline(plan.newest)
+    names = ", ".join(f.path for f in sources)
+    provenance = (
+        f"{plan.path}: new gist, consolidated_from: {names}",
+        *(f"{f.path} → {ARCHIVE_DIR}/{f.path}, folded_into: {plan.path}" for f in sources),
+    )
+    if any(f.pinned for f in sources):
+        provenance += (f"{plan.path}: pinned: true (a source was pinned)",)
+    return GistDraft(plan.path, merged_body(plan.newest, plan.others, nl), provenance)
+
+
+def _newline(f: MemoryFile) -> str:
+    return "\r\n" if "\r\n" in f.text[:4096] else "\n"
+
+
 def _sources(snapshot: Snapshot, paths: Sequence[str]) -> list[MemoryFile]:
     sources: list[MemoryFile] = []
     for raw in paths:
-        path = normalize_path(raw)
-        f = snapshot.files.get(path)
-        if f is None:
-            if path == INDEX_NAME or path.lower() == ARCHIVE_INDEX_NAME.lower():
-                raise VerbError(f"'{path}' is an index file, not a memory file")
-            raise VerbError(f"no memory file '{path}' in {snapshot.root}")
+        f = _file(snapshot, raw)
         if f.archived:
             raise VerbError(f"'{f.path}' is archived; restore it before merging")
         if any(s.path == f.path for s in sources):
@@ -175,7 +211,7 @@ def gist_of(
     body: str | None,
 ) -> str:
     """The gist's text: the newest file's frontmatter with provenance, and the merged body."""
-    nl = "\r\n" if "\r\n" in newest.text[:4096] else "\n"
+    nl = _newline(newest)
     fm = newest.frontmatter
     if fm.present and fm.closed:
         head = newest.text[: fm.body_offset]
@@ -239,12 +275,3 @@ def merged_body(newest: MemoryFile, others: Sequence[MemoryFile], nl: str = "\n"
         if kept:
             parts.append(f"## From {f.path}" + nl + nl + nl.join(k.replace("\n", nl) for k in kept))
     return (nl + nl).join(p for p in parts if p) + nl
-
-
-def _draft(snapshot: Snapshot, archive: bool = False) -> IndexDraft:
-    index = snapshot.archive_index if archive else snapshot.index
-    if archive and not index.exists:
-        index = Index(path=ARCHIVE_INDEX_NAME, exists=False)
-    return IndexDraft(index, snapshot.files.__contains__)
-
-

@@ -38,6 +38,7 @@ from .model import (
     INDEX_NAME,
     KNOWN_TYPES,
     Index,
+    LineKind,
     MemoryFile,
     Snapshot,
     encode_text,
@@ -361,6 +362,24 @@ def edit_file(snapshot: Snapshot, path: str, data: bytes) -> Changeset:
     if data == f.data:
         raise VerbError(f"'{f.path}' is unchanged")
     return Changeset("edit", f"edit {f.path}", (Write(f.path, data, f.data),))
+
+
+def drop_line(snapshot: Snapshot, index_path: str, number: int) -> Changeset:
+    """Remove one entry or region line from an index (the fix for a broken link or an empty
+    region); every other byte of the index stays."""
+    archive_side = index_path == snapshot.archive_index.path
+    index = snapshot.archive_index if archive_side else snapshot.index
+    if not index.exists or not 1 <= number <= len(index.lines):
+        raise VerbError(f"{index_path} has no line {number}")
+    line = index.lines[number - 1]
+    if line.kind not in (LineKind.ENTRY, LineKind.REGION):
+        raise VerbError(f"line {number} of {index_path} is not an entry or a region pointer")
+    draft = _draft(snapshot, archive=archive_side)
+    draft.remove([number - 1])
+    shown = line.raw.strip()
+    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+    return Changeset("drop-line", f"remove line {number} of {index.path}: {shown}",
+                     tuple(_draft_op(draft)))
 
 
 # ---------------------------------------------------------------- remember
