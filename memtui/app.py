@@ -2,18 +2,17 @@
 
 Widgets never touch the disk.  Loading, scoring, scanning and every change run in thread workers
 that post messages back; the app turns those into calls down into the screens.  Changes go
-through :mod:`memtui.services.writer` (the core's one writer, behind the gate).
+through :mod:`memtui.services.writer` (the core's one writer, behind the gate).  The command
+line that opens the app lives in :mod:`memtui.cli.open_app`.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import threading
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from textual import on, work
 from textual.app import App
@@ -30,7 +29,9 @@ from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.main import MainScreen
 from memtui.screens.root_picker import RootPickerScreen
+from memtui.screens.merge_review import MergeReviewScreen
 from memtui.services import scoring, writer
+from memtui.services.scoring import ScanResult, StalenessReport
 from memtui.services.watch import fingerprint
 from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_after
 from memtui.widgets.working_set_view import WorkingSetView
@@ -52,6 +53,9 @@ class MemtuiApp(UserActions, App[int]):
     COMMANDS = App.COMMANDS | {MemtuiCommands}
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
 
+    #: seconds between two looks at the folder (tests call :meth:`poll_folder` themselves)
+    watch_interval = WATCH_INTERVAL
+
     # ------------------------------------------------------------------ messages from workers
 
     class Loaded(Message):
@@ -61,14 +65,15 @@ class MemtuiApp(UserActions, App[int]):
             self.generation = generation
 
     class Scored(Message):
-        def __init__(self, report: Any, generation: int, candidates: Any = None) -> None:
+        def __init__(self, report: StalenessReport | None, generation: int,
+                     candidates: ScanResult | None = None) -> None:
             super().__init__()
             self.report = report
             self.generation = generation
             self.candidates = candidates
 
     class Scanned(Message):
-        def __init__(self, scan: Any, generation: int) -> None:
+        def __init__(self, scan: ScanResult, generation: int) -> None:
             super().__init__()
             self.scan = scan
             self.generation = generation
@@ -148,7 +153,7 @@ class MemtuiApp(UserActions, App[int]):
         else:
             self.push_screen(RootPickerScreen(self.roots), self._picked)
         if self.watch_folder:
-            self.set_interval(WATCH_INTERVAL, self._poll_folder)
+            self.set_interval(self.watch_interval, self.poll_folder)
 
     def _picked(self, root: Path | None) -> None:
         if root is not None:
@@ -184,7 +189,7 @@ class MemtuiApp(UserActions, App[int]):
         if not self.read_only:
             try:
                 restored = writer.recover(root)
-            except writer.WriterUnavailable as exc:
+            except writer.RecoveryFailed as exc:
                 self.post_message(self.Failed(f"could not finish an interrupted change: {exc}"))
             else:
                 if restored:
@@ -212,6 +217,7 @@ class MemtuiApp(UserActions, App[int]):
         one message (one redraw); a big one sees its scores first."""
         worker = get_current_worker()
         small = len(workspace.snapshot.files) <= AUTO_SCAN_MAX_FILES
+        report: StalenessReport | None
         try:
             report = self.scorer.score(workspace.snapshot, self.now)
         except Exception as exc:  # a scoring bug must not take the app down
@@ -220,6 +226,7 @@ class MemtuiApp(UserActions, App[int]):
         if worker.is_cancelled:
             return
         if small:
+            candidates: ScanResult | None
             try:
                 candidates = scoring.scan(workspace.snapshot)
             except Exception as exc:
@@ -270,7 +277,8 @@ class MemtuiApp(UserActions, App[int]):
         if message.generation == self._generation and self.workspace is not None:
             self.workspace = replace(self.workspace, fingerprint=message.stamp)
 
-    def _poll_folder(self) -> None:
+    def poll_folder(self) -> None:
+        """Look for changes made by someone else (in a worker), unless a load or write runs."""
         workspace = self.workspace
         if workspace is None or not workspace.complete or self.root != workspace.root:
             return
@@ -279,18 +287,17 @@ class MemtuiApp(UserActions, App[int]):
             self._watch_worker(workspace.root, workspace.fingerprint, self._generation)
 
     @work(thread=True, exclusive=True, group="write", description="plan worker")
-    def _plan_worker(self, verb: str, paths: tuple[str, ...], confirm: bool,
-                     options: dict[str, Any]) -> None:
+    def _plan_worker(self, request: writer.Request) -> None:
         workspace = self.workspace
         if workspace is None:
             return
         try:
-            plan = writer.plan(workspace.snapshot, verb, paths, cache=workspace.cache, **options)
-        except (writer.WriterUnavailable, writer.VerbRefused) as exc:
+            plan = writer.plan(workspace.snapshot, request, workspace.cache)
+        except writer.VerbRefused as exc:
             self.post_message(self.Failed(str(exc), "warning"))
             return
-        if not plan.accepted or confirm:
-            self.post_message(self.PlanReady(plan, confirm))
+        if not plan.accepted or request.confirm:
+            self.post_message(self.PlanReady(plan, request.confirm))
             return
         self._commit(plan, workspace)
 
@@ -303,13 +310,13 @@ class MemtuiApp(UserActions, App[int]):
     def _commit(self, plan: writer.Plan, workspace: Workspace) -> None:
         """Apply a plan (in a worker thread) and post the folder as it is after it."""
         outcome = writer.apply(plan)
-        after = None
         if outcome.ok and outcome.snapshot is not None:
-            touched = tuple(getattr(plan.preview.changeset, "paths", ()))
-            after = workspace_after(workspace, outcome.snapshot, outcome.cache, touched)
+            after = workspace_after(workspace, outcome.snapshot, outcome.cache, plan.touched)
             # fingerprint 0: the watcher takes a new baseline instead of reloading our own change
-            after = replace(after, fingerprint=0)
-        self.post_message(self.Applied(outcome, _select(plan), after, touched if after else ()))
+            self.post_message(self.Applied(outcome, _select(plan), replace(after, fingerprint=0),
+                                           plan.touched))
+        else:
+            self.post_message(self.Applied(outcome, _select(plan)))
 
     @work(thread=True, group="reject", description="reject worker")
     def _reject_worker(self, root: Path, a: str, b: str) -> None:
@@ -333,6 +340,10 @@ class MemtuiApp(UserActions, App[int]):
         self.workspace = workspace
         if not workspace.complete:
             self.call_after_refresh(self._quick_shown.set)
+        else:
+            for screen in self.screen_stack:
+                if isinstance(screen, MergeReviewScreen):
+                    screen.workspace_changed(workspace)
         main = self.main
         main.query_one(WorkingSetView).loading = False
         main.show_workspace(workspace, self.read_only)
@@ -386,8 +397,7 @@ class MemtuiApp(UserActions, App[int]):
     def on_memtui_app_applied(self, message: Applied) -> None:
         outcome = message.outcome
         if outcome.ok:
-            undoable = not outcome.message.startswith(("undo", "redo", "rejected"))
-            self.notify(outcome.message + (" · u undoes it" if undoable else ""), timeout=4)
+            self.notify(outcome.message + (" · u undoes it" if outcome.undoable else ""), timeout=4)
         else:
             detail = "\n".join(f"{f.rule}: {f.message}" for f in outcome.refusing)
             self.notify(outcome.message + (f"\n{detail}" if detail else ""), severity="error",
@@ -408,7 +418,7 @@ class MemtuiApp(UserActions, App[int]):
         except Exception as exc:  # a scoring bug must not take the app down
             self.post_message(self.Failed(f"staleness scoring failed: {exc}", "warning"))
             report = workspace.staleness
-        candidates = None
+        candidates: ScanResult | None = None
         if workspace.candidates is not None or self._scan_requested:
             try:
                 candidates = scoring.scan(workspace.snapshot)
@@ -427,34 +437,5 @@ def _looks_big(root: Path) -> bool:
 
 
 def _select(plan: writer.Plan) -> str | None:
-    """Where the cursor should land after a change: the file it was about (or its successor)."""
-    return plan.options.get("select") or (plan.paths[0] if plan.paths else None)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Open the app for ``memtui [PATH] [--demo] [--read-only]``; the exit code for the shell."""
-    from memtui.cli.common import UsageError
-    from memtui.core.discover import discover
-    from memtui.core.store import check_root
-
-    if getattr(args, "demo", False):
-        from memtui.core.demo import copy_demo
-
-        try:
-            roots = [copy_demo()]
-        except RootError as exc:
-            raise UsageError(str(exc)) from None
-    else:
-        path = getattr(args, "path", None)
-        try:
-            roots = discover(Path(path).expanduser() if path else None)
-        except RootError as exc:
-            if not path:
-                raise UsageError(str(exc)) from None
-            try:
-                roots = [check_root(Path(path).expanduser())]  # no MEMORY.md: the empty states
-            except RootError as missing:
-                raise UsageError(str(missing)) from None
-    app = MemtuiApp(roots, read_only=bool(getattr(args, "read_only", False)))
-    result = app.run()
-    return int(result or 0)
+    """Where the cursor should land after a change: the file it was about."""
+    return plan.request.select

@@ -1,51 +1,136 @@
-"""One registry of user actions: it feeds the key bindings, the command palette and the help screen.
+"""One registry of user actions: it feeds the key bindings, the command palette, help and the README.
 
-The footer shows the actions marked ``footer`` that apply where the cursor is (``check_action``
-hides the rest): pin, decay, undo, filter, help, the palette and quit everywhere; merge review
-and reject on a candidate; quick fix on a problem that has one.
-
-Every action the user can take by key is listed here once, with its keys, a short label, one
-sentence of help and whether it changes the folder (``verb``: disabled by ``--read-only``).
-The actions themselves live on the app (``action_<name>``); ``check_action`` there decides what
-applies to the current selection.
+Every action the user can take by key is one :class:`Command`: its keys, a short label, one
+sentence of help, *when it applies* (``why_not``: None, or the reason it does not apply where the
+cursor is) and *what it runs*.  The footer shows the commands marked ``footer`` that apply
+(``check_action`` on the app asks :meth:`Command.state`); the help screen, the palette and
+``python -m memtui.commands`` (the README's key table) list them all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, Iterator
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from memtui.core import verbs
+from memtui.core.model import Finding, MemoryFile
+from memtui.core.quickfix import QUICK_FIXES, quick_fix_for
+from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal
+from memtui.services.writer import Request
+from memtui.services.workspace import Workspace
+
 if TYPE_CHECKING:
-    from textual.app import App
+    from memtui.app import MemtuiApp
+
+
+class Situation:
+    """What the commands look at: the screen, the folder and what is under the cursor."""
+
+    def __init__(self, app: MemtuiApp) -> None:
+        self.app = app
+
+    @cached_property
+    def on_main(self) -> bool:
+        return self.app.on_main_screen
+
+    @property
+    def workspace(self) -> Workspace | None:
+        return self.app.workspace
+
+    @cached_property
+    def view(self) -> str:
+        return self.app.main.active_view_name
+
+    @cached_property
+    def path(self) -> str | None:
+        return self.app.main.selected_path()
+
+    @cached_property
+    def file(self) -> MemoryFile | None:
+        workspace = self.workspace
+        return workspace.file(self.path) if workspace is not None else None
+
+    @cached_property
+    def finding(self) -> Finding | None:
+        return self.app.main.selected_finding() if self.view == "problems" else None
+
+    @cached_property
+    def candidate(self) -> Proposal | None:
+        """The proposal to review: the selected one, or a pair holding the selected file."""
+        if self.view == "consolidate":
+            return self.app.main.selected_candidate()
+        scan = self.workspace.candidates if self.workspace is not None else None
+        if scan is None or self.path is None:
+            return None
+        return next((p for p in scan.pairs if self.path in (p.a, p.b)), None)
+
+    @property
+    def changes_blocked(self) -> str | None:
+        """Why nothing can be changed right now (None when changes are possible)."""
+        if self.app.read_only:
+            return "read-only: changes are disabled (--read-only)"
+        if self.workspace is None or not self.workspace.complete:
+            return "still reading the folder"
+        return None
+
+    @cached_property
+    def direct(self) -> bool:
+        """The selected file has an entry of its own in MEMORY.md."""
+        workspace = self.workspace
+        return workspace is not None and any(
+            line.resolved == self.path for line in workspace.snapshot.index.entries)
+
+
+WhyNot = Callable[[Situation], "str | None"]
+Run = Callable[["MemtuiApp", Situation], None]
+
+
+def _always(s: Situation) -> str | None:
+    return None
 
 
 @dataclass(frozen=True)
-class UserAction:
-    """One thing the user can do: its action, keys, words and whether it writes."""
+class Command:
+    """One thing the user can do: keys, words, when it applies, what it runs."""
 
-    action: str  # the app's action, e.g. "pin_entry" or "show_view('files')"
+    name: str  # unique; the binding runs ``app.command('<name>')``
     keys: str  # Textual key names, comma-separated
     label: str
     help: str
     group: str
-    verb: bool = False
+    run: Run
+    why_not: WhyNot = _always
+    writes: bool = False  # changes the folder: disabled by --read-only
     footer: bool = False
+    anywhere: bool = False  # applies on every screen, not only the main one
     key_display: str | None = None
-
-    @property
-    def name(self) -> str:
-        """The action name without parameters (what ``check_action`` receives)."""
-        return self.action.split("(", 1)[0]
 
     @property
     def shown_keys(self) -> str:
         if self.key_display:
             return self.key_display
         return " / ".join(_pretty_key(key) for key in self.keys.split(","))
+
+    def reason(self, s: Situation) -> str | None:
+        """Why this command does not apply here, or None when it does."""
+        if not self.anywhere and not s.on_main:
+            return "not on this screen"
+        if self.writes and (blocked := s.changes_blocked):
+            return blocked
+        return self.why_not(s)
+
+    def state(self, s: Situation) -> bool | None:
+        """For ``check_action``: True applies, None shown disabled (read-only, still reading),
+        False hidden (it does not apply to what is selected)."""
+        if self.reason(s) is None:
+            return True
+        if self.writes and s.on_main and s.changes_blocked:
+            return None
+        return False
 
 
 def _pretty_key(key: str) -> str:
@@ -58,73 +143,223 @@ def _pretty_key(key: str) -> str:
     return key
 
 
+# ---------------------------------------------------------------- when the commands apply
+
+
+def _needs_file(s: Situation) -> str | None:
+    return None if s.file is not None else "select a memory file first"
+
+
+def _not_archived(s: Situation) -> str | None:
+    if s.file is None:
+        return "select a memory file first"
+    return "the file is archived; restore it first" if s.file.archived else None
+
+
+def _decay_why_not(s: Situation) -> str | None:
+    if s.file is None:
+        return "select a memory file first"
+    if not s.direct:
+        return "it has no entry in MEMORY.md to drop"
+    return "pinned files do not decay; unpin it first" if s.file.pinned else None
+
+
+def _promote_why_not(s: Situation) -> str | None:
+    if s.file is None or s.path is None:
+        return "select a memory file first"
+    if s.direct:
+        return "it already has an entry in MEMORY.md"
+    return "archived: restore it instead" if s.path.startswith("archive/") else None
+
+
+def _restore_why_not(s: Situation) -> str | None:
+    if s.file is None or s.path is None:
+        return "select a memory file first"
+    archived = s.path.startswith("archive/") or s.file.status == "archived"
+    return None if archived else "the file is not archived"
+
+
+def _merge_why_not(s: Situation) -> str | None:
+    match s.candidate:
+        case None:
+            return ("select a candidate" if s.view == "consolidate"
+                    else "no merge candidate for this file")
+        case Contradiction():
+            return "a contradiction is superseded (s), not merged"
+    return None
+
+
+def _quick_fix_why_not(s: Situation) -> str | None:
+    if s.view != "problems":
+        return "quick fixes apply to the findings of the Problems view"
+    finding = s.finding
+    if finding is None or finding.rule not in QUICK_FIXES:
+        return "no quick fix for this finding"
+    return None
+
+
+def _reject_why_not(s: Situation) -> str | None:
+    if s.view != "consolidate" or s.candidate is None:
+        return "select a candidate in the Consolidate view"
+    return None
+
+
+def _filter_why_not(s: Situation) -> str | None:
+    return "the candidate list has no filter" if s.view == "consolidate" else None
+
+
+def _switch_why_not(s: Situation) -> str | None:
+    return None if len(s.app.roots) > 1 else "only one memory root was found"
+
+
+# ---------------------------------------------------------------- what the commands run
+
+
+def _change(build: Callable[..., object], confirm: bool = False) -> Run:
+    """Run a core verb on the selected file (its one argument after the snapshot)."""
+
+    def run(app: MemtuiApp, s: Situation) -> None:
+        if s.path is not None:
+            app.run_change(Request(partial(build, path=s.path), confirm=confirm, select=s.path))
+
+    return run
+
+
+def _run_pin(app: MemtuiApp, s: Situation) -> None:
+    if s.path is not None and s.file is not None:
+        build = verbs.unpin if s.file.pinned else verbs.pin
+        app.run_change(Request(partial(build, path=s.path), select=s.path))
+
+
+def _run_archive(app: MemtuiApp, s: Situation) -> None:
+    if s.path is not None and s.file is not None:
+        build = partial(verbs.archive, path=s.path, confirm=s.file.pinned)
+        app.run_change(Request(build, confirm=True, select=s.path))
+
+
+def _run_supersede(app: MemtuiApp, s: Situation) -> None:
+    if s.path is not None:
+        app.pick_successor(s.path)
+
+
+def _run_merge(app: MemtuiApp, s: Situation) -> None:
+    if s.candidate is not None:
+        app.review(s.candidate)
+
+
+def _run_quick_fix(app: MemtuiApp, s: Situation) -> None:
+    if s.finding is not None and s.workspace is not None:
+        request = quick_fix_request(s.finding, s.workspace)
+        if request is not None:
+            app.run_change(request)
+
+
+def quick_fix_request(finding: Finding, workspace: Workspace) -> Request | None:
+    """The change that fixes a finding, as the core's quick-fix table says."""
+    fix = quick_fix_for(finding, workspace.snapshot)
+    if fix is None:
+        return None
+    return Request(fix.build, confirm=fix.confirm, select=fix.path)
+
+
+def _run_reject(app: MemtuiApp, s: Situation) -> None:
+    match s.candidate:
+        case Cluster():
+            app.notify("reject the pairs of a cluster one by one", timeout=3)
+        case Contradiction(old=a, new=b) | Pair(a=a, b=b):
+            app.reject_pair(a, b)
+
+
+def _run_filter(app: MemtuiApp, s: Situation) -> None:
+    if not app.main.view().open_filter():
+        app.notify("this view has no filter", timeout=2)
+
+
+def _show(view: str) -> Run:
+    def run(app: MemtuiApp, s: Situation) -> None:
+        app.main.show_view(view)
+
+    return run
+
+
 CHANGE = "Change the memory"
 NAVIGATE = "Move around"
 VIEWS = "Views"
 APP = "App"
 
-ACTIONS: tuple[UserAction, ...] = (
-    UserAction("pin_entry", "p", "Pin / unpin",
-               "Pin the selected file (a direct entry in the Pinned block, exempt from decay), "
-               "or unpin it; applies at once, u undoes.", CHANGE, verb=True, footer=True),
-    UserAction("decay_entry", "d", "Decay",
-               "Drop the entry from the working set; the file stays where it is and stays "
-               "reachable (a region or the archive index); applies at once.", CHANGE, verb=True,
-               footer=True),
-    UserAction("promote_entry", "P", "Promote",
-               "Give the selected file an entry in the Recent block (the reverse of decay).",
-               CHANGE, verb=True),
-    UserAction("archive_entry", "a", "Archive",
-               "Move the file into archive/ with an archive-index entry; shows the change first.",
-               CHANGE, verb=True),
-    UserAction("restore_entry", "r", "Restore",
-               "Move an archived file back and give it a working-set entry.", CHANGE, verb=True),
-    UserAction("merge_review", "m", "Merge review",
-               "Review merging the selected candidate side by side, edit the gist, accept, skip "
-               "or reject.", CHANGE, verb=True, footer=True),
-    UserAction("supersede_entry", "s", "Supersede",
-               "Mark the selected file obsolete and pick its successor; shows the change first.",
-               CHANGE, verb=True),
-    UserAction("rebuild_index", "R", "Rebuild index",
-               "Regenerate MEMORY.md from disk (Pinned, Recent to 80%, regions); shows the diff "
-               "first.", CHANGE, verb=True),
-    UserAction("edit_file", "e", "Edit in $EDITOR",
-               "Edit a copy of the selected file in $EDITOR; the result is written through the gate (undoable).", CHANGE,
-               verb=True),
-    UserAction("quick_fix", "f", "Quick fix",
-               "Apply the obvious fix for the selected problem (e.g. an entry for an orphan).",
-               CHANGE, verb=True, footer=True),
-    UserAction("reject_candidate", "x", "Reject pair",
-               "Never propose the selected pair again (remembered in .memtui/).", CHANGE,
-               verb=True, footer=True),
-    UserAction("undo_change", "u", "Undo", "Undo the newest change, through the same gate.",
-               CHANGE, verb=True, footer=True),
-    UserAction("redo_change", "U", "Redo", "Redo the change undone last.", CHANGE, verb=True),
-    UserAction("filter_list", "slash", "Filter",
-               "Filter the current list (fuzzy; the Staleness view also takes action:, class: "
-               "and type:).", NAVIGATE, footer=True, key_display="/"),
-    UserAction("next_pane", "tab", "Next pane", "Move to the next pane of the view.", NAVIGATE),
-    UserAction("previous_pane", "shift+tab", "Previous pane", "Move to the previous pane.",
-               NAVIGATE),
-    UserAction("show_view('working')", "1", "Working set",
-               "The working set: Pinned, Recent, Regions, the budget and a preview.", VIEWS),
-    UserAction("show_view('problems')", "2", "Problems",
-               "The validator's findings; enter jumps to the file.", VIEWS),
-    UserAction("show_view('files')", "3", "Files",
-               "Every memory file, archived and region-covered ones too.", VIEWS),
-    UserAction("show_view('staleness')", "4", "Staleness",
-               "Every file by staleness score, with the reasons.", VIEWS),
-    UserAction("show_view('consolidate')", "5", "Consolidate",
-               "Near-duplicate pairs, clusters and contradictions.", VIEWS),
-    UserAction("switch_root", "o", "Switch root", "Open another of the memory roots found.",
-               APP),
-    UserAction("reload_root", "ctrl+r", "Reload", "Read the folder again from disk.", APP),
-    UserAction("show_help", "question_mark,f1", "Help", "Every key, by what it does.", APP,
-               footer=True, key_display="? / F1"),
-    UserAction("command_palette", "ctrl+p", "Commands", "Search every action by name.", APP,
-               footer=True),
-    UserAction("quit", "q", "Quit", "Leave memtui.", APP, footer=True),
+COMMANDS: tuple[Command, ...] = (
+    Command("pin_entry", "p", "Pin / unpin",
+            "Pin the selected file (a direct entry in the Pinned block, exempt from decay), "
+            "or unpin it; applies at once, u undoes.", CHANGE, _run_pin, _not_archived,
+            writes=True, footer=True),
+    Command("decay_entry", "d", "Decay",
+            "Drop the entry from the working set; the file stays where it is and stays "
+            "reachable (a region or the archive index); applies at once.", CHANGE,
+            _change(verbs.decay), _decay_why_not, writes=True, footer=True),
+    Command("promote_entry", "P", "Promote",
+            "Give the selected file an entry in the Recent block (the reverse of decay).",
+            CHANGE, _change(verbs.promote), _promote_why_not, writes=True),
+    Command("archive_entry", "a", "Archive",
+            "Move the file into archive/ with an archive-index entry; shows the change first.",
+            CHANGE, _run_archive, _not_archived, writes=True),
+    Command("restore_entry", "r", "Restore",
+            "Move an archived file back and give it a working-set entry.", CHANGE,
+            _change(verbs.restore, confirm=True), _restore_why_not, writes=True),
+    Command("merge_review", "m", "Merge review",
+            "Review merging the selected candidate side by side, edit the gist, accept, skip "
+            "or reject.", CHANGE, _run_merge, _merge_why_not, writes=True, footer=True),
+    Command("supersede_entry", "s", "Supersede",
+            "Mark the selected file obsolete and pick its successor; shows the change first.",
+            CHANGE, _run_supersede, _not_archived, writes=True),
+    Command("rebuild_index", "R", "Rebuild index",
+            "Regenerate MEMORY.md from disk (Pinned, Recent to 80%, regions); shows the diff "
+            "first.", CHANGE, lambda app, s: app.run_change(Request(verbs.rebuild, confirm=True)),
+            writes=True),
+    Command("edit_file", "e", "Edit in $EDITOR",
+            "Edit a copy of the selected file in $EDITOR; the result is written through the "
+            "gate (undoable).", CHANGE, lambda app, s: app.edit_in_editor(s.path),
+            _needs_file, writes=True),
+    Command("quick_fix", "f", "Quick fix",
+            "Apply the obvious fix for the selected problem (e.g. an entry for an orphan).",
+            CHANGE, _run_quick_fix, _quick_fix_why_not, writes=True, footer=True),
+    Command("reject_candidate", "x", "Reject pair",
+            "Never propose the selected pair again (remembered in .memtui/).", CHANGE,
+            _run_reject, _reject_why_not, writes=True, footer=True),
+    Command("undo_change", "u", "Undo", "Undo the newest change, through the same gate.",
+            CHANGE, lambda app, s: app.run_change(Request.undo()), writes=True, footer=True),
+    Command("redo_change", "U", "Redo", "Redo the change undone last.", CHANGE,
+            lambda app, s: app.run_change(Request.redo()), writes=True),
+    Command("filter_list", "slash", "Filter",
+            "Filter the current list (fuzzy; the Staleness view also takes action:, class: "
+            "and type:).", NAVIGATE, _run_filter, _filter_why_not, footer=True, key_display="/"),
+    Command("next_pane", "tab", "Next pane", "Move to the next pane of the view.", NAVIGATE,
+            lambda app, s: app.main.next_pane(1)),
+    Command("previous_pane", "shift+tab", "Previous pane", "Move to the previous pane.",
+            NAVIGATE, lambda app, s: app.main.next_pane(-1)),
+    Command("show_working", "1", "Working set",
+            "The working set: Pinned, Recent, Regions, the budget and a preview.", VIEWS,
+            _show("working")),
+    Command("show_problems", "2", "Problems",
+            "The validator's findings; enter jumps to the file.", VIEWS, _show("problems")),
+    Command("show_files", "3", "Files",
+            "Every memory file, archived and region-covered ones too.", VIEWS, _show("files")),
+    Command("show_staleness", "4", "Staleness",
+            "Every file by staleness score, with the reasons.", VIEWS, _show("staleness")),
+    Command("show_consolidate", "5", "Consolidate",
+            "Near-duplicate pairs, clusters and contradictions.", VIEWS, _show("consolidate")),
+    Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
+            lambda app, s: app.pick_root(), _switch_why_not, anywhere=True),
+    Command("reload_root", "ctrl+r", "Reload", "Read the folder again from disk.", APP,
+            lambda app, s: app.reload()),
+    Command("show_help", "question_mark,f1", "Help", "Every key, by what it does.", APP,
+            lambda app, s: app.show_help(), footer=True, anywhere=True, key_display="? / F1"),
+    Command("command_palette", "ctrl+p", "Commands", "Search every action by name.", APP,
+            lambda app, s: app.action_command_palette(), footer=True, anywhere=True),
+    Command("quit", "q", "Quit", "Leave memtui.", APP, lambda app, s: app.exit(), footer=True,
+            anywhere=True),
 )
+
+BY_NAME: dict[str, Command] = {command.name: command for command in COMMANDS}
 
 #: keys handled by the lists themselves, listed in the help screen
 NAVIGATION_KEYS: tuple[tuple[str, str, str], ...] = (
@@ -137,32 +372,27 @@ NAVIGATION_KEYS: tuple[tuple[str, str, str], ...] = (
     ("esc", "Back", "Clear the filter, leave the editor, close a dialog."),
 )
 
-def by_name(name: str) -> UserAction | None:
-    return next((action for action in ACTIONS if action.name == name), None)
 
-
-def bindings(namespace: str = "") -> list[Binding]:
-    """Bindings for every action (``namespace`` like ``"app."`` when bound on a screen)."""
-    out: list[Binding] = []
-    for action in ACTIONS:
-        target = action.action if action.name == "command_palette" else namespace + action.action
-        out.append(
-            Binding(
-                action.keys,
-                target,
-                action.label,
-                show=action.footer,
-                key_display=action.key_display if action.key_display and "/" not in action.key_display else None,
-            )
+def bindings() -> list[Binding]:
+    """A binding per command, each running ``app.command('<name>')``."""
+    return [
+        Binding(
+            command.keys,
+            f"app.command({command.name!r})",
+            command.label,
+            show=command.footer,
+            key_display=(command.key_display
+                         if command.key_display and "/" not in command.key_display else None),
         )
-    return out
+        for command in COMMANDS
+    ]
 
 
 def help_groups() -> Iterator[tuple[str, list[tuple[str, str, str]]]]:
     """(group, [(keys, label, help)]) in registry order, then the list keys."""
     groups: dict[str, list[tuple[str, str, str]]] = {}
-    for action in ACTIONS:
-        groups.setdefault(action.group, []).append((action.shown_keys, action.label, action.help))
+    for command in COMMANDS:
+        groups.setdefault(command.group, []).append((command.shown_keys, command.label, command.help))
     groups.setdefault(NAVIGATE, []).extend(NAVIGATION_KEYS)
     yield from groups.items()
 
@@ -170,54 +400,42 @@ def help_groups() -> Iterator[tuple[str, list[tuple[str, str, str]]]]:
 def key_table_markdown() -> str:
     """The key table for the README, generated from the registry."""
     lines = ["| Key | Action | What it does |", "|---|---|---|"]
-    for action in ACTIONS:
-        keys = action.shown_keys.replace("|", "\\|")
-        lines.append(f"| `{keys}` | {action.label} | {action.help} |")
+    for command in COMMANDS:
+        keys = command.shown_keys.replace("|", "\\|")
+        lines.append(f"| `{keys}` | {command.label} | {command.help} |")
     for keys, label, text in NAVIGATION_KEYS:
         lines.append(f"| `{keys}` | {label} | {text} |")
     return "\n".join(lines)
 
 
 class MemtuiCommands(Provider):
-    """The command palette: every registry action that applies right now, by name."""
+    """The command palette: every registry command that applies right now, by name."""
 
-    def _available(self) -> list[UserAction]:
-        app: App[object] = self.app
-        out = []
-        for action in ACTIONS:
-            if action.name in ("command_palette",):
-                continue
-            try:
-                state = app.check_action(action.name, _params(action.action))
-            except Exception:  # a check must never break the palette
-                state = False
-            if state:
-                out.append(action)
-        return out
+    def _available(self) -> list[Command]:
+        app: MemtuiApp = self.app  # type: ignore[assignment]
+        return [command for command in COMMANDS
+                if command.name != "command_palette" and app.command_state(command)]
 
     async def discover(self) -> Hits:
-        for action in self._available():
+        for command in self._available():
             yield DiscoveryHit(
-                f"{action.label}  ({action.shown_keys})",
-                partial(self.app.run_action, action.action),
-                help=action.help,
+                f"{command.label}  ({command.shown_keys})",
+                partial(self._run, command),
+                help=command.help,
             )
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for action in self._available():
-            text = f"{action.label}  ({action.shown_keys})"
-            score = max(matcher.match(action.label), matcher.match(action.help) * 0.5)
+        for command in self._available():
+            text = f"{command.label}  ({command.shown_keys})"
+            score = max(matcher.match(command.label), matcher.match(command.help) * 0.5)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(self.app.run_action, action.action),
-                          help=action.help)
+                yield Hit(score, matcher.highlight(text), partial(self._run, command),
+                          help=command.help)
 
-
-def _params(action: str) -> tuple[object, ...]:
-    if "(" not in action:
-        return ()
-    inner = action.split("(", 1)[1].rstrip(")")
-    return tuple(part.strip().strip("'\"") for part in inner.split(",") if part.strip())
+    def _run(self, command: Command) -> None:
+        app: MemtuiApp = self.app  # type: ignore[assignment]
+        app.run_command(command)
 
 
 if __name__ == "__main__":  # ``python -m memtui.commands`` prints the README's key table

@@ -1,31 +1,23 @@
 """Entry point: ``memtui [PATH] [--demo] [--read-only]`` opens the app; subcommands run headless.
 
 Each subcommand lives in its own module under ``memtui.cli`` with ``register(subparsers)`` (which
-sets ``func``) and defers heavy imports until it runs.  Exit codes: 0 clean or applied, 1 error
+sets ``func``) and defers heavy imports until it runs; add a module to :data:`SUBCOMMANDS` to add
+its commands.  Exit codes: 0 clean or applied, 1 error
 findings or a refused change, 2 a usage or I/O error — never a traceback for a user's mistake.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from typing import Callable, Sequence
 
+from . import applies, changes, demo, history, inspect, scan, stale, verbs
 from .common import EXIT_USAGE, MemtuiParser, UsageError, err_console
 
-#: subcommand modules, in the order ``memtui --help`` lists them
-SUBCOMMAND_MODULES = (
-    "memtui.cli.inspect",
-    "memtui.cli.stale",
-    "memtui.cli.scan",
-    "memtui.cli.demo",
-    "memtui.cli.verbs",
-    "memtui.cli.history",
-    "memtui.cli.applies",
-    "memtui.cli.changes",
-)
+#: subcommand modules (each with ``register(subparsers)``), in the order ``memtui --help`` lists them
+SUBCOMMANDS = (inspect, stale, scan, demo, verbs, history, applies, changes)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,8 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    for module in SUBCOMMANDS:
+        module.register(subparsers)
     return parser
 
 
@@ -86,20 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_app(args: argparse.Namespace) -> int:
-    try:
-        app_module = importlib.import_module("memtui.app")
-    except ModuleNotFoundError as exc:
-        if exc.name != "memtui.app":
-            raise
-        raise UsageError(
-            "the interactive app is not part of this build yet; try `memtui validate`, "
-            "`memtui loaded` or `memtui list`"
-        ) from None
+    from .open_app import run
+
     if not args.demo:
         if args.keep:
             raise UsageError("--keep only applies with --demo")
-        return int(app_module.run(args))
-    return _run_demo(args, app_module.run)
+        return run(args)
+    return _run_demo(args, run)
 
 
 def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], int]) -> int:

@@ -13,10 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -393,44 +390,36 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
     meanwhile, the disk refuses), the edited copy is kept and its path printed, so no typing is
     lost; it is removed once the edit is written (or nothing was edited).
     """
-    import shutil
-
     from memtui.core import txn
-    from memtui.core.changeset import Changeset, ChangesetError, Write
+    from memtui.core.changeset import ChangesetError, apply_to_snapshot
+    from memtui.core.editor import EditorFailed, edit_copy
     from memtui.core.store import load_root
-    from memtui.core.verbs import _file
+    from memtui.core.verbs import _file, edit_file
 
     with changing(args):
         root, rels = resolve_files([args.file], args.root)
         snapshot = load_root(root, budget_config(args))
-        original = _file(snapshot, rels[0]).data
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    tmp = Path(tempfile.mkdtemp(prefix="memtui-edit-"))  # 0o700: the copy may be private
-    copy = tmp / rels[0].rsplit("/", 1)[-1]
-    copy.write_bytes(original)
+        original = _file(snapshot, rels[0])
+    try:
+        edited = edit_copy(original.name, original.data)
+    except EditorFailed as exc:
+        return fail(args, str(exc), EXIT_USAGE)
 
     def kept(code: int) -> int:
         err_console().print(f"[yellow]memtui {args.verb}:[/] your edited copy is kept at "
-                            f"{_esc(str(copy))}")
+                            f"{_esc(str(edited.copy))}")
         return code
 
-    try:
-        status = subprocess.call([*shlex.split(editor), str(copy)])
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)  # the editor never ran: nothing to keep
-        return fail(args, f"cannot run the editor '{editor}': {exc.strerror or exc}", EXIT_USAGE)
-    edited = copy.read_bytes()
-    if status != 0:
-        return kept(fail(args, f"the editor exited with status {status}; nothing changed", EXIT_USAGE))
-    if edited == original:
-        shutil.rmtree(tmp, ignore_errors=True)
+    if edited.status != 0:
+        return kept(fail(args, f"the editor exited with status {edited.status}; nothing changed",
+                         EXIT_USAGE))
+    if not edited.changed:
+        edited.discard()
         return fail(args, f"'{rels[0]}' is unchanged", EXIT_OK)
-    changeset = Changeset("edit", f"edit {rels[0]}", (Write(rels[0], edited, original),))
+    changeset = edit_file(snapshot, rels[0], edited.data)
 
     def build(fresh: Snapshot) -> Changeset:
         try:
-            from memtui.core.changeset import apply_to_snapshot
-
             apply_to_snapshot(fresh, changeset.ops)
         except ChangesetError:
             raise txn.ChangedOnDisk(
@@ -444,5 +433,5 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
         return kept(exc.code)
     if code != EXIT_OK:
         return kept(code)
-    shutil.rmtree(tmp, ignore_errors=True)
+    edited.discard()
     return code

@@ -8,6 +8,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from memtui.commands import bindings
+from memtui.core.model import Finding
+from memtui.services.scoring import Proposal
 from memtui.services.workspace import Workspace
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.files_view import FilesView
@@ -50,7 +52,7 @@ def empty_message(workspace: Workspace) -> str:
 class MainScreen(Screen[None]):
     """Working set, Problems, Files, Staleness, Consolidate; the app drives them."""
 
-    BINDINGS = bindings("app.")  # type: ignore[assignment]
+    BINDINGS = bindings()  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__()
@@ -136,6 +138,12 @@ class MainScreen(Screen[None]):
 
     def selected_path(self) -> str | None:
         return self.view().selected_path()
+
+    def selected_finding(self) -> Finding | None:
+        return self.query_one(ProblemsView).selected_finding()
+
+    def selected_candidate(self) -> Proposal | None:
+        return self.query_one(ConsolidateView).selected_candidate()
 
     def next_pane(self, step: int) -> None:
         panes = [p for p in self.view().panes() if p.display]

@@ -7,7 +7,8 @@ screen never writes: accepting hands the merge to the app, which runs it through
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Sequence
+from functools import partial
+from typing import ClassVar, Sequence
 
 from rich.style import Style
 from rich.table import Table
@@ -21,21 +22,23 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
+from memtui.core.changeset import Create, VerbError
+from memtui.core.merge import gist_draft, merge
 from memtui.services import writer
 from memtui.services.diff import SideRow, side_by_side, similarity_summary
+from memtui.services.scoring import Cluster, Proposal, ScanResult, files_of
 from memtui.services.workspace import Workspace
-from memtui.widgets.consolidate_view import files_of, kind_of
 from memtui.widgets.theme import foreground_only
 
 MARKERS = {"same": " ", "changed": "~", "left": "−", "right": "+"}
 
 
-def review_queue(candidate: Any, scan: Any) -> list[tuple[str, ...]]:
+def review_queue(candidate: Proposal, scan: ScanResult | None) -> list[tuple[str, ...]]:
     """The groups to review for a candidate: a pair, a whole cluster, or a loose cluster's pairs."""
-    kind = kind_of(candidate)
-    if kind == "cluster" and getattr(candidate, "review_pairwise", False) and scan is not None:
-        members = set(candidate.files)
-        return [(p.a, p.b) for p in scan.pairs if p.a in members and p.b in members]
+    match candidate:
+        case Cluster(review_pairwise=True) if scan is not None:
+            members = set(candidate.files)
+            return [(p.a, p.b) for p in scan.pairs if p.a in members and p.b in members]
     return [files_of(candidate)]
 
 
@@ -86,7 +89,12 @@ class SideBySide(Static):
 
 
 class MergeReviewScreen(Screen[None]):
-    """Review one candidate at a time: accept, skip or reject."""
+    """Review one candidate at a time: accept, skip or reject.
+
+    Each group is planned on the folder as it is now: after an accepted merge the screen waits
+    for the app's fresh workspace (:meth:`workspace_changed`) before it shows the next group,
+    in which a file merged meanwhile stands for the gist it was folded into.
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "accept", "Accept", show=True, priority=True),
@@ -98,24 +106,45 @@ class MergeReviewScreen(Screen[None]):
     ]
 
     class Verdict(Message):
-        def __init__(self, plan: writer.Plan | None, error: str = "") -> None:
+        def __init__(self, plan: writer.Plan | None, error: str = "", gist: str = "") -> None:
             super().__init__()
             self.plan = plan
             self.error = error
+            self.gist = gist
 
-    def __init__(self, workspace: Workspace, candidate: Any) -> None:
+    #: seconds the gist must rest unedited before the validator checks it again
+    RECHECK_DELAY = 0.6
+
+    def __init__(self, workspace: Workspace, candidate: Proposal) -> None:
         super().__init__()
         self.workspace = workspace
         self.queue = review_queue(candidate, workspace.candidates)
         self.position = 0
         self.plan: writer.Plan | None = None
+        self._planned_gist: str | None = None  # the gist text self.plan was made with
+        self._folded: dict[str, str] = {}  # a source merged during this review → its gist
+        self._applying = False
         self._debounce: Timer | None = None
         self._loading_gist = False
         self._accept_when_checked = False
 
     @property
     def group(self) -> tuple[str, ...]:
-        return self.queue[self.position]
+        """The files of the group under review, each merged one replaced by its gist."""
+        out: list[str] = []
+        for path in self.queue[self.position]:
+            while path in self._folded:
+                path = self._folded[path]
+            if path not in out:
+                out.append(path)
+        return tuple(out)
+
+    def workspace_changed(self, workspace: Workspace) -> None:
+        """The app read the folder again; after an accepted merge, go on to the next group."""
+        self.workspace = workspace
+        if self._applying:
+            self._applying = False
+            self._advance()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="merge"):
@@ -151,7 +180,11 @@ class MergeReviewScreen(Screen[None]):
         title.append(f"   {same} same · {changed} changed · −{only_left} · +{only_right} lines")
         self.query_one("#merge-title", Static).update(title)
         self.query_one("#merge-table", SideBySide).show(rows, left, right)
-        draft = writer.gist_draft(self.workspace.snapshot, tuple(group))
+        try:
+            draft = gist_draft(self.workspace.snapshot, group)
+        except VerbError as exc:
+            self._advance(f"cannot merge {left} and {right}: {exc} — skipped")
+            return
         gist = self.query_one("#merge-gist", TextArea)
         self._loading_gist = True
         gist.text = draft.body
@@ -180,23 +213,26 @@ class MergeReviewScreen(Screen[None]):
     # ------------------------------------------------------------------ the verdict
 
     @work(thread=True, exclusive=True, group="merge-verdict", description="verdict worker")
-    def _verdict_worker(self, group: tuple[str, ...], gist: str) -> None:
+    def _verdict_worker(self, workspace: Workspace, group: tuple[str, ...], gist: str) -> None:
+        build = partial(merge, paths=group, body=gist, confirm_pinned=True)
         try:
-            plan = writer.plan(self.workspace.snapshot, "merge", group, cache=self.workspace.cache,
-                               gist=gist, confirm_pinned=True)
-        except (writer.WriterUnavailable, writer.VerbRefused) as exc:
-            self.post_message(self.Verdict(None, str(exc)))
+            plan = writer.plan(workspace.snapshot, writer.Request(build), workspace.cache)
+        except writer.VerbRefused as exc:
+            self.post_message(self.Verdict(None, str(exc), gist))
             return
-        self.post_message(self.Verdict(plan))
+        self.post_message(self.Verdict(plan, gist=gist))
 
     def _compute_verdict(self) -> None:
         verdict = self.query_one("#merge-verdict", Static)
         verdict.update(Text("checking with the validator…\n", style="italic"))
         self.plan = None
-        self._verdict_worker(self.group, self.query_one("#merge-gist", TextArea).text)
+        self._verdict_worker(self.workspace, self.group, self.query_one("#merge-gist", TextArea).text)
 
     def on_merge_review_screen_verdict(self, message: Verdict) -> None:
+        if self._applying:
+            return
         self.plan = message.plan
+        self._planned_gist = message.gist
         if self._accept_when_checked:
             self._accept_when_checked = False
             if message.plan is not None:
@@ -226,14 +262,16 @@ class MergeReviewScreen(Screen[None]):
             return
         if self._debounce is not None:
             self._debounce.stop()
-        self._debounce = self.set_timer(0.6, self._compute_verdict)
+        self._debounce = self.set_timer(self.RECHECK_DELAY, self._compute_verdict)
 
     # ------------------------------------------------------------------ actions
 
     def action_accept(self) -> None:
+        if self._applying:
+            return
         plan = self.plan
         gist = self.query_one("#merge-gist", TextArea).text
-        if plan is not None and plan.options.get("gist") != gist:
+        if plan is not None and self._planned_gist != gist:
             plan = None  # the gist was edited since the verdict: check the new text first
         if plan is None:
             self._accept_when_checked = True
@@ -246,8 +284,13 @@ class MergeReviewScreen(Screen[None]):
 
             self.app.push_screen(ConfirmChange(plan))
             return
+        # the gist is the merge's first created file: later groups name it instead of the sources
+        gist_path = next(op.path for op in plan.preview.changeset.ops if isinstance(op, Create))
+        self._folded.update((path, gist_path) for path in self.group)
+        self._applying = True
+        self.plan = None
+        self.query_one("#merge-verdict", Static).update(Text("merging…\n", style="italic"))
         self.app.apply_plan(plan)  # type: ignore[attr-defined]
-        self._advance()
 
     def action_skip(self) -> None:
         self._advance("skipped")

@@ -1,22 +1,25 @@
-"""Staleness scores and consolidation candidates for the app, from the core when it has them."""
+"""Staleness scores and consolidation candidates for the app, computed off the UI thread."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from importlib.util import find_spec
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable, Union
 
+from memtui.core.consolidate import Candidate as Pair
+from memtui.core.consolidate import Cluster, ScanResult, read_rejected, remember_rejected
+from memtui.core.consolidate import scan as scan_root
+from memtui.core.contradictions import Contradiction
 from memtui.core.model import Snapshot
+from memtui.core.project import ProjectCache
+from memtui.core.staleness import StalenessReport, score_root
 
+#: one row of the Consolidate view: a near-duplicate pair, a cluster of them, or a contradiction
+Proposal = Union[Pair, Cluster, Contradiction]
 
-def staleness_available() -> bool:
-    return find_spec("memtui.core.staleness") is not None
-
-
-def consolidation_available() -> bool:
-    return find_spec("memtui.core.consolidate") is not None
+__all__ = ["Cluster", "Contradiction", "Pair", "Proposal", "ScanResult", "Scorer", "StalenessReport",
+           "files_of", "kind_of", "reject_pair", "scan"]
 
 
 class Scorer:
@@ -24,68 +27,55 @@ class Scorer:
     a change only the files it touched are scored again."""
 
     def __init__(self) -> None:
-        self._project_cache: Any = None
+        self._project_cache = ProjectCache()
 
-    def _cache(self) -> Any:
-        if self._project_cache is None:
-            from memtui.core.project import ProjectCache
+    def score(self, snapshot: Snapshot, now: datetime | date) -> StalenessReport:
+        """The staleness report of a root, archived files included."""
+        return score_root(snapshot, now, include_archived=True, cache=self._project_cache)
 
-            self._project_cache = ProjectCache()
-        return self._project_cache
-
-    def score(self, snapshot: Snapshot, now: datetime | date) -> Any:
-        """The staleness report of a root (``core.staleness.StalenessReport``), or None."""
-        if not staleness_available():
-            return None
-        from memtui.core.staleness import score_root
-
-        return score_root(snapshot, now, include_archived=True, cache=self._cache())
-
-    def rescore(self, report: Any, snapshot: Snapshot, touched: Iterable[str],
-                now: datetime | date) -> Any:
+    def rescore(self, report: StalenessReport | None, snapshot: Snapshot, touched: Iterable[str],
+                now: datetime | date) -> StalenessReport:
         """``report`` with the touched (and new) files scored again and removed ones dropped."""
         if report is None:
             return self.score(snapshot, now)
-        from memtui.core.staleness import StalenessReport, score_root
-
         before = {r.path for r in report.results}
         wanted = {p for p in touched if p in snapshot.files}
         wanted |= {p for p in snapshot.files if p not in before}
         partial = replace(snapshot, files={p: snapshot.files[p] for p in sorted(wanted)})
-        fresh = score_root(partial, now, include_archived=True, cache=self._cache())
+        fresh = self.score(partial, now)
         results = {r.path: r for r in report.results if r.path in snapshot.files}
         results.update((r.path, r) for r in fresh.results)
         ordered = sorted(results.values(), key=lambda r: (-r.score, r.path))
         return StalenessReport(report.root, now, report.project, tuple(ordered), report.online)
 
 
-def score(snapshot: Snapshot, now: datetime | date) -> Any:
-    """The staleness report of a root (``core.staleness.StalenessReport``), or None."""
-    return Scorer().score(snapshot, now)
-
-
-def scan(snapshot: Snapshot) -> Any:
-    """Consolidation candidates of a root (``core.consolidate.ScanResult``), or None."""
-    if not consolidation_available():
-        return None
-    from memtui.core.consolidate import read_rejected, scan as scan_root
-
+def scan(snapshot: Snapshot) -> ScanResult:
+    """Consolidation candidates of a root, less the pairs someone rejected."""
     return scan_root(snapshot, rejected=read_rejected(snapshot.root))
 
 
 def reject_pair(root: Path, a: str, b: str) -> None:
     """Remember that a person rejected a proposed pair, so it is not proposed again."""
-    from memtui.core.consolidate import remember_rejected
-
     remember_rejected(root, a, b)
 
 
-def bucket_of(score_value: float) -> str:
-    """fresh (<25) / aging / review (≥50) / stale (≥75)."""
-    if score_value >= 75:
-        return "stale"
-    if score_value >= 50:
-        return "review"
-    if score_value >= 25:
-        return "aging"
-    return "fresh"
+def kind_of(proposal: Proposal) -> str:
+    """'pair', 'cluster' or 'contradiction'."""
+    match proposal:
+        case Contradiction():
+            return "contradiction"
+        case Cluster():
+            return "cluster"
+        case Pair():
+            return "pair"
+
+
+def files_of(proposal: Proposal) -> tuple[str, ...]:
+    """The memory files a proposal is about, in the order the review shows them."""
+    match proposal:
+        case Contradiction(old=old, new=new):
+            return (old, new)
+        case Cluster(files=files):
+            return tuple(files)
+        case Pair(a=a, b=b):
+            return (a, b)

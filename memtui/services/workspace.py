@@ -11,9 +11,11 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Iterable, Mapping
 
 from memtui.core.budget import Budget, budget_of, read_pressure, record_pressure
+from memtui.core.consolidate import ScanResult
+from memtui.core.incremental import FindingsCache, findings_cache
 from memtui.core.index import parse_index
 from memtui.core.model import (
     ARCHIVE_INDEX_NAME,
@@ -27,7 +29,8 @@ from memtui.core.model import (
     Snapshot,
 )
 from memtui.core.store import load_root, read_memory_file
-from memtui.core.validate import glob_regex, validate
+from memtui.core.staleness import StalenessReport
+from memtui.core.validate import glob_regex
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -94,7 +97,7 @@ def _globs(index: Index) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _cover(paths: Any, globs: tuple[str, ...], region_of: dict[str, str], counts: dict[str, int]) -> None:
+def _cover(paths: Iterable[str], globs: tuple[str, ...], region_of: dict[str, str], counts: dict[str, int]) -> None:
     compiled = [(glob, glob_regex(glob)) for glob in globs]
     for path in paths:
         name = path.rsplit("/", 1)[-1]
@@ -157,12 +160,12 @@ class Workspace:
     findings: tuple[Finding, ...] = ()
     files: tuple[FileRow, ...] = ()
     coverage: Coverage | None = None  # None until the full scan
-    pressure: tuple[Mapping[str, Any], ...] = ()
+    pressure: tuple[Mapping[str, object], ...] = ()
     complete: bool = False
-    staleness: Any = None  # core.staleness.StalenessReport once scored
-    candidates: Any = None  # core.consolidate.ScanResult once scanned
+    staleness: StalenessReport | None = None  # once scored
+    candidates: ScanResult | None = None  # once scanned
     fingerprint: int = 0  # services.watch.fingerprint of the folder before it was read
-    cache: Any = None  # core.incremental.FindingsCache: lets the gate re-check only a change
+    cache: FindingsCache | None = None  # lets the gate re-check only a change
 
     @property
     def errors(self) -> int:
@@ -184,10 +187,10 @@ class Workspace:
     def file(self, path: str | None) -> MemoryFile | None:
         return self.snapshot.files.get(path) if path else None
 
-    def with_staleness(self, report: Any) -> Workspace:
+    def with_staleness(self, report: StalenessReport | None) -> Workspace:
         return replace(self, staleness=report)
 
-    def with_candidates(self, report: Any) -> Workspace:
+    def with_candidates(self, report: ScanResult | None) -> Workspace:
         return replace(self, candidates=report)
 
     def reachability(self, path: str) -> list[str]:
@@ -369,18 +372,19 @@ def quick_workspace(root: Path | str, config: BudgetConfig = BudgetConfig()) -> 
 
 
 def workspace_of(
-    snapshot: Snapshot, pressure: tuple[Mapping[str, Any], ...] = (), cache: Any = None
+    snapshot: Snapshot, pressure: tuple[Mapping[str, object], ...] = (),
+    cache: FindingsCache | None = None,
 ) -> Workspace:
     """Everything derived from a full snapshot (validation, reachability, rows).
 
     ``cache`` is the core's findings cache for this snapshot when the caller has one (after a
-    change the writer returns it); otherwise one is built, or plain validation is used.
+    change the writer returns it); otherwise one is built.
     """
     budget = budget_of(snapshot)
     coverage = coverage_of(snapshot)
-    if cache is None or getattr(cache, "snapshot", None) is not snapshot:
-        cache = _findings_cache(snapshot)
-    findings = tuple(cache.findings) if cache is not None else tuple(validate(snapshot))
+    if cache is None or cache.snapshot is not snapshot:
+        cache = findings_cache(snapshot)
+    findings = tuple(cache.findings)
     return Workspace(
         root=Path(snapshot.root),
         snapshot=snapshot,
@@ -395,7 +399,8 @@ def workspace_of(
     )
 
 
-def workspace_after(previous: Workspace, snapshot: Snapshot, cache: Any, touched: Any) -> Workspace:
+def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCache | None,
+                    touched: Iterable[str]) -> Workspace:
     """The workspace after a change to ``touched`` paths, reusing what the change cannot affect.
 
     Rows are recomputed for the touched files and for every file with an entry before or after
@@ -422,9 +427,9 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: Any, touched
         if memory_file is not None:
             rows[path] = _row(path, memory_file, _how(path, direct, archived, coverage, budget.cut_line))
     ordered = tuple(rows[p] for p in snapshot.files if p in rows)
-    if cache is None or getattr(cache, "snapshot", None) is not snapshot:
-        cache = _findings_cache(snapshot)
-    findings = tuple(cache.findings) if cache is not None else tuple(validate(snapshot))
+    if cache is None or cache.snapshot is not snapshot:
+        cache = findings_cache(snapshot)
+    findings = tuple(cache.findings)
     return Workspace(
         root=previous.root,
         snapshot=snapshot,
@@ -439,14 +444,6 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: Any, touched
         candidates=previous.candidates,
         cache=cache,
     )
-
-
-def _findings_cache(snapshot: Snapshot) -> Any:
-    try:
-        from memtui.core.incremental import findings_cache
-    except ImportError:
-        return None
-    return findings_cache(snapshot)
 
 
 def full_workspace(

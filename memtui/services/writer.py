@@ -1,46 +1,97 @@
-"""Changing the folder from the app: build a verb's changeset, show its verdict, apply, undo.
+"""Changing the folder from the app: plan a change the core builds, show its verdict, apply it.
 
-The app never writes a file itself.  It asks here for a :class:`Plan` (the verb's changeset
-played on the snapshot and gated: its diff and the validator's verdict), shows it when the verb
-asks first, and hands it back to :func:`apply`, which commits through the core's one writer
-(:mod:`memtui.core.txn`: lock, journal, atomic replace).  Undo and redo are plans too.
-When a core piece is missing from the build, :class:`WriterUnavailable` says so in words.
+The app never writes a file itself.  It hands here a :class:`Request` — a core builder
+(``Callable[[Snapshot], Changeset]``, as the CLI's ``apply_changeset`` takes), or undo / redo —
+and gets a :class:`Plan` back: the changeset played on the snapshot and gated, with its diff and
+the validator's verdict.  :func:`apply` commits a plan through the core's one writer
+(:mod:`memtui.core.txn`: lock, journal, atomic replace) and says what happened in an
+:class:`Outcome`.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
+from memtui.core import txn
+from memtui.core.changeset import Changeset, Create, Move, VerbError, unified_diff
+from memtui.core.incremental import FindingsCache
 from memtui.core.model import Finding, Snapshot
 
-
-class WriterUnavailable(Exception):
-    """The core's writer (txn / verbs) is not in this build."""
+#: a core verb bound to its arguments: the snapshot in, the changeset out
+Build = Callable[[Snapshot], Changeset]
 
 
 class VerbRefused(Exception):
-    """A verb's precondition fails (decay of a pinned file, archive of an archived one …)."""
+    """A change that cannot even be planned (a precondition fails, nothing to undo …)."""
+
+
+class Step(Enum):
+    """What a request plays: a new change, or the journal backwards or forwards."""
+
+    DO = "do"
+    UNDO = "undo"
+    REDO = "redo"
+
+
+@dataclass(frozen=True)
+class Request:
+    """A change the user asked for: how to build it, whether to ask first, where the cursor goes."""
+
+    build: Build | None = None  # None for undo and redo
+    step: Step = Step.DO
+    confirm: bool = False
+    select: str | None = None  # the file the cursor should be on afterwards
+
+    @classmethod
+    def undo(cls) -> Request:
+        return cls(step=Step.UNDO)
+
+    @classmethod
+    def redo(cls) -> Request:
+        return cls(step=Step.REDO)
 
 
 @dataclass(frozen=True)
 class Plan:
-    """A verb's changeset, played and gated, with everything the confirm dialog shows."""
+    """A request's changeset, played and gated, with everything the confirm dialog shows."""
 
-    verb: str
-    paths: tuple[str, ...]
-    description: str
-    accepted: bool
-    refusing: tuple[Finding, ...] = ()
-    reason: str = ""  # the gate's budget reason, if any
+    request: Request
+    preview: txn.Preview
     diff: str = ""
-    operations: tuple[str, ...] = ()  # one line per write / create / move
-    new_findings: tuple[Finding, ...] = ()  # warnings (or accepted errors) the change adds
-    preview: Any = None  # core.txn.Preview
-    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def accepted(self) -> bool:
+        return self.preview.accepted
+
+    @property
+    def description(self) -> str:
+        return self.preview.changeset.description
+
+    @property
+    def refusing(self) -> tuple[Finding, ...]:
+        return tuple(self.preview.gate.refusing)
+
+    @property
+    def reason(self) -> str:
+        """The gate's budget reason, if any."""
+        return self.preview.gate.reason
+
+    @property
+    def operations(self) -> tuple[str, ...]:
+        """One line per write / create / move."""
+        return describe_ops(self.preview.changeset)
+
+    @property
+    def new_findings(self) -> tuple[Finding, ...]:
+        """Warnings (or accepted errors) the change adds."""
+        return tuple(self.preview.new_findings) if self.accepted else ()
+
+    @property
+    def touched(self) -> tuple[str, ...]:
+        return tuple(self.preview.changeset.paths)
 
     @property
     def verdict(self) -> str:
@@ -60,143 +111,34 @@ class Outcome:
     message: str
     refusing: tuple[Finding, ...] = ()
     snapshot: Snapshot | None = None  # the snapshot after the change, when it was applied
-    cache: Any = None  # its core.incremental.FindingsCache
+    cache: FindingsCache | None = None  # its findings
+    undoable: bool = False  # a new change (not an undo, a redo or a rejection)
 
 
-def _module(name: str) -> Any:
-    try:
-        return importlib.import_module(f"memtui.core.{name}")
-    except ImportError:
-        return None
-
-
-def available() -> bool:
-    """Whether this build can change a folder (the core's txn and verbs modules exist)."""
-    return _module("txn") is not None and _module("verbs") is not None
-
-
-def merge_available() -> bool:
-    return _merge_function() is not None
-
-
-def _require() -> tuple[Any, Any]:
-    txn, verbs = _module("txn"), _module("verbs")
-    if txn is None or verbs is None:
-        raise WriterUnavailable(
-            "changing memory is not available in this build — the writer (core/txn.py, "
-            "core/verbs.py) is missing; everything else works read-only"
-        )
-    return txn, verbs
-
-
-def _merge_function() -> Callable[..., Any] | None:
-    for module_name in ("merge", "verbs", "consolidate"):
-        module = _module(module_name)
-        function = getattr(module, "merge", None) if module is not None else None
-        if callable(function):
-            return function  # type: ignore[no-any-return]
-    return None
-
-
-def describe_ops(changeset: Any) -> tuple[str, ...]:
+def describe_ops(changeset: Changeset) -> tuple[str, ...]:
     """One line per operation: ``write x.md``, ``create y.md (120 bytes)``, ``move a → b``."""
     lines = []
-    for op in getattr(changeset, "ops", ()):
-        kind = type(op).__name__.lower()
-        if kind == "move":
+    for op in changeset.ops:
+        if isinstance(op, Move):
             lines.append(f"move    {op.src} → {op.dst}")
-        elif kind == "create":
+        elif isinstance(op, Create):
             lines.append(f"create  {op.path} ({len(op.data):,} bytes)")
         else:
             lines.append(f"write   {op.path}")
     return tuple(lines)
 
 
-def build_changeset(snapshot: Snapshot, verb: str, paths: tuple[str, ...], options: dict[str, Any]) -> Any:
-    """The core verb's changeset for ``verb`` on ``paths`` (raises :class:`VerbRefused`)."""
-    txn, verbs = _require()
-    from memtui.core.changeset import VerbError
-
+def plan(snapshot: Snapshot, request: Request, cache: FindingsCache | None = None) -> Plan:
+    """Build the request's changeset and run it through the gate, touching nothing."""
     try:
-        if verb in ("pin", "unpin", "decay", "promote", "restore"):
-            return getattr(verbs, verb)(snapshot, paths[0])
-        if verb == "archive":
-            return verbs.archive(snapshot, paths[0], confirm=bool(options.get("confirm_pinned")))
-        if verb == "supersede":
-            return verbs.supersede(snapshot, paths[0], options["successor"], confirm=True)
-        if verb == "rebuild":
-            rebuild = getattr(verbs, "rebuild", None) or importlib.import_module(
-                "memtui.core.rebuild").rebuild
-            return rebuild(snapshot)
-        if verb == "edit":
-            return verbs.edit_file(snapshot, paths[0], options["data"])
-        if verb == "drop-line":
-            return drop_index_line(snapshot, options.get("index", "MEMORY.md"), int(options["line"]))
-        if verb == "merge":
-            merge = _merge_function()
-            if merge is None:
-                raise WriterUnavailable("merging is not available in this build yet (the merge "
-                                        "verb is still being written)")
-            return merge(snapshot, list(paths), **_merge_options(merge, options))
-    except VerbError as exc:
-        raise VerbRefused(str(exc)) from None
-    raise VerbRefused(f"unknown change '{verb}'")
-
-
-def drop_index_line(snapshot: Snapshot, index_path: str, number: int) -> Any:
-    """A changeset removing one entry or region line from an index (a broken link, an empty
-    region): the quick fix for those findings.  Every other byte of the index stays."""
-    from memtui.core.changeset import Changeset, Write
-    from memtui.core.index_edit import IndexDraft
-    from memtui.core.model import LineKind
-
-    index = snapshot.archive_index if index_path == snapshot.archive_index.path else snapshot.index
-    if not index.exists or not 1 <= number <= len(index.lines):
-        raise VerbRefused(f"{index_path} has no line {number}")
-    line = index.lines[number - 1]
-    if line.kind not in (LineKind.ENTRY, LineKind.REGION):
-        raise VerbRefused(f"line {number} of {index_path} is not an entry or a region pointer")
-    draft = IndexDraft(index, snapshot.files.__contains__)
-    draft.remove([number - 1])
-    shown = line.raw.strip()
-    shown = shown if len(shown) <= 60 else shown[:59] + "…"
-    return Changeset("drop-line", f"remove line {number} of {index.path}: {shown}",
-                     (Write(index.path, draft.render(), index.render()),))
-
-
-def _merge_options(merge: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The options the core's merge takes, by name (gist text, confirmation of pinned files)."""
-    import inspect
-
-    accepted = set(inspect.signature(merge).parameters)
-    out: dict[str, Any] = {}
-    for name in ("gist", "gist_text", "body", "gist_body"):
-        if name in accepted and options.get("gist") is not None:
-            out[name] = options["gist"]
-            break
-    for name in ("confirm", "confirm_pinned"):
-        if name in accepted:
-            out[name] = bool(options.get("confirm_pinned", True))
-            break
-    if "today" in accepted and options.get("today") is not None:
-        out["today"] = options["today"]
-    return out
-
-
-def plan(snapshot: Snapshot, verb: str, paths: tuple[str, ...] = (), *, cache: Any = None,
-         **options: Any) -> Plan:
-    """Build a verb's changeset and run it through the gate, touching nothing."""
-    txn, _ = _require()
-    from memtui.core.changeset import unified_diff
-
-    try:
-        if verb in ("undo", "redo"):
-            preview = (txn.undo_plan if verb == "undo" else txn.redo_plan)(snapshot, cache)
+        if request.step is Step.UNDO:
+            preview = txn.undo_plan(snapshot, cache)
+        elif request.step is Step.REDO:
+            preview = txn.redo_plan(snapshot, cache)
         else:
-            preview = txn.plan(snapshot, build_changeset(snapshot, verb, paths, options), cache)
-    except txn.NothingToUndo as exc:
-        raise VerbRefused(str(exc)) from None
-    except txn.TxnError as exc:
+            assert request.build is not None, "a new change needs a builder"
+            preview = txn.plan(snapshot, request.build(snapshot), cache)
+    except (VerbError, txn.TxnError) as exc:
         raise VerbRefused(str(exc)) from None
     except ValueError as exc:  # a changeset that no longer fits the snapshot
         raise VerbRefused(str(exc)) from None
@@ -205,89 +147,33 @@ def plan(snapshot: Snapshot, verb: str, paths: tuple[str, ...] = (), *, cache: A
         diff = changeset.diff or unified_diff(snapshot, changeset)
     except ValueError:
         diff = ""
-    new = tuple(preview.new_findings) if preview.accepted else ()
-    return Plan(
-        verb=verb,
-        paths=paths,
-        description=changeset.description,
-        accepted=preview.accepted,
-        refusing=tuple(preview.gate.refusing),
-        reason=preview.gate.reason,
-        diff=diff,
-        operations=describe_ops(changeset),
-        new_findings=new,
-        preview=preview,
-        options=dict(options),
-    )
+    return Plan(request, preview, diff)
 
 
 def apply(the_plan: Plan) -> Outcome:
     """Commit an accepted plan through the one writer; a refusal or I/O error comes back in words."""
-    txn, _ = _require()
     try:
         applied = txn.commit(the_plan.preview)
     except txn.Refused as exc:
-        preview = getattr(exc, "preview", the_plan.preview)
         return Outcome(False, "refused by the validator — nothing was written",
-                       tuple(getattr(getattr(preview, "gate", None), "refusing", ())))
-    except txn.ChangedOnDisk as exc:
-        return Outcome(False, f"{exc} — changed on disk; reloaded, try again")
+                       tuple(exc.preview.gate.refusing))
     except txn.Busy as exc:
         return Outcome(False, f"busy: {exc}")
     except txn.TxnError as exc:
         return Outcome(False, str(exc))
     except OSError as exc:
         return Outcome(False, f"could not write: {exc.strerror or exc}")
-    return Outcome(True, the_plan.description, snapshot=applied.snapshot, cache=applied.cache)
+    return Outcome(True, the_plan.description, snapshot=applied.snapshot, cache=applied.cache,
+                   undoable=the_plan.request.step is Step.DO)
 
 
-def findings_cache(snapshot: Snapshot) -> Any:
-    """The core's per-file findings cache for a snapshot (None when the core has none)."""
-    incremental = _module("incremental")
-    if incremental is None:
-        return None
-    return incremental.findings_cache(snapshot)
-
-
-@dataclass(frozen=True)
-class GistDraft:
-    """What a merge would write before the user edits it: the gist's path, body and provenance."""
-
-    path: str
-    body: str
-    provenance: tuple[str, ...]
-
-
-def gist_draft(snapshot: Snapshot, paths: tuple[str, ...], today: date | None = None) -> GistDraft:
-    """The merge verb's default gist for these files: where it goes, its body, its provenance."""
-    merge = _module("merge")
-    if merge is None:
-        raise WriterUnavailable("merging is not available in this build (core/merge.py is missing)")
-    from memtui.core.contradictions import freshness
-
-    sources = [snapshot.files[p] for p in paths]
-    newest = max(sources, key=lambda f: (freshness(f), f.path))
-    others = sorted((f for f in sources if f is not newest), key=lambda f: (-freshness(f), f.path))
-    path = merge.gist_name(snapshot, newest, sources, today or date.today())
-    body = merge.merged_body(newest, others)
-    provenance = (
-        f"{path}: new gist, consolidated_from: {', '.join(paths)}",
-        *(f"{p} → archive/{p}, folded_into: {path}" for p in paths),
-    )
-    if any(f.pinned for f in sources):
-        provenance += (f"{path}: pinned: true (a source was pinned)",)
-    return GistDraft(path, body, provenance)
+class RecoveryFailed(Exception):
+    """An interrupted change could not be rolled back (the message says which paths)."""
 
 
 def recover(root: Path) -> list[str]:
-    """Finish a change a crash interrupted (restore its before-images); the ids restored.
-
-    Does nothing when the build has no writer or nothing was interrupted.
-    """
-    txn = _module("txn")
-    if txn is None:
-        return []
+    """Finish a change a crash interrupted (restore its before-images); the ids restored."""
     try:
         return list(txn.recover(root))
     except txn.TxnError as exc:
-        raise WriterUnavailable(str(exc)) from None
+        raise RecoveryFailed(str(exc)) from None

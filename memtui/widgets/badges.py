@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable, Protocol
 
+from rich.style import Style
 from rich.text import Text
 
-from memtui.services.scoring import bucket_of
+from memtui.core.staleness import bucket_for
+from memtui.services.workspace import Workspace
+
+
+class Styled(Protocol):
+    """A widget that maps a colour role to its theme's style (every row list does)."""
+
+    def style_of(self, role: str) -> Style: ...
 
 BUCKET_ROLE = {"fresh": "ok", "aging": "muted", "review": "warn", "stale": "error"}
 
@@ -18,9 +26,9 @@ def no_scores(path: str) -> float | None:
     return None
 
 
-def scores_of(workspace: Any) -> ScoreFor:
+def scores_of(workspace: Workspace) -> ScoreFor:
     """A lookup of scores in a workspace's staleness report (none until it is scored)."""
-    report = getattr(workspace, "staleness", None)
+    report = workspace.staleness
     if report is None:
         return no_scores
 
@@ -31,8 +39,8 @@ def scores_of(workspace: Any) -> ScoreFor:
     return score_for
 
 
-def badge(row_list: Any, score: float | None) -> Text:
+def badge(row_list: Styled, score: float | None) -> Text:
     """The score as a number (the signal) in its bucket's colour (a second signal)."""
     if score is None:
         return Text("")
-    return Text(f"{score:3.0f}", style=row_list.style_of(BUCKET_ROLE[bucket_of(score)]))
+    return Text(f"{score:3.0f}", style=row_list.style_of(BUCKET_ROLE[bucket_for(score).value]))

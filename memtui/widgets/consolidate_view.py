@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -12,71 +10,47 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
 from memtui.services.workspace import Workspace
 
 from .row_list import Cell, RowList, Rule, compose_row
 from .view import View
 
 
-def kind_of(item: Any) -> str:
-    """'pair', 'cluster' or 'contradiction' for a candidate of the core's scan."""
-    if hasattr(item, "negation"):
-        return "contradiction"
-    if hasattr(item, "files"):
-        return "cluster"
-    return "pair"
-
-
-def files_of(item: Any) -> tuple[str, ...]:
-    kind = kind_of(item)
-    if kind == "contradiction":
-        return (item.old, item.new)
-    if kind == "cluster":
-        return tuple(item.files)
-    return (item.a, item.b)
-
-
-class CandidateList(RowList[Any]):
+class CandidateList(RowList[Proposal]):
     """Pairs, clusters and contradictions under one heading each."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(empty_text="scanning for near-duplicates…", id=id)
 
-    def item_key(self, item: Any) -> object:
+    def item_key(self, item: Proposal) -> object:
         return (kind_of(item), files_of(item))
 
     def render_rule(self, rule: Rule, width: int) -> Text:
         return Text(rule.text, no_wrap=True)
 
-    def render_item(self, item: Any, width: int) -> Text:
-        kind = kind_of(item)
-        if kind == "pair":
-            return compose_row(
-                [
+    def render_item(self, item: Proposal, width: int) -> Text:
+        match item:
+            case Pair():
+                cells = [
                     Cell(Text(f"{item.score:.2f}", style=self.style_of("accent")), 4),
                     Cell(Text(f"~{item.similarity:.2f}", style=self.style_of("muted")), 5),
                     Cell(f"{item.a}  ⇄  {item.b}", None, weight=3),
                     Cell(Text(", ".join(item.shared), style=self.style_of("muted")), None, weight=1),
-                ],
-                width,
-            )
-        if kind == "cluster":
-            flag = "oversized" if item.oversized else "chained" if item.chained else "merge"
-            return compose_row(
-                [
+                ]
+            case Cluster():
+                flag = "oversized" if item.oversized else "chained" if item.chained else "merge"
+                cells = [
                     Cell(Text(f"{len(item.files)} files", style=self.style_of("accent")), 8),
                     Cell(Text(flag, style=self.style_of("warn" if item.review_pairwise else "ok")), 9),
                     Cell(", ".join(item.files), None),
-                ],
-                width,
-            )
-        return compose_row(
-            [
-                Cell(Text(item.negation, style=self.style_of("warn")), 14),
-                Cell(f"{item.old}  →  superseded by  {item.new}", None),
-            ],
-            width,
-        )
+                ]
+            case Contradiction():
+                cells = [
+                    Cell(Text(item.negation, style=self.style_of("warn")), 14),
+                    Cell(f"{item.old}  →  superseded by  {item.new}", None),
+                ]
+        return compose_row(cells, width)
 
 
 class ConsolidateView(View):
@@ -85,7 +59,7 @@ class ConsolidateView(View):
     class Review(Message):
         """Enter on a candidate: open the merge review (or the supersede confirmation)."""
 
-        def __init__(self, candidate: Any) -> None:
+        def __init__(self, candidate: Proposal) -> None:
             super().__init__()
             self.candidate = candidate
 
@@ -101,7 +75,7 @@ class ConsolidateView(View):
     def panes(self) -> list[Widget]:
         return [self.candidate_list]
 
-    def selected_candidate(self) -> Any:
+    def selected_candidate(self) -> Proposal | None:
         return self.candidate_list.highlighted
 
     def selected_path(self) -> str | None:
@@ -118,7 +92,7 @@ class ConsolidateView(View):
             candidate_list.set_items([])
             self._update_detail()
             return
-        items: list[Any] = []
+        items: list[Proposal | Rule] = []
         if scan.pairs:
             items.append(Rule(f"Pairs · {len(scan.pairs)} at overlap ≥ {scan.threshold:.2f}", "group"))
             items.extend(scan.pairs)
@@ -143,31 +117,31 @@ class ConsolidateView(View):
             return
         files = self.workspace.snapshot.files
         text = Text()
-        kind = kind_of(candidate)
         for path in files_of(candidate):
             memory_file = files.get(path)
             title = memory_file.title if memory_file else "(missing)"
             text.append(f"{path}\n", style="bold")
             text.append(f"  {title}\n")
         text.append("\n")
-        if kind == "pair":
-            text.append(f"overlap {candidate.score:.2f} (titles "
-                        f"{'—' if candidate.title_score is None else f'{candidate.title_score:.2f}'}, "
-                        f"title+body {'—' if candidate.body_score is None else f'{candidate.body_score:.2f}'})\n")
-            text.append(f"similarity {candidate.similarity:.2f}\n")
-            text.append(f"shared: {', '.join(candidate.shared)}"
-                        f"{' …' if candidate.shared_count > len(candidate.shared) else ''}\n\n")
-            text.append("m / enter  review the merge · x  reject the pair", style="italic")
-        elif kind == "cluster":
-            text.append(f"{candidate.pairs} of {candidate.possible} possible pairs proposed\n")
-            if candidate.review_pairwise:
-                text.append("too loose to merge at once: review it pair by pair\n", style="bold")
-            text.append("\nm / enter  review the merge", style="italic")
-        else:
-            text.append(f"same type ({candidate.type}), overlap {candidate.score:.2f}, "
-                        f"one says {candidate.negation}\n")
-            text.append(f"proposal: supersede {candidate.old} by the newer {candidate.new}\n\n")
-            text.append("s / enter  supersede · x  reject", style="italic")
+        match candidate:
+            case Pair():
+                titles = "—" if candidate.title_score is None else f"{candidate.title_score:.2f}"
+                bodies = "—" if candidate.body_score is None else f"{candidate.body_score:.2f}"
+                text.append(f"overlap {candidate.score:.2f} (titles {titles}, title+body {bodies})\n")
+                text.append(f"similarity {candidate.similarity:.2f}\n")
+                text.append(f"shared: {', '.join(candidate.shared)}"
+                            f"{' …' if candidate.shared_count > len(candidate.shared) else ''}\n\n")
+                text.append("m / enter  review the merge · x  reject the pair", style="italic")
+            case Cluster():
+                text.append(f"{candidate.pairs} of {candidate.possible} possible pairs proposed\n")
+                if candidate.review_pairwise:
+                    text.append("too loose to merge at once: review it pair by pair\n", style="bold")
+                text.append("\nm / enter  review the merge", style="italic")
+            case Contradiction():
+                text.append(f"same type ({candidate.type}), overlap {candidate.score:.2f}, "
+                            f"one says {candidate.negation}\n")
+                text.append(f"proposal: supersede {candidate.old} by the newer {candidate.new}\n\n")
+                text.append("s / enter  supersede · x  reject", style="italic")
         detail.update(text)
 
     @on(RowList.Highlighted, "#candidate-list")

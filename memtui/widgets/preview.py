@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -15,6 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from memtui.core.model import MemoryFile
+from memtui.core.staleness import StalenessResult
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
 
 from .theme import foreground_only
@@ -23,7 +24,7 @@ from .theme import foreground_only
 PREVIEW_CHARS = 20_000
 
 
-def staleness_table(result: Any, error: Style | str = "red") -> Table:
+def staleness_table(result: StalenessResult, error: Style | str = "red") -> Table:
     """The breakdown of one staleness result: age, half-life, modifiers, class, guards."""
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)

@@ -10,6 +10,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from memtui.core.model import Finding
+from memtui.core.quickfix import QUICK_FIXES
 from memtui.services.search import fuzzy_filter
 from memtui.services.workspace import Workspace
 
@@ -17,17 +18,6 @@ from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .row_list import Cell, RowList, compose_row
 from .view import View
-
-#: rules with an obvious fix, and what the fix does (the app runs it through the gate)
-QUICK_FIXES = {
-    "orphan": "add an entry for it to the Recent block (promote)",
-    "pinned-not-indexed": "add its entry to the Pinned block (pin)",
-    "archived-in-index": "take the entry out of the working set (decay)",
-    "superseded-active": "take the entry out of the working set (decay)",
-    "broken-link": "remove the line from the index (shown first)",
-    "region-empty": "remove the region pointer from the index (shown first)",
-}
-
 
 class FindingList(RowList[Finding]):
     """One row per finding: severity, rule, where, message."""
@@ -129,8 +119,8 @@ class ProblemsView(View):
         text.append(f" ({finding.severity}) in {where}\n")
         text.append(finding.message)
         fix = QUICK_FIXES.get(finding.rule)
-        if fix:
-            text.append(f"\nquick fix (f): {fix}", style="italic")
+        if fix is not None:
+            text.append(f"\nquick fix (f): {fix.text}", style="italic")
         detail.update(text)
 
     @on(RowList.Highlighted, "#problems-list")

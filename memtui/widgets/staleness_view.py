@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -11,6 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Input
 
+from memtui.core.staleness import StalenessResult
 from memtui.services.search import fuzzy_filter, split_facets
 from memtui.services.workspace import Workspace
 
@@ -26,7 +25,7 @@ CLASS_SHORT = {"EVERGREEN": "evergreen", "FRESH": "fresh", "PARTIALLY_STALE": "p
                "FULLY_STALE": "fully stale"}
 
 
-def matches_facets(result: Any, facets: dict[str, str]) -> bool:
+def matches_facets(result: StalenessResult, facets: dict[str, str]) -> bool:
     for name, value in facets.items():
         if name == "action" and not result.action.value.startswith(value):
             return False
@@ -39,16 +38,16 @@ def matches_facets(result: Any, facets: dict[str, str]) -> bool:
     return True
 
 
-class StaleList(RowList[Any]):
+class StaleList(RowList[StalenessResult]):
     """One row per scored file: score, action, class, type, age, missing refs, guards, path."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(empty_text="no files match", id=id)
 
-    def item_key(self, item: Any) -> object:
+    def item_key(self, item: StalenessResult) -> object:
         return item.path
 
-    def render_item(self, item: Any, width: int) -> Text:
+    def render_item(self, item: StalenessResult, width: int) -> Text:
         role = BUCKET_ROLE[item.bucket.value]
         missing = len(item.missing)
         guards = len(item.guards)

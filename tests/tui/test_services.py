@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from functools import partial
+
 import pytest
 from tui_support import demo_root  # noqa: F401
 
+from memtui.core import verbs
+from memtui.core.merge import merge
 from memtui.services import writer
 from memtui.services.diff import side_by_side
 from memtui.services.search import fuzzy_filter, split_facets
@@ -20,30 +24,32 @@ from memtui.services.workspace import (
     workspace_of,
 )
 
-VERBS = [
-    ("pin", ("project_gc_concurrent_mark.md",), {}),
-    ("unpin", ("value_never_lose_referenced_blobs.md",), {}),
-    ("decay", ("project_rate_limiting.md",), {}),
-    ("promote", ("reference_harborctl_cheatsheet.md",), {}),
-    ("archive", ("project_webhook_retries.md",), {}),
-    ("restore", ("archive/project_blob_dedup_spike.md",), {}),
-    ("supersede", ("project_replication_design.md",), {"successor": "project_webhook_retries.md"}),
-    ("merge", ("reference_gc_operations.md", "reference_gc_runbook.md"), {}),
-    ("rebuild", (), {}),
-    ("drop-line", (), {"line": 20}),
+F = "project_gc_concurrent_mark.md"
+VERBS: list[tuple[str, writer.Build]] = [
+    ("pin", partial(verbs.pin, path=F)),
+    ("unpin", partial(verbs.unpin, path="value_never_lose_referenced_blobs.md")),
+    ("decay", partial(verbs.decay, path="project_rate_limiting.md")),
+    ("promote", partial(verbs.promote, path="reference_harborctl_cheatsheet.md")),
+    ("archive", partial(verbs.archive, path="project_webhook_retries.md")),
+    ("restore", partial(verbs.restore, path="archive/project_blob_dedup_spike.md")),
+    ("supersede", partial(verbs.supersede, old="project_replication_design.md",
+                          new="project_webhook_retries.md")),
+    ("merge", partial(merge, paths=("reference_gc_operations.md", "reference_gc_runbook.md"))),
+    ("rebuild", verbs.rebuild),
+    ("drop-line", partial(verbs.drop_line, index_path="MEMORY.md", number=20)),
 ]
 
 
-@pytest.mark.parametrize("verb,paths,options", VERBS, ids=[v[0] for v in VERBS])
+@pytest.mark.parametrize("verb,build", VERBS, ids=[v[0] for v in VERBS])
 def test_workspace_after_a_change_equals_a_fresh_one(demo_root: Path, verb: str,
-                                                     paths: tuple[str, ...], options: dict) -> None:
+                                                     build: writer.Build) -> None:
     """The incremental update after a change draws exactly what a full reload would."""
     before = full_workspace(demo_root, record=False)
-    plan = writer.plan(before.snapshot, verb, paths, cache=before.cache, **options)
+    plan = writer.plan(before.snapshot, writer.Request(build), before.cache)
     assert plan.accepted, plan.verdict
     outcome = writer.apply(plan)
     assert outcome.ok, outcome.message
-    after = workspace_after(before, outcome.snapshot, outcome.cache, plan.preview.changeset.paths)
+    after = workspace_after(before, outcome.snapshot, outcome.cache, plan.touched)
     fresh = workspace_of(outcome.snapshot)
     assert after.files == fresh.files
     assert after.working_set == fresh.working_set

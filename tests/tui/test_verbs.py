@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
 
+from memtui.commands import BY_NAME
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.working_set_view import WorkingSetView
 
@@ -102,8 +103,9 @@ async def test_read_only_disables_every_verb(demo_root: Path) -> None:
         for key in ("p", "d", "P", "a", "r", "s", "u", "U", "R", "e", "m"):
             await press(pilot, key)
             assert not isinstance(app.screen, ConfirmChange)
-        assert app.check_action("pin_entry", ()) is None
-        assert app.check_action("show_help", ()) is True
+        assert app.check_action("command", ("pin_entry",)) is None
+        assert app.check_action("command", ("show_help",)) is True
+        assert app.why_not(BY_NAME["pin_entry"]) == "read-only: changes are disabled (--read-only)"
         assert digest(demo_root) == before
 
 

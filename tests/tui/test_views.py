@@ -272,6 +272,7 @@ def test_run_opens_a_folder_without_index(tmp_path: Path, monkeypatch: pytest.Mo
     import argparse
 
     import memtui.app as app_module
+    from memtui.cli import open_app
 
     seen = {}
 
@@ -280,28 +281,30 @@ def test_run_opens_a_folder_without_index(tmp_path: Path, monkeypatch: pytest.Mo
         return 0
 
     monkeypatch.setattr(app_module.MemtuiApp, "run", fake_run)
-    code = app_module.run(argparse.Namespace(path=str(tmp_path), demo=False, read_only=False))
+    code = open_app.run(argparse.Namespace(path=str(tmp_path), demo=False, read_only=False))
     assert code == 0 and seen["roots"] == [tmp_path.absolute()]
 
 
-def test_run_demo_uses_a_fresh_copy(monkeypatch: pytest.MonkeyPatch) -> None:
-    import argparse
-
+def test_run_demo_uses_a_fresh_copy_and_removes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     import memtui.app as app_module
+    from memtui.cli.main import main
     from memtui.core.demo import demo_source
 
     seen = {}
 
     def fake_run(self: app_module.MemtuiApp) -> int:
-        seen["roots"] = self.roots
+        (root,) = self.roots
+        seen["root"] = root
+        seen["digest"] = digest(root)
+        seen["writable"] = os.access(root, os.W_OK)
         return 0
 
     monkeypatch.setattr(app_module.MemtuiApp, "run", fake_run)
-    app_module.run(argparse.Namespace(path=None, demo=True, read_only=True))
-    (root,) = seen["roots"]
-    assert root != demo_source() and (root / "MEMORY.md").is_file()
-    assert digest(root) == digest(demo_source())
-    assert os.access(root, os.W_OK)
+    assert main(["--demo", "--read-only"]) == 0
+    root = seen["root"]
+    assert root != demo_source() and seen["writable"]
+    assert seen["digest"] == digest(demo_source())
+    assert not root.exists()  # the copy is removed on quitting
 
 
 async def test_an_edited_gist_is_checked_then_written(demo_root: Path) -> None:
