@@ -16,6 +16,7 @@ class Styled(Protocol):
 
     def style_of(self, role: str) -> Style: ...
 
+
 BUCKET_ROLE = {"fresh": "ok", "aging": "muted", "review": "warn", "stale": "error"}
 
 #: a file's staleness score, or None when it is not scored (yet)
