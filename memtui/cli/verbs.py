@@ -77,8 +77,11 @@ def register(subparsers: Any) -> None:
 
 
 def _add_promote(parser: argparse.ArgumentParser) -> None:
+    from .promote import add_to_option
+
     _files(parser)
     parser.add_argument("--hook", help="the entry's hook (default: the file's description)")
+    add_to_option(parser)
 
 
 def _add_archive(parser: argparse.ArgumentParser) -> None:
@@ -353,6 +356,10 @@ def _run(args: argparse.Namespace) -> int:
             s, args.title, body, args.type_, args.description, folder=args.folder))
     if verb == "edit" and args.hook is None:
         return _edit_in_editor(args)
+    if verb == "promote" and args.to:
+        from .promote import run_promote
+
+        return run_promote(args)
 
     names = [args.old, args.new] if verb == "supersede" else [args.file] if verb == "edit" else args.files
     with changing(args):

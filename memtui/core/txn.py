@@ -820,6 +820,10 @@ def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
     """Write an accepted preview to disk by the protocol above; raise :class:`TxnError` if not."""
     if not preview.accepted:
         raise Refused(preview)
+    if preview.kind != "do":
+        grouped = _commit_grouped_replay(preview, timeout)
+        if grouped is not None:
+            return grouped
     root = Path(preview.before.root).absolute()
     with root_lock(root, timeout):
         _recover_locked(root)
@@ -860,6 +864,21 @@ def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
         except OSError:
             pass
     return Applied(rid, preview, preview.after, preview.cache)
+
+
+def _commit_grouped_replay(preview: Preview, timeout: float) -> Applied | None:
+    """Undo or redo of a change that spans several roots: replayed in all of them as one
+    (:mod:`memtui.core.txn_multi`); None when the change is this root's alone."""
+    from . import txn_multi
+
+    group = txn_multi.replay_group_plan(preview.before, preview.kind)
+    if group is None:
+        return None
+    applied = txn_multi.commit_group(group, timeout)
+    mine = os.path.realpath(preview.before.root)
+    i = next(i for i, p in enumerate(group.previews) if os.path.realpath(p.before.root) == mine)
+    return Applied(applied.record_ids[i], group.previews[i], applied.snapshots[i],
+                   group.previews[i].cache)
 
 
 def run(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None = None,
@@ -943,6 +962,13 @@ def _quarantine(root: Path, name: str) -> None:
     fs.fsync_dir(_abs(root, JOURNAL_DIR))
 
 
+def _group_committed(value: dict[str, Any]) -> bool:
+    """Whether a pending record is one half of a multi-root change that committed."""
+    from .txn_multi import resolve_pending
+
+    return resolve_pending(value) is True
+
+
 def _recover_locked(root: Path) -> Recovered:
     if not _private_dir_exists(root, JOURNAL_DIR):
         return Recovered()
@@ -971,6 +997,9 @@ def _recover_locked(root: Path) -> Recovered:
                 "of the journal folder (or rename it to "
                 f"{record_file(record.id, ROLLED_BACK)}) and open the folder again"
             ) from None
+        if _group_committed(value):  # another root's half decided it happened: finish it
+            _mark(root, record.id, COMMITTED)
+            continue
         left = _restore(root, record.id, value)
         _mark(root, record.id, ROLLED_BACK)
         restored.append(record.id)

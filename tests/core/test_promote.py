@@ -1,19 +1,26 @@
-"""Layers (DESIGN §11): the layers `memtui list` shows, and the same fact in two layers."""
+"""Layers and promotion across them (DESIGN §11): the layers `memtui list` shows, the same fact in
+two layers, and `promote FILE --to ROOT` — both roots gated, one record, one undo, crash-safe."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from memtui.cli.main import main
+from memtui.core import txn
 from memtui.core.discover import encode_project_path
+from memtui.core.journal import list_records
 from memtui.core.layers import cross_layer_duplicates, layer_of
+from memtui.core.promote import Collision, promotion
 from memtui.core.store import load_root
+from memtui.core.txn_multi import commit_group, plan_group
+from memtui.core.validate import errors, validate
 from tests.conftest import topic
-from tests.core.writer_support import VALID_ROOT
+from tests.core.writer_support import VALID_ROOT, Crash, Faults, tree
 
 SHARED_INDEX = "# Team memory\n\n## Recent\n- [Build](build.md) — how the build runs\n"
 SHARED = {"MEMORY.md": SHARED_INDEX, "build.md": topic("Build", "how the build runs")}
@@ -36,6 +43,22 @@ def layers(tmp_path: Path) -> tuple[Path, Path, Path]:
         for rel, text in files.items():
             (root / rel).write_bytes(text.encode() if isinstance(text, str) else text)
     return local, shared, agent
+
+
+def files(root: Path) -> dict[str, bytes | None]:
+    """Every file's bytes under a root (``.memtui/`` left out); folders an undo leaves empty, as
+    the writer's undo of any move into a new folder does, are not files."""
+    return {path: data for path, data in tree(root).items() if data is not None}
+
+
+def _error_keys(root: Path) -> set[tuple[str, str, str]]:
+    return {f.key for f in errors(validate(load_root(root)))}
+
+
+def _promote(local: Path, shared: Path, path: str = "alpha.md"):  # type: ignore[no-untyped-def]
+    source, target = load_root(local), load_root(shared)
+    out_of, into = promotion(source, path, target)
+    return commit_group(plan_group([(source, out_of), (target, into)]))
 
 
 # ---------------------------------------------------------------- layers
@@ -90,3 +113,187 @@ def test_files_within_one_root_are_never_cross_layer_duplicates(make_root) -> No
     root = make_root({"MEMORY.md": "- [A](a.md) — x\n- [B](b.md) — x\n",
                       "a.md": topic("Same", "same words here"), "b.md": topic("Same", "same words here")})
     assert cross_layer_duplicates([load_root(root)]) == []
+
+
+# ---------------------------------------------------------------- promotion
+
+
+def test_promote_local_to_shared(layers: tuple[Path, Path, Path]) -> None:
+    local, shared, _ = layers
+    before_errors = (_error_keys(local), _error_keys(shared))
+    original = load_root(local).files["alpha.md"]
+    applied = _promote(local, shared)
+    assert len(applied.record_ids) == 2
+    # both roots validate with no new error
+    assert (_error_keys(local), _error_keys(shared)) == before_errors == (set(), set())
+    moved = load_root(shared).files["alpha.md"]
+    assert moved.body == original.body and moved.data.endswith(original.body.encode())
+    assert moved.frontmatter.get("promoted_from") == str(local / "alpha.md")
+    assert moved.text.replace(f"promoted_from: {local / 'alpha.md'}\n", "") == original.text
+    shared_index = (shared / "MEMORY.md").read_text()
+    assert shared_index.index("(alpha.md)") < shared_index.index("(build.md)")  # top of Recent
+    # the source keeps it reachable: archived intact, and the archive index points at the new home
+    assert "alpha.md" not in (local / "MEMORY.md").read_text()
+    assert (local / "archive" / "alpha.md").read_bytes() == original.data
+    archive_line = (local / "MEMORY-archive.md").read_text().splitlines()[-1]
+    assert archive_line.startswith("- [Alpha](archive/alpha.md) — promoted to the shared layer on ")
+    assert f"[new home]({(shared / 'alpha.md').as_uri()})" in archive_line
+
+
+def test_one_undo_from_either_root_restores_both_byte_for_byte(layers: tuple[Path, Path, Path]) -> None:
+    local, shared, _ = layers
+    for undo_from in (local, shared):
+        trees = (files(local), files(shared))
+        _promote(local, shared)
+        assert (files(local), files(shared)) != trees
+        txn.undo(txn.open_root(undo_from))
+        assert (files(local), files(shared)) == trees
+    # and redo, from the other root, brings the promotion back in both
+    txn.redo(txn.open_root(shared))
+    assert (shared / "alpha.md").exists() and (local / "archive" / "alpha.md").exists()
+
+
+def test_undo_refuses_while_the_other_root_has_a_newer_change(layers: tuple[Path, Path, Path]) -> None:
+    local, shared, _ = layers
+    from memtui.core import verbs
+
+    _promote(local, shared)
+    snapshot = load_root(shared)
+    txn.run(snapshot, verbs.pin(snapshot, "build.md"))
+    trees = (tree(local), tree(shared))
+    with pytest.raises(txn.NothingToUndo, match="newer change"):
+        txn.undo(txn.open_root(local))
+    assert (tree(local), tree(shared)) == trees
+
+
+def test_a_promotion_the_target_gate_refuses_changes_neither_root(layers: tuple[Path, Path, Path]) -> None:
+    local, shared, _ = layers
+    full = SHARED_INDEX + "".join(f"note {i}\n" for i in range(196))
+    (shared / "MEMORY.md").write_text(full)
+    assert len(full.splitlines()) == 200
+    trees = (tree(local, include_memtui=True), tree(shared, include_memtui=True))
+    source, target = load_root(local), load_root(shared)
+    group = plan_group([(source, *promotion(source, "alpha.md", target)[:1]),
+                        (target, promotion(source, "alpha.md", target)[1])])
+    assert not group.accepted and group.refused is not None
+    assert str(group.refused.before.root) == str(shared)
+    assert any(f.rule == "budget-lines" for f in group.refused.gate.refusing)
+    with pytest.raises(txn.Refused):
+        commit_group(group)
+    assert (tree(local, include_memtui=True), tree(shared, include_memtui=True)) == trees
+
+
+def test_a_name_taken_in_the_target_refuses_before_anything(layers: tuple[Path, Path, Path]) -> None:
+    local, shared, _ = layers
+    (shared / "alpha.md").write_text(topic("Other alpha"))
+    with pytest.raises(Collision, match="already holds 'alpha.md'"):
+        promotion(load_root(local), "alpha.md", load_root(shared))
+
+
+def test_a_file_reached_by_a_region_promotes_and_the_region_keeps_its_match(make_root) -> None:
+    local = make_root({"MEMORY.md": "# M\n- region `only_*.md` → the one\n",
+                       "only_one.md": topic("Only")}, name="src")
+    shared = make_root(SHARED, name="dst")
+    source, target = load_root(local), load_root(shared)
+    commit_group(plan_group(list(zip((source, target), promotion(source, "only_one.md", target)))))
+    assert _error_keys(local) == set() and _error_keys(shared) == set()
+    assert (local / "archive" / "only_one.md").exists() and (shared / "only_one.md").exists()
+
+
+@pytest.fixture
+def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+
+
+def test_a_crash_at_any_step_is_recovered_to_before_or_after_in_both(
+        layers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, no_fsync: None,
+        tmp_path: Path) -> None:
+    import shutil
+
+    local, shared, _ = layers
+    pristine = tmp_path / "pristine"
+    shutil.copytree(tmp_path / "home", pristine / "home")
+    shutil.copytree(tmp_path / "work", pristine / "work")
+    before = (tree(local), tree(shared))
+    counter = Faults(monkeypatch)
+    _promote(local, shared)
+    steps, after = counter.count, (tree(local), tree(shared))
+    monkeypatch.undo()
+    monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+    outcomes = []
+    for k in range(1, steps + 1):
+        for name in ("home", "work"):
+            shutil.rmtree(tmp_path / name)
+            shutil.copytree(pristine / name, tmp_path / name)
+        source, target = load_root(local), load_root(shared)
+        group = plan_group(list(zip((source, target), promotion(source, "alpha.md", target))))
+        faults = Faults(monkeypatch, fail_at=k, error=Crash)
+        with pytest.raises(Crash):
+            commit_group(group)
+        applied_local = tree(local) != before[0]
+        applied_shared = tree(shared) != before[1]
+        for first in ((local, shared) if k % 2 else (shared, local)):  # either root opened first
+            txn.recover(first)
+        state = (tree(local), tree(shared))
+        assert state in (before, after), f"crash at step {k} ({faults.calls[-1]}) left a mix"
+        assert not any(r.state == "pending" for root in (local, shared) for r in list_records(root))
+        outcomes.append((state == after, applied_local != applied_shared))
+        monkeypatch.undo()
+        monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+    assert outcomes[-1][0] and not outcomes[0][0]
+    # some crash fell between the two roots' writes (one root changed on disk, the other not)
+    assert any(between for _, between in outcomes)
+
+
+def test_recovering_one_root_alone_follows_the_coordinator(
+        layers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    local, shared, _ = layers
+    before = (tree(local), tree(shared))
+    source, target = load_root(local), load_root(shared)
+    group = plan_group(list(zip((source, target), promotion(source, "alpha.md", target))))
+    first, second = (Path(p.before.root) for p in group.previews)
+    real_mark = txn._mark
+
+    def crash_after_the_decision(root: Path, rid: str, state: str) -> None:
+        real_mark(root, rid, state)
+        if Path(root) == first:
+            raise Crash()
+
+    monkeypatch.setattr(txn, "_mark", crash_after_the_decision)
+    with pytest.raises(Crash):
+        commit_group(group)
+    monkeypatch.undo()
+    assert [r.state for r in list_records(second)] == ["pending"]
+    txn.recover(second)  # the coordinator committed: the other half is finished, not undone
+    assert [r.state for r in list_records(second)] == ["committed"]
+    assert (tree(local), tree(shared)) != before and (shared / "alpha.md").exists()
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_cli_promote_to_root_and_undo(layers: tuple[Path, Path, Path], capsys) -> None:
+    local, shared, _ = layers
+    trees = (files(local), files(shared))
+    code = main(["promote", str(local / "alpha.md"), "--to", str(shared), "--dry-run", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["accepted"] and data["dry_run"] and data["ids"] == []
+    assert [Path(r["root"]) for r in data["roots"]] == sorted([local, shared], key=os.path.realpath)
+    assert (files(local), files(shared)) == trees
+    code = main(["promote", str(local / "alpha.md"), "--to", str(shared)])
+    out = capsys.readouterr().out
+    assert code == 0 and "applied" in out and (shared / "alpha.md").exists()
+    assert main(["undo", str(shared)]) == 0
+    capsys.readouterr()
+    assert (files(local), files(shared)) == trees
+
+
+def test_cli_promote_refusals_and_mistakes(layers: tuple[Path, Path, Path], capsys) -> None:
+    local, shared, agent = layers
+    (agent / "alpha.md").write_text(topic("Taken"))
+    code = main(["promote", str(local / "alpha.md"), "--to", str(agent)])
+    assert code == 1 and "already holds 'alpha.md'" in capsys.readouterr().err
+    assert main(["promote", str(local / "alpha.md"), "--to", str(local.parent)]) == 2
+    assert "no MEMORY.md there" in capsys.readouterr().err
+    assert main(["promote", str(local / "alpha.md"), str(local / "beta.md"), "--to", str(shared)]) == 2
+    assert "one file at a time" in capsys.readouterr().err

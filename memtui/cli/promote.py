@@ -1,0 +1,75 @@
+"""``memtui promote FILE --to ROOT``: move a fact into another memory root (another layer).
+
+Both roots are gated; the change is written under both locks as one journal record (one half per
+root), so one ``memtui undo`` — run on either root — takes it back in both.  Exit codes as for
+the verbs: 0 applied (or a dry run the gate accepts), 1 refused (by either root's gate, a name
+already taken in the target, a busy lock, a file changed on disk), 2 a mistake to fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .common import EXIT_FINDINGS, EXIT_OK, UsageError, budget_config, console, print_json
+from .verbs import Exit, changing, fail, open_root, print_preview, resolve_files
+
+if TYPE_CHECKING:
+    from memtui.core.txn_multi import GroupPreview
+
+
+def add_to_option(parser: argparse.ArgumentParser) -> None:
+    """``--to ROOT`` on ``memtui promote``: promote into another root instead of within one."""
+    parser.add_argument("--to", metavar="ROOT",
+                        help="move the file into this memory root (another layer), with "
+                        "promoted_from: provenance; the source keeps a forwarding archive entry")
+
+
+def run_promote(args: argparse.Namespace) -> int:
+    """Promote one file into ``args.to`` (see the module docstring)."""
+    try:
+        return _run(args)
+    except Exit as exc:
+        return exc.code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from memtui.core.promote import Collision, promotion
+    from memtui.core.store import load_root
+    from memtui.core.txn_multi import commit_group, plan_group
+
+    config = budget_config(args)
+    with changing(args):
+        if len(args.files) != 1:
+            raise UsageError("promote --to moves one file at a time")
+        source_root, rels = resolve_files(args.files, args.root)
+        target_root = Path(args.to).expanduser().absolute()
+        if not (target_root / "MEMORY.md").is_file():
+            raise UsageError(f"{args.to}: no MEMORY.md there (the target must be a memory root)")
+        load = load_root if args.dry_run else open_root
+        source, target = load(source_root, config), load(target_root, config)
+        try:
+            out_of, into = promotion(source, rels[0], target, hook=args.hook)
+        except Collision as exc:
+            return fail(args, str(exc), EXIT_FINDINGS)
+        group = plan_group([(source, out_of), (target, into)])
+        ids: list[str] = []
+        if group.accepted and not args.dry_run:
+            ids = list(commit_group(group).record_ids)
+    _report(args, group, ids)
+    return EXIT_OK if group.accepted else EXIT_FINDINGS
+
+
+def _report(args: argparse.Namespace, group: GroupPreview, ids: list[str]) -> None:
+    if args.json:
+        print_json(group.to_json() | {"dry_run": bool(args.dry_run), "ids": ids})
+        return
+    out = console()
+    for i, preview in enumerate(group.previews):
+        out.print(f"[bold]{preview.before.root}[/]")
+        print_preview(preview, dry_run=args.dry_run, record_id=ids[i] if ids else None)
+    if not group.accepted:
+        out.print("[red]refused: neither root was changed[/]")
+    elif ids:
+        out.print("[dim]one change in both roots: `memtui undo` on either root takes it back in both[/]")

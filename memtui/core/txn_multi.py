@@ -1,0 +1,312 @@
+"""One change across several memory roots (a promotion from one layer to another): both gated,
+both locked, one logical journal record, one undo — a thin layer on :mod:`memtui.core.txn`.
+
+Each root keeps its own journal, so the record is written as one *half* per root (the usual
+record, holding that root's operations and before-images) plus a ``group`` entry naming every
+half: ``{"id", "coordinator", "members": [{"root", "record"}]}``.  Protocol:
+
+1. every half is planned and gated on its own root (:func:`plan_group`); one refusal refuses all,
+   and nothing is touched;
+2. the locks are taken in a fixed order — the roots' real paths, sorted — so two memtuis
+   promoting in opposite directions cannot deadlock; interrupted changes are finished; every
+   touched path is checked against what was read;
+3. the halves are written pending, every root's operations applied, and then the coordinator's
+   half (the first root in lock order) is marked committed — **the one decision point** — and
+   the other halves after it.
+
+Any error before the decision rolls every root back.  A crash leaves pending halves; recovery of
+any root (:func:`resolve_pending`, called by :func:`memtui.core.txn.recover`) looks at the
+coordinator's half: committed means the change happened (every root was applied before the
+decision), so the pending half is only marked committed; anything else means it did not, and the
+half is restored from its before-images like any interrupted change.  Each root therefore comes
+back to *before* or *after* together with the others, whichever root is opened first.
+
+Undo and redo of a grouped change (from any of its roots) replay every half through the same
+gate and commit them as one group again; they refuse while another root has a newer change of its
+own on top of its half.  The coordinator path read from a record is only ever looked at (does its
+journal hold a committed half?), never written, and only ever lets recovery write *less*.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import txn
+from .changeset import Changeset
+from .journal import (
+    COMMITTED,
+    encode_bytes,
+    journal_dir,
+    list_records,
+    op_to_json,
+    parse_name,
+    read_record,
+    record_file,
+    record_id,
+    stacks,
+)
+from .model import Snapshot
+from .plan import (
+    ChangedOnDisk,
+    NothingToUndo,
+    Preview,
+    Refused,
+    baseline_of,
+    plan,
+    redo_plan,
+    undo_plan,
+)
+from .store import load_root
+
+GROUP = "group"
+
+
+def _key(root: Path | str) -> str:
+    return os.path.realpath(root)
+
+
+@dataclass(frozen=True)
+class GroupPreview:
+    """Every root's half of one change, planned and gated, in lock order (the first coordinates)."""
+
+    previews: tuple[Preview, ...]
+
+    @property
+    def accepted(self) -> bool:
+        return all(p.accepted for p in self.previews)
+
+    @property
+    def refused(self) -> Preview | None:
+        """The first half the gate refused (None when every half is accepted)."""
+        return next((p for p in self.previews if not p.accepted), None)
+
+    @property
+    def description(self) -> str:
+        return self.previews[0].changeset.description if self.previews else ""
+
+    def refusal_message(self) -> str:
+        refused = self.refused
+        if refused is None:
+            return ""
+        return f"{refused.before.root}: {refused.refusal_message()} — nothing was changed in any root"
+
+    def to_json(self) -> dict[str, object]:
+        """``{"verb", "accepted", "description", "roots": [{"root", <verb JSON>}…]}``."""
+        first = self.previews[0].changeset.verb if self.previews else ""
+        return {
+            "verb": first,
+            "accepted": self.accepted,
+            "description": self.description,
+            "roots": [{"root": str(p.before.root), **p.to_json()} for p in self.previews],
+        }
+
+
+@dataclass(frozen=True)
+class GroupApplied:
+    """A committed group: each root's journal id and its snapshot after the change."""
+
+    record_ids: tuple[str, ...]
+    snapshots: tuple[Snapshot, ...]
+    preview: GroupPreview
+
+
+def in_lock_order(previews: Sequence[Preview]) -> tuple[Preview, ...]:
+    """Halves sorted by their roots' real paths (the order their locks are taken in)."""
+    ordered = tuple(sorted(previews, key=lambda p: _key(p.before.root)))
+    keys = [_key(p.before.root) for p in ordered]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a grouped change touches each root once")
+    return ordered
+
+
+def plan_group(parts: Sequence[tuple[Snapshot, Changeset]]) -> GroupPreview:
+    """Plan and gate each root's changeset (pure: nothing is touched)."""
+    return GroupPreview(in_lock_order([plan(snapshot, changeset) for snapshot, changeset in parts]))
+
+
+def _check_target(root: Path, preview: Preview) -> None:
+    """For an undo or redo half: the journal still has the planned change on top."""
+    if preview.kind == "do":
+        return
+    st = stacks(list_records(root))
+    expected = st.done[-1] if preview.kind == "undo" and st.done else (
+        st.redo[0] if preview.kind == "redo" and st.redo else None)
+    if expected != preview.target:
+        raise ChangedOnDisk(f"the journal of {root} changed since this {preview.kind} was planned; "
+                            "reload and try again")
+
+
+def _record(preview: Preview, rid: str, modes: dict[str, int], missing: list[str],
+            group: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": rid,
+        "kind": preview.kind,
+        "target": preview.target,
+        "time": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
+        "verb": preview.changeset.verb,
+        "description": preview.changeset.description,
+        "ops": [op_to_json(op) for op in preview.changeset.ops],
+        "before": {path: encode_bytes(data) for path, data in preview.initial.items()},
+        "modes": modes,
+        "created_dirs": missing,
+        "baseline": baseline_of(preview).to_json(),
+        GROUP: group,
+    }
+
+
+def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> GroupApplied:
+    """Write every half of an accepted group as one change (see the module docstring)."""
+    refused = group.refused
+    if refused is not None:
+        raise Refused(refused)
+    previews = in_lock_order(group.previews)
+    roots = [Path(p.before.root).absolute() for p in previews]
+    with ExitStack() as locks:
+        for root in roots:
+            locks.enter_context(txn.root_lock(root, timeout))
+        for root in roots:
+            txn._recover_locked(root)
+        for root, preview in zip(roots, previews):
+            _check_target(root, preview)
+        checked = [txn._check_disk(root, preview) for root, preview in zip(roots, previews)]
+        rids = [record_id(txn._next_seq(root), p.kind, p.target) for root, p in zip(roots, previews)]
+        members = [{"root": str(root), "record": rid} for root, rid in zip(roots, rids)]
+        info = {"id": f"{rids[0]}@{roots[0]}", "coordinator": str(roots[0]), "members": members}
+        records = [_record(p, rid, modes, missing, info)
+                   for p, rid, (modes, missing) in zip(previews, rids, checked)]
+        written: list[int] = []
+        try:
+            for i, root in enumerate(roots):
+                written.append(i)
+                txn._write_record(root, rids[i], records[i])
+            for i, root in enumerate(roots):
+                modes, missing = checked[i]
+                txn._apply_ops(root, rids[i], previews[i].changeset.ops, modes, missing)
+            txn._mark(roots[0], rids[0], COMMITTED)  # the decision: from here on it happened
+        except (Exception, KeyboardInterrupt) as exc:
+            errors = [txn._rollback(roots[i], rids[i], records[i], exc) for i in reversed(written)]
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise errors[-1] from exc
+        for i in range(1, len(roots)):
+            try:
+                txn._mark(roots[i], rids[i], COMMITTED)
+            except OSError:  # recovery finds the coordinator committed and finishes this
+                pass
+        for root in roots:
+            try:
+                txn._prune(root)
+            except OSError:
+                pass
+    return GroupApplied(tuple(rids), tuple(p.after for p in previews), group)
+
+
+# ---------------------------------------------------------------- recovery
+
+
+def resolve_pending(value: dict[str, Any]) -> bool | None:
+    """For a pending half: True when its group committed (finish it), False when not (restore
+    it), None when the record is not part of a group."""
+    info = value.get(GROUP)
+    if not isinstance(info, dict):
+        return None
+    coordinator = info.get("coordinator")
+    rid = next((m.get("record") for m in info.get("members", [])
+                if isinstance(m, dict) and m.get("root") == coordinator), None)
+    if not isinstance(coordinator, str) or not os.path.isabs(coordinator) or not isinstance(rid, str):
+        return False
+    name = parse_name(record_file(rid, COMMITTED))
+    if name is None or name.id != rid:
+        return False
+    return os.path.isfile(journal_dir(coordinator) / record_file(rid, COMMITTED))
+
+
+# ---------------------------------------------------------------- undo and redo
+
+
+def group_of(root: Path | str, kind: str) -> dict[str, Any] | None:
+    """The ``group`` entry of the change an undo (or redo) of ``root`` would replay, if grouped."""
+    records = list_records(root)
+    st = stacks(records)
+    seq = (st.done[-1] if st.done else None) if kind == "undo" else (st.redo[0] if st.redo else None)
+    record = next((r for r in records if r.seq == seq and r.kind == "do"), None)
+    if record is None:
+        return None
+    try:
+        info = read_record(root, record).get(GROUP)
+    except ValueError:
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def replay_group_plan(snapshot: Snapshot, kind: str) -> GroupPreview | None:
+    """Undo or redo of a grouped change, planned on every root it spans (None if not grouped).
+
+    Every other root is recovered and loaded fresh; each must have its half of the change on top
+    of its journal, else :class:`NothingToUndo` says which root to step back first.
+    """
+    info = group_of(snapshot.root, kind)
+    if info is None:
+        return None
+    mine = _key(snapshot.root)
+    previews: list[Preview] = []
+    for member in info.get("members", []):
+        root = member.get("root") if isinstance(member, dict) else None
+        rid = member.get("record") if isinstance(member, dict) else None
+        if not isinstance(root, str) or not isinstance(rid, str):
+            raise NothingToUndo(f"cannot {kind}: the journal record of this change is damaged")
+        here = snapshot if _key(root) == mine else _open(root, snapshot, kind)
+        replay = undo_plan if kind == "undo" else redo_plan
+        preview = replay(here)
+        name = parse_name(record_file(rid, COMMITTED))
+        if name is None or preview.target != name.seq:
+            raise NothingToUndo(
+                f"cannot {kind} '{info_description(preview)}' here alone: {root} has a newer "
+                f"change on top of its part; {kind} that one there first")
+        previews.append(preview)
+    return GroupPreview(in_lock_order(previews))
+
+
+def info_description(preview: Preview) -> str:
+    return preview.changeset.description.split(": ", 1)[-1]
+
+
+def _open(root: str, like: Snapshot, kind: str) -> Snapshot:
+    if not os.path.isdir(root):
+        raise NothingToUndo(f"cannot {kind}: {root}, which this change also touched, is gone")
+    txn.recover(root)
+    return load_root(root, like.config)
+
+
+def undo_group(snapshot: Snapshot, timeout: float = txn.LOCK_TIMEOUT) -> GroupApplied:
+    """Undo the newest change of ``snapshot``'s root, which must be a grouped one, in every root."""
+    group = replay_group_plan(snapshot, "undo")
+    if group is None:
+        raise NothingToUndo("the newest change is not one that spans several roots")
+    return commit_group(group, timeout)
+
+
+def redo_group(snapshot: Snapshot, timeout: float = txn.LOCK_TIMEOUT) -> GroupApplied:
+    """Redo the most recently undone grouped change in every root it spans."""
+    group = replay_group_plan(snapshot, "redo")
+    if group is None:
+        raise NothingToUndo("the change to redo is not one that spans several roots")
+    return commit_group(group, timeout)
+
+
+__all__ = [
+    "GroupApplied",
+    "GroupPreview",
+    "commit_group",
+    "group_of",
+    "plan_group",
+    "redo_group",
+    "replay_group_plan",
+    "resolve_pending",
+    "undo_group",
+]
