@@ -42,6 +42,10 @@ The public API (everything callers need is importable from here):
   ``new_findings``, ``to_json()``); :func:`commit` → :class:`Applied`; :func:`run` does both;
 - :func:`undo_plan` / :func:`redo_plan` / :func:`undo` / :func:`redo`; :func:`journal_log`;
 - :func:`open_root` (recover, then load), :func:`recover`, :func:`root_lock`;
+- a change over several roots (a promotion between layers) is :mod:`memtui.core.txn_multi`,
+  built on :func:`prepare` / :class:`Prepared` (the checks and the record of one root's half);
+  its pending halves are finished or restored by :func:`recover` as its coordinator decided, and
+  :func:`commit` of an undo or redo of it replays every half;
 - memtui's own bookkeeping files (``.memtui/…``, the pressure log): :func:`write_side_file`,
   :func:`append_side_file` — same lock, same safe file layer;
 - errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
@@ -148,6 +152,7 @@ __all__ = [
     "Write",
     "LogEntry",
     "NothingToUndo",
+    "Prepared",
     "Preview",
     "ReadOnlyFile",
     "Recovered",
@@ -163,6 +168,7 @@ __all__ = [
     "journal_log",
     "open_root",
     "plan",
+    "prepare",
     "recover",
     "redo",
     "redo_plan",
@@ -816,6 +822,65 @@ def _prune(root: Path) -> None:
         excess -= 1
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A planned change checked under its root's lock: its journal id and record, ready to write.
+
+    :func:`commit` writes one; :mod:`memtui.core.txn_multi` writes one per root of a change that
+    spans several.
+    """
+
+    root: Path
+    preview: Preview
+    rid: str
+    record: dict[str, Any]
+    modes: dict[str, int]
+    missing: list[str]
+
+    def write_record(self) -> None:
+        """Write the journal record, pending (fsynced)."""
+        _write_record(self.root, self.rid, self.record)
+
+    def apply(self) -> None:
+        """Apply the changeset's operations (atomic per file; folders fsynced)."""
+        _apply_ops(self.root, self.rid, self.preview.changeset.ops, self.modes, self.missing,
+                   dict(self.preview.restores))
+
+    def rollback(self, cause: BaseException) -> TxnError:
+        """Restore what was applied from the record; the error to raise."""
+        return _rollback(self.root, self.rid, self.record, cause)
+
+
+def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -> Prepared:
+    """Check, holding ``root``'s lock, that the journal and the disk are as the preview planned;
+    the record to write (``extra`` keys added to it).  Raises :class:`ChangedOnDisk` if not."""
+    if preview.kind != "do":
+        st = stacks(list_records(root))
+        expected = st.done[-1] if preview.kind == "undo" and st.done else (
+            st.redo[0] if preview.kind == "redo" and st.redo else None)
+        if expected != preview.target:
+            raise ChangedOnDisk(f"the journal of {root} changed since this {preview.kind} was "
+                                "planned; reload and try again")
+    modes, times, missing = _check_disk(root, preview)
+    rid = record_id(_next_seq(root), preview.kind, preview.target)
+    record = {
+        "id": rid,
+        "kind": preview.kind,
+        "target": preview.target,
+        "time": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
+        "verb": preview.changeset.verb,
+        "description": preview.changeset.description,
+        "ops": [op_to_json(op) for op in preview.changeset.ops],
+        "before": {path: encode_bytes(data) for path, data in preview.initial.items()},
+        "modes": modes,
+        "times": times,
+        "created_dirs": missing,
+        "baseline": baseline_of(preview).to_json(),
+        **(extra or {}),
+    }
+    return Prepared(root, preview, rid, record, modes, missing)
+
+
 def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
     """Write an accepted preview to disk by the protocol above; raise :class:`TxnError` if not."""
     if not preview.accepted:
@@ -827,35 +892,13 @@ def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
     root = Path(preview.before.root).absolute()
     with root_lock(root, timeout):
         _recover_locked(root)
-        if preview.kind != "do":
-            st = stacks(list_records(root))
-            expected = st.done[-1] if preview.kind == "undo" and st.done else (
-                st.redo[0] if preview.kind == "redo" and st.redo else None)
-            if expected != preview.target:
-                raise ChangedOnDisk(f"the journal changed since this {preview.kind} was planned; "
-                                    "reload and try again")
-        modes, times, missing = _check_disk(root, preview)
-        rid = record_id(_next_seq(root), preview.kind, preview.target)
-        record = {
-            "id": rid,
-            "kind": preview.kind,
-            "target": preview.target,
-            "time": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
-            "verb": preview.changeset.verb,
-            "description": preview.changeset.description,
-            "ops": [op_to_json(op) for op in preview.changeset.ops],
-            "before": {path: encode_bytes(data) for path, data in preview.initial.items()},
-            "modes": modes,
-            "times": times,
-            "created_dirs": missing,
-            "baseline": baseline_of(preview).to_json(),
-        }
+        prepared = prepare(root, preview)
         try:
-            _write_record(root, rid, record)
-            _apply_ops(root, rid, preview.changeset.ops, modes, missing, dict(preview.restores))
-            _mark(root, rid, COMMITTED)
+            prepared.write_record()
+            prepared.apply()
+            _mark(root, prepared.rid, COMMITTED)
         except (Exception, KeyboardInterrupt) as exc:
-            error = _rollback(root, rid, record, exc)
+            error = prepared.rollback(exc)
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise error from exc
@@ -863,7 +906,7 @@ def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
             _prune(root)
         except OSError:
             pass
-    return Applied(rid, preview, preview.after, preview.cache)
+    return Applied(prepared.rid, preview, preview.after, preview.cache)
 
 
 def _commit_grouped_replay(preview: Preview, timeout: float) -> Applied | None:

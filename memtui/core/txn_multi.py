@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 from contextlib import ExitStack
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -40,27 +39,15 @@ from . import txn
 from .changeset import Changeset
 from .journal import (
     COMMITTED,
-    encode_bytes,
     journal_dir,
     list_records,
-    op_to_json,
     parse_name,
     read_record,
     record_file,
-    record_id,
     stacks,
 )
 from .model import Snapshot
-from .plan import (
-    ChangedOnDisk,
-    NothingToUndo,
-    Preview,
-    Refused,
-    baseline_of,
-    plan,
-    redo_plan,
-    undo_plan,
-)
+from .plan import NothingToUndo, Preview, Refused, plan, redo_plan, undo_plan
 from .store import load_root
 
 GROUP = "group"
@@ -129,36 +116,6 @@ def plan_group(parts: Sequence[tuple[Snapshot, Changeset]]) -> GroupPreview:
     return GroupPreview(in_lock_order([plan(snapshot, changeset) for snapshot, changeset in parts]))
 
 
-def _check_target(root: Path, preview: Preview) -> None:
-    """For an undo or redo half: the journal still has the planned change on top."""
-    if preview.kind == "do":
-        return
-    st = stacks(list_records(root))
-    expected = st.done[-1] if preview.kind == "undo" and st.done else (
-        st.redo[0] if preview.kind == "redo" and st.redo else None)
-    if expected != preview.target:
-        raise ChangedOnDisk(f"the journal of {root} changed since this {preview.kind} was planned; "
-                            "reload and try again")
-
-
-def _record(preview: Preview, rid: str, modes: dict[str, int], missing: list[str],
-            group: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": rid,
-        "kind": preview.kind,
-        "target": preview.target,
-        "time": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
-        "verb": preview.changeset.verb,
-        "description": preview.changeset.description,
-        "ops": [op_to_json(op) for op in preview.changeset.ops],
-        "before": {path: encode_bytes(data) for path, data in preview.initial.items()},
-        "modes": modes,
-        "created_dirs": missing,
-        "baseline": baseline_of(preview).to_json(),
-        GROUP: group,
-    }
-
-
 def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> GroupApplied:
     """Write every half of an accepted group as one change (see the module docstring)."""
     refused = group.refused
@@ -171,31 +128,27 @@ def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> Grou
             locks.enter_context(txn.root_lock(root, timeout))
         for root in roots:
             txn._recover_locked(root)
-        for root, preview in zip(roots, previews):
-            _check_target(root, preview)
-        checked = [txn._check_disk(root, preview) for root, preview in zip(roots, previews)]
-        rids = [record_id(txn._next_seq(root), p.kind, p.target) for root, p in zip(roots, previews)]
-        members = [{"root": str(root), "record": rid} for root, rid in zip(roots, rids)]
-        info = {"id": f"{rids[0]}@{roots[0]}", "coordinator": str(roots[0]), "members": members}
-        records = [_record(p, rid, modes, missing, info)
-                   for p, rid, (modes, missing) in zip(previews, rids, checked)]
-        written: list[int] = []
+        halves = [txn.prepare(root, preview) for root, preview in zip(roots, previews)]
+        members = [{"root": str(half.root), "record": half.rid} for half in halves]
+        info = {"id": f"{halves[0].rid}@{roots[0]}", "coordinator": str(roots[0]), "members": members}
+        for half in halves:
+            half.record[GROUP] = info
+        written: list[txn.Prepared] = []
         try:
-            for i, root in enumerate(roots):
-                written.append(i)
-                txn._write_record(root, rids[i], records[i])
-            for i, root in enumerate(roots):
-                modes, missing = checked[i]
-                txn._apply_ops(root, rids[i], previews[i].changeset.ops, modes, missing)
-            txn._mark(roots[0], rids[0], COMMITTED)  # the decision: from here on it happened
+            for half in halves:
+                written.append(half)
+                half.write_record()
+            for half in halves:
+                half.apply()
+            txn._mark(roots[0], halves[0].rid, COMMITTED)  # the decision: from here on it happened
         except (Exception, KeyboardInterrupt) as exc:
-            errors = [txn._rollback(roots[i], rids[i], records[i], exc) for i in reversed(written)]
+            errors = [half.rollback(exc) for half in reversed(written)]
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise errors[-1] from exc
-        for i in range(1, len(roots)):
+        for half in halves[1:]:
             try:
-                txn._mark(roots[i], rids[i], COMMITTED)
+                txn._mark(half.root, half.rid, COMMITTED)
             except OSError:  # recovery finds the coordinator committed and finishes this
                 pass
         for root in roots:
@@ -203,7 +156,7 @@ def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> Grou
                 txn._prune(root)
             except OSError:
                 pass
-    return GroupApplied(tuple(rids), tuple(p.after for p in previews), group)
+    return GroupApplied(tuple(h.rid for h in halves), tuple(p.after for p in previews), group)
 
 
 # ---------------------------------------------------------------- recovery
@@ -266,13 +219,13 @@ def replay_group_plan(snapshot: Snapshot, kind: str) -> GroupPreview | None:
         name = parse_name(record_file(rid, COMMITTED))
         if name is None or preview.target != name.seq:
             raise NothingToUndo(
-                f"cannot {kind} '{info_description(preview)}' here alone: {root} has a newer "
+                f"cannot {kind} '{_description(preview)}' here alone: {root} has a newer "
                 f"change on top of its part; {kind} that one there first")
         previews.append(preview)
     return GroupPreview(in_lock_order(previews))
 
 
-def info_description(preview: Preview) -> str:
+def _description(preview: Preview) -> str:
     return preview.changeset.description.split(": ", 1)[-1]
 
 
@@ -283,30 +236,12 @@ def _open(root: str, like: Snapshot, kind: str) -> Snapshot:
     return load_root(root, like.config)
 
 
-def undo_group(snapshot: Snapshot, timeout: float = txn.LOCK_TIMEOUT) -> GroupApplied:
-    """Undo the newest change of ``snapshot``'s root, which must be a grouped one, in every root."""
-    group = replay_group_plan(snapshot, "undo")
-    if group is None:
-        raise NothingToUndo("the newest change is not one that spans several roots")
-    return commit_group(group, timeout)
-
-
-def redo_group(snapshot: Snapshot, timeout: float = txn.LOCK_TIMEOUT) -> GroupApplied:
-    """Redo the most recently undone grouped change in every root it spans."""
-    group = replay_group_plan(snapshot, "redo")
-    if group is None:
-        raise NothingToUndo("the change to redo is not one that spans several roots")
-    return commit_group(group, timeout)
-
-
 __all__ = [
     "GroupApplied",
     "GroupPreview",
     "commit_group",
     "group_of",
     "plan_group",
-    "redo_group",
     "replay_group_plan",
     "resolve_pending",
-    "undo_group",
 ]

@@ -269,6 +269,19 @@ def test_recovering_one_root_alone_follows_the_coordinator(
     assert (tree(local), tree(shared)) != before and (shared / "alpha.md").exists()
 
 
+@pytest.mark.parametrize("group", [
+    None, "nonsense", {"coordinator": "relative/root", "members": [{"root": "relative/root",
+                                                                    "record": "00000001-do"}]},
+    {"coordinator": "/elsewhere", "members": [{"root": "/elsewhere", "record": "../../x"}]},
+    {"coordinator": "/elsewhere", "members": []},
+])
+def test_a_malformed_group_never_finishes_a_pending_half(group: object) -> None:
+    from memtui.core.txn_multi import resolve_pending
+
+    assert resolve_pending({"group": group}) in (None, False)
+    assert resolve_pending({}) is None
+
+
 # ---------------------------------------------------------------- the command line
 
 
