@@ -35,6 +35,7 @@ def run_promote(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from memtui.core.changeset import ChangesetError
     from memtui.core.promote import Collision, promotion
     from memtui.core.store import load_root
     from memtui.core.txn_multi import commit_group, plan_group
@@ -51,9 +52,11 @@ def _run(args: argparse.Namespace) -> int:
         source, target = load(source_root, config), load(target_root, config)
         try:
             out_of, into = promotion(source, rels[0], target, hook=args.hook)
+            group = plan_group([(source, out_of), (target, into)])
         except Collision as exc:
             return fail(args, str(exc), EXIT_FINDINGS)
-        group = plan_group([(source, out_of), (target, into)])
+        except ChangesetError as exc:  # a path the target cannot hold (a nested root, …)
+            raise UsageError(f"cannot promote into {target_root}: {exc}") from None
         ids: list[str] = []
         if group.accepted and not args.dry_run:
             ids = list(commit_group(group).record_ids)
@@ -72,4 +75,5 @@ def _report(args: argparse.Namespace, group: GroupPreview, ids: list[str]) -> No
     if not group.accepted:
         out.print("[red]refused: neither root was changed[/]")
     elif ids:
-        out.print("[dim]one change in both roots: `memtui undo` on either root takes it back in both[/]")
+        out.print("[dim]one change in both roots: `memtui undo` on either root takes it back "
+                  "in both[/]")

@@ -27,12 +27,12 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-from .changeset import Changeset, Create, Move, Operation, VerbError, Write
+from .changeset import Changeset, Create, Move, VerbError
 from .frontmatter import set_key
-from .index_edit import IndexDraft, new_entry, one_line
+from .index_edit import new_entry, one_line
 from .layers import layer_of
-from .model import ARCHIVE_DIR, ARCHIVE_INDEX_NAME, INDEX_NAME, Index, Snapshot, encode_text
-from .verbs import hook_for, normalize_path
+from .model import ARCHIVE_DIR, Snapshot, encode_text
+from .verbs import _draft, _draft_op, hook_for, normalize_path  # the verbs' index drafts
 
 PROMOTED_FROM = "promoted_from"
 
@@ -58,21 +58,6 @@ def forwarding_hook(new_home: Path, layer: str, hook: str, today: date) -> str:
             f"[new home]({new_home.absolute().as_uri()}){tail}")
 
 
-def _draft(index: Index, snapshot: Snapshot, name: str) -> IndexDraft:
-    if not index.exists:
-        index = Index(path=name, exists=False)
-    return IndexDraft(index, snapshot.files.__contains__)
-
-
-def _op(draft: IndexDraft) -> list[Operation]:
-    if not draft.changed:
-        return []
-    if draft.existed:
-        assert draft.original is not None
-        return [Write(draft.path, draft.render(), draft.original)]
-    return [Create(draft.path, draft.render())]
-
-
 def promotion(source: Snapshot, path: str, target: Snapshot, *, today: date | None = None,
               hook: str | None = None) -> tuple[Changeset, Changeset]:
     """The source's and the target's changesets that move ``path`` from ``source`` to ``target``."""
@@ -94,22 +79,23 @@ def promotion(source: Snapshot, path: str, target: Snapshot, *, today: date | No
     hook = one_line(hook) if hook else hook_for(source, f)
     text = set_key(f.text, PROMOTED_FROM, home_abbreviated(Path(source.root).absolute() / path))
     entry = new_entry(replace(f, text=text), hook)
-    index = _draft(target.index, target, INDEX_NAME)
+    index = _draft(target)
     if f.pinned:
         index.add_pinned(entry)
     else:
         index.add_recent(entry)
     description = (f"promote {path} from {home_abbreviated(source.root)} into "
                    f"{home_abbreviated(target.root)}")
-    into = Changeset("promote", description, (Create(path, encode_text(text)),) + tuple(_op(index)))
+    into = Changeset("promote", description,
+                     (Create(path, encode_text(text)), *_draft_op(index)))
 
-    active = _draft(source.index, source, INDEX_NAME)
+    active = _draft(source)
     active.remove_entries(path)
-    archive = _draft(source.archive_index, source, ARCHIVE_INDEX_NAME)
+    archive = _draft(source, archive=True)
     archive.remove_entries(path)
     new_home = Path(target.root).absolute() / path
     archive.append_entry(new_entry(replace(f, path=archived),
                                    forwarding_hook(new_home, layer_of(target.root), hook, today)))
     out_of = Changeset("promote", description,
-                       (Move(path, archived),) + tuple(_op(active)) + tuple(_op(archive)))
+                       (Move(path, archived), *_draft_op(active), *_draft_op(archive)))
     return out_of, into

@@ -310,3 +310,18 @@ def test_cli_promote_refusals_and_mistakes(layers: tuple[Path, Path, Path], caps
     assert "no MEMORY.md there" in capsys.readouterr().err
     assert main(["promote", str(local / "alpha.md"), str(local / "beta.md"), "--to", str(shared)]) == 2
     assert "one file at a time" in capsys.readouterr().err
+
+
+def test_cli_promote_into_a_path_the_target_cannot_hold(layers: tuple[Path, Path, Path],
+                                                        capsys) -> None:
+    local, shared, _ = layers
+    (local / "sub").mkdir()
+    (local / "sub" / "x.md").write_text(topic("X"))
+    with open(local / "MEMORY.md", "a") as index:
+        index.write("- [X](sub/x.md) — x\n")
+    (shared / "sub").mkdir()
+    (shared / "sub" / "MEMORY.md").write_text("# nested\n")  # another root inside the target
+    trees = (tree(local), tree(shared))
+    assert main(["promote", str(local / "sub" / "x.md"), "--to", str(shared)]) == 2
+    assert "nested root" in capsys.readouterr().err
+    assert (tree(local), tree(shared)) == trees
