@@ -1,26 +1,33 @@
 """Entry point: ``memtui [PATH] [--demo] [--read-only]`` opens the app; subcommands run headless.
 
 Each subcommand lives in its own module under ``memtui.cli`` with ``register(subparsers)`` (which
-sets ``func``) and defers heavy imports until it runs; add a module to :data:`SUBCOMMANDS` to add
-its commands.  Exit codes: 0 clean or applied, 1 error
+sets ``func``) and defers heavy imports until it runs; add a module to :func:`subcommands` to add
+its commands.  ``memtui hook pre|stop|session-start`` is answered before anything else loads:
+Claude Code runs ``hook pre`` on every file write, so its start-up time is the agent's wait.  Exit codes: 0 clean or applied, 1 error
 findings or a refused change, 2 a usage or I/O error — never a traceback for a user's mistake.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-from typing import Callable, Sequence
 
-from . import applies, changes, demo, history, inspect, scan, stale, verbs
-from .common import EXIT_USAGE, MemtuiParser, UsageError, err_console
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import argparse
+    from types import ModuleType
+    from typing import Callable, Sequence
 
-#: subcommand modules (each with ``register(subparsers)``), in the order ``memtui --help`` lists them
-SUBCOMMANDS = (inspect, stale, scan, demo, verbs, history, applies, changes)
+
+def subcommands() -> tuple[ModuleType, ...]:
+    """The subcommand modules (each with ``register(subparsers)``), in ``memtui --help`` order."""
+    from . import applies, changes, demo, history, hook, inspect, scan, stale, verbs
+
+    return (inspect, stale, scan, demo, verbs, history, applies, changes, hook)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .common import MemtuiParser
+
     parser = MemtuiParser(
         prog="memtui",
         description="Triage the file memory of coding agents: what loads, what is stale, "
@@ -28,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in SUBCOMMANDS:
+    for module in subcommands():
         module.register(subparsers)
     return parser
 
@@ -40,6 +47,8 @@ def _version() -> str:
 
 
 def _app_parser() -> argparse.ArgumentParser:
+    from .common import MemtuiParser
+
     parser = MemtuiParser(
         prog="memtui",
         description="Open the memtui app on a memory folder (or run `memtui COMMAND --help`).",
@@ -54,6 +63,16 @@ def _app_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["hook"]:
+        from .hook import fast_path
+
+        code = fast_path(args_list[1:])
+        if code is not None:
+            return code
+    import os
+
+    from .common import EXIT_USAGE, UsageError, err_console
+
     parser = build_parser()
     commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
     try:
@@ -78,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_app(args: argparse.Namespace) -> int:
+    from .common import UsageError
     from .open_app import run
 
     if not args.demo:
@@ -89,8 +109,12 @@ def _run_app(args: argparse.Namespace) -> int:
 
 def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], int]) -> int:
     """Open the app on a fresh temporary demo copy; remove the copy on exit unless ``--keep``."""
+    import argparse
+
     from memtui.core.demo import copy_demo, remove_demo_copy
     from memtui.core.store import RootError
+
+    from .common import UsageError, err_console
 
     try:
         root = copy_demo()

@@ -4,8 +4,12 @@ per-project folder, or the usual places under the current git work tree."""
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+from . import claude_settings
 from .model import INDEX_NAME
 from .store import RootError, check_root
 
@@ -19,10 +23,11 @@ MAX_DEPTH = 8
 
 def encode_project_path(path: Path | str) -> str:
     """Claude Code's folder name for a project: the absolute path with '/' and '.' made '-'."""
-    return str(Path(path).absolute()).replace("/", "-").replace(".", "-")
+    return claude_settings.encode_project_path(str(path))
 
 
 def claude_project_memory(cwd: Path, home: Path | None = None) -> Path:
+    """``~/.claude/projects/<encoded cwd>/memory`` (no settings, no git: see :func:`claude_roots`)."""
     home = home if home is not None else Path.home()
     return home / ".claude" / "projects" / encode_project_path(cwd) / "memory"
 
@@ -61,7 +66,8 @@ def git_toplevel(start: Path) -> Path | None:
     return None
 
 
-def discover(path: Path | str | None = None, cwd: Path | None = None, home: Path | None = None) -> list[Path]:
+def discover(path: Path | str | None = None, cwd: Path | None = None, home: Path | None = None,
+             env: Mapping[str, str] | None = None) -> list[Path]:
     """The memory roots to work on.  Raises :class:`RootError` when none can be found."""
     if path is not None:
         given = check_root(Path(path))
@@ -73,20 +79,116 @@ def discover(path: Path | str | None = None, cwd: Path | None = None, home: Path
     roots = roots_under(cwd)
     if roots:
         return roots
-    project = claude_project_memory(cwd, home)
-    if (project / INDEX_NAME).is_file():
-        return [project]
-    top = git_toplevel(cwd)
-    if top is not None:
-        candidates = [top / ".claude" / "memory", top / "memory"]
-        agent = top / ".claude" / "agent-memory"
-        if agent.is_dir():
-            candidates.extend(sorted(p for p in agent.iterdir() if p.is_dir()))
-        found = [c for c in candidates if (c / INDEX_NAME).is_file()]
-        if found:
-            return found
+    claude = claude_roots(cwd, env=env, home=home)
+    found = [r.path for r in claude if r.enabled and r.holds_memory()]
+    if found:
+        return found
+    auto = next((r.path for r in claude if r.kind == "auto"), None)
     raise RootError(
         "no memory root found: give a folder holding MEMORY.md, or run memtui inside one "
-        f"(looked in {cwd}, {project} and the git work tree's .claude/memory, memory/, "
-        ".claude/agent-memory/*/)"
+        f"(looked in {cwd}, Claude Code's folder {auto}, its agent memories and the git work "
+        "tree's .claude/memory and memory/)"
     )
+
+
+# ---------------------------------------------------------------- Claude Code's own folders
+
+
+@dataclass(frozen=True)
+class GitRoots:
+    """The project root all worktrees of a repository share, and this work tree's top."""
+
+    project: Path
+    worktree: Path
+
+
+def git_roots(cwd: Path) -> GitRoots | None:
+    """Where Claude Code's ``<project>`` comes from: the git repository root, shared by every
+    worktree and subfolder (CLAUDE-CODE.md "Auto memory"), or None outside git.
+
+    ``git rev-parse --git-common-dir`` names the main repository's ``.git`` from any linked
+    worktree, so its parent is the shared root; when the common dir is not a ``.git`` folder
+    (a submodule's ``.git/modules/x``, a separate git dir) the work tree's top is used.  Without a
+    usable ``git`` the nearest folder holding a ``.git`` entry stands in.
+    """
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(cwd), "rev-parse", "--path-format=absolute", "--git-common-dir",
+             "--show-toplevel"],
+            capture_output=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        done = None
+    if done is not None and done.returncode == 0:
+        lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if len(lines) == 2:
+            common, top = Path(lines[0]), Path(lines[1])
+            project = common.parent if common.name == ".git" else top
+            return GitRoots(project, top)
+    top = git_toplevel(cwd)
+    return GitRoots(top, top) if top is not None else None
+
+
+@dataclass(frozen=True)
+class ClaudeRoot:
+    """A memory folder Claude Code (or a shared layer) uses for the current project."""
+
+    kind: str  # auto | agent | shared
+    scope: str  # auto and shared: project; agents: user | project | local
+    path: Path
+    enabled: bool = True  # auto memory turned off by settings or environment
+
+    @property
+    def label(self) -> str:
+        if self.kind == "auto":
+            return "auto memory" + ("" if self.enabled else " (turned off)")
+        if self.kind == "agent":
+            return f"agent {self.path.name} ({self.scope})"
+        return "shared memory"
+
+    def holds_memory(self) -> bool:
+        """The folder holds an index or at least one memory file (so it is worth a look)."""
+        try:
+            with os.scandir(self.path) as it:
+                return any(e.name.lower().endswith(".md") and not e.name.startswith(".")
+                           for e in it)
+        except OSError:
+            return False
+
+
+def _agent_folders(base: Path) -> list[Path]:
+    try:
+        with os.scandir(base) as it:
+            return sorted(Path(e.path) for e in it
+                          if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+
+
+def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
+                 home: Path | None = None, include_user: bool = True) -> list[ClaudeRoot]:
+    """Claude Code's memory folders for the project at ``cwd``, resolved as Claude Code does
+    (CLAUDE-CODE.md): the auto memory (``autoMemoryDirectory`` from any settings scope, else
+    ``<config>/projects/<project>/memory``), the subagent memories
+    (``<config>/agent-memory/<a>/``, ``.claude/agent-memory/<a>/``,
+    ``.claude/agent-memory-local/<a>/``), and the shared ``.claude/memory``/``memory`` of the work
+    tree when they hold an index.  The auto memory is listed even before it exists.
+    """
+    cwd = (cwd or Path.cwd()).absolute()
+    home_s = str(home) if home is not None else None
+    git = git_roots(cwd)
+    project = git.project if git is not None else cwd
+    tree = git.worktree if git is not None else cwd
+    enabled = claude_settings.auto_memory_enabled(str(tree), env, home_s)
+    auto = Path(claude_settings.auto_memory_dir(str(project), env, home_s, settings_dir=str(tree)))
+    out = [ClaudeRoot("auto", "project", auto, enabled)]
+    out += [ClaudeRoot("agent", "project", p) for p in _agent_folders(tree / ".claude" / "agent-memory")]
+    out += [ClaudeRoot("agent", "local", p)
+            for p in _agent_folders(tree / ".claude" / "agent-memory-local")]
+    if include_user:
+        config = Path(claude_settings.config_dir(env, home_s))
+        out += [ClaudeRoot("agent", "user", p) for p in _agent_folders(config / "agent-memory")]
+    if git is not None:
+        out += [ClaudeRoot("shared", "project", p) for p in (tree / ".claude" / "memory", tree / "memory")
+                if (p / INDEX_NAME).is_file()]
+    return out

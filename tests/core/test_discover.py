@@ -33,16 +33,16 @@ def test_cwd_then_claude_project_folder_then_git_tree(tmp_path: Path) -> None:
     (project / "src").mkdir(parents=True)
     (project / ".git").mkdir()
     with pytest.raises(RootError):
-        discover(cwd=project / "src", home=home)
+        discover(cwd=project / "src", home=home, env={})
     (project / "memory").mkdir()
     (project / "memory" / "MEMORY.md").write_text("")
-    assert discover(cwd=project / "src", home=home) == [project / "memory"]
-    claude = claude_project_memory(project / "src", home)
+    assert discover(cwd=project / "src", home=home, env={}) == [project / "memory"]
+    claude = claude_project_memory(project, home)  # the git root names the folder, not src/
     claude.mkdir(parents=True)
     (claude / "MEMORY.md").write_text("")
-    assert discover(cwd=project / "src", home=home) == [claude]
+    assert discover(cwd=project / "src", home=home, env={}) == [claude, project / "memory"]
     (project / "src" / "MEMORY.md").write_text("")
-    assert discover(cwd=project / "src", home=home) == [project / "src"]
+    assert discover(cwd=project / "src", home=home, env={}) == [project / "src"]
 
 
 def test_agent_memory_roots_under_the_git_tree(tmp_path: Path) -> None:
@@ -52,5 +52,5 @@ def test_agent_memory_roots_under_the_git_tree(tmp_path: Path) -> None:
         (project / ".claude" / "agent-memory" / agent).mkdir(parents=True)
         (project / ".claude" / "agent-memory" / agent / "MEMORY.md").write_text("")
     (project / "docs").mkdir()
-    found = discover(cwd=project / "docs", home=tmp_path / "home")
+    found = discover(cwd=project / "docs", home=tmp_path / "home", env={})
     assert [p.name for p in found] == ["reviewer", "tester"]

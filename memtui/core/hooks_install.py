@@ -1,0 +1,246 @@
+"""Installing memtui's hooks into a Claude Code settings file, and taking them out again.
+
+The settings shape is Claude Code's (CLAUDE-CODE.md "Hooks"): ``{"hooks": {"PreToolUse":
+[{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "…", "timeout":
+30}]}]}}``.  Merging works on the parsed object and keeps every other key and hook as it was
+(same order, same values); the file is rewritten with the indentation it had.  A settings file
+is not a memory folder, so it is written here, outside the memory transaction, but the same
+way: a temporary file in the same folder, fsynced, then ``os.replace``, the old file kept beside
+it as a backup.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import shlex
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Any
+
+#: (Claude Code event, matcher or None, ``memtui hook`` sub-command)
+HOOKS = (
+    ("PreToolUse", "Write|Edit|MultiEdit", "pre"),
+    ("Stop", None, "stop"),
+    ("SessionStart", None, "session-start"),
+)
+TIMEOUT = 30
+
+
+class SettingsError(Exception):
+    """A settings file memtui will not touch (not JSON, not an object, an odd ``hooks`` value)."""
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """A settings file as read: its path, its text (None when missing) and its object."""
+
+    path: str
+    text: str | None
+    value: dict[str, Any]
+
+
+def read(path: str) -> SettingsFile:
+    """Read a settings file; a missing one is an empty object, an invalid one a SettingsError."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return SettingsFile(path, None, {})
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read it ({exc}); nothing was changed") from None
+    if not text.strip():
+        return SettingsFile(path, text, {})
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise SettingsError(
+            f"{path} is not valid JSON ({exc}); fix it by hand first — memtui never overwrites it"
+        ) from None
+    if not isinstance(value, dict):
+        raise SettingsError(f"{path} does not hold a JSON object; memtui leaves it alone")
+    hooks = value.get("hooks")
+    if hooks is not None and not isinstance(hooks, dict):
+        raise SettingsError(f"{path}: \"hooks\" is not an object; memtui leaves it alone")
+    for event, groups in (hooks or {}).items():
+        if not isinstance(groups, list):
+            raise SettingsError(f"{path}: hooks.{event} is not a list; memtui leaves it alone")
+    return SettingsFile(path, text, value)
+
+
+def command_for(prefix: str, sub: str, ask: bool = False) -> str:
+    """The command line of one hook (``--ask`` only on ``pre``)."""
+    return f"{prefix} hook {sub}" + (" --ask" if ask and sub == "pre" else "")
+
+
+def memtui_hook_of(entry: object) -> str | None:
+    """The ``memtui hook`` sub-command a hook entry runs (``pre``, ``stop``, …), or None."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return None
+    try:
+        words = shlex.split(entry["command"])
+    except ValueError:
+        return None
+    ours = any(os.path.basename(w) == "memtui" for w in words) or any(
+        a == "-m" and b == "memtui" for a, b in zip(words, words[1:]))
+    if not ours:
+        return None
+    for a, b in zip(words, words[1:]):
+        if a == "hook" and b in {sub for _, _, sub in HOOKS}:
+            return b
+    return None
+
+
+def _ours(value: dict[str, Any], event: str, sub: str) -> list[dict[str, Any]]:
+    found = []
+    for group in value.get("hooks", {}).get(event, []):
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            found += [h for h in group["hooks"] if memtui_hook_of(h) == sub]
+    return found
+
+
+def installed(value: dict[str, Any]) -> dict[str, str | None]:
+    """For each sub-command, the command installed for it (None: not installed)."""
+    out: dict[str, str | None] = {}
+    for event, _matcher, sub in HOOKS:
+        found = _ours(value, event, sub)
+        out[sub] = found[0]["command"] if found else None
+    return out
+
+
+def with_hooks(value: dict[str, Any], prefix: str, ask: bool = False) -> dict[str, Any]:
+    """A copy of the settings with memtui's three hooks in (updated in place if present)."""
+    new = copy.deepcopy(value)
+    hooks = new.setdefault("hooks", {})
+    for event, matcher, sub in HOOKS:
+        command = command_for(prefix, sub, ask)
+        found = _ours(new, event, sub)
+        for entry in found:
+            entry["command"] = command
+        if found:
+            continue
+        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT}]
+        hooks.setdefault(event, []).append(group)
+    return new
+
+
+def without_hooks(value: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the settings with memtui's hooks taken out (groups and events left empty go)."""
+    new = copy.deepcopy(value)
+    hooks = new.get("hooks")
+    if not isinstance(hooks, dict):
+        return new
+    for event, _matcher, sub in HOOKS:
+        groups = hooks.get(event)
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(inner, list) and any(memtui_hook_of(h) == sub for h in inner):
+                rest = [h for h in inner if memtui_hook_of(h) != sub]
+                if not rest:
+                    continue
+                group = {**group, "hooks": rest}
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks and value.get("hooks"):  # emptied by this call (an empty one found stays)
+        del new["hooks"]
+    return new
+
+
+def _indent_of(text: str | None) -> int | str:
+    for line in (text or "").splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def render(value: dict[str, Any], like: str | None) -> str:
+    """The settings as JSON text, indented like ``like`` (the file's old text), newline-ended."""
+    text = json.dumps(value, indent=_indent_of(like), ensure_ascii=False)
+    return text + "\n" if like is None or not like.strip() or like.endswith("\n") else text
+
+
+def diff(old: str | None, new: str, path: str) -> str:
+    """A unified diff of a settings file's change ('' when there is none)."""
+    before = (old or "").splitlines(keepends=True)
+    lines = difflib.unified_diff(before, new.splitlines(keepends=True),
+                                 path if old is not None else "/dev/null", path)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _umask_mode() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write(path: str, text: str, old_text: str | None) -> str | None:
+    """Replace the settings file atomically; return the backup's path (None for a new file).
+
+    A symlinked settings file (dotfiles) is written through: its target is replaced.
+    """
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    os.makedirs(folder, exist_ok=True)
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = _umask_mode()
+    backup = None
+    if old_text is not None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        backup = f"{target}.memtui-{stamp}.bak"
+        n = 1
+        while os.path.lexists(backup):
+            n += 1
+            backup = f"{target}.memtui-{stamp}-{n}.bak"
+        _write_new(backup, old_text.encode("utf-8"), mode, folder)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(folder)
+    return backup
+
+
+def _write_new(path: str, data: bytes, mode: int, folder: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

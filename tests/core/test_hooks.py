@@ -1,0 +1,351 @@
+"""Claude Code hooks fed real-shaped hook JSON on stdin: exit code and stdout, exactly."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memtui.cli.hook import run_hook
+from memtui.cli.main import main
+from memtui.core.claude_settings import encode_project_path, memory_root_of
+from tests.conftest import topic
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """A Claude Code environment of its own: config folder under tmp_path, nothing inherited."""
+    return {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
+
+
+def call(event: str, payload: Any, env: dict[str, str], *flags: str) -> tuple[int, str, str]:
+    """Run one hook in-process the way Claude Code runs it: JSON on stdin → (exit, stdout, stderr)."""
+    raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    out, err = io.StringIO(), io.StringIO()
+    code = run_hook(event, "--ask" in flags, io.BytesIO(raw), out, err, env)
+    return code, out.getvalue(), err.getvalue()
+
+
+def pre(tool: str, file_path: Path | str, cwd: Path, **tool_input: Any) -> dict[str, Any]:
+    return {
+        "session_id": "3f0c", "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd),
+        "hook_event_name": "PreToolUse", "permission_mode": "default", "tool_name": tool,
+        "tool_use_id": "toolu_01", "tool_input": {"file_path": str(file_path), **tool_input},
+    }
+
+
+def deny(reason: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                              "permissionDecision": "deny",
+                                              "permissionDecisionReason": reason}},
+                      ensure_ascii=False) + "\n"
+
+
+def decision(stdout: str) -> dict[str, Any]:
+    value = json.loads(stdout)
+    assert set(value) == {"hookSpecificOutput"}
+    return value["hookSpecificOutput"]
+
+
+INDEX = "# Memory\n\n- [Alpha](alpha.md) — how alpha works\n"
+
+
+@pytest.fixture
+def root(make_root) -> Path:
+    return make_root({"MEMORY.md": INDEX, "alpha.md": topic("Alpha", body="Alpha is the first.\n")})
+
+
+# ---------------------------------------------------------------- outside every root
+
+
+def test_write_outside_every_root_is_silent(tmp_path: Path, root: Path, env) -> None:
+    (tmp_path / "proj").mkdir()
+    for path in (tmp_path / "proj" / "main.py", tmp_path / "proj" / "README.md"):
+        assert call("pre", pre("Write", path, tmp_path / "proj", content="x"), env) == (0, "", "")
+
+
+def test_other_tools_and_bad_input_never_block(tmp_path: Path, env) -> None:
+    assert call("pre", b"{not json", env)[:2] == (0, "")
+    code, out, err = call("pre", b"", env)
+    assert (code, out) == (0, "") and err == (
+        "memtui hook pre: empty input (expected Claude Code's hook JSON on stdin); nothing checked\n")
+    code, out, err = call("pre", b"[1, 2]", env)
+    assert (code, out, err) == (0, "", "memtui hook pre: input is not a JSON object; nothing checked\n")
+    code, out, err = call("pre", {"tool_name": "Write", "tool_input": {"file_path": "rel.md"}}, env)
+    assert (code, out) == (0, "") and "not absolute" in err
+    code, out, err = call("pre", {"tool_name": "Bash", "tool_input": {"command": "ls"}}, env)
+    assert (code, out) == (0, "") and "'Bash' is not Write" in err
+    assert call("stop", b"garbage", env)[:2] == (0, "")
+    assert call("session-start", b"", env)[:2] == (0, "")
+
+
+def test_malformed_tool_input_inside_a_root_never_blocks(root: Path, env) -> None:
+    code, out, err = call("pre", pre("Write", root / "beta.md", root), env)  # no content
+    assert (code, out, err) == (
+        0, "", "memtui hook pre: tool_input.content is missing or not a string; nothing checked\n")
+    code, out, err = call("pre", pre("MultiEdit", root / "alpha.md", root, edits="nope"), env)
+    assert (code, out) == (0, "") and "edits" in err
+
+
+def test_an_unexpected_exception_is_exit_0_and_one_line(root: Path, env, monkeypatch) -> None:
+    import memtui.core.hooks as hooks
+
+    def boom(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk on fire\nsecond line")
+
+    monkeypatch.setattr(hooks, "judge_write", boom)
+    code, out, err = call("pre", pre("Write", root / "beta.md", root, content="x"), env)
+    assert (code, out) == (0, "")
+    assert err == ("memtui hook pre: internal error (RuntimeError: disk on fire second line); "
+                   "nothing checked\n")
+
+
+# ---------------------------------------------------------------- the agent's writes
+
+
+def test_two_step_write_topic_then_index_line_passes_both(root: Path, env) -> None:
+    beta = topic("Beta", body="Beta replaces alpha on Fridays.\n")
+    assert call("pre", pre("Write", root / "beta.md", root, content=beta), env) == (0, "", "")
+    (root / "beta.md").write_text(beta)  # Claude Code performs the write
+    step2 = pre("Edit", root / "MEMORY.md", root, old_string="how alpha works\n",
+                new_string="how alpha works\n- [Beta](beta.md) — when beta replaces alpha\n",
+                replace_all=False)
+    assert call("pre", step2, env) == (0, "", "")
+
+
+def test_index_line_before_its_topic_file_is_denied(root: Path, env) -> None:
+    payload = pre("Write", root / "MEMORY.md", root,
+                  content=INDEX + "- [Beta](beta.md) — when beta replaces alpha\n")
+    code, out, err = call("pre", payload, env)
+    assert (code, err) == (0, "")
+    assert out == deny(
+        f"memtui (memory guard) refuses this Write of MEMORY.md in the memory folder {root}:\n"
+        "- broken-link at MEMORY.md:4: 'beta.md' does not exist; fix the path or remove the entry\n"
+        "What to do: write the topic file first and its index line after, or fix the link.")
+
+
+def test_index_pushed_past_200_lines_is_denied_with_the_count(make_root, env) -> None:
+    notes = "".join(f"- note {n}: keep it short\n" for n in range(197))
+    root = make_root({"MEMORY.md": INDEX + notes, "alpha.md": topic("Alpha"),
+                      "beta.md": topic("Beta")})
+    assert len((root / "MEMORY.md").read_text().splitlines()) == 200  # at the cap, all loaded
+    (root / "beta.md").unlink()
+    assert call("pre", pre("Write", root / "beta.md", root, content=topic("Beta")), env) == (0, "", "")
+    (root / "beta.md").write_text(topic("Beta"))
+    payload = pre("Edit", root / "MEMORY.md", root, old_string="- note 196: keep it short\n",
+                  new_string="- note 196: keep it short\n- [Beta](beta.md) — beta facts\n")
+    code, out, err = call("pre", payload, env)
+    assert (code, err) == (0, "")
+    assert out == deny(
+        f"memtui (memory guard) refuses this Edit of MEMORY.md in the memory folder {root}:\n"
+        "- budget-lines at MEMORY.md:201: 201 lines, over the loader's 200; the loader stops at "
+        "line 201 and 1 entry fall past the cut — decay or archive entries, or run rebuild\n"
+        "What to do: keep MEMORY.md under 200 lines and 25,000 bytes (aim for about 140 lines): "
+        "make this change shorter, or first merge related entries into one line, or replace a "
+        "family of entries with one region pointer such as `- region `lesson_*.md` → older "
+        "lessons; grep the memory dir` (the files stay reachable), then write again.")
+
+
+def test_growing_an_overflow_is_denied_and_shrinking_it_allowed(make_root, env) -> None:
+    notes = "".join(f"- note {n}\n" for n in range(210))
+    root = make_root({"MEMORY.md": INDEX + notes, "alpha.md": topic("Alpha")})
+    grow = pre("Edit", root / "MEMORY.md", root, old_string="- note 209\n",
+               new_string="- note 209\n- note 210\n")
+    code, out, _ = call("pre", grow, env)
+    reason = decision(out)["permissionDecisionReason"]
+    assert code == 0 and decision(out)["permissionDecision"] == "deny"
+    assert "MEMORY.md would grow from 213 to 214 lines while over its 200-line cap: the loader " \
+           "stops at line 201 and 0 entries would fall past the cut" in reason
+    shrink = pre("Edit", root / "MEMORY.md", root, old_string="- note 209\n", new_string="")
+    assert call("pre", shrink, env) == (0, "", "")
+
+
+def test_a_secret_is_denied_and_ask_summarises(root: Path, env) -> None:
+    text = topic("Alpha", body="Token: ghp_" + "a1B2" * 8 + "\n")
+    code, out, _ = call("pre", pre("Write", root / "alpha.md", root, content=text), env)
+    assert code == 0
+    assert out == deny(
+        f"memtui (memory guard) refuses this Write of alpha.md in the memory folder {root}:\n"
+        "- secret at alpha.md:7: looks like a GitHub token; memory is loaded into model context "
+        "and often committed — remove it and rotate the credential\n"
+        "What to do: leave the credential out of memory (say where it lives instead, e.g. 'in the "
+        "team vault as X'), and rotate it if it was real.")
+    clean = topic("Alpha", body="Alpha is the first, and the last.\n")
+    code, out, _ = call("pre", pre("Write", root / "alpha.md", root, content=clean), env, "--ask")
+    assert json.loads(out) == {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "ask",
+        "permissionDecisionReason": f"Claude wants to change alpha.md from 7 to 7 lines (75 → 89 "
+        f"bytes) in the memory folder {root} (Write). memtui's verdict: allowed — the validator "
+        "finds no new error."}}
+
+
+def test_edit_replace_all_and_edits_claude_code_refuses(root: Path, env) -> None:
+    (root / "MEMORY.md").write_text(INDEX + "- see [Alpha](alpha.md) again\n")
+    rename_all = pre("Edit", root / "MEMORY.md", root, old_string="alpha.md", new_string="a.md",
+                     replace_all=True)
+    code, out, _ = call("pre", rename_all, env)
+    got = decision(out)
+    assert got["permissionDecision"] == "deny"
+    assert "broken-link at MEMORY.md:3: 'a.md' does not exist" in got["permissionDecisionReason"]
+    # the same edit without replace_all matches twice: Claude Code refuses it itself → allow
+    once = pre("Edit", root / "MEMORY.md", root, old_string="alpha.md", new_string="a.md")
+    assert call("pre", once, env) == (0, "", "")
+    missing = pre("Edit", root / "MEMORY.md", root, old_string="not there", new_string="x")
+    assert call("pre", missing, env) == (0, "", "")
+
+
+def test_multiedit_applies_edits_in_order(root: Path, env) -> None:
+    edits = [{"old_string": "(alpha.md)", "new_string": "(alfa.md)"},
+             {"old_string": "alfa.md", "new_string": "alpha2.md", "replace_all": False}]
+    code, out, _ = call("pre", pre("MultiEdit", root / "MEMORY.md", root, edits=edits), env)
+    assert code == 0 and decision(out)["permissionDecision"] == "deny"
+    reason = decision(out)["permissionDecisionReason"]
+    assert "- broken-link at MEMORY.md:3: 'alpha2.md' does not exist" in reason
+    assert "- orphan at alpha.md:" in reason  # only the written file's own orphan is forgiven
+    fine = [{"old_string": "how alpha works", "new_string": "how alpha really works"},
+            {"old_string": "really", "new_string": "truly"}]
+    assert call("pre", pre("MultiEdit", root / "MEMORY.md", root, edits=fine), env) == (0, "", "")
+    # the second edit does not apply after the first: Claude Code fails the whole call → allow
+    broken = [{"old_string": "how alpha works", "new_string": "x"},
+              {"old_string": "how alpha works", "new_string": "y"}]
+    assert call("pre", pre("MultiEdit", root / "MEMORY.md", root, edits=broken), env) == (0, "", "")
+
+
+def test_a_root_nested_in_another_owns_its_files(make_root, env) -> None:
+    outer = make_root({"MEMORY.md": INDEX, "alpha.md": topic("Alpha"),
+                       "team/MEMORY.md": "- [Rule](rule.md) — the team rule\n",
+                       "team/rule.md": topic("Rule")})
+    team = outer / "team"
+    assert memory_root_of(str(team / "new.md"), str(outer), env) == str(team)
+    assert call("pre", pre("Write", team / "new.md", outer, content=topic("New")), env) == (0, "", "")
+    bad = pre("Write", team / "MEMORY.md", outer, content="- [Rule](rule.md) — r\n- [X](x.md) — x\n")
+    code, out, _ = call("pre", bad, env)
+    assert f"in the memory folder {team}:\n- broken-link at MEMORY.md:2" in \
+        decision(out)["permissionDecisionReason"]
+
+
+def test_a_symlink_out_of_the_root_is_denied(root: Path, tmp_path: Path, env) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.md").write_text("outside\n")
+    (root / "link.md").symlink_to(outside / "x.md")
+    code, out, _ = call("pre", pre("Write", root / "link.md", root, content=topic("L")), env)
+    assert code == 0
+    assert out == deny(
+        "memtui (memory guard) refuses this Write: link.md is inside the memory folder but is a "
+        f"symlink (or lies below one) leading out of it, to {outside / 'x.md'}, so the bytes would "
+        "land outside the memory folder (link-escapes-root). What to do: write a regular file "
+        "inside the memory folder instead.")
+    (root / "sub").symlink_to(outside)
+    code, out, _ = call("pre", pre("Write", root / "sub" / "y.md", root, content="y"), env)
+    assert decision(out)["permissionDecision"] == "deny"
+
+
+def test_claude_code_folders_without_an_index_yet_are_roots(tmp_path: Path, env) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    auto = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / encode_project_path(str(project)) / "memory"
+    first = pre("Write", auto / "user_role.md", project, content=topic("Role", type_="user"))
+    assert memory_root_of(str(auto / "user_role.md"), str(project), env) == str(auto)
+    assert call("pre", first, env) == (0, "", "")
+    leak = pre("Write", auto / "user_role.md", project, content=topic("Role", body="sk-ant-" + "x" * 30))
+    assert decision(call("pre", leak, env)[1])["permissionDecision"] == "deny"
+    agent = project / ".claude" / "agent-memory-local" / "reviewer" / "notes.md"
+    assert memory_root_of(str(agent), str(project), env) == str(agent.parent)
+
+
+def test_auto_memory_directory_from_project_settings(tmp_path: Path, env) -> None:
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    custom = tmp_path / "custom-memory"
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(custom)}))
+    target = custom / "deep" / "fact.md"
+    assert memory_root_of(str(target), str(project), env) == str(custom)
+    assert memory_root_of(str(tmp_path / "other" / "fact.md"), str(project), env) is None
+
+
+# ---------------------------------------------------------------- stop and session-start
+
+
+@pytest.fixture
+def project_memory(tmp_path: Path, env) -> tuple[Path, Path]:
+    """A project (not under git) and its Claude Code auto-memory folder."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    auto = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / encode_project_path(str(project)) / "memory"
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text(INDEX)
+    (auto / "alpha.md").write_text(topic("Alpha"))
+    return project, auto
+
+
+def stop(project: Path, active: bool) -> dict[str, Any]:
+    return {"session_id": "3f0c", "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
+            "hook_event_name": "Stop", "permission_mode": "default", "stop_hook_active": active}
+
+
+def test_stop_with_an_orphan_blocks_once(project_memory, env) -> None:
+    project, auto = project_memory
+    assert call("stop", stop(project, False), env) == (0, "", "")
+    (auto / "beta.md").write_text(topic("Beta"))  # written, never indexed
+    code, out, err = call("stop", stop(project, False), env)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"decision": "block", "reason": (
+        "memtui (memory guard): the memory you keep for this project has errors left; fix them "
+        "before you stop (this check runs once).\n"
+        f"{auto}: 1 error\n"
+        "- orphan at beta.md: no entry in MEMORY.md or MEMORY-archive.md and no region pointer "
+        "reaches this file; promote it, decay it under a region, or archive it. Fix: add its line "
+        "to MEMORY.md (`- [Title](file.md) — one-line hook`).")}
+    assert call("stop", stop(project, True), env) == (0, "", "")
+
+
+def test_session_start_speaks_only_when_needed(project_memory, env) -> None:
+    project, auto = project_memory
+    start = {"session_id": "3f0c", "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
+             "hook_event_name": "SessionStart", "source": "startup"}
+    assert call("session-start", start, env) == (0, "", "")
+    (auto / "MEMORY.md").write_text(INDEX + "".join(f"- note {n}\n" for n in range(205)))
+    (auto / "beta.md").write_text(topic("Beta"))
+    code, out, _ = call("session-start", start, env)
+    context = json.loads(out)["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart" and code == 0
+    assert len(context["additionalContext"]) <= 600
+    assert context["additionalContext"] == (
+        f"memtui: memory needs attention. {auto}: MEMORY.md is past its cut (208/200 lines, "
+        "2,195/25,000 bytes): 0 entries did not load; 1 error (orphan). Run `memtui` to triage.")
+
+
+# ---------------------------------------------------------------- as Claude Code runs it
+
+
+def run_cli(args: list[str], payload: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "memtui", *args], input=payload,
+                          capture_output=True, env={**os.environ, **env}, check=False)
+
+
+def test_whole_process_outside_root_and_deny(root: Path, tmp_path: Path, env) -> None:
+    outside = run_cli(["hook", "pre"], json.dumps(pre("Write", tmp_path / "a.py", tmp_path,
+                                                      content="x")).encode(), env)
+    assert (outside.returncode, outside.stdout, outside.stderr) == (0, b"", b"")
+    bad = json.dumps(pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"))
+    denied = run_cli(["hook", "pre"], bad.encode(), env)
+    assert denied.returncode == 0 and denied.stderr == b""
+    assert json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    garbage = run_cli(["hook", "stop"], b"\xff\xfe", env)
+    assert garbage.returncode == 0 and garbage.stdout == b"" and garbage.stderr.count(b"\n") == 1
+
+
+def test_main_with_stdin(root: Path, env, monkeypatch, capsys) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    payload = json.dumps(pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload.encode())))
+    assert main(["hook", "pre", "--ask"]) == 0
+    assert decision(capsys.readouterr().out)["permissionDecision"] == "ask"
