@@ -236,6 +236,38 @@ def _cut_reason(budget: Any) -> str | None:
 # ---------------------------------------------------------------- list
 
 
+def _listed_roots(path: str | None) -> tuple[list[Path], Path | None]:
+    """The roots ``list`` shows, and the project's auto-memory folder when it holds nothing yet.
+
+    With no PATH: the roots at or below the current folder, then Claude Code's folders for this
+    project (DESIGN §1.1) — its auto memory, its agents' memories, the user-level agent memories.
+    """
+    if path is not None:
+        return find_roots(path), None
+    from memtui.core.discover import claude_roots, roots_under
+
+    cwd = Path.cwd()
+    roots = roots_under(cwd)
+    missing = None
+    for found in claude_roots(cwd):
+        if found.path in roots:
+            continue
+        if found.holds_memory():
+            roots.append(found.path)
+        elif found.kind == "auto":
+            missing = found.path
+    return roots, missing
+
+
+def _missing_row(root: Path) -> dict[str, Any]:
+    from memtui.core.layers import MACHINE_LOCAL, project_of
+
+    project = project_of(root)
+    return {"root": str(root), "layer": MACHINE_LOCAL, "project": str(project) if project else None,
+            "exists": False, "files": 0, "other_files": 0, "nested_roots": [], "budget": None,
+            "errors": 0, "warnings": 0, "duplicates_across_layers": []}
+
+
 def run_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
@@ -243,7 +275,7 @@ def run_list(args: argparse.Namespace) -> int:
     from memtui.core.layers import cross_layer_duplicates, layered
     from memtui.core.validate import validate
 
-    roots = find_roots(args.path)
+    roots, missing = _listed_roots(args.path)
     rows = []
     layers = layered(roots)
     for item in layers:
@@ -259,6 +291,7 @@ def run_list(args: argparse.Namespace) -> int:
                     "root": str(s.root),
                     "layer": item.layer,
                     "project": str(item.project) if item.project else None,
+                    "exists": True,
                     "files": len(s.files),
                     "other_files": len(s.other_files),
                     "nested_roots": list(s.nested_roots),
@@ -269,7 +302,7 @@ def run_list(args: argparse.Namespace) -> int:
                                                  if str(s.root) in (d.root_a, d.root_b)],
                 }
                 for item, (s, b, e, w) in zip(layers, rows)
-            ]
+            ] + ([_missing_row(missing)] if missing is not None else [])
         )
         return EXIT_OK
     table = Table(title=f"{len(rows)} memory root{'s' * (len(rows) != 1)}", title_justify="left")
@@ -300,6 +333,9 @@ def run_list(args: argparse.Namespace) -> int:
             f"[red]{errors}[/]" if errors else "0",
             f"[yellow]{warnings}[/]" if warnings else "0",
         )
+    if missing is not None:
+        table.add_section()
+        table.add_row("machine-local", str(missing), "[dim]none yet[/]", "", "", "", "", "")
     out = console()
     out.print(table)
     if duplicates:

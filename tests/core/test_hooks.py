@@ -349,3 +349,20 @@ def test_main_with_stdin(root: Path, env, monkeypatch, capsys) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload.encode())))
     assert main(["hook", "pre", "--ask"]) == 0
     assert decision(capsys.readouterr().out)["permissionDecision"] == "ask"
+
+
+def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
+    code = (
+        "import io, sys\n"
+        "from memtui.cli.main import main\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\n"
+        "assert main(['hook', 'pre']) == 0\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    for name in ("notes.md", "main.py"):
+        payload = json.dumps(pre("Write", tmp_path / name, tmp_path, content="x"))
+        done = subprocess.run([sys.executable, "-c", code, payload], capture_output=True, text=True,
+                              env={**os.environ, **env}, check=True)
+        loaded = set(done.stdout.split())
+        assert not loaded & {"argparse", "rich", "textual", "memtui.core.validate",
+                             "memtui.core.store", "pathlib", "typing"}, loaded
