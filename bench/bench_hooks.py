@@ -1,0 +1,137 @@
+"""Benchmark the Claude Code hooks as whole processes, the way Claude Code runs them.
+
+Each sample starts ``memtui hook …`` (the installed console script) as a new process with the
+hook JSON on stdin and waits for it to exit.  The floor is a bare ``python -c pass`` measured in
+the same run with the same interpreter.  Bytecode caching is on for the children, as it is for
+an installed memtui (the warm-up run writes the cache).  Targets: a path outside every memory root < 40 ms
+median (about twice the floor), ``hook pre`` on a 1k-file root < 120 ms, on a 10k-file root
+< 400 ms.
+
+    .venv/bin/python bench/bench_hooks.py [--samples 21] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import make_root  # noqa: E402
+
+TARGETS_MS = {"outside": 40.0, "1k": 120.0, "10k": 400.0}
+
+
+def memtui_command() -> list[str]:
+    script = Path(sys.executable).parent / "memtui"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "memtui"]
+
+
+def sample(argv: list[str], payload: bytes, env: dict[str, str], n: int) -> list[float]:
+    """Wall-clock milliseconds of ``n`` runs (one warm-up run first, not counted)."""
+    times = []
+    for i in range(n + 1):
+        start = time.perf_counter()
+        done = subprocess.run(argv, input=payload, capture_output=True, env=env, check=False)
+        elapsed = (time.perf_counter() - start) * 1000
+        if done.returncode != 0:
+            raise SystemExit(f"{argv} exited {done.returncode}: {done.stderr.decode()[:300]}")
+        if i:
+            times.append(elapsed)
+    return times
+
+
+def pre_payload(path: Path, cwd: Path, tool: str = "Write", **tool_input: object) -> bytes:
+    return json.dumps({
+        "session_id": "bench", "transcript_path": "/tmp/bench.jsonl", "cwd": str(cwd),
+        "hook_event_name": "PreToolUse", "permission_mode": "default", "tool_name": tool,
+        "tool_use_id": "toolu_bench", "tool_input": {"file_path": str(path), **tool_input},
+    }).encode()
+
+
+TOPIC = "---\nname: bench fact\ndescription: a new fact\ntype: project\n---\n\nA new fact.\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=21)
+    parser.add_argument("--keep", type=Path, help="build the roots here and keep them")
+    args = parser.parse_args()
+    base = args.keep or Path(tempfile.mkdtemp(prefix="memtui-bench-hooks-"))
+    try:
+        return run(base, args.samples)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def run(base: Path, n: int) -> int:
+    project = base / "project"
+    (project / "src").mkdir(parents=True, exist_ok=True)
+    config = base / "config"
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(config)}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    # an installed memtui has its bytecode cached (pip compiles it); let the warm-up write it
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    roots = {}
+    for label, count in (("1k", 1_000), ("10k", 10_000)):
+        root = base / f"root{label}"
+        if not (root / "MEMORY.md").is_file():
+            make_root(root, count)
+        roots[label] = root
+    memtui = memtui_command()
+    cases: list[tuple[str, list[str], bytes, str | None]] = [
+        ("bare python -c pass", [sys.executable, "-c", "pass"], b"", None),
+        ("pre, outside: src/main.py", [*memtui, "hook", "pre"],
+         pre_payload(project / "src" / "main.py", project, content="print()\n"), "outside"),
+        ("pre, outside: README.md", [*memtui, "hook", "pre"],
+         pre_payload(project / "README.md", project, content="# readme\n"), "outside"),
+    ]
+    for label, root in roots.items():
+        index = (root / "MEMORY.md").read_text()
+        first = index.splitlines()[0] + "\n"
+        cases += [
+            (f"pre, {label} root: new topic file", [*memtui, "hook", "pre"],
+             pre_payload(root / "bench_new_fact.md", project, content=TOPIC), label),
+            (f"pre, {label} root: Edit MEMORY.md", [*memtui, "hook", "pre"],
+             pre_payload(root / "MEMORY.md", project, "Edit", old_string=first,
+                         new_string=first + "Reviewed today.\n", replace_all=False), label),
+        ]
+    # stop and session-start read the project's auto memory: point it at the 1k root
+    auto = config / "projects" / project.as_posix().replace("/", "-").replace(".", "-") / "memory"
+    auto.parent.mkdir(parents=True, exist_ok=True)
+    if not auto.exists():
+        auto.symlink_to(roots["1k"])
+    stop = json.dumps({"session_id": "bench", "cwd": str(project), "hook_event_name": "Stop",
+                       "stop_hook_active": False}).encode()
+    start = json.dumps({"session_id": "bench", "cwd": str(project),
+                        "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    cases += [
+        ("stop, project with a 1k root", [*memtui, "hook", "stop"], stop, None),
+        ("session-start, project with a 1k root", [*memtui, "hook", "session-start"], start, None),
+    ]
+    results = []
+    floor = None
+    print(f"{n} samples per case (after one warm-up); {os.cpu_count()} cores; {sys.version.split()[0]}")
+    print(f"{'case':42} {'median':>9} {'p90':>9} {'× floor':>8} {'target':>8}")
+    for name, argv, payload, target in cases:
+        times = sample(argv, payload, env, n if "10k" not in name else max(5, n // 2))
+        median = statistics.median(times)
+        p90 = statistics.quantiles(times, n=10)[-1] if len(times) >= 10 else max(times)
+        floor = floor or median
+        limit = TARGETS_MS.get(target or "")
+        verdict = "" if limit is None else f"<{limit:.0f} " + ("ok" if median < limit else "MISS")
+        results.append((name, median, p90, median / floor, verdict))
+        print(f"{name:42} {median:7.1f}ms {p90:7.1f}ms {median / floor:7.1f}× {verdict:>8}")
+    return 0 if all("MISS" not in r[4] for r in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
