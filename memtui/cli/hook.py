@@ -30,10 +30,17 @@ SCOPE_HELP = "user (~/.claude/settings.json), project (.claude/settings.json) or
 
 
 def fast_path(argv: list[str]) -> int | None:
-    """Run ``hook pre|stop|session-start [--ask]`` without building the parser; None otherwise."""
-    if not argv or argv[0] not in RUNNERS or any(a not in ("--ask",) for a in argv[1:]):
+    """Run ``hook pre|stop|session-start [--ask]`` without building the parser; None otherwise.
+
+    An unknown option is one line on stderr and the hook runs anyway: a usage error's exit 2
+    would read to Claude Code as "block" (only ``--help`` goes to the parser).
+    """
+    if not argv or argv[0] not in RUNNERS or any(a in ("-h", "--help") for a in argv[1:]):
         return None
-    return run_hook(argv[0], ask="--ask" in argv[1:])
+    unknown = [a for a in argv[1:] if a != "--ask" or argv[0] != "pre"]
+    if unknown:
+        _say(sys.stderr, f"memtui hook {argv[0]}: ignoring unknown argument(s) {' '.join(unknown)}")
+    return run_hook(argv[0], ask="--ask" in argv[1:] and argv[0] == "pre")
 
 
 def run_hook(event: str, ask: bool = False, stdin: BinaryIO | None = None,

@@ -97,9 +97,9 @@ _ADVICE = {
     "budget": (
         "keep MEMORY.md under {max_lines} lines and {max_bytes:,} bytes (aim for about {aim} "
         "lines): make this change shorter, or first merge related entries into one line, or "
-        "replace a family of entries with one region pointer such as "
-        "`- region `lesson_*.md` → older lessons; grep the memory dir` (the files stay reachable), "
-        "then write again"
+        "replace a family of entries with one region pointer line such as "
+        "\"- region `lesson_*.md` → older lessons; grep the memory dir\" (the files stay "
+        "reachable), then write again"
     ),
     "broken-link": "write the topic file first and its index line after, or fix the link",
     "orphan": "keep an index line (or a region pointer) for every memory file this change "

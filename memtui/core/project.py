@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import urllib.error
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -297,6 +294,9 @@ UrlFetcher = Callable[[str, float], int | str]
 
 def fetch_status(url: str, timeout: float = URL_TIMEOUT) -> int | str:
     """The HTTP status a URL answers (HEAD, then GET when HEAD is refused), or why there was none."""
+    import urllib.error  # here, not at the top: every load_root imports this module (handoff)
+    import urllib.request
+
     headers = {"User-Agent": "memtui (memory staleness check)"}
     status: int | str = "no answer"
     for method in ("HEAD", "GET"):
@@ -334,6 +334,8 @@ class ReferenceChecker:
         todo = sorted({u for u in urls if u not in self.url_status and url_scope(u) is None})
         if not todo:
             return
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=min(8, len(todo))) as pool:
             for url, status in zip(todo, pool.map(lambda u: self.fetcher(u, self.url_timeout), todo)):
                 self.url_status[url] = status

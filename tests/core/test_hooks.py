@@ -148,8 +148,8 @@ def test_index_pushed_past_200_lines_is_denied_with_the_count(make_root, env) ->
         "line 201 and 1 entry fall past the cut — decay or archive entries, or run rebuild\n"
         "What to do: keep MEMORY.md under 200 lines and 25,000 bytes (aim for about 140 lines): "
         "make this change shorter, or first merge related entries into one line, or replace a "
-        "family of entries with one region pointer such as `- region `lesson_*.md` → older "
-        "lessons; grep the memory dir` (the files stay reachable), then write again.")
+        "family of entries with one region pointer line such as \"- region `lesson_*.md` → "
+        "older lessons; grep the memory dir\" (the files stay reachable), then write again.")
 
 
 def test_growing_an_overflow_is_denied_and_shrinking_it_allowed(make_root, env) -> None:
@@ -366,3 +366,14 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
         loaded = set(done.stdout.split())
         assert not loaded & {"argparse", "rich", "textual", "memtui.core.validate",
                              "memtui.core.store", "pathlib", "typing"}, loaded
+
+
+def test_an_unknown_option_never_turns_into_exit_2(root: Path, env, monkeypatch, capsys) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    payload = json.dumps(pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload.encode())))
+    assert main(["hook", "pre", "--strict"]) == 0
+    out, err = capsys.readouterr()
+    assert decision(out)["permissionDecision"] == "deny"
+    assert err == "memtui hook pre: ignoring unknown argument(s) --strict\n"
