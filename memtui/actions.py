@@ -13,9 +13,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import SuspendNotSupported
 
-from memtui.commands import BY_NAME, COMMANDS, Command, Situation
+from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation
 from memtui.core.editor import EditorFailed, edit_copy, editor_name
 from memtui.core.model import INDEX_NAME
 from memtui.core.verbs import edit_file, supersede
@@ -93,9 +94,30 @@ class UserActions(_Base):
         self.run_command(BY_NAME[name])
 
     def run_command(self, command: Command) -> None:
+        """Run a command, or say in one line why it does not apply here."""
         situation = Situation(self)  # type: ignore[arg-type]
-        if command.reason(situation) is None:
+        reason = command.reason(situation)
+        if reason is None:
             command.run(self, situation)  # type: ignore[arg-type]
+        else:
+            self.say_why_not(command, reason)
+
+    def say_why_not(self, command: Command, reason: str) -> None:
+        self.notify(f"{command.label}: {reason}", severity="warning", timeout=3)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key whose command does not apply here answers with the reason.
+
+        Key events reach the app after every widget had its turn (an input that takes the
+        letter stops it), and before the app's bindings run; a command that applies is left to
+        its binding.
+        """
+        command = BY_KEY.get(event.key)
+        if command is None or not (self.on_main_screen or command.anywhere):
+            return
+        reason = self.why_not(command)
+        if reason is not None and reason != "not on this screen":
+            self.say_why_not(command, reason)
 
     def selected_path(self) -> str | None:
         if not isinstance(self.screen, MainScreen):

@@ -124,10 +124,13 @@ class Command:
         return self.why_not(s)
 
     def state(self, s: Situation) -> bool | None:
-        """For ``check_action``: True applies, None shown disabled (read-only, still reading),
-        False hidden (it does not apply to what is selected)."""
+        """For ``check_action``: True applies, None shown disabled (still reading), False hidden
+        (read-only, or it does not apply to what is selected).  A key that does not apply still
+        answers: the app says why (:meth:`memtui.actions.UserActions.on_key`)."""
         if self.reason(s) is None:
             return True
+        if self.writes and s.app.read_only:
+            return False
         if self.writes and s.on_main and s.changes_blocked:
             return None
         return False
@@ -275,6 +278,11 @@ def _run_filter(app: MemtuiApp, s: Situation) -> None:
         app.notify("this view has no filter", timeout=2)
 
 
+def _run_reload(app: MemtuiApp, s: Situation) -> None:
+    app.notify("reading the folder again from disk…", timeout=2)
+    app.reload()
+
+
 def _show(view: str) -> Run:
     def run(app: MemtuiApp, s: Situation) -> None:
         app.main.show_view(view)
@@ -350,7 +358,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda app, s: app.pick_root(), _switch_why_not, anywhere=True),
     Command("reload_root", "ctrl+r", "Reload", "Read the folder again from disk.", APP,
-            lambda app, s: app.reload()),
+            _run_reload),
     Command("show_help", "question_mark,f1", "Help", "Every key, by what it does.", APP,
             lambda app, s: app.show_help(), footer=True, anywhere=True, key_display="? / F1"),
     Command("command_palette", "ctrl+p", "Commands", "Search every action by name.", APP,
@@ -360,6 +368,8 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 BY_NAME: dict[str, Command] = {command.name: command for command in COMMANDS}
+#: the command each key runs (Textual key names)
+BY_KEY: dict[str, Command] = {key: command for command in COMMANDS for key in command.keys.split(",")}
 
 #: keys handled by the lists themselves, listed in the help screen
 NAVIGATION_KEYS: tuple[tuple[str, str, str], ...] = (
@@ -409,29 +419,39 @@ def key_table_markdown() -> str:
 
 
 class MemtuiCommands(Provider):
-    """The command palette: every registry command that applies right now, by name."""
+    """The command palette: every registry command by name; one that does not apply here is
+    listed with the reason (and choosing it says so instead of running)."""
+
+    def _commands(self) -> list[tuple[Command, str | None]]:
+        app: MemtuiApp = self.app  # type: ignore[assignment]
+        return [(command, app.why_not(command)) for command in COMMANDS
+                if command.name != "command_palette"]
 
     def _available(self) -> list[Command]:
-        app: MemtuiApp = self.app  # type: ignore[assignment]
-        return [command for command in COMMANDS
-                if command.name != "command_palette" and app.command_state(command)]
+        return [command for command, reason in self._commands() if reason is None]
+
+    @staticmethod
+    def _text(command: Command) -> str:
+        return f"{command.label}  ({command.shown_keys})"
+
+    @staticmethod
+    def _help(command: Command, reason: str | None) -> str:
+        return command.help if reason is None else f"not here: {reason}"
 
     async def discover(self) -> Hits:
-        for command in self._available():
-            yield DiscoveryHit(
-                f"{command.label}  ({command.shown_keys})",
-                partial(self._run, command),
-                help=command.help,
-            )
+        for command, reason in sorted(self._commands(), key=lambda item: item[1] is not None):
+            yield DiscoveryHit(self._text(command), partial(self._run, command),
+                               help=self._help(command, reason))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in self._available():
-            text = f"{command.label}  ({command.shown_keys})"
-            score = max(matcher.match(command.label), matcher.match(command.help) * 0.5)
+        for command, reason in self._commands():
+            score = max(matcher.match(command.label), matcher.match(command.name.replace("_", " ")),
+                        matcher.match(command.help) * 0.5)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(self._run, command),
-                          help=command.help)
+                yield Hit(score * (1.0 if reason is None else 0.5),
+                          matcher.highlight(self._text(command)), partial(self._run, command),
+                          help=self._help(command, reason))
 
     def _run(self, command: Command) -> None:
         app: MemtuiApp = self.app  # type: ignore[assignment]

@@ -29,7 +29,11 @@ VIEW_TITLES = {
 }
 
 
-def empty_message(workspace: Workspace) -> str:
+#: what the empty states offer instead of R when changes are disabled
+READ_ONLY_HINT = "This is a read-only session (--read-only): open it without --read-only to write one."
+
+
+def empty_message(workspace: Workspace, read_only: bool = False) -> str:
     """What to say when there is no working set to show (no index, or nothing at all)."""
     if workspace.is_empty:
         return (
@@ -37,15 +41,17 @@ def empty_message(workspace: Workspace) -> str:
             "memtui works on a folder with an index, MEMORY.md, and one Markdown file per fact.\n"
             "An agent writes them as it learns; you can also create one with "
             "[b]memtui remember[/b].\n\n"
-            "Press [b]R[/b] to write a first, empty MEMORY.md (shown before it is written)."
+            + (READ_ONLY_HINT if read_only else
+               "Press [b]R[/b] to write a first, empty MEMORY.md (shown before it is written).")
         )
     count = len(workspace.snapshot.files)
     files = f"{count} memory file{'s' if count != 1 else ''}" if workspace.complete else "memory files"
     return (
         "[b]No MEMORY.md here — the agent loads nothing from this folder.[/b]\n\n"
         f"{files} found, none of them reachable.\n\n"
-        "Press [b]R[/b] to build the index from them (Pinned, Recent up to 80% of the budget, "
-        "region pointers for the rest; shown as a diff first), or [b]3[/b] to look at the files."
+        + (READ_ONLY_HINT + " Press [b]3[/b] to look at the files." if read_only else
+           "Press [b]R[/b] to build the index from them (Pinned, Recent up to 80% of the budget, "
+           "region pointers for the rest; shown as a diff first), or [b]3[/b] to look at the files.")
     )
 
 
@@ -110,7 +116,7 @@ class MainScreen(Screen[None]):
             no_index.display = False
             working.display = True
         else:
-            no_index.update(empty_message(workspace))
+            no_index.update(empty_message(workspace, read_only))
             no_index.display = True
             working.display = False
         self.workspace = workspace

@@ -55,6 +55,8 @@ class StatusLine(HeaderLine):
             self.update("no root open")
             return
         parts: list[str | tuple[str, str]] = [(display_path(ws.root), "bold")]
+        if self.read_only:
+            parts.insert(0, (" read-only ", "bold reverse $warning"))
         if ws.complete:
             files = len(ws.snapshot.files)
             archived = sum(1 for row in ws.files if row.archived)
@@ -68,8 +70,6 @@ class StatusLine(HeaderLine):
             parts.append((warnings, "$warning") if ws.warnings else warnings)
         else:
             parts.append(("scanning files…", "italic"))
-        if self.read_only:
-            parts.append(("read-only", "bold"))
         if self.busy:
             parts.append((self.busy, "italic"))
         joined: list[str | tuple[str, str]] = []

@@ -103,7 +103,7 @@ async def test_read_only_disables_every_verb(demo_root: Path) -> None:
         for key in ("p", "d", "P", "a", "r", "s", "u", "U", "R", "e", "m"):
             await press(pilot, key)
             assert not isinstance(app.screen, ConfirmChange)
-        assert app.check_action("command", ("pin_entry",)) is None
+        assert app.check_action("command", ("pin_entry",)) is False  # hidden from the footer
         assert app.check_action("command", ("show_help",)) is True
         assert app.why_not(BY_NAME["pin_entry"]) == "read-only: changes are disabled (--read-only)"
         assert digest(demo_root) == before
