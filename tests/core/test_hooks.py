@@ -342,13 +342,21 @@ def test_whole_process_outside_root_and_deny(root: Path, tmp_path: Path, env) ->
     assert garbage.returncode == 0 and garbage.stdout == b"" and garbage.stderr.count(b"\n") == 1
 
 
-def test_main_with_stdin(root: Path, env, monkeypatch, capsys) -> None:
+def main_with_stdin(argv: list[str], payload: dict[str, Any], env: dict[str, str],
+                    monkeypatch: pytest.MonkeyPatch, capsys: Any) -> tuple[int, str, str]:
+    """``memtui.cli.main.main`` with the hook JSON on stdin → (exit, stdout, stderr)."""
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    payload = json.dumps(pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"))
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload.encode())))
-    assert main(["hook", "pre", "--ask"]) == 0
-    assert decision(capsys.readouterr().out)["permissionDecision"] == "ask"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode())))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_main_with_stdin(root: Path, env, monkeypatch, capsys) -> None:
+    payload = pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n")
+    code, out, _ = main_with_stdin(["hook", "pre", "--ask"], payload, env, monkeypatch, capsys)
+    assert code == 0 and decision(out)["permissionDecision"] == "ask"
 
 
 def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
@@ -369,11 +377,7 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
 
 
 def test_an_unknown_option_never_turns_into_exit_2(root: Path, env, monkeypatch, capsys) -> None:
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    payload = json.dumps(pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"))
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload.encode())))
-    assert main(["hook", "pre", "--strict"]) == 0
-    out, err = capsys.readouterr()
-    assert decision(out)["permissionDecision"] == "deny"
+    payload = pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n")
+    code, out, err = main_with_stdin(["hook", "pre", "--strict"], payload, env, monkeypatch, capsys)
+    assert code == 0 and decision(out)["permissionDecision"] == "deny"
     assert err == "memtui hook pre: ignoring unknown argument(s) --strict\n"
