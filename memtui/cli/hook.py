@@ -120,7 +120,10 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
     root = memory_root_of(file_path, project_dir, env)
     if root is None:
         return None
-    return _judge(root, os.path.normpath(file_path), tool, tool_input, ask, err)
+    from memtui.core.gcpause import gc_paused
+
+    with gc_paused():  # one bulk pass over the root in a short-lived process
+        return _judge(root, os.path.normpath(file_path), tool, tool_input, ask, err)
 
 
 def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: bool,
@@ -175,6 +178,7 @@ def _project_reports(payload: Mapping[str, Any], env: Mapping[str, str], prune: 
     from pathlib import Path
 
     from memtui.core.discover import claude_roots
+    from memtui.core.gcpause import gc_paused
     from memtui.core.hooks import report_of
     from memtui.core.store import RootError, load_root
     from memtui.core.validate import validate
@@ -184,12 +188,13 @@ def _project_reports(payload: Mapping[str, Any], env: Mapping[str, str], prune: 
     for root in claude_roots(cwd, env=env, include_user=False):
         if not root.enabled or not root.holds_memory():
             continue
-        try:
-            snapshot = load_root(root.path)
-        except RootError:
-            continue
-        reports.append(report_of(str(root.path), snapshot, validate(snapshot),
-                                 _to_prune(snapshot) if prune else 0))
+        with gc_paused():
+            try:
+                snapshot = load_root(root.path)
+            except RootError:
+                continue
+            reports.append(report_of(str(root.path), snapshot, validate(snapshot),
+                                     _to_prune(snapshot) if prune else 0))
     return reports
 
 
