@@ -114,9 +114,11 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
         return None
     if not file_path.lower().endswith(".md"):
         return None  # memory files are Markdown; nothing else can change what the validator sees
-    from memtui.core.claude_settings import memory_root_of
+    from memtui.core.claude_settings import memory_root_of, project_dir_of
 
-    project_dir = env.get("CLAUDE_PROJECT_DIR") or _cwd(payload)
+    # Claude Code names the project folder in CLAUDE_PROJECT_DIR for hook commands; without it
+    # the session's cwd leads to the folder holding the project's .claude/ settings
+    project_dir = env.get("CLAUDE_PROJECT_DIR") or project_dir_of(_cwd(payload))
     root = memory_root_of(file_path, project_dir, env)
     if root is None:
         return None

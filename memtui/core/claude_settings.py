@@ -163,6 +163,22 @@ def nearest_root(path: str) -> str | None:
         folder = parent
 
 
+def project_dir_of(cwd: str) -> str:
+    """Where the project's ``.claude/`` settings live, seen from a session's cwd: the nearest
+    folder above it holding a ``.git`` entry or a ``.claude/settings*.json`` (no subprocess),
+    else ``cwd`` itself."""
+    folder = os.path.abspath(cwd)
+    while True:
+        if (os.path.lexists(os.path.join(folder, ".git"))
+                or os.path.isfile(os.path.join(folder, ".claude", "settings.json"))
+                or os.path.isfile(os.path.join(folder, ".claude", "settings.local.json"))):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return os.path.abspath(cwd)
+        folder = parent
+
+
 def memory_root_of(file_path: str, project_dir: str, env: Mapping[str, str] | None = None,
                    home: str | None = None) -> str | None:
     """The memory root a file written by Claude Code belongs to, or None when it is outside all.

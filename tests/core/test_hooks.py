@@ -14,7 +14,7 @@ import pytest
 
 from memtui.cli.hook import run_hook
 from memtui.cli.main import main
-from memtui.core.claude_settings import encode_project_path, memory_root_of
+from memtui.core.claude_settings import encode_project_path, memory_root_of, project_dir_of
 from tests.conftest import topic
 
 
@@ -268,6 +268,10 @@ def test_auto_memory_directory_from_project_settings(tmp_path: Path, env) -> Non
     target = custom / "deep" / "fact.md"
     assert memory_root_of(str(target), str(project), env) == str(custom)
     assert memory_root_of(str(tmp_path / "other" / "fact.md"), str(project), env) is None
+    (project / "src" / "deep").mkdir(parents=True)
+    assert project_dir_of(str(project / "src" / "deep")) == str(project)
+    write = pre("Write", target, project / "src" / "deep", content=topic("F", body="sk-ant-" + "k" * 30))
+    assert decision(call("pre", write, env)[1])["permissionDecision"] == "deny"
 
 
 # ---------------------------------------------------------------- stop and session-start
