@@ -10,6 +10,7 @@ one rule the gate leaves to warnings: a write that brings in a ``secret`` is den
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,7 +166,7 @@ def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Writ
     except ChangesetError:
         return HookVerdict("allow")
     refusing = tuple(f for f in preview.gate.refusing if not (f.rule == "orphan" and f.path == rel))
-    secrets = tuple(f for f in preview.new_findings if f.rule == "secret")
+    secrets = _added_secrets(preview.before_cache.findings, preview.findings)
     after_budget = measure(preview.after.index, preview.after.config)
     grown = preview.gate.reason
     if not (refusing or secrets or grown):
@@ -174,6 +175,23 @@ def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Writ
     reason = _deny_reason(snapshot, rel, tool, refusing + secrets, grown, preview.after, after_budget)
     summary = _summary(snapshot, rel, tool, before, after, after_budget, "deny", reason)
     return HookVerdict("deny", reason, summary, refusing + secrets)
+
+
+def _added_secrets(before: Sequence[Finding], after: Sequence[Finding]) -> tuple[Finding, ...]:
+    """``secret`` findings beyond those of the same kind the file already had: a secret's
+    subject carries its line, so an edit above an old secret must not read as a new one."""
+    def kind(f: Finding) -> tuple[str, str]:
+        return f.path, f.subject.split(":", 1)[0]
+
+    had = Counter(kind(f) for f in before if f.rule == "secret")
+    out = []
+    for f in after:
+        if f.rule == "secret":
+            if had[kind(f)] > 0:
+                had[kind(f)] -= 1
+            else:
+                out.append(f)
+    return tuple(out)
 
 
 def _deny_reason(snapshot: Snapshot, rel: str, tool: str, findings: tuple[Finding, ...],

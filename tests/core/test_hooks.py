@@ -185,6 +185,15 @@ def test_a_secret_is_denied_and_ask_summarises(root: Path, env) -> None:
         "finds no new error."}}
 
 
+def test_an_edit_above_an_old_secret_is_not_a_new_secret(make_root, env) -> None:
+    token = "Token: ghp_" + "a1B2" * 8 + "\n"
+    root = make_root({"MEMORY.md": INDEX, "alpha.md": topic("Alpha", body=token)})
+    above = pre("Edit", root / "alpha.md", root, old_string="Token:", new_string="Note.\nToken:")
+    assert call("pre", above, env) == (0, "", "")
+    second = pre("Edit", root / "alpha.md", root, old_string=token, new_string=token + token[:-1] + "x\n")
+    assert decision(call("pre", second, env)[1])["permissionDecision"] == "deny"
+
+
 def test_edit_replace_all_and_edits_claude_code_refuses(root: Path, env) -> None:
     (root / "MEMORY.md").write_text(INDEX + "- see [Alpha](alpha.md) again\n")
     rename_all = pre("Edit", root / "MEMORY.md", root, old_string="alpha.md", new_string="a.md",
