@@ -107,6 +107,8 @@ def _print_report(out: Any, report: Any, args: argparse.Namespace) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from memtui.core.ages import DATE_KEYS
+
     results = [r for r in report.results if not args.action or r.action.value == args.action]
     project = (f"project {escape(str(report.project.path))} ({report.project.source})"
                if report.project else "no project found: references unverifiable")
@@ -132,7 +134,7 @@ def _print_report(out: Any, report: Any, args: argparse.Namespace) -> None:
             f"[{_ACTION_STYLE[action]}]{action}[/]",
             _CLASS_LABEL[r.cls.value] + (" ↓" if r.downgraded else ""),
             r.type,
-            f"{r.age.days:.0f}d" + ("" if r.age.source in ("updated", "date", "created")
+            f"{r.age.days:.0f}d" + ("" if r.age.source in DATE_KEYS
                                     else f" [dim]{r.age.source}[/]"),
             escape(_missing_text(r)),
             escape(", ".join(g.kind for g in r.guards)),

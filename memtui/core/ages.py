@@ -1,5 +1,7 @@
-"""How old a memory file is (DESIGN §5): frontmatter ``updated``/``date``/``created``, else the
-file's last commit (one ``git log`` for the whole root, parsed once), else its modification time.
+"""How old a memory file is (DESIGN §5): frontmatter ``modified`` (the ISO 8601 timestamp Claude
+Code writes) / ``updated`` / ``date`` / ``created``, else a ``YYYY-MM-DD`` date in the file name,
+else the file's last commit (one ``git log`` for the whole root, parsed once), else its
+modification time.
 
 The clock is always a parameter.  Dates are compared in UTC: a date is midnight UTC, a naive
 datetime is read as UTC; a date in the future counts as age 0; unreadable values are skipped.
@@ -17,7 +19,8 @@ from typing import Callable, Mapping
 from .discover import git_toplevel
 from .model import MemoryFile
 
-DATE_KEYS = ("updated", "date", "created")
+DATE_KEYS = ("modified", "updated", "date", "created")
+NAME_SOURCE = "file name"
 
 
 def to_utc(moment: datetime | date) -> datetime:
@@ -57,13 +60,29 @@ def parse_date(value: str) -> datetime | None:
 
 
 def frontmatter_date(memory_file: MemoryFile) -> tuple[datetime, str] | None:
-    """The first readable of ``updated``, ``date``, ``created``, with the key it came from."""
+    """The first readable of ``modified``, ``updated``, ``date``, ``created``, with its key."""
     for key in DATE_KEYS:
         value = memory_file.frontmatter.get(key)
         if value:
             when = parse_date(value)
             if when is not None:
                 return when, key
+    return None
+
+
+_NAME_DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)|(?<!\d)(20\d{2})(\d{2})(\d{2})(?!\d)")
+
+
+def name_date(path: str) -> datetime | None:
+    """The first valid ``YYYY-MM-DD`` (or ``YYYYMMDD``) date in a file's name, midnight UTC."""
+    name = path.rsplit("/", 1)[-1]
+    for match in _NAME_DATE_RE.finditer(name):
+        parts = match.groups()
+        year, month, day = parts[:3] if parts[0] else parts[3:]
+        try:
+            return datetime(int(year), int(month), int(day), tzinfo=timezone.utc)
+        except ValueError:
+            continue
     return None
 
 
@@ -105,8 +124,8 @@ def parse_git_log(output: bytes) -> dict[str, datetime]:
 
 @dataclass(frozen=True)
 class FileAge:
-    """How old a file is and where that date came from (``updated``/``date``/``created``,
-    ``git`` or ``mtime``)."""
+    """How old a file is and where that date came from (``modified``/``updated``/``date``/
+    ``created``, ``file name``, ``git`` or ``mtime``)."""
 
     when: datetime
     source: str
@@ -116,11 +135,15 @@ class FileAge:
 def file_age(memory_file: MemoryFile, now: datetime | date,
              git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
              ) -> FileAge:
-    """Age from frontmatter dates, else the last commit date, else the modification time."""
+    """Age from frontmatter dates, else a date in the file name, else the last commit date, else
+    the modification time."""
     moment = to_utc(now)
     found = frontmatter_date(memory_file)
+    named = name_date(memory_file.path) if found is None else None
     if found is not None:
         when, source = found
+    elif named is not None:
+        when, source = named, NAME_SOURCE
     else:
         dates = git_dates() if callable(git_dates) else git_dates
         commit = dates.get(memory_file.path) if dates else None

@@ -20,6 +20,8 @@ Decisions the design leaves open, made here:
 from __future__ import annotations
 
 import json
+import math
+import re
 import string
 from collections import Counter
 from dataclasses import dataclass
@@ -30,9 +32,9 @@ from typing import Any, Collection, Iterable
 
 from .model import MemoryFile, Snapshot
 from .safepath import check_stored_path, read_private_file
-from .contradictions import Contradiction, contradicting_pairs, freshness
+from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
-from .simjoin import TokenSets, check_threshold, overlap, pair_score, similar_pairs
+from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6
@@ -40,6 +42,22 @@ CHAINED_DENSITY = 0.6
 SIMILARITY_CHARS = 8_000
 SHARED_SHOWN = 5
 REJECTED_FILE = ".memtui/rejected.json"
+
+# The precision stage (see :class:`_Judge`).  Measured against tests/core/data/candidate_labels.tsv
+# (``bench/eval_candidates.py``); they are not tied to the threshold on purpose.
+COMMON_MIN_FILES = 5  # a root this large has tokens "most files share" (dropped)
+COMMON_SHARE = 0.5  # ... held by more than this share of titles (or of titles + bodies)
+RECALL_BODY = 0.5  # the title + body overlap the recall stage joins at (at most the threshold)
+SUPPORT = 0.4  # the title + body overlap a title match needs
+INFORMATIVE_TITLE = 4  # a title of fewer tokens also needs BODY_COSINE
+BODY_COSINE = 0.3  # the TF-IDF cosine an overlap match needs: the shared words must weigh
+CONTENT_COSINE = 0.55  # the cosine that proposes a pair on its own (with RECALL_BODY overlap)
+NEAR_COPY = 0.8  # the cosine a pair of one dated family needs (besides the threshold overlap)
+CONTAINED_RATIO = 3.0  # a file this many times larger (in tokens) contains the other
+CONTAINED_OVERLAP = 0.7  # the share of the smaller file's tokens found in the larger one
+MAX_RATIO = 10.0  # past this ratio token containment means nothing: a big log holds every word
+VERBATIM_SHARE = 0.8  # ... unless this share of the smaller file's lines are in the larger one
+VERBATIM_LINE = 20  # characters a body line needs to count as content
 
 STOP_WORDS = frozenset(
     """
@@ -58,27 +76,78 @@ STOP_WORDS = frozenset(
 
 _INDEX_LIKE = frozenset({"index.md", "memory_index.md", "memory-index.md", "scope.md"})
 
-# Tokenising without a regular expression (``[a-z0-9]{3,}`` over the lower-cased text, which is
-# what this computes, is several times slower in ``re``): encode the lower-cased text to ASCII with
-# every other code point (surrogates too) replaced by ``?``, map every byte outside ``[a-z0-9]`` to
-# a space with one ``bytes.translate``, and split on the spaces.  The runs shorter than 3 come out
-# of the same set difference as the stop words — there are only 36 + 36² of them.
+# Tokenising ASCII text without a regular expression (``[a-z0-9]{3,}`` over the lower-cased text,
+# which is what this computes, is several times slower in ``re``): map every byte outside
+# ``[a-z0-9]`` to a space with one ``bytes.translate`` and split on the spaces.  The runs shorter
+# than 3 come out of the same set difference as the stop words — there are only 36 + 36² of them.
 _TOKEN_CHARS = string.ascii_lowercase + string.digits
 _SEPARATE = bytes(c if chr(c) in _TOKEN_CHARS else ord(" ") for c in range(256))
 _SHORT = frozenset(_TOKEN_CHARS) | frozenset(a + b for a, b in product(_TOKEN_CHARS, repeat=2))
 _DROPPED = STOP_WORDS | _SHORT
 
+# Other scripts: words are runs of letters and digits of any script (``[^\W_]+``); scripts written
+# without spaces between words (Han, kana, Hangul) give overlapping character bigrams instead, so
+# a Korean or Chinese file has as many tokens as its text deserves.
+_WORD = re.compile(r"[^\W_]+")
+_BIGRAM_SCRIPTS = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
+)
+
+
+def token_list(text: str) -> list[str]:
+    """Every token of a text, in order, repeats kept: what :func:`tokens` makes a set of.
+
+    Latin, Cyrillic, Greek … words of at least 3 characters, less the stop words; character
+    bigrams of Han, kana and Hangul runs.  Numbers (dates, counts, versions) are no tokens.
+    """
+    lower = text.lower()
+    if lower.isascii():
+        runs = lower.encode("ascii").translate(_SEPARATE).decode("ascii").split()
+        return [run for run in runs if run not in _DROPPED and not run.isdigit()]
+    out: list[str] = []
+    for match in _BIGRAM_SCRIPTS.finditer(lower):
+        run = match.group()
+        out.extend(run[k : k + 2] for k in range(len(run) - 1))
+    rest = _BIGRAM_SCRIPTS.sub(" ", lower)
+    out.extend(
+        word for word in _WORD.findall(rest) if len(word) >= 3 and word not in STOP_WORDS and not word.isdigit()
+    )
+    return out
+
 
 def tokens(text: str) -> frozenset[str]:
-    """Lower-case runs of ``[a-z0-9]`` of length ≥ 3, less the stop words, as a set.
+    """The set of :func:`token_list` (ASCII text takes a faster path to the same set).
 
     Tokens are interned, so a large root holds one copy of each word however many files use it
     (interning every run before the set is built is cheaper than building a set first: an
     interned string's hash is already known).  The frozenset is made from a finished set, which
     sizes its table once: a quarter less memory than one grown token by token.
     """
-    runs = text.lower().encode("ascii", "replace").translate(_SEPARATE).decode("ascii").split()
-    return frozenset(set(map(intern, runs)) - _DROPPED)
+    lower = text.lower()
+    if not lower.isascii():
+        return frozenset(set(map(intern, token_list(text))))
+    runs = lower.encode("ascii").translate(_SEPARATE).decode("ascii").split()
+    found = set(map(intern, runs)) - _DROPPED
+    numbers = [run for run in found if run.isdigit()]
+    return frozenset(found.difference(numbers) if numbers else found)
+
+
+_DATE_IN_NAME = re.compile(r"(?<!\d)(?:\d{4}-\d{2}-\d{2}(?:-\d{2})?|\d{8})(?!\d)")
+_DIGITS = re.compile(r"\d+")
+
+
+def name_template(path: str) -> str | None:
+    """A file name with its date taken out and other numbers made ``#``; None without a date.
+
+    Files whose templates are equal form a *dated family* (``project_session_2026-03-25.md``,
+    ``project_session_2026-03-31.md``): their titles agree by construction, so they are never
+    paired on the title, and on the body only as near copies.
+    """
+    name = path.rsplit("/", 1)[-1].lower()
+    if not _DATE_IN_NAME.search(name):
+        return None
+    return _DIGITS.sub("#", _DATE_IN_NAME.sub("", name))
 
 
 def is_session(path: str) -> bool:
@@ -100,10 +169,43 @@ def token_sets(f: MemoryFile) -> TokenSets:
     spanning the two), not the union of two sets.
     """
     title = f.title
-    return TokenSets(tokens(title), tokens(title + "\n" + f.body), f.type)
+    return TokenSets(tokens(title), tokens(_full_text(f, title)), f.type)
+
+
+def _full_text(f: MemoryFile, title: str | None = None) -> str:
+    return (f.title if title is None else title) + "\n" + f.body
+
+
+def common_tokens(sets: list[TokenSets]) -> tuple[frozenset[str], frozenset[str]]:
+    """Tokens most titles of a root share, and tokens most of its files share: they weigh nothing.
+
+    Empty for a root of fewer than :data:`COMMON_MIN_FILES` files, where "most" means little.
+    """
+    n = len(sets)
+    if n < COMMON_MIN_FILES:
+        return frozenset(), frozenset()
+    limit = COMMON_SHARE * n
+    titles = Counter(chain.from_iterable(s.title for s in sets))
+    full = Counter(chain.from_iterable(s.full for s in sets))
+    return (
+        frozenset(tok for tok, count in titles.items() if count > limit),
+        frozenset(tok for tok, count in full.items() if count > limit),
+    )
+
+
+def root_token_sets(files: list[MemoryFile]) -> list[TokenSets]:
+    """:func:`token_sets` of a root's files less the root's :func:`common_tokens`."""
+    sets = [token_sets(f) for f in files]
+    common_title, common_full = common_tokens(sets)
+    if not common_title and not common_full:
+        return sets
+    return [TokenSets(s.title - common_title, s.full - common_full, s.group) for s in sets]
 
 
 # ------------------------------------------------------------------------------ results
+
+DUPLICATE = "duplicate"
+CONTAINED = "contained"
 
 
 @dataclass(frozen=True)
@@ -118,6 +220,10 @@ class Candidate:
     similarity: float  # rapidfuzz ratio of the texts, 0–1
     shared: tuple[str, ...]  # shared tokens, rarest first
     shared_count: int
+    kind: str = DUPLICATE  # or CONTAINED: the smaller file is contained in ``contained_in``
+    contained_in: str | None = None
+    cosine: float = 0.0  # TF-IDF cosine of the titles + bodies
+    evidence: str = "body"  # which rule proposed it: body, title, content, contained, near-copy
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +233,10 @@ class Candidate:
             "similarity": round(self.similarity, 4),
             "title_score": None if self.title_score is None else round(self.title_score, 4),
             "body_score": None if self.body_score is None else round(self.body_score, 4),
+            "cosine": round(self.cosine, 4),
+            "kind": self.kind,
+            "contained_in": self.contained_in,
+            "evidence": self.evidence,
             "shared": list(self.shared),
             "shared_count": self.shared_count,
         }
@@ -205,26 +315,178 @@ def token_sets_of(files: Iterable[MemoryFile]) -> list[TokenSets]:
         return [token_sets(f) for f in files]
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """Why the precision stage proposes a pair: its kind and the rule that fired."""
+
+    kind: str
+    evidence: str
+    cosine: float
+
+
+class _Judge:
+    """The precision stage: whether a pair the recall stage found is one a careful reader accepts.
+
+    A pair is proposed when one of these holds (``B``: title + body overlap, ``T``: title overlap,
+    ``cos``: TF-IDF cosine of the titles + bodies, ``r``: how many times more tokens the larger
+    file has):
+    - *body*: ``B ≥ threshold``, ``cos ≥ 0.3``, ``r ≤ 10``;
+    - *contained*: ``r ≥ 3``, ``B ≥ 0.7``, ``cos ≥ 0.3``, ``r ≤ 10`` (the small file's words are in
+      the large one);
+    - *title*: ``T ≥ threshold`` on at least 3 shared title tokens, ``B ≥ 0.4``, and a title of
+      fewer than 4 tokens also needs ``cos ≥ 0.3``;
+    - *content*: ``cos ≥ 0.55`` and ``B ≥ 0.5``;
+    - *verbatim*: ``r ≥ 3``, ``B ≥ threshold`` and 80% of the smaller file's body lines (of 20
+      characters or more) are lines of the larger one, at any ratio;
+    - files of one dated family (:func:`name_template`) only as *near copies*: ``B ≥ threshold``
+      and ``cos ≥ 0.8``.
+    A pair with ``r ≥ 3`` is shown as "contained in" the larger file, not as a merge of equals.
+    Every rule needs ``T ≥ threshold`` or ``B ≥ min(threshold, 0.5)``: the recall stage's join.
+    """
+
+    def __init__(self, files: list[MemoryFile], sets: list[TokenSets], threshold: float) -> None:
+        self.files = files
+        self.sets = sets
+        self.threshold = threshold
+        n = len(sets)
+        self.df = Counter(chain.from_iterable(s.full for s in sets))
+        self._log_n = math.log(n + 1)
+        self._vectors: dict[int, tuple[dict[str, float], float]] = {}
+        self._templates: dict[int, str | None] = {}
+        self._lines: dict[int, frozenset[str]] = {}
+
+    def lines(self, i: int) -> frozenset[str]:
+        """A file's body lines of :data:`VERBATIM_LINE` characters or more, whitespace folded."""
+        found = self._lines.get(i)
+        if found is None:
+            found = self._lines[i] = frozenset(
+                folded for folded in (" ".join(line.split()) for line in self.files[i].body.splitlines())
+                if len(folded) >= VERBATIM_LINE
+            )
+        return found
+
+    def verbatim(self, small: int, large: int) -> bool:
+        """Whether most content lines of ``small`` are lines of ``large``."""
+        own = self.lines(small)
+        return bool(own) and len(own & self.lines(large)) >= VERBATIM_SHARE * len(own)
+
+    @property
+    def recall_body(self) -> float:
+        return min(self.threshold, RECALL_BODY)
+
+    def _vector(self, i: int) -> tuple[dict[str, float], float]:
+        """The TF-IDF weights of a file's tokens (``(1 + ln tf) · ln((n + 1) / df)``) and their norm."""
+        cached = self._vectors.get(i)
+        if cached is None:
+            keep = self.sets[i].full
+            counts = Counter(tok for tok in token_list(_full_text(self.files[i])) if tok in keep)
+            log_n, df = self._log_n, self.df
+            weights = {tok: (1.0 + math.log(c)) * (log_n - math.log(df[tok])) for tok, c in counts.items()}
+            cached = self._vectors[i] = (weights, math.sqrt(sum(w * w for w in weights.values())))
+        return cached
+
+    def cosine(self, i: int, j: int) -> float:
+        """TF-IDF cosine similarity of two files' titles + bodies (0–1)."""
+        (wa, na), (wb, nb) = self._vector(i), self._vector(j)
+        if not na or not nb:
+            return 0.0
+        if len(wb) < len(wa):
+            wa, wb = wb, wa
+        dot = sum(w * wb.get(tok, 0.0) for tok, w in wa.items())
+        return min(1.0, dot / (na * nb))
+
+    def template(self, i: int) -> str | None:
+        if i not in self._templates:
+            self._templates[i] = name_template(self.files[i].path)
+        return self._templates[i]
+
+    def verdict(self, i: int, j: int) -> Verdict | None:
+        """The verdict on the pair (i, j), or None when it is not proposed."""
+        a, b = self.sets[i], self.sets[j]
+        t = self.threshold
+        full = overlap(a.full, b.full)
+        if full is None:
+            return None
+        title = overlap(a.title, b.title)
+        title_hit = title is not None and title >= t
+        if not title_hit and full < self.recall_body:
+            return None
+        small, large = sorted((len(a.full), len(b.full)))
+        ratio = large / small
+        kind = CONTAINED if ratio >= CONTAINED_RATIO else DUPLICATE
+        cos = self.cosine(i, j)
+        family = self.template(i)
+        if family is not None and family == self.template(j):
+            if full >= t and cos >= NEAR_COPY:
+                return Verdict(kind, "near-copy", cos)
+            return None
+        if ratio >= CONTAINED_RATIO and full >= t:
+            small_i, large_i = (i, j) if len(a.full) <= len(b.full) else (j, i)
+            if self.verbatim(small_i, large_i):
+                return Verdict(kind, "verbatim", cos)
+        if ratio <= MAX_RATIO and cos >= BODY_COSINE:
+            if full >= t:
+                return Verdict(kind, "body", cos)
+            if ratio >= CONTAINED_RATIO and full >= CONTAINED_OVERLAP:
+                return Verdict(kind, "contained", cos)
+        if (
+            title_hit
+            and len(a.title & b.title) >= MIN_TOKENS
+            and full >= SUPPORT
+            and (min(len(a.title), len(b.title)) >= INFORMATIVE_TITLE or cos >= BODY_COSINE)
+        ):
+            return Verdict(kind, "title", cos)
+        if cos >= CONTENT_COSINE and full >= RECALL_BODY:
+            return Verdict(kind, "content", cos)
+        return None
+
+
+def proposed_pairs(
+    files: list[MemoryFile], sets: list[TokenSets], threshold: float
+) -> list[tuple[int, int, Verdict]]:
+    """The recall stage (an exact join) then the precision stage: ``(i, j, verdict)``, ``i < j``."""
+    judge = _Judge(files, sets, threshold)
+    found = similar_pairs(sets, threshold, full_doc_freq=judge.df, full_threshold=judge.recall_body)
+    out = []
+    for i, j in found:
+        verdict = judge.verdict(i, j)
+        if verdict is not None:
+            out.append((i, j, verdict))
+    return out
+
+
+def brute_force_proposed(
+    files: list[MemoryFile], sets: list[TokenSets], threshold: float
+) -> list[tuple[int, int, Verdict]]:
+    """Reference for :func:`proposed_pairs`: the precision stage on every pair, no join."""
+    judge = _Judge(files, sets, threshold)
+    out = []
+    for i in range(len(files)):
+        for j in range(i + 1, len(files)):
+            verdict = judge.verdict(i, j)
+            if verdict is not None:
+                out.append((i, j, verdict))
+    return out
+
+
 def _scan(
     snapshot: Snapshot, threshold: float, include_sessions: bool, rejected: Collection[tuple[str, str]]
 ) -> ScanResult:
     files = [f for f in snapshot.files.values() if is_candidate(f, include_sessions)]
-    sets = [token_sets(f) for f in files]
+    sets = root_token_sets(files)
     refused = {_key(a, b) for a, b in rejected}
     skipped = 0
-
-    # how many files hold each token: orders the shared tokens shown, and the join's probing
     df = Counter(chain.from_iterable(s.full for s in sets))
-    found = similar_pairs(sets, threshold, full_doc_freq=df)
 
     pairs: list[Candidate] = []
-    for i, j in found:
+    for i, j, verdict in proposed_pairs(files, sets, threshold):
         a, b = sorted((files[i], files[j]), key=lambda f: f.path)
         sa, sb = (sets[i], sets[j]) if a is files[i] else (sets[j], sets[i])
         if (a.path, b.path) in refused:
             skipped += 1
             continue
         shared = sorted(sa.full & sb.full, key=lambda tok: (df[tok], tok))
+        larger = a if len(sa.full) >= len(sb.full) else b
         pairs.append(
             Candidate(
                 a=a.path,
@@ -235,19 +497,20 @@ def _scan(
                 similarity=similarity(a, b),
                 shared=tuple(shared[:SHARED_SHOWN]),
                 shared_count=len(shared),
+                kind=verdict.kind,
+                contained_in=larger.path if verdict.kind == CONTAINED else None,
+                cosine=verdict.cosine,
+                evidence=verdict.evidence,
             )
         )
     pairs.sort(key=lambda p: (-p.similarity, -p.score, p.a, p.b))
 
     contradictions = []
-    for i, j, score, cue in contradicting_pairs(files, sets):
-        old, new = sorted((files[i], files[j]), key=lambda f: (freshness(f), f.path))
-        if _key(old.path, new.path) in refused:
+    for found in find_contradictions(files, sets):
+        if _key(found.old, found.new) in refused:
             skipped += 1
             continue
-        contradictions.append(
-            Contradiction(old.path, new.path, files[i].type, score, similarity(old, new), cue)
-        )
+        contradictions.append(found)
     contradictions.sort(key=lambda c: (-c.score, c.old, c.new))
 
     return ScanResult(

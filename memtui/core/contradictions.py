@@ -1,11 +1,17 @@
 """Contradictions (DESIGN §6): same-type files on one topic where one negates the other.
 
 A pair qualifies when both files have the same type, their pair score (the larger overlap
-coefficient, as for near-duplicates) is in ``[0.4, 0.6)``, and their stances disagree on one cue
-pair: use/avoid, always/never, do/don't, prefer/don't prefer.  A file's stance is read from its
-claim — title, description and the start of the body's first paragraph — and holds a cue pair
-only when the claim says one side of it (a file that says both "always" and "never" takes no
-side).  The newer file (:func:`freshness`) is proposed as the successor of the older.
+coefficient, as for near-duplicates) is in ``[0.4, 0.6)``, and one file's claim — title,
+description and the start of the body's first paragraph — says one side of a cue pair (use/avoid,
+always/never, do/don't, prefer/don't prefer) about the same subject as a sentence of the other's
+claim saying the other side.  The *subject* of a cue is the first few informative words after it
+("never use **raw hex colours**"): the two must share at least one, and at least half of the
+shorter.  A cue somewhere else in the files does not count.
+
+A direction (the newer file supersedes the older) is proposed only when the two files' dates
+(:func:`stated_day`: frontmatter ``modified``/``updated``/``date``/``created``, else a date in
+the file name, else the modification time) fall on different days; otherwise the order is
+unknown and the pair is offered for review.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from typing import Any, Sequence
 
 from .model import MemoryFile
 from .simjoin import TokenSets, brute_force_pairs, pair_score, similar_pairs
+
+SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 
 CONTRADICTION_RANGE = (0.4, 0.6)
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
@@ -32,6 +40,13 @@ class Contradiction:
     score: float
     similarity: float
     negation: str  # the cue pair, e.g. "always/never"
+    ordered: bool = True  # False: the dates do not tell which is newer (old/new by path)
+    subject: tuple[str, ...] = ()  # the words both cues are about
+    sentences: tuple[str, str] = ("", "")  # the two cue sentences (old's, new's)
+
+    @property
+    def direction(self) -> str:
+        return "newer supersedes older" if self.ordered else "order unknown"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,7 +56,10 @@ class Contradiction:
             "score": round(self.score, 4),
             "similarity": round(self.similarity, 4),
             "negation": self.negation,
-            "proposal": "supersede",
+            "subject": list(self.subject),
+            "sentences": list(self.sentences),
+            "direction": self.direction,
+            "proposal": "supersede" if self.ordered else "review",
         }
 
 
@@ -59,43 +77,65 @@ _CUE = re.compile(
 CLAIM_CHARS = 600
 
 
-def stance(f: MemoryFile) -> dict[str, str]:
-    """Cue pair → ``+`` or ``-`` for each cue pair the file's claim uses on one side only.
+@dataclass(frozen=True)
+class Cue:
+    """One side of a cue pair said in a claim sentence, with the subject it is about."""
+
+    pair: str  # a member of CUE_PAIRS
+    sign: str  # '+' or '-'
+    subject: frozenset[str]
+    sentence: str
+
+
+def _signs(m: re.Match[str]) -> list[tuple[str, str]]:
+    """The (cue pair, sign) a cue match says."""
+    kind = m.lastgroup
+    if kind == "verb":
+        neg = m["neg"]
+        out = [(USE if m["verb"] == "use" else PREFER, "-")]
+        if neg == "never":
+            out.append((ALWAYS, "-"))
+        elif neg != "not":
+            out.append((DO, "-"))
+        return out
+    return {
+        "dont": [(DO, "-")], "avoid": [(USE, "-")], "never": [(ALWAYS, "-")],
+        "always": [(ALWAYS, "+")], "use": [(USE, "+")], "prefer": [(PREFER, "+")], "do": [(DO, "+")],
+    }.get(kind or "", [])
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def cues(f: MemoryFile) -> tuple[Cue, ...]:
+    """Every cue the file's claim says, each with the subject words that follow it.
 
     Negative forms: "avoid"; "never"; "don't"/"do not"; "don't/do not/never/not use" and
     "… prefer" (which also count for "never" and "don't").  Positive: "use", "always", "do",
     "prefer" outside those phrases.
     """
-    text = headline(f).lower().replace("\u2019", "'")
+    from .consolidate import token_list
+
+    out: list[Cue] = []
+    for sentence in _SENTENCE_END.split(headline(f)):
+        text = sentence.lower().replace("\u2019", "'")
+        matches = list(_CUE.finditer(text))
+        for k, m in enumerate(matches):
+            end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
+            subject = frozenset(token_list(text[m.end() : end])[:SUBJECT_TOKENS])
+            if not subject:
+                continue
+            for pair, sign in _signs(m):
+                out.append(Cue(pair, sign, subject, sentence.strip()))
+    return tuple(out)
+
+
+def stance(f: MemoryFile) -> dict[str, str]:
+    """Cue pair → ``+`` or ``-`` for each cue pair the file's claim uses on one side only."""
     signs: dict[str, set[str]] = {}
-
-    def say(cue: str, sign: str) -> None:
-        signs.setdefault(cue, set()).add(sign)
-
-    for m in _CUE.finditer(text):
-        kind = m.lastgroup
-        if kind == "verb":
-            neg = m["neg"]
-            say(USE if m["verb"] == "use" else PREFER, "-")
-            if neg == "never":
-                say(ALWAYS, "-")
-            elif neg != "not":
-                say(DO, "-")
-        elif kind == "dont":
-            say(DO, "-")
-        elif kind == "avoid":
-            say(USE, "-")
-        elif kind == "never":
-            say(ALWAYS, "-")
-        elif kind == "always":
-            say(ALWAYS, "+")
-        elif kind == "use":
-            say(USE, "+")
-        elif kind == "prefer":
-            say(PREFER, "+")
-        elif kind == "do":
-            say(DO, "+")
-    return {cue: next(iter(s)) for cue, s in signs.items() if len(s) == 1}
+    for cue in cues(f):
+        signs.setdefault(cue.pair, set()).add(cue.sign)
+    return {pair: next(iter(s)) for pair, s in signs.items() if len(s) == 1}
 
 
 def headline(f: MemoryFile) -> str:
@@ -117,6 +157,28 @@ def headline(f: MemoryFile) -> str:
     return "\n".join([f.title, f.description, " ".join(para)[:CLAIM_CHARS]])
 
 
+def same_subject(a: frozenset[str], b: frozenset[str]) -> frozenset[str]:
+    """The words two cue subjects share, when that is at least half of the shorter (else none)."""
+    shared = a & b
+    if shared and 2 * len(shared) >= min(len(a), len(b)):
+        return shared
+    return frozenset()
+
+
+def clash(a: tuple[Cue, ...], b: tuple[Cue, ...]) -> tuple[Cue, Cue, frozenset[str]] | None:
+    """The first pair of opposite cues about the same subject (a's cue, b's cue, subject)."""
+    for name in CUE_PAIRS:
+        for x in a:
+            if x.pair != name:
+                continue
+            for y in b:
+                if y.pair == name and y.sign != x.sign:
+                    shared = same_subject(x.subject, y.subject)
+                    if shared:
+                        return x, y, shared
+    return None
+
+
 def negation(a: dict[str, str], b: dict[str, str]) -> str:
     """The first cue pair on which the two stances disagree ('' when none)."""
     for name in CUE_PAIRS:
@@ -129,37 +191,84 @@ def contradicting_pairs(
     files: Sequence[MemoryFile], sets: Sequence[TokenSets], *, brute_force: bool = False
 ) -> list[tuple[int, int, float, str]]:
     """``(i, j, score, cue pair)`` for same-type files whose pair score is in [0.4, 0.6) and
-    whose stances disagree, ``i < j``, sorted.
+    whose claims say opposite cues about one subject, ``i < j``, sorted.
 
-    For each cue pair, the files saying only its positive are joined against those saying only
-    its negative (same type, score ≥ 0.4) — exact, since a contradiction needs such a pair;
-    ``brute_force`` compares every pair instead, as the reference for the tests.
+    For each cue pair, the files saying its positive are joined against those saying its
+    negative (same type, score ≥ 0.4; a file saying both is on both sides) — exact, since a
+    contradiction needs such a pair; ``brute_force`` compares every pair instead, as the
+    reference for the tests.
     """
     low, high = CONTRADICTION_RANGE
-    stances = [stance(f) for f in files]
+    said = [cues(f) for f in files]
     found: set[tuple[int, int]] = set()
     if brute_force:
-        found.update(
-            brute_force_pairs(
-                sets, low, same_group=True, allowed=lambda i, j: bool(negation(stances[i], stances[j]))
-            )
-        )
+        found.update(brute_force_pairs(
+            sets, low, same_group=True,
+            allowed=lambda i, j: clash(said[i], said[j]) is not None,
+        ))
     else:
         for name in CUE_PAIRS:
-            members = [i for i, s in enumerate(stances) if name in s]
-            sides = [0 if stances[i][name] == "+" else 1 for i in members]
+            members: list[int] = []
+            sides: list[int] = []
+            for i, cs in enumerate(said):
+                for side, sign in enumerate("+-"):
+                    if any(c.pair == name and c.sign == sign for c in cs):
+                        members.append(i)
+                        sides.append(side)
             if len(set(sides)) < 2:
                 continue
             sub = [sets[i] for i in members]
-            for i, j in similar_pairs(sub, low, same_group=True, sides=sides):
-                a, b = members[i], members[j]
-                found.add((a, b) if a < b else (b, a))
+            for x, y in similar_pairs(sub, low, same_group=True, sides=sides):
+                a, b = members[x], members[y]
+                if a != b and clash(said[a], said[b]) is not None:
+                    found.add((a, b) if a < b else (b, a))
     out = []
     for i, j in sorted(found):
         score = pair_score(sets[i], sets[j])
-        if score < high:
-            out.append((i, j, score, negation(stances[i], stances[j])))
+        hit = clash(said[i], said[j])
+        if score < high and hit is not None:
+            out.append((i, j, score, hit[0].pair))
     return out
+
+
+def find_contradictions(files: Sequence[MemoryFile], sets: Sequence[TokenSets]) -> list[Contradiction]:
+    """The contradictions among files (see the module docstring), unsorted."""
+    from .consolidate import similarity
+
+    said = {}
+    out = []
+    for i, j, score, pair in contradicting_pairs(files, sets):
+        day_i, day_j = stated_day(files[i]), stated_day(files[j])
+        ordered = day_i != day_j
+        if ordered:
+            old, new = (i, j) if day_i < day_j else (j, i)
+        else:
+            old, new = sorted((i, j), key=lambda k: files[k].path)
+        for k in (old, new):
+            if k not in said:
+                said[k] = cues(files[k])
+        hit = clash(said[old], said[new])
+        assert hit is not None
+        x, y, subject = hit
+        out.append(Contradiction(
+            files[old].path, files[new].path, files[i].type, score,
+            similarity(files[old], files[new]), pair, ordered,
+            tuple(sorted(subject)), (x.sentence, y.sentence),
+        ))
+    return out
+
+
+def stated_day(f: MemoryFile) -> str:
+    """The day a file was last true (ISO): its frontmatter date, a date in its name, or mtime."""
+    from .ages import frontmatter_date, name_date
+
+    found = frontmatter_date(f)
+    if found is not None:
+        return found[0].date().isoformat()
+    named = name_date(f.path)
+    if named is not None:
+        return named.date().isoformat()
+    return datetime.fromtimestamp(f.mtime, timezone.utc).date().isoformat()
 
 
 def freshness(f: MemoryFile) -> float:

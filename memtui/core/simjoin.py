@@ -63,6 +63,16 @@ def pair_score(a: TokenSets, b: TokenSets) -> float:
     return max(title or 0.0, full or 0.0)
 
 
+def qualifies(a: TokenSets, b: TokenSets, threshold: float, full_threshold: float | None = None) -> bool:
+    """Whether the titles reach ``threshold`` or the titles + bodies reach ``full_threshold``."""
+    full_t = threshold if full_threshold is None else full_threshold
+    title = overlap(a.title, b.title)
+    if title is not None and title >= threshold:
+        return True
+    full = overlap(a.full, b.full)
+    return full is not None and full >= full_t
+
+
 def min_overlap(size: int, threshold: float) -> int:
     """The smallest ``o`` with ``o / size >= threshold`` — the overlap a set of ``size`` needs."""
     o = max(1, math.ceil(threshold * size))
@@ -86,8 +96,9 @@ def brute_force_pairs(
     *,
     same_group: bool = False,
     allowed: PairFilter | None = None,
+    full_threshold: float | None = None,
 ) -> list[tuple[int, int]]:
-    """Reference: compare every pair ``i < j``; those with ``pair_score ≥ threshold``, sorted."""
+    """Reference: compare every pair ``i < j``; those that :func:`qualifies`, sorted."""
     check_threshold(threshold)
     out: list[tuple[int, int]] = []
     n = len(items)
@@ -99,7 +110,7 @@ def brute_force_pairs(
                 continue
             if allowed is not None and not allowed(i, j):
                 continue
-            if pair_score(a, b) >= threshold:
+            if qualifies(a, b, threshold, full_threshold):
                 out.append((i, j))
     return out
 
@@ -111,9 +122,12 @@ def similar_pairs(
     same_group: bool = False,
     sides: Sequence[int] | None = None,
     full_doc_freq: Counter[str] | None = None,
+    full_threshold: float | None = None,
 ) -> list[tuple[int, int]]:
-    """Every pair ``i < j`` with ``pair_score ≥ threshold`` — exactly :func:`brute_force_pairs`.
+    """Every pair ``i < j`` that :func:`qualifies` — exactly :func:`brute_force_pairs`.
 
+    The titles are joined at ``threshold``, the titles + bodies at ``full_threshold`` (the same
+    when None).
     ``same_group`` pairs only items of one group; ``sides`` (0 or 1 per item) pairs only items on
     different sides, like ``brute_force_pairs(..., allowed=lambda i, j: sides[i] != sides[j])``.
     ``full_doc_freq``, document frequencies of the title + body tokens a caller has counted
@@ -121,6 +135,7 @@ def similar_pairs(
     the same pairs.
     """
     check_threshold(threshold)
+    full_t = threshold if full_threshold is None else check_threshold(full_threshold)
     if same_group:
         groups: dict[Hashable, list[int]] = {}
         for i, item in enumerate(items):
@@ -134,8 +149,11 @@ def similar_pairs(
             sets = [getattr(item, field) for item in items]
             df = full_doc_freq if field == "full" and full_doc_freq is not None else _doc_freq(sets)
             for members in parts:
-                candidates |= _candidates(sets, members, df, threshold, sides)
-    return sorted(pair for pair in candidates if pair_score(items[pair[0]], items[pair[1]]) >= threshold)
+                limit = full_t if field == "full" else threshold
+                candidates |= _candidates(sets, members, df, limit, sides)
+    return sorted(
+        pair for pair in candidates if qualifies(items[pair[0]], items[pair[1]], threshold, full_t)
+    )
 
 
 def _doc_freq(sets: Sequence[frozenset[str]]) -> Counter[str]:

@@ -1,0 +1,200 @@
+"""Precision and recall of the consolidation candidates against the hand-labelled pairs.
+
+    .venv/bin/python bench/eval_candidates.py                 # corpora (when present) + synthetic
+    .venv/bin/python bench/eval_candidates.py --threshold 0.7
+    .venv/bin/python bench/eval_candidates.py --unlabelled    # also list proposals nobody labelled
+
+The labels are ``tests/core/data/candidate_labels.tsv`` (pairs of real files under
+``../shared/corpora``, each read by hand) and ``tests/core/data/candidate_synthetic.json``
+(small roots in other scripts, a dated family, a 50x size ratio; built in memory).  A labelled
+pair counts as proposed when ``scan`` (sessions included, rejected pairs ignored) lists it, as a
+duplicate or as "contained in".  Precision = proposed TRUE / proposed; recall = proposed TRUE /
+TRUE.  Proposals nobody labelled are counted per root so the numbers cannot hide them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memtui.core.consolidate import DEFAULT_THRESHOLD, ScanResult, scan
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.index import parse_index
+from memtui.core.model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "core" / "data"
+LABELS = DATA / "candidate_labels.tsv"
+SYNTHETIC = DATA / "candidate_synthetic.json"
+CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
+
+
+@dataclass(frozen=True)
+class Label:
+    """One hand-labelled pair of a root."""
+
+    root: str
+    a: str
+    b: str
+    true: bool
+    reason: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.a, self.b) if self.a <= self.b else (self.b, self.a)
+
+
+@dataclass
+class RootScore:
+    """Counts for one root."""
+
+    root: str
+    labelled: int = 0
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    proposed: int = 0
+    unlabelled: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """Precision and recall over a set of roots."""
+
+    roots: list[RootScore]
+
+    def total(self, name: str) -> int:
+        return sum(getattr(r, name) for r in self.roots)
+
+    @property
+    def precision(self) -> float:
+        proposed = self.total("tp") + self.total("fp")
+        return self.total("tp") / proposed if proposed else 1.0
+
+    @property
+    def recall(self) -> float:
+        true = self.total("tp") + self.total("fn")
+        return self.total("tp") / true if true else 1.0
+
+
+def read_labels(path: Path = LABELS) -> list[Label]:
+    """The corpus labels (comment lines start with ``#``)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        root, a, b, label, reason = line.split("\t")
+        if label not in ("TRUE", "FALSE"):
+            raise ValueError(f"{path}: label must be TRUE or FALSE, not {label!r}")
+        out.append(Label(root, a, b, label == "TRUE", reason))
+    return out
+
+
+def synthetic_roots(path: Path = SYNTHETIC) -> tuple[dict[str, Snapshot], list[Label]]:
+    """The synthetic roots as in-memory snapshots, and their labels."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    snapshots = {name: snapshot_of(Path(f"/synthetic/{name}"), files) for name, files in data["roots"].items()}
+    labels = [Label(root, a, b, label == "TRUE", reason) for root, a, b, label, reason in data["pairs"]]
+    return snapshots, labels
+
+
+def snapshot_of(root: Path, texts: dict[str, str]) -> Snapshot:
+    """A snapshot of a root made of the given texts (no disk)."""
+    files = {
+        path: MemoryFile(path, len(text.encode("utf-8")), 0.0, text, parse_frontmatter(text))
+        for path, text in texts.items()
+        if path not in (INDEX_NAME, ARCHIVE_INDEX_NAME)
+    }
+    index = parse_index(texts.get(INDEX_NAME, "").encode("utf-8"))
+    return Snapshot(root=root, index=index, archive_index=Index(ARCHIVE_INDEX_NAME, exists=False), files=files)
+
+
+def score_root(name: str, result: ScanResult, labels: list[Label]) -> RootScore:
+    """Compare one root's proposals with its labels."""
+    got = {(p.a, p.b): p for p in result.pairs}
+    out = RootScore(name, labelled=len(labels), proposed=len(got))
+    keys = set()
+    for label in labels:
+        keys.add(label.key)
+        hit = label.key in got
+        if hit and label.true:
+            out.tp += 1
+        elif hit:
+            out.fp += 1
+            out.wrong.append(f"proposed but FALSE: {label.a} · {label.b} ({label.reason})")
+        elif label.true:
+            out.fn += 1
+            out.wrong.append(f"missed TRUE: {label.a} · {label.b} ({label.reason})")
+    out.unlabelled = [f"{a} · {b} ({got[(a, b)].kind}, {got[(a, b)].evidence})" for a, b in got if (a, b) not in keys]
+    return out
+
+
+def evaluate_corpora(threshold: float = DEFAULT_THRESHOLD, corpora: Path = CORPORA) -> Report | None:
+    """The corpus labels scored against ``scan`` of each labelled root (None without corpora)."""
+    from memtui.core.store import load_root
+
+    if not corpora.is_dir():
+        return None
+    labels = read_labels()
+    by_root: dict[str, list[Label]] = {}
+    for label in labels:
+        by_root.setdefault(label.root, []).append(label)
+    scores = []
+    for name, group in sorted(by_root.items()):
+        result = scan(load_root(corpora / name), threshold, include_sessions=True)
+        scores.append(score_root(name, result, group))
+    return Report(scores)
+
+
+def evaluate_synthetic(threshold: float = DEFAULT_THRESHOLD) -> Report:
+    """The synthetic labels scored against ``scan`` of each synthetic root."""
+    snapshots, labels = synthetic_roots()
+    scores = []
+    for name, snapshot in snapshots.items():
+        result = scan(snapshot, threshold, include_sessions=True)
+        scores.append(score_root(name, result, [lab for lab in labels if lab.root == name]))
+    return Report(scores)
+
+
+def _print(title: str, report: Report, unlabelled: bool) -> None:
+    print(f"{title}")
+    print(f"  {'root':70} {'labelled':>8} {'TP':>3} {'FP':>3} {'FN':>3} {'proposed':>8} {'unlabelled':>10}")
+    for r in report.roots:
+        print(f"  {r.root[-70:]:70} {r.labelled:8d} {r.tp:3d} {r.fp:3d} {r.fn:3d} {r.proposed:8d} "
+              f"{len(r.unlabelled):10d}")
+        for line in r.wrong:
+            print(f"      {line}")
+        if unlabelled:
+            for line in r.unlabelled:
+                print(f"      unlabelled: {line}")
+    true = report.total("tp") + report.total("fn")
+    print(f"  pairs {report.total('labelled')} ({true} TRUE) · precision {report.precision:.3f} · "
+          f"recall {report.recall:.3f}\n")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument("--unlabelled", action="store_true", help="list proposals nobody labelled")
+    args = parser.parse_args()
+    print(f"threshold {args.threshold}; python {sys.version.split()[0]}\n")
+    corpus = evaluate_corpora(args.threshold)
+    if corpus is None:
+        print(f"corpora not found at {CORPORA}: corpus labels skipped\n")
+    else:
+        _print(f"corpora ({CORPORA})", corpus, args.unlabelled)
+    synthetic = evaluate_synthetic(args.threshold)
+    _print("synthetic", synthetic, args.unlabelled)
+    if corpus is not None:
+        both = Report(corpus.roots + synthetic.roots)
+        print(f"all labelled pairs: precision {both.precision:.3f} · recall {both.recall:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
