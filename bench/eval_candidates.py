@@ -7,9 +7,14 @@
 The labels are ``tests/core/data/candidate_labels.tsv`` (pairs of real files under
 ``../shared/corpora``, each read by hand) and ``tests/core/data/candidate_synthetic.json``
 (small roots in other scripts, a dated family, a 50x size ratio; built in memory).  A labelled
-pair counts as proposed when ``scan`` (sessions included, rejected pairs ignored) lists it, as a
-duplicate or as "contained in".  Precision = proposed TRUE / proposed; recall = proposed TRUE /
-TRUE.  Proposals nobody labelled are counted per root so the numbers cannot hide them.
+pair counts as proposed when ``scan`` lists it, as a duplicate or as "contained in".
+Precision = proposed TRUE / proposed; recall = proposed TRUE / TRUE.  Proposals nobody labelled
+are counted per root so the numbers cannot hide them.
+
+Two modes: **default** — ``scan`` as it runs by default (``session_*`` files left out), over the
+labelled pairs without a session file; **sessions** — ``scan --include-sessions`` over every
+labelled pair.  Pairs with a file that is no candidate at all (``superseded_by``, archived) are
+counted as out of scope.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.consolidate import DEFAULT_THRESHOLD, ScanResult, scan
+from memtui.core.consolidate import DEFAULT_THRESHOLD, ScanResult, is_candidate, is_session, scan
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.index import parse_index
 from memtui.core.model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot
@@ -58,6 +63,7 @@ class RootScore:
     fp: int = 0
     fn: int = 0
     proposed: int = 0
+    out_of_scope: int = 0  # labelled pairs with a file that is no candidate (superseded, archived)
     unlabelled: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
 
@@ -114,13 +120,16 @@ def snapshot_of(root: Path, texts: dict[str, str]) -> Snapshot:
     return Snapshot(root=root, index=index, archive_index=Index(ARCHIVE_INDEX_NAME, exists=False), files=files)
 
 
-def score_root(name: str, result: ScanResult, labels: list[Label]) -> RootScore:
+def score_root(name: str, snapshot: Snapshot, result: ScanResult, labels: list[Label]) -> RootScore:
     """Compare one root's proposals with its labels."""
     got = {(p.a, p.b): p for p in result.pairs}
     out = RootScore(name, labelled=len(labels), proposed=len(got))
     keys = set()
     for label in labels:
         keys.add(label.key)
+        if not all(is_candidate(snapshot.files[path], True) for path in label.key):
+            out.out_of_scope += 1
+            continue
         hit = label.key in got
         if hit and label.true:
             out.tp += 1
@@ -134,39 +143,50 @@ def score_root(name: str, result: ScanResult, labels: list[Label]) -> RootScore:
     return out
 
 
-def evaluate_corpora(threshold: float = DEFAULT_THRESHOLD, corpora: Path = CORPORA) -> Report | None:
-    """The corpus labels scored against ``scan`` of each labelled root (None without corpora)."""
+def evaluate_corpora(
+    threshold: float = DEFAULT_THRESHOLD, corpora: Path = CORPORA, *, sessions: bool = False
+) -> Report | None:
+    """The corpus labels scored against ``scan`` of each labelled root (None without corpora).
+
+    Without ``sessions``, the default scan over the pairs without a session file.
+    """
+    from memtui.core.discover import roots_under
     from memtui.core.store import load_root
 
     if not corpora.is_dir():
         return None
-    labels = read_labels()
-    by_root: dict[str, list[Label]] = {}
+    labels = [lab for lab in read_labels() if sessions or not (is_session(lab.a) or is_session(lab.b))]
+    # every root, so that proposals in roots nobody labelled show up as unlabelled
+    by_root: dict[str, list[Label]] = {str(root.relative_to(corpora)): [] for root in roots_under(corpora)}
     for label in labels:
         by_root.setdefault(label.root, []).append(label)
     scores = []
     for name, group in sorted(by_root.items()):
-        result = scan(load_root(corpora / name), threshold, include_sessions=True)
-        scores.append(score_root(name, result, group))
+        snapshot = load_root(corpora / name)
+        result = scan(snapshot, threshold, include_sessions=sessions)
+        scores.append(score_root(name, snapshot, result, group))
     return Report(scores)
 
 
-def evaluate_synthetic(threshold: float = DEFAULT_THRESHOLD) -> Report:
+def evaluate_synthetic(threshold: float = DEFAULT_THRESHOLD, *, sessions: bool = False) -> Report:
     """The synthetic labels scored against ``scan`` of each synthetic root."""
     snapshots, labels = synthetic_roots()
     scores = []
     for name, snapshot in snapshots.items():
-        result = scan(snapshot, threshold, include_sessions=True)
-        scores.append(score_root(name, result, [lab for lab in labels if lab.root == name]))
+        result = scan(snapshot, threshold, include_sessions=sessions)
+        scores.append(score_root(name, snapshot, result, [lab for lab in labels if lab.root == name]))
     return Report(scores)
 
 
 def _print(title: str, report: Report, unlabelled: bool) -> None:
     print(f"{title}")
-    print(f"  {'root':70} {'labelled':>8} {'TP':>3} {'FP':>3} {'FN':>3} {'proposed':>8} {'unlabelled':>10}")
+    print(f"  {'root':62} {'labelled':>8} {'out':>4} {'TP':>3} {'FP':>3} {'FN':>3} {'proposed':>8} "
+          f"{'unlabelled':>10}")
     for r in report.roots:
-        print(f"  {r.root[-70:]:70} {r.labelled:8d} {r.tp:3d} {r.fp:3d} {r.fn:3d} {r.proposed:8d} "
-              f"{len(r.unlabelled):10d}")
+        if not r.labelled and not r.proposed:
+            continue
+        print(f"  {r.root[-62:]:62} {r.labelled:8d} {r.out_of_scope:4d} {r.tp:3d} {r.fp:3d} {r.fn:3d} "
+              f"{r.proposed:8d} {len(r.unlabelled):10d}")
         for line in r.wrong:
             print(f"      {line}")
         if unlabelled:
@@ -183,16 +203,21 @@ def main() -> int:
     parser.add_argument("--unlabelled", action="store_true", help="list proposals nobody labelled")
     args = parser.parse_args()
     print(f"threshold {args.threshold}; python {sys.version.split()[0]}\n")
-    corpus = evaluate_corpora(args.threshold)
-    if corpus is None:
-        print(f"corpora not found at {CORPORA}: corpus labels skipped\n")
-    else:
-        _print(f"corpora ({CORPORA})", corpus, args.unlabelled)
-    synthetic = evaluate_synthetic(args.threshold)
-    _print("synthetic", synthetic, args.unlabelled)
-    if corpus is not None:
-        both = Report(corpus.roots + synthetic.roots)
-        print(f"all labelled pairs: precision {both.precision:.3f} · recall {both.recall:.3f}")
+    summary = []
+    for sessions in (False, True):
+        mode = "sessions included" if sessions else "default (session files left out)"
+        corpus = evaluate_corpora(args.threshold, sessions=sessions)
+        if corpus is None:
+            print(f"corpora not found at {CORPORA}: corpus labels skipped\n")
+        else:
+            _print(f"corpora, {mode}", corpus, args.unlabelled)
+        synthetic = evaluate_synthetic(args.threshold, sessions=sessions)
+        _print(f"synthetic, {mode}", synthetic, args.unlabelled)
+        both = Report((corpus.roots if corpus else []) + synthetic.roots)
+        summary.append(f"{mode:34} precision {both.precision:.3f} · recall {both.recall:.3f} "
+                       f"({both.total('tp') + both.total('fn')} TRUE, "
+                       f"{both.total('tp') + both.total('fp')} proposed)")
+    print("\n".join(summary))
     return 0
 
 

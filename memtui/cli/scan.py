@@ -124,8 +124,14 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
         for n, pair in enumerate(result.pairs[:shown], start=1):
             more = pair.shared_count - min(len(pair.shared), SHARED_SHOWN)
             shared = ", ".join(pair.shared[:SHARED_SHOWN]) + (f" +{more}" if more > 0 else "")
+            if pair.contained_in is not None:
+                small = pair.b if pair.contained_in == pair.a else pair.a
+                files = f"{escape(small)}\n[dim]contained in[/] {escape(pair.contained_in)}"
+            else:
+                files = f"{escape(pair.a)}\n[dim]↔[/] {escape(pair.b)}"
+            files += f"\n[dim]{pair.evidence} · cosine {pair.cosine:.2f}[/]"
             table.add_row(
-                str(n), f"{escape(pair.a)}\n[dim]↔[/] {escape(pair.b)}", f"[bold]{pair.score:.2f}[/]",
+                str(n), files, f"[bold]{pair.score:.2f}[/]",
                 _fmt(pair.title_score), _fmt(pair.body_score), f"{pair.similarity:.0%}",
                 escape(shared),
             )
@@ -150,13 +156,18 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
         out.print(table)
 
     if result.contradictions:
-        shown, table = _table("Contradictions (proposed: supersede the older by the newer)", len(result.contradictions), args.limit)
+        shown, table = _table("Contradictions (the newer supersedes the older when the dates say which)",
+                              len(result.contradictions), args.limit)
         table.add_column("older (superseded)", overflow="fold")
         table.add_column("newer (successor)", overflow="fold")
         table.add_column("type")
         table.add_column("score", justify="right")
         table.add_column("negation")
+        table.add_column("about", overflow="fold")
         for c in result.contradictions[:shown]:
-            table.add_row(escape(c.old), escape(c.new), c.type, f"{c.score:.2f}", escape(c.negation))
+            old, new = (escape(c.old), escape(c.new)) if c.ordered else (
+                f"{escape(c.old)} [dim](order unknown)[/]", escape(c.new))
+            table.add_row(old, new, c.type, f"{c.score:.2f}", escape(c.negation),
+                          escape(", ".join(c.subject)))
         out.print(table)
     out.print()

@@ -6,7 +6,8 @@ one exception in this module is :func:`remember_rejected`, which writes
 
 Decisions the design leaves open, made here:
 - Candidates are the memory files outside ``archive/`` whose ``status`` is neither ``archived``
-  nor ``superseded`` (they have already left the working set), less index-like files
+  nor ``superseded`` and that name no ``superseded_by`` or ``folded_into`` (they have already
+  left the working set), less index-like files
   (``INDEX.md``, ``MEMORY_INDEX.md``, ``MEMORY-INDEX.md``, ``SCOPE.md``, any case) and, unless
   asked for, ``session_*``/``session-*`` files.
 - The stop words include the polarity words (use, avoid, always, never, don't, not, prefer): the
@@ -45,7 +46,7 @@ REJECTED_FILE = ".memtui/rejected.json"
 
 # The precision stage (see :class:`_Judge`).  Measured against tests/core/data/candidate_labels.tsv
 # (``bench/eval_candidates.py``); they are not tied to the threshold on purpose.
-COMMON_MIN_FILES = 5  # a root this large has tokens "most files share" (dropped)
+COMMON_MIN_FILES = 10  # a root this large has tokens "most files share" (dropped)
 COMMON_SHARE = 0.5  # ... held by more than this share of titles (or of titles + bodies)
 RECALL_BODY = 0.5  # the title + body overlap the recall stage joins at (at most the threshold)
 SUPPORT = 0.4  # the title + body overlap a title match needs
@@ -58,6 +59,7 @@ CONTAINED_OVERLAP = 0.7  # the share of the smaller file's tokens found in the l
 MAX_RATIO = 10.0  # past this ratio token containment means nothing: a big log holds every word
 VERBATIM_SHARE = 0.8  # ... unless this share of the smaller file's lines are in the larger one
 VERBATIM_LINE = 20  # characters a body line needs to count as content
+LOG_COSINE = 0.6  # the cosine any overlap rule needs between two dated session files
 
 STOP_WORDS = frozenset(
     """
@@ -133,7 +135,7 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(found.difference(numbers) if numbers else found)
 
 
-_DATE_IN_NAME = re.compile(r"(?<!\d)(?:\d{4}-\d{2}-\d{2}(?:-\d{2})?|\d{8})(?!\d)")
+_DATE_IN_NAME = re.compile(r"(?<!\d)(?:\d{4}([-_])\d{2}\1\d{2}(?:-\d{2})?|\d{8})(?!\d)")
 _DIGITS = re.compile(r"\d+")
 
 
@@ -158,6 +160,8 @@ def is_session(path: str) -> bool:
 def is_candidate(f: MemoryFile, include_sessions: bool = False) -> bool:
     """Whether a file takes part in consolidation (see the module docstring)."""
     if f.archived or f.status == "superseded" or f.name.lower() in _INDEX_LIKE:
+        return False
+    if f.frontmatter.names("superseded_by") or f.frontmatter.names("folded_into"):
         return False
     return include_sessions or not is_session(f.path)
 
@@ -339,7 +343,9 @@ class _Judge:
     - *verbatim*: ``r ≥ 3``, ``B ≥ threshold`` and 80% of the smaller file's body lines (of 20
       characters or more) are lines of the larger one, at any ratio;
     - files of one dated family (:func:`name_template`) only as *near copies*: ``B ≥ threshold``
-      and ``cos ≥ 0.8``.
+      and ``cos ≥ 0.8``;
+    - two dated session files (a log: successive beats of one piece of work share titles and
+      words by construction) need ``cos ≥ 0.6`` for every rule above but *verbatim*.
     A pair with ``r ≥ 3`` is shown as "contained in" the larger file, not as a merge of equals.
     Every rule needs ``T ≥ threshold`` or ``B ≥ min(threshold, 0.5)``: the recall stage's join.
     """
@@ -395,6 +401,11 @@ class _Judge:
         dot = sum(w * wb.get(tok, 0.0) for tok, w in wa.items())
         return min(1.0, dot / (na * nb))
 
+    def is_log(self, i: int) -> bool:
+        """Whether a file is a dated session file (a beat of a log)."""
+        path = self.files[i].path
+        return is_session(path) and name_template(path) is not None
+
     def template(self, i: int) -> str | None:
         if i not in self._templates:
             self._templates[i] = name_template(self.files[i].path)
@@ -424,6 +435,8 @@ class _Judge:
             small_i, large_i = (i, j) if len(a.full) <= len(b.full) else (j, i)
             if self.verbatim(small_i, large_i):
                 return Verdict(kind, "verbatim", cos)
+        if cos < LOG_COSINE and self.is_log(i) and self.is_log(j):
+            return None
         if ratio <= MAX_RATIO and cos >= BODY_COSINE:
             if full >= t:
                 return Verdict(kind, "body", cos)

@@ -436,7 +436,7 @@ def test_improv_corpus_scan_is_sane() -> None:
         assert all(0.4 <= c.score < 0.6 for c in result.contradictions)
         clustered = [f for c in result.clusters for f in c.files]
         assert len(clustered) == len(set(clustered))
-    assert result.considered > 800 and len(result.pairs) > 0
+    assert result.considered > 700 and len(result.pairs) > 0  # less files marked superseded_by
 
 
 def test_scan_never_writes(dup_root: Path) -> None:

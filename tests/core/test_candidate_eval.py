@@ -1,0 +1,89 @@
+"""Precision and recall of the consolidation candidates against the hand-labelled pairs.
+
+The labelled set is ``tests/core/data/candidate_labels.tsv`` (real pairs, read by hand) and
+``candidate_synthetic.json`` (other scripts, a dated family, a 50x size ratio); the scoring is
+``bench/eval_candidates.py``, which prints the same numbers.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPORA
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import eval_candidates as ev  # noqa: E402
+
+from memtui.core.consolidate import scan  # noqa: E402
+
+FLOOR = 0.85  # the issue's floor; the target is 0.9
+
+
+def test_the_label_file_is_well_formed() -> None:
+    labels = ev.read_labels()
+    assert len(labels) >= 60 and len({lab.root for lab in labels}) >= 8
+    assert all(lab.reason.strip() and lab.a != lab.b for lab in labels)
+    assert len({(lab.root, lab.key) for lab in labels}) == len(labels)  # each pair once
+    if CORPORA.is_dir():
+        missing = [f"{lab.root}/{name}" for lab in labels for name in lab.key
+                   if not (CORPORA / lab.root / name).is_file()]
+        assert missing == []
+
+
+@pytest.mark.parametrize("sessions", [False, True])
+def test_synthetic_cases(sessions: bool) -> None:
+    report = ev.evaluate_synthetic(sessions=sessions)
+    assert report.precision == 1.0 and report.recall == 1.0, [r.wrong for r in report.roots]
+
+
+def test_a_small_file_pasted_in_a_50x_larger_log_is_contained_in_it() -> None:
+    snapshots, _ = ev.synthetic_roots()
+    snapshot = snapshots["ratio"]
+    big, small = snapshot.files["review_log.md"], snapshot.files["webhook_retries.md"]
+    assert big.size > 50 * small.size
+    [pair] = scan(snapshot).pairs
+    assert (pair.kind, pair.contained_in, pair.evidence) == ("contained", "review_log.md", "verbatim")
+    assert pair.to_json()["kind"] == "contained"
+
+
+def test_other_scripts_pair_on_their_own_words() -> None:
+    snapshots, _ = ev.synthetic_roots()
+    for name, expected in [("zh", ("zh_db_pool.md", "zh_db_pool_notes.md")),
+                           ("ko", ("ko_copy_scope.md", "ko_copy_scope_again.md")),
+                           ("ru", ("ru_backup.md", "ru_backup_again.md"))]:
+        assert [(p.a, p.b) for p in scan(snapshots[name]).pairs] == [expected]
+
+
+def test_a_dated_family_pairs_only_near_copies() -> None:
+    snapshots, _ = ev.synthetic_roots()
+    pairs = scan(snapshots["dated"], include_sessions=True).pairs
+    assert [(p.a, p.b, p.evidence) for p in pairs] == [
+        ("standup_2026-04-01.md", "standup_2026-04-02.md", "near-copy")
+    ]
+
+
+def _corpus_report(sessions: bool) -> ev.Report:
+    report = ev.evaluate_corpora(sessions=sessions, corpora=CORPORA)
+    if report is None:
+        pytest.skip(f"corpora not available at {CORPORA}")
+    return report
+
+
+def test_precision_and_recall_on_real_folders_by_default() -> None:
+    report = _corpus_report(sessions=False)
+    wrong = [line for r in report.roots for line in r.wrong]
+    assert report.precision >= FLOOR and report.recall >= FLOOR, wrong
+    assert not any(r.unlabelled for r in report.roots)  # every default proposal was read
+
+
+def test_sessions_included_does_not_regress() -> None:
+    # Beats of one work log share titles and words; with sessions included the measured level is
+    # precision 0.69 / recall 0.82 on the corpora (below the target, see the issue-9 note): this
+    # pins it so a change that makes it worse fails.
+    report = _corpus_report(sessions=True)
+    assert report.precision >= 0.65 and report.recall >= 0.8
+    assert not any(r.unlabelled for r in report.roots)
