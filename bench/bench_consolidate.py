@@ -1,7 +1,7 @@
 """Benchmark consolidation candidates on synthetic roots with planted near-duplicates.
 
-    .venv/bin/python bench/bench_consolidate.py            # 1k, 10k, 100k and brute force at 5k
-    .venv/bin/python bench/bench_consolidate.py --quick    # 1k and 10k (brute force at 5k still)
+    .venv/bin/python bench/bench_consolidate.py            # 1k, 10k, 100k and brute force at 2k
+    .venv/bin/python bench/bench_consolidate.py --quick    # 1k and 10k (brute force at 2k still)
     .venv/bin/python bench/bench_consolidate.py --sizes 2000 --brute 0
 
 Each size runs in its own child process so that peak memory is its own.  A synthetic root is a
@@ -12,11 +12,12 @@ two topic words and 2–5 Zipf words past the 200 commonest; descriptions start 
 verb (use, always, never, avoid, prefer, do not …) so contradictions occur too.  1% of the files
 get a planted near-duplicate (about 8% of body words replaced, one title word changed).
 
-Measured on the loaded snapshot: tokenising (``token_sets``), candidate generation
-(``similar_pairs`` — inverted index, prefix filter, exact verification), and the whole
-``scan`` (pairs, rapidfuzz similarity, clusters, contradictions); peak RSS of the process and
-its growth during the measurement; pairs found; recall of the planted pairs.  At the brute-force
-size both paths run on the same data and must return identical pairs.
+Measured on the loaded snapshot: tokenising (``root_token_sets``), candidate generation
+(``proposed_pairs`` — the exact recall join: inverted index, prefix filter, verification — then
+the precision stage), and the whole ``scan`` (pairs, rapidfuzz similarity, clusters,
+contradictions); peak RSS of the process and its growth during the measurement; pairs found;
+recall of the planted pairs.  At the brute-force size both paths run on the same data
+(``brute_force_proposed`` judges every pair) and must return identical pairs.
 """
 
 from __future__ import annotations
@@ -33,10 +34,16 @@ import time
 from itertools import accumulate
 from pathlib import Path
 
-from memtui.core.consolidate import DEFAULT_THRESHOLD, scan, token_sets_of
+from memtui.core.consolidate import (
+    DEFAULT_THRESHOLD,
+    brute_force_proposed,
+    proposed_pairs,
+    root_token_sets,
+    scan,
+)
 from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.gcpause import gc_paused
 from memtui.core.model import INDEX_NAME, Index, MemoryFile, Snapshot
-from memtui.core.simjoin import brute_force_pairs, similar_pairs
 
 TYPES = ("feedback", "project", "reference", "user", "value")
 TITLE_SKIP = 200  # titles skip the commonest words, as a stop-word list would
@@ -117,12 +124,14 @@ def measure(n: int, brute: bool, threshold: float) -> dict[str, object]:
     rss_before = _rss_kb()
 
     t0, c0 = time.perf_counter(), time.process_time()
-    sets = token_sets_of(files)
+    with gc_paused():
+        sets = root_token_sets(files)
     t_tokens, c_tokens = time.perf_counter() - t0, time.process_time() - c0
     t0, c0 = time.perf_counter(), time.process_time()
-    pairs = similar_pairs(sets, threshold)
+    with gc_paused():
+        pairs = [(i, j) for i, j, _ in proposed_pairs(files, sets, threshold)]
     t_join, c_join = time.perf_counter() - t0, time.process_time() - c0
-    reference = brute_force_pairs(sets, threshold) if brute else None
+    reference = [(i, j) for i, j, _ in brute_force_proposed(files, sets, threshold)] if brute else None
     t_brute = time.perf_counter() - t0 - t_join
     del sets
     t0, c0 = time.perf_counter(), time.process_time()
@@ -132,7 +141,7 @@ def measure(n: int, brute: bool, threshold: float) -> dict[str, object]:
 
     found = {(p.a, p.b) for p in result.pairs}
     names = {tuple(sorted((files[i].path, files[j].path))) for i, j in pairs}
-    assert names == found, "scan and similar_pairs disagree"
+    assert names == found, "scan and proposed_pairs disagree"
     out: dict[str, object] = {
         "files": len(files),
         "generate_s": round(generated, 2),
@@ -160,7 +169,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="1k and 10k only")
     parser.add_argument("--sizes", type=int, nargs="*", help="sizes to run (overrides --quick)")
-    parser.add_argument("--brute", type=int, default=5000, help="size for the brute-force comparison (0: none)")
+    parser.add_argument("--brute", type=int, default=2000, help="size for the brute-force comparison (0: none)")
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child-brute", action="store_true", help=argparse.SUPPRESS)

@@ -48,7 +48,7 @@ REJECTED_FILE = ".memtui/rejected.json"
 # (``bench/eval_candidates.py``); they are not tied to the threshold on purpose.
 COMMON_MIN_FILES = 10  # a root this large has tokens "most files share" (dropped)
 COMMON_SHARE = 0.5  # ... held by more than this share of titles (or of titles + bodies)
-RECALL_BODY = 0.5  # the title + body overlap the recall stage joins at (at most the threshold)
+RECALL_BODY = 0.6  # the title + body overlap the recall stage joins at (at most the threshold)
 SUPPORT = 0.4  # the title + body overlap a title match needs
 INFORMATIVE_TITLE = 4  # a title of fewer tokens also needs BODY_COSINE
 BODY_COSINE = 0.3  # the TF-IDF cosine an overlap match needs: the shared words must weigh
@@ -91,6 +91,7 @@ _DROPPED = STOP_WORDS | _SHORT
 # without spaces between words (Han, kana, Hangul) give overlapping character bigrams instead, so
 # a Korean or Chinese file has as many tokens as its text deserves.
 _WORD = re.compile(r"[^\W_]+")
+_DIGIT = re.compile(r"[0-9]")
 _BIGRAM_SCRIPTS = re.compile(
     "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
@@ -131,8 +132,9 @@ def tokens(text: str) -> frozenset[str]:
         return frozenset(set(map(intern, token_list(text))))
     runs = lower.encode("ascii").translate(_SEPARATE).decode("ascii").split()
     found = set(map(intern, runs)) - _DROPPED
-    numbers = [run for run in found if run.isdigit()]
-    return frozenset(found.difference(numbers) if numbers else found)
+    if _DIGIT.search(lower) is None:
+        return frozenset(found)
+    return frozenset(found.difference([run for run in found if run.isdigit()]))
 
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(?:\d{4}([-_])\d{2}\1\d{2}(?:-\d{2})?|\d{8})(?!\d)")
@@ -180,17 +182,20 @@ def _full_text(f: MemoryFile, title: str | None = None) -> str:
     return (f.title if title is None else title) + "\n" + f.body
 
 
-def common_tokens(sets: list[TokenSets]) -> tuple[frozenset[str], frozenset[str]]:
+def common_tokens(
+    sets: list[TokenSets], full_df: Counter[str] | None = None
+) -> tuple[frozenset[str], frozenset[str]]:
     """Tokens most titles of a root share, and tokens most of its files share: they weigh nothing.
 
     Empty for a root of fewer than :data:`COMMON_MIN_FILES` files, where "most" means little.
+    ``full_df`` is the document frequency of the title + body tokens when already counted.
     """
     n = len(sets)
     if n < COMMON_MIN_FILES:
         return frozenset(), frozenset()
     limit = COMMON_SHARE * n
     titles = Counter(chain.from_iterable(s.title for s in sets))
-    full = Counter(chain.from_iterable(s.full for s in sets))
+    full = full_df if full_df is not None else Counter(chain.from_iterable(s.full for s in sets))
     return (
         frozenset(tok for tok, count in titles.items() if count > limit),
         frozenset(tok for tok, count in full.items() if count > limit),
@@ -199,11 +204,19 @@ def common_tokens(sets: list[TokenSets]) -> tuple[frozenset[str], frozenset[str]
 
 def root_token_sets(files: list[MemoryFile]) -> list[TokenSets]:
     """:func:`token_sets` of a root's files less the root's :func:`common_tokens`."""
+    return cleaned_token_sets(files)[0]
+
+
+def cleaned_token_sets(files: list[MemoryFile]) -> tuple[list[TokenSets], Counter[str]]:
+    """:func:`root_token_sets`, and the document frequency of their title + body tokens."""
     sets = [token_sets(f) for f in files]
-    common_title, common_full = common_tokens(sets)
-    if not common_title and not common_full:
-        return sets
-    return [TokenSets(s.title - common_title, s.full - common_full, s.group) for s in sets]
+    df = Counter(chain.from_iterable(s.full for s in sets))
+    common_title, common_full = common_tokens(sets, df)
+    if common_title or common_full:
+        sets = [TokenSets(s.title - common_title, s.full - common_full, s.group) for s in sets]
+        for tok in common_full:
+            del df[tok]
+    return sets, df
 
 
 # ------------------------------------------------------------------------------ results
@@ -350,12 +363,14 @@ class _Judge:
     Every rule needs ``T ≥ threshold`` or ``B ≥ min(threshold, 0.5)``: the recall stage's join.
     """
 
-    def __init__(self, files: list[MemoryFile], sets: list[TokenSets], threshold: float) -> None:
+    def __init__(
+        self, files: list[MemoryFile], sets: list[TokenSets], threshold: float, df: Counter[str] | None = None
+    ) -> None:
         self.files = files
         self.sets = sets
         self.threshold = threshold
         n = len(sets)
-        self.df = Counter(chain.from_iterable(s.full for s in sets))
+        self.df = df if df is not None else Counter(chain.from_iterable(s.full for s in sets))
         self._log_n = math.log(n + 1)
         self._vectors: dict[int, tuple[dict[str, float], float]] = {}
         self._templates: dict[int, str | None] = {}
@@ -455,10 +470,13 @@ class _Judge:
 
 
 def proposed_pairs(
-    files: list[MemoryFile], sets: list[TokenSets], threshold: float
+    files: list[MemoryFile], sets: list[TokenSets], threshold: float, df: Counter[str] | None = None
 ) -> list[tuple[int, int, Verdict]]:
-    """The recall stage (an exact join) then the precision stage: ``(i, j, verdict)``, ``i < j``."""
-    judge = _Judge(files, sets, threshold)
+    """The recall stage (an exact join) then the precision stage: ``(i, j, verdict)``, ``i < j``.
+
+    ``df``: the document frequency of the title + body tokens, when already counted.
+    """
+    judge = _Judge(files, sets, threshold, df)
     found = similar_pairs(sets, threshold, full_doc_freq=judge.df, full_threshold=judge.recall_body)
     out = []
     for i, j in found:
@@ -486,13 +504,12 @@ def _scan(
     snapshot: Snapshot, threshold: float, include_sessions: bool, rejected: Collection[tuple[str, str]]
 ) -> ScanResult:
     files = [f for f in snapshot.files.values() if is_candidate(f, include_sessions)]
-    sets = root_token_sets(files)
+    sets, df = cleaned_token_sets(files)
     refused = {_key(a, b) for a, b in rejected}
     skipped = 0
-    df = Counter(chain.from_iterable(s.full for s in sets))
 
     pairs: list[Candidate] = []
-    for i, j, verdict in proposed_pairs(files, sets, threshold):
+    for i, j, verdict in proposed_pairs(files, sets, threshold, df):
         a, b = sorted((files[i], files[j]), key=lambda f: f.path)
         sa, sb = (sets[i], sets[j]) if a is files[i] else (sets[j], sets[i])
         if (a.path, b.path) in refused:

@@ -17,6 +17,7 @@ unknown and the pair is offered for review.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Sequence
@@ -104,7 +105,7 @@ def _signs(m: re.Match[str]) -> list[tuple[str, str]]:
     }.get(kind or "", [])
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
 
 
 def cues(f: MemoryFile) -> tuple[Cue, ...]:
@@ -112,21 +113,30 @@ def cues(f: MemoryFile) -> tuple[Cue, ...]:
 
     Negative forms: "avoid"; "never"; "don't"/"do not"; "don't/do not/never/not use" and
     "… prefer" (which also count for "never" and "don't").  Positive: "use", "always", "do",
-    "prefer" outside those phrases.
+    "prefer" outside those phrases.  A cue's subject runs from the cue to the next cue or the
+    end of its sentence.
     """
     from .consolidate import token_list
 
+    claim = headline(f)
+    text = claim.lower().replace("\u2019", "'")
+    matches = list(_CUE.finditer(text))
+    if not matches:
+        return ()
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
     out: list[Cue] = []
-    for sentence in _SENTENCE_END.split(headline(f)):
-        text = sentence.lower().replace("\u2019", "'")
-        matches = list(_CUE.finditer(text))
-        for k, m in enumerate(matches):
-            end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
-            subject = frozenset(token_list(text[m.end() : end])[:SUBJECT_TOKENS])
-            if not subject:
-                continue
-            for pair, sign in _signs(m):
-                out.append(Cue(pair, sign, subject, sentence.strip()))
+    for k, m in enumerate(matches):
+        stop = ends[bisect_left(ends, m.end())]
+        start = ends[bisect_left(ends, m.start()) - 1] if bisect_left(ends, m.start()) else 0
+        if k + 1 < len(matches):
+            stop = min(stop, matches[k + 1].start())
+        subject = frozenset(token_list(text[m.end() : stop])[:SUBJECT_TOKENS])
+        if not subject:
+            continue
+        sentence_end = ends[bisect_left(ends, m.end())]
+        sentence = claim[start:sentence_end].strip(" \n.;!?")
+        for pair, sign in _signs(m):
+            out.append(Cue(pair, sign, subject, sentence))
     return tuple(out)
 
 
