@@ -347,9 +347,10 @@ class _Judge:
     A pair is proposed when one of these holds (``B``: title + body overlap, ``T``: title overlap,
     ``cos``: TF-IDF cosine of the titles + bodies, ``r``: how many times more tokens the larger
     file has):
-    - *body*: ``B ≥ threshold``, ``cos ≥ 0.3``, ``r ≤ 10``;
-    - *contained*: ``r ≥ 3``, ``B ≥ 0.7``, ``cos ≥ 0.3``, ``r ≤ 10`` (the small file's words are in
-      the large one);
+    - *body*: ``B ≥ threshold``, and when ``r ≥ 3`` also ``cos ≥ 0.3`` and ``r ≤ 10`` (a larger file
+      holds more of any vocabulary);
+    - *contained*: ``3 ≤ r ≤ 10``, ``B ≥ 0.7``, ``cos ≥ 0.3`` (the small file's words are in the
+      large one);
     - *title*: ``T ≥ threshold`` on at least 3 shared title tokens, ``B ≥ 0.4``, and a title of
       fewer than 4 tokens also needs ``cos ≥ 0.3``;
     - *content*: ``cos ≥ 0.55`` and ``B ≥ 0.5``;
@@ -452,10 +453,12 @@ class _Judge:
                 return Verdict(kind, "verbatim", cos)
         if cos < LOG_COSINE and self.is_log(i) and self.is_log(j):
             return None
-        if ratio <= MAX_RATIO and cos >= BODY_COSINE:
+        if ratio < CONTAINED_RATIO and full >= t:
+            return Verdict(kind, "body", cos)
+        if CONTAINED_RATIO <= ratio <= MAX_RATIO and cos >= BODY_COSINE:
             if full >= t:
                 return Verdict(kind, "body", cos)
-            if ratio >= CONTAINED_RATIO and full >= CONTAINED_OVERLAP:
+            if full >= CONTAINED_OVERLAP:
                 return Verdict(kind, "contained", cos)
         if (
             title_hit
