@@ -1,0 +1,124 @@
+"""``memtui dream [PATH] [--dry-run] [--json] [--yes]`` — one reviewed maintenance pass.
+
+Prints the plan (each item checked or not, with its reason and evidence) and the validator's
+verdict on the checked items as one change; ``--dry-run`` adds each item's diff; ``--yes``
+applies the checked items as one changeset (one journal record, one ``memtui undo``).  Exit 0
+planned or applied (or nothing to do), 1 refused, 2 a usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import EXIT_FINDINGS, EXIT_OK, add_budget_options, budget_config, console, print_json
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "dream",
+        help="plan one maintenance pass (archive, merge, supersede, history, rebuild)",
+        description="Plan one maintenance pass: archive fully stale files no guard holds back, "
+        "merge near-duplicate clusters, supersede contradictions with a known direction, move "
+        "HTML-comment history from MEMORY.md to MEMORY-history.md, rebuild the index. Items "
+        "touching a pinned file start unchecked. Without --yes nothing is written.",
+    )
+    parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan with each item's diff; touch nothing")
+    parser.add_argument("--yes", action="store_true", help="apply the checked items as one change")
+    parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    parser.add_argument("--repo", metavar="DIR", help="the project references point into (as for `stale`)")
+    parser.add_argument("--now", metavar="DATE", help="judge staleness as of this date (default: now)")
+    add_budget_options(parser)
+    parser.set_defaults(func=run, verb="dream")
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .verbs import Exit
+
+    try:
+        return _run(args)
+    except Exit as exc:
+        return exc.code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from memtui.core import dream, txn
+    from memtui.core.consolidate import read_rejected
+
+    from .stale import parse_now, parse_repo
+    from .verbs import changing, open_root, root_of_path
+
+    with changing(args):
+        root = root_of_path(args.path)
+        now, repo = parse_now(args.now), parse_repo(args.repo)
+        config = budget_config(args)
+
+        def planned() -> tuple[Any, Any]:
+            snapshot = open_root(root, config)
+            found = dream.plan_dream(snapshot, now, repo=repo, rejected=read_rejected(root))
+            return found, dream.preview(found, found.default) if found.default else None
+
+        if not args.yes or args.dry_run:
+            found, verdict = planned()
+            return _report(args, found, verdict, None)
+        with txn.root_lock(root):
+            found, verdict = planned()
+            record_id = None
+            if verdict is not None and verdict.accepted:
+                record_id = txn.commit(verdict).record_id
+            return _report(args, found, verdict, record_id)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _report(args: argparse.Namespace, found: Any, verdict: Any, record_id: str | None) -> int:
+    from memtui.core.dream import plan_json
+
+    code = EXIT_FINDINGS if verdict is not None and not verdict.accepted else EXIT_OK
+    if args.json:
+        print_json(plan_json(found, verdict) | {"dry_run": bool(args.dry_run), "applied": record_id is not None,
+                                               "id": record_id})
+        return code
+    out = console()
+    if not found.items:
+        out.print("nothing to do: the folder needs no maintenance")
+        return EXIT_OK
+    for item in found.items:
+        mark = "[green]\\[x][/]" if item.checked else "\\[ ]"
+        out.print(f"{mark} [bold]{item.kind}[/] {_esc(', '.join(item.paths))}")
+        out.print(f"    {_esc(item.reason)}")
+        if item.note:
+            out.print(f"    [yellow]{_esc(item.note)}[/]")
+        for line in item.evidence:
+            out.print(f"    [dim]· {_esc(line)}[/]")
+        if args.dry_run and item.diff:
+            from rich.syntax import Syntax
+
+            out.print(Syntax(item.diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+    checked = len(found.default)
+    waiting = len(found.items) - checked
+    if verdict is None:
+        out.print(f"nothing to apply; {waiting} item{'s' if waiting != 1 else ''} wait for review "
+                  "(in the app, or by the verbs)")
+        return EXIT_OK
+    if not verdict.accepted:
+        from .verbs import print_refusal
+
+        print_refusal(verdict)
+        return code
+    if record_id:
+        out.print(f"[bold green]applied:[/] {_esc(verdict.changeset.description)}")
+        out.print(f"[dim]journal {record_id} · undo with `memtui undo`[/]")
+    else:
+        out.print(f"[green]the validator accepts the {checked} checked item{'s' if checked != 1 else ''} "
+                  "as one change[/] (nothing was written; apply with `memtui dream --yes`)")
+    for f in verdict.new_findings:
+        where = f"{f.path}:{f.line}" if f.line else f.path
+        out.print(f"  [yellow]{f.severity}[/] {f.rule} {_esc(where)} — {_esc(f.message)}")
+    return code

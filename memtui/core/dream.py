@@ -1,0 +1,370 @@
+"""Dream (DESIGN §10): one reviewed maintenance pass, planned as items and written as one change.
+
+:func:`plan_dream` reads a snapshot (and the staleness and consolidation results of the public
+APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and proposes, in order:
+
+1. ``history`` — the block-level HTML comments of ``MEMORY.md`` move, byte for byte, to
+   ``MEMORY-history.md`` (created with a small frontmatter, appended to afterwards, reachable
+   through an entry in the archive index, never loaded);
+2. ``archive`` — each ``FULLY_STALE`` file (after guards: no guard held it back);
+3. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out): a gist
+   with ``consolidated_from``, the sources archived with ``folded_into``;
+4. ``supersede`` — each contradiction whose direction is known (the two files' dates differ);
+5. ``rebuild`` — the index regenerated from the result (Pinned, Recent to 80% of the cap,
+   derived region pointers, archived entries out of the active index).
+
+A file belongs to at most one item (the first that claims it).  Items start checked except those
+needing a person: a cluster or contradiction holding a pinned file ("needs review: pinned"), a
+cluster to be reviewed pair by pair (oversized or chained), and an item the validator refuses on
+top of the ones before it.  The selected items compose into ONE changeset (:func:`compose`):
+each item's builder runs on the result of the items before it, so several items may rewrite
+``MEMORY.md``; :func:`preview` gates the whole selection — one verdict, one journal record, one
+undo.  After the checked items are applied, a second plan proposes nothing checked: what is left
+are the items waiting for a person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Callable, Collection, Iterable
+
+from .changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
+from .consolidate import clusters_of, scan
+from .contradictions import freshness
+from .frontmatter import parse_frontmatter
+from .incremental import FindingsCache, findings_cache
+from .index_edit import IndexDraft, new_entry
+from .merge import merge
+from .model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text
+from .plan import Preview, plan
+from .rebuild import NothingToRebuild, rebuild
+from .staleness import StalenessClass, score_root
+from .verbs import archive, region_covers, supersede
+
+HISTORY_NAME = "MEMORY-history.md"
+HISTORY_HEADER = (
+    "---\n"
+    "name: MEMORY.md history\n"
+    "description: session history moved out of MEMORY.md by memtui dream (HTML comments, byte for "
+    "byte); reachable through the archive index, never loaded\n"
+    "type: reference\n"
+    "---\n\n"
+)
+KINDS = ("history", "archive", "merge", "supersede", "rebuild")
+PINNED_NOTE = "needs review: pinned"
+EVIDENCE_SHOWN = 6
+
+Builder = Callable[[Snapshot], Changeset]
+
+
+@dataclass(frozen=True)
+class DreamItem:
+    """One proposed maintenance step: what, on which files, why, and whether it starts checked."""
+
+    kind: str  # history | archive | merge | supersede | rebuild
+    paths: tuple[str, ...]
+    reason: str
+    evidence: tuple[str, ...]
+    checked: bool
+    build: Builder = field(compare=False, repr=False)
+    note: str = ""  # why it starts unchecked
+    diff: str = field(default="", compare=False, repr=False)  # its diff in the default selection
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "paths": list(self.paths), "reason": self.reason,
+                "checked": self.checked, "note": self.note, "evidence": list(self.evidence)}
+
+
+@dataclass(frozen=True)
+class DreamPlan:
+    """The items proposed for one root, in the order they compose."""
+
+    snapshot: Snapshot
+    items: tuple[DreamItem, ...]
+    cache: FindingsCache = field(repr=False)
+
+    @property
+    def default(self) -> frozenset[int]:
+        """The positions of the items that start checked."""
+        return frozenset(i for i, item in enumerate(self.items) if item.checked)
+
+    @property
+    def waiting(self) -> tuple[DreamItem, ...]:
+        """Items that wait for a person (unchecked)."""
+        return tuple(item for item in self.items if not item.checked)
+
+
+# ---------------------------------------------------------------- history out of the index
+
+
+def comment_blocks(index: Index) -> list[tuple[int, int]]:
+    """(first, last) 0-based line positions of each block-level HTML comment of an index.
+
+    A block starts on a line whose text starts with ``<!--`` and ends on the line holding the
+    closing ``-->``, with nothing but blanks after it; an unclosed comment is left alone.
+    """
+    lines = index.lines
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.kind is LineKind.COMMENT and line.raw.lstrip().startswith("<!--"):
+            j = i
+            rest = line.raw.lstrip()[4:]
+            while "-->" not in rest and j + 1 < len(lines) and lines[j + 1].kind is LineKind.COMMENT:
+                j += 1
+                rest = lines[j].raw
+            if "-->" in rest and lines[j].raw.rstrip().endswith("-->"):
+                out.append((i, j))
+            i = j + 1
+            continue
+        i += 1
+    return out
+
+
+def _history_text(lines: Iterable[IndexLine]) -> str:
+    text = "".join(line.raw + line.ending for line in lines)
+    return text if text.endswith(("\n", "\r")) else text + "\n"
+
+
+def move_history(snapshot: Snapshot) -> Changeset:
+    """Move the index's block-level HTML comments, byte for byte, to ``MEMORY-history.md``."""
+    index = snapshot.index
+    blocks = comment_blocks(index)
+    if not blocks:
+        raise VerbError(f"{INDEX_NAME} holds no HTML-comment history")
+    moved_at = {n for first, last in blocks for n in range(first, last + 1)}
+    kept = "".join(line.raw + line.ending for n, line in enumerate(index.lines) if n not in moved_at)
+    new_index = (b"\xef\xbb\xbf" if index.bom else b"") + encode_text(kept)
+    moved = "".join(_history_text(index.lines[first:last + 1]) for first, last in blocks)
+    ops: list[Operation] = [Write(INDEX_NAME, new_index, index.render())]
+    history = snapshot.files.get(HISTORY_NAME)
+    if history is not None:
+        old = history.text
+        joined = old + ("" if old.endswith(("\n", "\r")) or not old else "\n") + moved
+        ops.append(Write(HISTORY_NAME, encode_text(joined), history.data))
+    else:
+        text = HISTORY_HEADER + moved
+        ops.append(Create(HISTORY_NAME, encode_text(text)))
+        history = MemoryFile(HISTORY_NAME, len(encode_text(text)), 0.0, text, parse_frontmatter(text))
+    archive_index = snapshot.archive_index
+    listed = any(line.resolved == HISTORY_NAME for line in archive_index.entries)
+    if not listed and not region_covers(index, HISTORY_NAME):
+        draft = IndexDraft(archive_index if archive_index.exists else Index(ARCHIVE_INDEX_NAME, False),
+                           snapshot.files.__contains__)
+        draft.append_entry(new_entry(history, history.description))
+        ops.append(Write(draft.path, draft.render(), draft.original) if draft.original is not None
+                   else Create(draft.path, draft.render()))
+    lines = len(moved_at)
+    return Changeset("dream", f"move {len(blocks)} HTML-comment block{'s' if len(blocks) != 1 else ''} "
+                     f"({lines} lines) from {INDEX_NAME} to {HISTORY_NAME}", tuple(ops))
+
+
+# ---------------------------------------------------------------- the plan
+
+
+def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | None) -> list[DreamItem]:
+    items = []
+    for result in score_root(snapshot, now, repo).results:
+        if result.cls is not StalenessClass.FULLY_STALE or result.guards or result.path == HISTORY_NAME:
+            continue
+        f = snapshot.files[result.path]
+        if f.pinned:
+            continue
+        evidence = [m.reason for m in result.modifiers]
+        evidence += [f"missing {c.kind.value}: {c.text} ({c.reason})" for c in result.missing[:EVIDENCE_SHOWN]]
+        evidence.append(f"score {result.score:.0f}, {result.age_days:.0f} days old ({result.age.source}), "
+                        "no guard (not pinned, type, recent or directive)")
+
+        def build(s: Snapshot, path: str = result.path) -> Changeset:
+            return archive(s, path)
+
+        items.append(DreamItem("archive", (result.path,), "fully stale: every reference it makes is "
+                               "gone and no guard holds it back", tuple(evidence), True, build))
+    return items
+
+
+def _merge_items(snapshot: Snapshot, found: object, today: date, taken: set[str]) -> list[DreamItem]:
+    """One item per cluster of the proposed pairs, less the files ``taken`` by earlier items (as
+    the next plan would see them, once those are archived)."""
+    taken = taken | {HISTORY_NAME}
+    pairs = [p for p in getattr(found, "pairs", ()) if p.a not in taken and p.b not in taken]
+    items = []
+    for cluster in clusters_of((p.a, p.b) for p in pairs):
+        members = set(cluster.files)
+        inside = [p for p in pairs if p.a in members and p.b in members]
+        evidence = tuple(f"{p.a} ↔ {p.b}: overlap {p.score:.2f}, similarity {p.similarity:.2f}"
+                         for p in inside[:EVIDENCE_SHOWN])
+        pinned = [path for path in cluster.files if snapshot.files[path].pinned]
+        note = ""
+        if pinned:
+            note = f"{PINNED_NOTE} ({', '.join(pinned)})"
+        elif cluster.review_pairwise:
+            shape = "oversized" if cluster.oversized else "chained"
+            note = f"needs review: {shape} cluster, review it pair by pair"
+
+        def build(s: Snapshot, files: tuple[str, ...] = cluster.files) -> Changeset:
+            return merge(s, files, confirm_pinned=True, today=today)
+
+        items.append(DreamItem(
+            "merge", cluster.files,
+            f"near-duplicates: fold {len(cluster.files)} files into one gist (consolidated_from); "
+            "the sources move to archive/ with folded_into", evidence, not note, build, note))
+    return items
+
+
+def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
+    items = []
+    for c in getattr(found, "contradictions", ()):
+        old, new = snapshot.files.get(c.old), snapshot.files.get(c.new)
+        if old is None or new is None or HISTORY_NAME in (c.old, c.new):
+            continue
+        if freshness(old) >= freshness(new):
+            continue  # order unknown: no direction to propose
+        note = f"{PINNED_NOTE} ({c.old})" if old.pinned else ""
+        evidence = (f"cue {c.negation}, overlap {c.score:.2f}",
+                    f"{c.new} is newer ({date.fromtimestamp(freshness(new)).isoformat()}) than "
+                    f"{c.old} ({date.fromtimestamp(freshness(old)).isoformat()})")
+
+        def build(s: Snapshot, pair: tuple[str, str] = (c.old, c.new)) -> Changeset:
+            return supersede(s, pair[0], pair[1], confirm=True)
+
+        items.append(DreamItem("supersede", (c.old, c.new),
+                               f"contradiction: {c.new} says the opposite of {c.old} and is newer",
+                               evidence, not note, build, note))
+    return items
+
+
+def _rebuild_item() -> DreamItem:
+    return DreamItem("rebuild", (INDEX_NAME,), "rebuild the index: Pinned, Recent to 80% of the cap, "
+                     "region pointers, archived entries out of the active index", (), True, rebuild)
+
+
+def plan_dream(
+    snapshot: Snapshot,
+    now: datetime | date,
+    *,
+    repo: Path | str | None = None,
+    rejected: Collection[tuple[str, str]] = (),
+    cache: FindingsCache | None = None,
+) -> DreamPlan:
+    """Every maintenance item for one root, each gated on top of the checked ones before it."""
+    today = now.date() if isinstance(now, datetime) else now
+    proposals: list[DreamItem] = []
+    if comment_blocks(snapshot.index):
+        blocks = comment_blocks(snapshot.index)
+        lines = sum(last - first + 1 for first, last in blocks)
+        proposals.append(DreamItem(
+            "history", (INDEX_NAME, HISTORY_NAME),
+            f"history in the index: {lines} lines of HTML comments are loaded every session",
+            tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
+            True, move_history))
+    archived = _archive_items(snapshot, now, repo)
+    proposals += archived
+    found = scan(snapshot, rejected=rejected)
+    proposals += _merge_items(snapshot, found, today, {p for item in archived for p in item.paths})
+    proposals += _supersede_items(snapshot, found)
+    proposals.append(_rebuild_item())
+
+    if cache is None or cache.snapshot is not snapshot:
+        cache = findings_cache(snapshot)
+    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals)), cache)
+
+
+def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[DreamItem]) -> list[DreamItem]:
+    """Build and gate each proposal on the result of the checked ones before it.
+
+    An item the validator refuses there (say, a merge that grows an index already over its cap)
+    is tried once more after the rebuild, followed by a second rebuild when it then passes — so
+    that applying the checked items leaves nothing checked for the next plan.
+    """
+    state, state_cache = snapshot, cache
+    claimed: set[str] = set()
+    items: list[DreamItem] = []
+    held: list[DreamItem] = []
+
+    def attempt(item: DreamItem, last_try: bool) -> bool:
+        nonlocal state, state_cache
+        try:
+            changeset = item.build(state)
+        except VerbError:  # NothingToRebuild, or a file an earlier item already moved
+            return True
+        diff = changeset.diff or unified_diff(state, changeset)
+        if not item.checked:
+            items.append(_with(item, diff=diff))
+            return True
+        gated = plan(state, changeset, state_cache)
+        if gated.accepted:
+            state, state_cache = gated.after, gated.cache
+            items.append(_with(item, diff=diff))
+            return True
+        if last_try:
+            items.append(_with(item, checked=False, diff=diff,
+                               note=gated.refusal_message()))
+        return False
+
+    for item in proposals:
+        if item.kind in ("archive", "merge", "supersede"):
+            if claimed & set(item.paths):
+                continue
+            claimed.update(item.paths)
+        if not attempt(item, last_try=False):
+            held.append(item)
+    if held:
+        before = len(items)
+        for item in held:
+            attempt(item, last_try=True)
+        if any(item.checked for item in items[before:]) and not any(h.kind == "rebuild" for h in held):
+            attempt(_rebuild_item(), last_try=True)
+    return items
+
+
+def _with(item: DreamItem, **changes: object) -> DreamItem:
+    from dataclasses import replace
+
+    return replace(item, **changes)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- one changeset
+
+
+def compose(dream: DreamPlan, selected: Iterable[int]) -> Changeset:
+    """The selected items as one changeset, each built on the result of the ones before it."""
+    chosen = sorted(set(selected))
+    state = dream.snapshot
+    ops: list[Operation] = []
+    done: list[str] = []
+    for position in chosen:
+        item = dream.items[position]
+        try:
+            changeset = item.build(state)
+        except NothingToRebuild:
+            continue
+        except VerbError as exc:
+            raise VerbError(f"{item.kind} {', '.join(item.paths)} no longer applies: {exc}") from None
+        state = apply_to_snapshot(state, changeset.ops).snapshot
+        ops += changeset.ops
+        done.append(item.kind)
+    if not ops:
+        raise VerbError("nothing to do: no item selected")
+    counts = ", ".join(f"{done.count(kind)} {kind}" for kind in KINDS if kind in done)
+    changeset = Changeset("dream", f"dream: {counts}", tuple(ops))
+    return changeset
+
+
+def preview(dream: DreamPlan, selected: Iterable[int]) -> Preview:
+    """The selected items composed and gated as one change (nothing touched)."""
+    return plan(dream.snapshot, compose(dream, selected), dream.cache)
+
+
+def plan_json(dream: DreamPlan, verdict: Preview | None) -> dict[str, object]:
+    """The ``--json`` shape: root, items, and the verdict of the default selection."""
+    if verdict is None:
+        accepted, findings = True, []
+    else:
+        shown = verdict.gate.refusing if not verdict.accepted else tuple(verdict.new_findings)
+        accepted, findings = verdict.accepted, [f.to_json() for f in shown]
+    return {"root": str(dream.snapshot.root), "items": [item.to_json() for item in dream.items],
+            "accepted": accepted, "findings": findings}

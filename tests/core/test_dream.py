@@ -1,0 +1,282 @@
+"""Dream: one reviewed maintenance pass, planned as items and written as one change (DESIGN §10)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from memtui.cli.main import main
+from memtui.core import dream, txn
+from memtui.core.consolidate import scan
+from memtui.core.contradictions import freshness
+from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
+from memtui.core.journal import list_records
+from memtui.core.model import Snapshot
+from memtui.core.staleness import StalenessClass, score_root
+from memtui.core.store import load_root
+from memtui.core.validate import validate
+from tests.conftest import CORPORA, MakeRoot, topic
+from tests.core.writer_support import tree
+
+DEMO = Path(__file__).resolve().parents[2] / "memtui" / "demo"
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+CORPUS_ROOTS = (
+    "markus41__claude__agent-memory/researcher",
+    "jonahscohen__improv__claude-memory-2026-06-01",
+    "4444J99__application-pipeline__claude-memory",
+    "Inpacchi__mission-control__agent-memory/ui-ux-designer",
+    "1000ssam__claude-config__memory",
+)
+HISTORY_BLOCKS = (
+    "<!-- session 2026-11-02: moved GC notes into topic files\n"
+    "     and dropped the old webpack entries -->\n",
+    "<!-- last reviewed 2026-11-20 -->\n",
+)
+
+
+def files_only(root: Path) -> dict[str, bytes]:
+    return {path: data for path, data in tree(root).items() if data is not None}
+
+
+def error_keys(snapshot: Snapshot) -> set[tuple[str, str, str]]:
+    return {f.key for f in validate(snapshot) if f.severity == "error"}
+
+
+def check_rules(snapshot: Snapshot, plan: dream.DreamPlan, repo: Path | None = None) -> None:
+    """Every item of the plan is right by the rules of DESIGN §10."""
+    stale = score_root(snapshot, NOW, repo)
+    found = scan(snapshot)
+    pairs = {(p.a, p.b) for p in found.pairs}
+    seen: set[str] = set()
+    for item in plan.items:
+        if item.kind in ("archive", "merge", "supersede"):
+            assert not seen & set(item.paths), f"{item.paths} claimed twice"
+            seen.update(item.paths)
+        pinned = [p for p in item.paths if p in snapshot.files and snapshot.files[p].pinned]
+        if item.kind == "archive":
+            result = stale.get(item.paths[0])
+            assert result is not None and result.cls is StalenessClass.FULLY_STALE
+            assert result.guards == () and not pinned
+        elif item.kind == "merge":
+            members = set(item.paths)
+            assert any(a in members and b in members for a, b in pairs)
+            assert not (item.checked and pinned), "a cluster holding a pinned file is checked"
+            if pinned:
+                assert item.note.startswith("needs review: pinned")
+        elif item.kind == "supersede":
+            old, new = (snapshot.files[p] for p in item.paths)
+            assert freshness(old) < freshness(new)
+            assert not (item.checked and old.pinned)
+        elif item.kind == "history":
+            assert comment_blocks(snapshot.index)
+
+
+def dream_and_check(root: Path, repo: Path | None = None) -> dream.DreamPlan:
+    """Plan, check the rules, apply the checked items, check the result, dream again, undo."""
+    original = files_only(root)
+    snapshot = load_root(root)
+    plan = plan_dream(snapshot, NOW, repo=repo)
+    check_rules(snapshot, plan, repo)
+    assert plan.default, "the plan has nothing checked"
+    preview = dream.preview(plan, plan.default)
+    assert preview.accepted, preview.refusal_message()
+    txn.commit(preview)
+    assert len(list_records(root)) == 1  # one change: one journal record
+    after = load_root(root)
+    assert error_keys(after) <= error_keys(snapshot)
+    blocks = comment_blocks(snapshot.index)
+    if blocks:
+        history = (root / HISTORY_NAME).read_bytes()
+        for first, last in blocks:
+            block = "".join(ln.raw + ln.ending for ln in snapshot.index.lines[first:last + 1]).encode()
+            assert block in history
+        assert not comment_blocks(after.index)
+    again = plan_dream(after, NOW, repo=repo)
+    assert not again.default, [item.kind for item in again.items if item.checked]
+    waited = {(i.kind, i.paths) for i in plan.waiting}
+    assert {(i.kind, i.paths) for i in again.items} <= waited
+    txn.undo(after)
+    assert files_only(root) == original
+    return plan
+
+
+# ---------------------------------------------------------------- history out of the index
+
+
+def test_history_moves_byte_for_byte(make_root: MakeRoot) -> None:
+    index = (
+        "\ufeff# Memory\r\n"
+        "<!-- session 1: set up the repo\r\n"
+        "  notes kept here -->\r\n"
+        "\r\n"
+        "## Recent\r\n"
+        "- [A](a.md) — the fact <!-- inline: stays -->\r\n"
+        "<!-- two --> <!-- three -->\r\n"
+        "```\r\n"
+        "<!-- in a fence: stays -->\r\n"
+        "```\r\n"
+        "<!-- last, without a newline -->"
+    )
+    root = make_root({"MEMORY.md": index.encode(), "a.md": topic("A")})
+    snapshot = load_root(root)
+    assert [(a + 1, b + 1) for a, b in comment_blocks(snapshot.index)] == [(2, 3), (7, 7), (11, 11)]
+    txn.run(snapshot, move_history(snapshot))
+    kept = (root / "MEMORY.md").read_bytes()
+    history = (root / HISTORY_NAME).read_bytes()
+    moved = [b"<!-- session 1: set up the repo\r\n  notes kept here -->\r\n",
+             b"<!-- two --> <!-- three -->\r\n", b"<!-- last, without a newline -->"]
+    assert all(block in history for block in moved)
+    # the index lost exactly the moved lines, and the history holds each of them byte for byte
+    original = index.encode().splitlines(keepends=True)
+    moved_lines = {2, 3, 7, 11}
+    assert kept == b"".join(line for n, line in enumerate(original, 1) if n not in moved_lines)
+    assert b"".join(line for n, line in enumerate(original, 1) if n in moved_lines) == b"".join(moved)
+    after = load_root(root)
+    assert "history-in-index" not in {f.rule for f in validate(after) if f.line in (2, 3, 7, 11)}
+    assert any(line.resolved == HISTORY_NAME for line in after.archive_index.entries)
+    assert not any(line.resolved == HISTORY_NAME for line in after.index.entries)  # never loaded
+
+
+def test_history_is_appended_to_on_the_next_dream(make_root: MakeRoot) -> None:
+    root = make_root({"MEMORY.md": "# Memory\n<!-- one -->\n- [A](a.md) — fact\n", "a.md": topic("A")})
+    snapshot = load_root(root)
+    txn.run(snapshot, move_history(snapshot))
+    with (root / "MEMORY.md").open("a") as handle:
+        handle.write("<!-- two -->\n")
+    snapshot = load_root(root)
+    txn.run(snapshot, move_history(snapshot))
+    history = (root / HISTORY_NAME).read_text()
+    assert history.index("<!-- one -->") < history.index("<!-- two -->")
+    assert (root / "MEMORY.md").read_text() == "# Memory\n- [A](a.md) — fact\n"
+
+
+# ---------------------------------------------------------------- the rules on a made-up root
+
+
+STALE_BODY = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"
+DUP_BODY = ("Postgres connection pooling: pgbouncer in transaction mode, pool size 40 per replica, "
+            "server idle timeout 600 seconds, prepared statements disabled for the pooler.\n")
+
+
+@pytest.fixture
+def rules_root(make_root: MakeRoot, tmp_path: Path) -> tuple[Path, Path]:
+    project = tmp_path / "project"
+    (project / "internal" / "present").mkdir(parents=True)
+    (project / "internal" / "present" / "here.go").write_text("package present\n")
+    old = {"updated": "2025-01-10"}
+    files: dict[str, str | bytes] = {
+        "project_gone.md": topic("Sweeper layout", type_="project", body=STALE_BODY, **old),
+        "feedback_gone.md": topic("Sweeper lesson", type_="feedback", body=STALE_BODY, **old),
+        "project_pinned_gone.md": topic("Pinned sweeper", body=STALE_BODY, pinned="true", **old),
+        "project_directive_gone.md": topic("Directive sweeper", body="Never edit " + STALE_BODY, **old),
+        "project_recent_gone.md": topic("Recent sweeper", body=STALE_BODY, updated="2026-11-25"),
+        "project_present.md": topic("Present code", body="See `internal/present/here.go`.\n", **old),
+        "pool_pinned.md": topic("Postgres connection pooling settings", body=DUP_BODY, pinned="true",
+                                updated="2026-10-01"),
+        "pool_copy.md": topic("Postgres connection pooling settings (copy)", body=DUP_BODY,
+                              updated="2026-10-02"),
+        "cache_a.md": topic("Redis cache eviction policy notes", updated="2026-10-03",
+                            body="Redis cache eviction uses allkeys-lru with maxmemory 2gb on every node.\n"),
+        "cache_b.md": topic("Redis cache eviction policy", updated="2026-10-04",
+                            body="Redis cache eviction uses allkeys-lru with maxmemory 2gb on every node, "
+                                 "checked weekly.\n"),
+    }
+    pinned = [p for p, t in files.items() if "pinned: true" in str(t)]
+    lines = ["# Memory", "", "## Pinned"] + [f"- [{p}]({p}) — pinned fact" for p in pinned]
+    lines += ["", "## Recent"] + [f"- [{p}]({p}) — a fact" for p in files if p not in pinned]
+    files["MEMORY.md"] = "\n".join(lines) + "\n" + "".join(HISTORY_BLOCKS)
+    return make_root(files), project
+
+
+def test_plan_follows_the_rules(rules_root: tuple[Path, Path]) -> None:
+    root, project = rules_root
+    plan = plan_dream(load_root(root), NOW, repo=project)
+    by_kind = {(item.kind, item.paths): item for item in plan.items}
+    assert [p for kind, p in by_kind if kind == "archive"] == [("project_gone.md",)]  # guards hold the rest
+    pinned_merge = by_kind[("merge", ("pool_copy.md", "pool_pinned.md"))]
+    assert not pinned_merge.checked and pinned_merge.note == "needs review: pinned (pool_pinned.md)"
+    assert by_kind[("merge", ("cache_a.md", "cache_b.md"))].checked
+    assert by_kind[("history", ("MEMORY.md", HISTORY_NAME))].checked
+    assert [item.kind for item in plan.items][-1] == "rebuild"
+    dream_and_check(root, project)
+
+
+def test_selected_items_compose_into_one_change(rules_root: tuple[Path, Path]) -> None:
+    root, project = rules_root
+    plan = plan_dream(load_root(root), NOW, repo=project)
+    merge_at = next(i for i, item in enumerate(plan.items) if item.kind == "merge" and item.checked)
+    selected = plan.default - {merge_at}
+    preview = dream.preview(plan, selected)
+    assert preview.accepted and preview.changeset.verb == "dream"
+    txn.commit(preview)
+    assert (root / "cache_a.md").exists() and (root / "cache_b.md").exists()  # the untoggled merge
+    assert (root / "archive" / "project_gone.md").exists() and (root / HISTORY_NAME).exists()
+    assert len(list_records(root)) == 1
+    txn.undo(load_root(root))
+    assert not (root / HISTORY_NAME).exists() and (root / "project_gone.md").exists()
+
+
+def test_checking_a_pinned_cluster_merges_it_and_keeps_the_gist_pinned(rules_root: tuple[Path, Path]) -> None:
+    root, project = rules_root
+    plan = plan_dream(load_root(root), NOW, repo=project)
+    pinned_at = next(i for i, item in enumerate(plan.items) if "pool_pinned.md" in item.paths)
+    assert plan.items[pinned_at].note.startswith("needs review: pinned")
+    preview = dream.preview(plan, plan.default | {pinned_at})
+    assert preview.accepted
+    txn.commit(preview)
+    gists = [f for f in load_root(root).files.values() if "pool_pinned.md" in f.frontmatter.names("consolidated_from")]
+    assert len(gists) == 1 and gists[0].pinned
+
+
+# ---------------------------------------------------------------- real folders
+
+
+def test_dream_on_the_demo_with_history(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    index = (root / "MEMORY.md").read_text()
+    title_end = index.index("\n") + 1
+    (root / "MEMORY.md").write_text(index[:title_end] + HISTORY_BLOCKS[0] + index[title_end:] + HISTORY_BLOCKS[1])
+    plan = dream_and_check(root)
+    assert {"history", "merge", "supersede", "rebuild"} <= {item.kind for item in plan.items}
+
+
+@pytest.mark.parametrize("name", CORPUS_ROOTS)
+def test_dream_on_corpus_roots(name: str, tmp_path: Path) -> None:
+    source = CORPORA / name
+    if not source.is_dir():
+        pytest.skip(f"corpus {name} not available at {CORPORA}")
+    root = tmp_path / "root"
+    shutil.copytree(source, root, symlinks=True)
+    snapshot = load_root(root)
+    plan = plan_dream(snapshot, NOW)
+    check_rules(snapshot, plan)
+    if plan.default:
+        dream_and_check(root)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_cli_dream_json_dry_run_yes_and_undo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    original = files_only(root)
+    assert main(["dream", str(root), "--json", "--now", "2026-11-30"]) == 0
+    value = json.loads(capsys.readouterr().out)
+    assert set(value) >= {"root", "items", "accepted", "findings"} and value["accepted"] is True
+    assert all(set(item) >= {"kind", "paths", "reason", "checked"} for item in value["items"])
+    assert main(["dream", str(root), "--dry-run", "--now", "2026-11-30"]) == 0
+    assert "+++ b/MEMORY.md" in capsys.readouterr().out
+    assert files_only(root) == original and not (root / ".memtui").exists()
+    assert main(["dream", str(root), "--yes", "--now", "2026-11-30"]) == 0
+    assert "applied: dream:" in capsys.readouterr().out
+    assert len(list_records(root)) == 1
+    assert main(["dream", str(root), "--now", "2026-11-30"]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    assert main(["undo", str(root)]) == 0
+    assert files_only(root) == original
