@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import tempfile
 import time
@@ -45,8 +46,32 @@ def best(repeat: int, fn: Callable[[], T]) -> tuple[float, T]:
     return min(times), value  # type: ignore[return-value]
 
 
+def _vocabulary_body(rng: random.Random, words: list[str], size: int) -> str:
+    """A body of about ``size`` bytes drawn from a Zipf-like vocabulary (realistic overlap)."""
+    out, length = [], 0
+    while length < size:
+        word = words[min(len(words) - 1, int(rng.paretovariate(0.9)) - 1)]
+        if rng.random() < 0.7:
+            word = rng.choice(words)
+        out.append(word)
+        length += len(word) + 1
+    return " ".join(out) + "\n"
+
+
 def prepare(dest: Path, n: int) -> Path:
+    """``synth.make_root`` with each body re-drawn from a 20,000-word vocabulary.
+
+    synth's bodies use 60 words, so every pair of files overlaps and the consolidation scan
+    alone proposes ~290,000 pairs at 1,000 files — a measure of that corner, not of dream."""
     root = make_root(dest, n)
+    rng = random.Random(11)
+    words = [f"w{i:05d}x" for i in range(20_000)]
+    for path in sorted(root.rglob("*.md")):
+        if path.name.startswith("MEMORY"):
+            continue
+        text = path.read_text()
+        head, sep, body = text.partition("---\n\n")
+        path.write_text(head + sep + _vocabulary_body(rng, words, len(body)))
     index = root / "MEMORY.md"
     text = index.read_text()
     head, _, rest = text.partition("\n")

@@ -89,7 +89,9 @@ def _report(args: argparse.Namespace, found: Any, verdict: Any, record_id: str |
     if not found.items:
         out.print("nothing to do: the folder needs no maintenance")
         return EXIT_OK
-    for item in found.items:
+    from memtui.core.dream import item_diff
+
+    for position, item in enumerate(found.items):
         mark = "[green]\\[x][/]" if item.checked else "\\[ ]"
         out.print(f"{mark} [bold]{item.kind}[/] {_esc(', '.join(item.paths))}")
         out.print(f"    {_esc(item.reason)}")
@@ -97,10 +99,11 @@ def _report(args: argparse.Namespace, found: Any, verdict: Any, record_id: str |
             out.print(f"    [yellow]{_esc(item.note)}[/]")
         for line in item.evidence:
             out.print(f"    [dim]· {_esc(line)}[/]")
-        if args.dry_run and item.diff:
+        diff = item.diff or (item_diff(found, position, found.default) if args.dry_run else "")
+        if args.dry_run and diff:
             from rich.syntax import Syntax
 
-            out.print(Syntax(item.diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+            out.print(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
     checked = len(found.default)
     waiting = len(found.items) - checked
     if verdict is None:

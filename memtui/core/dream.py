@@ -71,6 +71,7 @@ class DreamItem:
     build: Builder = field(compare=False, repr=False)
     note: str = ""  # why it starts unchecked
     diff: str = field(default="", compare=False, repr=False)  # its diff in the default selection
+    # ("" for an unchecked item: see :func:`item_diff`)
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "paths": list(self.paths), "reason": self.reason,
@@ -287,14 +288,14 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
 
     def attempt(item: DreamItem, last_try: bool) -> bool:
         nonlocal state, state_cache
+        if not item.checked:  # waits for a person: built (for its diff) only when looked at
+            items.append(item)
+            return True
         try:
             changeset = item.build(state)
         except VerbError:  # NothingToRebuild, or a file an earlier item already moved
             return True
         diff = changeset.diff or unified_diff(state, changeset)
-        if not item.checked:
-            items.append(_with(item, diff=diff))
-            return True
         gated = plan(state, changeset, state_cache)
         if gated.accepted:
             state, state_cache = gated.after, gated.cache
@@ -352,6 +353,21 @@ def compose(dream: DreamPlan, selected: Iterable[int]) -> Changeset:
     counts = ", ".join(f"{done.count(kind)} {kind}" for kind in KINDS if kind in done)
     changeset = Changeset("dream", f"dream: {counts}", tuple(ops))
     return changeset
+
+
+def item_diff(dream: DreamPlan, position: int, selected: Iterable[int] = ()) -> str:
+    """The diff of one item, built on the result of the ``selected`` items before it."""
+    state = dream.snapshot
+    try:
+        for i in sorted(i for i in set(selected) if i < position):
+            try:
+                state = apply_to_snapshot(state, dream.items[i].build(state).ops).snapshot
+            except NothingToRebuild:
+                continue
+        changeset = dream.items[position].build(state)
+    except VerbError as exc:
+        return f"# {exc}\n"
+    return changeset.diff or unified_diff(state, changeset)
 
 
 def preview(dream: DreamPlan, selected: Iterable[int]) -> Preview:

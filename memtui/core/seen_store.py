@@ -12,16 +12,16 @@ the user's cache: ``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui``, else
   kept by hash only).  Objects no state refers to are removed at every save.
 
 Everything read back is distrusted (DESIGN §3): a path must be a plain relative path inside the
-root (others are quarantined and named), an object name must be 64 hex digits, a copy must
-decompress to at most :data:`COPY_LIMIT` bytes with the hash of its name, and nothing under the
-store is opened through a symlink.  Writes go through :func:`write_side_file`, under the root's
-lock for an in-root store: an exclusive temp file with an unpredictable name, fsync, then
-``os.replace``.
+root (:func:`~memtui.core.safepath.check_stored_path`; others are quarantined and named), an
+object name must be 64 hex digits, a copy must decompress to at most :data:`COPY_LIMIT` bytes
+with the hash of its name, and nothing under the store is opened through a symlink.  An in-root
+store is written through the writer's side-file API (:func:`memtui.core.txn.write_side_file`,
+under the root's lock); a cache store by the same recipe here (exclusive temp file with an
+unpredictable name, fsync, ``os.replace``) — the root is not written at all.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
@@ -31,6 +31,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Mapping
+
+from .safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
 COPY_LIMIT = 1 << 20  # files up to 1 MiB get a copy
 STORE_CAP = 32 << 20  # all copies together, compressed
@@ -68,13 +70,12 @@ def sha256(data: bytes) -> str:
 
 
 def plain_relative(path: object) -> bool:
-    """Whether a stored path is a plain relative path inside the root (no ``..``, no dot part).
-
-    Local stand-in for the writer's public check of stored paths; same rule as the changeset's.
-    """
-    if not isinstance(path, str) or not path or "\0" in path or "\\" in path or path.startswith("/"):
+    """Whether a stored path is a plain relative path inside the root (the writer's one check)."""
+    try:
+        check_stored_path(path)
+    except UnsafePath:
         return False
-    return all(part not in ("", ".", "..") and not part.startswith(".") for part in path.split("/"))
+    return True
 
 
 def cache_dir() -> Path:
@@ -123,9 +124,13 @@ def location(root: Path, in_root: bool | None = None) -> Location:
 
 def _refuse_symlinks(loc: Location) -> None:
     """Refuse a store reached through a symlink (``.memtui``, ``seen``, ``objects``)."""
-    parts = [loc.root / ".memtui", loc.folder, loc.folder / OBJECTS_DIR] if loc.in_root else [
-        loc.folder, loc.folder / OBJECTS_DIR]
-    for part in parts:
+    if loc.in_root:
+        try:
+            check_private_dir(loc.root, f"{SEEN_DIR}/{OBJECTS_DIR}")
+        except UnsafePath as exc:
+            raise SeenError(str(exc)) from None
+        return
+    for part in (loc.folder, loc.folder / OBJECTS_DIR):
         if os.path.islink(part):
             raise SeenError(f"{part} is a symlink; memtui does not follow symlinks in its own folders")
 
@@ -133,12 +138,12 @@ def _refuse_symlinks(loc: Location) -> None:
 def _read_nofollow(path: Path, limit: int) -> bytes | None:
     """A file's bytes (at most ``limit``), never through a symlink; ``None`` when absent."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        fd = open_nofollow(path)
     except FileNotFoundError:
         return None
+    except UnsafePath as exc:
+        raise SeenError(f"{path}: {exc}") from None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise SeenError(f"{path} is a symlink; memtui does not follow it") from None
         raise SeenError(f"cannot read {path}: {exc.strerror}") from None
     try:
         chunks, size = [], 0
@@ -220,29 +225,34 @@ def _objects_on_disk(loc: Location) -> dict[str, int]:
 
 
 def _ensure_folder(loc: Location, folder: Path) -> None:
-    """Create a store folder (private) and its parents; never through a symlink."""
-    if loc.in_root:
-        base = loc.root
-        rel = folder.relative_to(base).parts
-    else:
-        base = Path(folder.anchor)
-        rel = folder.parts[1:]
-    current = base
-    for i, part in enumerate(rel):
+    """Create a cache store folder (private under the cache) and its parents; the store's own
+    folders are never reached through a symlink."""
+    current = Path(folder.anchor)
+    for part in folder.parts[1:]:
         current = current / part
-        if os.path.islink(current) and (loc.in_root or current.is_relative_to(loc.folder)):
+        if os.path.islink(current) and current.is_relative_to(loc.folder):
             raise SeenError(f"{current} is a symlink; memtui does not follow it")
         if not current.is_dir():
-            private = loc.in_root or current.is_relative_to(cache_dir())
-            os.mkdir(current, 0o700 if private else 0o755)
+            os.mkdir(current, 0o700 if current.is_relative_to(cache_dir()) else 0o755)
 
 
-def write_side_file(folder: Path, name: str, data: bytes) -> None:
-    """Write ``folder/name`` atomically: an exclusive temp file (unpredictable name), fsync, replace.
+def _write(loc: Location, name: str, data: bytes) -> None:
+    """Write one store file (``name`` relative to the store folder) atomically."""
+    if loc.in_root:
+        from .txn import TxnError, write_side_file
 
-    memtui's own bookkeeping (never a memory file); callers hold the root's lock for an in-root
-    store.  Stand-in for the writer's side-file API until that is public.
-    """
+        try:
+            write_side_file(loc.root, f"{SEEN_DIR}/{name}", data)
+        except TxnError as exc:  # busy, a symlink on the way, a read-only disk
+            raise SeenError(str(exc)) from None
+        return
+    folder, _, base = (loc.folder / name).as_posix().rpartition("/")
+    _write_cache_file(Path(folder), base, data)
+
+
+def _write_cache_file(folder: Path, name: str, data: bytes) -> None:
+    """Write ``folder/name`` in the user's cache: exclusive temp file (unpredictable name), fsync,
+    replace."""
     tmp = folder / f".{name}.{secrets.token_hex(8)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
@@ -271,7 +281,8 @@ def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mappi
     cap = STORE_CAP if cap is None else cap
     _refuse_symlinks(loc)
     with loc.lock():
-        _ensure_folder(loc, loc.folder / OBJECTS_DIR)
+        if not loc.in_root:
+            _ensure_folder(loc, loc.folder / OBJECTS_DIR)
         objects = loc.folder / OBJECTS_DIR
         on_disk = _objects_on_disk(loc)
         sizes = {digest: size for digest, size in files.values()}
@@ -290,7 +301,7 @@ def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mappi
             if used + packed_size > cap:
                 continue
             if packed is not None:
-                write_side_file(objects, f"{digest}.z", packed)
+                _write(loc, f"{OBJECTS_DIR}/{digest}.z", packed)
             kept.add(digest)
             used += packed_size
         state = {
@@ -300,7 +311,7 @@ def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mappi
             "files": {path: {"sha256": d, "size": s, "copy": d in kept}
                       for path, (d, s) in sorted(files.items())},
         }
-        write_side_file(loc.folder, STATE_FILE, json.dumps(state, ensure_ascii=False).encode("utf-8"))
+        _write(loc, STATE_FILE, json.dumps(state, ensure_ascii=False).encode("utf-8"))
         for digest in on_disk:
             if digest not in kept:
                 try:
