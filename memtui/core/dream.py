@@ -9,7 +9,7 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
 2. ``archive`` — each ``FULLY_STALE`` file (after guards: no guard held it back);
 3. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out): a gist
    with ``consolidated_from``, the sources archived with ``folded_into``;
-4. ``supersede`` — each contradiction whose direction is known (the two files' dates differ);
+4. ``supersede`` — each contradiction whose direction is known (``ordered``: the dates differ);
 5. ``rebuild`` — the index regenerated from the result (Pinned, Recent to 80% of the cap,
    derived region pointers, archived entries out of the active index).
 
@@ -222,8 +222,8 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
         old, new = snapshot.files.get(c.old), snapshot.files.get(c.new)
         if old is None or new is None or HISTORY_NAME in (c.old, c.new):
             continue
-        if freshness(old) >= freshness(new):
-            continue  # order unknown: no direction to propose
+        if not c.ordered:
+            continue  # order unknown (the dates do not differ): no direction to propose
         note = f"{PINNED_NOTE} ({c.old})" if old.pinned else ""
         evidence = (f"cue {c.negation}, overlap {c.score:.2f}",
                     f"{c.new} is newer ({date.fromtimestamp(freshness(new)).isoformat()}) than "

@@ -14,7 +14,6 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import dream, txn
 from memtui.core.consolidate import scan
-from memtui.core.contradictions import freshness
 from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
 from memtui.core.journal import list_records
 from memtui.core.model import Snapshot
@@ -70,9 +69,9 @@ def check_rules(snapshot: Snapshot, plan: dream.DreamPlan, repo: Path | None = N
             if pinned:
                 assert item.note.startswith("needs review: pinned")
         elif item.kind == "supersede":
-            old, new = (snapshot.files[p] for p in item.paths)
-            assert freshness(old) < freshness(new)
-            assert not (item.checked and old.pinned)
+            (found_c,) = [c for c in found.contradictions if (c.old, c.new) == item.paths]
+            assert found_c.ordered, "a contradiction of unknown order has no direction to propose"
+            assert not (item.checked and snapshot.files[found_c.old].pinned)
         elif item.kind == "history":
             assert comment_blocks(snapshot.index)
 
@@ -244,7 +243,7 @@ def test_dream_on_the_demo_with_history(tmp_path: Path) -> None:
     title_end = index.index("\n") + 1
     (root / "MEMORY.md").write_text(index[:title_end] + HISTORY_BLOCKS[0] + index[title_end:] + HISTORY_BLOCKS[1])
     plan = dream_and_check(root)
-    assert {"history", "merge", "supersede", "rebuild"} <= {item.kind for item in plan.items}
+    assert {"history", "merge", "rebuild"} <= {item.kind for item in plan.items}
 
 
 @pytest.mark.parametrize("name", CORPUS_ROOTS)
@@ -287,3 +286,29 @@ def test_cli_dream_json_dry_run_yes_and_undo(tmp_path: Path, capsys: pytest.Capt
     assert "nothing to do" in capsys.readouterr().out
     assert main(["undo", str(root)]) == 0
     assert files_only(root) == original
+
+
+def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None:
+    """Contradictions come from the scan; dream proposes the ordered ones, pinned ones unchecked."""
+    from types import SimpleNamespace
+
+    from memtui.core.consolidate import Contradiction
+    from memtui.core.dream import _supersede_items
+
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n## Recent\n- [a](a.md) — a\n- [b](b.md) — b\n- [c](c.md) — c\n"
+                     "- [d](d.md) — d\n",
+        "a.md": topic("A", updated="2026-01-01"), "b.md": topic("B", updated="2026-06-01"),
+        "c.md": topic("C", updated="2026-01-01", pinned="true"), "d.md": topic("D", updated="2026-06-01"),
+    })
+    snapshot = load_root(root)
+    found = SimpleNamespace(contradictions=(
+        Contradiction("a.md", "b.md", "project", 0.5, 0.5, "always/never", ordered=True),
+        Contradiction("a.md", "d.md", "project", 0.5, 0.5, "use/avoid", ordered=False),
+        Contradiction("c.md", "d.md", "project", 0.5, 0.5, "use/avoid", ordered=True),
+    ))
+    items = _supersede_items(snapshot, found)
+    assert [(i.paths, i.checked, i.note) for i in items] == [
+        (("a.md", "b.md"), True, ""), (("c.md", "d.md"), False, "needs review: pinned (c.md)")]
+    txn.run(snapshot, items[0].build(snapshot))
+    assert "superseded_by: b.md" in (root / "a.md").read_text()
