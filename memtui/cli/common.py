@@ -61,6 +61,14 @@ def add_budget_options(parser: argparse.ArgumentParser) -> None:
                         help="the loader's line cap (default 200)")
     parser.add_argument("--max-bytes", type=positive_int, default=25_000, metavar="N",
                         help="the loader's byte cap (default 25000)")
+    add_loader_option(parser)
+
+
+def add_loader_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--loader", choices=("claude-code", "raw"), default=None,
+                        help="what loads: claude-code strips the index's frontmatter and block-level "
+                        "HTML comments before the cut; raw takes the file as it is (default: "
+                        "$MEMTUI_LOADER, else ~/.config/memtui/config.json, else claude-code)")
 
 
 def positive_int(text: str) -> int:
@@ -74,9 +82,27 @@ def positive_int(text: str) -> int:
 
 
 def budget_config(args: argparse.Namespace) -> Any:
+    """The caps and loader profile of the command line (a :class:`UsageError` for a bad config)."""
     from memtui.core.model import BudgetConfig
 
-    return BudgetConfig(max_lines=args.max_lines, max_bytes=args.max_bytes)
+    return BudgetConfig(
+        max_lines=getattr(args, "max_lines", 200),
+        max_bytes=getattr(args, "max_bytes", 25_000),
+        loader=loader_of(args),
+    )
+
+
+def loader_of(args: argparse.Namespace) -> str:
+    """``--loader``, else the configured default profile."""
+    from memtui.core.budget import configured_loader
+
+    chosen = getattr(args, "loader", None)
+    if chosen:
+        return str(chosen)
+    try:
+        return configured_loader()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def find_roots(path: str | None) -> list[Path]:

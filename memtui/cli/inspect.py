@@ -158,7 +158,7 @@ def _finding_text(finding: Any) -> str:
 
 
 def run_loaded(args: argparse.Namespace) -> int:
-    from memtui.core.budget import budget_of, lines_past_cut
+    from memtui.core.budget import budget_of, index_loaded_text, lines_past_cut
     from memtui.core.model import LineKind
 
     roots = find_roots(args.path)
@@ -167,8 +167,10 @@ def run_loaded(args: argparse.Namespace) -> int:
     for root in roots:
         snapshot = _load(root, args)
         budget = budget_of(snapshot)
-        data = snapshot.index.render()[: budget.loaded_bytes] if snapshot.index.exists else b""
+        data = index_loaded_text(snapshot.index, budget) if snapshot.index.exists else b""
         past = lines_past_cut(snapshot.index, budget)
+        by_number = {line.number: line for line in snapshot.index.lines}
+        stripped = [by_number[n] for n in budget.stripped]
         reason = _cut_reason(budget)
         if args.raw:
             sys.stdout.flush()
@@ -182,6 +184,8 @@ def run_loaded(args: argparse.Namespace) -> int:
                     "budget": budget.to_json(),
                     "cut_line": budget.cut_line,
                     "cut_reason": reason,
+                    "loader": budget.loader,
+                    "stripped": [{"line": line.number, "text": line.raw} for line in stripped],
                     "loaded": data.decode("utf-8", "replace"),
                     "past_cut": [
                         {
@@ -196,10 +200,12 @@ def run_loaded(args: argparse.Namespace) -> int:
                 }
             )
             continue
-        out.rule(f"{rel_root(snapshot.root, args.path)}/MEMORY.md — what the loader reads", style="cyan")
+        out.rule(f"{rel_root(snapshot.root, args.path)}/MEMORY.md — what the {budget.loader} loader "
+                 "reads", style="cyan")
         if not snapshot.index.exists:
             out.print("[red]no MEMORY.md: the agent loads nothing from this folder[/]")
             continue
+        _print_stripped(out, budget, stripped)
         sys.stdout.flush()
         out.file.flush()
         sys.stdout.write(data.decode("utf-8", "replace"))
@@ -223,6 +229,24 @@ def run_loaded(args: argparse.Namespace) -> int:
     if args.json:
         print_json(objects[0] if len(objects) == 1 else objects)
     return EXIT_OK
+
+
+def _print_stripped(out: Any, budget: Any, stripped: list[Any]) -> None:
+    """Say which profile measured the index and show what it stripped before counting."""
+    from rich.markup import escape
+
+    if budget.loader == "raw":
+        out.print("[dim]loader raw: the file loads as it is (frontmatter and comments count)[/]")
+        return
+    if not stripped:
+        out.print(f"[dim]loader {budget.loader}: nothing to strip (no frontmatter, no comment blocks)[/]")
+        return
+    size = budget.file_bytes - budget.bytes
+    out.print(f"[dim]loader {budget.loader}: {len(stripped)} line(s), {size:,} bytes of frontmatter "
+              "and HTML comment blocks are stripped before counting; they never load:[/]")
+    for line in stripped:
+        out.print(f"[dim]  {line.number:>4} │ {escape(line.raw)}[/]")
+    out.rule(style="dim")
 
 
 def _cut_reason(budget: Any) -> str | None:

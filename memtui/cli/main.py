@@ -58,6 +58,9 @@ def _app_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep", action="store_true",
                         help="with --demo: keep the temporary copy after quitting (default: removed)")
     parser.add_argument("--read-only", action="store_true", help="disable every change")
+    from .common import add_loader_option
+
+    add_loader_option(parser)
     return parser
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import UsageError
+from .common import UsageError, budget_config
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,5 +25,5 @@ def run(args: argparse.Namespace) -> int:
             roots = [check_root(path)]  # no MEMORY.md: the app shows the empty states
         except RootError as missing:
             raise UsageError(str(missing)) from None
-    app = MemtuiApp(roots, read_only=args.read_only)
+    app = MemtuiApp(roots, read_only=args.read_only, config=budget_config(args))
     return int(app.run() or 0)

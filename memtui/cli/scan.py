@@ -9,7 +9,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import EXIT_OK, UsageError, console, find_roots, print_json, rel_root
+from .common import (
+    EXIT_OK,
+    UsageError,
+    add_loader_option,
+    budget_config,
+    console,
+    find_roots,
+    print_json,
+    rel_root,
+)
 
 DEFAULT_LIMIT = 40
 SHARED_SHOWN = 3
@@ -32,6 +41,7 @@ def register(subparsers: Any) -> None:
                         help=f"rows shown per table (default {DEFAULT_LIMIT}; 0 shows all; "
                         "--json always has all)")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_loader_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -60,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for root in find_roots(args.path):
         try:
-            snapshot = load_root(root)
+            snapshot = load_root(root, budget_config(args))
         except RootError as exc:
             raise UsageError(str(exc)) from None
         results.append(

@@ -11,7 +11,16 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, UsageError, console, find_roots, print_json, rel_root
+from .common import (
+    EXIT_OK,
+    UsageError,
+    add_loader_option,
+    budget_config,
+    console,
+    find_roots,
+    print_json,
+    rel_root,
+)
 
 ACTIONS = ("prune", "review", "keep")
 _ACTION_STYLE = {"prune": "bold red", "review": "yellow", "keep": "green"}
@@ -42,6 +51,7 @@ def register(subparsers: Any) -> None:
                         help="also check that URLs answer 200 (off by default)")
     parser.add_argument("--action", choices=ACTIONS, help="show only files with this action")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_loader_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -82,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     reports = []
     for root in roots:
         try:
-            snapshot = load_root(root)
+            snapshot = load_root(root, budget_config(args))
         except RootError as exc:
             raise UsageError(str(exc)) from None
         reports.append(score_root(snapshot, now, repo=repo, online=args.online, cache=cache))

@@ -211,12 +211,26 @@ class Index:
         return tuple(line for line in self.lines if line.kind is LineKind.REGION)
 
 
+CLAUDE_CODE_LOADER = "claude-code"
+RAW_LOADER = "raw"
+LOADERS = (CLAUDE_CODE_LOADER, RAW_LOADER)
+
+
 @dataclass(frozen=True)
 class BudgetConfig:
-    """The loader's caps for ``MEMORY.md``."""
+    """The loader's caps for ``MEMORY.md`` and its profile (DESIGN §1.7).
+
+    ``claude-code`` strips the index's frontmatter and block-level HTML comments before it
+    counts and cuts; ``raw`` loads the file as it is (a loop whose own hook injects the index).
+    """
 
     max_lines: int = 200
     max_bytes: int = 25_000
+    loader: str = CLAUDE_CODE_LOADER
+
+    def __post_init__(self) -> None:
+        if self.loader not in LOADERS:
+            raise ValueError(f"loader must be one of {', '.join(LOADERS)}, not {self.loader!r}")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import re
 from datetime import datetime
 from typing import Iterable
 
-from .budget import FILL_TARGET
+from .budget import FILL_TARGET, stripped_lines
 from .changeset import Changeset, Create, Operation, VerbError, Write, unified_diff
 from .index import region_line
 from .index_edit import (
@@ -228,7 +228,10 @@ def rebuild(snapshot: Snapshot) -> Changeset:
 
     upper_regions, _ = cover(pinned_set | scoped)
     base = assemble([], upper_regions)
-    lines, used = len(base) + 2, size(base) + size(["", f"## {RECENT}"]) - bom
+    # only what the loader profile counts: kept frontmatter and comment blocks may be stripped
+    strip = stripped_lines(base, config.loader)
+    counted = [raw for k, raw in enumerate(base) if k not in strip]
+    lines, used = len(counted) + 2, size(counted) + size(["", f"## {RECENT}"]) - bom
     target_lines = int(config.max_lines * FILL_TARGET)
     target_bytes = int(config.max_bytes * FILL_TARGET)
     chosen_informal: list[str] = []

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .budget import Budget, entries_past_cut, measure
+from .budget import Budget, entries_past_cut, measure, stripped_lines
 from .handoff import handoff_findings
 from .model import (
     ARCHIVE_DIR,
@@ -92,6 +92,11 @@ _SECRET_NAMES = {
 }
 _GLOB_OK = re.compile(r"^[\w.\-*?+@=,~ ]+$")
 _PATHLIKE = re.compile(r"^[^\s]+(?:/[^\s]*|\.(?:md|txt|py|js|ts|json|ya?ml|sh|toml))$")
+
+
+def _counted(budget: Budget) -> str:
+    """'loaded ' when the profile stripped lines before counting, else ''."""
+    return "loaded " if budget.stripped else ""
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -370,7 +375,8 @@ def index_findings(
                 ERROR,
                 index.path,
                 budget.cut_line,
-                f"{budget.lines} lines, over the loader's {budget.max_lines}; the loader stops at "
+                f"{budget.lines} {_counted(budget)}lines, over the loader's {budget.max_lines}; "
+                f"the loader stops at "
                 f"line {budget.cut_line} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
                 "fall past the cut — decay or archive entries, or run rebuild",
             )
@@ -382,7 +388,8 @@ def index_findings(
                 ERROR,
                 index.path,
                 budget.cut_line,
-                f"{budget.bytes:,} bytes, over the loader's {budget.max_bytes:,}; the loader stops "
+                f"{budget.bytes:,} {_counted(budget)}bytes, over the loader's {budget.max_bytes:,}; "
+                f"the loader stops "
                 f"at line {budget.cut_line} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
                 "fall past the cut — shorten hooks, decay or archive entries",
             )
@@ -539,16 +546,24 @@ def index_tail_findings(snapshot: Snapshot) -> list[Finding]:
     """Index-level warnings: history comments, incomplete scopes, secrets in the indexes."""
     out: list[Finding] = []
     index, archive, files = snapshot.index, snapshot.archive_index, snapshot.files
+    stripped = set(stripped_lines([line.raw for line in index.lines], snapshot.config.loader))
+    loader = snapshot.config.loader
     for line in index.lines:
         if line.kind is LineKind.COMMENT and (line.number == 1 or "<!--" in line.raw):
+            if line.number - 1 in stripped:
+                says = (f"the {loader} loader strips this comment block, so it costs no budget "
+                        "but the agent never sees it either")
+            else:
+                says = (f"under the {loader} loader this comment is loaded every session and costs "
+                        "budget")
             out.append(
                 Finding(
                     "history-in-index",
                     WARNING,
                     index.path,
                     line.number,
-                    "an HTML comment in MEMORY.md is loaded every session and costs budget; move "
-                    "history into a topic file or the archive",
+                    f"an HTML comment in MEMORY.md: {says}; move history into a topic file or "
+                    "the archive",
                     f"comment:{line.number}",
                 )
             )

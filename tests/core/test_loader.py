@@ -1,0 +1,156 @@
+"""The loader profile (DESIGN §1.7): claude-code strips the index's frontmatter and block-level HTML
+comments before the 200-line / 25,000-byte cut; raw measures the file as it is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import MakeRoot, topic
+from memtui.cli.main import main
+from memtui.core.budget import configured_loader, loaded_text, measure, stripped_lines
+from memtui.core.index import parse_index
+from memtui.core.model import BudgetConfig
+from memtui.core.store import load_root
+from memtui.core.validate import validate
+
+RAW = BudgetConfig(loader="raw")
+CLAUDE = BudgetConfig()
+
+FRONTMATTER = "---\nname: index\ndescription: the working set\n---\n"
+COMMENTS = "<!--\n" + "".join(f"2026-0{k % 9 + 1}-01 history line {k}\n" for k in range(58)) + "-->\n"
+
+
+def busy_root(make_root: MakeRoot, entries: int = 150) -> Path:
+    """An index with frontmatter and 60 lines of comments around ``entries`` entry lines."""
+    files = {f"f{k:03d}.md": topic(f"fact {k}") for k in range(entries)}
+    lines = "".join(f"- [fact {k}](f{k:03d}.md) — hook {k}\n" for k in range(entries))
+    files["MEMORY.md"] = FRONTMATTER + "# Memory\n" + COMMENTS + lines
+    return make_root(files)
+
+
+def test_frontmatter_and_comments_count_under_raw_only(make_root: MakeRoot) -> None:
+    root = busy_root(make_root)
+    raw = load_root(root, RAW)
+    claude = load_root(root, CLAUDE)
+    raw_budget = measure(raw.index, raw.config)
+    claude_budget = measure(claude.index, claude.config)
+    assert raw_budget.lines == 4 + 1 + 60 + 150 and raw_budget.over_lines
+    assert claude_budget.lines == 151 and not claude_budget.over_lines and claude_budget.cut_line is None
+    assert claude_budget.stripped == tuple(range(1, 5)) + tuple(range(6, 66))
+    assert claude_budget.file_lines == raw_budget.lines and claude_budget.file_bytes == raw_budget.bytes
+    assert "budget-lines" in {f.rule for f in validate(raw)}
+    assert "budget-lines" not in {f.rule for f in validate(claude)}
+
+
+def test_the_cut_counts_loaded_lines_and_keeps_file_line_numbers(make_root: MakeRoot) -> None:
+    root = busy_root(make_root, entries=230)
+    claude = load_root(root)
+    budget = measure(claude.index, claude.config)
+    # 1 heading + 199 entries load: the cut is the 200th entry, on file line 65 + 200
+    assert budget.cut_line == 265 and budget.lines == 231
+    text = loaded_text(claude).decode()
+    assert not text.startswith("---") and "<!--" not in text and "history line" not in text
+    assert text.startswith("# Memory\n") and text.count("\n") == 200
+    raw = load_root(root, RAW)
+    assert measure(raw.index, raw.config).cut_line == 201
+    assert loaded_text(raw).decode().startswith(FRONTMATTER)
+
+
+@pytest.mark.parametrize(
+    ("text", "stripped"),
+    [
+        ("---\nname: x\n---\nbody\n", {0, 1, 2}),
+        ("---\nname: x\nbody\n", set()),  # no closing line: no frontmatter
+        ("a\n<!-- one -->\nb\n", {1}),
+        ("a\n   <!-- indented\nstill\n--> tail\nb\n", {1, 2, 3}),
+        ("a <!-- inline --> b\n", set()),  # not block-level: it loads
+        ("    <!-- four spaces: code -->\n", set()),
+        ("```\n<!-- in a fence -->\n```\n<!-- out -->\n", {3}),
+        ("intro\n---\nname: x\n---\n", set()),  # frontmatter only on line 1
+    ],
+)
+def test_what_claude_code_strips(text: str, stripped: set[int]) -> None:
+    raws = [line.raw for line in parse_index(text.encode()).lines]
+    assert stripped_lines(raws, "claude-code") == stripped
+    assert stripped_lines(raws, "raw") == frozenset()
+
+
+def test_history_message_says_whether_comments_load(make_root: MakeRoot) -> None:
+    root = make_root({"MEMORY.md": "# Memory\n<!-- 2026-01-01: moved -->\nsee x <!-- inline --> y\n"})
+    for config, block, inline in ((CLAUDE, "strips", "loaded every session"),
+                                  (RAW, "loaded every session", "loaded every session")):
+        found = [f for f in validate(load_root(root, config)) if f.rule == "history-in-index"]
+        assert [f.line for f in found] == [2, 3]
+        assert block in found[0].message and inline in found[1].message
+        assert config.loader in found[0].message
+
+
+def test_an_unknown_loader_is_refused() -> None:
+    with pytest.raises(ValueError, match="loader"):
+        BudgetConfig(loader="vim")
+
+
+def test_configured_loader(tmp_path: Path) -> None:
+    assert configured_loader({"HOME": str(tmp_path)}) == "claude-code"
+    assert configured_loader({"HOME": str(tmp_path), "MEMTUI_LOADER": "raw"}) == "raw"
+    config = tmp_path / "cfg" / "memtui" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"loader": "raw"}))
+    assert configured_loader({"XDG_CONFIG_HOME": str(tmp_path / "cfg")}) == "raw"
+    config.write_text(json.dumps({"loader": "emacs"}))
+    with pytest.raises(ValueError, match="emacs"):
+        configured_loader({"XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+
+
+def test_cli_loader_flag_env_and_config(make_root: MakeRoot, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = busy_root(make_root)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    monkeypatch.delenv("MEMTUI_LOADER", raising=False)
+    assert main(["validate", str(root), "--quiet"]) == 0
+    assert main(["validate", str(root), "--loader", "raw", "--quiet"]) == 1
+    monkeypatch.setenv("MEMTUI_LOADER", "raw")
+    assert main(["validate", str(root), "--quiet"]) == 1
+    assert main(["validate", str(root), "--loader", "claude-code", "--quiet"]) == 0
+    monkeypatch.setenv("MEMTUI_LOADER", "emacs")
+    capsys.readouterr()
+    assert main(["validate", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "emacs" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_loaded_says_which_profile_and_shows_what_it_strips(
+        make_root: MakeRoot, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMTUI_LOADER", raising=False)
+    root = busy_root(make_root, entries=3)
+    assert main(["loaded", str(root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["loader"] == "claude-code" and data["budget"]["loader"] == "claude-code"
+    assert [s["line"] for s in data["stripped"]][:5] == [1, 2, 3, 4, 6]
+    assert "history line" not in data["loaded"] and data["loaded"].startswith("# Memory")
+    assert main(["loaded", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "claude-code loader" in out and "stripped before counting" in out and "history line 3" in out
+    assert main(["loaded", str(root), "--loader", "raw", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["loader"] == "raw" and data["stripped"] == [] and data["loaded"].startswith("---")
+
+
+def test_every_reading_command_takes_the_flag(make_root: MakeRoot, capsys: pytest.CaptureFixture[str]) -> None:
+    root = busy_root(make_root, entries=3)
+    for argv in (["list", str(root)], ["stale", str(root)], ["scan", str(root)], ["loaded", str(root)]):
+        assert main([*argv, "--loader", "raw", "--json"]) == 0, argv
+    capsys.readouterr()
+
+
+def test_the_gate_measures_with_the_same_profile(make_root: MakeRoot, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMTUI_LOADER", raising=False)
+    root = busy_root(make_root)
+    # over its line cap under raw: a new entry would make the overflow worse
+    assert main(["remember", "A new fact", "--root", str(root), "--loader", "raw", "--dry-run"]) == 1
+    assert "would grow" in capsys.readouterr().out
+    assert main(["remember", "A new fact", "--root", str(root), "--dry-run"]) == 0
