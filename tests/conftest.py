@@ -1,10 +1,14 @@
-"""Shared fixtures: the real-world corpora (skipped when absent) and a root builder."""
+"""Shared fixtures: temp folders under ``tmp_path``, the corpora (skipped when absent), a root
+builder and a fresh copy of the demo."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 
@@ -28,6 +32,45 @@ def corpus(name: str) -> Path:
     if not path.is_dir():
         pytest.skip(f"corpus {name} not available at {CORPORA}")
     return path
+
+
+#: the temp folder of the run outside the tests themselves: it must be empty at the end
+SESSION_TEMP: Path | None = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Point the run's temp folder at a private, empty one (pytest's own ``tmp_path`` folders
+    stay where they are); :func:`pytest_sessionfinish` checks that nothing was left in it."""
+    global SESSION_TEMP
+    real = tempfile.gettempdir()
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", real)
+    SESSION_TEMP = Path(tempfile.mkdtemp(prefix="memtui-tests-", dir=real))
+    tempfile.tempdir = str(SESSION_TEMP)
+    os.environ["TMPDIR"] = str(SESSION_TEMP)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when anything was left in the temp folder outside a test's ``tmp_path``."""
+    if SESSION_TEMP is None:
+        return
+    left = sorted(p.name for p in SESSION_TEMP.iterdir())
+    shutil.rmtree(SESSION_TEMP, ignore_errors=True)
+    if left:
+        print(f"\nthe suite left {len(left)} temp folder(s) behind: {', '.join(left[:5])}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True)
+def _temp_under_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every temp folder a test makes (``tempfile``, and ``$TMPDIR`` for the programs it runs)
+    lands under its ``tmp_path``, which pytest cleans up."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
+    yield temp
 
 
 @pytest.fixture(autouse=True)
@@ -74,3 +117,29 @@ def topic(name: str, description: str = "a fact", type_: str = "project", body: 
     lines = ["---", f"name: {name}", f"description: {description}", f"type: {type_}"]
     lines += [f"{k}: {v}" for k, v in extra.items()]
     return "\n".join(lines) + "\n---\n\n" + body
+
+
+#: every file of a copied fixture gets this modification time, so mtime-based ages are stable
+FIXED_MTIME = datetime(2026, 11, 1, tzinfo=timezone.utc).timestamp()
+
+
+def freeze_mtimes(root: Path) -> None:
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (FIXED_MTIME, FIXED_MTIME))
+
+
+def copy_demo_to(root: Path) -> Path:
+    """The bundled demo memory folder copied to ``root``, every mtime fixed."""
+    from memtui.core.demo import demo_source
+
+    shutil.copytree(demo_source(), root, ignore=shutil.ignore_patterns("__pycache__"))
+    freeze_mtimes(root)
+    return root
+
+
+@pytest.fixture
+def demo_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh copy of the bundled demo at ``<tmp>/memory``; the current folder is ``<tmp>``."""
+    monkeypatch.chdir(tmp_path)
+    return copy_demo_to(tmp_path / "memory")

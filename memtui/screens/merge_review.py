@@ -112,7 +112,7 @@ class MergeReviewScreen(Screen[None]):
             self.error = error
             self.gist = gist
 
-    #: seconds the gist must rest unedited before the validator checks it again
+    #: seconds the gist must rest unedited before the validator checks it again (0: at once)
     RECHECK_DELAY = 0.6
 
     def __init__(self, workspace: Workspace, candidate: Proposal) -> None:
@@ -262,6 +262,10 @@ class MergeReviewScreen(Screen[None]):
             return
         if self._debounce is not None:
             self._debounce.stop()
+            self._debounce = None
+        if self.RECHECK_DELAY <= 0:
+            self._compute_verdict()
+            return
         self._debounce = self.set_timer(self.RECHECK_DELAY, self._compute_verdict)
 
     # ------------------------------------------------------------------ actions

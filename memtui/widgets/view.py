@@ -22,6 +22,8 @@ class View(Vertical):
 
     workspace: Workspace | None = None
     _preview_timer: Timer | None = None
+    #: seconds the cursor must rest before the preview is drawn (0: right after this message)
+    preview_delay = PREVIEW_DELAY
 
     def show(self, workspace: Workspace) -> None:
         """Redraw from a (new) workspace, keeping the user's place."""
@@ -59,7 +61,11 @@ class View(Vertical):
         """
         if self._preview_timer is not None:
             self._preview_timer.stop()
-        self._preview_timer = self.set_timer(PREVIEW_DELAY, self._run_preview)
+            self._preview_timer = None
+        if self.preview_delay <= 0:
+            self.call_later(self._run_preview)
+            return
+        self._preview_timer = self.set_timer(self.preview_delay, self._run_preview)
 
     def _run_preview(self) -> None:
         self._preview_timer = None

@@ -7,15 +7,13 @@ Each docstring says what a reviewer should see in the SVG.  Update the baselines
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))
-
-from tui_support import demo_root, freeze_mtimes, make_app, settle  # noqa: E402,F401
+from conftest import freeze_mtimes
+from tui_support import make_app, settle
 
 SIZE = (130, 40)
 
@@ -33,8 +31,7 @@ def ready(*keys: str, then: Callable[[Any], Any] | None = None) -> Callable[[Any
             if hasattr(result, "__await__"):
                 await result
             await settle(pilot)
-        await pilot.pause(0.15)  # the preview draws once the cursor rests
-        await settle(pilot)
+        await settle(pilot)  # the preview follows the cursor at once (no debounce in tests)
 
     return run_before
 
@@ -136,7 +133,6 @@ def test_refused_change(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.M
         await pick(pilot)
         await pilot.press("P")
         await settle(pilot)
-        await pilot.pause(0.1)
 
     assert snap_compare(make_app(root), terminal_size=SIZE, run_before=run_before)
 

@@ -8,7 +8,7 @@ import pytest
 from tui_support import make_app, press, settle
 
 from memtui.screens.main import VIEWS
-from tests.conftest import corpus_roots
+from conftest import corpus_roots
 
 ROOTS = corpus_roots()
 
@@ -27,13 +27,13 @@ async def test_every_corpus_root_opens_and_every_view_draws() -> None:
             assert app.workspace.root == root.absolute()
             for name in VIEWS:
                 app.main.show_view(name)
-                await pilot.pause(0.01)  # one frame of each view (pause(None) waits for idle CPU)
+                await settle(pilot)
             app.main.show_view("working")
-            await pilot.pause(0.01)
+            await settle(pilot)
             app.main.next_pane(1)  # tab, then j: the Recent pane's cursor and preview
             focused = app.screen.focused
             if focused is not None and hasattr(focused, "action_cursor_down"):
                 focused.action_cursor_down()
-            await pilot.pause(0.05)  # the preview draws once the cursor rests
+            await settle(pilot)  # the preview draws once the cursor moved (no debounce in tests)
             assert app.workspace.staleness is not None, root
         await press(pilot, "question_mark", "escape")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from functools import partial
-
 import pytest
-from tui_support import demo_root  # noqa: F401
 
 from memtui.core import verbs
 from memtui.core.merge import merge

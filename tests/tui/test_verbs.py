@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
+from textual.message import Message
+from textual.notifications import Notify
+from tui_support import digest, make_app, press, settle
 
 from memtui.commands import BY_NAME
 from memtui.screens.confirm import ConfirmChange
@@ -37,6 +39,20 @@ async def test_pin_by_keystroke_writes_frontmatter_and_pinned_entry(demo_root: P
         pinned_pane = app.main.query_one("#pane-pinned")
         assert any(row.path == RECENT_FIRST for row in pinned_pane.rows)
         assert app.selected_path() == RECENT_FIRST  # the cursor followed the file
+
+
+async def test_a_change_posts_an_undoable_outcome_and_undo_does_not(demo_root: Path) -> None:
+    posted: list[Message] = []
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40), message_hook=posted.append) as pilot:
+        await settle(pilot)
+        await focus_recent(pilot)
+        await press(pilot, "p", "u")
+        applied = [m.outcome for m in posted if isinstance(m, app.Applied)]
+        assert [(o.ok, o.undoable) for o in applied] == [(True, True), (True, False)]
+        assert applied[0].message.startswith("pin ")
+        notes = [m.notification.message for m in posted if isinstance(m, Notify)]
+        assert notes[-2].endswith("· u undoes it") and not notes[-1].endswith("u undoes it")
 
 
 async def test_pin_then_decay_then_undo_both_restores_every_byte(demo_root: Path) -> None:

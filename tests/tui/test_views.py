@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import stat
 import sys
 from pathlib import Path
 
 import pytest
-from tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
+from textual.message import Message
+from tui_support import digest, make_app, press, settle
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.help import HelpScreen
@@ -171,18 +171,18 @@ async def test_rejecting_a_pair_is_remembered(demo_root: Path) -> None:
 
 
 async def test_external_change_is_noticed_and_reloaded(demo_root: Path) -> None:
-    app = make_app(demo_root, watch=True)
-    async with app.run_test(size=(140, 40)) as pilot:
+    posted: list[Message] = []
+    app = make_app(demo_root)  # no timer: the test looks at the folder when the timer would
+    async with app.run_test(size=(140, 40), message_hook=posted.append) as pilot:
         await settle(pilot)
-        await asyncio.sleep(2)  # let the watcher take its baseline
+        app.poll_folder()
         await settle(pilot)
+        assert not [m for m in posted if isinstance(m, app.FolderChanged)]  # nothing changed yet
         (demo_root / "project_written_by_the_agent.md").write_text(
             "---\nname: fresh\ndescription: d\ntype: project\n---\nnew\n", encoding="utf-8")
-        for _ in range(40):
-            await asyncio.sleep(0.2)
-            await settle(pilot)
-            if "project_written_by_the_agent.md" in app.workspace.snapshot.files:
-                break
+        app.poll_folder()
+        await settle(pilot)
+        assert [m for m in posted if isinstance(m, app.FolderChanged)]
         assert "project_written_by_the_agent.md" in app.workspace.snapshot.files
         assert any(f.rule == "orphan" and f.path == "project_written_by_the_agent.md"
                    for f in app.workspace.findings)

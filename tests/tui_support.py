@@ -3,46 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from memtui.app import MemtuiApp
-from memtui.core.demo import demo_source
+from memtui.screens.merge_review import MergeReviewScreen
+from memtui.widgets.view import View
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
-#: every file of a copied fixture gets this modification time, so mtime-based ages are stable
-FIXED_MTIME = datetime(2026, 11, 1, tzinfo=timezone.utc).timestamp()
-
-
-def freeze_mtimes(root: Path) -> None:
-    for path in root.rglob("*"):
-        if path.is_file():
-            os.utime(path, (FIXED_MTIME, FIXED_MTIME))
-
-
-@pytest.fixture
-def demo_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh copy of the bundled demo at ``<tmp>/memory``; the current folder is ``<tmp>``.
-
-    Import it into a test module (``from tui_support import demo_root``) to use it.
-    """
-    monkeypatch.chdir(tmp_path)
-    return copy_demo_to(tmp_path / "memory")
-
-
-def copy_demo_to(root: Path) -> Path:
-    shutil.copytree(demo_source(), root, ignore=shutil.ignore_patterns("__pycache__"))
-    freeze_mtimes(root)
-    return root
 
 
 def make_app(*roots: Path, **options: Any) -> MemtuiApp:
-    """The app on these roots with the fixed clock, no folder watching and no animations."""
+    """The app on these roots with the fixed clock, no folder watching, no animations and no
+    debounce (a preview or a verdict follows at once, so a test waits for messages, not time)."""
+    View.preview_delay = 0.0
+    MergeReviewScreen.RECHECK_DELAY = 0.0
     options.setdefault("now", NOW)
     options.setdefault("watch", False)
     app = MemtuiApp(list(roots), **options)
