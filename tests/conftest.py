@@ -63,11 +63,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _temp_under_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def _temp_under_tmp_path(tmp_path_factory: pytest.TempPathFactory,
+                         monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every temp folder a test makes (``tempfile``, and ``$TMPDIR`` for the programs it runs)
-    lands under its ``tmp_path``, which pytest cleans up."""
-    temp = tmp_path / "tmp"
-    temp.mkdir()
+    lands in a fresh folder beside its ``tmp_path``, which pytest cleans up like the rest."""
+    temp = tmp_path_factory.mktemp("tmp")
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     monkeypatch.setenv("TMPDIR", str(temp))
     yield temp

@@ -12,6 +12,7 @@ from pathlib import Path
 from . import claude_settings
 from .model import INDEX_NAME
 from .store import RootError, check_root
+from .walk import walk
 
 #: folders never descended into when looking for roots
 _SKIP_DIRS = frozenset(
@@ -35,26 +36,11 @@ def claude_project_memory(cwd: Path, home: Path | None = None) -> Path:
 def roots_under(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
     """``path`` if it is a root, and every root below it (nested roots included), sorted."""
     found: list[Path] = []
-    stack: list[tuple[Path, int]] = [(path, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        if any(e.name == INDEX_NAME and e.is_file() for e in entries):
-            found.append(folder)
-        if depth >= max_depth:
-            continue
-        for entry in entries:
-            if entry.name in _SKIP_DIRS:
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((Path(entry.path), depth + 1))
-            except OSError:
-                continue
+    for folder in walk(path, lambda entry: entry.name not in _SKIP_DIRS):
+        if any(e.name == INDEX_NAME and e.is_file() for e in folder.entries):
+            found.append(Path(folder.path))
+        if folder.depth >= max_depth:
+            folder.subfolders.clear()
     return sorted(found)
 
 

@@ -26,6 +26,7 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
+from .walk import walk_root
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 
@@ -100,19 +101,16 @@ def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
     archive_data: bytes | None = None
     archive_name = ARCHIVE_INDEX_NAME
 
-    stack: list[tuple[str, str]] = [(str(root_path), "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            skipped.append(Skipped(prefix.rstrip("/") or ".", f"cannot list folder: {exc.strerror}"))
+    for folder in walk_root(root_path):
+        prefix = folder.prefix
+        if folder.error is not None:
+            skipped.append(Skipped(prefix.rstrip("/") or ".",
+                                   f"cannot list folder: {folder.error.strerror}"))
             continue
-        if prefix and any(e.name == INDEX_NAME for e in entries):
+        if folder.nested:
             nested.append(prefix.rstrip("/"))
             continue
-        for entry in entries:
+        for entry in folder.entries:
             name = entry.name
             if name.startswith("."):
                 continue
@@ -129,8 +127,7 @@ def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
                         skipped.append(Skipped(rel, "symlinked folder; not entered"))
                         continue
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, rel + "/"))
-                    continue
+                    continue  # walk_root enters it
                 if not entry.is_file():
                     if not is_link:
                         other.append(rel)

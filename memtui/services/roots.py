@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.budget import measure
 from memtui.core.index import parse_index
 from memtui.core.model import INDEX_NAME, BudgetConfig, Index
+from memtui.core.walk import memory_entries
 
 
 _INDEX_NAMES = ("memory.md", "memory-archive.md")
@@ -26,32 +26,7 @@ class RootSummary:
 
 def count_memory_files(root: Path) -> int:
     """Markdown files under a root, skipping dot-folders and nested roots (as the loader does)."""
-    count = 0
-    stack = [str(root)]
-    first = True
-    while stack:
-        folder = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        if not first and any(e.name == INDEX_NAME for e in entries):
-            continue
-        first = False
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.lower().endswith(".md"):
-                    if folder == str(root) and entry.name.lower() in _INDEX_NAMES:
-                        continue
-                    count += 1
-            except OSError:
-                continue
-    return count
+    return sum(1 for rel, _ in memory_entries(root) if rel.lower() not in _INDEX_NAMES)
 
 
 def summarize(root: Path, config: BudgetConfig = BudgetConfig()) -> RootSummary:

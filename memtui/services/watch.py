@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from memtui.core.model import INDEX_NAME
+from memtui.core.walk import memory_entries
 
 
 def fingerprint(root: Path | str) -> int:
@@ -15,27 +14,11 @@ def fingerprint(root: Path | str) -> int:
     listed simply contributes nothing, so a vanished root reads as a change, never an error.
     """
     items: list[tuple[str, int, int]] = []
-    stack = [(str(root), "")]
-    while stack:
-        folder, prefix = stack.pop()
+    for rel, entry in memory_entries(root):
         try:
-            with os.scandir(folder) as it:
-                entries = list(it)
+            st = entry.stat()
         except OSError:
             continue
-        if prefix and any(e.name == INDEX_NAME for e in entries):
-            continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, prefix + name + "/"))
-                elif name.lower().endswith(".md"):
-                    st = entry.stat()
-                    items.append((prefix + name, st.st_size, st.st_mtime_ns))
-            except OSError:
-                continue
+        items.append((rel, st.st_size, st.st_mtime_ns))
     items.sort()
     return hash(tuple(items))

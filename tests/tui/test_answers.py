@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import Footer
 
-from tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
+from tui_support import digest, make_app, press, settle
 
 from memtui.commands import COMMANDS, MemtuiCommands
 from memtui.screens.confirm import ConfirmChange
@@ -107,6 +107,6 @@ async def test_choosing_an_action_that_does_not_apply_says_why(demo_root: Path) 
         for char in "restore":
             await pilot.press(char)
         await settle(pilot)
-        await pilot.pause(0.3)
+        await settle(pilot)
         await press(pilot, "enter")
         assert any("Restore: " in note for note in notes(posted)), notes(posted)
