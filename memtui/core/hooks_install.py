@@ -16,6 +16,7 @@ import difflib
 import json
 import os
 import shlex
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -188,15 +189,12 @@ def write(path: str, text: str, old_text: str | None) -> str | None:
     """Replace the settings file atomically; return the backup's path (None for a new file).
 
     A symlinked settings file (dotfiles) is written through: its target is replaced.  The file
-    keeps its mode (a new one gets the umask's).
+    keeps its mode (a new one gets the umask's).  Not the writer's side-file API: that one is for
+    ``.memtui/`` inside a memory root, under its lock; a settings file is neither.
     """
-    from pathlib import Path
-
-    from .seen_store import write_side_file  # exclusive temp file, fsync, os.replace
-
     target = os.path.realpath(path)
-    folder = Path(os.path.dirname(target))
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = os.path.dirname(target)
+    os.makedirs(folder, exist_ok=True)
     try:
         mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
@@ -209,12 +207,28 @@ def write(path: str, text: str, old_text: str | None) -> str | None:
         while os.path.lexists(backup):
             n += 1
             backup = f"{target}.memtui-{stamp}-{n}.bak"
-        write_side_file(folder, os.path.basename(backup), old_text.encode("utf-8"))
-        os.chmod(backup, mode)
-    write_side_file(folder, os.path.basename(target), text.encode("utf-8"))
-    os.chmod(target, mode)
-    _fsync_dir(str(folder))
+        _replace(folder, backup, old_text.encode("utf-8"), mode)
+    _replace(folder, target, text.encode("utf-8"), mode)
     return backup
+
+
+def _replace(folder: str, target: str, data: bytes, mode: int) -> None:
+    """Write ``target`` through an exclusive temp file in its folder: fsync, chmod, replace."""
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(folder)
 
 
 def _fsync_dir(folder: str) -> None:
