@@ -21,6 +21,7 @@ from .validate import (
     _cycle_findings,
     _structural,
     entry_maps,
+    mention_map,
     file_cross_findings,
     file_findings,
     glob_regex,
@@ -192,6 +193,9 @@ def revalidate(
         if cache.direct.get(path) != direct_numbers.get(path):
             affected.add(path)
     affected |= cache.archived ^ archived_set
+    # files named in the loaded part of the index (mentions and passing links)
+    mentioned = mention_map(after)
+    affected |= mention_map(before).keys() ^ mentioned.keys()
     if set(cache.globs) != set(globs):
         changed = [glob_regex(g) for g in set(cache.globs) ^ set(globs)]
         for path in files:
@@ -218,7 +222,7 @@ def revalidate(
             if rx is not None and rx.match(name):
                 region[path] = glob
                 break
-    reach = Reach(direct, archived, region, region_hits)
+    reach = Reach(direct, archived, region, region_hits, mentioned)
 
     file_cross = dict(cache.file_cross)
     file_only = dict(cache.file_only)

@@ -20,6 +20,7 @@ from .model import (
     Index,
     IndexLine,
     LineKind,
+    Ref,
     ScopeSection,
     decode_bytes,
 )
@@ -41,6 +42,50 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _SEPARATORS = ("—", "–", "--", "-", ":")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INDEX_NAMES = ("memory.md", "memory-archive.md")
+# a backticked `name.md`, or a bare name.md that is not part of a URL, a path or a longer word
+_MENTION = re.compile(
+    r"`([^`\s]+\.md)`|(?<![\w./\-~$])([\w][\w.\-]*(?:/[\w.\-]+)*\.md)(?![\w\-/])",
+    re.IGNORECASE,
+)
+
+
+def line_refs(raw: str, base: str = "") -> tuple[Ref, ...]:
+    """Every link to a Markdown file, every wikilink and every mention of ``name.md`` on a line.
+
+    Links and wikilinks resolve like entries (relative to the Memory ``base``); a mention is kept
+    as written (its resolution needs the root's files: :func:`memtui.core.validate.reach_of`).
+    Links to index files, to non-Markdown targets and to URLs are left out.
+    """
+    if ".md" not in raw.lower() and "[[" not in raw:
+        return ()
+    refs: list[Ref] = []
+    spans: list[tuple[int, int]] = []
+    for m in _MD_LINK.finditer(raw):
+        spans.append(m.span())
+        target = m.group(2)
+        if not _is_local(target):
+            continue
+        resolved, escapes = resolve_target(target, base)
+        if escapes or (resolved is not None and resolved.lower().endswith(".md")
+                       and posixpath.basename(resolved).lower() not in _INDEX_NAMES):
+            refs.append(Ref("link", target, resolved, escapes))
+    for m in _WIKILINK.finditer(raw):
+        spans.append(m.span())
+        name = m.group(1).strip()
+        target = name if name.lower().endswith(".md") else name + ".md"
+        resolved, escapes = resolve_target(target, base)
+        if resolved is None or posixpath.basename(resolved).lower() not in _INDEX_NAMES:
+            refs.append(Ref("wikilink", target, resolved, escapes))
+    for m in _MENTION.finditer(raw):
+        if any(start <= m.start() < end for start, end in spans):
+            continue
+        name = m.group(1) or m.group(2)
+        if posixpath.basename(name).lower() in _INDEX_NAMES:
+            continue
+        resolved, escapes = resolve_target(name, base)
+        if not escapes and resolved is not None:
+            refs.append(Ref("mention", name, resolved, False))
+    return tuple(refs)
 
 
 def split_lines(text: str) -> list[tuple[str, str]]:
@@ -155,15 +200,17 @@ def parse_index(
         kind = LineKind.TEXT
         fields: dict[str, object] = {}
         stripped = raw.strip()
+        fenced = False
         if in_comment:
             kind = LineKind.COMMENT
             if "-->" in raw:
                 in_comment = False
         elif in_fence:
+            fenced = True
             if _FENCE.match(raw):
                 in_fence = False
         elif _FENCE.match(raw):
-            in_fence = True
+            fenced = in_fence = True
         elif stripped.startswith("<!--"):
             kind = LineKind.COMMENT
             in_comment = "-->" not in stripped[4:]
@@ -203,6 +250,10 @@ def parse_index(
         elif "<!--" in raw:
             kind = LineKind.COMMENT
             in_comment = "-->" not in raw[raw.index("<!--") + 4 :]
+        if not fenced and kind is not LineKind.COMMENT:
+            refs = line_refs(raw, scope.memory_base if scope is not None else "")
+            if refs:
+                fields["refs"] = refs
         lines.append(
             IndexLine(
                 number=number,

@@ -145,6 +145,15 @@ class LineKind(str, Enum):
     TEXT = "text"
 
 
+class Ref(NamedTuple):
+    """A reference to a file on an index line: a link, a wikilink, or a mention of ``name.md``."""
+
+    kind: str  # 'link', 'wikilink' or 'mention'
+    target: str  # as written
+    resolved: str | None  # root-relative posix path; None when it leaves the root
+    escapes: bool = False
+
+
 class EntryForm(str, Enum):
     LINK = "link"
     BOLD = "bold"
@@ -172,6 +181,8 @@ class IndexLine:
     link_text: str = ""
     # region pointers
     glob: str = ""
+    # every link, wikilink and mention on the line (the entry's own link included)
+    refs: tuple[Ref, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ import posixpath
 import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from .budget import Budget, entries_past_cut, measure, stripped_lines
 from .handoff import handoff_findings
+from .index import resolve_target
 from .model import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
@@ -27,6 +28,7 @@ from .model import (
     IndexLine,
     LineKind,
     MemoryFile,
+    Ref,
     Snapshot,
 )
 
@@ -225,6 +227,7 @@ class Reach:
     archived: dict[str, list[IndexLine]]  # file -> archive-index entries
     region: dict[str, str]  # file -> the first glob that covers it
     region_hits: dict[int, int]  # region line number -> how many files it matches
+    mention: dict[str, int] = field(default_factory=dict)  # file -> first loaded line naming it
 
 
 def entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
@@ -240,8 +243,58 @@ def entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str
     return dict(direct), dict(archived)
 
 
+def _extra_refs(line: IndexLine) -> Iterator[Ref]:
+    """The references on a line besides the entry's own link (its first matching one)."""
+    skip = line.kind is LineKind.ENTRY and line.form in (EntryForm.LINK, EntryForm.WIKILINK)
+    for ref in line.refs:
+        if skip and ref.kind != "mention" and ref.target == line.target:
+            skip = False
+            continue
+        yield ref
+
+
+def _ref_path(snapshot: Snapshot, ref: Ref, by_name: dict[str, list[str]]) -> str | None:
+    """The memory file a reference names, if any: as resolved, else from the root, else (for a
+    mention) the one file of that name."""
+    if ref.escapes or ref.resolved is None:
+        return None
+    if ref.resolved in snapshot.files:
+        return ref.resolved
+    plain, escapes = resolve_target(ref.target)
+    if not escapes and plain is not None and plain in snapshot.files:
+        return plain
+    if ref.kind == "mention" and "/" not in ref.target:
+        named = by_name.get(ref.target.lower(), [])
+        if len(named) == 1:
+            return named[0]
+    return None
+
+
+def mention_map(snapshot: Snapshot) -> dict[str, int]:
+    """Files named by a mention, or by a link or wikilink other than an entry's own, in the
+    *loaded* part of ``MEMORY.md`` (the loader profile's stripping and cut applied): file -> line."""
+    index = snapshot.index
+    if not index.exists or not any(line.refs for line in index.lines):
+        return {}
+    budget = measure(index, snapshot.config)
+    stripped = set(budget.stripped)
+    cut = budget.cut_line if budget.cut_line is not None else len(index.lines) + 1
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in snapshot.files:
+        by_name[path.rsplit("/", 1)[-1].lower()].append(path)
+    out: dict[str, int] = {}
+    for line in index.lines[: cut - 1]:
+        if not line.refs or line.number in stripped:
+            continue
+        for ref in _extra_refs(line):
+            path = _ref_path(snapshot, ref, by_name)
+            if path is not None and path not in out:
+                out[path] = line.number
+    return out
+
+
 def reach_of(snapshot: Snapshot) -> Reach:
-    """Direct, archive and region reachability of every memory file."""
+    """Direct, archive, region and mention reachability of every memory file."""
     direct, archived = entry_maps(snapshot)
     region: dict[str, str] = {}
     hits: dict[int, int] = {}
@@ -257,7 +310,7 @@ def reach_of(snapshot: Snapshot) -> Reach:
                 count += 1
                 region.setdefault(path, line.glob)
         hits[line.number] = count
-    return Reach(direct, archived, region, hits)
+    return Reach(direct, archived, region, hits, mention_map(snapshot))
 
 
 def _structural(snapshot: Snapshot) -> set[str]:
@@ -344,6 +397,36 @@ def _entry_findings(snapshot: Snapshot, index: Index, active: bool) -> Iterator[
                     )
 
 
+def _ref_findings(snapshot: Snapshot, index: Index) -> Iterator[Finding]:
+    """``broken-link`` / ``link-escapes-root`` for each link and wikilink on a line that is not
+    the line's entry link (mentions are not checked: "see CLAUDE.md" names no memory file)."""
+    nested = tuple(root + "/" for root in snapshot.nested_roots)
+    for line in index.lines:
+        if not line.refs:
+            continue
+        for ref in _extra_refs(line):
+            if ref.kind == "mention":
+                continue
+            if ref.escapes or (ref.resolved is not None and ref.resolved in snapshot.outside):
+                yield Finding(
+                    "link-escapes-root", ERROR, index.path, line.number,
+                    f"'{ref.target}' points outside the memory root; the agent cannot rely on it — "
+                    "copy the fact into a memory file or drop the link",
+                    ref.target,
+                )
+            elif ref.resolved is not None and ref.resolved.startswith(nested):
+                continue  # reported for the entry forms; a passing link into a nested root is fine
+            elif ref.resolved is not None and ref.resolved not in snapshot.files:
+                plain, _ = resolve_target(ref.target)
+                if plain is not None and plain in snapshot.files:
+                    continue
+                yield Finding(
+                    "broken-link", ERROR, index.path, line.number,
+                    f"'{ref.target}' ({ref.kind}) does not exist; fix the path or remove the link",
+                    ref.target,
+                )
+
+
 def index_findings(
     snapshot: Snapshot, reach: Reach | None = None, budget: Budget | None = None
 ) -> list[Finding]:
@@ -406,10 +489,13 @@ def index_findings(
             )
         )
 
-    # entries
+    # entries, then every other link and wikilink on a line
     out.extend(_entry_findings(snapshot, index, active=True))
     if archive.exists:
         out.extend(_entry_findings(snapshot, archive, active=False))
+    out.extend(_ref_findings(snapshot, index))
+    if archive.exists:
+        out.extend(_ref_findings(snapshot, archive))
 
     if reach is None:
         reach = reach_of(snapshot)
@@ -471,7 +557,7 @@ def file_cross_findings(snapshot: Snapshot, reach: Reach, path: str, f: MemoryFi
     archived or superseded entries, pins, provenance); the caller skips structural files."""
     out: list[Finding] = []
     entries = reach.direct.get(path, [])
-    if not entries and path not in reach.archived and path not in reach.region:
+    if not entries and path not in reach.archived and path not in reach.region and path not in reach.mention:
         out.append(
             Finding(
                 "orphan",
