@@ -70,15 +70,18 @@ def frontmatter_date(memory_file: MemoryFile) -> tuple[datetime, str] | None:
     return None
 
 
-_NAME_DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)|(?<!\d)(20\d{2})(\d{2})(\d{2})(?!\d)")
+_NAME_DATE_RE = re.compile(
+    r"(?<!\d)(\d{4})([-_])(\d{2})\2(\d{2})(?!\d)|(?<!\d)(20\d{2})(\d{2})(\d{2})(?!\d)"
+)
 
 
 def name_date(path: str) -> datetime | None:
-    """The first valid ``YYYY-MM-DD`` (or ``YYYYMMDD``) date in a file's name, midnight UTC."""
+    """The first valid ``YYYY-MM-DD`` (also ``YYYY_MM_DD``, ``YYYYMMDD``) date in a file's name,
+    midnight UTC."""
     name = path.rsplit("/", 1)[-1]
     for match in _NAME_DATE_RE.finditer(name):
         parts = match.groups()
-        year, month, day = parts[:3] if parts[0] else parts[3:]
+        year, month, day = (parts[0], parts[2], parts[3]) if parts[0] else parts[4:]
         try:
             return datetime(int(year), int(month), int(day), tzinfo=timezone.utc)
         except ValueError:
