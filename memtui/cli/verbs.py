@@ -242,7 +242,7 @@ def fail(args: argparse.Namespace, message: str, code: int) -> int:
 @contextlib.contextmanager
 def changing(args: argparse.Namespace) -> Iterator[None]:
     """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
-    from memtui.core.changeset import VerbError
+    from memtui.core.changeset import Refusal, VerbError
     from memtui.core.rebuild import NothingToRebuild
     from memtui.core.store import RootError
     from memtui.core.txn import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
@@ -258,7 +258,7 @@ def changing(args: argparse.Namespace) -> Iterator[None]:
         raise Exit(EXIT_OK) from None
     except Refused as exc:
         raise Exit(_refused(args, exc.preview)) from None
-    except (Busy, ChangedOnDisk, NothingToUndo) as exc:
+    except (Busy, ChangedOnDisk, NothingToUndo, Refusal) as exc:
         raise Exit(fail(args, str(exc), EXIT_FINDINGS)) from None
     except (WriteFailed, VerbError, RootError, UsageError) as exc:
         raise Exit(fail(args, str(exc), EXIT_USAGE)) from None

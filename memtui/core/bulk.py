@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from .changeset import Changeset, Move, Operation, VerbError
+from .changeset import Changeset, Move, Operation, Refusal, VerbError
 from .frontmatter import clear_key, set_key
 from .index_edit import IndexDraft, new_entry, portable_raw
 from .model import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
@@ -61,11 +61,11 @@ def _hooks(snapshot: Snapshot) -> dict[str, str]:
 
 def _check_pin(batch: _Batch, f: MemoryFile) -> None:
     if _in_archive(f.path) or f.status == "archived":
-        raise VerbError(f"'{f.path}' is archived; restore it before pinning")
+        raise Refusal(f"'{f.path}' is archived; restore it before pinning")
     if _superseded(f):
-        raise VerbError(f"'{f.path}' is superseded; pin its successor instead")
+        raise Refusal(f"'{f.path}' is superseded; pin its successor instead")
     if f.pinned and any(batch.index.in_block(line, "Pinned") for line in batch.index.entries_for(f.path)):
-        raise VerbError(f"'{f.path}' is already pinned")
+        raise Refusal(f"'{f.path}' is already pinned")
 
 
 def _pin(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -86,7 +86,7 @@ def _pin(batch: _Batch, files: list[MemoryFile]) -> None:
 
 def _check_unpin(batch: _Batch, f: MemoryFile) -> None:
     if not f.pinned:
-        raise VerbError(f"'{f.path}' is not pinned")
+        raise Refusal(f"'{f.path}' is not pinned")
 
 
 def _unpin(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -106,11 +106,11 @@ def _unpin(batch: _Batch, files: list[MemoryFile]) -> None:
 
 def _check_decay(batch: _Batch, f: MemoryFile) -> None:
     if f.pinned:
-        raise VerbError(f"'{f.path}' is pinned; unpin it first (pinned files never decay)")
+        raise Refusal(f"'{f.path}' is pinned; unpin it first (pinned files never decay)")
     if _in_archive(f.path):
-        raise VerbError(f"'{f.path}' is archived, already out of the working set")
+        raise Refusal(f"'{f.path}' is archived, already out of the working set")
     if not batch.index.entries_for(f.path):
-        raise VerbError(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
+        raise Refusal(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
 
 
 def _decay(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -125,9 +125,9 @@ def _decay(batch: _Batch, files: list[MemoryFile]) -> None:
 
 def _check_promote(batch: _Batch, f: MemoryFile) -> None:
     if _in_archive(f.path) or f.status == "archived":
-        raise VerbError(f"'{f.path}' is archived; restore it instead")
+        raise Refusal(f"'{f.path}' is archived; restore it instead")
     if batch.index.entries_for(f.path):
-        raise VerbError(f"'{f.path}' is already in the working set")
+        raise Refusal(f"'{f.path}' is already in the working set")
 
 
 def _promote(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -137,11 +137,11 @@ def _promote(batch: _Batch, files: list[MemoryFile]) -> None:
 
 def _check_archive(batch: _Batch, f: MemoryFile, confirm: bool) -> None:
     if _in_archive(f.path):
-        raise VerbError(f"'{f.path}' is already archived")
+        raise Refusal(f"'{f.path}' is already archived")
     if f.pinned and not confirm:
-        raise VerbError(f"'{f.path}' is pinned; archiving it needs confirmation (--yes), and unpins it")
+        raise Refusal(f"'{f.path}' is pinned; archiving it needs confirmation (--yes), and unpins it")
     if f"{ARCHIVE_DIR}/{f.path}" in batch.snapshot.files:
-        raise VerbError(f"'{ARCHIVE_DIR}/{f.path}' already exists; rename one of them first")
+        raise Refusal(f"'{ARCHIVE_DIR}/{f.path}' already exists; rename one of them first")
 
 
 def _archive(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -162,10 +162,10 @@ def _restore_target(f: MemoryFile) -> str:
 
 def _check_restore(batch: _Batch, f: MemoryFile) -> None:
     if not _in_archive(f.path) and f.status != "archived":
-        raise VerbError(f"'{f.path}' is not archived")
+        raise Refusal(f"'{f.path}' is not archived")
     dst = _restore_target(f)
     if dst != f.path and dst in batch.snapshot.files:
-        raise VerbError(f"'{dst}' exists; rename one of them before restoring '{f.path}'")
+        raise Refusal(f"'{dst}' exists; rename one of them before restoring '{f.path}'")
 
 
 def _restore(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -244,13 +244,13 @@ def bulk(snapshot: Snapshot, verb: str, paths: Iterable[str], *, confirm: bool =
                 check(batch, f)
         except VerbError as exc:
             if not skip:
-                raise VerbError(f"{verb}: {exc}") from None
+                raise type(exc)(f"{verb}: {exc}") from None  # a Refusal stays a refusal
             skipped.append((normalize_path(path), str(exc)))
             continue
         seen.add(f.path)
         files.append(f)
     if not files:
-        raise VerbError(f"{verb}: none of the {len(skipped)} files can be changed"
+        raise (Refusal if skipped else VerbError)(f"{verb}: none of the {len(skipped)} files can be changed"
                         + (f" ({skipped[0][1]})" if skipped else ""))
     if len(files) == 1 and not skipped:  # one file: the verb itself, with its own description
         return BulkChange(_single(snapshot, verb, files[0].path, confirm, hook))

@@ -40,6 +40,11 @@ class VerbError(ValueError):
     """A verb's precondition does not hold; the message says why and what to do instead."""
 
 
+class Refusal(VerbError):
+    """The folder's state refuses the verb (decay of a pinned file, restore of one that is not
+    archived …): a refusal with its reason (exit 1), not a mistake in the command (exit 2)."""
+
+
 @dataclass(frozen=True)
 class Write:
     """Replace a file's bytes; ``expected`` is what the file holds before this operation."""

@@ -44,6 +44,18 @@ def roots_under(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
     return sorted(found)
 
 
+def holds_memory_files(folder: Path) -> bool:
+    """Whether a folder holds a Markdown file (not a dotfile) at its top level."""
+    try:
+        with os.scandir(folder) as it:
+            return any(
+                e.name.lower().endswith(".md") and not e.name.startswith(".") and e.is_file()
+                for e in it
+            )
+    except OSError:
+        return False
+
+
 def git_toplevel(start: Path) -> Path | None:
     """The enclosing git work tree, found by walking up to a ``.git`` entry (no subprocess)."""
     for folder in [start, *start.parents]:
@@ -58,6 +70,8 @@ def discover(path: Path | str | None = None, cwd: Path | None = None, home: Path
     if path is not None:
         given = check_root(Path(path))
         roots = roots_under(given)
+        if not roots and holds_memory_files(given):
+            return [given]  # DESIGN §1.1: a root with the index-missing error
         if not roots:
             raise RootError(f"{path}: no MEMORY.md here or in any folder below")
         return roots

@@ -29,7 +29,7 @@ from dataclasses import replace
 from datetime import date
 from typing import Callable, Iterable
 
-from .changeset import Changeset, Create, Move, Operation, VerbError, Write, apply_to_snapshot
+from .changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write, apply_to_snapshot
 from .frontmatter import clear_key, parse_frontmatter, set_key
 from .index_edit import IndexDraft, new_entry, one_line, portable_raw, with_hook
 from .model import (
@@ -161,14 +161,14 @@ def pin(snapshot: Snapshot, path: str) -> Changeset:
     """Set ``pinned: true`` and give the file a direct entry in the Pinned block."""
     f = _file(snapshot, path)
     if _in_archive(f.path) or f.status == "archived":
-        raise VerbError(f"'{f.path}' is archived; restore it before pinning")
+        raise Refusal(f"'{f.path}' is archived; restore it before pinning")
     if _superseded(f):
-        raise VerbError(f"'{f.path}' is superseded; pin its successor instead")
+        raise Refusal(f"'{f.path}' is superseded; pin its successor instead")
     draft = _draft(snapshot)
     entries = draft.entries_for(f.path)
     in_pinned = [line for line in entries if draft.in_block(line, "Pinned")]
     if f.pinned and in_pinned:
-        raise VerbError(f"'{f.path}' is already pinned")
+        raise Refusal(f"'{f.path}' is already pinned")
     ops: list[Operation] = []
     if not f.pinned:
         ops.append(_text_write(f, set_key(f.text, "pinned", "true")))
@@ -187,7 +187,7 @@ def unpin(snapshot: Snapshot, path: str) -> Changeset:
     """Clear ``pinned``; the entry moves from the Pinned block to the top of Recent."""
     f = _file(snapshot, path)
     if not f.pinned:
-        raise VerbError(f"'{f.path}' is not pinned")
+        raise Refusal(f"'{f.path}' is not pinned")
     ops: list[Operation] = [_text_write(f, _clear_pinned(f.text))]
     draft = _draft(snapshot)
     in_pinned = [line for line in draft.entries_for(f.path) if draft.in_block(line, "Pinned")]
@@ -206,13 +206,13 @@ def decay(snapshot: Snapshot, path: str) -> Changeset:
     """Drop a file's entry from the working set; the file stays put and stays reachable."""
     f = _file(snapshot, path)
     if f.pinned:
-        raise VerbError(f"'{f.path}' is pinned; unpin it first (pinned files never decay)")
+        raise Refusal(f"'{f.path}' is pinned; unpin it first (pinned files never decay)")
     if _in_archive(f.path):
-        raise VerbError(f"'{f.path}' is archived, already out of the working set")
+        raise Refusal(f"'{f.path}' is archived, already out of the working set")
     draft = _draft(snapshot)
     removed = draft.remove_entries(f.path)
     if not removed:
-        raise VerbError(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
+        raise Refusal(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
     archive = _draft(snapshot, archive=True)
     how = _keep_reachable(snapshot, f, removed[0].hook or f.description or f.title, archive)
     ops = _draft_op(draft) + _draft_op(archive)
@@ -223,10 +223,10 @@ def promote(snapshot: Snapshot, path: str, hook: str | None = None) -> Changeset
     """Give a file an entry at the top of Recent, removing any archive-index entry."""
     f = _file(snapshot, path)
     if _in_archive(f.path) or f.status == "archived":
-        raise VerbError(f"'{f.path}' is archived; restore it instead")
+        raise Refusal(f"'{f.path}' is archived; restore it instead")
     draft = _draft(snapshot)
     if draft.entries_for(f.path):
-        raise VerbError(f"'{f.path}' is already in the working set")
+        raise Refusal(f"'{f.path}' is already in the working set")
     draft.add_recent(new_entry(f, hook if hook else hook_for(snapshot, f)))
     archive = _draft(snapshot, archive=True)
     archive.remove_entries(f.path)
@@ -241,12 +241,12 @@ def archive(snapshot: Snapshot, path: str, confirm: bool = False) -> Changeset:
     """Move a file into ``archive/``: its entries leave MEMORY.md and the archive index lists it."""
     f = _file(snapshot, path)
     if _in_archive(f.path):
-        raise VerbError(f"'{f.path}' is already archived")
+        raise Refusal(f"'{f.path}' is already archived")
     if f.pinned and not confirm:
-        raise VerbError(f"'{f.path}' is pinned; archiving it needs confirmation (--yes), and unpins it")
+        raise Refusal(f"'{f.path}' is pinned; archiving it needs confirmation (--yes), and unpins it")
     dst = f"{ARCHIVE_DIR}/{f.path}"
     if dst in snapshot.files:
-        raise VerbError(f"'{dst}' already exists; rename one of them first")
+        raise Refusal(f"'{dst}' already exists; rename one of them first")
     hook = hook_for(snapshot, f)
     ops: list[Operation] = []
     if f.pinned:
@@ -271,10 +271,10 @@ def restore(snapshot: Snapshot, path: str) -> Changeset:
         src = f"{ARCHIVE_DIR}/{path}"
     f = _file(snapshot, src)
     if not _in_archive(f.path) and f.status != "archived":
-        raise VerbError(f"'{f.path}' is not archived")
+        raise Refusal(f"'{f.path}' is not archived")
     dst = f.path[len(ARCHIVE_DIR) + 1 :] if _in_archive(f.path) else f.path
     if dst != f.path and dst in snapshot.files:
-        raise VerbError(f"'{dst}' exists; rename one of them before restoring '{f.path}'")
+        raise Refusal(f"'{dst}' exists; rename one of them before restoring '{f.path}'")
     hook = hook_for(snapshot, f)
     ops: list[Operation] = []
     text = clear_key(f.text, "status") if f.status == "archived" else f.text
@@ -301,12 +301,12 @@ def supersede(snapshot: Snapshot, old: str, new: str, confirm: bool = False) -> 
     if old_f.path == new_f.path:
         raise VerbError("a file cannot supersede itself")
     if _in_archive(new_f.path) or new_f.status == "archived":
-        raise VerbError(f"'{new_f.path}' is archived; restore it before it can supersede anything")
+        raise Refusal(f"'{new_f.path}' is archived; restore it before it can supersede anything")
     if old_f.frontmatter.names("superseded_by"):
         already = ", ".join(old_f.frontmatter.names("superseded_by"))
-        raise VerbError(f"'{old_f.path}' is already superseded by {already}")
+        raise Refusal(f"'{old_f.path}' is already superseded by {already}")
     if old_f.pinned and not confirm:
-        raise VerbError(f"'{old_f.path}' is pinned; superseding it needs confirmation (--yes), and unpins it")
+        raise Refusal(f"'{old_f.path}' is pinned; superseding it needs confirmation (--yes), and unpins it")
     text = old_f.text
     if old_f.pinned:
         text = _clear_pinned(text)
@@ -350,17 +350,17 @@ def edit_hook(snapshot: Snapshot, path: str, hook: str) -> Changeset:
             except ValueError:
                 raise VerbError(f"cannot find the link in line {line.number} of {draft.path}") from None
             if raw == line.raw:
-                raise VerbError(f"the entry for '{f.path}' already has that hook")
+                raise Refusal(f"the entry for '{f.path}' already has that hook")
             draft.items[line.number - 1] = (raw, draft.items[line.number - 1][1])
             return Changeset("edit", f"new hook for {f.path}", tuple(_draft_op(draft)))
-    raise VerbError(f"'{f.path}' has no entry to edit; promote it first")
+    raise Refusal(f"'{f.path}' has no entry to edit; promote it first")
 
 
 def edit_file(snapshot: Snapshot, path: str, data: bytes) -> Changeset:
     """Replace a memory file's bytes (the result of editing it in ``$EDITOR``)."""
     f = _file(snapshot, path)
     if data == f.data:
-        raise VerbError(f"'{f.path}' is unchanged")
+        raise Refusal(f"'{f.path}' is unchanged")
     return Changeset("edit", f"edit {f.path}", (Write(f.path, data, f.data),))
 
 

@@ -84,8 +84,21 @@ def test_refusal_by_an_error_finding(root: Path, capsys: pytest.CaptureFixture[s
     "argv,message",
     [
         (["decay", "{root}/deploy.md"], "pinned; unpin it first"),
-        (["pin", "{root}/missing.md"], "no memory file 'missing.md'"),
         (["archive", "{root}/deploy.md"], "needs confirmation (--yes)"),
+    ],
+)
+def test_refused_preconditions_exit_1_in_one_line(root: Path, capsys: pytest.CaptureFixture[str],
+                                                 argv: list[str], message: str) -> None:
+    code, out, err = run(capsys, *[a.replace("{root}", str(root)) for a in argv])
+    assert code == 1, (out, err)
+    assert message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["pin", "{root}/missing.md"], "no memory file 'missing.md'"),
         (["pin", "/nonexistent-dir/x.md"], "no MEMORY.md in any folder above it"),
         (["pin", "x.md", "--root", "/nonexistent-dir"], "no MEMORY.md there"),
         (["remember", "!!!", "--root", "{root}"], "letter or digit"),

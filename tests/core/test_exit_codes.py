@@ -1,0 +1,69 @@
+"""Two contract slips (DESIGN §1.1, §8): a folder named explicitly that holds memory files but no
+MEMORY.md is a root with ``index-missing`` (exit 1); a verb whose precondition fails is a refusal
+(exit 1) with the reason, not a usage error (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import MakeRoot, topic
+from memtui.cli.main import main
+
+
+def test_a_folder_of_memory_files_without_an_index_is_a_root(
+        make_root: MakeRoot, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_root({"a.md": topic("a"), "b.md": topic("b")})
+    assert main(["validate", str(root), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["root"] == str(root) and not data["ok"]
+    assert [f["rule"] for f in data["findings"] if f["severity"] == "error"] == ["index-missing"]
+    for argv in (["loaded"], ["list"], ["stale"], ["scan"]):
+        assert main([*argv, str(root), "--json"]) == 0, argv
+    capsys.readouterr()
+
+
+def test_a_folder_without_memory_files_is_still_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "notes.txt").write_text("not memory\n")
+    assert main(["validate", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no MEMORY.md" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def root(make_root: MakeRoot) -> Path:
+    return make_root({
+        "MEMORY.md": "# Memory\n\n## Pinned\n- [p](p.md) — pinned fact\n\n## Recent\n- [a](a.md) — a fact\n",
+        "p.md": topic("p", pinned="true"),
+        "a.md": topic("a"),
+    })
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["decay", "p.md"], "pinned"),
+        (["restore", "a.md"], "not archived"),
+        (["pin", "p.md"], "already pinned"),
+        (["unpin", "a.md"], "not pinned"),
+        (["promote", "a.md"], "already in the working set"),
+    ],
+)
+def test_a_failed_precondition_is_a_refusal_with_its_reason(
+        root: Path, capsys: pytest.CaptureFixture[str], argv: list[str], reason: str) -> None:
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert main([argv[0], str(root / argv[1])]) == 1
+    err = capsys.readouterr().err
+    assert reason in err and "Traceback" not in err
+    assert main([argv[0], str(root / argv[1]), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["accepted"] is False and reason in data["error"]
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
+def test_a_missing_file_is_still_a_usage_error(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decay", str(root / "nope.md")]) == 2
+    assert "nope.md" in capsys.readouterr().err
