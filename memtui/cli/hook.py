@@ -10,6 +10,9 @@ one line on stderr and exit 0, and a top-level guard turns any unexpected except
 after importing only ``json``, ``os`` and :mod:`memtui.core.claude_settings` (no argparse, no
 Rich, no validator); ``memtui.cli.main`` sends ``hook pre|stop|session-start`` here before it
 builds its parser.  ``install``, ``uninstall`` and ``status`` are ordinary subcommands.
+
+The hooks measure the index with the ``claude-code`` loader profile and the 200-line / 25,000-byte
+caps whatever ``MEMTUI_LOADER`` says: inside Claude Code's loop, Claude Code is the loader.
 """
 
 from __future__ import annotations
