@@ -61,9 +61,9 @@ def test_improv_2026_06_01_reports_budget_broken_links_and_duplicates() -> None:
     rules = rules_of(corpus("jonahscohen__improv__claude-memory-2026-06-01"))
     assert rules["budget-lines"] == 1
     assert rules["budget-bytes"] == 1
-    assert rules["broken-link"] == 7
+    assert rules["broken-link"] == 8  # 7 entries, and line 7's trailing [[feedback_clone_1to1]]
     assert rules["duplicate-entry"] == 2
-    assert rules["orphan"] == 162
+    assert rules["orphan"] == 161  # line 11 mentions session_2026-05-29_tilt-lab-recon-team.md
 
 
 def test_improv_reports_orphans_and_broken_archive_links() -> None:
