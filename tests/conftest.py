@@ -79,6 +79,13 @@ def _no_pressure_log(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMTUI_NO_PRESSURE", "1")
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The stat cache lives in the test's temporary folder, never in the real home."""
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / ".memtui-cache"))
+    monkeypatch.delenv("MEMTUI_NO_CACHE", raising=False)
+
+
 @pytest.fixture
 def corpora() -> Path:
     if not CORPORA.is_dir():

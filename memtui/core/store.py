@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .frontmatter import parse_frontmatter
 from .handoff import state_for_root
@@ -88,18 +90,32 @@ def check_root(root: Path) -> Path:
     return root.absolute()
 
 
-def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapshot:
-    """Read a memory root.  Raises :class:`RootError` when the folder cannot be read at all."""
+@dataclass(frozen=True)
+class Listing:
+    """What one walk of a root found, before any memory file is read."""
+
+    root: Path
+    root_real: str
+    memory: tuple[tuple[str, str], ...]  # (root-relative path, path to open) of each *.md file
+    index_path: str | None  # MEMORY.md to open, if present
+    archive: tuple[str, str] | None  # (path to open, name as found) of MEMORY-archive.md
+    other: tuple[str, ...]
+    nested: tuple[str, ...]
+    skipped: tuple[Skipped, ...]
+    outside: frozenset[str]
+
+
+def list_root(root: Path | str) -> Listing:
+    """Walk a root (DESIGN §1.1 rules) without reading any file.  Raises :class:`RootError`."""
     root_path = check_root(Path(root))
     root_real = os.path.realpath(root_path)
-    files: dict[str, MemoryFile] = {}
+    memory: list[tuple[str, str]] = []
     other: list[str] = []
     nested: list[str] = []
     skipped: list[Skipped] = []
     outside: set[str] = set()
-    index_data: bytes | None = None
-    archive_data: bytes | None = None
-    archive_name = ARCHIVE_INDEX_NAME
+    index_path: str | None = None
+    archive: tuple[str, str] | None = None
 
     for folder in walk_root(root_path):
         prefix = folder.prefix
@@ -134,21 +150,67 @@ def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
                     else:
                         skipped.append(Skipped(rel, "broken symlink"))
                     continue
-                if not prefix and name == INDEX_NAME:
-                    index_data = _read_bytes(entry.path)
-                    continue
-                if not prefix and name.lower() == ARCHIVE_INDEX_NAME.lower():
-                    archive_data = _read_bytes(entry.path)
-                    archive_name = name
-                    continue
-                if not name.lower().endswith(".md"):
-                    other.append(rel)
-                    continue
-                files[rel] = read_memory_file(entry.path, rel)
-            except TooLarge as exc:
-                skipped.append(Skipped(rel, str(exc)))
             except OSError as exc:
                 skipped.append(Skipped(rel, f"cannot read: {exc.strerror or exc}"))
+                continue
+            if not prefix and name == INDEX_NAME:
+                index_path = entry.path
+            elif not prefix and name.lower() == ARCHIVE_INDEX_NAME.lower():
+                archive = (entry.path, name)
+            elif not name.lower().endswith(".md"):
+                other.append(rel)
+            else:
+                memory.append((rel, entry.path))
+    return Listing(root_path, root_real, tuple(memory), index_path, archive, tuple(other),
+                   tuple(nested), tuple(skipped), frozenset(outside))
+
+
+#: reads one memory file: (path to open, root-relative path) -> MemoryFile
+FileReader = Callable[[str, str], MemoryFile]
+
+
+def load_root(
+    root: Path | str, config: BudgetConfig = BudgetConfig(), *, reader: FileReader | None = None
+) -> Snapshot:
+    """Read a memory root.  Raises :class:`RootError` when the folder cannot be read at all.
+
+    ``reader`` replaces :func:`read_memory_file` (the stat cache passes its own).
+    """
+    return snapshot_of(list_root(root), config, reader or read_memory_file)
+
+
+def snapshot_of(listing: Listing, config: BudgetConfig, reader: FileReader) -> Snapshot:
+    """Read the files of a listing into a :class:`Snapshot`."""
+    files: dict[str, MemoryFile] = {}
+    skipped = list(listing.skipped)
+    index_data: bytes | None = None
+    archive_data: bytes | None = None
+    archive_name = ARCHIVE_INDEX_NAME
+    reads: list[tuple[str, str, str]] = []  # (kind, rel, path)
+    if listing.index_path is not None:
+        reads.append(("index", INDEX_NAME, listing.index_path))
+    if listing.archive is not None:
+        reads.append(("archive", listing.archive[1], listing.archive[0]))
+    for rel, path in listing.memory:
+        try:
+            files[rel] = reader(path, rel)
+        except TooLarge as exc:
+            skipped.append(Skipped(rel, str(exc)))
+        except OSError as exc:
+            skipped.append(Skipped(rel, f"cannot read: {exc.strerror or exc}"))
+    for kind, rel, path in reads:
+        try:
+            data = _read_bytes(path)
+        except TooLarge as exc:
+            skipped.append(Skipped(rel, str(exc)))
+            continue
+        except OSError as exc:
+            skipped.append(Skipped(rel, f"cannot read: {exc.strerror or exc}"))
+            continue
+        if kind == "index":
+            index_data = data
+        else:
+            archive_data, archive_name = data, rel
 
     exists = files.__contains__
     if index_data is not None:
@@ -160,14 +222,14 @@ def load_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapsh
     else:
         archive_index = Index(path=ARCHIVE_INDEX_NAME, exists=False)
     return Snapshot(
-        root=root_path,
+        root=listing.root,
         index=index,
         archive_index=archive_index,
         files=dict(sorted(files.items())),
-        other_files=tuple(sorted(other)),
-        nested_roots=tuple(sorted(nested)),
+        other_files=tuple(sorted(listing.other)),
+        nested_roots=tuple(sorted(listing.nested)),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
-        outside=frozenset(outside),
+        outside=listing.outside,
         config=config,
         handoff=state_for_root(root_path),
     )
