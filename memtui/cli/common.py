@@ -7,9 +7,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from rich.console import Console
+if TYPE_CHECKING:  # Rich loads only when something is printed through it
+    from rich.console import Console
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -26,10 +27,31 @@ class MemtuiParser(argparse.ArgumentParser):
     Subcommand parsers inherit the class (``add_subparsers`` uses the parent's type).
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         command = self.prog.partition(" ")[2]
         where = f"{command}: " if command else ""
         raise UsageError(f"{where}{message} (see `{self.prog} --help`)")
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter without its ``shutil`` import (argparse makes one per argument)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ["COLUMNS"])
+            except (KeyError, ValueError):
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+                except (AttributeError, ValueError, OSError):
+                    width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 #: width of output written to a pipe or file: wide enough that table cells never wrap
@@ -42,6 +64,8 @@ def console() -> Console:
     A terminal's real width is used; piped output (without ``COLUMNS``) gets room enough that
     tables keep each row on one line.
     """
+    from rich.console import Console
+
     out = Console(highlight=False, soft_wrap=True)
     if not out.is_terminal and not os.environ.get("COLUMNS"):
         out.width = PIPED_WIDTH
@@ -49,6 +73,8 @@ def console() -> Console:
 
 
 def err_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 

@@ -81,55 +81,55 @@ def _counts(findings: list[Any]) -> tuple[int, int]:
 # ---------------------------------------------------------------- validate
 
 
-def validate_json(snapshot: Any, findings: list[Any]) -> dict[str, Any]:
+def validate_json(root: Path, budget: Any, findings: list[Any]) -> dict[str, Any]:
     """The stable JSON object of one validated root (documented in the README)."""
-    from memtui.core.budget import budget_of
-
     errors, _ = _counts(findings)
     return {
-        "root": str(snapshot.root),
+        "root": str(root),
         "ok": errors == 0,
-        "budget": budget_of(snapshot).to_json(),
+        "budget": budget.to_json(),
         "findings": [f.to_json() for f in findings],
     }
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from memtui.core.budget import budget_of, record_pressure
-    from memtui.core.validate import validate
+    from memtui.core.budget import record_budget
+    from memtui.core.statcache import validate_root
+    from memtui.core.store import RootError
 
     roots = find_roots(args.path)
     record = not (args.no_record or os.environ.get(NO_RECORD_ENV))
     results = []
     for root in roots:
-        snapshot = _load(root, args)
-        findings = validate(snapshot)
+        try:
+            result = validate_root(root, budget_config(args))  # through the stat cache
+        except RootError as exc:
+            raise UsageError(str(exc)) from None
         if record:
-            record_pressure(snapshot)
-        results.append((snapshot, findings))
-    failed = any(_counts(findings)[0] for _, findings in results)
+            record_budget(result.root, result.budget)
+        results.append(result)
+    failed = any(_counts(r.findings)[0] for r in results)
     if args.json:
-        objects = [validate_json(s, f) for s, f in results]
+        objects = [validate_json(r.root, r.budget, r.findings) for r in results]
         print_json(objects[0] if len(objects) == 1 else objects)
         return EXIT_FINDINGS if failed else EXIT_OK
+    if args.quiet:  # plain text: no Rich to import for the hook-like use
+        for r in results:
+            if _counts(r.findings)[0]:
+                sys.stdout.write(rel_root(r.root, args.path) + "\n" + "".join(
+                    f"  {f.severity:7} {f.rule} {f.path}{f':{f.line}' if f.line else ''} "
+                    f"{f.message}\n" for f in r.findings if f.severity == "error"))
+        return EXIT_FINDINGS if failed else EXIT_OK
     out = console()
-    for snapshot, findings in results:
-        errors, warnings = _counts(findings)
-        if args.quiet:
-            if errors:
-                out.print(f"[bold]{rel_root(snapshot.root, args.path)}[/]")
-                for finding in findings:
-                    if finding.severity == "error":
-                        out.print(_finding_text(finding))
-            continue
-        budget = budget_of(snapshot)
-        out.print(f"[bold]{rel_root(snapshot.root, args.path)}[/]  {_budget_text(budget)}")
-        for finding in findings:
+    for r in results:
+        errors, warnings = _counts(r.findings)
+        out.print(f"[bold]{rel_root(r.root, args.path)}[/]  {_budget_text(r.budget)}")
+        for finding in r.findings:
             out.print(_finding_text(finding))
         verdict = "[green]ok[/]" if not errors else "[red]failed[/]"
         out.print(
             f"{verdict}: {errors} error{'s' * (errors != 1)}, "
-            f"{warnings} warning{'s' * (warnings != 1)} in {len(snapshot.files)} files\n"
+            f"{warnings} warning{'s' * (warnings != 1)} in {r.files} files\n"
         )
     return EXIT_FINDINGS if failed else EXIT_OK
 

@@ -62,7 +62,8 @@ def parse_threshold(text: str | None) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from memtui.core.consolidate import read_rejected, scan
-    from memtui.core.store import RootError, load_root
+    from memtui.core.statcache import load_cached
+    from memtui.core.store import RootError
 
     threshold = parse_threshold(args.threshold)
     if args.limit < 0:
@@ -70,13 +71,14 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for root in find_roots(args.path):
         try:
-            snapshot = load_root(root, budget_config(args))
+            snapshot, stat_cache = load_cached(root, budget_config(args))
         except RootError as exc:
             raise UsageError(str(exc)) from None
         results.append(
             scan(snapshot, threshold, include_sessions=args.include_sessions,
                  rejected=read_rejected(root))
         )
+        stat_cache.save()
     if args.json:
         objects = [result.to_json() for result in results]
         print_json(objects[0] if len(objects) == 1 else objects)

@@ -83,7 +83,8 @@ def parse_repo(text: str | None) -> Path | None:
 def run(args: argparse.Namespace) -> int:
     from memtui.core.project import ProjectCache
     from memtui.core.staleness import score_root
-    from memtui.core.store import RootError, load_root
+    from memtui.core.statcache import load_cached
+    from memtui.core.store import RootError
 
     now = parse_now(args.now)
     repo = parse_repo(args.repo)
@@ -92,10 +93,11 @@ def run(args: argparse.Namespace) -> int:
     reports = []
     for root in roots:
         try:
-            snapshot = load_root(root, budget_config(args))
+            snapshot, stat_cache = load_cached(root, budget_config(args))
         except RootError as exc:
             raise UsageError(str(exc)) from None
         reports.append(score_root(snapshot, now, repo=repo, online=args.online, cache=cache))
+        stat_cache.save()
     if args.json:
         objects = [_report_json(report, args.action) for report in reports]
         print_json(objects[0] if len(objects) == 1 else objects)

@@ -227,13 +227,19 @@ def record_pressure(snapshot: Snapshot, today: date | None = None) -> bool:
     memtui holds its lock a moment), or whose log is a symlink or hard link is left alone: the
     line goes through the writer's lock and safe append (:func:`memtui.core.txn.append_side_file`).
     """
+    if not snapshot.index.exists:
+        return False
+    return record_budget(snapshot.root, budget_of(snapshot), today)
+
+
+def record_budget(root: Path | str, budget: Budget, today: date | None = None) -> bool:
+    """:func:`record_pressure` for a root whose budget is known already."""
     from .txn import TxnError, append_side_file  # txn imports this module
 
-    budget = budget_of(snapshot)
-    if not snapshot.index.exists or budget.utilization < PRESSURE_THRESHOLD:
+    if budget.utilization < PRESSURE_THRESHOLD:
         return False
     day = (today or date.today()).isoformat()
-    if any(sample.get("date") == day for sample in read_pressure(snapshot.root)):
+    if any(sample.get("date") == day for sample in read_pressure(root)):
         return False
     record = {
         "date": day,
@@ -244,7 +250,7 @@ def record_pressure(snapshot: Snapshot, today: date | None = None) -> bool:
         "utilization": round(budget.utilization, 2),
     }
     try:
-        append_side_file(snapshot.root, PRESSURE_FILE, (json.dumps(record) + "\n").encode("utf-8"),
+        append_side_file(root, PRESSURE_FILE, (json.dumps(record) + "\n").encode("utf-8"),
                          timeout=PRESSURE_LOCK_TIMEOUT)
     except (OSError, TxnError):
         return False

@@ -35,6 +35,7 @@ from .model import MemoryFile, Snapshot
 from .safepath import check_stored_path, read_private_file
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
+from .statcache import cached
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 
 DEFAULT_THRESHOLD = 0.8
@@ -168,6 +169,20 @@ def is_candidate(f: MemoryFile, include_sessions: bool = False) -> bool:
     return include_sessions or not is_session(f.path)
 
 
+#: the tokenizer's version: bump it when :func:`tokens` or :func:`token_sets` change what they give
+#: (the stat cache keeps token sets under it; any change to memtui's core source also resets it)
+TOKENIZER_VERSION = 1
+
+
+def cached_token_sets(f: MemoryFile) -> TokenSets:
+    """:func:`token_sets`, kept in the stat cache for files of a cached load."""
+    return cached(
+        f, f"scan/tokens-{TOKENIZER_VERSION}", token_sets,
+        lambda s: (s.title, s.full, s.group),
+        lambda p: TokenSets(frozenset(p[0]), frozenset(p[1]), p[2]),
+    )
+
+
 def token_sets(f: MemoryFile) -> TokenSets:
     """The title tokens and the title + body tokens of a file, grouped by its type.
 
@@ -209,7 +224,7 @@ def root_token_sets(files: list[MemoryFile]) -> list[TokenSets]:
 
 def cleaned_token_sets(files: list[MemoryFile]) -> tuple[list[TokenSets], Counter[str]]:
     """:func:`root_token_sets`, and the document frequency of their title + body tokens."""
-    sets = [token_sets(f) for f in files]
+    sets = [cached_token_sets(f) for f in files]
     df = Counter(chain.from_iterable(s.full for s in sets))
     common_title, common_full = common_tokens(sets, df)
     if common_title or common_full:

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from .model import MemoryFile
+from .statcache import cached
 from .simjoin import TokenSets, brute_force_pairs, pair_score, similar_pairs
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
@@ -106,6 +107,16 @@ def _signs(m: re.Match[str]) -> list[tuple[str, str]]:
 
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
+
+
+def cached_cues(f: MemoryFile) -> tuple[Cue, ...]:
+    """:func:`cues`, kept in the stat cache for files of a cached load."""
+    return cached(
+        f, "scan/cues", cues,
+        lambda found: tuple((c.pair, c.sign, c.subject, c.sentence) for c in found),
+        lambda plain: tuple(Cue(pair, sign, frozenset(subject), sentence)
+                            for pair, sign, subject, sentence in plain),
+    )
 
 
 def cues(f: MemoryFile) -> tuple[Cue, ...]:
@@ -209,7 +220,7 @@ def contradicting_pairs(
     reference for the tests.
     """
     low, high = CONTRADICTION_RANGE
-    said = [cues(f) for f in files]
+    said = [cached_cues(f) for f in files]
     found: set[tuple[int, int]] = set()
     if brute_force:
         found.update(brute_force_pairs(

@@ -28,6 +28,7 @@ from . import ages
 from .ages import FileAge, file_age, to_utc
 from .model import MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
+from .statcache import cached
 from .references import (
     ReferenceCheck,
     RefKind,
@@ -167,7 +168,7 @@ TYPE_GUARDS: Mapping[str, Guard] = {
 
 
 def guards_for(memory_file: MemoryFile, age: FileAge, type_: str | None = None,
-               lowered_body: str | None = None) -> tuple[Guard, ...]:
+               lowered_body: str | None = None, directive: str | None = "?") -> tuple[Guard, ...]:
     """Every guard that holds for a file, in a fixed order, each with its reason."""
     guards: list[Guard] = []
     if memory_file.pinned:
@@ -178,7 +179,8 @@ def guards_for(memory_file: MemoryFile, age: FileAge, type_: str | None = None,
     if age.days <= RECENT_DAYS:
         guards.append(Guard("recent", f"modified {age.days:.0f} days ago ({age.source}), "
                                       f"within {RECENT_DAYS} days"))
-    directive = directive_word(memory_file.body, lowered_body)
+    if directive == "?":  # not given: read it from the body
+        directive = directive_word(memory_file.body, lowered_body)
     if directive:
         guards.append(Guard("directive", f"the body is a directive ('{directive}')"))
     return tuple(guards)
@@ -277,6 +279,25 @@ class StalenessResult:
         }
 
 
+def _body_facts(memory_file: MemoryFile) -> tuple[tuple[tuple[RefKind, str], ...], str | None]:
+    body = memory_file.body
+    lowered = body.lower()
+    return reference_keys(body, lowered), directive_word(body, lowered)
+
+
+_KINDS = {kind.value: kind for kind in RefKind}
+
+
+def body_facts(memory_file: MemoryFile) -> tuple[tuple[tuple[RefKind, str], ...], str | None]:
+    """What scoring reads from a body: its references (:func:`reference_keys`) and its directive
+    word; kept in the stat cache for files of a cached load."""
+    return cached(
+        memory_file, "stale/body", _body_facts,
+        lambda v: (tuple((kind.value, text) for kind, text in v[0]), v[1] or ""),
+        lambda p: (tuple((_KINDS[kind], text) for kind, text in p[0]), p[1] or None),
+    )
+
+
 def score_file(memory_file: MemoryFile, now: datetime | date,
                checker: ReferenceChecker | None = None,
                git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
@@ -287,12 +308,11 @@ def score_file(memory_file: MemoryFile, now: datetime | date,
     life = half_life(type_)
     base = decay_score(age.days, life)
     checker = checker or ReferenceChecker(None)
-    body = memory_file.body
-    lowered = body.lower()
-    checks = checker.check(reference_keys(body, lowered))
+    keys, directive = body_facts(memory_file)
+    checks = checker.check(keys)
     cls, modifiers = _class_and_modifiers(checks)
     score = min(100.0, base + sum(m.points for m in modifiers)) if modifiers else base
-    guards = guards_for(memory_file, age, type_, lowered)
+    guards = guards_for(memory_file, age, type_, directive=directive)
     downgraded = cls is StalenessClass.FULLY_STALE and bool(guards)
     if downgraded:
         cls = StalenessClass.PARTIALLY_STALE
@@ -362,7 +382,7 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
     checker = ReferenceChecker(index, online=online, fetcher=fetcher)
     files = [f for f in snapshot.files.values() if include_archived or not f.archived]
     if online:
-        urls = (r.text for f in files for r in extract_references(f.body) if r.kind is RefKind.URL)
+        urls = (text for f in files for kind, text in body_facts(f)[0] if kind is RefKind.URL)
         checker.prefetch_urls(urls)
     commit_dates: dict[str, datetime] | None = None
 

@@ -231,7 +231,7 @@ def snapshot_of(listing: Listing, config: BudgetConfig, reader: FileReader) -> S
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
         outside=listing.outside,
         config=config,
-        handoff=state_for_root(root_path),
+        handoff=state_for_root(listing.root),
     )
 
 

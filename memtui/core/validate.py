@@ -736,11 +736,24 @@ def validate(snapshot: Snapshot) -> list[Finding]:
     """Every finding for a snapshot, errors first, then by rule, path and line."""
     structural = _structural(snapshot)
     out = cross_findings(snapshot)
-    files = list(snapshot.files.values())
-    flagged = screen_secrets([f.text for f in files])
-    for i, f in enumerate(files):
-        out.extend(file_findings(f, structural=f.path in structural, secret_screen=i in flagged))
+    out.extend(files_findings(list(snapshot.files.values()), structural))
     return sort_findings(out)
+
+
+def files_findings(files: list[MemoryFile], structural: set[str]) -> list[Finding]:
+    """:func:`file_findings` of many files, screening their texts for secrets in one pass; files
+    of a cached load (:mod:`memtui.core.statcache`) bring theirs from the cache."""
+    from .statcache import file_findings_cached
+
+    return file_findings_cached(files, structural, _files_findings)
+
+
+def _files_findings(files: list[MemoryFile], structural: set[str]) -> list[list[Finding]]:
+    flagged = screen_secrets([f.text for f in files])
+    return [
+        file_findings(f, structural=f.path in structural, secret_screen=i in flagged)
+        for i, f in enumerate(files)
+    ]
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

@@ -1,0 +1,551 @@
+"""A stat-keyed cache of what each memory file parsed to, kept in the user's cache folder.
+
+Like git's index: a file whose ``(size, mtime_ns, inode, ctime_ns)`` is what it was when it was
+last parsed is not read again — its frontmatter, findings, references and tokens come from the
+cache, and its text is read only if something asks for it.  A whole root whose listing and
+stat keys are unchanged gets its validation back without parsing anything.
+
+Where: ``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui``, else ``~/.cache/memtui``; one file
+per root, ``stat/<hash of the root's real path>.cache``; never inside the memory folder (such a
+cache folder disables the cache); ``MEMTUI_NO_CACHE=1`` disables it.  The cache is never
+required: a missing, corrupt, foreign (another root, format, Python or memtui source) or
+unwritable cache is ignored and rebuilt, silently.
+
+The racy case (git's "racy clean"): a file rewritten in place with the same size within one
+timestamp tick of an earlier write keeps its whole stat key.  Any change after time ``T`` sets
+the file's ctime to at least ``T`` less the filesystem's granularity, and ctime cannot be set
+back by ``utime``; so a file whose mtime and ctime are both older than ``T − 2 s``, where ``T``
+is the clock just before the root was listed, cannot have changed after it was read with its
+key unchanged.  Only such files are stored; younger ones are re-read on every run until they
+age (2 s covers coarse timestamp ticks and FAT's 2-second mtimes).  The same rule guards the
+whole-root answers.
+
+Format: a magic line, a 4-byte header length, a ``marshal`` header (format, fingerprint of this
+Python and memtui's core source, the root's real path, the sections' offsets, lengths and
+CRC-32s), then one ``marshal`` blob per section, each decoded only when first asked for:
+``base`` (frontmatter, per-file findings), ``stale`` (references, directive), ``scan`` (tokens,
+stance) and ``memo`` (whole-root answers).  Entries are plain tuples, ``path → (key, facets)``.
+Paths read back are only ever looked up by the paths of the current listing; findings read back
+must name a plain relative path of the listing (:func:`memtui.core.safepath.check_stored_path`),
+or the entry is ignored.  The handoff state lives outside the root and depends on the day: its
+warnings are never cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import stat
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, TypeVar
+
+from .model import (
+    EMPTY_FRONTMATTER,
+    BudgetConfig,
+    Finding,
+    Frontmatter,
+    FrontmatterLine,
+    MemoryFile,
+    Snapshot,
+    decode_bytes,
+)
+from .safepath import check_stored_path
+from .store import MAX_READ_BYTES, Listing, TooLarge, list_root, snapshot_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from .budget import Budget
+
+FORMAT = 1
+MAGIC = b"memtui stat cache\n"
+RACY_NS = 2_000_000_000
+CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
+NO_CACHE_ENV = "MEMTUI_NO_CACHE"
+SECTIONS = ("base", "stale", "scan", "memo")
+
+Key = tuple[int, int, int, int]  # size, mtime_ns, inode, ctime_ns
+T = TypeVar("T")
+
+
+def cache_dir() -> Path | None:
+    """The user's cache folder for memtui, or None when ``MEMTUI_NO_CACHE`` is set."""
+    if os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
+        return None
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "memtui"
+
+
+_FINGERPRINT: tuple[Any, ...] | None = None
+
+
+def fingerprint() -> tuple[Any, ...]:
+    """What a cache must have been written by: this format, Python and memtui core source."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        from memtui import __version__
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        sources = []
+        with os.scandir(here) as it:
+            for entry in it:
+                if entry.name.endswith(".py"):
+                    st = entry.stat()
+                    sources.append((entry.name, st.st_size, st.st_mtime_ns))
+        _FINGERPRINT = (FORMAT, tuple(sys.version_info[:2]), __version__, tuple(sorted(sources)))
+    return _FINGERPRINT
+
+
+def stat_key(st: os.stat_result) -> Key:
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
+# ------------------------------------------------------------------------ frontmatter as tuples
+
+
+def frontmatter_plain(fm: Frontmatter) -> tuple[Any, ...]:
+    """A frontmatter as plain tuples (for marshal)."""
+    return (fm.present, fm.closed, dict(fm.fields), {k: tuple(v) for k, v in fm.lists.items()},
+            tuple(map(tuple, fm.lines)), tuple(fm.unsplit), fm.body_offset)
+
+
+_new = object.__new__
+
+
+def frontmatter_of(plain: tuple[Any, ...]) -> Frontmatter:
+    """The frontmatter :func:`frontmatter_plain` gave (built without ``__init__``: many per run)."""
+    present, closed, fields, lists, lines, unsplit, body_offset = plain
+    if not present:
+        return EMPTY_FRONTMATTER
+    fm = _new(Frontmatter)
+    values = fm.__dict__
+    values["present"] = present
+    values["closed"] = closed
+    values["fields"] = fields
+    values["lists"] = lists
+    values["lines"] = tuple([_line(line) for line in lines])
+    values["unsplit"] = unsplit
+    values["body_offset"] = body_offset
+    return fm
+
+
+def _line(plain: tuple[Any, ...]) -> FrontmatterLine:
+    if len(plain) != 6:
+        raise ValueError("not a frontmatter line")
+    return tuple.__new__(FrontmatterLine, plain)
+
+
+def findings_plain(findings: Iterable[Finding]) -> tuple[tuple[Any, ...], ...]:
+    return tuple((f.rule, f.severity, f.path, f.line, f.message, f.subject) for f in findings)
+
+
+def findings_of(plain: Iterable[tuple[Any, ...]], paths: Callable[[str], bool]) -> list[Finding]:
+    """Findings from plain tuples; a ValueError when one names a path ``paths`` refuses."""
+    out = []
+    for rule, severity, path, line, message, subject in plain:
+        if not paths(check_stored_path(path)):  # an UnsafePath is a ValueError
+            raise ValueError(f"cached finding names {path!r}")
+        out.append(Finding(rule, severity, path, line, message, subject))
+    return out
+
+
+# ------------------------------------------------------------------------ the lazily read file
+
+
+class CachedFile(MemoryFile):
+    """A memory file from a cached load: its text is read from disk only when first asked for.
+
+    A text read late is the file as it is then (a read-only run that outlives a change sees the
+    new text); nothing that writes loads through the cache.
+    """
+
+    _open: str | None = None
+    _cache: StatCache | None = None
+    _key: Key | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "text" or self._open is None:
+            raise AttributeError(name)
+        try:
+            with open(self._open, "rb") as handle:
+                text = decode_bytes(handle.read(MAX_READ_BYTES + 1))
+        except OSError:
+            text = ""  # gone since the listing: the run reports the root as it was listed
+        object.__setattr__(self, "text", text)
+        return text
+
+
+def _cached_file(
+    rel: str, path: str, st: os.stat_result, fm: Frontmatter, cache: StatCache, key: Key,
+    text: str | None = None,
+) -> CachedFile:
+    f = object.__new__(CachedFile)
+    values = f.__dict__
+    values["path"] = rel
+    values["size"] = st.st_size
+    values["mtime"] = st.st_mtime
+    values["frontmatter"] = fm
+    values["mode"] = stat.S_IMODE(st.st_mode)
+    values["_open"] = path
+    values["_cache"] = cache
+    values["_key"] = key
+    if text is not None:
+        values["text"] = text
+    return f
+
+
+# ------------------------------------------------------------------------ facets
+
+
+def lookup(f: MemoryFile, facet: str) -> Any:
+    """The cached value of ``facet`` (``"section/name"``) for a file, or None."""
+    cache = f.__dict__.get("_cache") if type(f) is CachedFile else None
+    if cache is None:
+        return None
+    return cache.get(facet, f.path, f.__dict__["_key"])
+
+
+def remember(f: MemoryFile, facet: str, value: Any) -> None:
+    """Keep ``value`` (plain data) as the file's ``facet`` for the next run."""
+    cache = f.__dict__.get("_cache") if type(f) is CachedFile else None
+    if cache is not None:
+        cache.put(facet, f.path, f.__dict__["_key"], value)
+
+
+def cached(
+    f: MemoryFile, facet: str, compute: Callable[[MemoryFile], T],
+    plain: Callable[[T], Any] | None = None, restore: Callable[[Any], T] | None = None,
+) -> T:
+    """``compute(f)``, kept in the stat cache under ``facet`` when ``f`` came from a cached load.
+
+    ``plain``/``restore`` convert the value to and from marshal-able data (identity if None).
+    """
+    raw = lookup(f, facet)
+    if raw is not None:
+        try:
+            return restore(raw) if restore is not None else raw
+        except (TypeError, ValueError, KeyError):
+            pass
+    value = compute(f)
+    remember(f, facet, plain(value) if plain is not None else value)
+    return value
+
+
+def file_findings_cached(
+    files: list[MemoryFile], structural: set[str],
+    compute: Callable[[list[MemoryFile], set[str]], list[list[Finding]]],
+) -> list[Finding]:
+    """Per-file findings of many files: cached ones from the cache, the rest by ``compute``
+    (which gives one list per file), remembered for the next run."""
+    out: list[Finding] = []
+    todo: list[MemoryFile] = []
+    for f in files:
+        facet = "base/ffs" if f.path in structural else "base/ff"
+        plain = lookup(f, facet)
+        if plain is not None:
+            try:
+                out.extend(findings_of(plain, f.path.__eq__))
+                continue
+            except (TypeError, ValueError):
+                pass
+        todo.append(f)
+    for f, found in zip(todo, compute(todo, structural)):
+        remember(f, "base/ffs" if f.path in structural else "base/ff", findings_plain(found))
+        out.extend(found)
+    return out
+
+
+# ------------------------------------------------------------------------ the cache
+
+
+class StatCache:
+    """One root's stat cache for one run: load lazily, read files through it, save once."""
+
+    def __init__(self, root_real: str, path: Path | None, clock: Callable[[], int] = time.time_ns):
+        self.root_real = root_real
+        self.path = path  # None: disabled (nothing read or written)
+        self.clock = clock
+        self.since_ns = clock()  # taken before the root is listed: the racy rule's T
+        self.hits = 0
+        self.reads = 0
+        self._raw: dict[str, bytes] = {}
+        self._sections: dict[str, dict[str, Any]] = {}
+        self._dirty: set[str] = set()
+        self._stats: dict[str, os.stat_result] = {}
+        self._listed: set[str] | None = None
+        if path is not None:
+            self._load(path)
+
+    @classmethod
+    def open(cls, root: Path | str, clock: Callable[[], int] = time.time_ns) -> StatCache:
+        """The cache of a root (disabled when there is no usable cache folder)."""
+        root_real = os.path.realpath(root)
+        folder = cache_dir()
+        path = None
+        if folder is not None:
+            real = os.path.realpath(folder)
+            if not (real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)):
+                digest = hashlib.blake2b(os.fsencode(root_real), digest_size=16).hexdigest()
+                path = Path(folder) / "stat" / f"{digest}.cache"
+        return cls(root_real, path, clock)
+
+    # ---- reading the file
+
+    def _load(self, path: Path) -> None:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            if not data.startswith(MAGIC):
+                return
+            start = len(MAGIC) + 4
+            size = int.from_bytes(data[len(MAGIC):start], "little")
+            version, print_, root_real, table = marshal.loads(data[start : start + size])
+            if version != FORMAT or print_ != fingerprint() or root_real != self.root_real:
+                return
+            body = start + size
+            raw = {}
+            for name, (offset, length, crc) in table.items():
+                blob = data[body + offset : body + offset + length]
+                if name in SECTIONS and len(blob) == length and zlib.crc32(blob) == crc:
+                    raw[name] = blob
+            self._raw = raw
+        except Exception:  # noqa: BLE001 — any unreadable cache is no cache
+            self._raw = {}
+
+    def section(self, name: str) -> dict[str, Any]:
+        found = self._sections.get(name)
+        if found is None:
+            found = {}
+            blob = self._raw.pop(name, None)
+            if blob is not None:
+                try:
+                    loaded = marshal.loads(blob)
+                    if isinstance(loaded, dict):
+                        found = loaded
+                except Exception:  # noqa: BLE001
+                    found = {}
+            self._sections[name] = found
+        return found
+
+    def get(self, facet: str, rel: str, key: Key) -> Any:
+        section, _, name = facet.partition("/")
+        entry = self.section(section).get(rel)
+        if entry is None or entry[0] != key:
+            return None
+        return entry[1].get(name)
+
+    def put(self, facet: str, rel: str, key: Key, value: Any) -> None:
+        if self.path is None or not self.trusted(key):
+            return
+        section, _, name = facet.partition("/")
+        entries = self.section(section)
+        entry = entries.get(rel)
+        if entry is None or entry[0] != key:
+            entries[rel] = (key, {name: value})
+        else:
+            entry[1][name] = value
+        self._dirty.add(section)
+
+    def trusted(self, key: Key) -> bool:
+        """Whether a file with this key is old enough to be kept (see the racy rule above)."""
+        return max(key[1], key[3]) < self.since_ns - RACY_NS
+
+    # ---- reading memory files through the cache
+
+    def read(self, path: str, rel: str) -> MemoryFile:
+        """A memory file: from the cache when its stat key is unchanged, else read and parsed."""
+        st = self._stats.pop(rel, None) or os.stat(path)
+        if st.st_size > MAX_READ_BYTES:
+            raise TooLarge(st.st_size)
+        key = stat_key(st)
+        plain = self.get("base/fm", rel, key)
+        if plain is not None:
+            try:
+                fm = frontmatter_of(plain)
+            except (TypeError, ValueError):
+                fm = None
+            if fm is not None:
+                self.hits += 1
+                return _cached_file(rel, path, st, fm, self, key)
+        from .frontmatter import parse_frontmatter
+
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+            if st.st_size > MAX_READ_BYTES:
+                raise TooLarge(st.st_size)
+            chunks = [os.read(fd, st.st_size + 1)]
+            while chunks[-1] and len(chunks[-1]) > st.st_size:  # grew while we read: take it all
+                chunks.append(os.read(fd, 1 << 20))
+        finally:
+            os.close(fd)
+        data = b"".join(chunks) if len(chunks) > 1 else chunks[0]
+        self.reads += 1
+        text = decode_bytes(data)
+        fm = parse_frontmatter(text)
+        key = stat_key(st)
+        if len(data) != st.st_size:  # changed while read: keep nothing of it
+            key = (-1, 0, 0, 0)
+        self.put("base/fm", rel, key, frontmatter_plain(fm))
+        f = _cached_file(rel, path, st, fm, self, key, text)
+        f.__dict__["size"] = len(data)
+        return f
+
+    def load(self, listing: Listing, config: BudgetConfig = BudgetConfig()) -> Snapshot:
+        """The snapshot of a listing, read through the cache."""
+        self._listed = {rel for rel, _ in listing.memory}
+        return snapshot_of(listing, config, self.read)
+
+    # ---- whole-root answers
+
+    def manifest(self, listing: Listing, config: BudgetConfig) -> bytes | None:
+        """A digest of everything a whole-root answer depends on, or None when some file is
+        too young to trust (or vanished)."""
+        keys = []
+        try:
+            for rel, path in listing.memory:
+                st = os.stat(path)
+                self._stats[rel] = st
+                keys.append(stat_key(st))
+            extra = []
+            for path in (listing.index_path, listing.archive[0] if listing.archive else None):
+                extra.append(stat_key(os.stat(path)) if path else None)
+        except OSError:
+            return None
+        limit = self.since_ns - RACY_NS
+        for key in keys + [k for k in extra if k is not None]:
+            if key[1] >= limit or key[3] >= limit:
+                return None
+        value = (
+            FORMAT, (config.max_lines, config.max_bytes), [rel for rel, _ in listing.memory], keys,
+            extra, listing.archive[1] if listing.archive else None, listing.other, listing.nested,
+            [(s.path, s.reason) for s in listing.skipped], sorted(listing.outside),
+        )
+        return hashlib.blake2b(marshal.dumps(value, 2), digest_size=20).digest()
+
+    def memo(self, name: str, digest: bytes | None) -> Any:
+        if digest is None:
+            return None
+        entry = self.section("memo").get(name)
+        return entry[1] if entry is not None and entry[0] == digest else None
+
+    def set_memo(self, name: str, digest: bytes | None, value: Any) -> None:
+        if digest is None or self.path is None:
+            return
+        self.section("memo")[name] = (digest, value)
+        self._dirty.add("memo")
+
+    # ---- writing the file
+
+    def save(self) -> None:
+        """Write the cache if anything new was learnt; failures are ignored."""
+        if self.path is None or not self._dirty:
+            return
+        try:
+            blobs: dict[str, bytes] = {}
+            for name in SECTIONS:
+                if name in self._dirty:
+                    entries = self._sections[name]
+                    if self._listed is not None and name != "memo":
+                        for rel in [r for r in entries if r not in self._listed]:
+                            del entries[rel]
+                    blobs[name] = marshal.dumps(entries)
+                elif name in self._raw:
+                    blobs[name] = self._raw[name]
+                elif self._sections.get(name):
+                    blobs[name] = marshal.dumps(self._sections[name])
+            table = {}
+            offset = 0
+            for name, blob in blobs.items():
+                table[name] = (offset, len(blob), zlib.crc32(blob))
+                offset += len(blob)
+            header = marshal.dumps((FORMAT, fingerprint(), self.root_real, table))
+            payload = b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *blobs.values()])
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(payload)
+                os.replace(tmp, self.path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+            self._dirty.clear()
+        except Exception:  # noqa: BLE001 — an unwritable cache is no cache
+            return
+
+
+def load_cached(
+    root: Path | str, config: BudgetConfig = BudgetConfig(), clock: Callable[[], int] = time.time_ns
+) -> tuple[Snapshot, StatCache]:
+    """A root's snapshot read through its stat cache (call ``cache.save()`` when done)."""
+    cache = StatCache.open(root, clock)
+    return cache.load(list_root(root), config), cache
+
+
+# ------------------------------------------------------------------------ validation
+
+
+@dataclass(frozen=True)
+class Validation:
+    """A validated root: its findings and budget (``snapshot`` is None when both came whole
+    from the cache)."""
+
+    root: Path
+    findings: list[Finding]
+    budget: Budget
+    files: int
+    snapshot: Snapshot | None
+
+
+def validate_root(
+    root: Path | str, config: BudgetConfig = BudgetConfig(), clock: Callable[[], int] = time.time_ns
+) -> Validation:
+    """:func:`memtui.core.validate.validate` of a root, through its stat cache."""
+    from .budget import Budget, budget_of
+    from .handoff import handoff_findings, state_for_root
+
+    cache = StatCache.open(root, clock)
+    listing = list_root(root)
+    digest = cache.manifest(listing, config)
+    hit = cache.memo("validate", digest)
+    if hit is not None:
+        try:
+            plain, budget, files = hit
+            names = {rel for rel, _ in listing.memory}
+            names.update(n for n in ("MEMORY.md", listing.archive and listing.archive[1]) if n)
+            found = findings_of(plain, names.__contains__)
+            handoff = handoff_findings(state_for_root(listing.root))
+            if handoff:
+                from .validate import sort_findings
+
+                found = sort_findings(found + handoff)
+            return Validation(listing.root, found, Budget(*budget), files, None)
+        except (TypeError, ValueError):
+            pass
+    from .validate import validate
+
+    snapshot = cache.load(listing, config)
+    findings = validate(snapshot)
+    budget = budget_of(snapshot)
+    handoff = set(handoff_findings(snapshot.handoff))
+    cache.set_memo("validate", digest, (
+        findings_plain(f for f in findings if f not in handoff),
+        (budget.lines, budget.max_lines, budget.bytes, budget.max_bytes, budget.cut_line,
+         budget.loaded_bytes),
+        len(snapshot.files),
+    ))
+    cache.save()
+    return Validation(listing.root, findings, budget, len(snapshot.files), snapshot)
