@@ -25,7 +25,14 @@ def subcommands() -> tuple[ModuleType, ...]:
     return (inspect, stale, scan, demo, verbs, history, applies, changes, dream, hook)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the read-only commands run most often, by the module that registers them: for these only that
+#: module is imported (start-up time); every other command builds the whole parser
+FAST_COMMANDS = {"validate": "inspect", "loaded": "inspect", "list": "inspect", "stale": "stale",
+                 "scan": "scan"}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or only of ``command``'s module when it is a fast one."""
     from .common import MemtuiParser
 
     parser = MemtuiParser(
@@ -35,7 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in subcommands():
+    if command in FAST_COMMANDS:
+        from importlib import import_module
+
+        modules: tuple[ModuleType, ...] = (import_module(f"memtui.cli.{FAST_COMMANDS[command]}"),)
+    else:
+        modules = subcommands()
+    for module in modules:
         module.register(subparsers)
     return parser
 
@@ -76,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .common import EXIT_USAGE, UsageError, err_console
 
-    parser = build_parser()
+    parser = build_parser(args_list[0] if args_list else None)
     commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
     try:
         if args_list and (args_list[0] in commands or args_list[0] in ("-h", "--help", "--version")):

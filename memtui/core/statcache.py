@@ -33,7 +33,6 @@ warnings are never cached.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import stat
@@ -280,6 +279,7 @@ class StatCache:
         self._sections: dict[str, dict[str, Any]] = {}
         self._dirty: set[str] = set()
         self._stats: dict[str, os.stat_result] = {}
+        self.used: dict[str, Key] = {}  # the key each memory file was read (or found) under
         self._listed: set[str] | None = None
         if path is not None:
             self._load(path)
@@ -293,8 +293,9 @@ class StatCache:
         if folder is not None:
             real = os.path.realpath(folder)
             if not (real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)):
-                digest = hashlib.blake2b(os.fsencode(root_real), digest_size=16).hexdigest()
-                path = Path(folder) / "stat" / f"{digest}.cache"
+                name = os.fsencode(root_real)  # two checksums: no hashlib (OpenSSL) to load
+                digest = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
+                path = Path(folder) / "stat" / f"{digest}.cache"  # the header names the root
         return cls(root_real, path, clock)
 
     # ---- reading the file
@@ -362,24 +363,29 @@ class StatCache:
 
     def read(self, path: str, rel: str) -> MemoryFile:
         """A memory file: from the cache when its stat key is unchanged, else read and parsed."""
-        st = self._stats.pop(rel, None) or os.stat(path)
-        if st.st_size > MAX_READ_BYTES:
-            raise TooLarge(st.st_size)
-        key = stat_key(st)
-        plain = self.get("base/fm", rel, key)
-        if plain is not None:
-            try:
-                fm = frontmatter_of(plain)
-            except (TypeError, ValueError):
-                fm = None
-            if fm is not None:
-                self.hits += 1
-                return _cached_file(rel, path, st, fm, self, key)
+        entry = self.section("base").get(rel)
+        if entry is not None:
+            st = self._stats.pop(rel, None) or os.stat(path)
+            key = stat_key(st)
+            self.used[rel] = key
+            if st.st_size > MAX_READ_BYTES:
+                raise TooLarge(st.st_size)
+            plain = entry[1].get("fm") if entry[0] == key else None
+            if plain is not None:
+                try:
+                    fm = frontmatter_of(plain)
+                except (TypeError, ValueError):
+                    fm = None
+                if fm is not None:
+                    self.hits += 1
+                    return _cached_file(rel, path, st, fm, self, key)
         from .frontmatter import parse_frontmatter
 
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
             st = os.fstat(fd)
+            key = stat_key(st)
+            self.used[rel] = key
             if st.st_size > MAX_READ_BYTES:
                 raise TooLarge(st.st_size)
             chunks = [os.read(fd, st.st_size + 1)]
@@ -391,9 +397,8 @@ class StatCache:
         self.reads += 1
         text = decode_bytes(data)
         fm = parse_frontmatter(text)
-        key = stat_key(st)
         if len(data) != st.st_size:  # changed while read: keep nothing of it
-            key = (-1, 0, 0, 0)
+            key = self.used[rel] = (-1, 0, 0, 0)
         self.put("base/fm", rel, key, frontmatter_plain(fm))
         f = _cached_file(rel, path, st, fm, self, key, text)
         f.__dict__["size"] = len(data)
@@ -406,30 +411,32 @@ class StatCache:
 
     # ---- whole-root answers
 
-    def manifest(self, listing: Listing, config: BudgetConfig) -> bytes | None:
-        """A digest of everything a whole-root answer depends on, or None when some file is
-        too young to trust (or vanished)."""
+    def stat_all(self, listing: Listing) -> list[Key] | None:
+        """The stat key of every memory file of a listing (kept for :meth:`read`), or None when
+        one vanished."""
         keys = []
         try:
             for rel, path in listing.memory:
                 st = os.stat(path)
                 self._stats[rel] = st
                 keys.append(stat_key(st))
-            extra = []
-            for path in (listing.index_path, listing.archive[0] if listing.archive else None):
-                extra.append(stat_key(os.stat(path)) if path else None)
         except OSError:
             return None
-        limit = self.since_ns - RACY_NS
-        for key in keys + [k for k in extra if k is not None]:
-            if key[1] >= limit or key[3] >= limit:
+        return keys
+
+    def digest(self, listing: Listing, config: BudgetConfig, keys: list[Key] | list[Key | None],
+               indexes: list[Key | None]) -> bytes | None:
+        """Everything a whole-root answer depends on, as bytes compared whole (no hash, so no
+        collision), or None when some file is too young to trust."""
+        for key in keys + indexes:
+            if key is not None and not self.trusted(key):
                 return None
         value = (
             FORMAT, (config.max_lines, config.max_bytes), [rel for rel, _ in listing.memory], keys,
-            extra, listing.archive[1] if listing.archive else None, listing.other, listing.nested,
+            indexes, listing.archive[1] if listing.archive else None, listing.other, listing.nested,
             [(s.path, s.reason) for s in listing.skipped], sorted(listing.outside),
         )
-        return hashlib.blake2b(marshal.dumps(value, 2), digest_size=20).digest()
+        return marshal.dumps(value, 0)  # version 0: no references, no interning flags: equal values, equal bytes
 
     def memo(self, name: str, digest: bytes | None) -> Any:
         if digest is None:
@@ -487,6 +494,15 @@ class StatCache:
             return
 
 
+def index_keys(listing: Listing) -> list[Key | None] | None:
+    """The stat keys of a listing's two index files (None for one absent; None when unreadable)."""
+    try:
+        return [stat_key(os.stat(path)) if path else None
+                for path in (listing.index_path, listing.archive[0] if listing.archive else None)]
+    except OSError:
+        return None
+
+
 def load_cached(
     root: Path | str, config: BudgetConfig = BudgetConfig(), clock: Callable[[], int] = time.time_ns
 ) -> tuple[Snapshot, StatCache]:
@@ -519,27 +535,34 @@ def validate_root(
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)
-    digest = cache.manifest(listing, config)
-    hit = cache.memo("validate", digest)
-    if hit is not None:
-        try:
-            plain, budget, files = hit
-            names = {rel for rel, _ in listing.memory}
-            names.update(n for n in ("MEMORY.md", listing.archive and listing.archive[1]) if n)
-            found = findings_of(plain, names.__contains__)
-            handoff = handoff_findings(state_for_root(listing.root))
-            if handoff:
-                from .validate import sort_findings
+    indexes = index_keys(listing)
+    if indexes is not None and cache.section("memo").get("validate") is not None:
+        keys = cache.stat_all(listing)
+        digest = None if keys is None else cache.digest(listing, config, list(keys), indexes)
+        hit = cache.memo("validate", digest)
+        if hit is not None:
+            try:
+                plain, budget, files = hit
+                names = {rel for rel, _ in listing.memory}
+                names.update(n for n in ("MEMORY.md", listing.archive and listing.archive[1]) if n)
+                found = findings_of(plain, names.__contains__)
+                handoff = handoff_findings(state_for_root(listing.root))
+                if handoff:
+                    from .validate import sort_findings
 
-                found = sort_findings(found + handoff)
-            return Validation(listing.root, found, Budget(*budget), files, None)
-        except (TypeError, ValueError):
-            pass
+                    found = sort_findings(found + handoff)
+                return Validation(listing.root, found, Budget(*budget), files, None)
+            except (TypeError, ValueError):
+                pass
     from .validate import validate
 
     snapshot = cache.load(listing, config)
     findings = validate(snapshot)
     budget = budget_of(snapshot)
+    digest = None
+    if indexes is not None:
+        digest = cache.digest(listing, config, [cache.used.get(rel) for rel, _ in listing.memory],
+                              indexes)
     handoff = set(handoff_findings(snapshot.handoff))
     cache.set_memo("validate", digest, (
         findings_plain(f for f in findings if f not in handoff),

@@ -156,7 +156,10 @@ def test_cached_findings_naming_a_path_outside_the_listing_are_refused(make_root
     warm(root)
     cache = StatCache.open(root, aged)
     listing = statcache.list_root(root)
-    digest = cache.manifest(listing, statcache.BudgetConfig())
+    keys = cache.stat_all(listing)
+    assert keys is not None
+    digest = cache.digest(listing, statcache.BudgetConfig(), keys, statcache.index_keys(listing) or [])
+    assert digest is not None
     hostile = (("orphan", "error", "../../etc/passwd", None, "x", ""),)
     cache.set_memo("validate", digest, (hostile, (1, 200, 10, 25000, None, 10), 4))
     key = statcache.stat_key(os.stat(root / "alpha.md"))
