@@ -39,7 +39,7 @@ import stat
 import sys
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -54,7 +54,7 @@ from .model import (
     decode_bytes,
 )
 from .safepath import check_stored_path
-from .store import MAX_READ_BYTES, Listing, TooLarge, list_root, snapshot_of
+from .store import MAX_READ_BYTES, Listing, TooLarge, list_root, read_with_stat, snapshot_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -381,19 +381,15 @@ class StatCache:
                     return _cached_file(rel, path, st, fm, self, key)
         from .frontmatter import parse_frontmatter
 
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
-            st = os.fstat(fd)
-            key = stat_key(st)
-            self.used[rel] = key
-            if st.st_size > MAX_READ_BYTES:
-                raise TooLarge(st.st_size)
-            chunks = [os.read(fd, st.st_size + 1)]
-            while chunks[-1] and len(chunks[-1]) > st.st_size:  # grew while we read: take it all
-                chunks.append(os.read(fd, 1 << 20))
-        finally:
-            os.close(fd)
-        data = b"".join(chunks) if len(chunks) > 1 else chunks[0]
+            data, st = read_with_stat(path)
+        except TooLarge:
+            try:
+                self.used[rel] = stat_key(os.stat(path))  # its size is part of what is reported
+            except OSError:
+                pass
+            raise
+        key = self.used[rel] = stat_key(st)
         self.reads += 1
         text = decode_bytes(data)
         fm = parse_frontmatter(text)
@@ -432,7 +428,7 @@ class StatCache:
             if key is not None and not self.trusted(key):
                 return None
         value = (
-            FORMAT, (config.max_lines, config.max_bytes), [rel for rel, _ in listing.memory], keys,
+            FORMAT, repr(config), [rel for rel, _ in listing.memory], keys,
             indexes, listing.archive[1] if listing.archive else None, listing.other, listing.nested,
             [(s.path, s.reason) for s in listing.skipped], sorted(listing.outside),
         )
@@ -483,8 +479,8 @@ class StatCache:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(payload)
                 os.replace(tmp, self.path)
-            except BaseException:
-                try:
+            except BaseException:  # no fsync, unlike memory's side files: a torn cache fails its
+                try:  # CRC and is rebuilt
                     os.unlink(tmp)
                 except OSError:
                     pass
@@ -566,8 +562,7 @@ def validate_root(
     handoff = set(handoff_findings(snapshot.handoff))
     cache.set_memo("validate", digest, (
         findings_plain(f for f in findings if f not in handoff),
-        (budget.lines, budget.max_lines, budget.bytes, budget.max_bytes, budget.cut_line,
-         budget.loaded_bytes),
+        astuple(budget),
         len(snapshot.files),
     ))
     cache.save()

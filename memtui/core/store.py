@@ -41,8 +41,8 @@ def _within(path: str, root_real: str) -> bool:
     return path == root_real or path.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-def read_memory_file(abs_path: str, rel: str) -> MemoryFile:
-    """Read one memory file (its bytes, frontmatter, size, mtime and mode) with one open."""
+def read_with_stat(abs_path: str) -> tuple[bytes, os.stat_result]:
+    """A file's bytes and its ``fstat`` taken just before reading them, with one open."""
     fd = os.open(abs_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
@@ -53,7 +53,12 @@ def read_memory_file(abs_path: str, rel: str) -> MemoryFile:
             chunks.append(os.read(fd, 1 << 20))
     finally:
         os.close(fd)
-    data = b"".join(chunks) if len(chunks) > 1 else chunks[0]
+    return (b"".join(chunks) if len(chunks) > 1 else chunks[0]), st
+
+
+def read_memory_file(abs_path: str, rel: str) -> MemoryFile:
+    """Read one memory file (its bytes, frontmatter, size, mtime and mode) with one open."""
+    data, st = read_with_stat(abs_path)
     text = decode_bytes(data)
     return MemoryFile(
         path=rel,

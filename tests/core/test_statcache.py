@@ -161,7 +161,7 @@ def test_cached_findings_naming_a_path_outside_the_listing_are_refused(make_root
     digest = cache.digest(listing, statcache.BudgetConfig(), keys, statcache.index_keys(listing) or [])
     assert digest is not None
     hostile = (("orphan", "error", "../../etc/passwd", None, "x", ""),)
-    cache.set_memo("validate", digest, (hostile, (1, 200, 10, 25000, None, 10), 4))
+    cache.set_memo("validate", digest, (hostile, (1, 200, 10, 25000, None, 10, "raw", (), 1, 10), 4))
     key = statcache.stat_key(os.stat(root / "alpha.md"))
     cache.put("base/ff", "alpha.md", key, (("secret", "warning", "../x.md", 1, "x", ""),))
     cache.save()
@@ -293,3 +293,17 @@ def test_warm_equals_cold_over_random_edits(tmp_path_factory, steps) -> None:  #
         assert found == cold(root)
         if not ever_aged:
             assert cache.hits == 0  # nothing young was kept
+
+
+def test_another_budget_config_is_another_answer(make_root) -> None:
+    from memtui.core.model import BudgetConfig
+
+    root = make_root(ROOT)
+    small = BudgetConfig(max_lines=2, max_bytes=60, loader="raw")
+    validate_root(root, clock=aged)
+    assert validate_root(root, clock=aged).snapshot is None
+    result = validate_root(root, small, clock=aged)
+    assert result.snapshot is not None
+    assert result.findings == validate(load_root(root, small))
+    assert any(f.rule == "budget-lines" for f in result.findings)
+    assert validate_root(root, small, clock=aged).findings == result.findings
