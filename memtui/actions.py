@@ -8,6 +8,7 @@ plan (:meth:`run_change`); the workers and the writer do the rest.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from functools import partial
 from pathlib import Path
@@ -18,13 +19,16 @@ from textual.app import SuspendNotSupported
 
 from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation
 from memtui.core.editor import EditorFailed, edit_copy, editor_name
+from memtui.core.layers import layer_of, project_of
 from memtui.core.model import INDEX_NAME
+from memtui.core.promote import promotion_parts
 from memtui.core.verbs import edit_file, supersede
 from memtui.screens.help import HelpScreen
 from memtui.screens.main import MainScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.root_picker import RootPickerScreen
+from memtui.screens.scope_prompt import ScopePromptScreen
 from memtui.services.scoring import Contradiction, Proposal
 from memtui.services.writer import Plan, Request
 from memtui.services.workspace import Workspace
@@ -169,6 +173,42 @@ class UserActions(_Base):
 
         choices = [p for p, f in workspace.snapshot.files.items() if p != path and not f.archived]
         self.push_screen(PickFileScreen(f"Supersede {path} by…", choices), picked)
+
+    def promote_to_layer(self, path: str) -> None:
+        """Move a file into another root (another layer): the only other one, else the one picked."""
+        here = os.path.realpath(self.root) if self.root is not None else ""
+        others = {f"{layer_of(root)}: {root}": root for root in self.roots
+                  if os.path.realpath(root) != here}
+
+        def picked(choice: str | None) -> None:
+            if choice in others:
+                build = partial(promotion_parts, path=path, target_root=others[choice])
+                self.run_change(Request(group=build, confirm=True, select=f"archive/{path}"))
+
+        if len(others) == 1:
+            picked(next(iter(others)))
+        elif others:
+            self.push_screen(PickFileScreen(f"Promote {path} into…", list(others)), picked)
+
+    def ask_scope(self) -> None:
+        """Ask for the path the user works in, then dim what does not apply there."""
+        current = self.main.scope_path
+        if current is None and self.root is not None:
+            project = project_of(self.root)
+            current = str(project) if project is not None else os.getcwd()
+
+        def answered(value: str | None) -> None:
+            if value is None:
+                return
+            path = os.path.abspath(os.path.expanduser(value)) if value else None
+            scope = self.main.set_scope(path)
+            if scope is None:
+                self.notify("scope filter cleared: every entry shown", timeout=3)
+            else:
+                self.notify(f"{len(scope.applies)} apply at {scope.path}; "
+                            f"{len(scope.excluded)} do not (dimmed, reason beside)", timeout=4)
+
+        self.push_screen(ScopePromptScreen(current or ""), answered)
 
     def review(self, candidate: Proposal) -> None:
         """A contradiction's supersede confirmation, or the merge review of a pair or cluster."""

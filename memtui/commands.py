@@ -211,6 +211,16 @@ def _filter_why_not(s: Situation) -> str | None:
     return "the candidate list has no filter" if s.view == "consolidate" else None
 
 
+def _promote_layer_why_not(s: Situation) -> str | None:
+    if s.file is None or s.path is None:
+        return "select a memory file first"
+    if s.file.archived:
+        return "the file is archived; restore it first"
+    if len(s.app.roots) < 2:
+        return "no other memory root was found to promote into"
+    return None
+
+
 def _switch_why_not(s: Situation) -> str | None:
     return None if len(s.app.roots) > 1 else "only one memory root was found"
 
@@ -238,6 +248,11 @@ def _run_archive(app: MemtuiApp, s: Situation) -> None:
     if s.path is not None and s.file is not None:
         build = partial(verbs.archive, path=s.path, confirm=s.file.pinned)
         app.run_change(Request(build, confirm=True, select=s.path))
+
+
+def _run_promote_layer(app: MemtuiApp, s: Situation) -> None:
+    if s.path is not None:
+        app.promote_to_layer(s.path)
 
 
 def _run_supersede(app: MemtuiApp, s: Situation) -> None:
@@ -307,6 +322,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("promote_entry", "P", "Promote",
             "Give the selected file an entry in the Recent block (the reverse of decay).",
             CHANGE, _change(verbs.promote), _promote_why_not, writes=True),
+    Command("promote_layer", "L", "Promote to layer",
+            "Move the selected file into another memory root (machine-local → shared) with "
+            "promoted_from:; both roots change as one, u undoes both; shows the change first.",
+            CHANGE, _run_promote_layer, _promote_layer_why_not, writes=True),
     Command("archive_entry", "a", "Archive",
             "Move the file into archive/ with an archive-index entry; shows the change first.",
             CHANGE, _run_archive, _not_archived, writes=True),
@@ -355,6 +374,10 @@ COMMANDS: tuple[Command, ...] = (
             "Every file by staleness score, with the reasons.", VIEWS, _show("staleness")),
     Command("show_consolidate", "5", "Consolidate",
             "Near-duplicate pairs, clusters and contradictions.", VIEWS, _show("consolidate")),
+    Command("scope_filter", "A", "Scope filter",
+            "Type the path you work in: entries that do not apply there (another scope, stale, "
+            "superseded, archived) dim with the reason beside; an empty path clears it.", VIEWS,
+            lambda app, s: app.ask_scope()),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda app, s: app.pick_root(), _switch_why_not, anywhere=True),
     Command("reload_root", "ctrl+r", "Reload", "Read the folder again from disk.", APP,

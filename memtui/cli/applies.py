@@ -34,18 +34,10 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def stale_reasons(snapshot: Any, now: Any) -> dict[str, str]:
-    """The files whose staleness action is prune, with the words saying why."""
-    from memtui.core.staleness import Action, score_root
-
-    report = score_root(snapshot, now)
-    return {r.path: f"stale: score {r.score:.0f} (prune), {r.age.days:.0f} days old"
-            for r in report.results if r.action is Action.PRUNE}
-
-
 def run(args: argparse.Namespace) -> int:
     from memtui.core.discover import discover
-    from memtui.core.scopes import applicability
+    from memtui.core.scopes import applicability, stale_reasons
+    from memtui.core.staleness import score_root
     from memtui.core.store import RootError, load_root
 
     from .stale import parse_now
@@ -63,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         answers = []
         for root in roots:
             snapshot = load_root(root)
-            stale = {} if args.no_stale else stale_reasons(snapshot, now)
+            stale = {} if args.no_stale else stale_reasons(score_root(snapshot, now))
             answers.append(applicability(snapshot, str(where), stale, include_below=args.below))
     except RootError as exc:
         raise UsageError(str(exc)) from None

@@ -99,3 +99,14 @@ def promotion(source: Snapshot, path: str, target: Snapshot, *, today: date | No
     out_of = Changeset("promote", description,
                        (Move(path, archived), *_draft_op(active), *_draft_op(archive)))
     return out_of, into
+
+
+def promotion_parts(source: Snapshot, path: str, target_root: Path | str, *,
+                    hook: str | None = None) -> list[tuple[Snapshot, Changeset]]:
+    """Both roots' snapshots and changesets for a promotion (the target is recovered and read
+    now, with the source's budget caps): what :func:`memtui.core.txn_multi.plan_group` takes."""
+    from .txn import open_root
+
+    target = open_root(target_root, source.config)
+    out_of, into = promotion(source, path, target, hook=hook)
+    return [(source, out_of), (target, into)]

@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from .model import ARCHIVE_DIR, SCOPE_FILE, LineKind, MemoryFile, ScopeSection, Snapshot
+
+if TYPE_CHECKING:
+    from .staleness import StalenessReport
 
 GLOBAL = "GLOBAL"
 
@@ -72,10 +75,14 @@ class Applicability:
     root: str
     applies: tuple[Applies, ...]
     excluded: tuple[Excluded, ...]
+    _why: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._why.update((e.path, e.why) for e in self.excluded)
 
     def excluded_reason(self, path: str) -> str | None:
         """Why ``path`` does not apply (the words), or None when it applies or is unknown."""
-        return next((e.why for e in self.excluded if e.path == path), None)
+        return self._why.get(path)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -142,6 +149,14 @@ def _not_current(snapshot: Snapshot, f: MemoryFile, active: bool, archive_listed
     if f.path in stale:
         return STALE, stale[f.path]
     return None
+
+
+def stale_reasons(report: StalenessReport | None) -> dict[str, str]:
+    """The files a staleness report says to prune, with the words saying why (for ``stale``)."""
+    if report is None:
+        return {}
+    return {r.path: f"stale: score {r.score:.0f} (prune), {r.age.days:.0f} days old"
+            for r in report.results if r.action.value == "prune"}
 
 
 def applicability(snapshot: Snapshot, path: str, stale: Mapping[str, str] | None = None, *,

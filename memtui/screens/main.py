@@ -9,6 +9,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from memtui.commands import bindings
 from memtui.core.model import Finding
+from memtui.core.scopes import Applicability, applicability, stale_reasons
 from memtui.services.scoring import Proposal
 from memtui.services.workspace import Workspace
 from memtui.widgets.consolidate_view import ConsolidateView
@@ -65,6 +66,8 @@ class MainScreen(Screen[None]):
         self.workspace: Workspace | None = None
         self.read_only = False
         self._shown: dict[str, Workspace] = {}  # what each view was last drawn from
+        self.scope_path: str | None = None  # the scope filter's path (None: no filter)
+        self.scope: Applicability | None = None  # ... and what applies there, for the workspace
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="views", initial="working"):
@@ -121,6 +124,7 @@ class MainScreen(Screen[None]):
             working.display = False
         self.workspace = workspace
         self.read_only = read_only
+        self.scope = self._applicability(workspace)
         self._refresh_view(self.active_view_name)  # hidden views catch up when shown
         tabs = self.query_one(TabbedContent)
         problems = f"Problems {workspace.errors}✖ {workspace.warnings}⚠" if workspace.complete else "Problems"
@@ -137,7 +141,22 @@ class MainScreen(Screen[None]):
         workspace = self.workspace
         if workspace is not None and self._shown.get(name) is not workspace:
             self._shown[name] = workspace
-            self.view(name).show(workspace)
+            view = self.view(name)
+            view.scope = self.scope
+            view.show(workspace)
+
+    def _applicability(self, workspace: Workspace) -> Applicability | None:
+        if self.scope_path is None:
+            return None
+        return applicability(workspace.snapshot, self.scope_path, stale_reasons(workspace.staleness))
+
+    def set_scope(self, path: str | None) -> Applicability | None:
+        """Dim what does not apply at ``path`` (absolute) in every list; None clears the filter."""
+        self.scope_path = path
+        self.scope = self._applicability(self.workspace) if self.workspace is not None else None
+        self._shown.clear()
+        self._refresh_view(self.active_view_name)
+        return self.scope
 
     def set_busy(self, text: str) -> None:
         self.query_one(StatusLine).busy = text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.text import Text
@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from memtui.core.layers import layer_of
 from memtui.services.roots import RootSummary, summarize
 from memtui.widgets.budget_gauge import state_of
 from memtui.widgets.row_list import Cell, RowList, compose_row
@@ -24,18 +25,20 @@ from memtui.widgets.status_line import display_path
 class RootRow:
     root: Path
     summary: RootSummary | None = None
+    layer: str = ""  # machine-local, shared, agents or other (memtui.core.layers)
 
 
 class RootList(RowList[RootRow]):
-    """One row per root: path, files, lines and bytes against the caps, utilisation."""
+    """One row per root: layer, path, files, lines and bytes against the caps, utilisation."""
 
     def item_key(self, item: RootRow) -> object:
         return item.root
 
     def render_item(self, item: RootRow, width: int) -> Text:
         summary = item.summary
+        layer = Cell(Text(item.layer, style=self.style_of("muted")), 13)
         if summary is None:
-            return compose_row([Cell(display_path(item.root), None),
+            return compose_row([layer, Cell(display_path(item.root), None),
                                 Cell(Text("reading…", style=self.style_of("muted")), 30)], width)
         role, word = state_of(summary.utilization)
         bar_width = 12
@@ -44,6 +47,7 @@ class RootList(RowList[RootRow]):
         bar.append("░" * (bar_width - filled), style=self.style_of("muted"))
         return compose_row(
             [
+                layer,
                 Cell(display_path(item.root), None, min_width=16),
                 Cell(Text(f"{summary.files:,} file{'s' if summary.files != 1 else ''}",
                           style=self.style_of("muted")), 12, justify="right"),
@@ -73,15 +77,15 @@ class RootPickerScreen(Screen[Path]):
     def __init__(self, roots: list[Path], can_go_back: bool = False) -> None:
         super().__init__()
         self.roots = roots
-        self.rows = [RootRow(root) for root in roots]
+        self.rows = [RootRow(root, layer=layer_of(root)) for root in roots]
         self.can_go_back = can_go_back
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
             yield Static(f"{len(self.roots)} memory roots found — pick one to open",
                          classes="dialog-title")
-            yield Static("each line: files, MEMORY.md lines against the loader's cap, and how full "
-                         "it is · enter opens", classes="list-header")
+            yield Static("each line: layer, files, MEMORY.md lines against the loader's cap, and "
+                         "how full it is · enter opens", classes="list-header")
             yield RootList(self.rows, id="root-list")
         yield Footer()
 
@@ -95,7 +99,7 @@ class RootPickerScreen(Screen[Path]):
             self.post_message(self.Summarized(root, summarize(root)))
 
     def on_root_picker_screen_summarized(self, message: Summarized) -> None:
-        self.rows = [RootRow(r.root, message.summary) if r.root == message.root else r
+        self.rows = [replace(r, summary=message.summary) if r.root == message.root else r
                      for r in self.rows]
         root_list = self.query_one(RootList)
         root_list.set_items(self.rows, keep=root_list.highlighted.root if root_list.highlighted else None)

@@ -13,15 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from memtui.core import txn
+from memtui.core import txn, txn_multi
 from memtui.core.changeset import Changeset, Create, Move, VerbError, unified_diff
 from memtui.core.incremental import FindingsCache
 from memtui.core.model import Finding, Snapshot
 
 #: a core verb bound to its arguments: the snapshot in, the changeset out
 Build = Callable[[Snapshot], Changeset]
+#: a change over this root and others (a promotion to another layer): the snapshot in, every
+#: root's snapshot and changeset out (:mod:`memtui.core.txn_multi` gates and writes them as one)
+GroupBuild = Callable[[Snapshot], Sequence[tuple[Snapshot, Changeset]]]
 
 
 class VerbRefused(Exception):
@@ -42,6 +45,7 @@ class Request:
 
     build: Build | None = None  # None for undo and redo
     step: Step = Step.DO
+    group: GroupBuild | None = None  # instead of ``build``: a change over several roots
     confirm: bool = False
     select: str | None = None  # the file the cursor should be on afterwards
 
@@ -59,12 +63,19 @@ class Plan:
     """A request's changeset, played and gated, with everything the confirm dialog shows."""
 
     request: Request
-    preview: txn.Preview
+    preview: txn.Preview  # this root's (the root shown) half, for a change over several
     diff: str = ""
+    group: txn_multi.GroupPreview | None = None
 
     @property
     def accepted(self) -> bool:
-        return self.preview.accepted
+        return self.group.accepted if self.group is not None else self.preview.accepted
+
+    @property
+    def gate_preview(self) -> txn.Preview:
+        """The half whose verdict to show: the refused one, else this root's."""
+        refused = self.group.refused if self.group is not None else None
+        return refused if refused is not None else self.preview
 
     @property
     def description(self) -> str:
@@ -72,17 +83,23 @@ class Plan:
 
     @property
     def refusing(self) -> tuple[Finding, ...]:
-        return tuple(self.preview.gate.refusing)
+        return tuple(self.gate_preview.gate.refusing)
 
     @property
     def reason(self) -> str:
         """The gate's budget reason, if any."""
-        return self.preview.gate.reason
+        return self.gate_preview.gate.reason
 
     @property
     def operations(self) -> tuple[str, ...]:
-        """One line per write / create / move."""
-        return describe_ops(self.preview.changeset)
+        """One line per write / create / move (each root's, under its path, for a group)."""
+        if self.group is None:
+            return describe_ops(self.preview.changeset)
+        out: list[str] = []
+        for half in self.group.previews:
+            out.append(f"in {half.before.root}:")
+            out.extend("  " + line for line in describe_ops(half.changeset))
+        return tuple(out)
 
     @property
     def new_findings(self) -> tuple[Finding, ...]:
@@ -100,7 +117,8 @@ class Plan:
         parts = [f"{f.rule}: {f.message}" for f in self.refusing]
         if self.reason:
             parts.append(self.reason)
-        return "refused — " + "; ".join(parts) if parts else "refused"
+        where = f" in {self.gate_preview.before.root} (neither root is changed)" if self.group else ""
+        return f"refused{where} — " + "; ".join(parts) if parts else f"refused{where}"
 
 
 @dataclass(frozen=True)
@@ -131,6 +149,8 @@ def describe_ops(changeset: Changeset) -> tuple[str, ...]:
 def plan(snapshot: Snapshot, request: Request, cache: FindingsCache | None = None) -> Plan:
     """Build the request's changeset and run it through the gate, touching nothing."""
     try:
+        if request.group is not None:
+            return _plan_group(snapshot, request)
         if request.step is Step.UNDO:
             preview = txn.undo_plan(snapshot, cache)
         elif request.step is Step.REDO:
@@ -150,9 +170,23 @@ def plan(snapshot: Snapshot, request: Request, cache: FindingsCache | None = Non
     return Plan(request, preview, diff)
 
 
+def _plan_group(snapshot: Snapshot, request: Request) -> Plan:
+    """Plan a change over several roots: every half gated on its own root."""
+    assert request.group is not None
+    parts = list(request.group(snapshot))
+    group = txn_multi.plan_group(
+        [(snapshot if Path(s.root) == Path(snapshot.root) else s, c) for s, c in parts])
+    mine = next(p for p in group.previews if Path(p.before.root) == Path(snapshot.root))
+    diff = "".join(f"### {half.before.root}\n{unified_diff(half.before, half.changeset)}"
+                   for half in group.previews)
+    return Plan(request, mine, diff, group)
+
+
 def apply(the_plan: Plan) -> Outcome:
     """Commit an accepted plan through the one writer; a refusal or I/O error comes back in words."""
     try:
+        if the_plan.group is not None:
+            return _apply_group(the_plan, the_plan.group)
         applied = txn.commit(the_plan.preview)
     except txn.Refused as exc:
         return Outcome(False, "refused by the validator — nothing was written",
@@ -165,6 +199,16 @@ def apply(the_plan: Plan) -> Outcome:
         return Outcome(False, f"could not write: {exc.strerror or exc}")
     return Outcome(True, the_plan.description, snapshot=applied.snapshot, cache=applied.cache,
                    undoable=the_plan.request.step is Step.DO)
+
+
+def _apply_group(the_plan: Plan, group: txn_multi.GroupPreview) -> Outcome:
+    """Commit every root's half as one change; the outcome carries this root's folder after it."""
+    applied = txn_multi.commit_group(group)
+    mine = next(i for i, p in enumerate(group.previews)
+                if Path(p.before.root) == Path(the_plan.preview.before.root))
+    half = group.previews[mine]
+    return Outcome(True, the_plan.description, snapshot=applied.snapshots[mine], cache=half.cache,
+                   undoable=True)
 
 
 class RecoveryFailed(Exception):

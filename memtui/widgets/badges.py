@@ -27,6 +27,14 @@ def no_scores(path: str) -> float | None:
     return None
 
 
+#: why a file does not apply under the scope filter, or None when it does (or no filter is set)
+ScopeReason = Callable[["str | None"], "str | None"]
+
+
+def no_reason(path: str | None) -> str | None:
+    return None
+
+
 def scores_of(workspace: Workspace) -> ScoreFor:
     """A lookup of scores in a workspace's staleness report (none until it is scored)."""
     report = workspace.staleness

@@ -13,7 +13,7 @@ from textual.widgets import Input
 from memtui.services.search import SearchKeys, fuzzy_filter
 from memtui.services.workspace import FileRow, Workspace
 
-from .badges import ScoreFor, badge, no_scores, scores_of
+from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores, scores_of
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
@@ -33,12 +33,13 @@ class FileList(RowList[FileRow]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(empty_text="no memory files match", id=id)
         self.score_for: ScoreFor = no_scores
+        self.scope_reason: ScopeReason = no_reason
 
     def item_key(self, item: FileRow) -> object:
         return item.path
 
     def is_dim(self, item: FileRow) -> bool:
-        return item.archived
+        return item.archived or self.scope_reason(item.path) is not None
 
     def render_item(self, item: FileRow, width: int) -> Text:
         if item.pinned:
@@ -53,13 +54,21 @@ class FileList(RowList[FileRow]):
             [
                 Cell(glyph, 1),
                 Cell(item.path, None, weight=3, min_width=16),
-                Cell(Text(item.title, style=self.style_of("muted")), None, weight=2, min_width=8),
+                Cell(self._title(item), None, weight=2, min_width=8),
                 Cell(Text(item.type, style=self.style_of("muted")), 9),
                 Cell(Text(item.reach, style=self.style_of(REACH_ROLE.get(item.reach, "muted"))), 10),
                 Cell(badge(self, self.score_for(item.path)), 3, justify="right"),
             ],
             width,
         )
+
+
+    def _title(self, item: FileRow) -> Text:
+        """The title, or why the file does not apply under the scope filter."""
+        outside = self.scope_reason(item.path)
+        if outside is not None:
+            return Text(f"does not apply: {outside}", style=self.style_of("warn"))
+        return Text(item.title, style=self.style_of("muted"))
 
 
 class FilesView(View):
@@ -106,6 +115,7 @@ class FilesView(View):
     def show(self, workspace: Workspace) -> None:
         super().show(workspace)
         self.file_list.score_for = scores_of(workspace)
+        self.file_list.scope_reason = self.scope_reason
         self._refilter()
 
     def _filter(self, query: str) -> list[FileRow]:

@@ -6,6 +6,7 @@ from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widget import Widget
 
+from memtui.core.scopes import Applicability
 from memtui.services.workspace import Workspace
 
 
@@ -21,6 +22,7 @@ class View(Vertical):
     """
 
     workspace: Workspace | None = None
+    scope: Applicability | None = None  # the scope filter: what applies at the path typed
     _preview_timer: Timer | None = None
     #: seconds the cursor must rest before the preview is drawn (0: right after this message)
     preview_delay = PREVIEW_DELAY
@@ -28,6 +30,10 @@ class View(Vertical):
     def show(self, workspace: Workspace) -> None:
         """Redraw from a (new) workspace, keeping the user's place."""
         self.workspace = workspace
+
+    def scope_reason(self, path: str | None) -> str | None:
+        """Why a file does not apply under the scope filter (None: it applies, or no filter)."""
+        return self.scope.excluded_reason(path) if self.scope is not None and path else None
 
     def selected_path(self) -> str | None:
         """The memory file under the cursor, if any (what the verbs act on)."""

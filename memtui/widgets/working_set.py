@@ -8,7 +8,7 @@ from rich.text import Text
 
 from memtui.services.workspace import PINNED, REGIONS, EntryRow
 
-from .badges import ScoreFor, badge, no_scores
+from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores
 from .row_list import Cell, RowList, Rule, compose_row
 
 PANE_TITLES = {"pinned": "Pinned", "recent": "Recent", "regions": "Regions"}
@@ -43,6 +43,7 @@ class WorkingSetPane(RowList[EntryRow]):
         super().__init__(empty_text=empty, id=id, classes=f"pane -{pane}")
         self.pane = pane
         self.score_for: ScoreFor = no_scores
+        self.scope_reason: ScopeReason = no_reason
         self.rows: tuple[EntryRow, ...] = ()
         self.border_title = PANE_TITLES[pane]
 
@@ -61,12 +62,14 @@ class WorkingSetPane(RowList[EntryRow]):
         count = f"{len(rows)}" if total is None or total == len(rows) else f"{len(rows)} of {total}"
         self.border_title = f"{PANE_TITLES[self.pane]} {count}"
         past = sum(1 for row in rows if not row.loaded)
-        self.border_subtitle = f"{past} not loaded" if past else ""
+        outside = sum(1 for row in rows if self.scope_reason(row.path) is not None)
+        notes = [f"{past} not loaded" if past else "", f"{outside} not in scope" if outside else ""]
+        self.border_subtitle = " · ".join(n for n in notes if n)
         self.set_class(past > 0, "-has-cut")
         self.set_items(with_cut(rows, cut_line), keep=keep)
 
     def is_dim(self, item: EntryRow) -> bool:
-        return not item.loaded
+        return not item.loaded or self.scope_reason(item.path) is not None
 
     def render_item(self, item: EntryRow, width: int) -> Text:
         if item.pane == REGIONS:
@@ -80,6 +83,9 @@ class WorkingSetPane(RowList[EntryRow]):
         else:
             glyph = Text("•", style=self.style_of("muted"))
         hook = Text()
+        outside = self.scope_reason(item.path)
+        if outside is not None:
+            hook.append(f"does not apply: {outside} · ", style=self.style_of("warn"))
         if not item.loaded:
             hook.append("not loaded · ")
         if item.missing:

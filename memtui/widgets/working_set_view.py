@@ -14,6 +14,7 @@ from memtui.services.workspace import PANES, EntryRow, Workspace
 from .badges import scores_of
 from .budget_gauge import BudgetGauge
 from .filter_bar import FilterBar
+from .handoff_pane import HandoffPane
 from .preview import Preview
 from .row_list import RowList
 from .view import View
@@ -35,6 +36,7 @@ class WorkingSetView(View):
                     yield WorkingSetPane(pane, id=f"pane-{pane}")
             with Vertical(id="ws-side"):
                 yield BudgetGauge(id="budget")
+                yield HandoffPane(id="handoff")
                 yield Preview(id="ws-preview")
 
     def pane_widgets(self) -> list[WorkingSetPane]:
@@ -66,6 +68,7 @@ class WorkingSetView(View):
         super().show(workspace)
         self.query_one(BudgetGauge).show(workspace.budget, workspace.pressure,
                                          workspace.working_set.not_loaded)
+        self.query_one(HandoffPane).show(workspace.snapshot.handoff)
         self._fill()
 
     def _fill(self) -> None:
@@ -76,6 +79,7 @@ class WorkingSetView(View):
         score_for = scores_of(workspace)
         for pane in self.pane_widgets():
             pane.score_for = score_for
+            pane.scope_reason = self.scope_reason
             rows = workspace.working_set.pane(pane.pane)
             shown = fuzzy_filter(query, rows, lambda r: f"{r.title} {r.hook} {r.target} {r.glob}")
             keep = pane.item_key(pane.highlighted) if pane.highlighted is not None else None

@@ -169,7 +169,8 @@ def test_no_memory_md(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_root_picker(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Three roots found: the picker lists each with its file count, MEMORY.md lines against
+    """Three roots found: the picker lists each with its layer (all "other" here: none is a
+    Claude Code, repository or agent-memory folder), its file count, MEMORY.md lines against
     the cap, a small bar and the percentage, with "OVER BUDGET" in red for the over-full one;
     the cursor is on the first; enter opens it."""
     monkeypatch.chdir(tmp_path)
