@@ -91,18 +91,23 @@ def two_layers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
     return local, shared
 
 
+async def promote_key_on(pilot, path: str) -> None:  # type: ignore[no-untyped-def]
+    """From the root picker: open the first root, put the cursor on ``path``, press L."""
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, RootPickerScreen)
+    await press(pilot, "enter")
+    assert pilot.app.main.view("working").select_path(path)
+    await settle(pilot)
+    await press(pilot, "L")
+
+
 async def test_promote_from_the_app_then_undo_restores_both_roots(two_layers: tuple[Path, Path]) -> None:
     local, shared = two_layers
     before = (digest(local), digest(shared))
     app = make_app(local, shared)
     async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        assert isinstance(app.screen, RootPickerScreen)
-        await press(pilot, "enter")  # open the first root: local
+        await promote_key_on(pilot, "deploy.md")  # one other root: straight to the confirmation
         assert app.root == local
-        assert app.main.view("working").select_path("deploy.md")
-        await settle(pilot)
-        await press(pilot, "L")  # one other root: straight to the confirmation
         assert isinstance(app.screen, ConfirmChange) and app.screen.plan.accepted
         assert any(str(shared) in line for line in app.screen.plan.operations)
         await press(pilot, "y")
@@ -119,11 +124,7 @@ async def test_promote_asks_which_root_when_there_are_several(two_layers: tuple[
     third = write(tmp_path / "third", {"MEMORY.md": "# Third\n"})
     app = make_app(local, shared, third)
     async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "enter")
-        assert app.main.view("working").select_path("keep.md")
-        await settle(pilot)
-        await press(pilot, "L")
+        await promote_key_on(pilot, "keep.md")
         assert isinstance(app.screen, PickFileScreen)
         assert sorted(app.screen.choices) == [f"other: {shared}", f"other: {third}"]
         await press(pilot, "escape")
@@ -137,11 +138,7 @@ async def test_promote_refused_by_the_target_changes_neither_root(two_layers: tu
     before = (digest(local), digest(shared))
     app = make_app(local, shared)
     async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "enter")
-        assert app.main.view("working").select_path("deploy.md")
-        await settle(pilot)
-        await press(pilot, "L")
+        await promote_key_on(pilot, "deploy.md")
         assert isinstance(app.screen, ConfirmChange) and not app.screen.plan.accepted
         assert str(shared) in app.screen.plan.verdict and "budget-lines" in app.screen.plan.verdict
         await press(pilot, "escape")
