@@ -366,7 +366,7 @@ def run_list(args: argparse.Namespace) -> int:
         from rich.markup import escape
 
         out.print(f"[yellow]{len(duplicates)} fact{'s' * (len(duplicates) != 1)} kept in two "
-                  "layers[/] (promote one copy and archive the other):")
+                  "layers[/] (keep one: archive the other copy):")
         for d in duplicates:
             out.print(f"  {escape(rel_root(Path(d.root_a), args.path))}/{escape(d.a)}  ≈  "
                       f"{escape(rel_root(Path(d.root_b), args.path))}/{escape(d.b)}  "
