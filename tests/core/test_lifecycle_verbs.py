@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import shutil
 from datetime import date
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.conftest import MakeRoot, corpus, corpus_roots, topic
-from tests.core.writer_support import VALID_ROOT
+from tests.core.writer_support import VALID_ROOT, writable_copy
 
 HUGE = BudgetConfig(max_lines=1_000_000, max_bytes=100_000_000)
 
@@ -555,7 +554,7 @@ def _candidate(snapshot: Snapshot) -> str | None:
 @pytest.mark.parametrize("root", corpus_roots(), ids=lambda p: "/".join(p.parts[-2:]))
 def test_pin_unpin_round_trip_on_every_corpus(root: Path, tmp_path: Path) -> None:
     copy = tmp_path / "root"
-    shutil.copytree(root, copy)
+    writable_copy(root, copy)
     snapshot = load_root(copy, HUGE)
     path = _candidate(snapshot)
     if path is None:
@@ -584,15 +583,18 @@ def test_pin_unpin_round_trip_on_every_corpus(root: Path, tmp_path: Path) -> Non
 def test_rebuild_of_the_improv_2026_06_01_corpus(tmp_path: Path) -> None:
     source = corpus("jonahscohen__improv__claude-memory-2026-06-01")
     copy = tmp_path / "improv"
-    shutil.copytree(source, copy)
-    before = {p.relative_to(copy).as_posix(): p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    writable_copy(source, copy)
+    before = {p.relative_to(copy).as_posix(): p.read_bytes() for p in copy.rglob("*")
+              if p.is_file() and ".memtui" not in p.parts}
     snapshot = load_root(copy)
     assert (len(snapshot.index.lines), snapshot.index.size) == (227, 68_238)
     active = [ln.resolved for ln in snapshot.index.entries if re.search(r"\*\*\s*(ACTIVE|START HERE)", ln.raw)]
     applied = txn.run(snapshot, verbs.rebuild(snapshot))
     rebuilt = load_root(copy)
     findings = validate(rebuilt)
-    assert not [f for f in findings if f.rule in ("budget-lines", "budget-bytes", "orphan", "broken-link")]
+    # the one broken link left is the trailing [[feedback_clone_1to1]] in a hook rebuild keeps
+    assert not [f for f in findings if f.rule in ("budget-lines", "budget-bytes", "orphan", "broken-link")
+                and f.subject != "feedback_clone_1to1.md"]
     assert rebuilt.index.size <= 25_000 and len(rebuilt.index.lines) <= 200
     assert {ln.resolved for ln in rebuilt.index.entries} >= set(active)
     after_files = {p.relative_to(copy).as_posix(): p.read_bytes() for p in copy.rglob("*")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from conftest import MakeRoot, corpus, topic
+from tests.core.writer_support import writable_copy
 from memtui.core import txn
 from memtui.core.changeset import VerbError
 from memtui.core.frontmatter import clear_key
@@ -168,7 +168,7 @@ def test_merge_on_a_copy_of_a_real_corpus(tmp_path: Path) -> None:
     gist is reached through the archive index, MEMORY.md does not grow) and it fixes 3 orphans."""
     source = corpus("markus41__claude__agent-memory") / "researcher"
     root = tmp_path / "researcher"
-    shutil.copytree(source, root)
+    writable_copy(source, root)
     before = tree(root)
     sources = ["agentic_design_patterns.md", "agentic_design_patterns_research.md",
                "agentic-patterns-research.md"]

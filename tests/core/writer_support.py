@@ -9,6 +9,18 @@ from typing import Any, Callable
 from memtui.core import txn
 from tests.conftest import topic
 
+def writable_copy(source: Path, dest: Path) -> Path:
+    """Copy a corpus folder (read-only where it is shared) and make the copy writable by its owner."""
+    import shutil
+    import stat
+
+    shutil.copytree(source, dest)
+    for path in [dest, *dest.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    return dest
+
+
 FS_CALLS = ("write_tmp", "replace", "link", "mkdir", "fsync_dir", "unlink", "rmdir")
 
 #: a root with no error findings: Pinned, Recent and Regions blocks, prose, a region family
