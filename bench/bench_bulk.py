@@ -1,10 +1,11 @@
 """Benchmark a bulk change: archive 1,000 marked files of a generated 10k-file root as one changeset.
 
-Prints the time to build the one changeset (every file's archive composed), to render its whole
+Prints the time to build the one changeset (every file's archive in one pass), to render its whole
 diff (what the confirm dialog shows), to gate it, to apply it (one journal record) and to undo it,
 next to the same run's baselines: one full validation of the root and a one-file archive
-(build + gate + apply).  Targets (issue 11): confirm dialog open < 1 s — here build + diff + gate,
-the work before the dialog can show — and apply < 2 s.
+(build + gate + apply).  Then the app (headless, Textual's Pilot): the 1,000 files marked, the
+time from pressing ``a`` to the confirm dialog on screen, and from ``y`` to the folder shown again.
+Targets (issue 11): confirm dialog open < 1 s, apply < 2 s.
 
     .venv/bin/python bench/bench_bulk.py [--files 10000] [--marked 1000] [--keep DIR]
 """
@@ -12,6 +13,7 @@ the work before the dialog can show — and apply < 2 s.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import shutil
 import sys
 import tempfile
@@ -31,6 +33,39 @@ from memtui.core.validate import validate
 
 def seconds(start: float) -> float:
     return time.perf_counter() - start
+
+
+async def app_times(root: Path, marked: list[str]) -> tuple[float, float, int]:
+    """(seconds from ``a`` to the confirm dialog, seconds from ``y`` to the folder redrawn,
+    journal records written) for the app with ``marked`` marked."""
+    from memtui.app import MemtuiApp
+    from memtui.screens.confirm import ConfirmChange
+
+    app = MemtuiApp([root], watch=False, record_pressure=False)
+    app.animation_level = "none"
+    async with app.run_test(size=(140, 40)) as pilot:
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause(0)
+        app.set_marks(frozenset(marked))
+        await pilot.pause(0)
+        records = len(list_records(root))
+        t = time.perf_counter()
+        await pilot.press("a")
+        while not isinstance(app.screen, ConfirmChange):
+            await app.workers.wait_for_complete()
+            await pilot.pause(0)
+        await pilot.pause(0)
+        confirm_s = seconds(t)
+        t = time.perf_counter()
+        await pilot.press("y")
+        while app.marks:
+            await app.workers.wait_for_complete()
+            await pilot.pause(0)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0)
+        apply_s = seconds(t)
+        return confirm_s, apply_s, len(list_records(root)) - records
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         assert not any((root / "archive" / Path(p).name).exists() for p in marked)
 
         confirm_s = build_s + diff_s + gate_s
+        app_confirm_s, app_apply_s, app_records = asyncio.run(app_times(root, marked))
+        assert app_records == 1, "the app's bulk change must be one journal record"
         n = len(marked)
         print(f"\nbulk archive of {n:,} files as one changeset ({len(changeset.ops):,} operations, "
               f"diff {len(diff.splitlines()):,} lines):")
@@ -100,9 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  per file, build + gate + apply: {(build_s + gate_s + apply_s) / n * 1000:.2f} ms "
               f"= {(build_s + gate_s + apply_s) / n / one_s:.2f}× the one-file baseline; "
               f"confirm work = {confirm_s / full_s:.1f}× one full validation")
-        ok = confirm_s < 1.0 and apply_s < 2.0
-        print(f"\ntargets: before the confirm dialog {confirm_s:.2f} s (< 1 s), "
-              f"apply {apply_s:.2f} s (< 2 s) — {'OK' if ok else 'OVER'}")
+        print(f"\nthe app, {n:,} files marked: a → confirm dialog on screen {app_confirm_s * 1000:.0f} ms · "
+              f"y → applied and redrawn {app_apply_s * 1000:.0f} ms (one journal record)")
+        ok = app_confirm_s < 1.0 and max(apply_s, app_apply_s) < 2.0
+        print(f"\ntargets: confirm dialog open {app_confirm_s:.2f} s (< 1 s; core work before it "
+              f"{confirm_s:.2f} s), apply {apply_s:.2f} s core / {app_apply_s:.2f} s in the app "
+              f"(< 2 s) — {'OK' if ok else 'OVER'}")
         return 0 if ok else 1
     finally:
         if not args.keep:

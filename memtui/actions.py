@@ -22,7 +22,7 @@ from memtui.core.editor import EditorFailed, edit_copy, editor_name
 from memtui.core.layers import layer_of, project_of
 from memtui.core.model import INDEX_NAME
 from memtui.core.promote import promotion_parts
-from memtui.core.verbs import edit_file, supersede
+from memtui.core.verbs import compose, edit_file, supersede
 from memtui.screens.help import HelpScreen
 from memtui.screens.main import MainScreen
 from memtui.screens.merge_review import MergeReviewScreen
@@ -120,8 +120,12 @@ class UserActions(_Base):
         if command is None or not (self.on_main_screen or command.anywhere):
             return
         reason = self.why_not(command)
-        if reason is not None and reason != "not on this screen":
-            self.say_why_not(command, reason)
+        if reason is None or reason == "not on this screen":
+            return
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            return  # another binding takes the key here (the filter's esc, a dialog's keys)
+        self.say_why_not(command, reason)
 
     def selected_path(self) -> str | None:
         if not isinstance(self.screen, MainScreen):
@@ -144,6 +148,27 @@ class UserActions(_Base):
             self._binding_state = state
             self.refresh_bindings()
 
+    # ------------------------------------------------------------------ marks
+
+    marks: frozenset[str]
+
+    def set_marks(self, marks: frozenset[str]) -> None:
+        """Mark exactly these files: every list draws them, the status line counts them."""
+        self.marks = marks
+        if self.is_running and self.main.is_mounted:
+            self.main.show_marks(marks)
+            self._refresh_binding_state()
+
+    def toggle_mark(self, path: str) -> None:
+        self.set_marks(self.marks ^ {path})
+
+    def mark_shown(self) -> None:
+        """Mark every file the current view's list shows (the filter's result)."""
+        shown = self.main.view().shown_paths()
+        self.set_marks(self.marks | frozenset(shown))
+        self.notify(f"{len(self.marks)} marked · a verb now applies to all of them · esc clears",
+                    timeout=3)
+
     # ------------------------------------------------------------------ what commands ask for
 
     def run_change(self, request: Request) -> None:
@@ -160,19 +185,23 @@ class UserActions(_Base):
         if len(self.roots) > 1:
             self.push_screen(RootPickerScreen(self.roots, can_go_back=True), self._picked)
 
-    def pick_successor(self, path: str) -> None:
-        """Ask which file supersedes ``path``, then show that change."""
+    def pick_successor(self, path: str, marked: tuple[str, ...] = ()) -> None:
+        """Ask which file supersedes ``path`` (or every marked file), then show that change."""
         workspace = self.workspace
         if workspace is None:
             return
+        olds = marked or (path,)
 
         def picked(successor: str | None) -> None:
             if successor:
-                build = partial(supersede, old=path, new=successor, confirm=True)
-                self.run_change(Request(build, confirm=True, select=path))
+                builders = [partial(supersede, old=old, new=successor, confirm=True)
+                            for old in olds if old != successor]
+                self.run_change(Request(partial(compose, builders=builders), confirm=True,
+                                        select=olds[0], on_marks=bool(marked)))
 
-        choices = [p for p, f in workspace.snapshot.files.items() if p != path and not f.archived]
-        self.push_screen(PickFileScreen(f"Supersede {path} by…", choices), picked)
+        choices = [p for p, f in workspace.snapshot.files.items() if p not in olds and not f.archived]
+        title = f"Supersede {path} by…" if not marked else f"Supersede the {len(olds)} marked files by…"
+        self.push_screen(PickFileScreen(title, choices), picked)
 
     def promote_to_layer(self, path: str) -> None:
         """Move a file into another root (another layer): the only other one, else the one picked."""

@@ -95,8 +95,10 @@ class MemtuiApp(UserActions, App[int]):
 
     class Applied(Message):
         def __init__(self, outcome: writer.Outcome, select: str | None = None,
-                     workspace: Workspace | None = None, touched: tuple[str, ...] = ()) -> None:
+                     workspace: Workspace | None = None, touched: tuple[str, ...] = (),
+                     on_marks: bool = False) -> None:
             super().__init__()
+            self.on_marks = on_marks
             self.outcome = outcome
             self.select = select
             self.workspace = workspace
@@ -136,6 +138,7 @@ class MemtuiApp(UserActions, App[int]):
         self.scorer = scoring.Scorer()
         self._root_gone = False
         self._quick_shown = threading.Event()
+        self.marks: frozenset[str] = frozenset()
 
     @property
     def now(self) -> datetime:
@@ -163,6 +166,7 @@ class MemtuiApp(UserActions, App[int]):
         """Show a root: the working set first, then every file, then scores and candidates."""
         self.root = root
         self.workspace = None
+        self.set_marks(frozenset())
         self.scorer = scoring.Scorer()
         self._scan_requested = False
         self.main.query_one(WorkingSetView).loading = True
@@ -314,7 +318,7 @@ class MemtuiApp(UserActions, App[int]):
             after = workspace_after(workspace, outcome.snapshot, outcome.cache, plan.touched)
             # fingerprint 0: the watcher takes a new baseline instead of reloading our own change
             self.post_message(self.Applied(outcome, _select(plan), replace(after, fingerprint=0),
-                                           plan.touched))
+                                           plan.touched, plan.request.on_marks))
         else:
             self.post_message(self.Applied(outcome, _select(plan)))
 
@@ -338,6 +342,8 @@ class MemtuiApp(UserActions, App[int]):
             workspace = replace(workspace, staleness=previous.staleness,
                                 candidates=previous.candidates)
         self.workspace = workspace
+        if workspace.complete and self.marks - workspace.snapshot.files.keys():
+            self.set_marks(self.marks & workspace.snapshot.files.keys())  # files gone meanwhile
         if not workspace.complete:
             self.call_after_refresh(self._quick_shown.set)
         else:
@@ -396,6 +402,8 @@ class MemtuiApp(UserActions, App[int]):
 
     def on_memtui_app_applied(self, message: Applied) -> None:
         outcome = message.outcome
+        if outcome.ok and message.on_marks:
+            self.set_marks(frozenset())
         if outcome.ok:
             self.notify(outcome.message + (" · u undoes it" if outcome.undoable else ""), timeout=4)
         else:

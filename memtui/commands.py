@@ -17,7 +17,9 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from memtui.core import verbs
-from memtui.core.model import Finding, MemoryFile
+from memtui.core.bulk import bulk
+from memtui.core.changeset import Changeset
+from memtui.core.model import Finding, MemoryFile, Snapshot
 from memtui.core.quickfix import QUICK_FIXES, quick_fix_for
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal
 from memtui.services.writer import Request
@@ -76,6 +78,11 @@ class Situation:
         if self.workspace is None or not self.workspace.complete:
             return "still reading the folder"
         return None
+
+    @cached_property
+    def marked(self) -> tuple[str, ...]:
+        """The marked files (a file verb then applies to all of them as one change)."""
+        return tuple(sorted(getattr(self.app, "marks", ())))
 
     @cached_property
     def direct(self) -> bool:
@@ -221,6 +228,34 @@ def _promote_layer_why_not(s: Situation) -> str | None:
     return None
 
 
+def _or_marked(why_not: WhyNot) -> WhyNot:
+    """With files marked a file verb applies to them (each one is checked when it is built)."""
+
+    def check(s: Situation) -> str | None:
+        return None if s.marked else why_not(s)
+
+    return check
+
+
+FILE_VIEWS = ("working", "files", "staleness")
+
+
+def _mark_why_not(s: Situation) -> str | None:
+    if s.view not in FILE_VIEWS:
+        return "marks are made in the Working set, Files and Staleness views"
+    return None if s.path is not None else "select a memory file first"
+
+
+def _mark_shown_why_not(s: Situation) -> str | None:
+    if s.view not in FILE_VIEWS:
+        return "marks are made in the Working set, Files and Staleness views"
+    return None if s.app.main.view().shown_paths() else "the list shows no files"
+
+
+def _clear_marks_why_not(s: Situation) -> str | None:
+    return None if s.marked else "nothing is marked (space marks a file, * every file shown)"
+
+
 def _switch_why_not(s: Situation) -> str | None:
     return None if len(s.app.roots) > 1 else "only one memory root was found"
 
@@ -228,24 +263,45 @@ def _switch_why_not(s: Situation) -> str | None:
 # ---------------------------------------------------------------- what the commands run
 
 
-def _change(build: Callable[..., object], confirm: bool = False) -> Run:
-    """Run a core verb on the selected file (its one argument after the snapshot)."""
+def _bulk_build(snapshot: Snapshot, verb: str, paths: tuple[str, ...]) -> Changeset:
+    """``verb`` on the marked files as one changeset; the files it does not apply to are left
+    out (the description says how many)."""
+    return bulk(snapshot, verb, paths, confirm=True, skip=True).changeset
+
+
+def _on_marked(app: MemtuiApp, s: Situation, verb: str) -> None:
+    """A file verb on every marked file: one change, always shown first (one confirm, one undo)."""
+    app.run_change(Request(partial(_bulk_build, verb=verb, paths=s.marked), confirm=True,
+                           select=s.marked[0], on_marks=True))
+
+
+def _change(build: Callable[..., object], confirm: bool = False, verb: str = "") -> Run:
+    """Run a core verb on the selected file (its one argument after the snapshot), or on the
+    marked files."""
 
     def run(app: MemtuiApp, s: Situation) -> None:
-        if s.path is not None:
+        if s.marked and verb:
+            _on_marked(app, s, verb)
+        elif s.path is not None:
             app.run_change(Request(partial(build, path=s.path), confirm=confirm, select=s.path))
 
     return run
 
 
 def _run_pin(app: MemtuiApp, s: Situation) -> None:
-    if s.path is not None and s.file is not None:
+    workspace = s.workspace
+    if s.marked and workspace is not None:
+        files = [workspace.file(path) for path in s.marked]
+        _on_marked(app, s, "unpin" if all(f is not None and f.pinned for f in files) else "pin")
+    elif s.path is not None and s.file is not None:
         build = verbs.unpin if s.file.pinned else verbs.pin
         app.run_change(Request(partial(build, path=s.path), select=s.path))
 
 
 def _run_archive(app: MemtuiApp, s: Situation) -> None:
-    if s.path is not None and s.file is not None:
+    if s.marked:
+        _on_marked(app, s, "archive")
+    elif s.path is not None and s.file is not None:
         build = partial(verbs.archive, path=s.path, confirm=s.file.pinned)
         app.run_change(Request(build, confirm=True, select=s.path))
 
@@ -256,7 +312,9 @@ def _run_promote_layer(app: MemtuiApp, s: Situation) -> None:
 
 
 def _run_supersede(app: MemtuiApp, s: Situation) -> None:
-    if s.path is not None:
+    if s.marked:
+        app.pick_successor(s.marked[0], s.marked)
+    elif s.path is not None:
         app.pick_successor(s.path)
 
 
@@ -306,6 +364,7 @@ def _show(view: str) -> Run:
 
 
 CHANGE = "Change the memory"
+MARKS = "Marks"
 NAVIGATE = "Move around"
 VIEWS = "Views"
 APP = "App"
@@ -313,31 +372,35 @@ APP = "App"
 COMMANDS: tuple[Command, ...] = (
     Command("pin_entry", "p", "Pin / unpin",
             "Pin the selected file (a direct entry in the Pinned block, exempt from decay), "
-            "or unpin it; applies at once, u undoes.", CHANGE, _run_pin, _not_archived,
+            "or unpin it; applies at once, u undoes. With files marked: every one of them, "
+            "as one change shown first.", CHANGE, _run_pin, _or_marked(_not_archived),
             writes=True, footer=True),
     Command("decay_entry", "d", "Decay",
             "Drop the entry from the working set; the file stays where it is and stays "
             "reachable (a region or the archive index); applies at once.", CHANGE,
-            _change(verbs.decay), _decay_why_not, writes=True, footer=True),
+            _change(verbs.decay, verb="decay"), _or_marked(_decay_why_not), writes=True,
+            footer=True),
     Command("promote_entry", "P", "Promote",
             "Give the selected file an entry in the Recent block (the reverse of decay).",
-            CHANGE, _change(verbs.promote), _promote_why_not, writes=True),
+            CHANGE, _change(verbs.promote, verb="promote"), _or_marked(_promote_why_not),
+            writes=True),
     Command("promote_layer", "L", "Promote to layer",
             "Move the selected file into another memory root (machine-local → shared) with "
             "promoted_from:; both roots change as one, u undoes both; shows the change first.",
             CHANGE, _run_promote_layer, _promote_layer_why_not, writes=True),
     Command("archive_entry", "a", "Archive",
             "Move the file into archive/ with an archive-index entry; shows the change first.",
-            CHANGE, _run_archive, _not_archived, writes=True),
+            CHANGE, _run_archive, _or_marked(_not_archived), writes=True),
     Command("restore_entry", "r", "Restore",
             "Move an archived file back and give it a working-set entry.", CHANGE,
-            _change(verbs.restore, confirm=True), _restore_why_not, writes=True),
+            _change(verbs.restore, confirm=True, verb="restore"), _or_marked(_restore_why_not),
+            writes=True),
     Command("merge_review", "m", "Merge review",
             "Review merging the selected candidate side by side, edit the gist, accept, skip "
             "or reject.", CHANGE, _run_merge, _merge_why_not, writes=True, footer=True),
     Command("supersede_entry", "s", "Supersede",
             "Mark the selected file obsolete and pick its successor; shows the change first.",
-            CHANGE, _run_supersede, _not_archived, writes=True),
+            CHANGE, _run_supersede, _or_marked(_not_archived), writes=True),
     Command("rebuild_index", "R", "Rebuild index",
             "Regenerate MEMORY.md from disk (Pinned, Recent to 80%, regions); shows the diff "
             "first.", CHANGE, lambda app, s: app.run_change(Request(verbs.rebuild, confirm=True)),
@@ -356,6 +419,16 @@ COMMANDS: tuple[Command, ...] = (
             CHANGE, lambda app, s: app.run_change(Request.undo()), writes=True, footer=True),
     Command("redo_change", "U", "Redo", "Redo the change undone last.", CHANGE,
             lambda app, s: app.run_change(Request.redo()), writes=True),
+    Command("toggle_mark", "space", "Mark / unmark",
+            "Mark the selected file, or unmark it; pin, decay, promote, archive, restore and "
+            "supersede then apply to every marked file as one change (one confirm, one undo).",
+            MARKS, lambda app, s: app.toggle_mark(s.path) if s.path else None, _mark_why_not,
+            key_display="space"),
+    Command("mark_shown", "asterisk", "Mark all shown",
+            "Mark every file the list shows now (after a filter: every match).", MARKS,
+            lambda app, s: app.mark_shown(), _mark_shown_why_not, key_display="*"),
+    Command("clear_marks", "escape", "Clear marks", "Unmark every file.", MARKS,
+            lambda app, s: app.set_marks(frozenset()), _clear_marks_why_not, key_display="esc"),
     Command("filter_list", "slash", "Filter",
             "Filter the current list (fuzzy; the Staleness view also takes action:, class: "
             "and type:).", NAVIGATE, _run_filter, _filter_why_not, footer=True, key_display="/"),

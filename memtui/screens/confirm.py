@@ -9,33 +9,23 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from memtui.services.writer import Plan
+from memtui.widgets.diff_view import DiffView
 
 
-def diff_content(diff: str) -> Content:
-    """A unified diff with additions, removals and hunk headers in the theme's colours."""
-    if not diff.strip():
-        return Content.styled("no text changes: files are only moved", "italic")
-    parts: list[tuple[str, str] | str] = []
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---", "rename ")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "$success"
-        elif line.startswith("-"):
-            style = "$error"
-        elif line.startswith("@@"):
-            style = "$accent"
-        else:
-            style = ""
-        parts.append((line, style) if style else line)
-        parts.append("\n")
-    return Content.assemble(*parts[:-1])
+#: operations listed one per line in the dialog; the rest are counted (the diff has them all)
+MAX_LISTED_OPERATIONS = 12
+
+
+def operations_text(operations: tuple[str, ...]) -> str:
+    """One line per operation, the first few of a big change and how many more."""
+    shown = operations[:MAX_LISTED_OPERATIONS]
+    more = len(operations) - len(shown)
+    return "\n".join(shown) + (f"\n… and {more:,} more operations" if more > 0 else "")
 
 
 class ConfirmChange(ModalScreen[bool]):
@@ -71,9 +61,8 @@ class ConfirmChange(ModalScreen[bool]):
                     verdict.append(f"  budget: {plan.reason}\n")
             yield Static(verdict, id="confirm-verdict")
             if plan.operations:
-                yield Static("\n".join(plan.operations), id="confirm-ops", markup=False)
-            with VerticalScroll(id="confirm-diff"):
-                yield Static(diff_content(plan.diff))
+                yield Static(operations_text(plan.operations), id="confirm-ops", markup=False)
+            yield DiffView(plan.diff, id="confirm-diff")
             with Horizontal(classes="dialog-buttons"):
                 if plan.accepted:
                     yield Button("Apply  y", variant="primary", id="confirm-yes")

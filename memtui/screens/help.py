@@ -16,10 +16,12 @@ from memtui.commands import help_groups
 def help_table(read_only: bool = False) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(justify="right", style="bold", no_wrap=True)
-    table.add_column(no_wrap=True, max_width=16)
+    groups = list(help_groups())
+    widest = max(len(text) for group, rows in groups for text in (group, *(r[1] for r in rows)))
+    table.add_column(no_wrap=True, min_width=widest)  # group headings are never cut
     table.add_column(ratio=1)
     first = True
-    for group, rows in help_groups():
+    for group, rows in groups:
         if not first:
             table.add_row("", "", "")
         first = False

@@ -15,6 +15,7 @@ from memtui.services.workspace import Workspace
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.files_view import FilesView
 from memtui.widgets.problems_view import ProblemsView
+from memtui.widgets.row_list import RowList
 from memtui.widgets.staleness_view import StalenessView
 from memtui.widgets.status_line import StatusLine
 from memtui.widgets.view import View
@@ -157,6 +158,12 @@ class MainScreen(Screen[None]):
         self._shown.clear()
         self._refresh_view(self.active_view_name)
         return self.scope
+
+    def show_marks(self, marks: frozenset[str]) -> None:
+        """Draw the marks in every list, and their count in the status line."""
+        for row_list in self.query(RowList):
+            row_list.set_marks(marks)
+        self.query_one(StatusLine).marked = len(marks)
 
     def set_busy(self, text: str) -> None:
         self.query_one(StatusLine).busy = text

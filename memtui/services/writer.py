@@ -48,6 +48,7 @@ class Request:
     group: GroupBuild | None = None  # instead of ``build``: a change over several roots
     confirm: bool = False
     select: str | None = None  # the file the cursor should be on afterwards
+    on_marks: bool = False  # a change of the marked files: the marks clear once it is applied
 
     @classmethod
     def undo(cls) -> Request:

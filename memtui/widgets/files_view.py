@@ -98,6 +98,9 @@ class FilesView(View):
         row = self.file_list.highlighted
         return row.path if row is not None else None
 
+    def shown_paths(self) -> list[str]:
+        return self.file_list.shown_paths()
+
     def select_path(self, path: str) -> bool:
         if self.file_list.select_key(path):
             return True

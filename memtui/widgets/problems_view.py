@@ -28,6 +28,9 @@ class FindingList(RowList[Finding]):
     def item_key(self, item: Finding) -> object:
         return (item.rule, item.path, item.line, item.subject)
 
+    def item_path(self, item: Finding) -> str | None:
+        return None  # findings are not marked; the files they name are, in the file views
+
     def render_item(self, item: Finding, width: int) -> Text:
         error = item.severity == "error"
         mark = Text("✖" if error else "⚠", style=self.style_of("error" if error else "warn"))

@@ -159,6 +159,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         self.empty_text = empty_text
         self._line_cache: LRUCache[tuple[int, int, bool], Strip] = LRUCache(2048)
         self._styles: dict[str, Style] = {}
+        self.marks: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ data
 
@@ -178,6 +179,23 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     def item_key(self, item: T) -> object:
         """What identifies an item across reloads (to keep the cursor on it)."""
         return item
+
+    def item_path(self, item: T) -> str | None:
+        """The memory file an item stands for (what a mark marks), if any."""
+        path = getattr(item, "path", None)
+        return path if isinstance(path, str) and path else None
+
+    def shown_paths(self) -> list[str]:
+        """The memory files the list shows, in order."""
+        paths = (self.item_path(item) for item in self._items if not isinstance(item, Rule))
+        return [path for path in paths if path is not None]
+
+    def set_marks(self, marks: frozenset[str]) -> None:
+        """Draw a mark beside the rows of these files (a gutter appears while any is marked)."""
+        if marks != self.marks:
+            self.marks = marks
+            self._line_cache.clear()
+            self.refresh()
 
     def set_items(self, items: Sequence[T | Rule], keep: object | None = None) -> None:
         """Replace the rows; the cursor stays on the item whose key is ``keep`` when present."""
@@ -307,7 +325,12 @@ class RowList(ScrollView, Generic[T], can_focus=True):
             text = self.render_rule(item, width)
             text.stylize_before(self.style_of("rule"))
         else:
-            text = self.render_item(item, width)
+            if self.marks:
+                marked = self.item_path(item) in self.marks
+                text = Text("✓ " if marked else "  ", style=self.style_of("accent"))
+                text.append_text(self.render_item(item, max(1, width - 2)))
+            else:
+                text = self.render_item(item, width)
             if self.is_dim(item):
                 text.stylize(self.style_of("dim"))
             if is_cursor:

@@ -92,6 +92,9 @@ class StalenessView(View):
     def select_path(self, path: str) -> bool:
         return self.stale_list.select_key(path)
 
+    def shown_paths(self) -> list[str]:
+        return self.stale_list.shown_paths()
+
     def open_filter(self) -> bool:
         self.query_one("#stale-filter", FilterBar).open()
         return True

@@ -35,6 +35,7 @@ class StatusLine(HeaderLine):
     """
 
     busy: reactive[str] = reactive("")
+    marked: reactive[int] = reactive(0)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -47,6 +48,9 @@ class StatusLine(HeaderLine):
         self._redraw()
 
     def watch_busy(self) -> None:
+        self._redraw()
+
+    def watch_marked(self) -> None:
         self._redraw()
 
     def _redraw(self) -> None:
@@ -70,6 +74,8 @@ class StatusLine(HeaderLine):
             parts.append((warnings, "$warning") if ws.warnings else warnings)
         else:
             parts.append(("scanning files…", "italic"))
+        if self.marked:
+            parts.append((f"✓ {self.marked:,} marked", "bold $accent"))
         if self.busy:
             parts.append((self.busy, "italic"))
         joined: list[str | tuple[str, str]] = []

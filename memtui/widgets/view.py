@@ -48,6 +48,10 @@ class View(Vertical):
         if panes:
             panes[0].focus()
 
+    def shown_paths(self) -> list[str]:
+        """The memory files this view's lists show now (what "mark all" marks)."""
+        return []
+
     def open_filter(self) -> bool:
         """Show and focus this view's filter; False when the view has none."""
         return False

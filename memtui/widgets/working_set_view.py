@@ -86,6 +86,9 @@ class WorkingSetView(View):
             pane.show(shown, workspace.working_set.cut_line, total=len(rows), keep=keep)
         self.schedule_preview()
 
+    def shown_paths(self) -> list[str]:
+        return [path for pane in self.pane_widgets() for path in pane.shown_paths()]
+
     def select_path(self, path: str) -> bool:
         for pane in self.pane_widgets():
             if pane.select_key(path):
