@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
+from tui_support import digest, make_app, press, settle
 
 from memtui.core.journal import list_records
 from memtui.screens.confirm import ConfirmChange
