@@ -407,7 +407,7 @@ class MemtuiApp(UserActions, App[int]):
         if outcome.ok:
             self.notify(outcome.message + (" · u undoes it" if outcome.undoable else ""), timeout=4)
         else:
-            detail = "\n".join(f"{f.rule}: {f.message}" for f in outcome.refusing)
+            detail = "\n".join(str(line) for line in outcome.reasons)
             self.notify(outcome.message + (f"\n{detail}" if detail else ""), severity="error",
                         timeout=10)
         if message.workspace is None:

@@ -221,13 +221,16 @@ def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None,
 
 
 def print_refusal(preview: Preview) -> None:
+    """Why the gate refused, one line a reason."""
+    from memtui.core.plan import refusal_lines
+
     out = console()
     out.print("[red]the validator refuses this change:[/]")
-    for f in preview.gate.refusing:
-        where = f"{f.path}:{f.line}" if f.line else f.path
-        out.print(f"  [red]error[/] {f.rule} {_esc(where)} — {_esc(f.message)}")
-    if preview.gate.reason:
-        out.print(f"  [red]budget[/] {_esc(preview.gate.reason)}")
+    for line in refusal_lines(preview.gate):
+        if line.where:
+            out.print(f"  [red]error[/] {line.rule} {_esc(line.where)} — {_esc(line.message)}")
+        else:
+            out.print(f"  [red]budget[/] {_esc(line.message)}")
 
 
 def fail(args: argparse.Namespace, message: str, code: int) -> int:

@@ -24,6 +24,8 @@ from .validate import (
     mention_map,
     file_cross_findings,
     file_findings,
+    first_glob,
+    glob_matches,
     glob_regex,
     index_findings,
     index_tail_findings,
@@ -169,18 +171,14 @@ def revalidate(
     globs = _valid_globs(after)
 
     # region match counts: adjust cached counts by the names that came and went
-    added_names = [p.rsplit("/", 1)[-1] for p in result.added]
-    removed_names = [p.rsplit("/", 1)[-1] for p in result.removed]
     counts: dict[str, int] = {}
     for glob in dict.fromkeys(globs):
-        rx = glob_regex(glob)
-        assert rx is not None
         if glob in cache.glob_counts:
             count = cache.glob_counts[glob]
-            count += sum(1 for n in added_names if rx.match(n))
-            count -= sum(1 for n in removed_names if rx.match(n))
+            count += sum(1 for p in result.added if glob_matches(glob, p))
+            count -= sum(1 for p in result.removed if glob_matches(glob, p))
         else:
-            count = sum(1 for p in files if rx.match(p.rsplit("/", 1)[-1]))
+            count = sum(1 for p in files if glob_matches(glob, p))
         counts[glob] = count
     region_hits = {
         line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
@@ -197,11 +195,8 @@ def revalidate(
     mentioned = mention_map(after)
     affected |= mention_map(before).keys() ^ mentioned.keys()
     if set(cache.globs) != set(globs):
-        changed = [glob_regex(g) for g in set(cache.globs) ^ set(globs)]
-        for path in files:
-            name = path.rsplit("/", 1)[-1]
-            if any(rx is not None and rx.match(name) for rx in changed):
-                affected.add(path)
+        changed = set(cache.globs) ^ set(globs)
+        affected.update(path for path in files if first_glob(changed, path) is not None)
     provenance = set(cache.provenance) - result.removed
     superseding = set(cache.superseding) - result.removed
     for path in result.written:
@@ -214,14 +209,11 @@ def revalidate(
         affected |= provenance
     affected &= files.keys()
 
-    compiled = [(g, glob_regex(g)) for g in globs]
     region: dict[str, str] = {}
     for path in affected:
-        name = path.rsplit("/", 1)[-1]
-        for glob, rx in compiled:
-            if rx is not None and rx.match(name):
-                region[path] = glob
-                break
+        glob = first_glob(globs, path)
+        if glob is not None:
+            region[path] = glob
     reach = Reach(direct, archived, region, region_hits, mentioned)
 
     file_cross = dict(cache.file_cross)

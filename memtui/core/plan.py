@@ -72,6 +72,42 @@ class NothingToUndo(TxnError):
     """There is no committed change to undo (or to redo)."""
 
 
+# ---------------------------------------------------------------- why a change was refused
+
+
+@dataclass(frozen=True)
+class RefusalLine:
+    """One reason the gate refused a change: a finding the change would add, or the budget."""
+
+    rule: str  # the validator's rule, or "budget"
+    where: str  # ``path`` or ``path:line``; "" for the budget
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.where} — {self.message}" if self.where else f"{self.rule}: {self.message}"
+
+
+def refusal_lines(gate: GateResult) -> tuple[RefusalLine, ...]:
+    """Why the gate refused, one line a reason: every refusing finding, then the budget's."""
+    lines = [RefusalLine(f.rule, f"{f.path}:{f.line}" if f.line else f.path, f.message)
+             for f in gate.refusing]
+    if gate.reason:
+        lines.append(RefusalLine("budget", "", gate.reason))
+    return tuple(lines)
+
+
+def refusal_text(gate: GateResult, limit: int | None = None) -> str:
+    """The reasons in one line (the first ``limit`` findings, then a count of the rest)."""
+    lines = refusal_lines(gate)
+    findings = [line for line in lines if line.where]
+    shown = findings if limit is None else findings[:limit]
+    parts = [str(line) for line in shown]
+    if len(findings) > len(shown):
+        parts.append(f"and {len(findings) - len(shown)} more")
+    parts += [str(line) for line in lines if not line.where]
+    return "; ".join(parts)
+
+
 # ---------------------------------------------------------------- plan
 
 
@@ -119,13 +155,7 @@ class Preview:
         """Why the gate said no, in one line (the first ``limit`` findings, then a count)."""
         if self.accepted:
             return ""
-        refusing = self.gate.refusing
-        parts = [f"{f.rule}: {f.path}: {f.message}" for f in refusing[:limit]]
-        if len(refusing) > limit:
-            parts.append(f"and {len(refusing) - limit} more")
-        if self.gate.reason:
-            parts.append(self.gate.reason)
-        return "refused by the validator — " + "; ".join(parts)
+        return "refused by the validator — " + refusal_text(self.gate, limit)
 
     def to_json(self) -> dict[str, object]:
         """The stable ``--json`` shape of a verb: verb, accepted, changes, findings."""

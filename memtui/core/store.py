@@ -245,3 +245,49 @@ def _read_bytes(path: str) -> bytes:
         if os.fstat(handle.fileno()).st_size > MAX_READ_BYTES:
             raise TooLarge(os.fstat(handle.fileno()).st_size)
         return handle.read()
+
+
+def load_indexed(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapshot:
+    """The quick mode of the loader: the indexes and the files their entries name, no walk.
+
+    What the next session loads, read in a moment on a root of any size, so the app paints the
+    working set before :func:`load_root` has read everything.  Files nothing lists, other files,
+    nested roots and skipped files are left out; an unreadable index reads as a missing one.
+    """
+    root_path = Path(root).absolute()
+
+    def exists(rel: str) -> bool:
+        return os.path.isfile(root_path / rel)
+
+    def index_at(name: str) -> Index | None:
+        try:
+            return parse_index(_read_bytes(str(root_path / name)), name, exists)
+        except (OSError, TooLarge):
+            return None
+
+    index = index_at(INDEX_NAME) or Index(path=INDEX_NAME, exists=False)
+    archive_index = index_at(_archive_index_name(root_path)) or Index(ARCHIVE_INDEX_NAME, False)
+    files: dict[str, MemoryFile] = {}
+    for line in index.entries:
+        rel = line.resolved
+        if rel is None or rel in files or rel.startswith("."):
+            continue
+        try:
+            if os.path.isfile(root_path / rel):
+                files[rel] = read_memory_file(str(root_path / rel), rel)
+        except (OSError, TooLarge):
+            continue
+    return Snapshot(root=root_path, index=index, archive_index=archive_index, files=files,
+                    config=config)
+
+
+def _archive_index_name(root: Path) -> str:
+    """``MEMORY-archive.md`` as it is spelled in the root (any case), else the usual spelling."""
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if entry.name.lower() == ARCHIVE_INDEX_NAME.lower() and entry.is_file():
+                    return entry.name
+    except OSError:
+        pass
+    return ARCHIVE_INDEX_NAME

@@ -12,6 +12,7 @@ import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 from .budget import Budget, entries_past_cut, measure, stripped_lines
@@ -209,6 +210,7 @@ def file_findings(
 # ---------------------------------------------------------------- cross-file rules
 
 
+@lru_cache(maxsize=4096)
 def glob_regex(glob: str) -> re.Pattern[str] | None:
     """The regex of a region glob (``*`` and ``?`` on bare file names), or None if invalid."""
     if not glob or "/" in glob or not _GLOB_OK.match(glob):
@@ -217,6 +219,18 @@ def glob_regex(glob: str) -> re.Pattern[str] | None:
     for ch in glob:
         parts.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
     return re.compile("".join(parts) + r"\Z")
+
+
+def glob_matches(glob: str, path: str) -> bool:
+    """Whether a region glob covers a memory file: it matches the file's bare name (the one
+    matcher every region count, coverage and reachability check uses)."""
+    rx = glob_regex(glob)
+    return rx is not None and rx.match(path.rsplit("/", 1)[-1]) is not None
+
+
+def first_glob(globs: Iterable[str], path: str) -> str | None:
+    """The first of ``globs`` that covers ``path``, if any."""
+    return next((glob for glob in globs if glob_matches(glob, path)), None)
 
 
 @dataclass(frozen=True)
@@ -298,15 +312,12 @@ def reach_of(snapshot: Snapshot) -> Reach:
     direct, archived = entry_maps(snapshot)
     region: dict[str, str] = {}
     hits: dict[int, int] = {}
-    regions = [
-        (line, glob_regex(line.glob)) for line in snapshot.index.lines if line.kind is LineKind.REGION
-    ]
-    compiled = [(line, rx) for line, rx in regions if rx is not None]
-    names = [(path, path.rsplit("/", 1)[-1]) for path in snapshot.files]
-    for line, rx in compiled:
+    for line in snapshot.index.lines:
+        if line.kind is not LineKind.REGION or glob_regex(line.glob) is None:
+            continue
         count = 0
-        for path, name in names:
-            if rx.match(name):
+        for path in snapshot.files:
+            if glob_matches(line.glob, path):
                 count += 1
                 region.setdefault(path, line.glob)
         hits[line.number] = count

@@ -43,7 +43,7 @@ from .model import (
     Snapshot,
     encode_text,
 )
-from .validate import glob_regex
+from .validate import glob_matches
 
 SLUG_MAX = 80
 
@@ -118,12 +118,8 @@ def hook_for(snapshot: Snapshot, f: MemoryFile) -> str:
 
 
 def region_covers(index: Index, path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    for line in index.regions:
-        rx = glob_regex(line.glob)
-        if rx is not None and rx.match(name):
-            return True
-    return False
+    """Whether a region pointer of ``index`` covers ``path``."""
+    return any(glob_matches(line.glob, path) for line in index.regions)
 
 
 def _archive_listed(snapshot: Snapshot, path: str) -> bool:

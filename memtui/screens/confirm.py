@@ -53,12 +53,12 @@ class ConfirmChange(ModalScreen[bool]):
             else:
                 verdict.append("✖ the validator refuses this change — nothing was written\n",
                                style="bold")
-                for finding in plan.refusing:
-                    where = finding.path + (f":{finding.line}" if finding.line else "")
-                    verdict.append(f"  {finding.rule}", style="bold")
-                    verdict.append(f"  {where}\n    {finding.message}\n")
-                if plan.reason:
-                    verdict.append(f"  budget: {plan.reason}\n")
+                for line in plan.reasons:
+                    if line.where:
+                        verdict.append(f"  {line.rule}", style="bold")
+                        verdict.append(f"  {line.where}\n    {line.message}\n")
+                    else:
+                        verdict.append(f"  {line}\n")
             yield Static(verdict, id="confirm-verdict")
             if plan.operations:
                 yield Static(operations_text(plan.operations), id="confirm-ops", markup=False)

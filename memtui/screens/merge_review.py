@@ -249,10 +249,8 @@ class MergeReviewScreen(Screen[None]):
             text.append("\n")
         else:
             text.append("✖ the validator refuses this merge\n", style="bold")
-            for finding in message.plan.refusing:
-                text.append(f"  {finding.rule}: {finding.message}\n")
-            if message.plan.reason:
-                text.append(f"  {message.plan.reason}\n")
+            for line in message.plan.reasons:
+                text.append(f"  {line}\n")
         self.query_one("#merge-verdict", Static).update(text)
 
     @on(TextArea.Changed, "#merge-gist")

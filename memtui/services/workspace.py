@@ -16,9 +16,7 @@ from typing import Iterable, Mapping
 from memtui.core.budget import Budget, budget_of, read_pressure, record_pressure
 from memtui.core.consolidate import ScanResult
 from memtui.core.incremental import FindingsCache, findings_cache
-from memtui.core.index import parse_index
 from memtui.core.model import (
-    ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     BudgetConfig,
     Finding,
@@ -28,9 +26,9 @@ from memtui.core.model import (
     MemoryFile,
     Snapshot,
 )
-from memtui.core.store import load_root, read_memory_file
+from memtui.core.store import load_indexed, load_root
 from memtui.core.staleness import StalenessReport
-from memtui.core.validate import glob_regex
+from memtui.core.validate import glob_matches, glob_regex
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -97,14 +95,15 @@ def _globs(index: Index) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _cover(paths: Iterable[str], globs: tuple[str, ...], region_of: dict[str, str], counts: dict[str, int]) -> None:
-    compiled = [(glob, glob_regex(glob)) for glob in globs]
+def _cover(paths: Iterable[str], globs: tuple[str, ...], region_of: dict[str, str],
+           counts: dict[str, int], step: int = 1) -> None:
+    """Count each path under every glob that covers it (``step`` -1 takes removed paths off)."""
     for path in paths:
-        name = path.rsplit("/", 1)[-1]
-        for glob, rx in compiled:
-            if rx is not None and rx.match(name):
-                counts[glob] = counts.get(glob, 0) + 1
-                region_of.setdefault(path, glob)
+        for glob in globs:
+            if glob_matches(glob, path):
+                counts[glob] = counts.get(glob, 0) + step
+                if step > 0:
+                    region_of.setdefault(path, glob)
 
 
 def coverage_of(snapshot: Snapshot) -> Coverage:
@@ -124,12 +123,8 @@ def coverage_after(previous: Coverage, snapshot: Snapshot, added: set[str], remo
         return coverage_of(snapshot)
     region_of = dict(previous.region_of)
     counts = dict(previous.counts)
-    compiled = [(glob, glob_regex(glob)) for glob in globs]
+    _cover(removed, globs, region_of, counts, step=-1)
     for path in removed:
-        name = path.rsplit("/", 1)[-1]
-        for glob, rx in compiled:
-            if rx is not None and rx.match(name):
-                counts[glob] -= 1
         region_of.pop(path, None)
     _cover(added, globs, region_of, counts)
     return Coverage(globs, region_of, counts)
@@ -313,60 +308,16 @@ def file_rows(snapshot: Snapshot, coverage: Coverage | None, cut_line: int | Non
     )
 
 
-def _read_index(root: Path, name: str) -> bytes | None:
-    try:
-        with open(root / name, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return None
-
-
-def _archive_index_name(root: Path) -> str:
-    try:
-        for entry in os.scandir(root):
-            if entry.name.lower() == ARCHIVE_INDEX_NAME.lower() and entry.is_file():
-                return entry.name
-    except OSError:
-        pass
-    return ARCHIVE_INDEX_NAME
-
-
 def quick_workspace(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Workspace:
-    """The working set from the indexes and the files they list, without scanning the folder."""
-    root_path = Path(root).absolute()
-
-    def exists(rel: str) -> bool:
-        return os.path.isfile(root_path / rel)
-
-    data = _read_index(root_path, INDEX_NAME)
-    index = parse_index(data, INDEX_NAME, exists) if data is not None else Index(INDEX_NAME, False)
-    archive_name = _archive_index_name(root_path)
-    archive_data = _read_index(root_path, archive_name)
-    archive = (
-        parse_index(archive_data, archive_name, exists)
-        if archive_data is not None
-        else Index(ARCHIVE_INDEX_NAME, False)
-    )
-    files: dict[str, MemoryFile] = {}
-    for line in index.entries:
-        rel = line.resolved
-        if rel is None or rel in files or rel.startswith("."):
-            continue
-        full = root_path / rel
-        try:
-            if full.is_file():
-                files[rel] = read_memory_file(str(full), rel)
-        except OSError:
-            continue
-    snapshot = Snapshot(root=root_path, index=index, archive_index=archive, files=files, config=config)
+    """The working set from the indexes and the files they list (the loader's quick mode)."""
+    snapshot = load_indexed(root, config)
     budget = budget_of(snapshot)
-    working_set = working_set_of(index, files, budget, None)
     return Workspace(
-        root=root_path,
+        root=snapshot.root,
         snapshot=snapshot,
         budget=budget,
-        working_set=working_set,
-        pressure=tuple(read_pressure(root_path)),
+        working_set=working_set_of(snapshot.index, snapshot.files, budget, None),
+        pressure=tuple(read_pressure(snapshot.root)),
         complete=False,
     )
 

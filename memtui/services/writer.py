@@ -19,6 +19,7 @@ from memtui.core import txn, txn_multi
 from memtui.core.changeset import Changeset, Create, Move, VerbError, unified_diff
 from memtui.core.incremental import FindingsCache
 from memtui.core.model import Finding, Snapshot
+from memtui.core.plan import RefusalLine, refusal_lines, refusal_text
 
 #: a core verb bound to its arguments: the snapshot in, the changeset out
 Build = Callable[[Snapshot], Changeset]
@@ -83,13 +84,14 @@ class Plan:
         return self.preview.changeset.description
 
     @property
-    def refusing(self) -> tuple[Finding, ...]:
-        return tuple(self.gate_preview.gate.refusing)
-
-    @property
     def reason(self) -> str:
         """The gate's budget reason, if any."""
         return self.gate_preview.gate.reason
+
+    @property
+    def reasons(self) -> tuple[RefusalLine, ...]:
+        """Why the gate refuses (nothing when it accepts)."""
+        return refusal_lines(self.gate_preview.gate)
 
     @property
     def operations(self) -> tuple[str, ...]:
@@ -115,11 +117,9 @@ class Plan:
     def verdict(self) -> str:
         if self.accepted:
             return "accepted by the validator: no new error, and the budget is not made worse"
-        parts = [f"{f.rule}: {f.message}" for f in self.refusing]
-        if self.reason:
-            parts.append(self.reason)
+        text = refusal_text(self.gate_preview.gate)
         where = f" in {self.gate_preview.before.root} (neither root is changed)" if self.group else ""
-        return f"refused{where} — " + "; ".join(parts) if parts else f"refused{where}"
+        return f"refused{where} — {text}" if text else f"refused{where}"
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ class Outcome:
 
     ok: bool
     message: str
-    refusing: tuple[Finding, ...] = ()
+    reasons: tuple[RefusalLine, ...] = ()  # why the gate refused it
     snapshot: Snapshot | None = None  # the snapshot after the change, when it was applied
     cache: FindingsCache | None = None  # its findings
     undoable: bool = False  # a new change (not an undo, a redo or a rejection)
@@ -191,7 +191,7 @@ def apply(the_plan: Plan) -> Outcome:
         applied = txn.commit(the_plan.preview)
     except txn.Refused as exc:
         return Outcome(False, "refused by the validator — nothing was written",
-                       tuple(exc.preview.gate.refusing))
+                       refusal_lines(exc.preview.gate))
     except txn.Busy as exc:
         return Outcome(False, f"busy: {exc}")
     except txn.TxnError as exc:

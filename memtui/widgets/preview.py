@@ -16,6 +16,7 @@ from textual.strip import Strip
 
 from memtui.core.model import MemoryFile
 from memtui.core.staleness import StalenessResult
+from memtui.core.validate import glob_matches, glob_regex
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
 
 from .theme import foreground_only
@@ -165,18 +166,15 @@ class Preview(ScrollView, can_focus=True):
         self.show_file(workspace, row.path)
 
     def _show_region(self, workspace: Workspace, row: EntryRow) -> None:
-        from memtui.core.validate import glob_regex
-
         self.path = None
         self.border_title = f"region {row.glob}"
-        rx = glob_regex(row.glob)
-        if rx is None:
+        if glob_regex(row.glob) is None:
             body: RenderableType = Text("the glob uses something other than * and ? — invalid",
                                         style=self._role("error"))
         elif not workspace.complete:
             body = Text("scanning the folder…", style="italic")
         else:
-            names = [p for p in workspace.snapshot.files if rx.match(p.rsplit("/", 1)[-1])]
+            names = [p for p in workspace.snapshot.files if glob_matches(row.glob, p)]
             lines = Text()
             for path in names[:200]:
                 lines.append(f"• {path}\n")
