@@ -7,14 +7,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
-from memtui.services.workspace import Workspace
 
 from .row_list import Cell, RowList, Rule, compose_row
-from .view import View
+from .view import ListView
 
 
 class CandidateList(RowList[Proposal]):
@@ -53,8 +51,10 @@ class CandidateList(RowList[Proposal]):
         return compose_row(cells, width)
 
 
-class ConsolidateView(View):
+class ConsolidateView(ListView[Proposal]):
     """Candidates on the left, what the selected one would do on the right."""
+
+    LIST_ID = "candidate-list"
 
     class Review(Message):
         """Enter on a candidate: open the merge review (or the supersede confirmation)."""
@@ -72,18 +72,17 @@ class ConsolidateView(View):
     def candidate_list(self) -> CandidateList:
         return self.query_one("#candidate-list", CandidateList)
 
-    def panes(self) -> list[Widget]:
-        return [self.candidate_list]
-
     def selected_candidate(self) -> Proposal | None:
-        return self.candidate_list.highlighted
+        return self.highlighted
 
     def selected_path(self) -> str | None:
         candidate = self.selected_candidate()
         return files_of(candidate)[0] if candidate is not None else None
 
-    def show(self, workspace: Workspace) -> None:
-        super().show(workspace)
+    def refill(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
         scan = workspace.candidates
         candidate_list = self.candidate_list
         if scan is None:
@@ -107,6 +106,9 @@ class ConsolidateView(View):
                                      "nothing looks duplicated")
         keep = candidate_list.item_key(candidate_list.highlighted) if candidate_list.highlighted else None
         candidate_list.set_items(items, keep=keep)
+        self._update_detail()
+
+    def cursor_moved(self) -> None:
         self._update_detail()
 
     def _update_detail(self) -> None:
@@ -143,10 +145,6 @@ class ConsolidateView(View):
                 text.append(f"proposal: supersede {candidate.old} by the newer {candidate.new}\n\n")
                 text.append("s / enter  supersede · x  reject", style="italic")
         detail.update(text)
-
-    @on(RowList.Highlighted, "#candidate-list")
-    def _on_highlighted(self) -> None:
-        self._update_detail()
 
     @on(RowList.Selected, "#candidate-list")
     def _on_selected(self, event: RowList.Selected) -> None:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widget import Widget
-from textual.widgets import Input
 
 from memtui.services.search import SearchKeys, fuzzy_filter
 from memtui.services.workspace import FileRow, Workspace
@@ -18,7 +16,7 @@ from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
 from .row_list import Cell, RowList, compose_row
-from .view import View
+from .view import ListView
 
 #: lists longer than this are filtered in a worker so typing never waits
 FILTER_IN_WORKER = 20_000
@@ -71,8 +69,12 @@ class FileList(RowList[FileRow]):
         return Text(item.title, style=self.style_of("muted"))
 
 
-class FilesView(View):
+class FilesView(ListView[FileRow]):
     """Every file under the root with a fuzzy filter and a preview."""
+
+    FILTER_ID = "files-filter"
+    LIST_ID = "files-list"
+    PREVIEW_ID = "files-preview"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -91,11 +93,8 @@ class FilesView(View):
     def file_list(self) -> FileList:
         return self.query_one("#files-list", FileList)
 
-    def panes(self) -> list[Widget]:
-        return [self.file_list, self.query_one("#files-preview", Preview)]
-
     def selected_path(self) -> str | None:
-        row = self.file_list.highlighted
+        row = self.highlighted
         return row.path if row is not None else None
 
     def shown_paths(self) -> list[str]:
@@ -104,22 +103,17 @@ class FilesView(View):
     def select_path(self, path: str) -> bool:
         if self.file_list.select_key(path):
             return True
-        filter_bar = self.query_one("#files-filter", FilterBar)
-        if filter_bar.value:  # it may be filtered out: clear the filter and look again
+        filter_bar = self.filter_bar
+        if filter_bar is not None and filter_bar.value:  # filtered out: clear, look again
             filter_bar.value = ""
             self._apply(self._filter(""))
             return self.file_list.select_key(path)
         return False
 
-    def open_filter(self) -> bool:
-        self.query_one("#files-filter", FilterBar).open()
-        return True
-
     def show(self, workspace: Workspace) -> None:
-        super().show(workspace)
         self.file_list.score_for = scores_of(workspace)
         self.file_list.scope_reason = self.scope_reason
-        self._refilter()
+        super().show(workspace)
 
     def _filter(self, query: str) -> list[FileRow]:
         rows = self.workspace.files if self.workspace is not None else ()
@@ -127,8 +121,8 @@ class FilesView(View):
             self._keys = SearchKeys(rows, lambda row: row.search_key)
         return fuzzy_filter(query, rows, lambda row: row.search_key, self._keys)
 
-    def _refilter(self) -> None:
-        query = self.query_one("#files-filter", FilterBar).value
+    def refill(self) -> None:
+        query = self.filter_text
         total = len(self.workspace.files) if self.workspace is not None else 0
         if total > FILTER_IN_WORKER and query:
             self._filter_in_worker(query)
@@ -163,19 +157,3 @@ class FilesView(View):
             header = f"showing {len(rows):,} of {total:,} files"
         self.query_one("#files-header", HeaderLine).update(header)
         self.schedule_preview()
-
-    def update_preview(self) -> None:
-        if self.workspace is not None:
-            self.query_one("#files-preview", Preview).show_file(self.workspace, self.selected_path())
-
-    @on(RowList.Highlighted, "#files-list")
-    def _on_highlighted(self) -> None:
-        self.schedule_preview()
-
-    @on(Input.Changed, "#files-filter")
-    def _on_filter(self) -> None:
-        self._refilter()
-
-    @on(FilterBar.Done, "#files-filter")
-    def _on_filter_done(self) -> None:
-        self.file_list.focus()

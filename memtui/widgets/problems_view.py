@@ -6,18 +6,16 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.message import Message
-from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from memtui.core.model import Finding
 from memtui.core.quickfix import QUICK_FIXES
 from memtui.services.search import fuzzy_filter
-from memtui.services.workspace import Workspace
 
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .row_list import Cell, RowList, compose_row
-from .view import View
+from .view import ListView
 
 class FindingList(RowList[Finding]):
     """One row per finding: severity, rule, where, message."""
@@ -46,8 +44,11 @@ class FindingList(RowList[Finding]):
         )
 
 
-class ProblemsView(View):
+class ProblemsView(ListView[Finding]):
     """Findings with the selected one's full message and its quick fix, if there is one."""
+
+    FILTER_ID = "problems-filter"
+    LIST_ID = "problems-list"
 
     class Jump(Message):
         """Enter on a finding: show the file (or the index line) it is about."""
@@ -62,15 +63,8 @@ class ProblemsView(View):
         yield FindingList(id="problems-list")
         yield Static(id="problems-detail")
 
-    @property
-    def finding_list(self) -> FindingList:
-        return self.query_one("#problems-list", FindingList)
-
-    def panes(self) -> list[Widget]:
-        return [self.finding_list]
-
     def selected_finding(self) -> Finding | None:
-        return self.finding_list.highlighted
+        return self.highlighted
 
     def selected_path(self) -> str | None:
         finding = self.selected_finding()
@@ -82,22 +76,13 @@ class ProblemsView(View):
             return finding.subject
         return None
 
-    def open_filter(self) -> bool:
-        self.query_one("#problems-filter", FilterBar).open()
-        return True
-
-    def show(self, workspace: Workspace) -> None:
-        super().show(workspace)
-        self._fill()
-
-    def _fill(self) -> None:
+    def refill(self) -> None:
         workspace = self.workspace
         if workspace is None:
             return
-        query = self.query_one("#problems-filter", FilterBar).value
-        findings = fuzzy_filter(query, workspace.findings,
+        findings = fuzzy_filter(self.filter_text, workspace.findings,
                                 lambda f: f"{f.rule} {f.path} {f.message}")
-        finding_list = self.finding_list
+        finding_list = self.row_list
         keep = finding_list.item_key(finding_list.highlighted) if finding_list.highlighted else None
         finding_list.set_items(findings, keep=keep)
         if not workspace.complete:
@@ -108,6 +93,9 @@ class ProblemsView(View):
                       + (f" · showing {len(findings)}" if len(findings) != len(workspace.findings) else "")
                       + " · enter jumps to the file · f applies the quick fix")
         self.query_one("#problems-header", HeaderLine).update(header)
+        self._update_detail()
+
+    def cursor_moved(self) -> None:
         self._update_detail()
 
     def _update_detail(self) -> None:
@@ -126,18 +114,6 @@ class ProblemsView(View):
             text.append(f"\nquick fix (f): {fix.text}", style="italic")
         detail.update(text)
 
-    @on(RowList.Highlighted, "#problems-list")
-    def _on_highlighted(self) -> None:
-        self._update_detail()
-
     @on(RowList.Selected, "#problems-list")
     def _on_selected(self, event: RowList.Selected) -> None:
         self.post_message(self.Jump(event.item))
-
-    @on(Input.Changed, "#problems-filter")
-    def _on_filter(self) -> None:
-        self._fill()
-
-    @on(FilterBar.Done, "#problems-filter")
-    def _on_filter_done(self) -> None:
-        self.finding_list.focus()

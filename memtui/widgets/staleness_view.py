@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widget import Widget
-from textual.widgets import Input
 
 from memtui.core.staleness import StalenessResult
 from memtui.services.search import fuzzy_filter, split_facets
-from memtui.services.workspace import Workspace
 
 from .badges import BUCKET_ROLE
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
 from .row_list import Cell, RowList, compose_row
-from .view import View
+from .view import ListView
 
 FACETS = ("action", "class", "type")
 CLASS_SHORT = {"EVERGREEN": "evergreen", "FRESH": "fresh", "PARTIALLY_STALE": "partly stale",
@@ -66,8 +62,12 @@ class StaleList(RowList[StalenessResult]):
         )
 
 
-class StalenessView(View):
+class StalenessView(ListView[StalenessResult]):
     """Sorted staleness scores with facets (``action:prune class:fully type:project``)."""
+
+    FILTER_ID = "stale-filter"
+    LIST_ID = "stale-list"
+    PREVIEW_ID = "stale-preview"
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -82,34 +82,17 @@ class StalenessView(View):
     def stale_list(self) -> StaleList:
         return self.query_one("#stale-list", StaleList)
 
-    def panes(self) -> list[Widget]:
-        return [self.stale_list, self.query_one("#stale-preview", Preview)]
-
     def selected_path(self) -> str | None:
-        row = self.stale_list.highlighted
+        row = self.highlighted
         return row.path if row is not None else None
 
     def select_path(self, path: str) -> bool:
-        return self.stale_list.select_key(path)
+        return self.row_list.select_key(path)
 
     def shown_paths(self) -> list[str]:
         return self.stale_list.shown_paths()
 
-    def open_filter(self) -> bool:
-        self.query_one("#stale-filter", FilterBar).open()
-        return True
-
-    def set_filter(self, text: str) -> None:
-        filter_bar = self.query_one("#stale-filter", FilterBar)
-        filter_bar.value = text
-        filter_bar.set_class(bool(text), "-active")
-        self._fill()
-
-    def show(self, workspace: Workspace) -> None:
-        super().show(workspace)
-        self._fill()
-
-    def _fill(self) -> None:
+    def refill(self) -> None:
         workspace = self.workspace
         header = self.query_one("#stale-header", HeaderLine)
         if workspace is None:
@@ -121,7 +104,7 @@ class StalenessView(View):
             self.stale_list.set_items([])
             header.update("")
             return
-        facets, text = split_facets(self.query_one("#stale-filter", FilterBar).value, FACETS)
+        facets, text = split_facets(self.filter_text, FACETS)
         rows = [r for r in report.results if matches_facets(r, facets)]
         rows = fuzzy_filter(text, rows, lambda r: r.path) if text else rows
         self.stale_list.empty_text = "no files match the filter"
@@ -137,19 +120,3 @@ class StalenessView(View):
             f" · ✗ missing references · ◇ guards{project}"
         )
         self.schedule_preview()
-
-    def update_preview(self) -> None:
-        if self.workspace is not None:
-            self.query_one("#stale-preview", Preview).show_file(self.workspace, self.selected_path())
-
-    @on(RowList.Highlighted, "#stale-list")
-    def _on_highlighted(self) -> None:
-        self.schedule_preview()
-
-    @on(Input.Changed, "#stale-filter")
-    def _on_filter(self) -> None:
-        self._fill()
-
-    @on(FilterBar.Done, "#stale-filter")
-    def _on_filter_done(self) -> None:
-        self.stale_list.focus()

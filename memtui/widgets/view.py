@@ -1,14 +1,28 @@
-"""What every view of the main screen offers the app: show a workspace, say what is selected."""
+"""What every view of the main screen offers the app, and the wiring the list views share.
+
+:class:`View` is a tab: it shows a workspace, says what is selected, and owns the optional filter
+bar above its lists (typing refills, leaving it focuses the list).  :class:`ListView` is a view
+over one row list with a preview or a detail beside it: Files, Staleness, Problems, Consolidate.
+"""
 
 from __future__ import annotations
 
+from typing import ClassVar, Generic, TypeVar
+
+from textual import on
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widget import Widget
+from textual.widgets import Input
 
 from memtui.core.scopes import Applicability
 from memtui.services.workspace import Workspace
 
+from .filter_bar import FilterBar
+from .preview import Preview
+from .row_list import RowList
+
+T = TypeVar("T")
 
 #: seconds the cursor must rest before the preview is drawn
 PREVIEW_DELAY = 0.04
@@ -21,6 +35,9 @@ class View(Vertical):
     View { height: 1fr; }
     """
 
+    #: the id of the view's filter bar, if it has one
+    FILTER_ID: ClassVar[str | None] = None
+
     workspace: Workspace | None = None
     scope: Applicability | None = None  # the scope filter: what applies at the path typed
     _preview_timer: Timer | None = None
@@ -30,6 +47,10 @@ class View(Vertical):
     def show(self, workspace: Workspace) -> None:
         """Redraw from a (new) workspace, keeping the user's place."""
         self.workspace = workspace
+        self.refill()
+
+    def refill(self) -> None:
+        """Redraw the lists from the workspace and the filter's text."""
 
     def scope_reason(self, path: str | None) -> str | None:
         """Why a file does not apply under the scope filter (None: it applies, or no filter)."""
@@ -52,9 +73,22 @@ class View(Vertical):
         """The memory files this view's lists show now (what "mark all" marks)."""
         return []
 
+    @property
+    def filter_bar(self) -> FilterBar | None:
+        return self.query_one(f"#{self.FILTER_ID}", FilterBar) if self.FILTER_ID else None
+
+    @property
+    def filter_text(self) -> str:
+        filter_bar = self.filter_bar
+        return filter_bar.value if filter_bar is not None else ""
+
     def open_filter(self) -> bool:
         """Show and focus this view's filter; False when the view has none."""
-        return False
+        filter_bar = self.filter_bar
+        if filter_bar is None:
+            return False
+        filter_bar.open()
+        return True
 
     def select_path(self, path: str) -> bool:
         """Put the cursor on a file; False when this view does not list it."""
@@ -81,3 +115,49 @@ class View(Vertical):
         self._preview_timer = None
         self.update_preview()
 
+    @on(Input.Changed)
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self.FILTER_ID is not None and event.input.id == self.FILTER_ID:
+            self.refill()
+
+    @on(FilterBar.Done)
+    def _filter_done(self) -> None:
+        self.focus_default()
+
+
+class ListView(View, Generic[T]):
+    """A view over one row list, with a preview (or a detail pane) for the highlighted item."""
+
+    #: the id of the row list, and of the preview beside it (None: the view draws a detail)
+    LIST_ID: ClassVar[str]
+    PREVIEW_ID: ClassVar[str | None] = None
+
+    @property
+    def row_list(self) -> RowList[T]:
+        return self.query_one(f"#{self.LIST_ID}", RowList)
+
+    @property
+    def highlighted(self) -> T | None:
+        return self.row_list.highlighted
+
+    @property
+    def preview(self) -> Preview | None:
+        return self.query_one(f"#{self.PREVIEW_ID}", Preview) if self.PREVIEW_ID else None
+
+    def panes(self) -> list[Widget]:
+        preview = self.preview
+        return [self.row_list, *([preview] if preview is not None else [])]
+
+    def cursor_moved(self) -> None:
+        """The highlighted item changed: the preview follows (a detail view redraws at once)."""
+        self.schedule_preview()
+
+    def update_preview(self) -> None:
+        preview = self.preview
+        if preview is not None and self.workspace is not None:
+            preview.show_file(self.workspace, self.selected_path())
+
+    @on(RowList.Highlighted)
+    def _highlighted(self, event: RowList.Highlighted) -> None:
+        if event.row_list is self.row_list:
+            self.cursor_moved()

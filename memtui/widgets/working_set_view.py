@@ -6,7 +6,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Input
 
 from memtui.services.search import fuzzy_filter
 from memtui.services.workspace import PANES, EntryRow, Workspace
@@ -23,6 +22,8 @@ from .working_set import WorkingSetPane
 
 class WorkingSetView(View):
     """Pinned / Recent / Regions with the loader's cut, the budget gauge and a preview."""
+
+    FILTER_ID = "ws-filter"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -65,17 +66,16 @@ class WorkingSetView(View):
         return row.path if row is not None else None
 
     def show(self, workspace: Workspace) -> None:
-        super().show(workspace)
         self.query_one(BudgetGauge).show(workspace.budget, workspace.pressure,
                                          workspace.working_set.not_loaded)
         self.query_one(HandoffPane).show(workspace.snapshot.handoff)
-        self._fill()
+        super().show(workspace)
 
-    def _fill(self) -> None:
+    def refill(self) -> None:
         workspace = self.workspace
         if workspace is None:
             return
-        query = self.query_one("#ws-filter", FilterBar).value
+        query = self.filter_text
         score_for = scores_of(workspace)
         for pane in self.pane_widgets():
             pane.score_for = score_for
@@ -108,10 +108,6 @@ class WorkingSetView(View):
                     return True
         return False
 
-    def open_filter(self) -> bool:
-        self.query_one("#ws-filter", FilterBar).open()
-        return True
-
     def update_preview(self) -> None:
         if self.workspace is None:
             return
@@ -132,11 +128,3 @@ class WorkingSetView(View):
         if isinstance(focused, WorkingSetPane) and focused is not self._last:
             self._last = focused
             self.schedule_preview()
-
-    @on(Input.Changed, "#ws-filter")
-    def _on_filter(self) -> None:
-        self._fill()
-
-    @on(FilterBar.Done, "#ws-filter")
-    def _on_filter_done(self) -> None:
-        self.focus_default()
