@@ -251,34 +251,44 @@ def load_indexed(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Sna
     """The quick mode of the loader: the indexes and the files their entries name, no walk.
 
     What the next session loads, read in a moment on a root of any size, so the app paints the
-    working set before :func:`load_root` has read everything.  Files nothing lists, other files,
-    nested roots and skipped files are left out; an unreadable index reads as a missing one.
+    working set before :func:`load_root` has read everything.  Files nothing lists, other files
+    and nested roots are left out.
     """
+    return snapshot_of(list_indexed(root), config, read_memory_file)
+
+
+def list_indexed(root: Path | str) -> Listing:
+    """The listing of :func:`load_indexed`: ``MEMORY.md``, the archive index and the files the
+    active entries name (inside the root); an index that cannot be read lists nothing."""
     root_path = Path(root).absolute()
-
-    def exists(rel: str) -> bool:
-        return os.path.isfile(root_path / rel)
-
-    def index_at(name: str) -> Index | None:
-        try:
-            return parse_index(_read_bytes(str(root_path / name)), name, exists)
-        except (OSError, TooLarge):
-            return None
-
-    index = index_at(INDEX_NAME) or Index(path=INDEX_NAME, exists=False)
-    archive_index = index_at(_archive_index_name(root_path)) or Index(ARCHIVE_INDEX_NAME, False)
-    files: dict[str, MemoryFile] = {}
+    root_real = os.path.realpath(root_path)
+    index_path = root_path / INDEX_NAME
+    try:
+        index = parse_index(_read_bytes(str(index_path)), INDEX_NAME,
+                            lambda rel: os.path.isfile(root_path / rel))
+    except (OSError, TooLarge):
+        index = Index(path=INDEX_NAME, exists=False)
+    memory: dict[str, str] = {}
     for line in index.entries:
         rel = line.resolved
-        if rel is None or rel in files or rel.startswith("."):
+        if rel is None or rel in memory or rel.startswith("."):
             continue
-        try:
-            if os.path.isfile(root_path / rel):
-                files[rel] = read_memory_file(str(root_path / rel), rel)
-        except (OSError, TooLarge):
-            continue
-    return Snapshot(root=root_path, index=index, archive_index=archive_index, files=files,
-                    config=config)
+        full = str(root_path / rel)
+        if os.path.isfile(full) and _within(os.path.realpath(full), root_real):
+            memory[rel] = full
+    archive_name = _archive_index_name(root_path)
+    archive_path = root_path / archive_name
+    return Listing(
+        root=root_path,
+        root_real=root_real,
+        memory=tuple(memory.items()),
+        index_path=str(index_path) if index.exists else None,
+        archive=(str(archive_path), archive_name) if archive_path.is_file() else None,
+        other=(),
+        nested=(),
+        skipped=(),
+        outside=frozenset(),
+    )
 
 
 def _archive_index_name(root: Path) -> str:
