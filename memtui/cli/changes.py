@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, EXIT_USAGE, budget_config, console, err_console, print_json
+from .common import EXIT_OK, EXIT_USAGE, budget_config, console, err_console, esc, print_json
 
 
 def register(subparsers: Any) -> None:
@@ -31,9 +31,7 @@ def register(subparsers: Any) -> None:
 
 
 def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+    return esc(text)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -76,6 +77,54 @@ def err_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+#: characters a terminal may act on rather than show: C0 and C1 controls, DEL, and the
+#: bidirectional overrides that make text read differently from what it is
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\x1b": "\\e", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+
+def plain(text: str, lines: bool = False) -> str:
+    """``text`` safe to put on a terminal: control characters written as escapes (ESC as ``\\e``).
+
+    A memory folder may hold file names and text crafted to drive the terminal (retitle it,
+    clear it, hide a line).  With ``lines`` the line breaks (``\\n``, ``\\r\\n``) and tabs of a
+    multi-line text are kept.  Only ``--raw`` output skips this.
+    """
+    if lines:
+        return "\n".join(
+            "\t".join(_CONTROL.sub(_shown, cell) for cell in line.split("\t"))
+            for line in text.replace("\r\n", "\n").split("\n"))
+    return _CONTROL.sub(_shown, text)
+
+
+def esc(text: object) -> str:
+    """``text`` for a Rich markup string: control characters escaped (:func:`plain`), markup inert."""
+    from rich.markup import escape
+
+    return escape(plain(str(text)))
+
+
+def report_interrupted(snapshot: Any, base: str | None = None) -> bool:
+    """Say on stderr, as the ``interrupted-change`` finding, that a change to the root was cut off.
+
+    For the read-only commands that do not print findings (they never recover: only a change
+    or the app does).  True when there was one: the command then exits 1 (an error finding).
+    """
+    from memtui.core.journal import JOURNAL_DIR
+    from memtui.core.validate import INTERRUPTED_MESSAGE
+
+    for name in snapshot.interrupted:
+        err_console().print(
+            f"[red]error[/] [bold]interrupted-change[/] {esc(rel_root(snapshot.root, base))}: "
+            f"[cyan]{esc(JOURNAL_DIR)}/{esc(name)}[/] {esc(INTERRUPTED_MESSAGE)}")
+    return bool(snapshot.interrupted)
 
 
 def print_json(value: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import EXIT_OK, budget_config, console, positive_int, print_json
+from .common import EXIT_OK, budget_config, console, esc, positive_int, print_json
 from .verbs import Exit, add_common, changing, finish, open_root, root_of_path
 
 
@@ -66,7 +66,6 @@ def run_log(args: argparse.Namespace) -> int:
     if not entries:
         out.print("no changes recorded yet")
         return EXIT_OK
-    from rich.markup import escape
 
     for entry in entries:
         marks = []
@@ -75,5 +74,5 @@ def run_log(args: argparse.Namespace) -> int:
         if entry.undone:
             marks.append("undone")
         mark = f" [dim]({', '.join(marks)})[/]" if marks else ""
-        out.print(f"[dim]{entry.id}[/]  {escape(entry.time)}  {escape(entry.description)}{mark}")
+        out.print(f"[dim]{entry.id}[/]  {esc(entry.time)}  {esc(entry.description)}{mark}")
     return EXIT_OK

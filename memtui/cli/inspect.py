@@ -15,9 +15,12 @@ from .common import (
     add_budget_options,
     budget_config,
     console,
+    esc,
     find_roots,
+    plain,
     print_json,
     rel_root,
+    report_interrupted,
 )
 
 NO_RECORD_ENV = "MEMTUI_NO_PRESSURE"
@@ -116,14 +119,14 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.quiet:  # plain text: no Rich to import for the hook-like use
         for r in results:
             if _counts(r.findings)[0]:
-                sys.stdout.write(rel_root(r.root, args.path) + "\n" + "".join(
-                    f"  {f.severity:7} {f.rule} {f.path}{f':{f.line}' if f.line else ''} "
-                    f"{f.message}\n" for f in r.findings if f.severity == "error"))
+                sys.stdout.write(plain(rel_root(r.root, args.path)) + "\n" + "".join(
+                    f"  {f.severity:7} {f.rule} {plain(f.path)}{f':{f.line}' if f.line else ''} "
+                    f"{plain(f.message)}\n" for f in r.findings if f.severity == "error"))
         return EXIT_FINDINGS if failed else EXIT_OK
     out = console()
     for r in results:
         errors, warnings = _counts(r.findings)
-        out.print(f"[bold]{rel_root(r.root, args.path)}[/]  {_budget_text(r.budget)}")
+        out.print(f"[bold]{esc(rel_root(r.root, args.path))}[/]  {_budget_text(r.budget)}")
         for finding in r.findings:
             out.print(_finding_text(finding))
         verdict = "[green]ok[/]" if not errors else "[red]failed[/]"
@@ -144,13 +147,12 @@ def _budget_text(budget: Any) -> str:
 
 
 def _finding_text(finding: Any) -> str:
-    from rich.markup import escape
 
     colour = "red" if finding.severity == "error" else "yellow"
     where = finding.path + (f":{finding.line}" if finding.line else "")
     return (
         f"  [{colour}]{finding.severity:7}[/] [bold]{finding.rule}[/] "
-        f"[cyan]{escape(where)}[/] {escape(finding.message)}"
+        f"[cyan]{esc(where)}[/] {esc(finding.message)}"
     )
 
 
@@ -164,8 +166,10 @@ def run_loaded(args: argparse.Namespace) -> int:
     roots = find_roots(args.path)
     objects = []
     out = console()
+    interrupted = False
     for root in roots:
         snapshot = _load(root, args)
+        interrupted |= report_interrupted(snapshot, args.path)
         budget = budget_of(snapshot)
         data = index_loaded_text(snapshot.index, budget) if snapshot.index.exists else b""
         past = lines_past_cut(snapshot.index, budget)
@@ -200,7 +204,7 @@ def run_loaded(args: argparse.Namespace) -> int:
                 }
             )
             continue
-        out.rule(f"{rel_root(snapshot.root, args.path)}/MEMORY.md — what the {budget.loader} loader "
+        out.rule(f"{esc(rel_root(snapshot.root, args.path))}/MEMORY.md — what the {budget.loader} loader "
                  "reads", style="cyan")
         if not snapshot.index.exists:
             out.print("[red]no MEMORY.md: the agent loads nothing from this folder[/]")
@@ -208,7 +212,7 @@ def run_loaded(args: argparse.Namespace) -> int:
         _print_stripped(out, budget, stripped)
         sys.stdout.flush()
         out.file.flush()
-        sys.stdout.write(data.decode("utf-8", "replace"))
+        sys.stdout.write(plain(data.decode("utf-8", "replace"), lines=True))
         if data and not data.endswith(b"\n"):
             sys.stdout.write("\n")
         sys.stdout.flush()
@@ -221,19 +225,17 @@ def run_loaded(args: argparse.Namespace) -> int:
             f"[red]{len(past)} line(s) never load[/], among them {len(entries)} "
             f"entr{'y' if len(entries) == 1 else 'ies'}:"
         )
-        from rich.markup import escape
 
         for line in entries:
             what = line.resolved or line.target or f"region {line.glob}"
-            out.print(f"  line {line.number}: [cyan]{escape(what)}[/]")
+            out.print(f"  line {line.number}: [cyan]{esc(what)}[/]")
     if args.json:
         print_json(objects[0] if len(objects) == 1 else objects)
-    return EXIT_OK
+    return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
 def _print_stripped(out: Any, budget: Any, stripped: list[Any]) -> None:
     """Say which profile measured the index and show what it stripped before counting."""
-    from rich.markup import escape
 
     if budget.loader == "raw":
         out.print("[dim]loader raw: the file loads as it is (frontmatter and comments count)[/]")
@@ -245,7 +247,7 @@ def _print_stripped(out: Any, budget: Any, stripped: list[Any]) -> None:
     out.print(f"[dim]loader {budget.loader}: {len(stripped)} line(s), {size:,} bytes of frontmatter "
               "and HTML comment blocks are stripped before counting; they never load:[/]")
     for line in stripped:
-        out.print(f"[dim]  {line.number:>4} │ {escape(line.raw)}[/]")
+        out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
     out.rule(style="dim")
 
 
@@ -304,6 +306,7 @@ def run_list(args: argparse.Namespace) -> int:
     layers = layered(roots)
     for item in layers:
         snapshot = _load(item.root, args)
+        report_interrupted(snapshot, args.path)  # counted among its errors
         findings = validate(snapshot)
         errors, warnings = _counts(findings)
         rows.append((snapshot, budget_of(snapshot), errors, warnings))
@@ -349,7 +352,7 @@ def run_list(args: argparse.Namespace) -> int:
         use_style = "red" if over else "yellow" if budget.utilization >= 0.9 else "green"
         table.add_row(
             shown_layer,
-            rel_root(snapshot.root, args.path),
+            esc(rel_root(snapshot.root, args.path)),
             str(len(snapshot.files)),
             f"{budget.lines}/{budget.max_lines}",
             f"{budget.bytes:,}/{budget.max_bytes:,}",
@@ -363,13 +366,12 @@ def run_list(args: argparse.Namespace) -> int:
     out = console()
     out.print(table)
     if duplicates:
-        from rich.markup import escape
 
         out.print(f"[yellow]{len(duplicates)} fact{'s' * (len(duplicates) != 1)} kept in two "
                   "layers[/] (keep one: archive the other copy):")
         for d in duplicates:
-            out.print(f"  {escape(rel_root(Path(d.root_a), args.path))}/{escape(d.a)}  ≈  "
-                      f"{escape(rel_root(Path(d.root_b), args.path))}/{escape(d.b)}  "
+            out.print(f"  {esc(rel_root(Path(d.root_a), args.path))}/{esc(d.a)}  ≈  "
+                      f"{esc(rel_root(Path(d.root_b), args.path))}/{esc(d.b)}  "
                       f"[dim]similarity {d.similarity:.2f}[/]")
     return EXIT_OK
 

@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
     import os
 
-    from .common import EXIT_USAGE, UsageError, err_console
+    from .common import EXIT_USAGE, UsageError, err_console, esc
 
     parser = build_parser(args_list[0] if args_list else None)
     commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         app_args = _app_parser().parse_args(args_list)
         return _run_app(app_args)
     except UsageError as exc:
-        err_console().print(f"[bold red]memtui:[/] {exc}")
+        err_console().print(f"[bold red]memtui:[/] {esc(exc)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -10,14 +10,17 @@ import argparse
 from typing import Any
 
 from .common import (
+    EXIT_FINDINGS,
     EXIT_OK,
     UsageError,
     add_loader_option,
     budget_config,
     console,
+    esc,
     find_roots,
     print_json,
     rel_root,
+    report_interrupted,
 )
 
 DEFAULT_LIMIT = 40
@@ -69,11 +72,13 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise UsageError(f"--limit: {args.limit} must be 0 (all) or more")
     results = []
+    interrupted = False
     for root in find_roots(args.path):
         try:
             snapshot, stat_cache = load_cached(root, budget_config(args))
         except RootError as exc:
             raise UsageError(str(exc)) from None
+        interrupted |= report_interrupted(snapshot, args.path)
         results.append(
             scan(snapshot, threshold, include_sessions=args.include_sessions,
                  rejected=read_rejected(root))
@@ -82,11 +87,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         objects = [result.to_json() for result in results]
         print_json(objects[0] if len(objects) == 1 else objects)
-        return EXIT_OK
+        return EXIT_FINDINGS if interrupted else EXIT_OK
     out = console()
     for result in results:
         _print_result(out, result, args)
-    return EXIT_OK
+    return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
 def _shown(rows: int, limit: int) -> int:
@@ -110,9 +115,8 @@ def _fmt(score: float | None) -> str:
 def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    from rich.markup import escape
 
-    name = escape(rel_root(Path(result.root), args.path))
+    name = esc(rel_root(Path(result.root), args.path))
     summary = (
         f"[bold]{name}[/] — {result.considered} files considered · "
         f"{len(result.pairs)} pairs at ≥ {result.threshold:.2f} · {len(result.clusters)} clusters · "
@@ -138,14 +142,14 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
             shared = ", ".join(pair.shared[:SHARED_SHOWN]) + (f" +{more}" if more > 0 else "")
             if pair.contained_in is not None:
                 small = pair.b if pair.contained_in == pair.a else pair.a
-                files = f"{escape(small)}\n[dim]contained in[/] {escape(pair.contained_in)}"
+                files = f"{esc(small)}\n[dim]contained in[/] {esc(pair.contained_in)}"
             else:
-                files = f"{escape(pair.a)}\n[dim]↔[/] {escape(pair.b)}"
+                files = f"{esc(pair.a)}\n[dim]↔[/] {esc(pair.b)}"
             files += f"\n[dim]{pair.evidence} · cosine {pair.cosine:.2f}[/]"
             table.add_row(
                 str(n), files, f"[bold]{pair.score:.2f}[/]",
                 _fmt(pair.title_score), _fmt(pair.body_score), f"{pair.similarity:.0%}",
-                escape(shared),
+                esc(shared),
             )
         out.print(table)
     else:
@@ -164,7 +168,7 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
             members = ", ".join(cluster.files[:8]) + (
                 f" … +{len(cluster.files) - 8}" if len(cluster.files) > 8 else "")
             table.add_row(str(len(cluster.files)), f"{cluster.pairs}/{cluster.possible}",
-                          review, escape(members))
+                          review, esc(members))
         out.print(table)
 
     if result.contradictions:
@@ -177,9 +181,9 @@ def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
         table.add_column("negation")
         table.add_column("about", overflow="fold")
         for c in result.contradictions[:shown]:
-            old, new = (escape(c.old), escape(c.new)) if c.ordered else (
-                f"{escape(c.old)} [dim](order unknown)[/]", escape(c.new))
-            table.add_row(old, new, c.type, f"{c.score:.2f}", escape(c.negation),
-                          escape(", ".join(c.subject)))
+            old, new = (esc(c.old), esc(c.new)) if c.ordered else (
+                f"{esc(c.old)} [dim](order unknown)[/]", esc(c.new))
+            table.add_row(old, new, c.type, f"{c.score:.2f}", esc(c.negation),
+                          esc(", ".join(c.subject)))
         out.print(table)
     out.print()

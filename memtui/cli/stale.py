@@ -12,14 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from .common import (
+    EXIT_FINDINGS,
     EXIT_OK,
     UsageError,
     add_loader_option,
     budget_config,
     console,
+    esc,
     find_roots,
     print_json,
     rel_root,
+    report_interrupted,
 )
 
 ACTIONS = ("prune", "review", "keep")
@@ -91,21 +94,23 @@ def run(args: argparse.Namespace) -> int:
     roots = find_roots(args.path)
     cache = ProjectCache()
     reports = []
+    interrupted = False
     for root in roots:
         try:
             snapshot, stat_cache = load_cached(root, budget_config(args))
         except RootError as exc:
             raise UsageError(str(exc)) from None
+        interrupted |= report_interrupted(snapshot, args.path)
         reports.append(score_root(snapshot, now, repo=repo, online=args.online, cache=cache))
         stat_cache.save()
     if args.json:
         objects = [_report_json(report, args.action) for report in reports]
         print_json(objects[0] if len(objects) == 1 else objects)
-        return EXIT_OK
+        return EXIT_FINDINGS if interrupted else EXIT_OK
     out = console()
     for report in reports:
         _print_report(out, report, args)
-    return EXIT_OK
+    return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
 def _report_json(report: Any, action: str | None) -> dict[str, Any]:
@@ -116,16 +121,15 @@ def _report_json(report: Any, action: str | None) -> dict[str, Any]:
 
 
 def _print_report(out: Any, report: Any, args: argparse.Namespace) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     from memtui.core.ages import DATE_KEYS
 
     results = [r for r in report.results if not args.action or r.action.value == args.action]
-    project = (f"project {escape(str(report.project.path))} ({report.project.source})"
+    project = (f"project {esc(str(report.project.path))} ({report.project.source})"
                if report.project else "no project found: references unverifiable")
     when = report.now.isoformat()[:16].replace("T", " ")
-    title = (f"[bold]{escape(rel_root(report.root, args.path))}[/] — {len(results)} of "
+    title = (f"[bold]{esc(rel_root(report.root, args.path))}[/] — {len(results)} of "
              f"{len(report.results)} files · {project} · as of {when}")
     if not report.results:
         out.print(title + "\n  no memory files\n")
@@ -148,9 +152,9 @@ def _print_report(out: Any, report: Any, args: argparse.Namespace) -> None:
             r.type,
             f"{r.age.days:.0f}d" + ("" if r.age.source in DATE_KEYS
                                     else f" [dim]{r.age.source}[/]"),
-            escape(_missing_text(r)),
-            escape(", ".join(g.kind for g in r.guards)),
-            escape(r.path),
+            esc(_missing_text(r)),
+            esc(", ".join(g.kind for g in r.guards)),
+            esc(r.path),
         )
     out.print(table)
     counts = {a: sum(1 for r in report.results if r.action.value == a) for a in ACTIONS}

@@ -26,6 +26,7 @@ from .common import (
     budget_config,
     console,
     err_console,
+    esc,
     find_roots,
     print_json,
 )
@@ -179,12 +180,6 @@ def resolve_files(files: list[str], root_option: str | None) -> tuple[Path, list
 # ---------------------------------------------------------------- output
 
 
-def _esc(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
-
-
 def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None, diff: bool = False) -> None:
     """The changeset, the verdict, and what happened, for people."""
     from memtui.core.changeset import Create, Move, unified_diff
@@ -194,13 +189,13 @@ def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None,
     accepted = preview.accepted
     label = "dry run" if dry_run else ("applied" if accepted else "refused")
     style = "bold green" if accepted and not dry_run else "bold yellow" if accepted else "bold red"
-    out.print(f"[{style}]{label}:[/] {_esc(cs.description)}")
+    out.print(f"[{style}]{label}:[/] {esc(cs.description)}")
     for op in cs.ops:
         if isinstance(op, Move):
-            out.print(f"  move    {_esc(op.src)} → {_esc(op.dst)}")
+            out.print(f"  move    {esc(op.src)} → {esc(op.dst)}")
         else:
             kind = "create" if isinstance(op, Create) else "write"
-            out.print(f"  {kind:<7} {_esc(op.path)} ({len(op.data):,} bytes)")
+            out.print(f"  {kind:<7} {esc(op.path)} ({len(op.data):,} bytes)")
     if dry_run or diff:
         text = cs.diff or unified_diff(preview.before, cs)
         if text:
@@ -215,7 +210,7 @@ def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None,
             out.print(f"[dim]journal {record_id} · {follow}[/]")
         for f in preview.new_findings:
             where = f"{f.path}:{f.line}" if f.line else f.path
-            out.print(f"  [yellow]{f.severity}[/] {f.rule} {_esc(where)} — {_esc(f.message)}")
+            out.print(f"  [yellow]{f.severity}[/] {f.rule} {esc(where)} — {esc(f.message)}")
     else:
         print_refusal(preview)
 
@@ -228,9 +223,9 @@ def print_refusal(preview: Preview) -> None:
     out.print("[red]the validator refuses this change:[/]")
     for line in refusal_lines(preview.gate):
         if line.where:
-            out.print(f"  [red]error[/] {line.rule} {_esc(line.where)} — {_esc(line.message)}")
+            out.print(f"  [red]error[/] {line.rule} {esc(line.where)} — {esc(line.message)}")
         else:
-            out.print(f"  [red]budget[/] {_esc(line.message)}")
+            out.print(f"  [red]budget[/] {esc(line.message)}")
 
 
 def fail(args: argparse.Namespace, message: str, code: int) -> int:
@@ -238,14 +233,14 @@ def fail(args: argparse.Namespace, message: str, code: int) -> int:
     if getattr(args, "json", False):
         print_json({"verb": args.verb, "accepted": False, "error": message, "changes": [], "findings": []})
     else:
-        err_console().print(f"[bold red]memtui {args.verb}:[/] {_esc(message)}")
+        err_console().print(f"[bold red]memtui {args.verb}:[/] {esc(message)}")
     return code
 
 
 @contextlib.contextmanager
 def changing(args: argparse.Namespace) -> Iterator[None]:
     """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
-    from memtui.core.changeset import Refusal, VerbError
+    from memtui.core.changeset import ChangesetError, Refusal, VerbError
     from memtui.core.rebuild import NothingToRebuild
     from memtui.core.store import RootError
     from memtui.core.txn import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
@@ -257,7 +252,7 @@ def changing(args: argparse.Namespace) -> Iterator[None]:
             print_json({"verb": args.verb, "accepted": True, "changes": [], "findings": [],
                         "description": str(exc)})
         else:
-            console().print(_esc(str(exc)))
+            console().print(esc(str(exc)))
         raise Exit(EXIT_OK) from None
     except Refused as exc:
         raise Exit(_refused(args, exc.preview)) from None
@@ -265,7 +260,7 @@ def changing(args: argparse.Namespace) -> Iterator[None]:
         raise Exit(fail(args, str(exc), EXIT_FINDINGS)) from None
     except (WriteFailed, VerbError, RootError, UsageError) as exc:
         raise Exit(fail(args, str(exc), EXIT_USAGE)) from None
-    except TxnError as exc:
+    except (TxnError, ChangesetError) as exc:  # ChangesetError: e.g. an index symlinked out
         raise Exit(fail(args, str(exc), EXIT_FINDINGS)) from None
 
 
@@ -292,7 +287,7 @@ def open_root(root: Path, config: Any) -> Snapshot:
 
     message = txn.recover(root).message
     if message:
-        err_console().print(f"[yellow]memtui:[/] {_esc(message)}")
+        err_console().print(f"[yellow]memtui:[/] {esc(message)}")
     return load_root(root, config)
 
 
@@ -417,7 +412,7 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
 
     def kept(code: int) -> int:
         err_console().print(f"[yellow]memtui {args.verb}:[/] your edited copy is kept at "
-                            f"{_esc(str(edited.copy))}")
+                            f"{esc(str(edited.copy))}")
         return code
 
     if edited.status != 0:

@@ -36,6 +36,10 @@ class ChangesetError(ValueError):
     """A changeset that does not fit the snapshot it is applied to (a bug in its builder)."""
 
 
+class OutsidePath(ChangesetError):
+    """A change would write through a symlink leading outside the root (a hostile folder, often)."""
+
+
 class VerbError(ValueError):
     """A verb's precondition does not hold; the message says why and what to do instead."""
 
@@ -134,8 +138,9 @@ def check_path(snapshot: Snapshot, path: str, attic_ok: bool = False) -> None:
         raise ChangesetError(f"'{path}' is hidden (dot-files are never memory)")
     if not path.lower().endswith(".md"):
         raise ChangesetError(f"'{path}' is not a Markdown memory file")
-    if path in snapshot.outside:
-        raise ChangesetError(f"'{path}' is a symlink leading outside the root")
+    if path in snapshot.outside or (is_index(path) and any(s.path == path for s in snapshot.skipped)):
+        raise OutsidePath(f"'{path}' is a symlink leading outside the root or cannot be read; "
+                          "memtui does not write through it — replace it by a real file")
     for nested in snapshot.nested_roots:
         if path.startswith(nested + "/"):
             raise ChangesetError(f"'{path}' belongs to the nested root '{nested}'")

@@ -37,7 +37,7 @@ def roots_under(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
     """``path`` if it is a root, and every root below it (nested roots included), sorted."""
     found: list[Path] = []
     for folder in walk(path, lambda entry: entry.name not in _SKIP_DIRS):
-        if any(e.name == INDEX_NAME and e.is_file() for e in folder.entries):
+        if any(_is_index(e) for e in folder.entries):
             found.append(Path(folder.path))
         if folder.depth >= max_depth:
             folder.subfolders.clear()
@@ -54,6 +54,16 @@ def holds_memory_files(folder: Path) -> bool:
             )
     except OSError:
         return False
+
+
+def _is_index(entry: os.DirEntry[str]) -> bool:
+    """Whether a folder entry is an index; a ``MEMORY.md`` symlink loop counts (its load reports it)."""
+    if entry.name != INDEX_NAME:
+        return False
+    try:
+        return entry.is_file()
+    except OSError:  # ELOOP: a symlink to itself — a root whose index cannot be read
+        return True
 
 
 def git_toplevel(start: Path) -> Path | None:

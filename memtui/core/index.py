@@ -121,7 +121,8 @@ def _is_local(target: str) -> bool:
 
 def resolve_target(target: str, base: str = "") -> tuple[str | None, bool]:
     """Root-relative posix path of a link target, and whether it leaves the root."""
-    clean = unquote(target.split("#", 1)[0].split("?", 1)[0]).replace("\\", "/")
+    # a written backslash is a folder separator; an encoded one (%5C) is part of a file name
+    clean = unquote(target.split("#", 1)[0].split("?", 1)[0].replace("\\", "/"))
     if not clean:
         return None, False
     if clean.startswith("/") or clean.startswith("~") or clean.startswith("$"):

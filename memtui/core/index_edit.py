@@ -50,7 +50,9 @@ def dominant_ending(index: Index) -> str:
     return endings.most_common(1)[0][0] if endings else "\n"
 
 
-_LINK_UNSAFE = {c: f"%{ord(c):02X}" for c in " \t()<>#?%[]"}
+#: characters a link target cannot hold as they are: link syntax, whitespace, every control
+#: character (a newline in a file name would split the entry) and the backslash (read as "/")
+_LINK_UNSAFE = {c: f"%{ord(c):02X}" for c in " ()<>#?%[]\\\x7f" + "".join(map(chr, range(32)))}
 
 
 def link_target(path: str) -> str:

@@ -145,6 +145,11 @@ def list_records(root: Path | str) -> list[RecordName]:
     return sorted(records, key=lambda r: r.seq)
 
 
+def pending_records(root: Path | str) -> tuple[str, ...]:
+    """The file names of a root's pending records (changes that were interrupted); reads only."""
+    return tuple(r.file for r in list_records(root) if r.state == PENDING)
+
+
 def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:
     try:
         value = json.loads(read_private_file(root, f"{JOURNAL_DIR}/{record.file}").decode("utf-8"))

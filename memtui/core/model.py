@@ -266,6 +266,7 @@ class Snapshot:
     outside: frozenset[str] = frozenset()  # root-relative paths that are symlinks leading out
     config: BudgetConfig = BudgetConfig()
     handoff: HandoffState | None = None  # the project's session-state file, read with the root
+    interrupted: tuple[str, ...] = ()  # pending journal records (a change was interrupted)
 
     def get(self, path: str) -> MemoryFile | None:
         return self.files.get(path)

@@ -60,8 +60,12 @@ class WriteFailed(TxnError):
     """The disk refused (read-only, full, permission denied); the folder is left as it was."""
 
 
-class ReadOnlyFile(ChangedOnDisk):
+class ReadOnlyFile(TxnError):
     """A file the change would rewrite has no write permission; memtui never rewrites it."""
+
+    def __init__(self, message: str, paths: tuple[str, ...] = ()) -> None:
+        self.paths = paths
+        super().__init__(message)
 
 
 class UnsafeFolder(TxnError):

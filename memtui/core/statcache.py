@@ -528,6 +528,8 @@ def validate_root(
     """:func:`memtui.core.validate.validate` of a root, through its stat cache."""
     from .budget import Budget, budget_of
     from .handoff import handoff_findings, state_for_root
+    from .journal import pending_records
+    from .validate import interrupted_findings
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)
@@ -542,11 +544,13 @@ def validate_root(
                 names = {rel for rel, _ in listing.memory}
                 names.update(n for n in ("MEMORY.md", listing.archive and listing.archive[1]) if n)
                 found = findings_of(plain, names.__contains__)
-                handoff = handoff_findings(state_for_root(listing.root))
-                if handoff:
+                # never cached: the handoff state, and a change interrupted since (the journal)
+                fresh = handoff_findings(state_for_root(listing.root))
+                fresh += interrupted_findings(pending_records(listing.root))
+                if fresh:
                     from .validate import sort_findings
 
-                    found = sort_findings(found + handoff)
+                    found = sort_findings(found + fresh)
                 return Validation(listing.root, found, Budget(*budget), files, None)
             except (TypeError, ValueError):
                 pass
@@ -561,7 +565,7 @@ def validate_root(
                               indexes)
     handoff = set(handoff_findings(snapshot.handoff))
     cache.set_memo("validate", digest, (
-        findings_plain(f for f in findings if f not in handoff),
+        findings_plain(f for f in findings if f not in handoff and f.rule != "interrupted-change"),
         astuple(budget),
         len(snapshot.files),
     ))

@@ -9,6 +9,7 @@ never entered (no loops), and nothing outside the root is ever read.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import Callable
 from .frontmatter import parse_frontmatter
 from .handoff import state_for_root
 from .index import parse_index
+from .journal import pending_records
 from .model import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -74,7 +76,8 @@ class TooLarge(Exception):
     """A file too large to read into memory."""
 
     def __init__(self, size: int) -> None:
-        super().__init__(f"{size:,} bytes; too large to read")
+        super().__init__(f"a file of {size:,} bytes, over memtui's {MAX_READ_BYTES >> 20} MiB "
+                         "read limit; not read")
         self.size = size
 
 
@@ -150,13 +153,19 @@ def list_root(root: Path | str) -> Listing:
                 if entry.is_dir(follow_symlinks=False):
                     continue  # walk_root enters it
                 if not entry.is_file():
-                    if not is_link:
-                        other.append(rel)
-                    else:
+                    kind = _special_kind(entry.path)
+                    if kind is None:
                         skipped.append(Skipped(rel, "broken symlink"))
+                    elif is_link:
+                        skipped.append(Skipped(rel, f"symlink to {kind}; not read"))
+                    elif name.lower().endswith(".md"):
+                        skipped.append(Skipped(rel, f"{kind}, not a regular file; not read"))
+                    else:
+                        other.append(rel)
                     continue
             except OSError as exc:
-                skipped.append(Skipped(rel, f"cannot read: {exc.strerror or exc}"))
+                skipped.append(Skipped(rel, "symlink loop; not read" if exc.errno == errno.ELOOP
+                                       else f"cannot read: {exc.strerror or exc}"))
                 continue
             if not prefix and name == INDEX_NAME:
                 index_path = entry.path
@@ -237,7 +246,23 @@ def snapshot_of(listing: Listing, config: BudgetConfig, reader: FileReader) -> S
         outside=listing.outside,
         config=config,
         handoff=state_for_root(listing.root),
+        interrupted=pending_records(listing.root),
     )
+
+
+def _special_kind(path: str) -> str | None:
+    """What a path that is neither a file nor a folder is ("a FIFO" …); None when it is gone."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
 
 
 def _read_bytes(path: str) -> bytes:

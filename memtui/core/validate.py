@@ -13,11 +13,12 @@ from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .budget import Budget, entries_past_cut, measure, stripped_lines
 from .handoff import handoff_findings
 from .index import resolve_target
+from .journal import JOURNAL_DIR
 from .model import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
@@ -61,11 +62,15 @@ RULES: dict[str, str] = {
     "superseded-active": WARNING,
     "scope-missing": WARNING,
     "secret": WARNING,
+    "interrupted-change": ERROR,
     "state-stale": WARNING,
     "state-too-long": WARNING,
 }
 
-#: a cheap screen: no credential pattern below can match a text this does not match
+INTERRUPTED_MESSAGE = ("a change to this folder was interrupted and is not finished (its files "
+                       "may be half changed); run any memtui change or open the app to recover")
+
+#: a cheap screen: no pattern of :data:`_SECRET` can match a text this does not match
 _SECRET_SCREEN = re.compile(
     r"gh[pousr]_|github_pat_|sk-|AKIA|ASIA|PRIVATE KEY|client_secret|xox[abprs]-|glpat-|AIza"
 )
@@ -81,6 +86,68 @@ _SECRET = re.compile(
     r"|(?P<gitlab>\bglpat-[A-Za-z0-9_\-]{20,})"
     r"|(?P<google>\bAIza[0-9A-Za-z_\-]{35})"
 )
+_URL_SCHEME = re.compile(r"(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql"
+                         r"|sqlserver|oracle|s?ftp)$")
+_URL_CREDENTIALS = re.compile(r"[^\s:/@]*:[^\s@/]+@")
+
+
+def _regex(pattern: str) -> Callable[[str], Iterator[tuple[int, str]]]:
+    compiled = re.compile(pattern)
+    return lambda text: ((m.start(), m.group()) for m in compiled.finditer(text))
+
+
+def _url_passwords(text: str) -> Iterator[tuple[int, str]]:
+    """``scheme://user:password@`` of a database-like URL, found from each ``://`` (cheap)."""
+    at = text.find("://")
+    while at >= 0:
+        scheme = _URL_SCHEME.search(text, max(0, at - 16), at)
+        creds = _URL_CREDENTIALS.match(text, at + 3)
+        if scheme is not None and creds is not None:
+            yield scheme.start(), text[scheme.start() : creds.end()]
+        at = text.find("://", at + 3)
+
+
+#: kinds looked for only in a text holding one of their words (a substring test is far cheaper
+#: than more alternatives in one regex): (kind, words, in the lowered text?, finder).  The
+#: credentials known by the name written before them are found in the lowered text (any case)
+#: and each one is checked by :func:`_placeholder`.
+_GUARDED: tuple[tuple[str, tuple[str, ...], bool, Callable[[str], Iterator[tuple[int, str]]]], ...] = (
+    ("jwt", ("eyJ",), False, _regex(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("stripe", ("k_live_",), False, _regex(r"\b[rs]k_live_[0-9A-Za-z]{16,}")),
+    ("aws_secret", ("aws_secret",), True,
+     _regex(r"aws_secret_access_key\b[\"']?\s*[:=]\s*[\"']?[a-z0-9/+=]{40}(?![a-z0-9/+=])")),
+    ("url_password", ("://",), True, _url_passwords),
+    ("password", ("assw", "pwd"), True,
+     _regex(r"(?:pass(?:word|wd|wort)|pwd)\b[\"']?\s*[:=]\s*[\"'`]?[^\s\"'`,;]+")),
+)
+
+
+def _guarded(text: str) -> list[tuple[str, str, Callable[[str], Iterator[tuple[int, str]]]]]:
+    """(kind, text to search, finder) for each word-guarded kind whose words occur in ``text``."""
+    out = []
+    lowered: str | None = None
+    for kind, words, lower, finder in _GUARDED:
+        if lower and lowered is None:
+            lowered = text.lower()
+        haystack = lowered if lower and lowered is not None else text
+        if any(word in haystack for word in words):
+            out.append((kind, haystack, finder))
+    return out
+
+
+#: the value in a password-like match: after the ``:``/``=``, or between a URL's user and ``@``
+_SECRET_VALUE = re.compile(r"[:=]\s*[\"'`]?([^\s\"'`,;]+)$")
+_URL_VALUE = re.compile(r"//[^\s:/@]*:([^\s@/]+)@$")
+#: a templated value (``<password>``, ``${PASS}``, ``{pw}``, ``***``, ``xxx``, ``...``)
+_TEMPLATE = re.compile(r"^(?:[<{\[($%*]|x{3}|\.{3})", re.IGNORECASE)
+#: values that stand for a credential rather than being one
+_PLACEHOLDER = re.compile(
+    r"^(?:[<{\[($%]|\*|x{3}|\.{3})|example|your|my[_-]?pass|placeholder|redacted|changeme|"
+    r"change[_-]?me|secret|dummy|sample|replace|hidden|\*\*\*|xxx|^(?:pass(?:word)?|pwd|none|null|"
+    r"empty|required|optional|string|str|true|false|test|foo|bar|admin|root|user)$",
+    re.IGNORECASE,
+)
+_CODE_VALUE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[()\[\]{}]")
 _SECRET_NAMES = {
     "github": "a GitHub token",
     "github_pat": "a GitHub fine-grained token",
@@ -92,6 +159,11 @@ _SECRET_NAMES = {
     "slack": "a Slack token",
     "gitlab": "a GitLab token",
     "google": "a Google API key",
+    "aws_secret": "an AWS secret access key",
+    "jwt": "a JSON Web Token",
+    "stripe": "a Stripe live key",
+    "url_password": "a password in a connection URL",
+    "password": "a password",
 }
 _GLOB_OK = re.compile(r"^[\w.\-*?+@=,~ ]+$")
 _PATHLIKE = re.compile(r"^[^\s]+(?:/[^\s]*|\.(?:md|txt|py|js|ts|json|ya?ml|sh|toml))$")
@@ -126,18 +198,43 @@ def screen_secrets(texts: list[str], chunk: int = 2000) -> set[int]:
         joined = "\0".join(part)
         for match in _SECRET_SCREEN.finditer(joined):
             hits.add(first + bisect_right(starts, match.start()) - 1)
+    hits.update(i for i, text in enumerate(texts) if i not in hits and _guarded(text))
     return hits
+
+
+def _placeholder(kind: str, matched: str) -> bool:
+    """Whether a password-like match holds a stand-in (``<your password>``, ``${DB_PASS}``,
+    ``YourPassword123!``, ``os.environ[...]``) or prose rather than a credential."""
+    if kind == "url_password":  # a URL's password is one unless templated: user:pass@ counts
+        found = _URL_VALUE.search(matched)
+        return found is None or bool(_TEMPLATE.search(found.group(1)))
+    found = _SECRET_VALUE.search(matched)
+    value = found.group(1) if found else ""
+    if not value or _PLACEHOLDER.search(value) or _CODE_VALUE.search(value):
+        return True
+    if kind == "password":  # "password: stored in the vault" is prose; a credential has a digit
+        return len(value) < 6 or not re.search(r"[0-9]|[^\w]", value)  # or a symbol in it
+    return False
 
 
 def secret_findings(path: str, text: str, screened: bool = False) -> list[Finding]:
     """Credential-looking strings in a text (a cheap screen runs first unless ``screened``)."""
-    if not screened and _SECRET_SCREEN.search(text) is None:
+    guarded = _guarded(text)
+    if not screened and not guarded and _SECRET_SCREEN.search(text) is None:
         return []
     out: list[Finding] = []
     seen: set[str] = set()
-    for match in _SECRET.finditer(text):
-        kind = match.lastgroup or "secret"
-        line = _line_of(text, match.start())
+    found: list[tuple[str, int]] = []  # (kind, line)
+    if not guarded or _SECRET_SCREEN.search(text):
+        found += ((m.lastgroup or "secret", _line_of(text, m.start())) for m in _SECRET.finditer(text))
+    for kind, haystack, finder in guarded:
+        for start, matched in finder(haystack):
+            if start and haystack[start - 1].isalnum():
+                continue  # inside a longer word ("bypass=", "mypassword")
+            if kind not in ("jwt", "stripe") and _placeholder(kind, matched):
+                continue
+            found.append((kind, _line_of(haystack, start)))
+    for kind, line in found:
         subject = f"{kind}:{line}"
         if subject in seen:
             continue
@@ -346,6 +443,7 @@ def _resolve_name(snapshot: Snapshot, owner: str, name: str) -> bool:
 
 def _entry_findings(snapshot: Snapshot, index: Index, active: bool) -> Iterator[Finding]:
     nested = tuple(root + "/" for root in snapshot.nested_roots)
+    unread = {s.path: s.reason for s in snapshot.skipped}
     for line in index.entries:
         if line.escapes or (line.resolved is not None and line.resolved in snapshot.outside):
             yield Finding(
@@ -377,6 +475,8 @@ def _entry_findings(snapshot: Snapshot, index: Index, active: bool) -> Iterator[
                 ERROR,
                 index.path,
                 line.number,
+                f"'{line.target}' was skipped: {unread[line.resolved]} — the agent cannot use it; "
+                "make it a plain memory file or remove the entry" if line.resolved in unread else
                 f"'{line.target}' does not exist; fix the path or remove the entry",
                 line.target,
             )
@@ -438,22 +538,31 @@ def _ref_findings(snapshot: Snapshot, index: Index) -> Iterator[Finding]:
                 )
 
 
+def interrupted_findings(pending: Iterable[str]) -> list[Finding]:
+    """``interrupted-change`` for each pending journal record (file names) of a root."""
+    return [Finding("interrupted-change", ERROR, f"{JOURNAL_DIR}/{name}", None, INTERRUPTED_MESSAGE, name)
+            for name in pending]
+
+
 def index_findings(
     snapshot: Snapshot, reach: Reach | None = None, budget: Budget | None = None
 ) -> list[Finding]:
     """Index-level findings: a missing index, the budget, entries, duplicates and regions."""
-    out: list[Finding] = []
+    out = interrupted_findings(snapshot.interrupted)
     index, archive = snapshot.index, snapshot.archive_index
     files = snapshot.files
     if budget is None:
         budget = measure(index, snapshot.config)
     if not index.exists:
+        unread = next((s.reason for s in snapshot.skipped if s.path == index.path), None)
         out.append(
             Finding(
                 "index-missing",
                 ERROR,
                 index.path,
                 None,
+                f"MEMORY.md was not read ({unread}); memtui never follows it — replace it by a "
+                "real file (or point memtui at the folder it leads to)" if unread else
                 "this folder has no MEMORY.md, so the agent loads nothing from it; create one "
                 "(memtui rebuild) or point memtui at the right folder",
             )

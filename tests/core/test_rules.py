@@ -127,6 +127,10 @@ CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
         {"MEMORY.md": INDEX, "a.md": topic("Alpha", "a", body="token ghp_" + "A1b2" * 9 + "\n")},
         {"MEMORY.md": INDEX, "a.md": topic("Alpha", "a", body="see the sk-assessment-framework\n")},
     ),
+    "interrupted-change": (
+        {"MEMORY.md": INDEX, "a.md": A, ".memtui/journal/00000001-do.pending.json": "{}"},
+        {"MEMORY.md": INDEX, "a.md": A, ".memtui/journal/00000001-do.rolled-back.json": "{}"},
+    ),
     "state-stale": (
         {"MEMORY.md": INDEX, "a.md": A, "../.git": "", STATE: "## Handoff: 2020-01-01\n"},
         {"MEMORY.md": INDEX, "a.md": A, "../.git": "", STATE: TODAY},
