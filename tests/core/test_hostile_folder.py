@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,19 @@ def test_the_issue_s_own_examples_are_found() -> None:
     for text in ("postgres://user:pass@host/db", "aws_secret_access_key = " + "A" * 40,
                  "password=hunter22", "db password: s3cret!"):
         assert secret_findings("a.md", text), text
+
+
+def test_a_cached_validation_still_sees_a_change_interrupted_since(make_root: MakeRoot) -> None:
+    from memtui.core.statcache import validate_root
+
+    root = make_root(dict(VALID_ROOT))
+    later = lambda: time.time_ns() + 10 * 10**9  # noqa: E731 - the files are old enough to trust
+    assert validate_root(root, clock=later).snapshot is not None
+    assert validate_root(root, clock=later).snapshot is None  # the answer came from the cache
+    journal = root / ".memtui" / "journal"
+    journal.mkdir(parents=True)
+    (journal / "00000001-do.pending.json").write_text("{}")
+    again = validate_root(root, clock=later)
+    assert [f.rule for f in again.findings if f.severity == "error"] == ["interrupted-change"]
+    (journal / "00000001-do.pending.json").rename(journal / "00000001-do.rolled-back.json")
+    assert [f for f in validate_root(root, clock=later).findings if f.severity == "error"] == []
