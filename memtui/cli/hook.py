@@ -143,14 +143,19 @@ def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: boo
         judge_write,
         proposed_text,
     )
-    from memtui.core.store import RootError, load_root
+    from memtui.core.statcache import load_cached
+    from memtui.core.store import RootError
 
     rel = os.path.relpath(path, root).replace(os.sep, "/")
     real_root, real = os.path.realpath(root), os.path.realpath(path)
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         return _decision("deny", escape_verdict(rel, real, tool).reason)
+    cache = None
     try:
-        snapshot = load_root(root) if os.path.lexists(root) else empty_snapshot(Path(root))
+        if os.path.lexists(root):  # through the stat cache: unchanged files are not parsed again
+            snapshot, cache = load_cached(root)
+        else:
+            snapshot = empty_snapshot(Path(root))
     except RootError as exc:
         _say(err, f"memtui hook pre: {exc}; nothing checked")
         return None
@@ -162,6 +167,8 @@ def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: boo
     if after is None:
         return None  # Claude Code refuses this edit itself (old_string not found, ambiguous)
     verdict = judge_write(snapshot, rel, after, tool)
+    if cache is not None:
+        cache.save()  # in the user's cache folder, never in the memory folder
     if ask and verdict.summary:
         return _decision("ask", verdict.summary)
     if verdict.decision == "deny":
@@ -185,7 +192,8 @@ def _project_reports(payload: Mapping[str, Any], env: Mapping[str, str], prune: 
     from memtui.core.discover import claude_roots
     from memtui.core.gcpause import gc_paused
     from memtui.core.hooks import report_of
-    from memtui.core.store import RootError, load_root
+    from memtui.core.statcache import load_cached
+    from memtui.core.store import RootError
     from memtui.core.validate import validate
 
     reports = []
@@ -195,11 +203,12 @@ def _project_reports(payload: Mapping[str, Any], env: Mapping[str, str], prune: 
             continue
         with gc_paused():
             try:
-                snapshot = load_root(root.path)
+                snapshot, cache = load_cached(root.path)
             except RootError:
                 continue
             reports.append(report_of(str(root.path), snapshot, validate(snapshot),
                                      _to_prune(snapshot) if prune else 0))
+            cache.save()
     return reports
 
 

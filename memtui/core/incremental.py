@@ -24,6 +24,7 @@ from .validate import (
     mention_map,
     file_cross_findings,
     file_findings,
+    files_findings,
     first_glob,
     glob_matches,
     glob_regex,
@@ -110,11 +111,11 @@ def _supersedes(f: MemoryFile) -> bool:
 def findings_cache(snapshot: Snapshot) -> FindingsCache:
     """Validate a snapshot in full, keeping the per-file parts."""
     structural = frozenset(_structural(snapshot))
-    file_only: dict[str, tuple[Finding, ...]] = {}
-    for path, f in snapshot.files.items():
-        found = file_findings(f, structural=path in structural)
-        if found:
-            file_only[path] = tuple(found)
+    grouped: dict[str, list[Finding]] = {}
+    # one secret screen over all texts; a cached load's files bring theirs from the stat cache
+    for finding in files_findings(list(snapshot.files.values()), set(structural)):
+        grouped.setdefault(finding.path, []).append(finding)
+    file_only = {path: tuple(grouped[path]) for path in snapshot.files if path in grouped}
     reach = reach_of(snapshot)
     file_cross: dict[str, tuple[Finding, ...]] = {}
     if snapshot.index.exists:
