@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, UsageError, console, print_json, rel_root
+from .common import EXIT_OK, UsageError, console, esc, print_json, rel_root
 
 
 def register(subparsers: Any) -> None:
@@ -63,20 +63,18 @@ def run(args: argparse.Namespace) -> int:
         objects = [a.to_json() for a in answers]
         print_json(objects[0] if len(objects) == 1 else objects)
         return EXIT_OK
-    from rich.markup import escape
-
     out = console()
     for answer in answers:
-        out.print(f"[bold]{escape(rel_root(Path(answer.root), args.root))}[/] — "
+        out.print(f"[bold]{esc(rel_root(Path(answer.root), args.root))}[/] — "
                   f"{len(answer.applies)} appl{'y' if len(answer.applies) != 1 else 'ies'} at "
-                  f"{escape(answer.path)}")
+                  f"{esc(answer.path)}")
         for item in answer.applies:
             scope = item.scope or "unscoped"
-            out.print(f"  [green]✓[/] [cyan]{escape(item.path)}[/]  [dim]{escape(scope)}: "
-                      f"{escape(item.why)}[/]")
+            out.print(f"  [green]✓[/] [cyan]{esc(item.path)}[/]  [dim]{esc(scope)}: "
+                      f"{esc(item.why)}[/]")
         if answer.excluded:
             out.print(f"  does not apply ({len(answer.excluded)}):")
         for item in answer.excluded:
-            out.print(f"  [dim]✗ {escape(item.path)}  {escape(item.why)}[/]")
+            out.print(f"  [dim]✗ {esc(item.path)}  {esc(item.why)}[/]")
         out.print("")
     return EXIT_OK

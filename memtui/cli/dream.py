@@ -11,7 +11,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import EXIT_FINDINGS, EXIT_OK, add_budget_options, budget_config, console, print_json
+from .common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_budget_options,
+    budget_config,
+    console,
+    esc,
+    print_json,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -34,9 +42,7 @@ def register(subparsers: Any) -> None:
 
 
 def _esc(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+    return esc(text)  # control characters too: a hostile folder's names reach this output
 
 
 def run(args: argparse.Namespace) -> int:

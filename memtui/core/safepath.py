@@ -14,6 +14,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import Iterator
 
 MEMTUI_DIR = ".memtui"
 ATTIC_PREFIX = ".memtui/attic/"
@@ -83,18 +84,26 @@ def symlinked_parent(root: Path | str, rel: str) -> str | None:
 
     A missing folder is fine (it would be created); ``rel`` itself is not looked at.
     """
-    parts = rel.split("/")[:-1]
-    for i in range(len(parts)):
-        folder = "/".join(parts[: i + 1])
-        try:
-            st = os.lstat(os.path.join(root, *parts[: i + 1]))
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return folder
-        if not stat.S_ISDIR(st.st_mode):
-            return folder
+    try:
+        for folder, st in _lstat_down(root, rel.split("/")[:-1]):
+            if st is None:
+                return None
+            if not stat.S_ISDIR(st.st_mode):
+                return folder
+    except OSError:  # cannot look (permission denied …): as unsafe as a symlink
+        return rel.rpartition("/")[0]
     return None
+
+
+def _lstat_down(root: Path | str, parts: list[str]) -> Iterator[tuple[str, os.stat_result | None]]:
+    """Each path from ``parts[0]`` down to all of ``parts`` with its ``lstat`` (None once missing)."""
+    for i in range(len(parts)):
+        part = "/".join(parts[: i + 1])
+        try:
+            yield part, os.lstat(os.path.join(root, *parts[: i + 1]))
+        except FileNotFoundError:
+            yield part, None
+            return
 
 
 def check_private_dir(root: Path | str, rel: str) -> bool:
@@ -103,12 +112,8 @@ def check_private_dir(root: Path | str, rel: str) -> bool:
     Every part from ``.memtui`` down is looked at with ``lstat``: a symlink or a non-folder raises
     :class:`UnsafePath` naming it, so nothing under ``.memtui/`` is ever reached through a link.
     """
-    parts = rel.split("/")
-    for i in range(len(parts)):
-        part = "/".join(parts[: i + 1])
-        try:
-            st = os.lstat(os.path.join(root, *parts[: i + 1]))
-        except FileNotFoundError:
+    for part, st in _lstat_down(root, rel.split("/")):
+        if st is None:
             return False
         if stat.S_ISLNK(st.st_mode):
             raise UnsafePath(

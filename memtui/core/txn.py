@@ -199,10 +199,7 @@ class FileSystem:
         of them) and only then given ``mode``; without ``mode`` it stays private."""
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            _write_all(fd, data)
             if mode is not None:
                 os.fchmod(fd, mode)
             os.fsync(fd)
@@ -244,6 +241,13 @@ class FileSystem:
 
 
 fs = FileSystem()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (``os.write`` may write less than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _read(path: str) -> bytes | None:
@@ -1146,9 +1150,7 @@ def append_side_file(root: Path | str, rel: str, line: bytes, timeout: float = L
             if os.fstat(fd).st_nlink != 1:
                 raise UnsafeFolder(f"'{rel}' has other names (a hard link); memtui does not write "
                                    "through it — move it aside")
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view):]
+            _write_all(fd, line)
             os.fsync(fd)
         finally:
             os.close(fd)

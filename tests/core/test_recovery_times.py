@@ -63,6 +63,14 @@ def _steps(make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch) -> tuple[int, s
     return counter.count, _gist(applied)
 
 
+def _aged_merge(make_root: MakeRoot, name: str) -> tuple[Path, dict[str, int], txn.Preview]:
+    """A fresh merge root with old mtimes, those mtimes, and the planned merge."""
+    root = make_root(dict(MERGE_ROOT), name=name)
+    before = _age(root)
+    snapshot = load_root(root)
+    return root, before, txn.plan(snapshot, _merge(snapshot))
+
+
 def _gist(applied: txn.Applied) -> str:
     first = applied.preview.changeset.ops[0]  # a merge creates its gist first
     assert isinstance(first, txn.Create)
@@ -73,10 +81,7 @@ def test_a_crash_at_every_step_of_a_merge_restores_mtimes_and_the_rerun_names_th
         make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch, no_fsync: None) -> None:
     steps, clean_gist = _steps(make_root, monkeypatch)
     for k in range(1, steps):
-        root = make_root(dict(MERGE_ROOT), name=f"merge-{k}")
-        before = _age(root)
-        snapshot = load_root(root)
-        preview = txn.plan(snapshot, _merge(snapshot))
+        root, before, preview = _aged_merge(make_root, f"merge-{k}")
         faults = Faults(monkeypatch, fail_at=k, error=Crash)
         with pytest.raises(Crash):
             txn.commit(preview)
@@ -92,10 +97,7 @@ def test_an_io_error_rollback_restores_mtimes(make_root: MakeRoot, monkeypatch: 
                                               no_fsync: None) -> None:
     steps, _ = _steps(make_root, monkeypatch)
     for k in range(1, steps):
-        root = make_root(dict(MERGE_ROOT), name=f"io-{k}")
-        before = _age(root)
-        snapshot = load_root(root)
-        preview = txn.plan(snapshot, _merge(snapshot))
+        root, before, preview = _aged_merge(make_root, f"io-{k}")
         Faults(monkeypatch, fail_at=k, error=lambda: OSError(errno.EIO, "I/O error"))
         try:
             txn.commit(preview)
