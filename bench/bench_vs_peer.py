@@ -14,6 +14,8 @@ in turn (alternation, so load on a shared machine falls on all of them alike), m
 - ``memtui warm``: the same with the cache of a previous run;
 - each ``--peer 'COMMAND {root}'`` (a shell command; ``{root}`` is replaced).
 
+Every process runs as an installed memtui would, from compiled ``.pyc`` files (whatever
+``PYTHONDONTWRITEBYTECODE`` says here; one untimed run of each variant writes them first).
 Wall-clock medians and the children's CPU time (user + system) are printed, with ratios to the
 read floor and to each peer.  Nothing of a peer is part of this repository: give its command.
 
@@ -139,8 +141,11 @@ def main() -> None:
             cache_dir = base / f"cache-{root.name}"
             env = dict(os.environ, MEMTUI_CACHE_DIR=str(cache_dir), MEMTUI_NO_PRESSURE="1")
             env.pop("MEMTUI_NO_CACHE", None)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from .pyc
             variants: dict[str, list[tuple[float, float]]] = {h: [] for h in head[1:]}
-            run(memtui + [str(root)], env)  # page cache warm for every variant
+            run(memtui + [str(root)], env)  # page cache warm for every variant, .pyc written
+            for peer in args.peer:
+                run(peer.replace("{root}", shlex.quote(str(root))), env)
             for _ in range(args.repeat):
                 variants["python -c pass"].append(run([sys.executable, "-c", "pass"], env))
                 variants["read floor"].append(run([sys.executable, "-c", READ_FLOOR, str(root)], env))

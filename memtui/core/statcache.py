@@ -54,7 +54,15 @@ from .model import (
     decode_bytes,
 )
 from .safepath import check_stored_path
-from .store import MAX_READ_BYTES, Listing, TooLarge, list_root, read_with_stat, snapshot_of
+from .store import (
+    MAX_READ_BYTES,
+    Listing,
+    TooLarge,
+    list_root,
+    read_memory_file,
+    read_with_stat,
+    snapshot_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -246,6 +254,8 @@ def file_findings_cached(
     (which gives one list per file), remembered for the next run."""
     out: list[Finding] = []
     todo: list[MemoryFile] = []
+    if not any(type(f) is CachedFile and f.__dict__.get("_cache") for f in files[:1]):
+        return [found for each in compute(files, structural) for found in each]
     for f in files:
         facet = "base/ffs" if f.path in structural else "base/ff"
         plain = lookup(f, facet)
@@ -264,6 +274,16 @@ def file_findings_cached(
 
 # ------------------------------------------------------------------------ the cache
 
+_PARTS: dict[str, tuple[str, str]] = {}
+
+
+def _parts(facet: str) -> tuple[str, str]:
+    """``"section/name"`` split once per process (facets are looked up per file)."""
+    section, _, name = facet.partition("/")
+    found = _PARTS[facet] = (section, name)
+    return found
+
+
 
 class StatCache:
     """One root's stat cache for one run: load lazily, read files through it, save once."""
@@ -273,6 +293,7 @@ class StatCache:
         self.path = path  # None: disabled (nothing read or written)
         self.clock = clock
         self.since_ns = clock()  # taken before the root is listed: the racy rule's T
+        self._limit = self.since_ns - RACY_NS
         self.hits = 0
         self.reads = 0
         self._raw: dict[str, bytes] = {}
@@ -337,16 +358,17 @@ class StatCache:
         return found
 
     def get(self, facet: str, rel: str, key: Key) -> Any:
-        section, _, name = facet.partition("/")
-        entry = self.section(section).get(rel)
+        section, name = _PARTS.get(facet) or _parts(facet)
+        found = self._sections.get(section)
+        entry = (self.section(section) if found is None else found).get(rel)
         if entry is None or entry[0] != key:
             return None
         return entry[1].get(name)
 
     def put(self, facet: str, rel: str, key: Key, value: Any) -> None:
-        if self.path is None or not self.trusted(key):
-            return
-        section, _, name = facet.partition("/")
+        if self.path is None or key[1] >= self._limit or key[3] >= self._limit:
+            return  # disabled, or too young to keep (the racy rule)
+        section, name = _PARTS.get(facet) or _parts(facet)
         entries = self.section(section)
         entry = entries.get(rel)
         if entry is None or entry[0] != key:
@@ -357,12 +379,14 @@ class StatCache:
 
     def trusted(self, key: Key) -> bool:
         """Whether a file with this key is old enough to be kept (see the racy rule above)."""
-        return max(key[1], key[3]) < self.since_ns - RACY_NS
+        return key[1] < self._limit and key[3] < self._limit
 
     # ---- reading memory files through the cache
 
     def read(self, path: str, rel: str) -> MemoryFile:
         """A memory file: from the cache when its stat key is unchanged, else read and parsed."""
+        if self.path is None:  # disabled: the store's own reader, nothing to keep
+            return read_memory_file(path, rel)
         entry = self.section("base").get(rel)
         if entry is not None:
             st = self._stats.pop(rel, None) or os.stat(path)
@@ -560,14 +584,15 @@ def validate_root(
     findings = validate(snapshot)
     budget = budget_of(snapshot)
     digest = None
-    if indexes is not None:
+    if indexes is not None and cache.path is not None:
         digest = cache.digest(listing, config, [cache.used.get(rel) for rel, _ in listing.memory],
                               indexes)
-    handoff = set(handoff_findings(snapshot.handoff))
-    cache.set_memo("validate", digest, (
-        findings_plain(f for f in findings if f not in handoff and f.rule != "interrupted-change"),
-        astuple(budget),
-        len(snapshot.files),
-    ))
+    if digest is not None:
+        handoff = set(handoff_findings(snapshot.handoff))
+        cache.set_memo("validate", digest, (
+            findings_plain(f for f in findings if f not in handoff and f.rule != "interrupted-change"),
+            astuple(budget),
+            len(snapshot.files),
+        ))
     cache.save()
     return Validation(listing.root, findings, budget, len(snapshot.files), snapshot)
