@@ -307,3 +307,28 @@ def test_another_budget_config_is_another_answer(make_root) -> None:
     assert result.findings == validate(load_root(root, small))
     assert any(f.rule == "budget-lines" for f in result.findings)
     assert validate_root(root, small, clock=aged).findings == result.findings
+
+
+def test_the_pre_hook_decides_alike_with_a_warm_cache(make_root, tmp_path, monkeypatch) -> None:
+    """The pre hook reads the root through the cache (every agent write): its decisions with a
+    warm, aged cache are those without a cache."""
+    from tests.core.test_hooks import call, pre
+
+    root = make_root(ROOT)
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
+    payloads = [
+        (pre("Write", root / "alpha.md", root, content=topic("alpha", body="ghp_" + "a1B2" * 8)), ()),
+        (pre("Write", root / "MEMORY.md", root, content=ROOT["MEMORY.md"] + "- [n](new.md) — x\n"), ()),
+        (pre("Write", root / "gamma.md", root, content=topic("gamma")), ()),
+        (pre("Edit", root / "beta.md", root, old_string="weekly", new_string="monthly",
+             replace_all=False), ("--ask",)),
+    ]
+    monkeypatch.setenv("MEMTUI_NO_CACHE", "1")
+    expected = [call("pre", payload, env, *flags) for payload, flags in payloads]
+    monkeypatch.delenv("MEMTUI_NO_CACHE")
+    opened = StatCache.open.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(StatCache, "open", classmethod(lambda cls, r, clock=aged: opened(cls, r, aged)))
+    for _ in range(2):  # the first run fills the cache, the second reads through it
+        assert [call("pre", payload, env, *flags) for payload, flags in payloads] == expected
+    assert load_cached(root, clock=aged)[1].hits == 4
+    assert any("deny" in out for _, out, _ in expected) and any(out == "" for _, out, _ in expected)
