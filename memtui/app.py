@@ -23,10 +23,13 @@ from textual.worker import get_current_worker
 
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
-from memtui.core.model import BudgetConfig
+from memtui.core import seen
+from memtui.core.model import BudgetConfig, Snapshot
+from memtui.core.seen_store import SeenError
 from memtui.core.store import RootError
 from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
+from memtui.screens.dream import DreamScreen
 from memtui.screens.main import MainScreen
 from memtui.screens.root_picker import RootPickerScreen
 from memtui.screens.merge_review import MergeReviewScreen
@@ -104,6 +107,13 @@ class MemtuiApp(UserActions, App[int]):
             self.workspace = workspace
             self.touched = touched
 
+    class InboxReady(Message):
+        def __init__(self, inbox: seen.Inbox, generation: int, marked: int = -1) -> None:
+            super().__init__()
+            self.inbox = inbox
+            self.generation = generation
+            self.marked = marked  # how many changes a mark-seen took (-1: a plain look)
+
     class Baseline(Message):
         def __init__(self, stamp: int, generation: int) -> None:
             super().__init__()
@@ -131,6 +141,8 @@ class MemtuiApp(UserActions, App[int]):
         self.record_pressure = record_pressure and not read_only
         self.root: Path | None = None
         self.workspace: Workspace | None = None
+        self.inbox: seen.Inbox | None = None
+        self._own_change = False
         self._generation = 0
         self._keep: str | None = None
         self._binding_state: tuple[object, ...] = ()
@@ -331,6 +343,44 @@ class MemtuiApp(UserActions, App[int]):
             return
         self.post_message(self.Applied(writer.Outcome(True, f"rejected {a} ⇄ {b}; not proposed again")))
 
+    @work(thread=True, exclusive=True, group="inbox", description="inbox worker")
+    def _inbox_worker(self, snapshot: Snapshot, generation: int, mark: tuple[str, ...] | bool) -> None:
+        """Look at what changed outside memtui (the first look seeds the baseline); ``mark``
+        takes those paths (True: every change) as seen first."""
+        try:
+            marked = -1
+            if mark is not False:
+                marked = seen.mark_seen(snapshot, None if mark is True else mark)
+            inbox = seen.inbox(snapshot, persist=not self.read_only)
+        except (SeenError, OSError) as exc:
+            self.post_message(self.Failed(f"the inbox is unavailable: {exc}", "warning"))
+            return
+        self.post_message(self.InboxReady(inbox, generation, marked))
+
+    def on_memtui_app_inbox_ready(self, message: InboxReady) -> None:
+        if message.generation != self._generation:
+            return
+        self.inbox = message.inbox
+        self.main.show_inbox(message.inbox)
+        if message.marked >= 0:
+            self.notify(f"marked {message.marked} change{'s' if message.marked != 1 else ''} as seen",
+                        timeout=3)
+        self._refresh_binding_state()
+
+    def mark_seen(self, paths: tuple[str, ...] | None) -> None:
+        """Take the selected change (``paths``), or every change (None), as seen."""
+        workspace = self.workspace
+        if workspace is not None and workspace.complete:
+            self._inbox_worker(workspace.snapshot, self._generation, True if paths is None else paths)
+
+    def open_dream(self) -> None:
+        """The Dream screen on the folder as it is now."""
+        workspace = self.workspace
+        if workspace is None or not workspace.complete:
+            self.notify("still reading the folder", timeout=2)
+            return
+        self.push_screen(DreamScreen(workspace))
+
     # ------------------------------------------------------------------ worker results
 
     def on_memtui_app_loaded(self, message: Loaded) -> None:
@@ -355,6 +405,9 @@ class MemtuiApp(UserActions, App[int]):
         main.show_workspace(workspace, self.read_only)
         if workspace.complete:
             main.set_busy("")
+            if not self._own_change:  # memtui's own changes are never news: no new look
+                self._inbox_worker(workspace.snapshot, self._generation, False)
+            self._own_change = False
             if self._keep:
                 self._select_everywhere(self._keep)
                 self._keep = None
@@ -415,6 +468,7 @@ class MemtuiApp(UserActions, App[int]):
             return
         self._generation += 1
         self._keep = message.select or self.main.selected_path()
+        self._own_change = True
         self.post_message(self.Loaded(message.workspace, self._generation))
         self._rescore_worker(message.workspace, message.touched, self._generation)
 

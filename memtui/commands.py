@@ -256,6 +256,25 @@ def _clear_marks_why_not(s: Situation) -> str | None:
     return None if s.marked else "nothing is marked (space marks a file, * every file shown)"
 
 
+def _mark_seen_why_not(s: Situation) -> str | None:
+    if s.view != "inbox":
+        return "marking seen applies to the Inbox view (6)"
+    return None if s.app.main.selected_change() is not None else "no change selected"
+
+
+def _mark_all_seen_why_not(s: Situation) -> str | None:
+    if s.view != "inbox":
+        return "marking seen applies to the Inbox view (6)"
+    inbox = s.app.inbox
+    return None if inbox is not None and inbox.changes else "nothing changed since the last look"
+
+
+def _run_mark_seen(app: MemtuiApp, s: Situation) -> None:
+    change = app.main.selected_change()
+    if change is not None:
+        app.mark_seen((change.path,))
+
+
 def _switch_why_not(s: Situation) -> str | None:
     return None if len(s.app.roots) > 1 else "only one memory root was found"
 
@@ -451,6 +470,19 @@ COMMANDS: tuple[Command, ...] = (
             "Type the path you work in: entries that do not apply there (another scope, stale, "
             "superseded, archived) dim with the reason beside; an empty path clears it.", VIEWS,
             lambda app, s: app.ask_scope()),
+    Command("show_inbox", "6", "Inbox",
+            "What changed outside memtui since the last look, newest first, with diffs and the "
+            "findings each change brought.", VIEWS, _show("inbox")),
+    Command("mark_seen", "n", "Mark seen",
+            "Take the selected change of the Inbox as seen.", CHANGE, _run_mark_seen,
+            _mark_seen_why_not, writes=True),
+    Command("mark_all_seen", "N", "Mark all seen",
+            "Take every change of the Inbox as seen.", CHANGE,
+            lambda app, s: app.mark_seen(None), _mark_all_seen_why_not, writes=True),
+    Command("dream", "D", "Dream",
+            "One maintenance pass as a checklist: archive, merge, supersede, move index history "
+            "out, rebuild; the checked items are gated and applied as one change.", CHANGE,
+            lambda app, s: app.open_dream(), writes=True),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda app, s: app.pick_root(), _switch_why_not, anywhere=True),
     Command("reload_root", "ctrl+r", "Reload", "Read the folder again from disk.", APP,

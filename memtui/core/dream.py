@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Callable, Collection, Iterable
+from typing import Callable, Collection, Iterable, Sequence
 
 from .changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
 from .consolidate import clusters_of, scan
@@ -333,12 +333,16 @@ def _with(item: DreamItem, **changes: object) -> DreamItem:
 
 def compose(dream: DreamPlan, selected: Iterable[int]) -> Changeset:
     """The selected items as one changeset, each built on the result of the ones before it."""
-    chosen = sorted(set(selected))
-    state = dream.snapshot
+    return compose_items(dream.snapshot, [dream.items[i] for i in sorted(set(selected))])
+
+
+def compose_items(snapshot: Snapshot, items: Sequence[DreamItem]) -> Changeset:
+    """Items (in plan order) as one changeset on ``snapshot`` — a builder the app can plan again
+    on the folder as it is when the change is made."""
+    state = snapshot
     ops: list[Operation] = []
     done: list[str] = []
-    for position in chosen:
-        item = dream.items[position]
+    for item in items:
         try:
             changeset = item.build(state)
         except NothingToRebuild:
@@ -351,8 +355,7 @@ def compose(dream: DreamPlan, selected: Iterable[int]) -> Changeset:
     if not ops:
         raise VerbError("nothing to do: no item selected")
     counts = ", ".join(f"{done.count(kind)} {kind}" for kind in KINDS if kind in done)
-    changeset = Changeset("dream", f"dream: {counts}", tuple(ops))
-    return changeset
+    return Changeset("dream", f"dream: {counts}", tuple(ops))
 
 
 def item_diff(dream: DreamPlan, position: int, selected: Iterable[int] = ()) -> str:

@@ -30,6 +30,7 @@ from .model import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_byte
 from .seen_store import (
     Location,
     Seen,
+    SeenError,
     SeenState,
     describe,
     load_state,
@@ -81,6 +82,7 @@ class Inbox:
     in_cache: bool  # the root cannot be written: the baseline is in the user's cache
     tracked: int  # files in the baseline
     quarantined: tuple[str, ...] = ()  # stored paths refused as not plain paths inside the root
+    note: str = ""  # e.g. no baseline yet and none may be written
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -341,20 +343,27 @@ def _open(snapshot: Snapshot, in_root: bool | None) -> tuple[Location, SeenState
     return loc, load_state(loc)
 
 
-def inbox(snapshot: Snapshot, *, in_root: bool | None = None) -> Inbox:
-    """The changes made outside memtui since the last look (the first look seeds the baseline)."""
+def inbox(snapshot: Snapshot, *, in_root: bool | None = None, persist: bool = True) -> Inbox:
+    """The changes made outside memtui since the last look (the first look seeds the baseline).
+
+    With ``persist`` False nothing is written (the app's ``--read-only``): no baseline is
+    seeded, and memtui's own changes are skipped in memory only.
+    """
     loc, state = _open(snapshot, in_root)
+    if state is None and not persist:
+        return Inbox(snapshot.root, (), (), False, describe(loc.folder), not loc.in_root, 0,
+                     note="no baseline yet: memtui remembers what it has seen once it may write")
     if state is None:
         seq = max((r.seq for r in list_records(snapshot.root)), default=0)
         stored = _store_now(loc, snapshot, seq, _now())
         return Inbox(snapshot.root, (), (), True, describe(loc.folder), not loc.in_root, len(stored.files))
     blobs: dict[str, bytes] = {}
     advanced = advance(snapshot.root, state, blobs)
-    if advanced is not state:  # keep memtui's own changes out of the news for good
+    if advanced is not state and persist:  # keep memtui's own changes out of the news for good
         try:
             save_state(loc, {p: (s.sha256, s.size) for p, s in advanced.files.items()}, blobs,
                        advanced.journal_seq, advanced.seeded)
-        except OSError:
+        except (OSError, SeenError):
             pass  # the comparison below still uses the advanced baseline
         advanced = load_state(loc) or advanced
     changes, fresh = compare(snapshot, loc, advanced)

@@ -1,4 +1,4 @@
-"""The main screen: the five views as tabs over a status line and a short footer."""
+"""The main screen: the six views as tabs over a status line and a short footer."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 from memtui.commands import bindings
 from memtui.core.model import Finding
 from memtui.core.scopes import Applicability, applicability, stale_reasons
+from memtui.core.seen import Change, Inbox
 from memtui.services.scoring import Proposal
 from memtui.services.workspace import Workspace
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.files_view import FilesView
+from memtui.widgets.inbox_view import InboxView
 from memtui.widgets.problems_view import ProblemsView
 from memtui.widgets.row_list import RowList
 from memtui.widgets.staleness_view import StalenessView
@@ -21,13 +23,14 @@ from memtui.widgets.status_line import StatusLine
 from memtui.widgets.view import View
 from memtui.widgets.working_set_view import WorkingSetView
 
-VIEWS = ("working", "problems", "files", "staleness", "consolidate")
+VIEWS = ("working", "problems", "files", "staleness", "consolidate", "inbox")
 VIEW_TITLES = {
     "working": "Working set",
     "problems": "Problems",
     "files": "Files",
     "staleness": "Staleness",
     "consolidate": "Consolidate",
+    "inbox": "Inbox",
 }
 
 
@@ -58,7 +61,7 @@ def empty_message(workspace: Workspace, read_only: bool = False) -> str:
 
 
 class MainScreen(Screen[None]):
-    """Working set, Problems, Files, Staleness, Consolidate; the app drives them."""
+    """Working set, Problems, Files, Staleness, Consolidate, Inbox; the app drives them."""
 
     BINDINGS = bindings()  # type: ignore[assignment]
 
@@ -83,6 +86,8 @@ class MainScreen(Screen[None]):
                 yield StalenessView(id="view-staleness")
             with TabPane(VIEW_TITLES["consolidate"], id="consolidate"):
                 yield ConsolidateView(id="view-consolidate")
+            with TabPane(VIEW_TITLES["inbox"], id="inbox"):
+                yield InboxView(id="view-inbox")
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
@@ -164,6 +169,15 @@ class MainScreen(Screen[None]):
         for row_list in self.query(RowList):
             row_list.set_marks(marks)
         self.query_one(StatusLine).marked = len(marks)
+
+    def show_inbox(self, inbox: Inbox) -> None:
+        """The changes made outside memtui since the last look: the Inbox tab and its count."""
+        count = len(inbox.changes)
+        self.query_one(TabbedContent).get_tab("inbox").label = f"Inbox {count}" if count else "Inbox"
+        self.query_one(InboxView).show_inbox(inbox)
+
+    def selected_change(self) -> Change | None:
+        return self.query_one(InboxView).selected_change()
 
     def set_busy(self, text: str) -> None:
         self.query_one(StatusLine).busy = text

@@ -1,0 +1,242 @@
+"""The Dream screen: one maintenance pass as a checklist, gated as a whole, applied as one change.
+
+The plan (:func:`memtui.core.dream.plan_dream`) is built in a worker.  Each item is a checkbox
+(``space`` toggles; all on except those that wait for a person); the right side shows the
+highlighted item's diff, built on the items checked before it, and the validator's verdict on
+the whole checked set, recomputed in a worker whenever a box changes.  ``a`` applies the checked
+set as ONE changeset through the app's writer (one journal record, one ``u``).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from memtui.core import dream
+from memtui.core.changeset import VerbError
+from memtui.core.consolidate import read_rejected
+from memtui.core.dream import DreamItem, DreamPlan
+from memtui.core.plan import Preview
+from memtui.services.writer import Request
+from memtui.services.workspace import Workspace
+from memtui.widgets.diff_view import DiffView
+
+
+
+def item_prompt(item: DreamItem) -> Text:
+    """A checklist line: kind, files, and why it waits (if it does)."""
+    text = Text()
+    text.append(f"{item.kind:<9}", style="bold")
+    shown = ", ".join(item.paths[:3]) + (f" +{len(item.paths) - 3}" if len(item.paths) > 3 else "")
+    text.append(shown)
+    if item.note:
+        text.append(f"  — {item.note}", style="italic")
+    return text
+
+
+def verdict_text(preview: Preview | None, count: int, error: str = "") -> Text:
+    """The gate's word on the checked set, in one or a few lines."""
+    text = Text()
+    if error:
+        text.append("✖ ", style="bold")
+        text.append(error)
+    elif preview is None:
+        text.append(f"{count} item{'s' if count != 1 else ''} checked: nothing to apply")
+    elif preview.accepted:
+        text.append("✔ ", style="bold")
+        text.append(f"the validator accepts the {count} checked item{'s' if count != 1 else ''} "
+                    "as one change · a applies · u undoes it afterwards")
+    else:
+        text.append("✖ refused: ", style="bold")
+        text.append(preview.refusal_message().removeprefix("refused by the validator — "))
+    return text
+
+
+class DreamScreen(Screen[None]):
+    """Plan, review and apply one dream pass over the open root."""
+
+    BINDINGS = [
+        Binding("a", "apply", "Apply checked", show=True),
+        Binding("escape,q", "close", "Close", show=True),
+    ]
+
+    DEFAULT_CSS = """
+    DreamScreen #dream-body { height: 1fr; }
+    DreamScreen #dream-items { width: 2fr; height: 1fr; }
+    DreamScreen #dream-side { width: 3fr; height: 1fr; border-left: solid $foreground 30%; }
+    DreamScreen #dream-reason { height: auto; max-height: 8; padding: 0 1; }
+    DreamScreen #dream-diff { height: 1fr; padding: 0 1; }
+    DreamScreen #dream-verdict { height: auto; padding: 0 1; background: $boost; }
+    """
+
+    class Planned(Message):
+        def __init__(self, plan: DreamPlan | None, error: str = "") -> None:
+            super().__init__()
+            self.plan = plan
+            self.error = error
+
+    class Judged(Message):
+        def __init__(self, selected: frozenset[int], preview: Preview | None, error: str = "") -> None:
+            super().__init__()
+            self.selected = selected
+            self.preview = preview
+            self.error = error
+
+    class Diffed(Message):
+        def __init__(self, position: int, diff: str) -> None:
+            super().__init__()
+            self.position = position
+            self.diff = diff
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.plan: DreamPlan | None = None
+        self.preview: Preview | None = None
+        self.judged: frozenset[int] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Dream — one maintenance pass: planning…", id="dream-title", classes="list-header")
+            with Horizontal(id="dream-body"):
+                yield SelectionList[int](id="dream-items")
+                with Vertical(id="dream-side"):
+                    yield Static(id="dream-reason")
+                    yield DiffView("", id="dream-diff")
+            yield Static(id="dream-verdict")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#dream-items").loading = True
+        self._plan_worker(self.workspace)
+
+    # ------------------------------------------------------------------ workers
+
+    @work(thread=True, exclusive=True, group="dream-plan", description="dream plan worker")
+    def _plan_worker(self, workspace: Workspace) -> None:
+        now = getattr(self.app, "now", None)
+        try:
+            plan = dream.plan_dream(workspace.snapshot, now, rejected=read_rejected(Path(workspace.root)),
+                                    cache=workspace.cache)
+        except Exception as exc:  # a planning bug must not take the app down
+            self.post_message(self.Planned(None, f"could not plan: {exc}"))
+            return
+        self.post_message(self.Planned(plan))
+
+    @work(thread=True, exclusive=True, group="dream-verdict", description="dream verdict worker")
+    def _judge_worker(self, plan: DreamPlan, selected: frozenset[int]) -> None:
+        if not selected:
+            self.post_message(self.Judged(selected, None))
+            return
+        try:
+            preview = dream.preview(plan, selected)
+        except VerbError as exc:
+            message = str(exc)
+            self.post_message(self.Judged(selected, None, "" if message.startswith("nothing to do") else message))
+            return
+        self.post_message(self.Judged(selected, preview))
+
+    @work(thread=True, exclusive=True, group="dream-diff", description="dream diff worker")
+    def _diff_worker(self, plan: DreamPlan, position: int, selected: frozenset[int]) -> None:
+        item = plan.items[position]
+        diff = item.diff if item.checked and selected == plan.default else dream.item_diff(plan, position, selected)
+        self.post_message(self.Diffed(position, diff))
+
+    # ------------------------------------------------------------------ results
+
+    @property
+    def items_list(self) -> SelectionList[int]:
+        return self.query_one("#dream-items", SelectionList)
+
+    @property
+    def selected(self) -> frozenset[int]:
+        return frozenset(self.items_list.selected)
+
+    def on_dream_screen_planned(self, message: Planned) -> None:
+        items = self.items_list
+        items.loading = False
+        title = self.query_one("#dream-title", Static)
+        if message.plan is None:
+            title.update(f"Dream — {message.error}")
+            return
+        plan = self.plan = message.plan
+        if not plan.items:
+            title.update("Dream — nothing to do: the folder needs no maintenance · esc closes")
+            return
+        waiting = len(plan.waiting)
+        title.update(f"Dream — {len(plan.items)} items, {len(plan.default)} checked"
+                     + (f", {waiting} waiting for you" if waiting else "")
+                     + " · space toggles · a applies the checked items as one change · esc closes")
+        items.add_options([Selection(item_prompt(item), i, item.checked) for i, item in enumerate(plan.items)])
+        items.highlighted = 0
+        items.focus()
+        self._judge_worker(plan, self.selected)
+        self._show_item(0)
+
+    def on_dream_screen_judged(self, message: Judged) -> None:
+        if message.selected != self.selected:
+            return  # a newer toggle is being judged
+        self.preview, self.judged = message.preview, message.selected
+        self.query_one("#dream-verdict", Static).update(
+            verdict_text(message.preview, len(message.selected), message.error))
+
+    def on_dream_screen_diffed(self, message: Diffed) -> None:
+        if message.position == self.items_list.highlighted:
+            self.query_one("#dream-diff", DiffView).set_items(message.diff.splitlines())
+
+    def _show_item(self, position: int | None) -> None:
+        plan = self.plan
+        if plan is None or position is None:
+            return
+        item = plan.items[position]
+        reason = Text(item.reason)
+        if item.note:
+            reason.append(f"\n{item.note}", style="italic")
+        for line in item.evidence:
+            reason.append(f"\n· {line}", style="dim")
+        self.query_one("#dream-reason", Static).update(reason)
+        self.query_one("#dream-diff", DiffView).set_items(["building the diff…"])
+        self._diff_worker(plan, position, self.selected)
+
+    @on(SelectionList.SelectionHighlighted, "#dream-items")
+    def _on_highlighted(self, event: SelectionList.SelectionHighlighted) -> None:
+        self._show_item(event.selection_index)
+
+    @on(SelectionList.SelectedChanged, "#dream-items")
+    def _on_toggled(self) -> None:
+        if self.plan is None:
+            return
+        self.query_one("#dream-verdict", Static).update("asking the validator…")
+        self._judge_worker(self.plan, self.selected)
+        self._show_item(self.items_list.highlighted)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_apply(self) -> None:
+        plan, selected = self.plan, self.selected
+        if plan is None or not selected:
+            self.notify("nothing checked to apply", severity="warning", timeout=3)
+            return
+        if self.judged != selected or self.preview is None:
+            self.notify("the validator is still judging the checked items", timeout=2)
+            return
+        if not self.preview.accepted:
+            self.notify("the validator refuses the checked items; uncheck what it names",
+                        severity="error", timeout=4)
+            return
+        chosen = tuple(plan.items[i] for i in sorted(selected))
+        self.dismiss(None)
+        self.app.run_change(Request(partial(dream.compose_items, items=chosen)))  # type: ignore[attr-defined]
+
+    def action_close(self) -> None:
+        self.dismiss(None)

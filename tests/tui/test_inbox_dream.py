@@ -1,0 +1,67 @@
+"""The app's Inbox view and Dream screen, driven with Pilot on a copy of the demo."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memtui.core.journal import list_records
+from memtui.screens.dream import DreamScreen
+from memtui.widgets.inbox_view import InboxView
+from tests.tui.tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+
+
+async def test_inbox_lists_outside_changes_and_marks_them_seen(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.inbox is not None and app.inbox.seeded
+        path = demo_root / "feedback_small_prs.md"
+        path.write_bytes(path.read_bytes() + b"Also: one reviewer per PR.\n")
+        (demo_root / "lesson_minio_etag_quirk.md").rename(demo_root / "lesson_minio_etags.md")
+        await press(pilot, "ctrl+r")
+        await press(pilot, "6")
+        assert app.main.active_view_name == "inbox"
+        assert str(app.main.query_one("#views").get_tab("inbox").label) == "Inbox 2"
+        view = app.main.query_one(InboxView)
+        kinds = {(c.kind, c.path) for c in view.inbox.changes}
+        assert kinds == {("changed", "feedback_small_prs.md"), ("renamed", "lesson_minio_etags.md")}
+        await press(pilot, "n")  # the selected (newest) change
+        assert len(app.inbox.changes) == 1
+        await press(pilot, "N")
+        assert app.inbox.changes == ()
+        assert str(app.main.query_one("#views").get_tab("inbox").label) == "Inbox"
+
+
+async def test_dream_untoggle_one_apply_then_undo(demo_root: Path) -> None:
+    original = digest(demo_root)
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.plan is not None
+        plan = screen.plan
+        checked = sorted(plan.default)
+        assert len(checked) >= 2
+        merge_at = next(i for i in checked if plan.items[i].kind == "merge")
+        for _ in range(merge_at):
+            await press(pilot, "down")
+        await press(pilot, "space")  # untoggle the merge
+        assert screen.selected == plan.default - {merge_at}
+        assert screen.judged == screen.selected and screen.preview is not None and screen.preview.accepted
+        await press(pilot, "a")
+        assert not isinstance(app.screen, DreamScreen)
+        assert len(list_records(demo_root)) == 1
+        merged = plan.items[merge_at].paths
+        assert all((demo_root / p).exists() for p in merged)  # the untoggled item was not applied
+        assert digest(demo_root) != original
+        await press(pilot, "u")
+        assert digest(demo_root) == original
