@@ -86,11 +86,27 @@ async def refused(pilot: Any) -> None:
     await pilot.press("P")
 
 
+async def inbox(pilot: Any) -> None:
+    """An outside edit, a new file and a rename since the first look, then the Inbox view."""
+    root = pilot.app.root
+    lessons = root / "feedback_small_prs.md"
+    lessons.write_bytes(lessons.read_bytes() + b"Also: one reviewer per PR, two for migrations.\n")
+    (root / "lesson_minio_etag_quirk.md").rename(root / "lesson_minio_etags.md")
+    (root / "lesson_registry_mirror_auth.md").write_text(
+        "---\nname: Registry mirror auth\ndescription: mirrors need a robot token\ntype: project\n---\n\n"
+        "Pull-through mirrors authenticate with a robot token, not the admin session.\n", encoding="utf-8")
+    for key in ("ctrl+r", "6", "down"):
+        await pilot.press(key)
+        await settle(pilot)
+
+
 SHOTS: list[tuple[str, Callable[[Path], Path], Callable[[Any], Awaitable[None]]]] = [
     ("main.svg", demo_copy, keys()),
     ("staleness.svg", demo_copy, keys("4")),
     ("merge-review.svg", demo_copy, keys("5", "m")),
     ("refused-change.svg", over_budget, refused),
+    ("inbox.svg", demo_copy, inbox),
+    ("dream.svg", demo_copy, keys("D", "down")),
 ]
 
 
@@ -98,12 +114,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "screenshots"))
     parser.add_argument("--size", default="140x42", help="terminal WIDTHxHEIGHT")
+    parser.add_argument("--only", nargs="*", metavar="NAME", help="only these shots (e.g. inbox.svg)")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.lower().split("x"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     os.environ["MEMTUI_NO_PRESSURE"] = "1"
     for name, make, steps in SHOTS:
+        if args.only and name not in args.only:
+            continue
         with tempfile.TemporaryDirectory(prefix="memtui-shot-") as tmp:
             cwd = os.getcwd()
             os.chdir(tmp)  # the status line shows the root relative to here: "memory"
