@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 from memtui.core.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.widgets.inbox_view import InboxView
-from tests.tui.tui_support import demo_root, digest, make_app, press, settle  # noqa: F401
+from tui_support import digest, make_app, press, settle
 
 
 @pytest.fixture(autouse=True)
