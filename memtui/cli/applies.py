@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from .common import EXIT_OK, UsageError, console, esc, print_json, rel_root
+from .common import EXIT_OK, Subparsers, UsageError, console, esc, print_json, rel_root
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "applies",
         help="list the memories that apply to work at PATH, and why the others do not",

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from .common import EXIT_OK, EXIT_USAGE, budget_config, console, err_console, esc, print_json
+from .common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    Subparsers,
+    budget_config,
+    console,
+    err_console,
+    esc,
+    print_json,
+)
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "changes",
         help="list what changed outside memtui since the last look",

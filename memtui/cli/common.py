@@ -8,10 +8,15 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 if TYPE_CHECKING:  # Rich loads only when something is printed through it
     from rich.console import Console
+
+    from memtui.core.model import BudgetConfig
+
+#: what ``add_subparsers`` returns: each subcommand module's ``register`` adds its parsers to it
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -156,7 +161,7 @@ def positive_int(text: str) -> int:
     return value
 
 
-def budget_config(args: argparse.Namespace) -> Any:
+def budget_config(args: argparse.Namespace) -> BudgetConfig:
     """The caps and loader profile of the command line (a :class:`UsageError` for a bad config)."""
     from memtui.core.model import BudgetConfig
 

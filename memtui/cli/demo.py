@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from .common import EXIT_OK, UsageError, console
+from .common import EXIT_OK, Subparsers, UsageError, console
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="write a copy of the bundled demo project and its memory folder",

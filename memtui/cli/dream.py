@@ -14,6 +14,7 @@ from typing import Any
 from .common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Subparsers,
     add_budget_options,
     budget_config,
     console,
@@ -22,7 +23,7 @@ from .common import (
 )
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "dream",
         help="plan one maintenance pass (archive, merge, supersede, history, rebuild)",

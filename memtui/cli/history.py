@@ -8,13 +8,12 @@ verbs: 0 done, 1 refused or nothing to undo/redo, 2 a mistake to fix.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from .common import EXIT_OK, budget_config, console, esc, positive_int, print_json
+from .common import EXIT_OK, Subparsers, budget_config, console, esc, positive_int, print_json
 from .verbs import Exit, add_common, changing, finish, open_root, root_of_path
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     for name, help_text in (
         ("undo", "undo the newest change (through the validator)"),
         ("redo", "redo the most recently undone change"),

@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
     from typing import Any, BinaryIO, TextIO
 
+    from .common import Subparsers
+
 RUNNERS = ("pre", "stop", "session-start")
 SCOPE_HELP = "user (~/.claude/settings.json), project (.claude/settings.json) or local " \
              "(.claude/settings.local.json)"
@@ -247,7 +249,7 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
 # ---------------------------------------------------------------- install, uninstall, status
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     hook = subparsers.add_parser(
         "hook",
         help="Claude Code hooks that guard memory writes (install, status, and the hooks)",

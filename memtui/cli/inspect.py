@@ -11,6 +11,7 @@ from typing import Any
 from .common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Subparsers,
     UsageError,
     add_budget_options,
     budget_config,
@@ -26,7 +27,7 @@ from .common import (
 NO_RECORD_ENV = "MEMTUI_NO_PRESSURE"
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     validate = subparsers.add_parser(
         "validate",
         help="check roots against every rule; exit 1 on errors",

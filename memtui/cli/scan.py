@@ -12,6 +12,7 @@ from typing import Any
 from .common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Subparsers,
     UsageError,
     add_loader_option,
     budget_config,
@@ -27,7 +28,7 @@ DEFAULT_LIMIT = 40
 SHARED_SHOWN = 3
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "scan",
         help="propose near-duplicate files to merge and contradictions to supersede",

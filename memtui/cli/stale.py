@@ -14,6 +14,7 @@ from typing import Any
 from .common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Subparsers,
     UsageError,
     add_loader_option,
     budget_config,
@@ -35,7 +36,7 @@ _CLASS_LABEL = {
 }
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "stale",
         help="score every memory file for staleness, highest first",

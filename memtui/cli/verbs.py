@@ -15,12 +15,13 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from .common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    Subparsers,
     UsageError,
     add_budget_options,
     budget_config,
@@ -33,7 +34,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from memtui.core.changeset import Changeset
-    from memtui.core.model import Snapshot
+    from memtui.core.model import BudgetConfig, Snapshot
     from memtui.core.txn import Preview
 
 Build = Callable[["Snapshot", argparse.Namespace], "Changeset"]
@@ -56,7 +57,7 @@ def _files(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="memory files (paths, or relative to --root)")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     specs: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
         ("pin", "pin files: pinned: true, and an entry in the Pinned block", _files),
         ("unpin", "unpin files: the entry moves to the top of Recent", _files),
@@ -280,7 +281,7 @@ def _refused(args: argparse.Namespace, preview: Preview) -> int:
     return EXIT_FINDINGS
 
 
-def open_root(root: Path, config: Any) -> Snapshot:
+def open_root(root: Path, config: BudgetConfig) -> Snapshot:
     """Finish any interrupted change (saying which paths it left alone), then load the root."""
     from memtui.core import txn
     from memtui.core.store import load_root

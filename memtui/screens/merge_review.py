@@ -51,26 +51,27 @@ def side_table(rows: Sequence[SideRow], left_name: str, right_name: str,
     table.add_column(f"− {left_name}", ratio=1, overflow="fold")
     table.add_column(f"+ {right_name}", ratio=1, overflow="fold")
     for row in rows:
-        marker = MARKERS[row.kind]
-        left = Text()
-        right = Text()
-        if row.left is not None:
-            left = Text(f"{marker if row.kind != 'right' else ' '} {row.left}")
-            if row.kind in ("left", "changed"):
-                left.stylize(removed)
-            for start, end in row.left_spans:
-                left.stylize("bold reverse", start + 2, end + 2)
-        if row.right is not None:
-            right = Text(f"{marker if row.kind != 'left' else ' '} {row.right}")
-            if row.kind in ("right", "changed"):
-                right.stylize(added)
-            for start, end in row.right_spans:
-                right.stylize("bold reverse", start + 2, end + 2)
+        left = _side(row, row.left, row.left_spans, "left", removed)
+        right = _side(row, row.right, row.right_spans, "right", added)
         if row.kind == "same":
             left.stylize(same)
             right.stylize(same)
         table.add_row(left, right)
     return table
+
+
+def _side(row: SideRow, line: str | None, spans: Sequence[tuple[int, int]], side: str,
+          style: Style | str) -> Text:
+    """One column of a row: the marker, the line in its side's style, differences bold."""
+    if line is None:
+        return Text()
+    other = "right" if side == "left" else "left"
+    text = Text(f"{MARKERS[row.kind] if row.kind != other else ' '} {line}")
+    if row.kind in (side, "changed"):
+        text.stylize(style)
+    for start, end in spans:
+        text.stylize("bold reverse", start + 2, end + 2)
+    return text
 
 
 class SideBySide(Static):

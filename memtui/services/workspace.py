@@ -333,16 +333,22 @@ def workspace_of(
     """
     budget = budget_of(snapshot)
     coverage = coverage_of(snapshot)
+    return _complete(snapshot, budget, coverage, file_rows(snapshot, coverage, budget.cut_line),
+                     cache, pressure)
+
+
+def _complete(snapshot: Snapshot, budget: Budget, coverage: Coverage, rows: tuple[FileRow, ...],
+              cache: FindingsCache | None, pressure: tuple[Mapping[str, object], ...]) -> Workspace:
+    """A complete workspace from its parts; the findings come from ``cache`` (built if stale)."""
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
-    findings = tuple(cache.findings)
     return Workspace(
         root=Path(snapshot.root),
         snapshot=snapshot,
         budget=budget,
         working_set=working_set_of(snapshot.index, snapshot.files, budget, coverage),
-        findings=findings,
-        files=file_rows(snapshot, coverage, budget.cut_line),
+        findings=tuple(cache.findings),
+        files=rows,
         coverage=coverage,
         pressure=pressure,
         complete=True,
@@ -378,23 +384,9 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
         if memory_file is not None:
             rows[path] = _row(path, memory_file, _how(path, direct, archived, coverage, budget.cut_line))
     ordered = tuple(rows[p] for p in snapshot.files if p in rows)
-    if cache is None or cache.snapshot is not snapshot:
-        cache = findings_cache(snapshot)
-    findings = tuple(cache.findings)
-    return Workspace(
-        root=previous.root,
-        snapshot=snapshot,
-        budget=budget,
-        working_set=working_set_of(snapshot.index, snapshot.files, budget, coverage),
-        findings=findings,
-        files=ordered,
-        coverage=coverage,
-        pressure=previous.pressure,
-        complete=True,
-        staleness=previous.staleness,
-        candidates=previous.candidates,
-        cache=cache,
-    )
+    after = _complete(snapshot, budget, coverage, ordered, cache, previous.pressure)
+    return replace(after, root=previous.root, staleness=previous.staleness,
+                   candidates=previous.candidates)
 
 
 def full_workspace(

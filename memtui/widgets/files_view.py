@@ -93,10 +93,6 @@ class FilesView(ListView[FileRow]):
     def file_list(self) -> FileList:
         return self.query_one("#files-list", FileList)
 
-    def selected_path(self) -> str | None:
-        row = self.highlighted
-        return row.path if row is not None else None
-
     def shown_paths(self) -> list[str]:
         return self.file_list.shown_paths()
 

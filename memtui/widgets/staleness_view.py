@@ -82,10 +82,6 @@ class StalenessView(ListView[StalenessResult]):
     def stale_list(self) -> StaleList:
         return self.query_one("#stale-list", StaleList)
 
-    def selected_path(self) -> str | None:
-        row = self.highlighted
-        return row.path if row is not None else None
-
     def select_path(self, path: str) -> bool:
         return self.row_list.select_key(path)
 

@@ -144,6 +144,10 @@ class ListView(View, Generic[T]):
     def preview(self) -> Preview | None:
         return self.query_one(f"#{self.PREVIEW_ID}", Preview) if self.PREVIEW_ID else None
 
+    def selected_path(self) -> str | None:
+        item = self.highlighted
+        return self.row_list.item_path(item) if item is not None else None
+
     def panes(self) -> list[Widget]:
         preview = self.preview
         return [self.row_list, *([preview] if preview is not None else [])]
