@@ -36,7 +36,7 @@ from .seen_store import (
     load_state,
     location,
     plain_relative,
-    read_copy,
+    read_copies,
     save_state,
     sha256,
 )
@@ -278,10 +278,8 @@ def compare(snapshot: Snapshot, loc: Location, state: SeenState) -> tuple[list[C
     renamed_old = {old for old, _ in renames}
     renamed_new = {new for _, new in renames}
 
-    old_bytes: dict[str, bytes | None] = {}
-    for path in changed + removed:
-        seen = base[path]
-        old_bytes[path] = read_copy(loc, seen.sha256) if seen.copy else None
+    kept = read_copies(loc, state, (base[p].sha256 for p in changed + removed if base[p].copy))
+    old_bytes: dict[str, bytes | None] = {p: kept.get(base[p].sha256) for p in changed + removed}
     # the root as seen: copies where they are kept, today's bytes where only a hash is
     then = {p: current[p] for p in now if p not in added}
     for path, data in old_bytes.items():

@@ -4,17 +4,20 @@ Layout (``<root>/.memtui/seen/``, or for a root memtui cannot write, a folder pe
 the user's cache: ``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui``, else
 ``~/.cache/memtui``, then ``seen/<hash of the root's real path>``):
 
-- ``state.json`` — ``{"version": 1, "journal_seq", "seeded", "files": {path: {"sha256", "size",
-  "copy"}}}``: every tracked file's hash, and whether a copy is kept;
-- ``objects/<sha256>.z`` — a zlib-compressed copy of a file's bytes, content-addressed (a renamed
-  file costs nothing), only for files up to :data:`COPY_LIMIT` bytes and only while all copies
-  together stay under :data:`STORE_CAP` compressed bytes (smallest files first; the rest are
-  kept by hash only).  Objects no state refers to are removed at every save.
+- ``state.json`` — ``{"version": 2, "journal_seq", "seeded", "files": {path: {"sha256", "size",
+  "copy"}}, "pack", "copies"}``: every tracked file's hash, and whether a copy is kept;
+- ``copies-<random>.pack`` — zlib-compressed copies of file bytes, one after the other, each
+  found by its hash through ``state.json``'s ``"copies": {sha256: [offset, length]}`` (a
+  renamed file costs nothing); only files up to :data:`COPY_LIMIT` bytes get one, and only while
+  all copies together stay under :data:`STORE_CAP` compressed bytes (smallest files first; the
+  rest are kept by hash only).  Every save writes a new pack holding just the copies the new
+  state refers to, then the state naming it, then removes the old pack: two files written per
+  save, however many files the root holds.
 
 Everything read back is distrusted (DESIGN §3): a path must be a plain relative path inside the
-root (:func:`~memtui.core.safepath.check_stored_path`; others are quarantined and named), an
-object name must be 64 hex digits, a copy must decompress to at most :data:`COPY_LIMIT` bytes
-with the hash of its name, and nothing under the store is opened through a symlink.  An in-root
+root (:func:`~memtui.core.safepath.check_stored_path`; others are quarantined and named), a pack
+name must match ``copies-<16 hex>.pack``, a copy must decompress to at most :data:`COPY_LIMIT`
+bytes with the hash it is stored under, and nothing under the store is opened through a symlink.  An in-root
 store is written through the writer's side-file API (:func:`memtui.core.txn.write_side_file`,
 under the root's lock); a cache store by the same recipe here (exclusive temp file with an
 unpredictable name, fsync, ``os.replace``) — the root is not written at all.
@@ -25,12 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import zlib
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ContextManager, Mapping
+from typing import Any, ContextManager, Iterable, Mapping
 
 from .safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
@@ -38,8 +42,9 @@ COPY_LIMIT = 1 << 20  # files up to 1 MiB get a copy
 STORE_CAP = 32 << 20  # all copies together, compressed
 SEEN_DIR = ".memtui/seen"
 STATE_FILE = "state.json"
-OBJECTS_DIR = "objects"
 _HEX = frozenset("0123456789abcdef")
+_PACK = re.compile(r"^copies-[0-9a-f]{16}\.pack$")
+_PACKED_MAX = COPY_LIMIT + (1 << 16)  # zlib never grows 1 MiB by more than this
 
 
 class SeenError(Exception):
@@ -63,6 +68,8 @@ class SeenState:
     journal_seq: int = 0
     seeded: str = ""
     quarantined: tuple[str, ...] = field(default=(), compare=False)
+    pack: str = ""  # the pack file holding the copies ("" when none)
+    copies: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # sha256 -> (offset, length)
 
 
 def sha256(data: bytes) -> str:
@@ -123,16 +130,15 @@ def location(root: Path, in_root: bool | None = None) -> Location:
 
 
 def _refuse_symlinks(loc: Location) -> None:
-    """Refuse a store reached through a symlink (``.memtui``, ``seen``, ``objects``)."""
+    """Refuse a store reached through a symlink (``.memtui`` or ``seen``)."""
     if loc.in_root:
         try:
-            check_private_dir(loc.root, f"{SEEN_DIR}/{OBJECTS_DIR}")
+            check_private_dir(loc.root, SEEN_DIR)
         except UnsafePath as exc:
             raise SeenError(str(exc)) from None
         return
-    for part in (loc.folder, loc.folder / OBJECTS_DIR):
-        if os.path.islink(part):
-            raise SeenError(f"{part} is a symlink; memtui does not follow symlinks in its own folders")
+    if os.path.islink(loc.folder):
+        raise SeenError(f"{loc.folder} is a symlink; memtui does not follow symlinks in its own folders")
 
 
 def _read_nofollow(path: Path, limit: int) -> bytes | None:
@@ -187,16 +193,40 @@ def load_state(loc: Location) -> SeenState | None:
         seq = max(0, int(value.get("journal_seq", 0)))
     except (TypeError, ValueError):
         seq = 0
-    return SeenState(files, seq, str(value.get("seeded", "")), tuple(quarantined))
+    pack = value.get("pack")
+    copies: dict[str, tuple[int, int]] = {}
+    if isinstance(pack, str) and _PACK.match(pack) and isinstance(value.get("copies"), dict):
+        for digest, where in value["copies"].items():
+            try:
+                offset, length = int(where[0]), int(where[1])
+            except (TypeError, ValueError, IndexError, KeyError):
+                continue
+            if len(digest) == 64 and set(digest) <= _HEX and offset >= 0 and 0 < length <= _PACKED_MAX:
+                copies[digest] = (offset, length)
+    else:
+        pack = ""
+    return SeenState(files, seq, str(value.get("seeded", "")), tuple(quarantined), pack, copies)
 
 
-def read_copy(loc: Location, digest: str) -> bytes | None:
-    """The kept copy of the bytes with this hash (``None`` when absent or not what it claims)."""
-    if len(digest) != 64 or not set(digest) <= _HEX:
-        return None
-    packed = _read_nofollow(loc.folder / OBJECTS_DIR / f"{digest}.z", COPY_LIMIT + (1 << 16))
-    if packed is None:
-        return None
+def _packed(loc: Location, state: SeenState, digests: Iterable[str]) -> dict[str, bytes]:
+    """The packed (compressed) bytes of the copies with these hashes, read in one open."""
+    wanted = [(state.copies[d], d) for d in set(digests) if d in state.copies]
+    if not wanted or not state.pack:
+        return {}
+    try:
+        fd = open_nofollow(loc.folder / state.pack)
+    except FileNotFoundError:
+        return {}
+    except (UnsafePath, OSError) as exc:
+        raise SeenError(f"{loc.folder / state.pack}: {exc}") from None
+    try:
+        return {digest: os.pread(fd, length, offset) for (offset, length), digest in sorted(wanted)}
+    finally:
+        os.close(fd)
+
+
+def _inflate(packed: bytes, digest: str) -> bytes | None:
+    """A copy decompressed, if it is at most :data:`COPY_LIMIT` bytes with the hash ``digest``."""
     try:
         inflate = zlib.decompressobj()
         data = inflate.decompress(packed, COPY_LIMIT + 1)
@@ -207,18 +237,28 @@ def read_copy(loc: Location, digest: str) -> bytes | None:
     return data
 
 
-def _objects_on_disk(loc: Location) -> dict[str, int]:
-    folder = loc.folder / OBJECTS_DIR
+def read_copies(loc: Location, state: SeenState, digests: Iterable[str]) -> dict[str, bytes]:
+    """The kept copies of the bytes with these hashes (absent ones, or ones that are not what
+    they claim, are left out)."""
+    out = {}
+    for digest, packed in _packed(loc, state, digests).items():
+        data = _inflate(packed, digest)
+        if data is not None:
+            out[digest] = data
+    return out
+
+
+def _packs_on_disk(loc: Location) -> dict[str, int]:
+    """Pack files in the store folder and their sizes."""
     try:
-        names = os.listdir(folder)
+        names = os.listdir(loc.folder)
     except OSError:
         return {}
     out: dict[str, int] = {}
     for name in names:
-        digest = name[:-2] if name.endswith(".z") else ""
-        if len(digest) == 64 and set(digest) <= _HEX:
+        if _PACK.match(name):
             try:
-                out[digest] = os.lstat(folder / name).st_size
+                out[name] = os.lstat(loc.folder / name).st_size
             except OSError:
                 continue
     return out
@@ -276,54 +316,56 @@ def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mappi
                journal_seq: int, seeded: str, cap: int | None = None) -> SeenState:
     """Store a baseline: ``files`` maps path → (hash, size); ``blobs`` holds bytes by hash for
     copies not stored yet.  Copies go to the smallest files first while the total stays under
-    ``cap`` (default :data:`STORE_CAP`); unreferenced objects are removed.  Returns the state
-    as stored."""
+    ``cap`` (default :data:`STORE_CAP`); a new pack holds exactly those, the old one goes.
+    Returns the state as stored."""
     cap = STORE_CAP if cap is None else cap
     _refuse_symlinks(loc)
     with loc.lock():
         if not loc.in_root:
-            _ensure_folder(loc, loc.folder / OBJECTS_DIR)
-        objects = loc.folder / OBJECTS_DIR
-        on_disk = _objects_on_disk(loc)
+            _ensure_folder(loc, loc.folder)
+        previous = load_state(loc)
         sizes = {digest: size for digest, size in files.values()}
-        kept: set[str] = set()
-        used = 0
-        for digest in sorted(sizes, key=lambda d: (sizes[d], d)):
-            if sizes[digest] > COPY_LIMIT:
+        small = [d for d in sorted(sizes, key=lambda d: (sizes[d], d)) if sizes[d] <= COPY_LIMIT]
+        old = _packed(loc, previous, small) if previous is not None else {}
+        pack = bytearray()
+        copies: dict[str, tuple[int, int]] = {}
+        for digest in small:
+            packed = old.get(digest)
+            if packed is None or _inflate(packed, digest) is None:
+                data = blobs.get(digest)
+                if data is None:
+                    continue  # seen by hash only before; its bytes are gone
+                packed = zlib.compress(data, 6)
+            if len(pack) + len(packed) > cap:
                 continue
-            if digest in on_disk:
-                packed_size, packed = on_disk[digest], None
-            elif digest in blobs:
-                packed = zlib.compress(blobs[digest], 6)
-                packed_size = len(packed)
-            else:
-                continue  # seen by hash only before; its bytes are gone
-            if used + packed_size > cap:
-                continue
-            if packed is not None:
-                _write(loc, f"{OBJECTS_DIR}/{digest}.z", packed)
-            kept.add(digest)
-            used += packed_size
+            copies[digest] = (len(pack), len(packed))
+            pack += packed
+        name = f"copies-{secrets.token_hex(8)}.pack" if copies else ""
+        if name:
+            _write(loc, name, bytes(pack))
         state = {
-            "version": 1,
+            "version": 2,
             "journal_seq": journal_seq,
             "seeded": seeded,
-            "files": {path: {"sha256": d, "size": s, "copy": d in kept}
+            "files": {path: {"sha256": d, "size": s, "copy": d in copies}
                       for path, (d, s) in sorted(files.items())},
+            "pack": name,
+            "copies": {d: list(where) for d, where in copies.items()},
         }
         _write(loc, STATE_FILE, json.dumps(state, ensure_ascii=False).encode("utf-8"))
-        for digest in on_disk:
-            if digest not in kept:
+        for other in _packs_on_disk(loc):
+            if other != name:
                 try:
-                    os.unlink(objects / f"{digest}.z")
+                    os.unlink(loc.folder / other)
                 except OSError:
                     pass
-    return SeenState({p: Seen(d, s, d in kept) for p, (d, s) in files.items()}, journal_seq, seeded)
+    return SeenState({p: Seen(d, s, d in copies) for p, (d, s) in files.items()}, journal_seq, seeded,
+                     (), name, copies)
 
 
 def store_size(loc: Location) -> int:
     """Bytes the store's copies take on disk (compressed)."""
-    return sum(_objects_on_disk(loc).values())
+    return sum(_packs_on_disk(loc).values())
 
 
 def describe(value: Any) -> str:
