@@ -1,4 +1,7 @@
-"""Helpers for driving the real app with Pilot: a demo copy, a fixed clock, settled workers."""
+"""Helpers for driving the real app with Pilot: a fixed clock, no debounce, settled workers.
+
+The fixtures (``demo_root``, ``make_root``, temp folders under pytest's) live in ``conftest.py``.
+"""
 
 from __future__ import annotations
 

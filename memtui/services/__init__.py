@@ -1,8 +1,7 @@
-"""The app's adapter over :mod:`memtui.core`: what screens ask for, whichever core pieces exist.
+"""The app's thin, typed adapter over :mod:`memtui.core`: workspaces, scores, plans and outcomes.
 
-Screens and widgets import from here, never from the core directly, so a core module that is not
-there yet (staleness, consolidation, the writer) shows up as "not available" instead of an error.
-Everything here is plain Python and safe to call from a worker thread.
+The app passes a core builder (``Callable[[Snapshot], Changeset]``) and gets a typed ``Plan`` /
+``Outcome`` back (:mod:`.writer`); everything here is plain Python, safe in a worker thread.
 """
 
 from __future__ import annotations
