@@ -24,6 +24,7 @@ from memtui.core.model import INDEX_NAME
 from memtui.core.promote import promotion_parts
 from memtui.core.verbs import compose, edit_file, supersede
 from memtui.screens.help import HelpScreen
+from memtui.screens.index_text import IndexTextScreen
 from memtui.screens.main import MainScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import PickFileScreen
@@ -73,6 +74,12 @@ class UserActions(_Base):
         def _apply_worker(self, plan: Plan) -> Worker[None]: ...
 
         def _reject_worker(self, root: Path, a: str, b: str) -> Worker[None]: ...
+
+        def _scan_worker(self, workspace: Workspace, generation: int) -> Worker[None]: ...
+
+    include_sessions: bool
+    _generation: int
+    _scan_requested: bool
 
     # ------------------------------------------------------------------ the registry's hooks
 
@@ -181,6 +188,24 @@ class UserActions(_Base):
     def show_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    def show_index_text(self) -> None:
+        """MEMORY.md as it is on disk, with the loader's cut and the stripped lines drawn."""
+        if self.workspace is not None:
+            self.push_screen(IndexTextScreen(self.workspace))
+
+    def toggle_sessions(self) -> None:
+        """Include the session files in the duplicate scan, or leave them out again; rescans."""
+        self.include_sessions = not self.include_sessions
+        what = "included" if self.include_sessions else "left out"
+        workspace = self.workspace
+        self._scan_requested = True
+        if workspace is None or not workspace.complete:
+            self.notify(f"session files {what} once the folder is read", timeout=3)
+            return
+        self.notify(f"session files {what}: scanning again…", timeout=3)
+        self.main.set_busy("scanning for near-duplicates…")
+        self._scan_worker(workspace, self._generation)
+
     def pick_root(self) -> None:
         if len(self.roots) > 1:
             self.push_screen(RootPickerScreen(self.roots, can_go_back=True), self._picked)
@@ -242,6 +267,8 @@ class UserActions(_Base):
     def review(self, candidate: Proposal) -> None:
         """A contradiction's supersede confirmation, or the merge review of a pair or cluster."""
         match candidate:
+            case Contradiction(old=old, new=new, ordered=False):
+                self._pick_current(old, new)
             case Contradiction(old=old, new=new):
                 build = partial(supersede, old=old, new=new, confirm=True)
                 self.run_change(Request(build, confirm=True, select=old))
@@ -252,6 +279,17 @@ class UserActions(_Base):
                     self.notify("read-only: changes are disabled (--read-only)", severity="warning")
                     return
                 self.push_screen(MergeReviewScreen(self.workspace, candidate))
+
+    def _pick_current(self, a: str, b: str) -> None:
+        """A contradiction whose order is unknown: ask which file is current, supersede the other."""
+
+        def picked(current: str | None) -> None:
+            if current in (a, b):
+                old = b if current == a else a
+                build = partial(supersede, old=old, new=current, confirm=True)
+                self.run_change(Request(build, confirm=True, select=old))
+
+        self.push_screen(PickFileScreen("Order unknown — which one is current?", [a, b]), picked)
 
     def apply_plan(self, plan: Plan) -> None:
         """Apply a plan someone already reviewed (the merge review's accept)."""

@@ -151,6 +151,7 @@ class MemtuiApp(UserActions, App[int]):
         self._root_gone = False
         self._quick_shown = threading.Event()
         self.marks: frozenset[str] = frozenset()
+        self.include_sessions = False  # the Consolidate view's session toggle (S)
 
     @property
     def now(self) -> datetime:
@@ -244,7 +245,7 @@ class MemtuiApp(UserActions, App[int]):
         if small:
             candidates: ScanResult | None
             try:
-                candidates = scoring.scan(workspace.snapshot)
+                candidates = scoring.scan(workspace.snapshot, self.include_sessions)
             except Exception as exc:
                 self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
                 candidates = None
@@ -256,7 +257,8 @@ class MemtuiApp(UserActions, App[int]):
 
     def _scan(self, workspace: Workspace, generation: int) -> None:
         try:
-            self.post_message(self.Scanned(scoring.scan(workspace.snapshot), generation))
+            scan = scoring.scan(workspace.snapshot, self.include_sessions)
+            self.post_message(self.Scanned(scan, generation))
         except Exception as exc:
             self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
 
@@ -483,7 +485,7 @@ class MemtuiApp(UserActions, App[int]):
         candidates: ScanResult | None = None
         if workspace.candidates is not None or self._scan_requested:
             try:
-                candidates = scoring.scan(workspace.snapshot)
+                candidates = scoring.scan(workspace.snapshot, self.include_sessions)
             except Exception as exc:
                 self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
         self.post_message(self.Scored(report, generation, candidates))

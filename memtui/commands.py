@@ -275,6 +275,16 @@ def _run_mark_seen(app: MemtuiApp, s: Situation) -> None:
         app.mark_seen((change.path,))
 
 
+def _index_why_not(s: Situation) -> str | None:
+    if s.workspace is None:
+        return "still reading the folder"
+    return None if s.workspace.has_index else "there is no MEMORY.md in this root"
+
+
+def _sessions_why_not(s: Situation) -> str | None:
+    return None if s.view == "consolidate" else "session files are counted in the Consolidate view"
+
+
 def _switch_why_not(s: Situation) -> str | None:
     return None if len(s.app.roots) > 1 else "only one memory root was found"
 
@@ -466,6 +476,14 @@ COMMANDS: tuple[Command, ...] = (
             "Every file by staleness score, with the reasons.", VIEWS, _show("staleness")),
     Command("show_consolidate", "5", "Consolidate",
             "Near-duplicate pairs, clusters and contradictions.", VIEWS, _show("consolidate")),
+    Command("show_index", "i", "Index text",
+            "MEMORY.md as it is on disk, with line numbers, the loader's cut drawn and the lines "
+            "the loader profile strips marked (c jumps to the cut; esc closes).", VIEWS,
+            lambda app, s: app.show_index_text(), _index_why_not),
+    Command("toggle_sessions", "S", "Include sessions",
+            "Consolidate: include the session files (session_*, session-*) in the scan, or leave "
+            "them out again (the default); the view says how many are left out.", VIEWS,
+            lambda app, s: app.toggle_sessions(), _sessions_why_not),
     Command("scope_filter", "A", "Scope filter",
             "Type the path you work in: entries that do not apply there (another scope, stale, "
             "superseded, archived) dim with the reason beside; an empty path clears it.", VIEWS,
@@ -508,6 +526,7 @@ NAVIGATION_KEYS: tuple[tuple[str, str, str], ...] = (
     ("PgUp / PgDn", "Page", "A page up or down."),
     ("enter", "Open", "Jump to the file of a problem, review a candidate, pick a root."),
     ("esc", "Back", "Clear the filter, leave the editor, close a dialog."),
+    ("c", "Cut", "In the index text (i): jump to the loader's cut line."),
 )
 
 

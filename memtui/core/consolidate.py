@@ -313,6 +313,8 @@ class ScanResult:
     clusters: tuple[Cluster, ...]
     contradictions: tuple[Contradiction, ...]
     rejected_skipped: int = 0  # proposals withheld because a person rejected them
+    include_sessions: bool = False  # session files (session_*, session-*) took part
+    session_files: int = 0  # session files that take part when included (left out by default)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -522,6 +524,7 @@ def _scan(
     snapshot: Snapshot, threshold: float, include_sessions: bool, rejected: Collection[tuple[str, str]]
 ) -> ScanResult:
     files = [f for f in snapshot.files.values() if is_candidate(f, include_sessions)]
+    sessions = sum(1 for f in snapshot.files.values() if is_session(f.path) and is_candidate(f, True))
     sets, df = cleaned_token_sets(files)
     refused = {_key(a, b) for a, b in rejected}
     skipped = 0
@@ -569,6 +572,8 @@ def _scan(
         clusters=tuple(clusters_of((p.a, p.b) for p in pairs)),
         contradictions=tuple(contradictions),
         rejected_skipped=skipped,
+        include_sessions=include_sessions,
+        session_files=sessions,
     )
 
 

@@ -49,9 +49,11 @@ class Scorer:
         return StalenessReport(report.root, now, report.project, tuple(ordered), report.online)
 
 
-def scan(snapshot: Snapshot) -> ScanResult:
-    """Consolidation candidates of a root, less the pairs someone rejected."""
-    return scan_root(snapshot, rejected=read_rejected(snapshot.root))
+def scan(snapshot: Snapshot, include_sessions: bool = False) -> ScanResult:
+    """Consolidation candidates of a root, less the pairs someone rejected (session files only
+    when asked)."""
+    return scan_root(snapshot, include_sessions=include_sessions,
+                     rejected=read_rejected(snapshot.root))
 
 
 def reject_pair(root: Path, a: str, b: str) -> None:

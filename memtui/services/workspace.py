@@ -28,7 +28,7 @@ from memtui.core.model import (
 )
 from memtui.core.store import load_indexed, load_root
 from memtui.core.staleness import StalenessReport
-from memtui.core.validate import glob_matches, glob_regex
+from memtui.core.validate import glob_matches, glob_regex, mention_map
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -137,7 +137,7 @@ class FileRow:
     path: str
     title: str
     type: str
-    reach: str  # 'entry' | 'not loaded' | 'archive' | 'region' | 'orphan' | 'scanning'
+    reach: str  # 'entry' | 'not loaded' | 'archive' | 'mention' | 'region' | 'orphan' | 'scanning'
     pinned: bool
     archived: bool
     size: int
@@ -161,6 +161,7 @@ class Workspace:
     candidates: ScanResult | None = None  # once scanned
     fingerprint: int = 0  # services.watch.fingerprint of the folder before it was read
     cache: FindingsCache | None = None  # lets the gate re-check only a change
+    mentions: Mapping[str, int] = field(default_factory=dict)  # file -> loaded index line naming it
 
     @property
     def errors(self) -> int:
@@ -204,6 +205,9 @@ class Workspace:
         for line in self.snapshot.archive_index.entries:
             if line.resolved == path:
                 out.append(f"archive index line {line.number} ({self.snapshot.archive_index.path})")
+        if path in self.mentions:
+            out.append(f"mention on line {self.mentions[path]} of {INDEX_NAME} — reached by a "
+                       "mention in the loaded part (not an entry of its own)")
         if self.coverage is not None and path in self.coverage.region_of:
             glob = self.coverage.region_of[path]
             out.append(f"region `{glob}` — found by grepping the memory folder")
@@ -288,22 +292,25 @@ def _direct_lines(snapshot: Snapshot) -> dict[str, int]:
 
 
 def _how(path: str, direct: Mapping[str, int], archived: set[str], coverage: Coverage | None,
-         cut_line: int | None) -> str:
+         cut_line: int | None, mentions: Mapping[str, int] = {}) -> str:
     if path in direct:
         return "not loaded" if cut_line is not None and direct[path] >= cut_line else "entry"
     if path in archived:
         return "archive"
+    if path in mentions:
+        return "mention"
     if coverage is None:
         return "scanning"
     return "region" if path in coverage.region_of else "orphan"
 
 
-def file_rows(snapshot: Snapshot, coverage: Coverage | None, cut_line: int | None) -> tuple[FileRow, ...]:
+def file_rows(snapshot: Snapshot, coverage: Coverage | None, cut_line: int | None,
+              mentions: Mapping[str, int] = {}) -> tuple[FileRow, ...]:
     """Every memory file with how it is reached, in path order."""
     direct = _direct_lines(snapshot)
     archived = {line.resolved for line in snapshot.archive_index.entries if line.resolved}
     return tuple(
-        _row(path, f, _how(path, direct, archived, coverage, cut_line))
+        _row(path, f, _how(path, direct, archived, coverage, cut_line, mentions))
         for path, f in snapshot.files.items()
     )
 
@@ -333,12 +340,15 @@ def workspace_of(
     """
     budget = budget_of(snapshot)
     coverage = coverage_of(snapshot)
-    return _complete(snapshot, budget, coverage, file_rows(snapshot, coverage, budget.cut_line),
-                     cache, pressure)
+    mentions = mention_map(snapshot)
+    return _complete(snapshot, budget, coverage,
+                     file_rows(snapshot, coverage, budget.cut_line, mentions), cache, pressure,
+                     mentions)
 
 
 def _complete(snapshot: Snapshot, budget: Budget, coverage: Coverage, rows: tuple[FileRow, ...],
-              cache: FindingsCache | None, pressure: tuple[Mapping[str, object], ...]) -> Workspace:
+              cache: FindingsCache | None, pressure: tuple[Mapping[str, object], ...],
+              mentions: Mapping[str, int]) -> Workspace:
     """A complete workspace from its parts; the findings come from ``cache`` (built if stale)."""
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
@@ -353,6 +363,7 @@ def _complete(snapshot: Snapshot, budget: Budget, coverage: Coverage, rows: tupl
         pressure=pressure,
         complete=True,
         cache=cache,
+        mentions=mentions,
     )
 
 
@@ -371,20 +382,23 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
     removed = {p for p in before if p not in snapshot.files}
     coverage = coverage_after(previous.coverage, snapshot, added, removed)
     budget = budget_of(snapshot)
+    mentions = mention_map(snapshot)
     direct = _direct_lines(snapshot)
     archived = {line.resolved for line in snapshot.archive_index.entries if line.resolved}
     old_archived = {line.resolved for line in previous.snapshot.archive_index.entries if line.resolved}
     dirty = set(touched) | added | set(direct) | set(_direct_lines(previous.snapshot))
     dirty |= archived ^ old_archived
+    dirty |= set(mentions) ^ set(previous.mentions)
     if coverage is not previous.coverage and coverage.globs != previous.coverage.globs:
         dirty = set(snapshot.files)
     rows = {row.path: row for row in previous.files if row.path not in removed}
     for path in dirty:
         memory_file = snapshot.files.get(path)
         if memory_file is not None:
-            rows[path] = _row(path, memory_file, _how(path, direct, archived, coverage, budget.cut_line))
+            rows[path] = _row(path, memory_file,
+                              _how(path, direct, archived, coverage, budget.cut_line, mentions))
     ordered = tuple(rows[p] for p in snapshot.files if p in rows)
-    after = _complete(snapshot, budget, coverage, ordered, cache, previous.pressure)
+    after = _complete(snapshot, budget, coverage, ordered, cache, previous.pressure, mentions)
     return replace(after, root=previous.root, staleness=previous.staleness,
                    candidates=previous.candidates)
 

@@ -9,10 +9,38 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
+from memtui.commands import BY_NAME
+from memtui.core.consolidate import CONTAINED, ScanResult
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
 
 from .row_list import Cell, RowList, Rule, compose_row
 from .view import ListView
+
+
+def pair_words(pair: Pair) -> str:
+    """A pair as the list shows it: two equals, or the small file contained in the large one."""
+    if pair.kind == CONTAINED and pair.contained_in is not None:
+        small = pair.b if pair.contained_in == pair.a else pair.a
+        return f"{small}  ⊂  contained in  {pair.contained_in}"
+    return f"{pair.a}  ⇄  {pair.b}"
+
+
+def contradiction_words(found: Contradiction) -> str:
+    """A contradiction: which file the newer one supersedes, or that the order is unknown."""
+    if found.ordered:
+        return f"{found.old}  →  superseded by  {found.new}"
+    return f"{found.old}  ⇄  {found.new}  · order unknown"
+
+
+def sessions_note(scan: ScanResult, key: str) -> str:
+    """What the view says about the session files of the root ('' when it has none)."""
+    count = scan.session_files
+    if not count:
+        return ""
+    files = f"{count} session file{'s' if count != 1 else ''}"
+    if scan.include_sessions:
+        return f"{files} included — press {key} to leave them out"
+    return f"{files} left out — press {key} to include"
 
 
 class CandidateList(RowList[Proposal]):
@@ -33,7 +61,7 @@ class CandidateList(RowList[Proposal]):
                 cells = [
                     Cell(Text(f"{item.score:.2f}", style=self.style_of("accent")), 4),
                     Cell(Text(f"~{item.similarity:.2f}", style=self.style_of("muted")), 5),
-                    Cell(f"{item.a}  ⇄  {item.b}", None, weight=3),
+                    Cell(pair_words(item), None, weight=3),
                     Cell(Text(", ".join(item.shared), style=self.style_of("muted")), None, weight=1),
                 ]
             case Cluster():
@@ -46,7 +74,7 @@ class CandidateList(RowList[Proposal]):
             case Contradiction():
                 cells = [
                     Cell(Text(item.negation, style=self.style_of("warn")), 14),
-                    Cell(f"{item.old}  →  superseded by  {item.new}", None),
+                    Cell(contradiction_words(item), None),
                 ]
         return compose_row(cells, width)
 
@@ -64,6 +92,7 @@ class ConsolidateView(ListView[Proposal]):
             self.candidate = candidate
 
     def compose(self) -> ComposeResult:
+        yield Static(id="sessions-note", classes="list-header", markup=False)
         with Horizontal():
             yield CandidateList(id="candidate-list")
             yield Static(id="candidate-detail")
@@ -85,6 +114,7 @@ class ConsolidateView(ListView[Proposal]):
             return
         scan = workspace.candidates
         candidate_list = self.candidate_list
+        self._show_sessions_note(scan)
         if scan is None:
             candidate_list.empty_text = ("scanning for near-duplicates…" if workspace.complete
                                          else "scanning the folder…")
@@ -100,13 +130,20 @@ class ConsolidateView(ListView[Proposal]):
             items.append(Rule(f"Clusters · {len(multi)}", "group"))
             items.extend(multi)
         if scan.contradictions:
-            items.append(Rule(f"Contradictions · {len(scan.contradictions)} → supersede", "group"))
+            items.append(Rule(f"Contradictions · {len(scan.contradictions)} → supersede or review",
+                              "group"))
             items.extend(scan.contradictions)
         candidate_list.empty_text = (f"no candidates among {scan.considered} files — "
                                      "nothing looks duplicated")
         keep = candidate_list.item_key(candidate_list.highlighted) if candidate_list.highlighted else None
         candidate_list.set_items(items, keep=keep)
         self._update_detail()
+
+    def _show_sessions_note(self, scan: ScanResult | None) -> None:
+        note = self.query_one("#sessions-note", Static)
+        text = sessions_note(scan, BY_NAME["toggle_sessions"].shown_keys) if scan else ""
+        note.update(text)
+        note.display = bool(text)
 
     def cursor_moved(self) -> None:
         self._update_detail()
@@ -127,6 +164,12 @@ class ConsolidateView(ListView[Proposal]):
         text.append("\n")
         match candidate:
             case Pair():
+                if candidate.kind == CONTAINED and candidate.contained_in is not None:
+                    small = candidate.b if candidate.contained_in == candidate.a else candidate.a
+                    text.append(f"{small} is contained in {candidate.contained_in} — the small "
+                                "file's content is in the larger one, not a merge of equals\n",
+                                style="bold")
+                text.append(f"evidence: {candidate.evidence} · cosine {candidate.cosine:.2f}\n")
                 titles = "—" if candidate.title_score is None else f"{candidate.title_score:.2f}"
                 bodies = "—" if candidate.body_score is None else f"{candidate.body_score:.2f}"
                 text.append(f"overlap {candidate.score:.2f} (titles {titles}, title+body {bodies})\n")
@@ -142,8 +185,20 @@ class ConsolidateView(ListView[Proposal]):
             case Contradiction():
                 text.append(f"same type ({candidate.type}), overlap {candidate.score:.2f}, "
                             f"one says {candidate.negation}\n")
-                text.append(f"proposal: supersede {candidate.old} by the newer {candidate.new}\n\n")
-                text.append("s / enter  supersede · x  reject", style="italic")
+                if candidate.subject:
+                    text.append(f"about: {' '.join(candidate.subject)}\n")
+                for path, sentence in zip((candidate.old, candidate.new), candidate.sentences):
+                    if sentence:
+                        text.append(f"  {path}: ", style="bold")
+                        text.append(f"{sentence}\n")
+                if candidate.ordered:
+                    text.append(f"proposal: supersede {candidate.old} by the newer "
+                                f"{candidate.new}\n\n")
+                    text.append("s / enter  supersede · x  reject", style="italic")
+                else:
+                    text.append("order unknown: the two files carry the same date, so which one "
+                                "is current is yours to say\n\n", style="bold")
+                    text.append("enter  pick the current one · x  reject", style="italic")
         detail.update(text)
 
     @on(RowList.Selected, "#candidate-list")

@@ -14,6 +14,7 @@ from .badges import scores_of
 from .budget_gauge import BudgetGauge
 from .filter_bar import FilterBar
 from .handoff_pane import HandoffPane
+from .index_text import IndexText
 from .preview import Preview
 from .row_list import RowList
 from .view import View
@@ -35,6 +36,9 @@ class WorkingSetView(View):
                 yield FilterBar("filter the working set…", id="ws-filter")
                 for pane in PANES:
                     yield WorkingSetPane(pane, id=f"pane-{pane}")
+                index_text = IndexText(id="ws-index-text")  # shown when no entry is recognised
+                index_text.display = False
+                yield index_text
             with Vertical(id="ws-side"):
                 yield BudgetGauge(id="budget")
                 yield HandoffPane(id="handoff")
@@ -44,9 +48,30 @@ class WorkingSetView(View):
         return [self.query_one(f"#pane-{pane}", WorkingSetPane) for pane in PANES]
 
     def panes(self) -> list[Widget]:
+        if self.index_text.display:
+            return [self.index_text, self.query_one("#ws-preview", Preview)]
         return [*self.pane_widgets(), self.query_one("#ws-preview", Preview)]
 
+    @property
+    def index_text(self) -> IndexText:
+        return self.query_one("#ws-index-text", IndexText)
+
+    def _show_index_text(self, workspace: Workspace) -> None:
+        """An index with no entry memtui recognises is shown as text instead of empty panes."""
+        working_set = workspace.working_set
+        fallback = workspace.has_index and not (
+            working_set.pinned or working_set.recent or working_set.regions)
+        for pane in self.pane_widgets():
+            pane.display = not fallback
+        self.index_text.display = fallback
+        if fallback:
+            self.index_text.show(workspace.snapshot.index, workspace.budget)
+            self.index_text.border_title = "MEMORY.md · no entries memtui recognises — its text"
+
     def focus_default(self) -> None:
+        if self.index_text.display:
+            self.index_text.focus()
+            return
         panes = self.pane_widgets()
         target = next((p for p in panes if p.rows), panes[1])
         target.focus()
@@ -69,6 +94,7 @@ class WorkingSetView(View):
         self.query_one(BudgetGauge).show(workspace.budget, workspace.pressure,
                                          workspace.working_set.not_loaded)
         self.query_one(HandoffPane).show(workspace.snapshot.handoff)
+        self._show_index_text(workspace)
         super().show(workspace)
 
     def refill(self) -> None:
