@@ -112,7 +112,7 @@ class IndexText(ScrollView, can_focus=True):
         Binding("end,G", "scroll_end", "Bottom", show=False),
         Binding("left,h", "scroll_left", "Left", show=False),
         Binding("right,l", "scroll_right", "Right", show=False),
-        Binding("c", "to_cut", "Cut", show=False),
+        Binding("c", "to_cut", "Jump to the cut", show=True),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:

@@ -190,3 +190,35 @@ def test_root_picker(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.Monk
                                        encoding="utf-8")
     roots = sorted([over, small, half])
     assert snap_compare(make_app(*roots), terminal_size=SIZE, run_before=ready())
+
+
+def index_text_root(tmp_path: Path) -> Path:
+    """The over-budget root with frontmatter and a history comment on top of its index."""
+    root = over_budget_root(tmp_path)
+    index = root / "MEMORY.md"
+    index.write_text("---\nname: Memory\ndescription: the build's memory\n---\n"
+                     "<!-- history:\n2026-11-20 rebuilt by memtui\n-->\n"
+                     + index.read_text(encoding="utf-8"), encoding="utf-8")
+    freeze_mtimes(root)
+    return root
+
+
+@pytest.mark.parametrize("size", [(80, 24), SIZE], ids=["80x24", "wide"])
+def test_index_text(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                    size: tuple[int, int]) -> None:
+    """``i`` then ``c``: MEMORY.md numbered as on disk, scrolled to the loader's cut — the rule
+    "✂ loader cut · line 208 · 39 lines below not loaded (claude-code: …)" between line 207 (the
+    gutter's │) and line 208 (greyed, ✂ in the gutter); the title says "memory/MEMORY.md · as on
+    disk", the bottom border "loader claude-code · 246 lines in the file · 7 stripped · cut at line
+    208"; the footer offers Close and Jump to the cut."""
+    monkeypatch.chdir(tmp_path)
+    root = index_text_root(tmp_path)
+    assert snap_compare(make_app(root), terminal_size=size, run_before=ready("i", "c"))
+
+
+def test_index_text_top(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``i`` at 80×24: the top of the index — lines 1–4 (frontmatter) and 5–7 (the comment)
+    greyed with · in the gutter, each block labelled "← stripped, not loaded (claude-code: …)"."""
+    monkeypatch.chdir(tmp_path)
+    root = index_text_root(tmp_path)
+    assert snap_compare(make_app(root), terminal_size=(80, 24), run_before=ready("i"))
