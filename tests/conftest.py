@@ -45,9 +45,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     global SESSION_TEMP
     real = tempfile.gettempdir()
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", real)
-    SESSION_TEMP = Path(tempfile.mkdtemp(prefix="memtui-tests-", dir=real))
+    for stale in Path(real).glob("memtui-tests-*-*"):  # left by a run that was killed
+        if not _alive(stale.name.split("-")[2]):
+            shutil.rmtree(stale, ignore_errors=True)
+    SESSION_TEMP = Path(tempfile.mkdtemp(prefix=f"memtui-tests-{os.getpid()}-", dir=real))
     tempfile.tempdir = str(SESSION_TEMP)
     os.environ["TMPDIR"] = str(SESSION_TEMP)
+
+
+def _alive(pid: str) -> bool:
+    """Whether the process that made a session temp folder still runs."""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (ValueError, OSError):
+        return True  # not ours to judge: keep it
+    return True
 
 
 @pytest.hookimpl(trylast=True)
