@@ -43,6 +43,7 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
+from .gcpause import gc_paused
 from .model import (
     EMPTY_FRONTMATTER,
     BudgetConfig,
@@ -427,7 +428,8 @@ class StatCache:
     def load(self, listing: Listing, config: BudgetConfig = BudgetConfig()) -> Snapshot:
         """The snapshot of a listing, read through the cache."""
         self._listed = {rel for rel, _ in listing.memory}
-        return snapshot_of(listing, config, self.read)
+        with gc_paused():  # many small acyclic objects: the collector's passes would only cost
+            return snapshot_of(listing, config, self.read)
 
     # ---- whole-root answers
 
@@ -476,6 +478,10 @@ class StatCache:
         """Write the cache if anything new was learnt; failures are ignored."""
         if self.path is None or not self._dirty:
             return
+        with gc_paused():
+            self._save(self.path)
+
+    def _save(self, target: Path) -> None:
         try:
             blobs: dict[str, bytes] = {}
             for name in SECTIONS:
@@ -496,13 +502,13 @@ class StatCache:
                 offset += len(blob)
             header = marshal.dumps((FORMAT, fingerprint(), self.root_real, table))
             payload = b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *blobs.values()])
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(payload)
-                os.replace(tmp, self.path)
+                os.replace(tmp, target)
             except BaseException:  # no fsync, unlike memory's side files: a torn cache fails its
                 try:  # CRC and is rebuilt
                     os.unlink(tmp)
@@ -581,7 +587,8 @@ def validate_root(
     from .validate import validate
 
     snapshot = cache.load(listing, config)
-    findings = validate(snapshot)
+    with gc_paused():
+        findings = validate(snapshot)
     budget = budget_of(snapshot)
     digest = None
     if indexes is not None and cache.path is not None:
