@@ -17,12 +17,17 @@ from .row_list import Cell, RowList, Rule, compose_row
 from .view import ListView
 
 
+def contained(pair: Pair) -> tuple[str, str] | None:
+    """(small, large) when the pair is a small file contained in a larger one, else None."""
+    if pair.kind == CONTAINED and pair.contained_in is not None:
+        return (pair.b if pair.contained_in == pair.a else pair.a), pair.contained_in
+    return None
+
+
 def pair_words(pair: Pair) -> str:
     """A pair as the list shows it: two equals, or the small file contained in the large one."""
-    if pair.kind == CONTAINED and pair.contained_in is not None:
-        small = pair.b if pair.contained_in == pair.a else pair.a
-        return f"{small}  ⊂  contained in  {pair.contained_in}"
-    return f"{pair.a}  ⇄  {pair.b}"
+    parts = contained(pair)
+    return f"{parts[0]}  ⊂  {parts[1]}" if parts else f"{pair.a}  ⇄  {pair.b}"
 
 
 def contradiction_words(found: Contradiction) -> str:
@@ -41,6 +46,15 @@ def sessions_note(scan: ScanResult, key: str) -> str:
     if scan.include_sessions:
         return f"{files} included — press {key} to leave them out"
     return f"{files} left out — press {key} to include"
+
+
+def shared_words(row_list: RowList[Proposal], pair: Pair) -> Text:
+    """The pair's shared words, after "contained in" when it is one file inside another."""
+    text = Text()
+    if contained(pair):
+        text.append("contained in ", style=row_list.style_of("warn"))
+    text.append(", ".join(pair.shared), style=row_list.style_of("muted"))
+    return text
 
 
 class CandidateList(RowList[Proposal]):
@@ -62,7 +76,7 @@ class CandidateList(RowList[Proposal]):
                     Cell(Text(f"{item.score:.2f}", style=self.style_of("accent")), 4),
                     Cell(Text(f"~{item.similarity:.2f}", style=self.style_of("muted")), 5),
                     Cell(pair_words(item), None, weight=3),
-                    Cell(Text(", ".join(item.shared), style=self.style_of("muted")), None, weight=1),
+                    Cell(shared_words(self, item), None, weight=1),
                 ]
             case Cluster():
                 flag = "oversized" if item.oversized else "chained" if item.chained else "merge"
@@ -164,9 +178,9 @@ class ConsolidateView(ListView[Proposal]):
         text.append("\n")
         match candidate:
             case Pair():
-                if candidate.kind == CONTAINED and candidate.contained_in is not None:
-                    small = candidate.b if candidate.contained_in == candidate.a else candidate.a
-                    text.append(f"{small} is contained in {candidate.contained_in} — the small "
+                if parts := contained(candidate):
+                    small, large = parts
+                    text.append(f"{small} is contained in {large} — the small "
                                 "file's content is in the larger one, not a merge of equals\n",
                                 style="bold")
                 text.append(f"evidence: {candidate.evidence} · cosine {candidate.cosine:.2f}\n")

@@ -201,7 +201,8 @@ async def test_a_contained_pair_is_shown_as_contained_in(tmp_path: Path) -> None
         view = app.main.query_one(ConsolidateView)
         candidate_list = view.candidate_list
         rows = [candidate_list.render_line(y).text for y in range(4)]
-        assert any("webhook_retries.md  ⊂  contained in  review_log.md" in row for row in rows)
+        assert any("webhook_retries.md  ⊂  review_log.md" in row and "contained in" in row
+                   for row in rows)
         detail = str(view.query_one("#candidate-detail").render())
         assert "webhook_retries.md is contained in review_log.md" in detail
 
