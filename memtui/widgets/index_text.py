@@ -21,6 +21,8 @@ from memtui.cli.common import plain
 from memtui.core.budget import Budget
 from memtui.core.model import INDEX_NAME, Index
 
+from .preview import Preview
+
 #: what a line the loader profile strips is labelled with
 STRIPPED = "stripped, not loaded"
 
@@ -104,12 +106,7 @@ class IndexText(ScrollView, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("down,j", "scroll_down", "Down", show=False),
-        Binding("up,k", "scroll_up", "Up", show=False),
-        Binding("pagedown,space", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("home,g", "scroll_home", "Top", show=False),
-        Binding("end,G", "scroll_end", "Bottom", show=False),
+        *Preview.BINDINGS,  # the same scrolling keys as the preview
         Binding("left,h", "scroll_left", "Left", show=False),
         Binding("right,l", "scroll_right", "Right", show=False),
         Binding("c", "to_cut", "Jump to the cut", show=True),
