@@ -559,7 +559,6 @@ def validate_root(
     from .budget import Budget, budget_of
     from .handoff import handoff_findings, state_for_root
     from .journal import pending_records
-    from .validate import interrupted_findings
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)
@@ -576,7 +575,11 @@ def validate_root(
                 found = findings_of(plain, names.__contains__)
                 # never cached: the handoff state, and a change interrupted since (the journal)
                 fresh = handoff_findings(state_for_root(listing.root))
-                fresh += interrupted_findings(pending_records(listing.root))
+                pending = pending_records(listing.root)
+                if pending:  # the validator module loads only when it has something to say
+                    from .validate import interrupted_findings
+
+                    fresh += interrupted_findings(pending)
                 if fresh:
                     from .validate import sort_findings
 

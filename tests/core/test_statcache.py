@@ -332,3 +332,17 @@ def test_the_pre_hook_decides_alike_with_a_warm_cache(make_root, tmp_path, monke
         assert [call("pre", payload, env, *flags) for payload, flags in payloads] == expected
     assert load_cached(root, clock=aged)[1].hits == 4
     assert any("deny" in out for _, out, _ in expected) and any(out == "" for _, out, _ in expected)
+
+
+@pytest.mark.parametrize("flag", ["--quiet", "--json"])
+def test_headless_validate_loads_neither_rich_nor_textual(make_root, flag) -> None:
+    import subprocess
+    import sys
+
+    root = make_root(ROOT)
+    code = (f"import sys\nfrom memtui.cli.main import main\nmain(['validate', {flag!r}, "
+            f"'--no-record', {str(root)!r}])\nsys.stderr.write(' '.join(sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    loaded = set(done.stderr.split())
+    assert "memtui.core.statcache" in loaded  # it ran
+    assert not {m for m in loaded if m.split(".")[0] in ("rich", "textual")}
