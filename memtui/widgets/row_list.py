@@ -196,6 +196,18 @@ class RowList(ScrollView, Generic[T], can_focus=True):
             self.marks = marks
             self._line_cache.clear()
             self.refresh()
+            self.post_message(self.Changed(self))
+
+    class Changed(Message):
+        """The list's layout changed (its marks gutter, its width): its header redraws."""
+
+        def __init__(self, row_list: RowList[Any]) -> None:
+            super().__init__()
+            self.row_list = row_list
+
+        @property
+        def control(self) -> RowList[Any]:
+            return self.row_list
 
     def set_items(self, items: Sequence[T | Rule], keep: object | None = None) -> None:
         """Replace the rows; the cursor stays on the item whose key is ``keep`` when present."""
@@ -232,6 +244,11 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         else:
             self.virtual_size = new
 
+    def cursor_to_top(self) -> None:
+        """Put the cursor on the first row (the best match, after a filter)."""
+        self.cursor = self._selectable(0, 1)
+        self.scroll_to(y=0, animate=False, immediate=True)
+
     def select_key(self, key: object) -> bool:
         """Move the cursor onto the item with this key; False when it is not listed."""
         for i, item in enumerate(self._items):
@@ -264,6 +281,11 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     def render_item(self, item: T, width: int) -> Text:
         """One item as one line of text; subclasses override."""
         return Text(str(item))
+
+    def header_cells(self) -> list[Cell]:
+        """The column titles, as cells of the same widths as :meth:`render_item`'s (none: no
+        header)."""
+        return []
 
     def is_dim(self, item: T) -> bool:
         """Whether an item is drawn greyed (e.g. past the loader's cut)."""
@@ -298,6 +320,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._line_cache.clear()
         self.virtual_size = Size(self._row_width, len(self._items))
+        self.post_message(self.Changed(self))
 
     def render_line(self, y: int) -> Strip:
         scroll_y = round(self.scroll_offset.y)

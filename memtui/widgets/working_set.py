@@ -35,12 +35,12 @@ class WorkingSetPane(RowList[EntryRow]):
     """
 
     def __init__(self, pane: str, *, id: str | None = None) -> None:
-        empty = {
+        self.idle_text = {
             "pinned": "no pinned entries — press p on an entry to pin it",
             "recent": "no entries",
             "regions": "no region pointers",
         }[pane]
-        super().__init__(empty_text=empty, id=id, classes=f"pane -{pane}")
+        super().__init__(empty_text=self.idle_text, id=id, classes=f"pane -{pane}")
         self.pane = pane
         self.score_for: ScoreFor = no_scores
         self.scope_reason: ScopeReason = no_reason
@@ -56,9 +56,12 @@ class WorkingSetPane(RowList[EntryRow]):
         cut_line: int | None,
         total: int | None = None,
         keep: object | None = None,
+        query: str = "",
     ) -> None:
-        """Show these rows (``total`` is the unfiltered count, for the border title)."""
+        """Show these rows (``total`` is the unfiltered count, for the border title; ``query``
+        the filter they answer, for the empty text)."""
         self.rows = tuple(rows)
+        self.empty_text = f"nothing here matches “{query}”" if query else self.idle_text
         count = f"{len(rows)}" if total is None or total == len(rows) else f"{len(rows)} of {total}"
         self.border_title = f"{PANE_TITLES[self.pane]} {count}"
         past = sum(1 for row in rows if not row.loaded)
