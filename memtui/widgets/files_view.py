@@ -121,29 +121,33 @@ class FilesView(ListView[FileRow]):
         query = self.filter_text
         total = len(self.workspace.files) if self.workspace is not None else 0
         if total > FILTER_IN_WORKER and query:
-            self._filter_in_worker(query)
+            self._filter_in_worker(query, self.typing)
         else:
-            self._apply(self._filter(query))
+            self._apply(self._filter(query), self.typing)
 
     class Filtered(Message):
         """A filter worker finished."""
 
-        def __init__(self, rows: list[FileRow]) -> None:
+        def __init__(self, rows: list[FileRow], typed: bool) -> None:
             super().__init__()
             self.rows = rows
+            self.typed = typed
 
     @work(thread=True, exclusive=True, group="files-filter", description="filter in worker")
-    def _filter_in_worker(self, query: str) -> None:
-        self.post_message(self.Filtered(self._filter(query)))
+    def _filter_in_worker(self, query: str, typed: bool) -> None:
+        self.post_message(self.Filtered(self._filter(query), typed))
 
     def on_files_view_filtered(self, message: Filtered) -> None:
-        self._apply(message.rows)
+        self._apply(message.rows, message.typed)
 
-    def _apply(self, rows: list[FileRow]) -> None:
+    def _apply(self, rows: list[FileRow], typed: bool = False) -> None:
+        """Show the rows; after a keystroke in the filter the cursor goes to the best match."""
         self.shown = rows
         file_list = self.file_list
         keep = file_list.highlighted.path if file_list.highlighted is not None else None
-        file_list.set_items(rows, keep=keep)
+        file_list.set_items(rows, keep=None if typed else keep)
+        if typed:
+            file_list.cursor_to_top()
         total = len(self.workspace.files) if self.workspace is not None else 0
         if self.workspace is not None and not self.workspace.complete:
             header = "scanning the folder…"

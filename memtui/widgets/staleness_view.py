@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
 from memtui.core.staleness import StalenessResult
-from memtui.services.search import fuzzy_filter, split_facets
+from memtui.services.search import fuzzy_filter, parse_facets
 
 from .badges import BUCKET_ROLE
+from .column_header import ColumnHeader
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
@@ -43,23 +45,60 @@ class StaleList(RowList[StalenessResult]):
     def item_key(self, item: StalenessResult) -> object:
         return item.path
 
+    @staticmethod
+    def _cells(path: Text | str, score: Text | str, action: Text | str, cls: Text | str,
+               type_: Text | str, age: Text | str, missing: Text | str,
+               guards: Text | str) -> list[Cell]:
+        """The columns, name first: it is the one column never dropped at 80 columns."""
+        return [
+            Cell(path, None, min_width=24, weight=1),
+            Cell(score, 5, justify="right"),
+            Cell(action, 6),
+            Cell(cls, 12),
+            Cell(type_, 9),
+            Cell(age, 6, justify="right"),
+            Cell(missing, 3),
+            Cell(guards, 3),
+        ]
+
+    def header_cells(self) -> list[Cell]:
+        return self._cells("file", "score", "action", "class", "type", "age", "✗", "◇")
+
     def render_item(self, item: StalenessResult, width: int) -> Text:
         role = BUCKET_ROLE[item.bucket.value]
         missing = len(item.missing)
         guards = len(item.guards)
         return compose_row(
-            [
-                Cell(Text(f"{item.score:3.0f}", style=self.style_of(role)), 3, justify="right"),
-                Cell(Text(item.action.value, style=self.style_of(role)), 6),
-                Cell(Text(CLASS_SHORT[item.cls.value], style=self.style_of("muted")), 12),
-                Cell(Text(item.type, style=self.style_of("muted")), 9),
-                Cell(f"{item.age.days:5.0f}d", 6, justify="right"),
-                Cell(Text(f"✗{missing}" if missing else "", style=self.style_of("error")), 3),
-                Cell(Text(f"◇{guards}" if guards else "", style=self.style_of("muted")), 3),
-                Cell(item.path, None, min_width=10),
-            ],
+            self._cells(
+                item.path,
+                Text(f"{item.score:3.0f}", style=self.style_of(role)),
+                Text(item.action.value, style=self.style_of(role)),
+                Text(CLASS_SHORT[item.cls.value], style=self.style_of("muted")),
+                Text(item.type, style=self.style_of("muted")),
+                f"{item.age.days:5.0f}d",
+                Text(f"✗{missing}" if missing else "", style=self.style_of("error")),
+                Text(f"◇{guards}" if guards else "", style=self.style_of("muted")),
+            ),
             width,
         )
+
+
+#: the values each facet knows, for naming a value that matches nothing
+FACET_VALUES = {
+    "action": ("prune", "review", "keep"),
+    "class": ("evergreen", "fresh", "partly", "partially_stale", "fully", "fully_stale"),
+    "type": ("value", "user", "feedback", "project", "reference", "unknown"),
+}
+
+
+def facet_problems(facets: dict[str, str], unknown: tuple[str, ...]) -> list[str]:
+    """What is wrong with a staleness filter's facets, in words (empty when nothing is)."""
+    problems = [f"unknown facet {name}: (use action:, class: or type:)" for name in unknown]
+    for name, value in facets.items():
+        if not any(known.startswith(value) for known in FACET_VALUES[name]):
+            choices = ", ".join(v for v in FACET_VALUES[name] if "_" not in v)
+            problems.append(f"{name}:{value} matches nothing (use {choices})")
+    return problems
 
 
 class StalenessView(ListView[StalenessResult]):
@@ -75,7 +114,9 @@ class StalenessView(ListView[StalenessResult]):
                 yield FilterBar("action:prune|review|keep class:fresh|partly|fully|evergreen "
                                 "type:project … and any text", id="stale-filter")
                 yield HeaderLine(id="stale-header", classes="list-header")
-                yield StaleList(id="stale-list")
+                stale_list = StaleList(id="stale-list")
+                yield ColumnHeader(stale_list, id="stale-columns")
+                yield stale_list
             yield Preview(id="stale-preview")
 
     @property
@@ -100,19 +141,29 @@ class StalenessView(ListView[StalenessResult]):
             self.stale_list.set_items([])
             header.update("")
             return
-        facets, text = split_facets(self.filter_text, FACETS)
-        rows = [r for r in report.results if matches_facets(r, facets)]
-        rows = fuzzy_filter(text, rows, lambda r: r.path) if text else rows
-        self.stale_list.empty_text = "no files match the filter"
+        parsed = parse_facets(self.filter_text, FACETS)
+        rows = [r for r in report.results if matches_facets(r, parsed.facets)]
+        rows = fuzzy_filter(parsed.text, rows, lambda r: r.path) if parsed.text else rows
+        problems = facet_problems(parsed.facets, parsed.unknown)
+        self.stale_list.empty_text = "; ".join(problems) if problems else "no files match the filter"
         keep = self.stale_list.highlighted.path if self.stale_list.highlighted is not None else None
-        self.stale_list.set_items(rows, keep=keep)
+        self.stale_list.set_items(rows, keep=None if self.typing else keep)
+        if self.typing:  # after a keystroke: the best match
+            self.stale_list.cursor_to_top()
         counts = {"prune": 0, "review": 0, "keep": 0}
         for result in report.results:
             counts[result.action.value] += 1
         project = f" · checked against {report.project.path}" if report.project else " · no project: references unverifiable"
         shown = f"showing {len(rows):,} of {len(report.results):,}" if len(rows) != len(report.results) else f"{len(rows):,} files"
-        header.update(
-            f"{shown} · {counts['prune']} prune · {counts['review']} review · {counts['keep']} keep"
-            f" · ✗ missing references · ◇ guards{project}"
-        )
+        if problems:
+            header.update(Text("⚠ " + "; ".join(problems), style="bold"))
+        else:
+            header.update(
+                f"{shown} · {counts['prune']} prune · {counts['review']} review · "
+                f"{counts['keep']} keep · ✗ missing references · ◇ guards{project}"
+            )
         self.schedule_preview()
+
+    @on(RowList.Changed, "#stale-list")
+    def _on_list_changed(self) -> None:
+        self.query_one("#stale-columns", ColumnHeader).refresh()

@@ -115,10 +115,18 @@ class View(Vertical):
         self._preview_timer = None
         self.update_preview()
 
+    #: true while the lists refill after a keystroke in the filter: the cursor then goes to
+    #: the best match instead of staying on the row it was on
+    typing = False
+
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
         if self.FILTER_ID is not None and event.input.id == self.FILTER_ID:
-            self.refill()
+            self.typing = bool(event.value.strip())
+            try:
+                self.refill()
+            finally:
+                self.typing = False
 
     @on(FilterBar.Done)
     def _filter_done(self) -> None:

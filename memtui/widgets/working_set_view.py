@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 
-from memtui.services.search import fuzzy_filter
+from memtui.services.search import fuzzy_scores
 from memtui.services.workspace import PANES, EntryRow, Workspace
 
 from .badges import scores_of
@@ -69,10 +69,15 @@ class WorkingSetView(View):
             self.index_text.border_title = "MEMORY.md · no entries memtui recognises — its text"
 
     def focus_default(self) -> None:
+        """The pane the cursor was last in (after a filter: the one holding the best match),
+        else the first that shows anything."""
         if self.index_text.display:
             self.index_text.focus()
             return
         panes = self.pane_widgets()
+        if self._last is not None and self._last.rows:
+            self._last.focus()
+            return
         target = next((p for p in panes if p.rows), panes[1])
         target.focus()
 
@@ -101,15 +106,23 @@ class WorkingSetView(View):
         workspace = self.workspace
         if workspace is None:
             return
-        query = self.filter_text
+        query = self.filter_text.strip()
         score_for = scores_of(workspace)
+        best: tuple[float, WorkingSetPane] | None = None
         for pane in self.pane_widgets():
             pane.score_for = score_for
             pane.scope_reason = self.scope_reason
             rows = workspace.working_set.pane(pane.pane)
-            shown = fuzzy_filter(query, rows, lambda r: f"{r.title} {r.hook} {r.target} {r.glob}")
+            scored = fuzzy_scores(query, rows, lambda r: f"{r.title} {r.hook} {r.target} {r.glob}")
             keep = pane.item_key(pane.highlighted) if pane.highlighted is not None else None
-            pane.show(shown, workspace.working_set.cut_line, total=len(rows), keep=keep)
+            pane.show([row for row, _ in scored], workspace.working_set.cut_line, total=len(rows),
+                      keep=None if self.typing else keep, query=query)
+            if self.typing:  # after a keystroke: the best match, in the pane that holds it
+                pane.cursor_to_top()
+                if scored and (best is None or scored[0][1] > best[0]):
+                    best = (scored[0][1], pane)
+        if best is not None:
+            self._last = best[1]
         self.schedule_preview()
 
     def shown_paths(self) -> list[str]:
