@@ -151,6 +151,14 @@ class WorkingSetView(View):
         if self.workspace is None:
             return
         preview = self.query_one("#ws-preview", Preview)
+        if self.index_text.display:
+            mentioned = len(self.workspace.mentions)
+            preview.show_message(
+                "No line of MEMORY.md is an entry memtui recognises (- [Title](file.md) — hook), "
+                "so its text is shown instead. "
+                + (f"{mentioned} file{'s are' if mentioned != 1 else ' is'} named in the loaded "
+                   "part and reached by a mention (Files, 3)." if self.workspace.complete else ""))
+            return
         pane = self.current_pane()
         if pane is None:
             pane = next((p for p in self.pane_widgets() if p.rows), None)

@@ -9,9 +9,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from tui_support import make_app, press, settle
+from tui_support import digest, make_app, press, settle
 
-from conftest import CORPORA
+from conftest import CORPORA, freeze_mtimes, topic
+from memtui.screens.confirm import ConfirmChange
+from memtui.screens.pick_file import PickFileScreen
 from memtui.core.model import BudgetConfig
 from memtui.screens.index_text import IndexTextScreen
 from memtui.services.scoring import Contradiction
@@ -96,6 +98,9 @@ async def test_an_index_with_no_recognised_entries_shows_its_text(tmp_path: Path
         rows = shown(view.index_text)
         assert rows[4].startswith("   5 │ - **File**: `drawio.md`")
         assert "all of it loads" in str(view.index_text.border_subtitle)
+        said = " ".join(" ".join(view.query_one("#ws-preview", Preview).render_line(y).text.split())
+                        for y in range(6))
+        assert "1 file is named in the loaded part and reached by a mention" in said
         await press(pilot, "3")
         app.main.view("files").select_path("drawio.md")
         await settle(pilot)
@@ -205,6 +210,41 @@ async def test_a_contained_pair_is_shown_as_contained_in(tmp_path: Path) -> None
                    for row in rows)
         detail = str(view.query_one("#candidate-detail").render())
         assert "webhook_retries.md is contained in review_log.md" in detail
+
+
+async def test_a_contradiction_without_an_order_asks_which_file_is_current(tmp_path: Path) -> None:
+    """Two files of one day that clash: the list and the detail say "order unknown", and enter
+    asks which file is current before showing the supersede of the other."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("", encoding="utf-8")
+    (root / "b_mock.md").write_text(topic(
+        "Always mock the store in handler unit tests", type_="feedback",
+        body="Always mock the database layer in handler unit tests with gomock.\n"), encoding="utf-8")
+    (root / "a_real.md").write_text(topic(
+        "Never mock Postgres in tests that exercise queries", type_="feedback",
+        body="Never mock the database for queries; use testcontainers.\n"), encoding="utf-8")
+    freeze_mtimes(root)
+    before = digest(root)
+    app = make_app(root)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "5")
+        view = app.main.query_one(ConsolidateView)
+        rows = [view.candidate_list.render_line(y).text for y in range(3)]
+        assert any("a_real.md  ⇄  b_mock.md  · order unknown" in row for row in rows)
+        detail = str(view.query_one("#candidate-detail").render())
+        assert "order unknown: the two files carry the same date" in detail
+        assert "proposal: supersede" not in detail
+        await press(pilot, "enter")
+        assert isinstance(app.screen, PickFileScreen)
+        assert app.screen.title_text == "Order unknown — which one is current?"
+        assert app.screen.choices == ["a_real.md", "b_mock.md"]
+        await press(pilot, "down", "enter")  # b_mock.md is current: a_real.md is superseded
+        assert isinstance(app.screen, ConfirmChange)
+        assert app.screen.plan.description == "supersede a_real.md by b_mock.md"
+        await press(pilot, "escape")
+    assert digest(root) == before
 
 
 def test_a_contradiction_without_an_order_says_so() -> None:
