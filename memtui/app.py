@@ -205,14 +205,12 @@ class MemtuiApp(UserActions, App[int]):
         worker = get_current_worker()
         if not self.read_only:
             try:
-                restored = writer.recover(root)
+                recovery = writer.recover(root)
             except writer.RecoveryFailed as exc:
                 self.post_message(self.Failed(f"could not finish an interrupted change: {exc}"))
             else:
-                if restored:
-                    self.post_message(self.Failed(
-                        "an interrupted change was rolled back: the folder is as it was before it",
-                        "warning"))
+                if recovery.notice:
+                    self.post_message(self.Failed(recovery.notice, "warning"))
         try:
             if quick and _looks_big(root):
                 self._quick_shown.clear()
@@ -437,7 +435,9 @@ class MemtuiApp(UserActions, App[int]):
     def on_memtui_app_failed(self, message: Failed) -> None:
         self.main.set_busy("")
         self.main.query_one(WorkingSetView).loading = False
-        self.notify(message.text, severity=message.severity, timeout=8)  # type: ignore[arg-type]
+        # plain text: names from the folder may hold brackets that are not markup
+        self.notify(message.text, severity=message.severity, timeout=8,  # type: ignore[arg-type]
+                    markup=False)
 
     def on_memtui_app_folder_changed(self, message: FolderChanged) -> None:
         self.notify("the folder changed on disk — reloaded", timeout=3)

@@ -216,9 +216,31 @@ class RecoveryFailed(Exception):
     """An interrupted change could not be rolled back (the message says which paths)."""
 
 
-def recover(root: Path) -> list[str]:
-    """Finish a change a crash interrupted (restore its before-images); the ids restored."""
+@dataclass(frozen=True)
+class Recovery:
+    """What recovery did when the folder was opened: changes rolled back, records set aside."""
+
+    restored: tuple[str, ...] = ()  # ids of the interrupted changes rolled back
+    quarantined: tuple[str, ...] = ()  # journal records set aside unapplied (hostile paths)
+    detail: str = ""  # the core's words: which record was set aside and why, paths left alone
+
+    @property
+    def notice(self) -> str:
+        """One notification's text ("" when recovery had nothing to do)."""
+        parts = []
+        if self.restored:
+            ids = ", ".join(self.restored)
+            parts.append(f"an interrupted change was rolled back ({ids}): the folder is as it was "
+                         "before it")
+        if self.detail:
+            parts.append(self.detail)
+        return "; ".join(parts)
+
+
+def recover(root: Path) -> Recovery:
+    """Finish a change a crash interrupted (restore its before-images) and say what was done."""
     try:
-        return list(txn.recover(root))
+        done = txn.recover(root)
     except txn.TxnError as exc:
         raise RecoveryFailed(str(exc)) from None
+    return Recovery(tuple(done), tuple(done.quarantined), done.message)
