@@ -69,13 +69,12 @@ class WorkingSetView(View):
             self.index_text.border_title = "MEMORY.md · no entries memtui recognises — its text"
 
     def focus_default(self) -> None:
-        """The pane the cursor was last in (after a filter: the one holding the best match),
-        else the first that shows anything."""
+        """While filtering, the pane holding the best match; else the first that shows anything."""
         if self.index_text.display:
             self.index_text.focus()
             return
         panes = self.pane_widgets()
-        if self._last is not None and self._last.rows:
+        if self.filter_text.strip() and self._last is not None and self._last.rows:
             self._last.focus()
             return
         target = next((p for p in panes if p.rows), panes[1])
