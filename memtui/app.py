@@ -35,7 +35,7 @@ from memtui.screens.root_picker import RootPickerScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.services import scoring, writer
 from memtui.services.scoring import ScanResult, StalenessReport
-from memtui.services.watch import fingerprint
+from memtui.services.watch import Identity, OpenWriter, fingerprint, index_identity, index_replaced
 from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_after
 from memtui.widgets.working_set_view import WorkingSetView
 
@@ -114,6 +114,15 @@ class MemtuiApp(UserActions, App[int]):
             self.generation = generation
             self.marked = marked  # how many changes a mark-seen took (-1: a plain look)
 
+    class IndexSeen(Message):
+        def __init__(self, identity: Identity, generation: int,
+                     writers: tuple[OpenWriter, ...] = (), own: bool = False) -> None:
+            super().__init__()
+            self.identity = identity
+            self.generation = generation
+            self.writers = writers  # programs still writing to the index this one replaced
+            self.own = own  # the replace was memtui's own change
+
     class Baseline(Message):
         def __init__(self, stamp: int, generation: int) -> None:
             super().__init__()
@@ -149,6 +158,7 @@ class MemtuiApp(UserActions, App[int]):
         self._scan_requested = False
         self.scorer = scoring.Scorer()
         self._root_gone = False
+        self._index: Identity = None  # the MEMORY.md the watcher last saw (device, inode)
         self._quick_shown = threading.Event()
         self.marks: frozenset[str] = frozenset()
         self.include_sessions = False  # the Consolidate view's session toggle (S)
@@ -179,6 +189,7 @@ class MemtuiApp(UserActions, App[int]):
         """Show a root: the working set first, then every file, then scores and candidates."""
         self.root = root
         self.workspace = None
+        self._index = None
         self.set_marks(frozenset())
         self.scorer = scoring.Scorer()
         self._scan_requested = False
@@ -217,6 +228,7 @@ class MemtuiApp(UserActions, App[int]):
                 self.post_message(self.Loaded(quick_workspace(root, self.config), generation))
                 # let the working set paint before the scan takes the interpreter for seconds
                 self._quick_shown.wait(QUICK_PAINT_WAIT)
+            self.post_message(self.IndexSeen(index_identity(root), generation))
             stamp = fingerprint(root)
             workspace = full_workspace(root, self.config, record=self.record_pressure,
                                        today=self.now.date())
@@ -276,7 +288,7 @@ class MemtuiApp(UserActions, App[int]):
             self._scan_worker(workspace, self._generation)
 
     @work(thread=True, exclusive=True, group="watch", description="watch worker")
-    def _watch_worker(self, root: Path, known: int, generation: int) -> None:
+    def _watch_worker(self, root: Path, known: int, generation: int, index: Identity) -> None:
         if not root.is_dir():
             if not self._root_gone:
                 self._root_gone = True
@@ -284,6 +296,9 @@ class MemtuiApp(UserActions, App[int]):
             return
         self._root_gone = False
         stamp = fingerprint(root)
+        identity, writers = index_replaced(root, index)
+        if identity != index:  # fingerprint 0: memtui's own change was the last one
+            self.post_message(self.IndexSeen(identity, generation, writers, own=known == 0))
         if known == 0:
             self.post_message(self.Baseline(stamp, generation))
         elif stamp != known:
@@ -293,6 +308,16 @@ class MemtuiApp(UserActions, App[int]):
         if message.generation == self._generation and self.workspace is not None:
             self.workspace = replace(self.workspace, fingerprint=message.stamp)
 
+    def on_memtui_app_index_seen(self, message: IndexSeen) -> None:
+        if message.generation != self._generation:
+            return
+        self._index = message.identity
+        after = "after memtui's change" if message.own else "since MEMORY.md was replaced"
+        for program in message.writers:
+            self.notify(f"a program still writes to the old MEMORY.md (pid {program.pid}, "
+                        f"{program.name}) — its writes {after} will be lost; close it and re-open "
+                        "the file", severity="warning", timeout=15, markup=False)
+
     def poll_folder(self) -> None:
         """Look for changes made by someone else (in a worker), unless a load or write runs."""
         workspace = self.workspace
@@ -300,7 +325,7 @@ class MemtuiApp(UserActions, App[int]):
             return
         busy = any(w.group in ("load", "write") and w.is_running for w in self.workers)
         if not busy:
-            self._watch_worker(workspace.root, workspace.fingerprint, self._generation)
+            self._watch_worker(workspace.root, workspace.fingerprint, self._generation, self._index)
 
     @work(thread=True, exclusive=True, group="write", description="plan worker")
     def _plan_worker(self, request: writer.Request) -> None:
