@@ -80,10 +80,12 @@ def _app_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["hook"]:
-        from .hook import fast_path
+        from .hook import exit_now, fast_path
 
         code = fast_path(args_list[1:])
         if code is not None:
+            if argv is None:  # the whole process is this hook: end it without tearing down
+                exit_now(code)
             return code
     import os
 

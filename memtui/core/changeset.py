@@ -12,7 +12,6 @@ outside dot-folders and nested roots) and the two index files; a move may also s
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import time
 from dataclasses import dataclass, field, replace
@@ -286,6 +285,8 @@ def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Oper
 
 def unified_diff(snapshot: Snapshot, changeset: Changeset, context: int = 3) -> str:
     """A unified diff of what the changeset does to each file (moves as rename lines)."""
+    import difflib  # deferred: the hooks gate changes and never show a diff
+
     out: list[str] = []
     state: dict[str, bytes | None] = {}
     result = apply_to_snapshot(snapshot, changeset.ops)  # validates the operations

@@ -4,7 +4,6 @@ per-project folder, or the usual places under the current git work tree."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +120,8 @@ def git_roots(cwd: Path) -> GitRoots | None:
     (a submodule's ``.git/modules/x``, a separate git dir) the work tree's top is used.  Without a
     usable ``git`` the nearest folder holding a ``.git`` entry stands in.
     """
+    import subprocess  # deferred: a hook imports this module and never runs git
+
     try:
         done = subprocess.run(
             ["git", "-C", str(cwd), "rev-parse", "--path-format=absolute", "--git-common-dir",

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from pathlib import Path
@@ -142,6 +141,8 @@ def parse_state(text: str) -> ParsedState:
 
 def count_commits(project: Path, since: datetime) -> int | None:
     """Commits reachable from HEAD made after ``since`` (one git call); None when git cannot say."""
+    import subprocess  # deferred: most roots have no state file, and a hook pays for the import
+
     try:
         done = subprocess.run(
             ["git", "-C", str(project), "rev-list", "--count", f"--since={since.isoformat()}", "HEAD"],

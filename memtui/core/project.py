@@ -14,7 +14,6 @@ identifier index, so memory never vouches for itself.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -124,6 +123,8 @@ _TOKEN_TABLE = bytes(
 
 
 def _git(args: list[str], cwd: Path, timeout: float = 60.0) -> bytes | None:
+    import subprocess  # deferred: a hook imports this module and never runs git
+
     try:
         done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, timeout=timeout,
                               check=False)

@@ -409,12 +409,16 @@ def reach_of(snapshot: Snapshot) -> Reach:
     direct, archived = entry_maps(snapshot)
     region: dict[str, str] = {}
     hits: dict[int, int] = {}
+    names: list[tuple[str, str]] | None = None  # (path, bare name): what glob_matches compares
     for line in snapshot.index.lines:
-        if line.kind is not LineKind.REGION or glob_regex(line.glob) is None:
+        rx = glob_regex(line.glob) if line.kind is LineKind.REGION else None
+        if rx is None:
             continue
+        if names is None:
+            names = [(path, path.rsplit("/", 1)[-1]) for path in snapshot.files]
         count = 0
-        for path in snapshot.files:
-            if glob_matches(line.glob, path):
+        for path, name in names:
+            if rx.match(name) is not None:
                 count += 1
                 region.setdefault(path, line.glob)
         hits[line.number] = count

@@ -389,6 +389,23 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
                              "memtui.core.store", "pathlib", "typing"}, loaded
 
 
+def test_judging_inside_a_root_imports_no_git_or_diff_code(root: Path, env) -> None:
+    code = (
+        "import io, sys\n"
+        "from memtui.cli.main import main\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\n"
+        "assert main(['hook', 'pre']) == 0\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    payload = json.dumps(pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"))
+    done = subprocess.run([sys.executable, "-c", code, payload], capture_output=True, text=True,
+                          env={**os.environ, **env}, check=True)
+    answer, modules = done.stdout.splitlines()
+    assert decision(answer)["permissionDecision"] == "deny"  # it did judge
+    loaded = set(modules.split())
+    assert not loaded & {"subprocess", "difflib", "argparse", "rich", "textual"}, loaded
+
+
 def test_an_unknown_option_never_turns_into_exit_2(root: Path, env, monkeypatch, capsys) -> None:
     payload = pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n")
     code, out, err = main_with_stdin(["hook", "pre", "--strict"], payload, env, monkeypatch, capsys)
