@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from itertools import chain
+from typing import Any, Hashable, Sequence
 
 from .model import MemoryFile
 from .statcache import cached
-from .simjoin import TokenSets, brute_force_pairs, pair_score, similar_pairs
+from .simjoin import TokenSets, brute_force_pairs, pair_score
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 
@@ -214,10 +216,12 @@ def contradicting_pairs(
     """``(i, j, score, cue pair)`` for same-type files whose pair score is in [0.4, 0.6) and
     whose claims say opposite cues about one subject, ``i < j``, sorted.
 
-    For each cue pair, the files saying its positive are joined against those saying its
-    negative (same type, score ≥ 0.4; a file saying both is on both sides) — exact, since a
-    contradiction needs such a pair; ``brute_force`` compares every pair instead, as the
-    reference for the tests.
+    The fast path starts from the cues, not the files: a clash needs a ``+`` cue and a ``-`` cue
+    of one cue pair whose subjects share a word, so each ``+`` cue counts, through an index of
+    the ``-`` cues' subject words (per cue pair and type), how many words it shares with each
+    ``-`` cue — exactly the size of the two subjects' intersection — and keeps the files whose
+    cues :func:`same_subject` accepts; only those pairs are scored (score ≥ 0.4).  This is exact;
+    ``brute_force`` compares every pair instead, as the reference for the tests.
     """
     low, high = CONTRADICTION_RANGE
     said = [cached_cues(f) for f in files]
@@ -228,27 +232,41 @@ def contradicting_pairs(
             allowed=lambda i, j: clash(said[i], said[j]) is not None,
         ))
     else:
-        for name in CUE_PAIRS:
-            members: list[int] = []
-            sides: list[int] = []
-            for i, cs in enumerate(said):
-                for side, sign in enumerate("+-"):
-                    if any(c.pair == name and c.sign == sign for c in cs):
-                        members.append(i)
-                        sides.append(side)
-            if len(set(sides)) < 2:
-                continue
-            sub = [sets[i] for i in members]
-            for x, y in similar_pairs(sub, low, same_group=True, sides=sides):
-                a, b = members[x], members[y]
-                if a != b and clash(said[a], said[b]) is not None:
-                    found.add((a, b) if a < b else (b, a))
+        found.update(
+            (i, j) for i, j in _clashing_pairs(said, [s.group for s in sets])
+            if pair_score(sets[i], sets[j]) >= low
+        )
     out = []
     for i, j in sorted(found):
         score = pair_score(sets[i], sets[j])
         hit = clash(said[i], said[j])
         if score < high and hit is not None:
             out.append((i, j, score, hit[0].pair))
+    return out
+
+
+def _clashing_pairs(said: Sequence[tuple[Cue, ...]], groups: Sequence[Hashable]) -> set[tuple[int, int]]:
+    """The pairs ``i < j`` of one group whose cues :func:`clash` (see :func:`contradicting_pairs`)."""
+    negative: dict[tuple[str, Hashable, str], list[tuple[int, int]]] = {}
+    for j, cs in enumerate(said):
+        group = groups[j]
+        for k, cue in enumerate(cs):
+            if cue.sign == "-":
+                for word in cue.subject:
+                    negative.setdefault((cue.pair, group, word), []).append((j, k))
+    out: set[tuple[int, int]] = set()
+    if not negative:
+        return out
+    for i, cs in enumerate(said):
+        group = groups[i]
+        for cue in cs:
+            if cue.sign != "+":
+                continue
+            lists = [negative.get((cue.pair, group, word), ()) for word in cue.subject]
+            size = len(cue.subject)
+            for (j, k), shared in Counter(chain.from_iterable(lists)).items():
+                if j != i and 2 * shared >= min(size, len(said[j][k].subject)):
+                    out.add((i, j) if i < j else (j, i))
     return out
 
 
