@@ -372,7 +372,8 @@ def test_main_with_stdin(root: Path, env, monkeypatch, capsys) -> None:
     assert code == 0 and decision(out)["permissionDecision"] == "ask"
 
 
-def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
+def pre_in_a_process(payload: dict[str, Any], env: dict[str, str]) -> tuple[str, set[str]]:
+    """``hook pre`` in a fresh interpreter → (its answer, the modules it imported)."""
     code = (
         "import io, sys\n"
         "from memtui.cli.main import main\n"
@@ -380,29 +381,24 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
         "assert main(['hook', 'pre']) == 0\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(payload)], capture_output=True,
+                          text=True, env={**os.environ, **env}, check=True)
+    *answer, modules = done.stdout.splitlines()
+    return "\n".join(answer), set(modules.split())
+
+
+def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
     for name in ("notes.md", "main.py"):
-        payload = json.dumps(pre("Write", tmp_path / name, tmp_path, content="x"))
-        done = subprocess.run([sys.executable, "-c", code, payload], capture_output=True, text=True,
-                              env={**os.environ, **env}, check=True)
-        loaded = set(done.stdout.split())
+        answer, loaded = pre_in_a_process(pre("Write", tmp_path / name, tmp_path, content="x"), env)
+        assert answer == ""
         assert not loaded & {"argparse", "rich", "textual", "memtui.core.validate",
                              "memtui.core.store", "pathlib", "typing"}, loaded
 
 
 def test_judging_inside_a_root_imports_no_git_or_diff_code(root: Path, env) -> None:
-    code = (
-        "import io, sys\n"
-        "from memtui.cli.main import main\n"
-        "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\n"
-        "assert main(['hook', 'pre']) == 0\n"
-        "print(' '.join(sorted(sys.modules)))\n"
-    )
-    payload = json.dumps(pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"))
-    done = subprocess.run([sys.executable, "-c", code, payload], capture_output=True, text=True,
-                          env={**os.environ, **env}, check=True)
-    answer, modules = done.stdout.splitlines()
+    answer, loaded = pre_in_a_process(
+        pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n"), env)
     assert decision(answer)["permissionDecision"] == "deny"  # it did judge
-    loaded = set(modules.split())
     assert not loaded & {"subprocess", "difflib", "argparse", "rich", "textual"}, loaded
 
 
