@@ -136,9 +136,13 @@ def cues(f: MemoryFile) -> tuple[Cue, ...]:
     matches = list(_CUE.finditer(text))
     if not matches:
         return ()
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    # the sentence ends, found only as far as the cues need them (a claim's cues come early)
+    more = chain((end.end() for end in _SENTENCE_END.finditer(text)), (len(text),))
+    ends = [next(more)]
     out: list[Cue] = []
     for k, m in enumerate(matches):
+        while ends[-1] < m.end():
+            ends.append(next(more))
         stop = ends[bisect_left(ends, m.end())]
         start = ends[bisect_left(ends, m.start()) - 1] if bisect_left(ends, m.start()) else 0
         if k + 1 < len(matches):
