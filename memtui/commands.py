@@ -18,6 +18,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from memtui.core import verbs
 from memtui.core.bulk import bulk
+from memtui.core.group_fix import cover_orphans, drop_broken_links, orphan_families
 from memtui.core.changeset import Changeset
 from memtui.core.model import Finding, MemoryFile, Snapshot
 from memtui.core.quickfix import QUICK_FIXES, quick_fix_for
@@ -202,6 +203,9 @@ def _merge_why_not(s: Situation) -> str | None:
 def _quick_fix_why_not(s: Situation) -> str | None:
     if s.view != "problems":
         return "quick fixes apply to the findings of the Problems view"
+    group = s.app.main.view("problems").selected_group()
+    if group is not None:
+        return None if group.fix else f"no group fix for {group.rule}; select one finding"
     finding = s.finding
     if finding is None or finding.rule not in QUICK_FIXES:
         return "no quick fix for this finding"
@@ -352,7 +356,24 @@ def _run_merge(app: MemtuiApp, s: Situation) -> None:
         app.review(s.candidate)
 
 
+def _group_fix(snapshot: Snapshot, rule: str, paths: tuple[str, ...],
+               lines: tuple[tuple[str, int], ...]) -> Changeset:
+    """The fix of every finding of a rule, as one changeset (orphans, broken links)."""
+    if rule == "orphan":
+        return cover_orphans(snapshot, orphan_families(snapshot, paths))
+    return drop_broken_links(snapshot, lines)
+
+
 def _run_quick_fix(app: MemtuiApp, s: Situation) -> None:
+    view = app.main.view("problems")
+    group = view.selected_group()
+    if group is not None and group.fix:
+        findings = view.group_findings(group.rule)
+        paths = tuple(f.path for f in findings)
+        lines = tuple((f.path, f.line) for f in findings if f.line)
+        app.run_change(Request(partial(_group_fix, rule=group.rule, paths=paths, lines=lines),
+                               confirm=True))
+        return
     if s.finding is not None and s.workspace is not None:
         request = quick_fix_request(s.finding, s.workspace)
         if request is not None:
@@ -439,7 +460,8 @@ COMMANDS: tuple[Command, ...] = (
             "gate (undoable).", CHANGE, lambda app, s: app.edit_in_editor(s.path),
             _needs_file, writes=True),
     Command("quick_fix", "f", "Quick fix",
-            "Apply the obvious fix for the selected problem (e.g. an entry for an orphan).",
+            "Apply the obvious fix for the selected problem (e.g. an entry for an orphan); on a "
+            "rule's heading, fix all its findings as one change (orphans, broken links).",
             CHANGE, _run_quick_fix, _quick_fix_why_not, writes=True, footer=True),
     Command("reject_candidate", "x", "Reject pair",
             "Never propose the selected pair again (remembered in .memtui/).", CHANGE,

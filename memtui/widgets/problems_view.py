@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -17,35 +20,106 @@ from .header_line import HeaderLine
 from .row_list import Cell, RowList, compose_row
 from .view import ListView
 
-class FindingList(RowList[Finding]):
-    """One row per finding: severity, rule, where, message."""
+@dataclass(frozen=True)
+class RuleGroup:
+    """The heading row of one rule's findings: how many, and whether they are folded away."""
+
+    rule: str
+    severity: str
+    count: int
+    collapsed: bool
+    fix: str = ""  # what the group fix does, when the rule has one
+
+
+#: rules whose findings can be fixed all at once, and what that does
+GROUP_FIXES = {
+    "orphan": "cover the orphans: one region pointer per name family, archive-index entries for the rest",
+    "broken-link": "drop every broken link line from the indexes",
+}
+
+
+def grouped(findings: list[Finding], collapsed: set[str]) -> list[RuleGroup | Finding]:
+    """Findings under a heading per rule (errors first, else in the validator's order), folded
+    groups hidden."""
+    by_rule: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_rule.setdefault(finding.rule, []).append(finding)
+    order = sorted(by_rule, key=lambda rule: by_rule[rule][0].severity != "error")  # stable
+    rows: list[RuleGroup | Finding] = []
+    for rule in order:
+        group = by_rule[rule]
+        rows.append(RuleGroup(rule, group[0].severity, len(group), rule in collapsed,
+                              GROUP_FIXES.get(rule, "")))
+        if rule not in collapsed:
+            rows.extend(group)
+    return rows
+
+
+def _where(finding: Finding) -> str:
+    return finding.path + (f":{finding.line}" if finding.line else "")
+
+
+def distinct_labels(findings: list[Finding]) -> dict[Finding, str]:
+    """How each finding's place is shown: past the start its group's names share (``…a_notes.md``
+    rather than ``session_2026-05-23_a_no…`` four times), so the part that differs is seen."""
+    wheres = [_where(f) for f in findings]
+    if len(set(wheres)) < 2:
+        return {}
+    prefix = os.path.commonprefix(wheres)
+    cut = max(prefix.rfind(sep) for sep in "_-/.") + 1 if prefix else 0
+    if cut < 8:
+        return {}
+    return {f: "…" + where[cut:] for f, where in zip(findings, wheres)}
+
+
+class FindingList(RowList["RuleGroup | Finding"]):
+    """Findings grouped by rule: a heading row per rule (enter folds it), then one row each."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(empty_text="no problems — every rule passes", id=id)
+        self.labels: dict[Finding, str] = {}
 
-    def item_key(self, item: Finding) -> object:
+    def item_key(self, item: RuleGroup | Finding) -> object:
+        if isinstance(item, RuleGroup):
+            return ("group", item.rule)
         return (item.rule, item.path, item.line, item.subject)
 
-    def item_path(self, item: Finding) -> str | None:
+    def item_path(self, item: RuleGroup | Finding) -> str | None:
         return None  # findings are not marked; the files they name are, in the file views
 
-    def render_item(self, item: Finding, width: int) -> Text:
+    def render_item(self, item: RuleGroup | Finding, width: int) -> Text:
+        if isinstance(item, RuleGroup):
+            error = item.severity == "error"
+            role = "error" if error else "warn"
+            title = Text(("▸ " if item.collapsed else "▾ ") + item.rule, style=self.style_of(role))
+            title.stylize("bold")
+            kind = "error" if error else "warning"
+            count = f"{item.count} {kind}{'s' if item.count != 1 else ''}"
+            hint = ("f fixes them all" if item.fix else "") + (" · enter unfolds" if item.collapsed
+                                                                else " · enter folds")
+            return compose_row([Cell(title, 21), Cell(count, 12),
+                                Cell(Text(hint.strip(" ·"), style=self.style_of("muted")), None)],
+                               width)
         error = item.severity == "error"
         mark = Text("✖" if error else "⚠", style=self.style_of("error" if error else "warn"))
-        where = item.path + (f":{item.line}" if item.line else "")
+        where = self.labels.get(item) or _where(item)
+        subject = item.subject if item.subject and item.subject != item.path else ""
         return compose_row(
             [
+                Cell("", 1),
                 Cell(mark, 1),
-                Cell(Text(item.rule, style=self.style_of("error" if error else "warn")), 19),
-                Cell(where, None, weight=1, min_width=12),
+                Cell(where, None, weight=2, min_width=16),
+                Cell(Text(subject, style=self.style_of("accent")), None, weight=1, min_width=0,
+                     keep_end=True),
                 Cell(Text(item.message, style=self.style_of("muted")), None, weight=3, min_width=10),
             ],
             width,
         )
 
 
-class ProblemsView(ListView[Finding]):
-    """Findings with the selected one's full message and its quick fix, if there is one."""
+class ProblemsView(ListView["RuleGroup | Finding"]):
+    """Findings grouped by rule, with the selected one's full message and its quick fix (or its
+    group's fix)."""
 
     FILTER_ID = "problems-filter"
     LIST_ID = "problems-list"
@@ -57,6 +131,10 @@ class ProblemsView(ListView[Finding]):
             super().__init__()
             self.finding = finding
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.collapsed: set[str] = set()
+
     def compose(self) -> ComposeResult:
         yield FilterBar("filter findings by rule, file or message…", id="problems-filter")
         yield HeaderLine(id="problems-header", classes="list-header")
@@ -64,7 +142,16 @@ class ProblemsView(ListView[Finding]):
         yield Static(id="problems-detail")
 
     def selected_finding(self) -> Finding | None:
-        return self.highlighted
+        item = self.highlighted
+        return item if isinstance(item, Finding) else None
+
+    def selected_group(self) -> RuleGroup | None:
+        item = self.highlighted
+        return item if isinstance(item, RuleGroup) else None
+
+    def group_findings(self, rule: str) -> list[Finding]:
+        """Every finding of a rule (the filter aside): what a group fix repairs."""
+        return [f for f in self.workspace.findings if f.rule == rule] if self.workspace else []
 
     def selected_path(self) -> str | None:
         finding = self.selected_finding()
@@ -84,14 +171,23 @@ class ProblemsView(ListView[Finding]):
                                 lambda f: f"{f.rule} {f.path} {f.message}")
         finding_list = self.row_list
         keep = finding_list.item_key(finding_list.highlighted) if finding_list.highlighted else None
-        finding_list.set_items(findings, keep=keep)
+        by_rule: dict[str, list[Finding]] = {}
+        for finding in findings:
+            by_rule.setdefault(finding.rule, []).append(finding)
+        finding_list.labels = {f: label for group in by_rule.values()
+                               for f, label in distinct_labels(group).items()}
+        rows = grouped(findings, self.collapsed)
+        finding_list.set_items(rows, keep=None if self.typing else keep)
+        if self.typing or keep is None:  # the first (best) finding, not its rule's heading
+            first = next((i for i, row in enumerate(rows) if isinstance(row, Finding)), 0)
+            finding_list.cursor = first
         if not workspace.complete:
             header = "scanning the folder…"
         else:
             header = (f"{workspace.errors} error{'s' if workspace.errors != 1 else ''} · "
                       f"{workspace.warnings} warning{'s' if workspace.warnings != 1 else ''}"
                       + (f" · showing {len(findings)}" if len(findings) != len(workspace.findings) else "")
-                      + " · enter jumps to the file · f applies the quick fix")
+                      + " · enter jumps to the file (on a rule: folds it) · f fixes")
         self.query_one("#problems-header", HeaderLine).update(header)
         self._update_detail()
 
@@ -101,6 +197,15 @@ class ProblemsView(ListView[Finding]):
     def _update_detail(self) -> None:
         finding = self.selected_finding()
         detail = self.query_one("#problems-detail", Static)
+        group = self.selected_group()
+        if group is not None:
+            text = Text()
+            text.append(group.rule, style="bold")
+            text.append(f": {group.count} finding{'s' if group.count != 1 else ''}\n")
+            text.append(f"group fix (f): {group.fix}" if group.fix else
+                        "no group fix: select a finding for its own quick fix", style="italic")
+            detail.update(text)
+            return
         if finding is None:
             detail.update("")
             return
@@ -116,4 +221,8 @@ class ProblemsView(ListView[Finding]):
 
     @on(RowList.Selected, "#problems-list")
     def _on_selected(self, event: RowList.Selected) -> None:
+        if isinstance(event.item, RuleGroup):
+            self.collapsed ^= {event.item.rule}
+            self.refill()
+            return
         self.post_message(self.Jump(event.item))

@@ -45,6 +45,7 @@ class Cell:
     style: str | Style = ""
     min_width: int = 4
     weight: int = 1
+    keep_end: bool = False  # cut from the start ("…_2026-05-23_beats.md"): the end tells rows apart
 
 
 def compose_row(cells: Sequence[Cell], width: int, gap: int = 1) -> Text:
@@ -73,6 +74,8 @@ def compose_row(cells: Sequence[Cell], width: int, gap: int = 1) -> Text:
         piece.no_wrap = True
         if cell.style:
             piece.stylize_before(cell.style)
+        if cell.keep_end and piece.cell_len > cell_width > 1:
+            piece = Text("…") + piece[piece.cell_len - cell_width + 1:]
         piece.truncate(cell_width, overflow="ellipsis")
         pad = cell_width - piece.cell_len
         if pad > 0:
