@@ -380,6 +380,26 @@ def test_contradictions_fast_equals_brute(specs: list[tuple[str, str, list[str]]
     assert contradicting_pairs(files, sets) == contradicting_pairs(files, sets, brute_force=True)
 
 
+
+CUES = ["Always", "Never", "Use", "Avoid", "Do", "Don't", "Prefer", "Do not prefer", "Never use", "Keep"]
+CUE_SENTENCE = st.tuples(st.sampled_from(CUES), st.lists(st.sampled_from(VOCAB), min_size=1, max_size=7))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.lists(CUE_SENTENCE, min_size=1, max_size=3), st.sampled_from(["feedback", "user"]),
+                          st.lists(st.sampled_from(VOCAB), min_size=3, max_size=10)), max_size=14))
+def test_contradictions_fast_equals_brute_with_several_cues_and_subjects(
+    specs: list[tuple[list[tuple[str, list[str]]], str, list[str]]],
+) -> None:
+    """Claims of several cue sentences whose subjects overlap partly: the subject index is exact."""
+    files = []
+    for n, (sentences, type_, words) in enumerate(specs):
+        claim = ". ".join(f"{cue} {' '.join(subject)}" for cue, subject in sentences)
+        text = topic(" ".join(words[:3]), description=claim, type_=type_, body=" ".join(words) + "\n")
+        files.append(MemoryFile(f"f{n:02d}.md", len(text), float(n), text, parse_frontmatter(text)))
+    sets = token_sets_of(files)
+    assert contradicting_pairs(files, sets) == contradicting_pairs(files, sets, brute_force=True)
+
 # ------------------------------------------------------------------------------ real corpora
 
 
