@@ -50,6 +50,7 @@ class FindingsCache:
     glob_counts: Mapping[str, int]  # glob -> how many memory files it matches
     provenance: frozenset[str]  # files whose frontmatter names other files
     superseding: frozenset[str]  # files with ``superseded_by`` (the supersede graph's edges)
+    mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
 
 
 class _Subset(Mapping[str, MemoryFile]):
@@ -144,6 +145,7 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         glob_counts=counts,
         provenance=frozenset(p for p, f in snapshot.files.items() if _has_provenance(f)),
         superseding=superseding,
+        mentions=reach.mention,
     )
 
 
@@ -194,7 +196,7 @@ def revalidate(
     affected |= cache.archived ^ archived_set
     # files named in the loaded part of the index (mentions and passing links)
     mentioned = mention_map(after)
-    affected |= mention_map(before).keys() ^ mentioned.keys()
+    affected |= cache.mentions.keys() ^ mentioned.keys()
     if set(cache.globs) != set(globs):
         changed = set(cache.globs) ^ set(globs)
         affected.update(path for path in files if first_glob(changed, path) is not None)
@@ -250,5 +252,6 @@ def revalidate(
         glob_counts=counts,
         provenance=frozenset(provenance),
         superseding=frozen_superseding,
+        mentions=mentioned,
     )
     return after, new_cache

@@ -28,7 +28,7 @@ from memtui.core.model import (
 )
 from memtui.core.store import load_indexed, load_root
 from memtui.core.staleness import StalenessReport
-from memtui.core.validate import glob_matches, glob_regex, mention_map
+from memtui.core.validate import glob_matches, glob_regex
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -338,9 +338,11 @@ def workspace_of(
     ``cache`` is the core's findings cache for this snapshot when the caller has one (after a
     change the writer returns it); otherwise one is built.
     """
+    if cache is None or cache.snapshot is not snapshot:
+        cache = findings_cache(snapshot)
     budget = budget_of(snapshot)
     coverage = coverage_of(snapshot)
-    mentions = mention_map(snapshot)
+    mentions = cache.mentions
     return _complete(snapshot, budget, coverage,
                      file_rows(snapshot, coverage, budget.cut_line, mentions), cache, pressure,
                      mentions)
@@ -381,8 +383,10 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
     added = {p for p in snapshot.files if p not in before}
     removed = {p for p in before if p not in snapshot.files}
     coverage = coverage_after(previous.coverage, snapshot, added, removed)
+    if cache is None or cache.snapshot is not snapshot:
+        cache = findings_cache(snapshot)
     budget = budget_of(snapshot)
-    mentions = mention_map(snapshot)
+    mentions = cache.mentions  # the validator's, computed once for the change
     direct = _direct_lines(snapshot)
     archived = {line.resolved for line in snapshot.archive_index.entries if line.resolved}
     old_archived = {line.resolved for line in previous.snapshot.archive_index.entries if line.resolved}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -66,8 +67,20 @@ class Plan:
 
     request: Request
     preview: txn.Preview  # this root's (the root shown) half, for a change over several
-    diff: str = ""
     group: txn_multi.GroupPreview | None = None
+
+    @cached_property
+    def diff(self) -> str:
+        """The change as a unified diff (every root's, for a group), made when first asked for:
+        a change applied without a dialog never needs it."""
+        if self.group is not None:
+            return "".join(f"### {half.before.root}\n{unified_diff(half.before, half.changeset)}"
+                           for half in self.group.previews)
+        changeset = self.preview.changeset
+        try:
+            return changeset.diff or unified_diff(self.preview.before, changeset)
+        except ValueError:
+            return ""
 
     @property
     def accepted(self) -> bool:
@@ -163,12 +176,7 @@ def plan(snapshot: Snapshot, request: Request, cache: FindingsCache | None = Non
         raise VerbRefused(str(exc)) from None
     except ValueError as exc:  # a changeset that no longer fits the snapshot
         raise VerbRefused(str(exc)) from None
-    changeset = preview.changeset
-    try:
-        diff = changeset.diff or unified_diff(snapshot, changeset)
-    except ValueError:
-        diff = ""
-    return Plan(request, preview, diff)
+    return Plan(request, preview)
 
 
 def _plan_group(snapshot: Snapshot, request: Request) -> Plan:
@@ -178,9 +186,7 @@ def _plan_group(snapshot: Snapshot, request: Request) -> Plan:
     group = txn_multi.plan_group(
         [(snapshot if Path(s.root) == Path(snapshot.root) else s, c) for s, c in parts])
     mine = next(p for p in group.previews if Path(p.before.root) == Path(snapshot.root))
-    diff = "".join(f"### {half.before.root}\n{unified_diff(half.before, half.changeset)}"
-                   for half in group.previews)
-    return Plan(request, mine, diff, group)
+    return Plan(request, mine, group)
 
 
 def apply(the_plan: Plan) -> Outcome:
