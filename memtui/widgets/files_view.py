@@ -15,7 +15,7 @@ from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores, scores_o
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
-from .row_list import Cell, RowList, compose_row
+from .row_list import Cell, RowList, Rule, compose_row
 from .view import ListView
 
 #: lists longer than this are filtered in a worker so typing never waits
@@ -35,6 +35,13 @@ class FileList(RowList[FileRow]):
 
     def item_key(self, item: FileRow) -> object:
         return item.path
+
+    DIFF_ROWS = True
+
+    def row_state(self, item: FileRow | Rule) -> object:
+        if isinstance(item, Rule):
+            return item
+        return item, self.score_for(item.path) if item.path else None, self.scope_reason(item.path)
 
     def is_dim(self, item: FileRow) -> bool:
         return item.archived or self.scope_reason(item.path) is not None

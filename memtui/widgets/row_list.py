@@ -124,6 +124,10 @@ class RowList(ScrollView, Generic[T], can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
 
+    #: when the items are replaced, redraw only the rows whose :meth:`row_state` changed (a list
+    #: opts in when ``row_state`` names everything its drawing of a row depends on)
+    DIFF_ROWS: ClassVar[bool] = False
+
     class Highlighted(Message):
         """The cursor moved onto an item."""
 
@@ -160,7 +164,8 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._items: Sequence[T | Rule] = items
         self.empty_text = empty_text
-        self._line_cache: LRUCache[tuple[int, int, bool], Strip] = LRUCache(2048)
+        self._line_cache: LRUCache[tuple[object, int, bool], Strip] = LRUCache(2048)
+        self._drawn: dict[int, tuple[object, bool]] = {}  # row index -> what was last drawn there
         self._styles: dict[str, Style] = {}
         self.marks: frozenset[str] = frozenset()
 
@@ -183,6 +188,11 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         """What identifies an item across reloads (to keep the cursor on it)."""
         return item
 
+    def row_state(self, item: T | Rule) -> object:
+        """Everything a row's drawing depends on besides the list's width, marks and styles
+        (hashable; with :attr:`DIFF_ROWS` it keys the line cache instead of the row's index)."""
+        return item
+
     def item_path(self, item: T) -> str | None:
         """The memory file an item stands for (what a mark marks), if any."""
         path = getattr(item, "path", None)
@@ -197,7 +207,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         """Draw a mark beside the rows of these files (a gutter appears while any is marked)."""
         if marks != self.marks:
             self.marks = marks
-            self._line_cache.clear()
+            self._forget_lines()
             self.refresh()
             self.post_message(self.Changed(self))
 
@@ -215,9 +225,11 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     def set_items(self, items: Sequence[T | Rule], keep: object | None = None) -> None:
         """Replace the rows; the cursor stays on the item whose key is ``keep`` when present."""
         previous = self.cursor
+        same_length = len(items) == len(self._items)
         self._items = items
-        self._line_cache.clear()
-        self._set_height(len(items))
+        if not self.DIFF_ROWS:
+            self._line_cache.clear()
+        self._set_height(len(items), refresh=not (self.DIFF_ROWS and same_length))
         target = None
         if keep is not None:
             for i, item in enumerate(items):
@@ -227,9 +239,26 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         if target is None:
             target = min(previous, max(0, len(items) - 1))
         self.cursor = self._selectable(target, 1)
-        self.refresh()
+        if self.DIFF_ROWS and same_length:
+            self._refresh_changed_rows()
+        else:
+            self.refresh()
 
-    def _set_height(self, rows: int) -> None:
+    def _refresh_changed_rows(self) -> None:
+        """Repaint the rows on screen whose drawing differs from what was last drawn there."""
+        top = round(self.scroll_offset.y)
+        height = self.scrollable_content_region.height or self.size.height
+        for index in range(top, min(top + height, len(self._items))):
+            drawn = self._drawn.get(index)
+            if drawn is None or drawn != (self.row_state(self._items[index]), index == self.cursor):
+                self.refresh_line(index - top)
+
+    def _forget_lines(self) -> None:
+        """Drop every drawn line (the marks, the width or the styles changed)."""
+        self._line_cache.clear()
+        self._drawn.clear()
+
+    def _set_height(self, rows: int, refresh: bool = True) -> None:
         """Set the virtual height; skip the screen re-layout when the scrollbar stays as it is.
 
         Setting ``virtual_size`` lays the whole screen out again (tens of milliseconds on a busy
@@ -243,7 +272,8 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         if same_bar and old.width == new.width and self.is_mounted:
             self.set_reactive(RowList.virtual_size, new)
             self._scroll_update(new)
-            self.refresh()
+            if refresh:
+                self.refresh()
         else:
             self.virtual_size = new
 
@@ -317,11 +347,11 @@ class RowList(ScrollView, Generic[T], can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._line_cache.clear()
+        self._forget_lines()
         self._styles.clear()
 
     def on_resize(self, event: events.Resize) -> None:
-        self._line_cache.clear()
+        self._forget_lines()
         self.virtual_size = Size(self._row_width, len(self._items))
         self.post_message(self.Changed(self))
 
@@ -342,11 +372,16 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         if index >= len(self._items):
             return Strip.blank(width, base)
         is_cursor = index == self.cursor
-        key = (index, width, is_cursor)
+        item = self._items[index]
+        if self.DIFF_ROWS:
+            state = self.row_state(item)
+            self._drawn[index] = (state, is_cursor)
+            key: tuple[object, int, bool] = (state, width, is_cursor)
+        else:
+            key = (index, width, is_cursor)
         cached = self._line_cache.get(key)
         if cached is not None:
             return cached
-        item = self._items[index]
         if isinstance(item, Rule):
             text = self.render_rule(item, width)
             text.stylize_before(self.style_of("rule"))
@@ -370,9 +405,10 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     # ------------------------------------------------------------------ cursor
 
     def watch_cursor(self, old: int, new: int) -> None:
-        for index in (old, new):
-            for cursor_flag in (True, False):
-                self._line_cache.discard((index, self._row_width, cursor_flag))
+        if not self.DIFF_ROWS:  # (a list keyed by state has a line for either look of a row)
+            for index in (old, new):
+                for cursor_flag in (True, False):
+                    self._line_cache.discard((index, self._row_width, cursor_flag))
         scroll_y = round(self.scroll_offset.y)
         self.refresh_line(old - scroll_y)
         self.refresh_line(new - scroll_y)

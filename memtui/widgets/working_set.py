@@ -50,6 +50,13 @@ class WorkingSetPane(RowList[EntryRow]):
     def item_key(self, item: EntryRow) -> object:
         return item.path or f"line:{item.number}"
 
+    DIFF_ROWS = True
+
+    def row_state(self, item: EntryRow | Rule) -> object:
+        if isinstance(item, Rule):
+            return item
+        return item, self.score_for(item.path) if item.path else None, self.scope_reason(item.path)
+
     def show(
         self,
         rows: Sequence[EntryRow],
