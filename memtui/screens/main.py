@@ -70,6 +70,7 @@ class MainScreen(Screen[None]):
         self.workspace: Workspace | None = None
         self.read_only = False
         self._shown: dict[str, Workspace] = {}  # what each view was last drawn from
+        self._labels: dict[str, str] = {}  # the tab labels last set
         self.scope_path: str | None = None  # the scope filter's path (None: no filter)
         self.scope: Applicability | None = None  # ... and what applies there, for the workspace
 
@@ -132,16 +133,19 @@ class MainScreen(Screen[None]):
         self.read_only = read_only
         self.scope = self._applicability(workspace)
         self._refresh_view(self.active_view_name)  # hidden views catch up when shown
-        tabs = self.query_one(TabbedContent)
         problems = f"Problems {workspace.errors}✖ {workspace.warnings}⚠" if workspace.complete else "Problems"
-        tabs.get_tab("problems").label = problems
-        tabs.get_tab("files").label = (f"Files {len(workspace.snapshot.files):,}"
-                                       if workspace.complete else "Files")
+        self._label("problems", problems)
+        self._label("files", f"Files {len(workspace.snapshot.files):,}" if workspace.complete else "Files")
         if workspace.candidates is not None:
             scan = workspace.candidates
-            count = len(scan.pairs) + len(scan.contradictions)
-            tabs.get_tab("consolidate").label = f"Consolidate {count}"
+            self._label("consolidate", f"Consolidate {len(scan.pairs) + len(scan.contradictions)}")
         self.query_one(StatusLine).show(workspace, read_only)
+
+    def _label(self, tab: str, text: str) -> None:
+        """Set a tab's label; an unchanged one is left alone (setting it lays the screen out)."""
+        if self._labels.get(tab) != text:
+            self._labels[tab] = text
+            self.query_one(TabbedContent).get_tab(tab).label = text
 
     def _refresh_view(self, name: str) -> None:
         workspace = self.workspace
