@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
@@ -60,6 +60,10 @@ def empty_message(workspace: Workspace, read_only: bool = False) -> str:
     )
 
 
+#: below this many columns the views stack their preview under the list
+NARROW_BELOW = 120
+
+
 class MainScreen(Screen[None]):
     """Working set, Problems, Files, Staleness, Consolidate, Inbox; the app drives them."""
 
@@ -91,6 +95,9 @@ class MainScreen(Screen[None]):
                 yield InboxView(id="view-inbox")
         yield StatusLine(id="status")
         yield Footer(compact=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
 
     def on_mount(self) -> None:
         self.query_one(Tabs).can_focus = False

@@ -107,7 +107,7 @@ class ConsolidateView(ListView[Proposal]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="sessions-note", classes="list-header", markup=False)
-        with Horizontal():
+        with Horizontal(classes="view-columns"):
             yield CandidateList(id="candidate-list")
             yield Static(id="candidate-detail")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -12,6 +12,7 @@ from memtui.services.search import SearchKeys, fuzzy_filter
 from memtui.services.workspace import FileRow, Workspace
 
 from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores, scores_of
+from .column_header import ColumnHeader
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
@@ -56,16 +57,27 @@ class FileList(RowList[FileRow]):
         else:
             glyph = Text(" ")
         return compose_row(
-            [
-                Cell(glyph, 1),
-                Cell(item.path, None, weight=3, min_width=16),
-                Cell(self._title(item), None, weight=2, min_width=8),
-                Cell(Text(item.type, style=self.style_of("muted")), 9),
-                Cell(Text(item.reach, style=self.style_of(REACH_ROLE.get(item.reach, "muted"))), 10),
-                Cell(badge(self, self.score_for(item.path)), 3, justify="right"),
-            ],
+            self._cells(glyph, item.path, self._title(item),
+                        Text(item.type, style=self.style_of("muted")),
+                        Text(item.reach, style=self.style_of(REACH_ROLE.get(item.reach, "muted"))),
+                        badge(self, self.score_for(item.path))),
             width,
         )
+
+    @staticmethod
+    def _cells(glyph: Text | str, path: Text | str, title: Text | str, type_: Text | str,
+               reach: Text | str, score: Text | str) -> list[Cell]:
+        return [
+            Cell(glyph, 1),
+            Cell(path, None, weight=3, min_width=16),
+            Cell(title, None, weight=2, min_width=8),
+            Cell(type_, 9),
+            Cell(reach, 10),
+            Cell(score, 5, justify="right"),
+        ]
+
+    def header_cells(self) -> list[Cell]:
+        return self._cells("", "file", "title", "type", "reached by", "score")
 
 
     def _title(self, item: FileRow) -> Text:
@@ -89,11 +101,13 @@ class FilesView(ListView[FileRow]):
         self._keys: SearchKeys | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal():
+        with Horizontal(classes="view-columns"):
             with Vertical(classes="list-column"):
                 yield FilterBar("fuzzy filter by path or title…", id="files-filter")
                 yield HeaderLine(id="files-header", classes="list-header")
-                yield FileList(id="files-list")
+                file_list = FileList(id="files-list")
+                yield ColumnHeader(file_list, id="files-columns")
+                yield file_list
             yield Preview(id="files-preview")
 
     @property
@@ -164,3 +178,7 @@ class FilesView(ListView[FileRow]):
             header = f"showing {len(rows):,} of {total:,} files"
         self.query_one("#files-header", HeaderLine).update(header)
         self.schedule_preview()
+
+    @on(RowList.Changed, "#files-list")
+    def _on_list_changed(self) -> None:
+        self.query_one("#files-columns", ColumnHeader).refresh()

@@ -85,7 +85,7 @@ class InboxView(View):
 
     def compose(self) -> ComposeResult:
         yield HeaderLine("looking for changes…", id="inbox-header", classes="list-header")
-        with Horizontal(id="inbox-body"):
+        with Horizontal(id="inbox-body", classes="view-columns"):
             yield ChangeList(id="inbox-list")
             with VerticalScroll(id="inbox-detail"):
                 yield Static(id="inbox-diff")

@@ -109,7 +109,7 @@ class StalenessView(ListView[StalenessResult]):
     PREVIEW_ID = "stale-preview"
 
     def compose(self) -> ComposeResult:
-        with Horizontal():
+        with Horizontal(classes="view-columns"):
             with Vertical(classes="list-column"):
                 yield FilterBar("action:prune|review|keep class:fresh|partly|fully|evergreen "
                                 "type:project … and any text", id="stale-filter")

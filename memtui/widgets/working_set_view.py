@@ -31,7 +31,7 @@ class WorkingSetView(View):
         self._last: WorkingSetPane | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="ws-columns"):
+        with Horizontal(id="ws-columns", classes="view-columns"):
             with Vertical(id="ws-panes"):
                 yield FilterBar("filter the working set…", id="ws-filter")
                 for pane in PANES:

@@ -1,0 +1,49 @@
+"""Every view at 80×24 (the smallest usable terminal: the name column first and never dropped,
+the preview stacked under the list, the status line keeping its counts) and at 200×60."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tui_support import make_app, settle  # noqa: E402
+
+VIEWS = {"working": "1", "problems": "2", "files": "3", "staleness": "4", "consolidate": "5"}
+
+
+def keys_then_settle(*keys: str) -> Any:
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        await settle(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)], ids=["80x24", "200x60"])
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_each_view(snap_compare: Any, demo_root: Path, view: str, size: tuple[int, int]) -> None:
+    """The view's list with its names readable (working set: Pinned, Recent, Regions; Problems
+    grouped by rule; Files and Staleness with column headers, name first); below 120 columns
+    the preview sits under the list, above it beside; the status line shows the counts."""
+    assert snap_compare(make_app(demo_root), terminal_size=size,
+                        run_before=keys_then_settle(VIEWS[view]))
+
+
+def test_marks_and_confirm_at_80x24(snap_compare: Any, demo_root: Path) -> None:
+    """Three files marked (✓ gutter, "3 marked" in the status line), then the one confirm dialog
+    archiving all three: their moves listed and the whole diff below."""
+    assert snap_compare(make_app(demo_root), terminal_size=(80, 24),
+                        run_before=keys_then_settle("tab", "space", "j", "space", "j", "space", "a"))
+
+
+def test_merge_review_at_80x24(snap_compare: Any, demo_root: Path) -> None:
+    """The merge review of the demo's candidate pair at 80×24."""
+    assert snap_compare(make_app(demo_root), terminal_size=(80, 24),
+                        run_before=keys_then_settle("5", "m"))
