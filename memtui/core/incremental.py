@@ -22,6 +22,7 @@ from .validate import (
     _structural,
     entry_maps,
     mention_map,
+    names_of,
     file_cross_findings,
     file_findings,
     files_findings,
@@ -51,6 +52,7 @@ class FindingsCache:
     provenance: frozenset[str]  # files whose frontmatter names other files
     superseding: frozenset[str]  # files with ``superseded_by`` (the supersede graph's edges)
     mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
+    names: Mapping[str, list[str]]  # validate.names_of the files (kept while no file comes or goes)
 
 
 class _Subset(Mapping[str, MemoryFile]):
@@ -146,6 +148,7 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         provenance=frozenset(p for p, f in snapshot.files.items() if _has_provenance(f)),
         superseding=superseding,
         mentions=reach.mention,
+        names=names_of(snapshot.files),
     )
 
 
@@ -195,7 +198,8 @@ def revalidate(
             affected.add(path)
     affected |= cache.archived ^ archived_set
     # files named in the loaded part of the index (mentions and passing links)
-    mentioned = mention_map(after)
+    names = cache.names if not (result.added or result.removed) else names_of(files)
+    mentioned = mention_map(after, names)
     affected |= cache.mentions.keys() ^ mentioned.keys()
     if set(cache.globs) != set(globs):
         changed = set(cache.globs) ^ set(globs)
@@ -253,5 +257,6 @@ def revalidate(
         provenance=frozenset(provenance),
         superseding=frozen_superseding,
         mentions=mentioned,
+        names=names,
     )
     return after, new_cache

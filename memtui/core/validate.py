@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 
 from .budget import Budget, entries_past_cut, measure, stripped_lines
 from .handoff import handoff_findings
@@ -364,7 +364,7 @@ def _extra_refs(line: IndexLine) -> Iterator[Ref]:
         yield ref
 
 
-def _ref_path(snapshot: Snapshot, ref: Ref, by_name: dict[str, list[str]]) -> str | None:
+def _ref_path(snapshot: Snapshot, ref: Ref, by_name: Mapping[str, list[str]]) -> str | None:
     """The memory file a reference names, if any: as resolved, else from the root, else (for a
     mention) the one file of that name."""
     if ref.escapes or ref.resolved is None:
@@ -381,18 +381,27 @@ def _ref_path(snapshot: Snapshot, ref: Ref, by_name: dict[str, list[str]]) -> st
     return None
 
 
-def mention_map(snapshot: Snapshot) -> dict[str, int]:
+def names_of(files: Iterable[str]) -> dict[str, list[str]]:
+    """The paths of each file name, lower-cased (what a bare mention of a name resolves by)."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in files:
+        by_name[path.rsplit("/", 1)[-1].lower()].append(path)
+    return dict(by_name)
+
+
+def mention_map(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None = None) -> dict[str, int]:
     """Files named by a mention, or by a link or wikilink other than an entry's own, in the
-    *loaded* part of ``MEMORY.md`` (the loader profile's stripping and cut applied): file -> line."""
+    *loaded* part of ``MEMORY.md`` (the loader profile's stripping and cut applied): file -> line.
+
+    ``by_name`` is :func:`names_of` the snapshot's files, when the caller kept it."""
     index = snapshot.index
     if not index.exists or not any(line.refs for line in index.lines):
         return {}
     budget = measure(index, snapshot.config)
     stripped = set(budget.stripped)
     cut = budget.cut_line if budget.cut_line is not None else len(index.lines) + 1
-    by_name: dict[str, list[str]] = defaultdict(list)
-    for path in snapshot.files:
-        by_name[path.rsplit("/", 1)[-1].lower()].append(path)
+    if by_name is None:
+        by_name = names_of(snapshot.files)
     out: dict[str, int] = {}
     for line in index.lines[: cut - 1]:
         if not line.refs or line.number in stripped:
