@@ -73,7 +73,7 @@ class UserActions(_Base):
 
         def _apply_worker(self, plan: Plan) -> Worker[None]: ...
 
-        def _reject_worker(self, root: Path, a: str, b: str) -> Worker[None]: ...
+        def _reject_worker(self, root: Path, a: str, b: str, undo: bool = False) -> Worker[None]: ...
 
         def _scan_worker(self, workspace: Workspace, generation: int) -> Worker[None]: ...
 
@@ -226,7 +226,10 @@ class UserActions(_Base):
 
         choices = [p for p, f in workspace.snapshot.files.items() if p not in olds and not f.archived]
         title = f"Supersede {path} by…" if not marked else f"Supersede the {len(olds)} marked files by…"
-        self.push_screen(PickFileScreen(title, choices), picked)
+        scan = workspace.candidates
+        proposed = next((c.new for c in scan.contradictions if c.old == path and c.ordered),
+                        None) if scan is not None and not marked else None
+        self.push_screen(PickFileScreen(title, choices, preselect=proposed), picked)
 
     def promote_to_layer(self, path: str) -> None:
         """Move a file into another root (another layer): the only other one, else the one picked."""
@@ -296,10 +299,20 @@ class UserActions(_Base):
         if not self.read_only:
             self._apply_worker(plan)
 
+    last_rejected: tuple[str, str] | None = None
+
     def reject_pair(self, a: str, b: str) -> None:
         """Remember that a proposed pair is not a duplicate, so it is not proposed again."""
         if self.root is not None and not self.read_only:
+            self.last_rejected = (a, b)
             self._reject_worker(self.root, a, b)
+
+    def unreject_pair(self) -> None:
+        """Take back the last rejection of this session: the pair may be proposed again."""
+        if self.root is not None and not self.read_only and self.last_rejected is not None:
+            a, b = self.last_rejected
+            self.last_rejected = None
+            self._reject_worker(self.root, a, b, undo=True)
 
     def edit_in_editor(self, path: str | None) -> None:
         """Edit a private copy in $EDITOR, then write it back through the gate like any change.

@@ -363,13 +363,15 @@ class MemtuiApp(UserActions, App[int]):
             self.post_message(self.Applied(outcome, _select(plan)))
 
     @work(thread=True, group="reject", description="reject worker")
-    def _reject_worker(self, root: Path, a: str, b: str) -> None:
+    def _reject_worker(self, root: Path, a: str, b: str, undo: bool = False) -> None:
         try:
-            scoring.reject_pair(root, a, b)
+            scoring.reject_pair(root, a, b, undo=undo)
         except (OSError, ValueError) as exc:
             self.post_message(self.Failed(f"could not remember the rejection: {exc}"))
             return
-        self.post_message(self.Applied(writer.Outcome(True, f"rejected {a} ⇄ {b}; not proposed again")))
+        said = (f"{a} ⇄ {b} may be proposed again" if undo else
+                f"rejected {a} ⇄ {b}; not proposed again · X takes it back")
+        self.post_message(self.Applied(writer.Outcome(True, said)))
 
     @work(thread=True, exclusive=True, group="inbox", description="inbox worker")
     def _inbox_worker(self, snapshot: Snapshot, generation: int, mark: tuple[str, ...] | bool) -> None:

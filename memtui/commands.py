@@ -466,6 +466,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("reject_candidate", "x", "Reject pair",
             "Never propose the selected pair again (remembered in .memtui/).", CHANGE,
             _run_reject, _reject_why_not, writes=True, footer=True),
+    Command("unreject_pair", "X", "Take back a rejection",
+            "Propose the pair rejected last (x) again; the rejection is forgotten.", CHANGE,
+            lambda app, s: app.unreject_pair(),
+            lambda s: None if getattr(s.app, "last_rejected", None) else
+            "nothing was rejected in this session", writes=True),
     Command("undo_change", "u", "Undo", "Undo the newest change, through the same gate.",
             CHANGE, lambda app, s: app.run_change(Request.undo()), writes=True, footer=True),
     Command("redo_change", "U", "Redo", "Redo the change undone last.", CHANGE,

@@ -678,7 +678,17 @@ def remember_rejected(root: Path | str, a: str, b: str) -> None:
         raise ValueError(str(exc)) from None
 
 
-def _remember_rejected(root: Path | str, a: str, b: str) -> None:
+def forget_rejected(root: Path | str, a: str, b: str) -> None:
+    """Take back a rejection: the pair (a, b) may be proposed again (same write as remembering)."""
+    from .txn import TxnError
+
+    try:
+        _remember_rejected(root, a, b, forget=True)
+    except TxnError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _remember_rejected(root: Path | str, a: str, b: str, forget: bool = False) -> None:
     from .txn import root_lock, write_side_file  # txn's gate imports this package's validator
 
     with root_lock(root):
@@ -689,6 +699,10 @@ def _remember_rejected(root: Path | str, a: str, b: str) -> None:
         except (ValueError, UnicodeDecodeError) as exc:
             raise ValueError(f"{REJECTED_FILE}: not a rejected-pairs file ({exc}); move it aside "
                              "first") from None
-        pairs.add(_key(check_stored_path(a), check_stored_path(b)))
+        key = _key(check_stored_path(a), check_stored_path(b))
+        if forget:
+            pairs.discard(key)
+        else:
+            pairs.add(key)
         data = json.dumps({"version": 1, "pairs": [list(p) for p in sorted(pairs)]}, indent=2) + "\n"
         write_side_file(root, REJECTED_FILE, data.encode("utf-8"))

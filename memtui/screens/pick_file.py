@@ -28,10 +28,14 @@ class PickFileScreen(ModalScreen[str | None]):
         Binding("up", "list_up", show=False),
     ]
 
-    def __init__(self, title: str, choices: list[str]) -> None:
+    def __init__(self, title: str, choices: list[str], preselect: str | None = None) -> None:
+        """``preselect`` (a proposed answer) is listed first, under the cursor: enter takes it."""
         super().__init__()
         self.title_text = title
         self.choices = sorted(choices)
+        if preselect in self.choices:
+            self.choices.remove(preselect)
+            self.choices.insert(0, preselect)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pick-dialog", classes="dialog"):

@@ -51,9 +51,11 @@ class RootList(RowList[RootRow]):
                 Cell(display_path(item.root), None, min_width=16),
                 Cell(Text(f"{summary.files:,} file{'s' if summary.files != 1 else ''}",
                           style=self.style_of("muted")), 12, justify="right"),
-                Cell(f"{summary.lines}/{summary.max_lines} lines", 15, justify="right"),
+                Cell(f"{summary.lines}/{summary.max_lines} lines "
+                     f"{summary.lines / max(1, summary.max_lines):4.0%}", 20, justify="right"),
+                Cell(f"{summary.bytes / 1000:.1f}k/{summary.max_bytes / 1000:.1f}k bytes "
+                     f"{summary.bytes / max(1, summary.max_bytes):4.0%}", 24, justify="right"),
                 Cell(bar, bar_width),
-                Cell(Text(f"{summary.utilization:4.0%}", style=self.style_of(role)), 5, justify="right"),
                 Cell(Text(word if word != "ok" else "", style=self.style_of(role)), 11),
             ],
             width,

@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Iterable, Union
 
 from memtui.core.consolidate import Candidate as Pair
-from memtui.core.consolidate import Cluster, ScanResult, read_rejected, remember_rejected
+from memtui.core.consolidate import (
+    Cluster,
+    ScanResult,
+    forget_rejected,
+    read_rejected,
+    remember_rejected,
+)
 from memtui.core.consolidate import scan as scan_root
 from memtui.core.contradictions import Contradiction
 from memtui.core.model import Snapshot
@@ -56,9 +62,10 @@ def scan(snapshot: Snapshot, include_sessions: bool = False) -> ScanResult:
                      rejected=read_rejected(snapshot.root))
 
 
-def reject_pair(root: Path, a: str, b: str) -> None:
-    """Remember that a person rejected a proposed pair, so it is not proposed again."""
-    remember_rejected(root, a, b)
+def reject_pair(root: Path, a: str, b: str, undo: bool = False) -> None:
+    """Remember that a person rejected a proposed pair, so it is not proposed again (``undo``:
+    take that back)."""
+    (forget_rejected if undo else remember_rejected)(root, a, b)
 
 
 def kind_of(proposal: Proposal) -> str:

@@ -1,0 +1,53 @@
+"""Small things: a rejection can be taken back, the successor picker starts on the proposed
+successor, the root picker shows lines with lines and bytes with bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tui_support import make_app, press, settle
+
+from memtui.screens.pick_file import PickFileScreen
+from memtui.screens.root_picker import RootList
+
+
+async def test_a_rejected_pair_can_be_taken_back(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "5")
+        pairs = len(app.workspace.candidates.pairs)
+        await press(pilot, "x")
+        stored = json.loads((demo_root / ".memtui" / "rejected.json").read_text())
+        assert len(stored["pairs"]) == 1 and len(app.workspace.candidates.pairs) == pairs - 1
+        await press(pilot, "X")
+        assert json.loads((demo_root / ".memtui" / "rejected.json").read_text())["pairs"] == []
+        assert len(app.workspace.candidates.pairs) == pairs
+
+
+async def test_the_successor_picker_starts_on_the_proposed_successor(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    chosen: list[Any] = []
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        choices = ["a.md", "b.md", "proposed.md", "z.md"]
+        app.push_screen(PickFileScreen("Supersede x.md by…", choices, preselect="proposed.md"),
+                        chosen.append)
+        await settle(pilot)
+        await press(pilot, "enter")
+        assert chosen == ["proposed.md"]
+
+
+async def test_the_root_picker_shows_lines_with_lines_and_bytes_with_bytes(make_root: Any) -> None:
+    index = "# M\n- [A](a.md) — " + "x" * 2000 + "\n"  # 2 lines of 200 (1%), ~2 kB of 25 kB (8%)
+    files = {"MEMORY.md": index, "a.md": "---\nname: A\ndescription: a\ntype: project\n---\nA\n"}
+    one, two = make_root(files, name="one"), make_root(files, name="two")
+    app = make_app(one, two)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        row_list = app.screen.query_one(RootList)
+        line = "".join(seg.text for seg in row_list.render_line(0))
+        assert "2/200 lines   1%" in line, line
+        assert "k bytes   8%" in line, line
