@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memtui.app import MemtuiApp  # noqa: E402
-from memtui.core.demo import demo_source  # noqa: E402
+from memtui.core.demo import copy_demo  # noqa: E402
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
@@ -34,9 +34,8 @@ async def settle(pilot: Any) -> None:
 
 
 def demo_copy(folder: Path) -> Path:
-    root = folder / "memory"
-    shutil.copytree(demo_source(), root, ignore=shutil.ignore_patterns("__pycache__"))
-    return root
+    """The demo as ``memtui --demo`` opens it: the project with its history, and its memory."""
+    return copy_demo(folder / "harbor")
 
 
 def over_budget(folder: Path) -> Path:
@@ -100,8 +99,13 @@ async def inbox(pilot: Any) -> None:
         await settle(pilot)
 
 
+#: shots taken at another terminal size than ``--size``
+SIZES = {"narrow-80x24.svg": (80, 24)}
+
 SHOTS: list[tuple[str, Callable[[Path], Path], Callable[[Any], Awaitable[None]]]] = [
     ("main.svg", demo_copy, keys()),
+    ("marks.svg", demo_copy, keys("tab", "space", "j", "space", "j", "space", "j")),
+    ("narrow-80x24.svg", demo_copy, keys("4")),
     ("staleness.svg", demo_copy, keys("4")),
     ("merge-review.svg", demo_copy, keys("5", "m")),
     ("refused-change.svg", over_budget, refused),
@@ -128,7 +132,7 @@ def main() -> int:
             os.chdir(tmp)  # the status line shows the root relative to here: "memory"
             try:
                 root = make(Path(tmp))
-                asyncio.run(shoot(root, out / name, (width, height), steps))
+                asyncio.run(shoot(root, out / name, SIZES.get(name, (width, height)), steps))
             finally:
                 os.chdir(cwd)
     return 0
