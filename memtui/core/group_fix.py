@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from .changeset import Changeset, Create, Operation, VerbError, Write
+from .changeset import Changeset, Operation, VerbError
 from .index import region_line
 from .index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
 from .model import ARCHIVE_INDEX_NAME, Index, Snapshot
 from .validate import glob_regex, validate
+from .verbs import _draft_op
 
 #: a name splits into segments after each separator: ``session_2026-05-23_x`` → ``session_``, ``2026-``…
 _SEGMENT = re.compile(r"[^_\-.]*[_\-.]|[^_\-.]+$")
@@ -135,14 +136,7 @@ def cover_orphans(snapshot: Snapshot, families: Iterable[OrphanFamily]) -> Chang
                 f = snapshot.files[path]
                 archive.append_entry(new_entry(f, f.description or f.title))
                 listed += 1
-    ops: list[Operation] = []
-    for draft in (index, archive):
-        if draft.changed:
-            if draft.existed:
-                assert draft.original is not None
-                ops.append(Write(draft.path, draft.render(), draft.original))
-            else:
-                ops.append(Create(draft.path, draft.render()))
+    ops: list[Operation] = _draft_op(index) + _draft_op(archive)
     covered = sum(len(fam.paths) for fam in families if fam.region)
     parts = []
     if regions:
@@ -175,8 +169,7 @@ def drop_broken_links(snapshot: Snapshot, lines: Iterable[tuple[str, int]] | Non
             continue
         draft = IndexDraft(index, snapshot.files.__contains__)
         draft.remove(positions)
-        assert draft.original is not None
-        ops.append(Write(draft.path, draft.render(), draft.original))
+        ops += _draft_op(draft)
     if not ops:
         raise VerbError("no broken links to drop")
     return Changeset("drop-broken-links",

@@ -58,9 +58,12 @@ class StatusLine(HeaderLine):
         if ws is None:
             self.update("no root open")
             return
-        parts: list[str | tuple[str, str]] = [(display_path(ws.root), "bold")]
+        # the counts first and the folder last: a narrow terminal cuts the end, never the counts
+        parts: list[str | tuple[str, str]] = []
         if self.read_only:
-            parts.insert(0, (" read-only ", "bold reverse $warning"))
+            parts.append((" read-only ", "bold reverse $warning"))
+        if self.marked:
+            parts.append((f"✓ {self.marked:,} marked", "bold $accent"))
         if ws.complete:
             files = len(ws.snapshot.files)
             archived = sum(1 for row in ws.files if row.archived)
@@ -74,10 +77,9 @@ class StatusLine(HeaderLine):
             parts.append((warnings, "$warning") if ws.warnings else warnings)
         else:
             parts.append(("scanning files…", "italic"))
-        if self.marked:
-            parts.append((f"✓ {self.marked:,} marked", "bold $accent"))
         if self.busy:
             parts.append((self.busy, "italic"))
+        parts.append((display_path(ws.root), "bold"))
         joined: list[str | tuple[str, str]] = []
         for part in parts:
             if joined:
