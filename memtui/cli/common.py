@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -133,7 +132,9 @@ def report_interrupted(snapshot: Any, base: str | None = None) -> bool:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    from .jsontext import dumps_indented
+
+    sys.stdout.write(dumps_indented(value) + "\n")
 
 
 def add_budget_options(parser: argparse.ArgumentParser) -> None:
