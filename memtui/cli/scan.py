@@ -65,7 +65,7 @@ def parse_threshold(text: str | None) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.consolidate import read_rejected, scan
+    from memtui.core.consolidate import read_rejected, scan_cached
     from memtui.core.statcache import load_cached
     from memtui.core.store import RootError
 
@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
         interrupted |= report_interrupted(snapshot, args.path)
         results.append(
-            scan(snapshot, threshold, include_sessions=args.include_sessions,
-                 rejected=read_rejected(root))
+            scan_cached(snapshot, stat_cache, threshold, include_sessions=args.include_sessions,
+                        rejected=read_rejected(root))
         )
         stat_cache.save()
     if args.json:

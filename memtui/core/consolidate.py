@@ -25,7 +25,7 @@ import math
 import re
 import string
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from itertools import chain, product
 from pathlib import Path
 from sys import intern
@@ -35,7 +35,7 @@ from .model import MemoryFile, Snapshot
 from .safepath import check_stored_path, read_private_file
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
-from .statcache import cached
+from .statcache import StatCache, cached
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 
 DEFAULT_THRESHOLD = 0.8
@@ -341,6 +341,66 @@ def scan(
     check_threshold(threshold)
     with gc_paused():
         return _scan(snapshot, threshold, include_sessions, rejected)
+
+
+def scan_cached(
+    snapshot: Snapshot,
+    cache: StatCache,
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    include_sessions: bool = False,
+    rejected: Collection[tuple[str, str]] = (),
+) -> ScanResult:
+    """:func:`scan` of a snapshot ``cache`` loaded, answered whole from the cache when the root
+    (listing, every stat key, the index) and the arguments are what they were last time."""
+    check_threshold(threshold)
+    digest = cache.loaded_digest("scan", TOKENIZER_VERSION, threshold, include_sessions,
+                                 sorted(_key(a, b) for a, b in rejected))
+    hit = cache.memo("scan", digest)
+    if hit is not None:
+        try:
+            return _scan_of(hit, snapshot, threshold, include_sessions)
+        except (TypeError, ValueError):
+            pass  # not a scan of these files: computed again
+    result = scan(snapshot, threshold, include_sessions=include_sessions, rejected=rejected)
+    cache.set_memo("scan", digest, (
+        result.considered, tuple(map(astuple, result.pairs)), tuple(map(astuple, result.clusters)),
+        tuple(map(astuple, result.contradictions)), result.rejected_skipped, result.session_files,
+    ))
+    return result
+
+
+def _scan_of(
+    plain: tuple[Any, ...], snapshot: Snapshot, threshold: float, include_sessions: bool
+) -> ScanResult:
+    """The scan result :func:`scan_cached` kept; a ValueError when it names a path that is not
+    a plain path of the snapshot's files."""
+    considered, pairs, clusters, contradictions, skipped, sessions = plain
+
+    def known(path: Any) -> str:
+        if path is not None and check_stored_path(path) not in snapshot.files:
+            raise ValueError(f"cached scan names {path!r}")
+        return path
+
+    result = ScanResult(
+        root=str(snapshot.root),
+        threshold=threshold,
+        considered=considered,
+        pairs=tuple(Candidate(*p) for p in pairs),
+        clusters=tuple(Cluster(*c) for c in clusters),
+        contradictions=tuple(Contradiction(*c) for c in contradictions),
+        rejected_skipped=skipped,
+        include_sessions=include_sessions,
+        session_files=sessions,
+    )
+    for p in result.pairs:
+        known(p.a), known(p.b), known(p.contained_in)
+    for c in result.clusters:
+        for path in c.files:
+            known(path)
+    for found in result.contradictions:
+        known(found.old), known(found.new)
+    return result
 
 
 def token_sets_of(files: Iterable[MemoryFile]) -> list[TokenSets]:

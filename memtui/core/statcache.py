@@ -303,6 +303,7 @@ class StatCache:
         self._stats: dict[str, os.stat_result] = {}
         self.used: dict[str, Key] = {}  # the key each memory file was read (or found) under
         self._listed: set[str] | None = None
+        self._loaded: tuple[Listing, BudgetConfig] | None = None
         if path is not None:
             self._load(path)
 
@@ -428,6 +429,7 @@ class StatCache:
     def load(self, listing: Listing, config: BudgetConfig = BudgetConfig()) -> Snapshot:
         """The snapshot of a listing, read through the cache."""
         self._listed = {rel for rel, _ in listing.memory}
+        self._loaded = (listing, config)
         with gc_paused():  # many small acyclic objects: the collector's passes would only cost
             return snapshot_of(listing, config, self.read)
 
@@ -459,6 +461,19 @@ class StatCache:
             [(s.path, s.reason) for s in listing.skipped], sorted(listing.outside),
         )
         return marshal.dumps(value, 0)  # version 0: no references, no interning flags: equal values, equal bytes
+
+    def loaded_digest(self, *extra: Any) -> bytes | None:
+        """:meth:`digest` of the root as :meth:`load` read it, plus ``extra`` (plain data the
+        answer also depends on); None when disabled, nothing was loaded or a file is too young."""
+        if self.path is None or self._loaded is None:
+            return None
+        listing, config = self._loaded
+        indexes = index_keys(listing)
+        if indexes is None:
+            return None
+        found = self.digest(listing, config, [self.used.get(rel) for rel, _ in listing.memory],
+                            indexes)
+        return None if found is None else found + marshal.dumps(extra, 0)
 
     def memo(self, name: str, digest: bytes | None) -> Any:
         if digest is None:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from memtui.core import statcache
-from memtui.core.consolidate import scan
+from memtui.core.consolidate import scan, scan_cached
 from memtui.core.staleness import score_root
 from memtui.core.statcache import StatCache, load_cached, validate_root
 from memtui.core.store import load_root
@@ -47,7 +47,9 @@ def cold(root: Path) -> tuple[object, object, object]:
 def warm(root: Path, clock=aged) -> tuple[tuple[object, object, object], StatCache, object]:  # type: ignore[no-untyped-def]
     result = validate_root(root, clock=clock)
     snapshot, cache = load_cached(root, clock=clock)
-    found = (validate(snapshot), score_root(snapshot, NOW).results, scan(snapshot, 0.5))
+    answer = scan_cached(snapshot, cache, 0.5)  # from the previous run's memo when unchanged
+    assert scan_cached(snapshot, cache, 0.5) == answer  # from this run's memo, if it kept one
+    found = (validate(snapshot), score_root(snapshot, NOW).results, answer)
     cache.save()
     assert result.findings == found[0]
     return found, cache, result
@@ -346,3 +348,46 @@ def test_headless_validate_loads_neither_rich_nor_textual(make_root, flag) -> No
     loaded = set(done.stderr.split())
     assert "memtui.core.statcache" in loaded  # it ran
     assert not {m for m in loaded if m.split(".")[0] in ("rich", "textual")}
+
+
+def test_the_scan_memo_answers_only_the_same_question(make_root) -> None:
+    """A whole-root scan answer is reused only for the same files, threshold, session choice and
+    rejected pairs; each variation answers as a scan without the cache."""
+    body = "Deploys go through the staging cluster first, then canary, then every region.\n"
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [a](a.md)\n- [b](b.md)\n- [session_1](session_1.md)\n",
+        "a.md": topic("deploy order", body=body),
+        "b.md": topic("deploy order", body=body + "Always.\n"),
+        "session_1.md": topic("deploy order", body=body),
+    })
+    cold_snapshot = load_root(root)
+    questions = [(0.5, False, ()), (0.5, False, (("a.md", "b.md"),)), (0.5, True, ()),
+                 (0.9, False, ()), (0.5, False, ())]
+    for threshold, sessions, rejected in questions * 2:
+        expected = scan(cold_snapshot, threshold, include_sessions=sessions, rejected=rejected)
+        snapshot, cache = load_cached(root, clock=aged)
+        found = scan_cached(snapshot, cache, threshold, include_sessions=sessions, rejected=rejected)
+        cache.save()
+        assert found == expected
+    assert expected.pairs  # the question has an answer worth keeping
+    snapshot, cache = load_cached(root, clock=aged)
+    assert cache.memo("scan", cache.loaded_digest("scan", 1, 0.5, False, [])) is not None
+    (root / "b.md").write_text(topic("other", body="Nothing alike here at all.\n"))
+    snapshot, cache = load_cached(root, clock=aged)
+    assert scan_cached(snapshot, cache, 0.5) == scan(load_root(root), 0.5)
+
+
+def test_a_scan_memo_naming_a_path_outside_the_listing_is_refused(make_root) -> None:
+    body = "Deploys go through the staging cluster first, then canary, then every region.\n"
+    root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n- [b](b.md)\n",
+                      "a.md": topic("deploy order", body=body), "b.md": topic("deploy order", body=body)})
+    snapshot, cache = load_cached(root, clock=aged)
+    expected = scan_cached(snapshot, cache, 0.5)
+    assert expected.pairs
+    digest = cache.loaded_digest("scan", 1, 0.5, False, [])
+    kept = cache.memo("scan", digest)
+    assert kept is not None
+    pair = list(kept[1][0])
+    pair[1] = "../outside.md"
+    cache.set_memo("scan", digest, (kept[0], (tuple(pair),), *kept[2:]))
+    assert scan_cached(snapshot, cache, 0.5) == expected
