@@ -1,38 +1,29 @@
 """JSON text exactly as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it, faster.
 
 With ``indent`` the standard library uses its pure-Python encoder (a generator per container,
-about a million resumptions for a 10k-file ``stale --json``); this writer appends to one list and
-encodes strings with the C ``encode_basestring``.  Anything it does not handle the way the
-standard encoder does (non-string keys, unknown types, cycles) is handed to ``json.dumps`` whole,
-so the bytes are always the standard ones.
+about a million resumptions for a 10k-file ``stale --json``); this writer walks only the
+containers that hold non-empty containers and has the C encoder (with the separators the
+indented layout needs) write every run of other items in one call.  Anything it does not handle
+the way the standard encoder does (subclasses of containers, unknown types, non-string keys
+before a nested value, deep nesting) is handed to ``json.dumps`` whole, so the bytes are always
+the standard ones.
 """
 
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring
-from typing import Any
-
-_INFINITY = float("inf")
-
+from json.encoder import c_make_encoder, encode_basestring
+from typing import Any, Callable
 
 class _Fallback(Exception):
     """A value this writer leaves to ``json.dumps``."""
 
 
-def _float(value: float) -> str:
-    if value != value:
-        return "NaN"
-    if value == _INFINITY:
-        return "Infinity"
-    if value == -_INFINITY:
-        return "-Infinity"
-    return float.__repr__(value)
-
-
 def dumps_indented(value: Any) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)``, byte for byte."""
     try:
+        if not _nested(value):  # a scalar or an empty container
+            return "".join(_flat("\n")([value], 0))[1:-1]
         out: list[str] = []
         _write(value, out, "\n", 0)
         return "".join(out)
@@ -43,65 +34,78 @@ def dumps_indented(value: Any) -> str:
 _MAX_DEPTH = 200  # deeper than any memtui output: leave it to the standard encoder
 
 
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        return encode_basestring(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return int.__repr__(value)
-    if isinstance(value, float):
-        return _float(value)
-    raise _Fallback
+def _refuse(value: Any) -> Any:
+    raise _Fallback  # a type the standard encoder would hand to ``default`` (and refuse)
+
+
+_ENCODERS: dict[str, Callable[[Any, int], list[str]]] = {}
+
+
+def _flat(inner: str) -> Callable[[Any, int], list[str]]:
+    """The C encoder for containers of scalars (and empty containers) whose items go on lines
+    starting with ``inner``: what the indenting encoder writes for them."""
+    found = _ENCODERS.get(inner)
+    if found is None:
+        found = _ENCODERS[inner] = c_make_encoder(
+            None, _refuse, encode_basestring, None, ": ", "," + inner, False, False, True)
+    return found
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_LISTS = (list, tuple)
+
+
+def _nested(item: Any) -> bool:
+    """Whether an item is a non-empty container (refused for subclasses of containers)."""
+    kind = type(item)
+    if kind is dict or kind is list or kind is tuple:
+        return bool(item)
+    if isinstance(item, (dict, list, tuple)):
+        raise _Fallback  # a subclass: the standard encoder's own business
+    return False
 
 
 def _write(value: Any, out: list[str], newline: str, depth: int) -> None:
-    kind = type(value)
-    if kind is str:
-        out.append(encode_basestring(value))
-    elif kind is dict:
-        if not value:
-            out.append("{}")
-            return
-        if depth > _MAX_DEPTH:
-            raise _Fallback
-        inner = newline + "  "
-        first = True
+    """Append the text of a non-empty dict, list or tuple, its first line starting at ``newline``.
+
+    Runs of items holding no non-empty container are encoded in one call of the C encoder.
+    """
+    if depth > _MAX_DEPTH:
+        raise _Fallback
+    inner = newline + "  "
+    flat = _flat(inner)
+    scalars = _SCALARS
+    if type(value) is dict:
+        out.append("{" + inner)
+        run: Any = {}
         for key, item in value.items():
+            if type(item) in scalars or not _nested(item):
+                run[key] = item
+                continue
             if type(key) is not str:
-                raise _Fallback  # the standard encoder converts such keys; leave that to it
-            out.append(("{" if first else ",") + inner + encode_basestring(key) + ": ")
-            first = False
-            kind = type(item)
-            if kind is str:
-                out.append(encode_basestring(item))
-            elif kind is dict or kind is list or kind is tuple:
-                _write(item, out, inner, depth + 1)
-            else:
-                out.append(_scalar(item))
-        out.append(newline + "}")
-    elif kind is list or kind is tuple:
-        if not value:
-            out.append("[]")
-            return
-        if depth > _MAX_DEPTH:
-            raise _Fallback
-        inner = newline + "  "
-        first = True
-        for item in value:
-            out.append("[" + inner if first else "," + inner)
-            first = False
-            kind = type(item)
-            if kind is str:
-                out.append(encode_basestring(item))
-            elif kind is dict or kind is list or kind is tuple:
-                _write(item, out, inner, depth + 1)
-            else:
-                out.append(_scalar(item))
-        out.append(newline + "]")
+                raise _Fallback
+            if run:
+                out.append("".join(flat(run, 0))[1:-1] + "," + inner)
+                run = {}
+            out.append(encode_basestring(key) + ": ")
+            _write(item, out, inner, depth + 1)
+            out.append("," + inner)
+        close = "}"
     else:
-        out.append(_scalar(value))
+        out.append("[" + inner)
+        run = []
+        for item in value:
+            if type(item) in scalars or not _nested(item):
+                run.append(item)
+                continue
+            if run:
+                out.append("".join(flat(run, 0))[1:-1] + "," + inner)
+                run = []
+            _write(item, out, inner, depth + 1)
+            out.append("," + inner)
+        close = "]"
+    if run:
+        out.append("".join(flat(run, 0))[1:-1])
+    else:
+        out.pop()  # the separator after the last nested item
+    out.append(newline + close)

@@ -86,7 +86,7 @@ def parse_repo(text: str | None) -> Path | None:
 
 def run(args: argparse.Namespace) -> int:
     from memtui.core.project import ProjectCache
-    from memtui.core.staleness import score_root
+    from memtui.core.staleness import score_root, stale_json_cached
     from memtui.core.statcache import load_cached
     from memtui.core.store import RootError
 
@@ -102,10 +102,17 @@ def run(args: argparse.Namespace) -> int:
         except RootError as exc:
             raise UsageError(str(exc)) from None
         interrupted |= report_interrupted(snapshot, args.path)
-        reports.append(score_root(snapshot, now, repo=repo, online=args.online, cache=cache))
+        if args.json and args.now is not None:  # a whole answer is worth keeping for a fixed now
+            reports.append(stale_json_cached(snapshot, stat_cache, now, repo, args.online,
+                                             cache=cache))
+        elif args.json:
+            reports.append(score_root(snapshot, now, repo=repo, online=args.online,
+                                      cache=cache).to_json())
+        else:
+            reports.append(score_root(snapshot, now, repo=repo, online=args.online, cache=cache))
         stat_cache.save()
     if args.json:
-        objects = [_report_json(report, args.action) for report in reports]
+        objects = [_report_json(data, args.action) for data in reports]
         print_json(objects[0] if len(objects) == 1 else objects)
         return EXIT_FINDINGS if interrupted else EXIT_OK
     out = console()
@@ -114,8 +121,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
-def _report_json(report: Any, action: str | None) -> dict[str, Any]:
-    data: dict[str, Any] = report.to_json()
+def _report_json(data: dict[str, Any], action: str | None) -> dict[str, Any]:
     if action:
         data["files"] = [f for f in data["files"] if f["action"] == action]
     return data

@@ -28,7 +28,8 @@ from . import ages
 from .ages import FileAge, file_age, to_utc
 from .model import MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
-from .statcache import cached
+from .safepath import check_stored_path
+from .statcache import StatCache, cached
 from .references import (
     ReferenceCheck,
     RefKind,
@@ -257,6 +258,12 @@ class StalenessResult:
         return tuple(c for c in self.references if c.status is RefStatus.UNVERIFIABLE)
 
     def to_json(self) -> dict[str, object]:
+        counts = {RefStatus.FOUND: 0, RefStatus.MISSING: 0, RefStatus.UNVERIFIABLE: 0}
+        missing = []
+        for c in self.references:  # one pass (a stale --json has one of these per file)
+            counts[c.status] += 1
+            if c.status is RefStatus.MISSING:
+                missing.append({"kind": c.kind.value, "ref": c.text, "reason": c.reason})
         return {
             "path": self.path,
             "type": self.type,
@@ -265,8 +272,7 @@ class StalenessResult:
             "action": self.action.value,
             "class": self.cls.value,
             "modifiers": [m.to_json() for m in self.modifiers],
-            "missing": [{"kind": c.kind.value, "ref": c.text, "reason": c.reason}
-                        for c in self.missing],
+            "missing": missing,
             "guards": [g.to_json() for g in self.guards],
             "half_life": self.half_life,
             "base_score": round(self.base_score, 1),
@@ -274,8 +280,8 @@ class StalenessResult:
             "age_source": self.age.source,
             "dated": self.age.when.date().isoformat(),
             "downgraded": self.downgraded,
-            "references": {"found": len(self.found), "missing": len(self.missing),
-                           "unverifiable": len(self.unverifiable)},
+            "references": {"found": counts[RefStatus.FOUND], "missing": counts[RefStatus.MISSING],
+                           "unverifiable": counts[RefStatus.UNVERIFIABLE]},
         }
 
 
@@ -374,10 +380,48 @@ def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None
         return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived)
 
 
+def stale_json_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | date,
+                      repo: Path | str | None = None, online: bool = False, *,
+                      cache: ProjectCache | None = None) -> dict[str, object]:
+    """``score_root(...).to_json()``, answered whole from the stat cache for the same files, the
+    same ``now`` and the same project when the answer consulted neither a project (none was
+    found and URLs are not fetched, or no file has a reference) nor git (every file is dated):
+    it depends on nothing else then."""
+    with gc_paused():
+        project = find_project(snapshot.root, Path(repo) if repo is not None else None)
+        where = None if project is None else (str(project.path), project.source)
+        digest = stat_cache.loaded_digest("stale", now.isoformat(), online, where)
+        hit = stat_cache.memo("stale", digest)
+        if hit is not None:
+            try:
+                return _report_of(hit, snapshot, now, project, online)
+            except (TypeError, ValueError, KeyError, AttributeError):
+                pass  # not an answer about these files: computed again
+        consulted: list[bool] = []
+        report = _score_root(snapshot, now, repo, online, cache, None, False, project, consulted)
+        data = report.to_json()
+        if not consulted and ((project is None and not online)  # every reference unverifiable
+                              or not any(r.references for r in report.results)):
+            stat_cache.set_memo("stale", digest, data["files"])
+        return data
+
+
+def _report_of(files: list[dict[str, object]], snapshot: Snapshot, now: datetime | date,
+               project: Project | None, online: bool) -> dict[str, object]:
+    """The JSON of a report whose files :func:`stale_json_cached` kept; a ValueError when one is
+    not a memory file of the snapshot."""
+    for entry in files:
+        if check_stored_path(entry["path"]) not in snapshot.files:
+            raise ValueError(f"cached staleness names {entry['path']!r}")
+    return StalenessReport(snapshot.root, now, project, (), online).to_json() | {"files": files}
+
+
 def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None, online: bool,
                 cache: ProjectCache | None, fetcher: UrlFetcher | None, include_archived: bool,
+                found: Project | None | bool = False, consulted: list[bool] | None = None,
                 ) -> StalenessReport:
-    project = find_project(snapshot.root, Path(repo) if repo is not None else None)
+    project = (find_project(snapshot.root, Path(repo) if repo is not None else None)
+               if found is False else found)
     index = (cache or ProjectCache()).get(project) if project is not None else None
     checker = ReferenceChecker(index, online=online, fetcher=fetcher)
     files = [f for f in snapshot.files.values() if include_archived or not f.archived]
@@ -389,6 +433,8 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
     def lazy_git_dates() -> Mapping[str, datetime]:
         nonlocal commit_dates
         if commit_dates is None:
+            if consulted is not None:
+                consulted.append(True)
             commit_dates = ages.git_commit_dates(snapshot.root)
         return commit_dates
 

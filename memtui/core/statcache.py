@@ -39,7 +39,7 @@ import stat
 import sys
 import time
 import zlib
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -47,10 +47,16 @@ from .gcpause import gc_paused
 from .model import (
     EMPTY_FRONTMATTER,
     BudgetConfig,
+    EntryForm,
     Finding,
     Frontmatter,
     FrontmatterLine,
+    Index,
+    IndexLine,
+    LineKind,
     MemoryFile,
+    Ref,
+    ScopeSection,
     Snapshot,
     decode_bytes,
 )
@@ -74,7 +80,8 @@ MAGIC = b"memtui stat cache\n"
 RACY_NS = 2_000_000_000
 CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
 NO_CACHE_ENV = "MEMTUI_NO_CACHE"
-SECTIONS = ("base", "stale", "scan", "memo")
+SECTIONS = ("base", "stale", "scan", "memo", "index")
+_WHOLE = ("memo", "index")  # sections not keyed by memory file
 
 Key = tuple[int, int, int, int]  # size, mtime_ns, inode, ctime_ns
 T = TypeVar("T")
@@ -163,6 +170,55 @@ def findings_of(plain: Iterable[tuple[Any, ...]], paths: Callable[[str], bool]) 
             raise ValueError(f"cached finding names {path!r}")
         out.append(Finding(rule, severity, path, line, message, subject))
     return out
+
+
+# ------------------------------------------------------------------------ an index as tuples
+
+_LINE_FIELDS = tuple(f.name for f in fields(IndexLine))
+_KINDS = {kind.value: kind for kind in LineKind}
+_FORMS: dict[str | None, EntryForm | None] = {form.value: form for form in EntryForm}
+_FORMS[None] = None
+
+
+def index_plain(index: Index) -> tuple[Any, ...]:
+    """A parsed index as plain tuples (for marshal)."""
+    lines = []
+    for line in index.lines:
+        values = [getattr(line, name) for name in _LINE_FIELDS]
+        values[3] = line.kind.value
+        values[6] = None if line.form is None else line.form.value
+        values[-1] = tuple(map(tuple, line.refs))
+        lines.append(tuple(values))
+    return (tuple(lines), index.bom, tuple(map(astuple, index.scopes)))
+
+
+def index_of(rel: str, plain: tuple[Any, ...], files: frozenset[str] = frozenset()) -> Index:
+    """The index :func:`index_plain` gave (lines built without ``__init__``); a ValueError when a
+    path in it is neither one of ``files`` nor a plain relative path."""
+    rows, bom, scopes = plain
+    lines = []
+    new = _new
+    names = _LINE_FIELDS
+    make_ref = tuple.__new__
+    for row in rows:
+        if len(row) != len(names):
+            raise ValueError("not an index line")
+        line = new(IndexLine)
+        values = line.__dict__
+        values.update(zip(names, row))
+        values["kind"] = _KINDS[row[3]]
+        values["form"] = _FORMS[row[6]]
+        if row[8] is not None and row[8] not in files:
+            check_stored_path(row[8])
+        refs = values["refs"] = tuple([make_ref(Ref, ref) for ref in row[-1]])
+        for ref in refs:
+            if len(ref) != 4:
+                raise ValueError("not a reference")
+            if ref[2] is not None and ref[2] not in files:
+                check_stored_path(ref[2])
+        lines.append(line)
+    return Index(path=rel, exists=True, lines=tuple(lines), bom=bom,
+                 scopes=tuple(ScopeSection(*scope) for scope in scopes))
 
 
 # ------------------------------------------------------------------------ the lazily read file
@@ -431,7 +487,26 @@ class StatCache:
         self._listed = {rel for rel, _ in listing.memory}
         self._loaded = (listing, config)
         with gc_paused():  # many small acyclic objects: the collector's passes would only cost
-            return snapshot_of(listing, config, self.read)
+            return snapshot_of(listing, config, self.read, self.parse_index)
+
+    def parse_index(self, data: bytes, rel: str, exists: Callable[[str], bool]) -> Index:
+        """:func:`memtui.core.index.parse_index`, kept whole: keyed by the index's bytes and the
+        set of memory files (Memory-base entries fall back on it), so it cannot be stale."""
+        from .index import parse_index
+
+        if self.path is None or self._listed is None:
+            return parse_index(data, rel, exists)
+        files = frozenset([f for f in self._listed if exists(f)])  # the files that were read
+        entry = self.section("index").get(rel)
+        if entry is not None and entry[0] == data and entry[1] == files:
+            try:
+                return index_of(rel, entry[2], files)
+            except (TypeError, ValueError, KeyError):
+                pass
+        index = parse_index(data, rel, exists)
+        self.section("index")[rel] = (data, files, index_plain(index))
+        self._dirty.add("index")
+        return index
 
     # ---- whole-root answers
 
@@ -502,7 +577,7 @@ class StatCache:
             for name in SECTIONS:
                 if name in self._dirty:
                     entries = self._sections[name]
-                    if self._listed is not None and name != "memo":
+                    if self._listed is not None and name not in _WHOLE:
                         for rel in [r for r in entries if r not in self._listed]:
                             del entries[rel]
                     blobs[name] = marshal.dumps(entries)

@@ -193,8 +193,14 @@ def load_root(
     return snapshot_of(list_root(root), config, reader or read_memory_file)
 
 
-def snapshot_of(listing: Listing, config: BudgetConfig, reader: FileReader) -> Snapshot:
-    """Read the files of a listing into a :class:`Snapshot`."""
+IndexParser = Callable[[bytes, str, Callable[[str], bool]], Index]
+
+
+def snapshot_of(
+    listing: Listing, config: BudgetConfig, reader: FileReader, parse: IndexParser = parse_index
+) -> Snapshot:
+    """Read the files of a listing into a :class:`Snapshot` (``parse``: how index bytes are
+    parsed, :func:`memtui.core.index.parse_index` or the stat cache's memo of it)."""
     files: dict[str, MemoryFile] = {}
     skipped = list(listing.skipped)
     index_data: bytes | None = None
@@ -228,11 +234,11 @@ def snapshot_of(listing: Listing, config: BudgetConfig, reader: FileReader) -> S
 
     exists = files.__contains__
     if index_data is not None:
-        index = parse_index(index_data, INDEX_NAME, exists)
+        index = parse(index_data, INDEX_NAME, exists)
     else:
         index = Index(path=INDEX_NAME, exists=False)
     if archive_data is not None:
-        archive_index = parse_index(archive_data, archive_name, exists)
+        archive_index = parse(archive_data, archive_name, exists)
     else:
         archive_index = Index(path=ARCHIVE_INDEX_NAME, exists=False)
     return Snapshot(

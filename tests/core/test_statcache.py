@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from memtui.core import statcache
 from memtui.core.consolidate import scan, scan_cached
-from memtui.core.staleness import score_root
+from memtui.core.staleness import score_root, stale_json_cached
 from memtui.core.statcache import StatCache, load_cached, validate_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
@@ -391,3 +391,90 @@ def test_a_scan_memo_naming_a_path_outside_the_listing_is_refused(make_root) -> 
     pair[1] = "../outside.md"
     cache.set_memo("scan", digest, (kept[0], (tuple(pair),), *kept[2:]))
     assert scan_cached(snapshot, cache, 0.5) == expected
+
+
+def stale_memo(root: Path, now: date, **kwargs: object) -> tuple[dict[str, object], bool]:
+    """``stale --json``'s answer through a warm cache, and whether the cache kept it whole
+    (its whole-root answer changed)."""
+    snapshot, cache = load_cached(root, clock=aged)
+    before = cache.section("memo").get("stale")
+    found = stale_json_cached(snapshot, cache, now, **kwargs)  # type: ignore[arg-type]
+    cache.save()
+    snapshot, cache = load_cached(root, clock=aged)
+    assert stale_json_cached(snapshot, cache, now, **kwargs) == found  # type: ignore[arg-type]
+    after = cache.section("memo").get("stale")
+    kept = after is not None and after != before
+    return found, kept
+
+
+def test_the_stale_memo_answers_only_for_the_same_files_now_and_project(make_root, tmp_path) -> None:
+    """A whole stale answer is kept only when it consulted no project and no git; it is reused
+    only for the same files and the same now, and then equals a run without the cache."""
+    dated = {"updated": "2026-06-01"}
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [a](a.md)\n- [b](b.md)\n",
+        "a.md": topic("a", body="See `src/x.py` and https://example.com/a.\n", **dated),
+        "b.md": topic("b", type_="feedback", body="Never push on Fridays.\n", **dated),
+    })
+    for now in (NOW, NOW + timedelta(days=40), NOW, NOW + timedelta(days=40)):
+        found, kept = stale_memo(root, now)
+        assert kept  # no project here: every reference is unverifiable, whatever the disk says
+        assert found == score_root(load_root(root), now).to_json()
+    old = os.stat(root / "b.md")
+    (root / "b.md").write_text(topic("b", type_="feedback", body="Never push on Mondays.\n",
+                                     updated="2025-01-01"))
+    os.utime(root / "b.md", ns=(old.st_atime_ns, old.st_mtime_ns))
+    found, kept = stale_memo(root, NOW)
+    assert found == score_root(load_root(root), NOW).to_json()
+    assert {f["path"]: f["dated"] for f in found["files"]}["b.md"] == "2025-01-01"  # seen
+    # a project: the answer depends on its files, so it is never kept whole
+    repo = tmp_path / "project"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "x.py").write_text("x = 1\n")
+    for present in (True, False, True):
+        if not present:
+            (repo / "src" / "x.py").unlink()
+        elif not (repo / "src" / "x.py").exists():
+            (repo / "src" / "x.py").write_text("x = 1\n")
+        found, kept = stale_memo(root, NOW, repo=repo)
+        assert not kept
+        assert found == score_root(load_root(root), NOW, repo=repo).to_json()
+        refs = {f["path"]: f["references"] for f in found["files"]}["a.md"]
+        assert (refs["found"], refs["missing"]) == ((1, 0) if present else (0, 1))
+
+
+def test_a_stale_answer_that_asked_git_is_not_kept(make_root) -> None:
+    root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n", "a.md": topic("a")})  # no date
+    found, kept = stale_memo(root, NOW)
+    assert not kept
+    assert found == score_root(load_root(root), NOW).to_json()
+
+
+def test_a_stale_memo_naming_a_path_outside_the_listing_is_refused(make_root) -> None:
+    root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n",
+                      "a.md": topic("a", updated="2026-01-01")})
+    expected, kept = stale_memo(root, NOW)
+    assert kept
+    snapshot, cache = load_cached(root, clock=aged)
+    digest, files = cache.section("memo")["stale"]
+    cache.set_memo("stale", digest, [dict(files[0], path="../a.md")])
+    assert stale_json_cached(snapshot, cache, NOW) == expected
+
+
+def test_a_cached_index_is_the_parsed_one(make_root) -> None:
+    """The parsed index is kept by its bytes and the set of files; a Memory-base entry resolves
+    by that set, so a file appearing changes the answer even with the index unchanged."""
+    index = ("# Memory\n\n## PATH_SCOPE: web\nMemory base: `web/`\n- [x](x.md) — hook\n"
+             "- [y](y.md)\n<!-- c -->\n[[a]] and `a.md`\n")
+    root = make_root({"MEMORY.md": index, "x.md": topic("x"), "a.md": topic("a")})
+    for step in range(3):
+        if step == 2:
+            (root / "web").mkdir()
+            (root / "web" / "x.md").write_text(topic("x web"))
+        snapshot, cache = load_cached(root, clock=aged)
+        cache.save()
+        expected = load_root(root)
+        assert snapshot.index == expected.index
+        assert validate(snapshot) == validate(expected)
+    snapshot, cache = load_cached(root, clock=aged)
+    assert cache.section("index")["MEMORY.md"][0] == (root / "MEMORY.md").read_bytes()
