@@ -6,9 +6,12 @@ The fixtures (``demo_root``, ``make_root``, temp folders under pytest's) live in
 from __future__ import annotations
 
 import hashlib
+import io
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
 
 from memtui.app import MemtuiApp
 from memtui.screens.merge_review import MergeReviewScreen
@@ -51,6 +54,15 @@ async def press(pilot: Any, *keys: str) -> None:
     for key in keys:
         await pilot.press(key)
         await settle(pilot)
+
+
+def screen_lines(app: Any) -> list[str]:
+    """The text of every line of the whole screen as the terminal shows it now (no styles)."""
+    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(),
+                      record=True, color_system=None)
+    console.print(app.screen._compositor.render_update(full=True,
+                                                       screen_stack=app._background_screens))
+    return console.export_text().splitlines()
 
 
 def digest(root: Path) -> dict[str, str]:

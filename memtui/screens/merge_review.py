@@ -13,7 +13,7 @@ from typing import ClassVar, Sequence
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -27,6 +27,7 @@ from memtui.core.merge import gist_draft, merge
 from memtui.services import writer
 from memtui.services.diff import SideRow, side_by_side, similarity_summary
 from memtui.services.scoring import Cluster, Proposal, ScanResult, files_of
+from memtui.screens.main import NARROW_BELOW
 from memtui.services.workspace import Workspace
 from memtui.widgets.theme import foreground_only
 
@@ -60,6 +61,30 @@ def side_table(rows: Sequence[SideRow], left_name: str, right_name: str,
     return table
 
 
+def stacked_table(rows: Sequence[SideRow], left_name: str, right_name: str,
+                  removed: Style | str = "red", added: Style | str = "green",
+                  same: Style | str = "dim") -> Table:
+    """The two files one above the other (for narrow terminals): all of the left, then the right."""
+    table = Table(expand=True, show_edge=False, box=None, padding=(0, 1), show_header=False)
+    table.add_column(ratio=1, overflow="fold")
+    for n, (side, name, style) in enumerate((("left", left_name, removed),
+                                             ("right", right_name, added))):
+        marker = "−" if side == "left" else "+"
+        table.add_row(Text(f"{marker} {name}", style="bold underline"), end_section=False)
+        for row in rows:
+            line, spans = ((row.left, row.left_spans) if side == "left"
+                           else (row.right, row.right_spans))
+            if line is None:
+                continue
+            text = _side(row, line, spans, side, style)
+            if row.kind == "same":
+                text.stylize(same)
+            table.add_row(text)
+        if n == 0:
+            table.add_row(Text())
+    return table
+
+
 def _side(row: SideRow, line: str | None, spans: Sequence[tuple[int, int]], side: str,
           style: Style | str) -> Text:
     """One column of a row: the marker, the line in its side's style, differences bold."""
@@ -75,18 +100,31 @@ def _side(row: SideRow, line: str | None, spans: Sequence[tuple[int, int]], side
 
 
 class SideBySide(Static):
-    """The two files of a pair in two columns, coloured from the stylesheet."""
+    """The two files of a pair in two columns (or, when ``stacked``, one above the other),
+    coloured from the stylesheet."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "side-by-side--removed", "side-by-side--added", "side-by-side--same",
     }
 
+    stacked = False
+    _shown: tuple[Sequence[SideRow], str, str] | None = None
+
     def show(self, rows: Sequence[SideRow], left_name: str, right_name: str) -> None:
         def role(name: str) -> Style:
             return foreground_only(self.get_component_rich_style(f"side-by-side--{name}"))
 
-        self.update(side_table(rows, left_name, right_name, role("removed"), role("added"),
-                               role("same")))
+        self._shown = (rows, left_name, right_name)
+        layout = stacked_table if self.stacked else side_table
+        self.update(layout(rows, left_name, right_name, role("removed"), role("added"),
+                           role("same")))
+
+    def set_stacked(self, stacked: bool) -> None:
+        """Lay the two sides out one above the other (or side by side again)."""
+        if stacked != self.stacked:
+            self.stacked = stacked
+            if self._shown is not None:
+                self.show(*self._shown)
 
 
 class MergeReviewScreen(Screen[None]):
@@ -161,6 +199,11 @@ class MergeReviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._show_group()
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < NARROW_BELOW
+        self.set_class(narrow, "-narrow")
+        self.query_one("#merge-table", SideBySide).set_stacked(narrow)
 
     # ------------------------------------------------------------------ showing a group
 

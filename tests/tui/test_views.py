@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
-from tui_support import digest, make_app, press, settle
+from tui_support import digest, make_app, press, screen_lines, settle
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.help import HelpScreen
-from memtui.screens.merge_review import MergeReviewScreen
+from memtui.screens.merge_review import MergeReviewScreen, SideBySide
 from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.root_picker import RootPickerScreen
 
@@ -139,6 +139,31 @@ async def test_rebuild_shows_the_diff_first(demo_root: Path) -> None:
         assert "MEMORY.md" in app.screen.plan.diff
         await press(pilot, "n")
         assert digest(demo_root) == before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])
+async def test_merge_review_stacks_its_sides_below_120_columns(demo_root: Path,
+                                                               size: tuple[int, int]) -> None:
+    """Below 120 columns the left file is shown above the right one, each the full width."""
+    a, b = "reference_gc_operations.md", "reference_gc_runbook.md"
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "5", "m")
+        assert isinstance(app.screen, MergeReviewScreen)
+        lines = screen_lines(app)
+        with_a = [line for line in lines if f"− {a}" in line]
+        assert len(with_a) == 1
+        if size[0] < 120:
+            assert f"+ {b}" not in with_a[0]  # the right side's heading is not beside the left
+            assert "~ # GC operations runbook: running and recovering garbage collection" in "\n".join(lines)
+            sides = app.screen.query_one("#merge-table", SideBySide)
+            whole = [sides.render_line(y).text for y in range(sides.size.height)]
+            left_at = next(i for i, line in enumerate(whole) if f"− {a}" in line)
+            right_at = next(i for i, line in enumerate(whole) if f"+ {b}" in line)
+            assert left_at < right_at and f"− {a}" not in whole[right_at]  # the right follows
+        else:
+            assert f"+ {b}" in with_a[0]  # side by side: both headings on one line
 
 
 async def test_merge_a_pair_from_the_review_screen(demo_root: Path) -> None:
