@@ -7,6 +7,7 @@ and offers only to close.
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -16,6 +17,9 @@ from textual.widgets import Button, Static
 from memtui.services.writer import Plan
 from memtui.widgets.diff_view import DiffView
 
+
+#: below this many rows the dialog goes compact (one-line buttons, a shorter operation list)
+SHORT_BELOW = 40
 
 #: operations listed one per line in the dialog; the rest are counted (the diff has them all)
 MAX_LISTED_OPERATIONS = 12
@@ -72,6 +76,12 @@ class ConfirmChange(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#confirm-diff").focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        short = event.size.height < SHORT_BELOW
+        self.set_class(short, "-short")
+        for button in self.query(Button):
+            button.compact = short
 
     def action_confirm(self) -> None:
         if self.plan.accepted:

@@ -38,7 +38,8 @@ def test_each_view(snap_compare: Any, demo_root: Path, view: str, size: tuple[in
 
 def test_marks_and_confirm_at_80x24(snap_compare: Any, demo_root: Path) -> None:
     """Three files marked (✓ gutter, "3 marked" in the status line), then the one confirm dialog
-    archiving all three: their moves listed and the whole diff below."""
+    archiving all three: their moves listed, the whole diff below, and both buttons whole (one row
+    each on a short terminal)."""
     assert snap_compare(make_app(demo_root), terminal_size=(80, 24),
                         run_before=keys_then_settle("tab", "space", "j", "space", "j", "space", "a"))
 

@@ -141,6 +141,25 @@ async def test_rebuild_shows_the_diff_first(demo_root: Path) -> None:
         assert digest(demo_root) == before
 
 
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)], ids=["80x24", "200x60"])
+async def test_the_confirm_dialog_buttons_are_whole_at_any_size(demo_root: Path,
+                                                                size: tuple[int, int]) -> None:
+    """Both buttons lie wholly inside the dialog and show their labels (at 80×24: one row each)."""
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "tab", "space", "j", "space", "j", "space", "a")
+        assert isinstance(app.screen, ConfirmChange)
+        inside = app.screen.query_one("#confirm-dialog").content_region
+        lines = screen_lines(app)
+        for selector, label in (("#confirm-yes", "Apply  y"), ("#confirm-no", "Cancel  n")):
+            button = app.screen.query_one(selector)
+            assert button.region.height >= 1 and inside.contains_region(button.region)
+            assert any(label in line for line in lines)
+        await press(pilot, "n")
+        assert not isinstance(app.screen, ConfirmChange)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])
 async def test_merge_review_stacks_its_sides_below_120_columns(demo_root: Path,
                                                                size: tuple[int, int]) -> None:
