@@ -121,14 +121,21 @@ def report_interrupted(snapshot: Any, base: str | None = None) -> bool:
     For the read-only commands that do not print findings (they never recover: only a change
     or the app does).  True when there was one: the command then exits 1 (an error finding).
     """
+    return report_pending(snapshot.root, snapshot.interrupted, base)
+
+
+def report_pending(root: Any, interrupted: tuple[str, ...], base: str | None = None) -> bool:
+    """:func:`report_interrupted` of a root's pending journal records, without a snapshot."""
+    if not interrupted:
+        return False
     from memtui.core.journal import JOURNAL_DIR
     from memtui.core.validate import INTERRUPTED_MESSAGE
 
-    for name in snapshot.interrupted:
+    for name in interrupted:
         err_console().print(
-            f"[red]error[/] [bold]interrupted-change[/] {esc(rel_root(snapshot.root, base))}: "
+            f"[red]error[/] [bold]interrupted-change[/] {esc(rel_root(root, base))}: "
             f"[cyan]{esc(JOURNAL_DIR)}/{esc(name)}[/] {esc(INTERRUPTED_MESSAGE)}")
-    return bool(snapshot.interrupted)
+    return True
 
 
 def print_json(value: Any) -> None:

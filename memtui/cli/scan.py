@@ -21,7 +21,7 @@ from .common import (
     find_roots,
     print_json,
     rel_root,
-    report_interrupted,
+    report_pending,
 )
 
 DEFAULT_LIMIT = 40
@@ -65,8 +65,7 @@ def parse_threshold(text: str | None) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.consolidate import read_rejected, scan_cached
-    from memtui.core.statcache import load_cached
+    from memtui.core.consolidate import read_rejected, scan_root
     from memtui.core.store import RootError
 
     threshold = parse_threshold(args.threshold)
@@ -76,15 +75,13 @@ def run(args: argparse.Namespace) -> int:
     interrupted = False
     for root in find_roots(args.path):
         try:
-            snapshot, stat_cache = load_cached(root, budget_config(args))
+            result, pending = scan_root(root, budget_config(args), threshold,
+                                        include_sessions=args.include_sessions,
+                                        rejected=read_rejected(root))
         except RootError as exc:
             raise UsageError(str(exc)) from None
-        interrupted |= report_interrupted(snapshot, args.path)
-        results.append(
-            scan_cached(snapshot, stat_cache, threshold, include_sessions=args.include_sessions,
-                        rejected=read_rejected(root))
-        )
-        stat_cache.save()
+        interrupted |= report_pending(root, pending, args.path)
+        results.append(result)
     if args.json:
         objects = [result.to_json() for result in results]
         print_json(objects[0] if len(objects) == 1 else objects)

@@ -24,6 +24,7 @@ from .common import (
     print_json,
     rel_root,
     report_interrupted,
+    report_pending,
 )
 
 ACTIONS = ("prune", "review", "keep")
@@ -86,7 +87,7 @@ def parse_repo(text: str | None) -> Path | None:
 
 def run(args: argparse.Namespace) -> int:
     from memtui.core.project import ProjectCache
-    from memtui.core.staleness import score_root, stale_json_cached
+    from memtui.core.staleness import score_root, stale_json_root
     from memtui.core.statcache import load_cached
     from memtui.core.store import RootError
 
@@ -97,15 +98,21 @@ def run(args: argparse.Namespace) -> int:
     reports = []
     interrupted = False
     for root in roots:
+        if args.json and args.now is not None:  # a whole answer is worth keeping for a fixed now
+            try:
+                data, pending = stale_json_root(root, budget_config(args), now, repo, args.online,
+                                                cache=cache)
+            except RootError as exc:
+                raise UsageError(str(exc)) from None
+            interrupted |= report_pending(root, pending, args.path)
+            reports.append(data)
+            continue
         try:
             snapshot, stat_cache = load_cached(root, budget_config(args))
         except RootError as exc:
             raise UsageError(str(exc)) from None
         interrupted |= report_interrupted(snapshot, args.path)
-        if args.json and args.now is not None:  # a whole answer is worth keeping for a fixed now
-            reports.append(stale_json_cached(snapshot, stat_cache, now, repo, args.online,
-                                             cache=cache))
-        elif args.json:
+        if args.json:
             reports.append(score_root(snapshot, now, repo=repo, online=args.online,
                                       cache=cache).to_json())
         else:

@@ -24,18 +24,21 @@ import json
 import math
 import re
 import string
+import time
 from collections import Counter
 from dataclasses import astuple, dataclass
 from itertools import chain, product
 from pathlib import Path
 from sys import intern
-from typing import Any, Collection, Iterable
+from typing import Any, Callable, Collection, Iterable
 
-from .model import MemoryFile, Snapshot
+from .journal import pending_records
+from .model import BudgetConfig, MemoryFile, Snapshot
 from .safepath import check_stored_path, read_private_file
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
 from .statcache import StatCache, cached
+from .store import list_root
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 
 DEFAULT_THRESHOLD = 0.8
@@ -354,12 +357,11 @@ def scan_cached(
     """:func:`scan` of a snapshot ``cache`` loaded, answered whole from the cache when the root
     (listing, every stat key, the index) and the arguments are what they were last time."""
     check_threshold(threshold)
-    digest = cache.loaded_digest("scan", TOKENIZER_VERSION, threshold, include_sessions,
-                                 sorted(_key(a, b) for a, b in rejected))
+    digest = cache.loaded_digest(*_question(threshold, include_sessions, rejected))
     hit = cache.memo("scan", digest)
     if hit is not None:
         try:
-            return _scan_of(hit, snapshot, threshold, include_sessions)
+            return _scan_of(hit, str(snapshot.root), snapshot.files, threshold, include_sessions)
         except (TypeError, ValueError):
             pass  # not a scan of these files: computed again
     result = scan(snapshot, threshold, include_sessions=include_sessions, rejected=rejected)
@@ -370,20 +372,57 @@ def scan_cached(
     return result
 
 
+def scan_root(
+    root: Path | str,
+    config: BudgetConfig,
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    include_sessions: bool = False,
+    rejected: Collection[tuple[str, str]] = (),
+    clock: Callable[[], int] = time.time_ns,
+) -> tuple[ScanResult, tuple[str, ...]]:
+    """:func:`scan` of a root through its stat cache, without reading it when its kept answer
+    still holds; with the root's interrupted changes (pending journal records)."""
+    check_threshold(threshold)
+    cache = StatCache.open(root, clock)
+    listing = list_root(root)
+    hit = cache.memo_unread(listing, config, "scan", _question(threshold, include_sessions, rejected))
+    if hit is not None:
+        try:
+            names = {rel for rel, _ in listing.memory}
+            return (_scan_of(hit, str(listing.root), names, threshold, include_sessions),
+                    pending_records(listing.root))
+        except (TypeError, ValueError):
+            pass
+    snapshot = cache.load(listing, config)
+    result = scan_cached(snapshot, cache, threshold, include_sessions=include_sessions,
+                         rejected=rejected)
+    cache.save()
+    return result, snapshot.interrupted
+
+
+def _question(threshold: float, include_sessions: bool,
+              rejected: Collection[tuple[str, str]]) -> tuple[Any, ...]:
+    """Everything but the files a scan's answer depends on (part of its memo's key)."""
+    return ("scan", TOKENIZER_VERSION, threshold, include_sessions,
+            sorted(_key(a, b) for a, b in rejected))
+
+
 def _scan_of(
-    plain: tuple[Any, ...], snapshot: Snapshot, threshold: float, include_sessions: bool
+    plain: tuple[Any, ...], root: str, names: Collection[str], threshold: float,
+    include_sessions: bool,
 ) -> ScanResult:
     """The scan result :func:`scan_cached` kept; a ValueError when it names a path that is not
-    a plain path of the snapshot's files."""
+    one of ``names`` (the listing's memory files)."""
     considered, pairs, clusters, contradictions, skipped, sessions = plain
 
     def known(path: Any) -> str:
-        if path is not None and check_stored_path(path) not in snapshot.files:
+        if path is not None and check_stored_path(path) not in names:
             raise ValueError(f"cached scan names {path!r}")
         return path
 
     result = ScanResult(
-        root=str(snapshot.root),
+        root=root,
         threshold=threshold,
         considered=considered,
         pairs=tuple(Candidate(*p) for p in pairs),

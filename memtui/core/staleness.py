@@ -17,19 +17,21 @@ a root's report unless asked for.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Collection, Mapping
 
 from .gcpause import gc_paused
 from . import ages
 from .ages import FileAge, file_age, to_utc
-from .model import MemoryFile, Snapshot
+from .journal import pending_records
+from .model import BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
-from .safepath import check_stored_path
 from .statcache import StatCache, cached
+from .store import list_root
 from .references import (
     ReferenceCheck,
     RefKind,
@@ -389,12 +391,11 @@ def stale_json_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime |
     it depends on nothing else then."""
     with gc_paused():
         project = find_project(snapshot.root, Path(repo) if repo is not None else None)
-        where = None if project is None else (str(project.path), project.source)
-        digest = stat_cache.loaded_digest("stale", now.isoformat(), online, where)
+        digest = stat_cache.loaded_digest(*_question(now, online, project))
         hit = stat_cache.memo("stale", digest)
         if hit is not None:
             try:
-                return _report_of(hit, snapshot, now, project, online)
+                return _report_of(hit, snapshot.root, snapshot.files, now, project, online)
             except (TypeError, ValueError, KeyError, AttributeError):
                 pass  # not an answer about these files: computed again
         consulted: list[bool] = []
@@ -406,14 +407,43 @@ def stale_json_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime |
         return data
 
 
-def _report_of(files: list[dict[str, object]], snapshot: Snapshot, now: datetime | date,
-               project: Project | None, online: bool) -> dict[str, object]:
+def stale_json_root(root: Path | str, config: BudgetConfig, now: datetime | date,
+                    repo: Path | str | None = None, online: bool = False, *,
+                    cache: ProjectCache | None = None, clock: Callable[[], int] = time.time_ns,
+                    ) -> tuple[dict[str, object], tuple[str, ...]]:
+    """:func:`stale_json_cached` of a root, without reading it when its kept answer still holds;
+    with the root's interrupted changes (pending journal records)."""
+    stat_cache = StatCache.open(root, clock)
+    listing = list_root(root)
+    project = find_project(listing.root, Path(repo) if repo is not None else None)
+    hit = stat_cache.memo_unread(listing, config, "stale", _question(now, online, project))
+    if hit is not None:
+        try:
+            names = {rel for rel, _ in listing.memory}
+            return (_report_of(hit, listing.root, names, now, project, online),
+                    pending_records(listing.root))
+        except (TypeError, ValueError, KeyError, AttributeError):
+            pass
+    snapshot = stat_cache.load(listing, config)
+    data = stale_json_cached(snapshot, stat_cache, now, repo, online, cache=cache)
+    stat_cache.save()
+    return data, snapshot.interrupted
+
+
+def _question(now: datetime | date, online: bool, project: Project | None) -> tuple[object, ...]:
+    """Everything but the files a kept stale answer depends on (part of its memo's key)."""
+    return ("stale", now.isoformat(), online,
+            None if project is None else (str(project.path), project.source))
+
+
+def _report_of(files: list[dict[str, object]], root: Path, names: Collection[str],
+               now: datetime | date, project: Project | None, online: bool) -> dict[str, object]:
     """The JSON of a report whose files :func:`stale_json_cached` kept; a ValueError when one is
-    not a memory file of the snapshot."""
+    not one of ``names`` (the listing's memory files: plain relative paths inside the root)."""
     for entry in files:
-        if check_stored_path(entry["path"]) not in snapshot.files:
+        if entry["path"] not in names:
             raise ValueError(f"cached staleness names {entry['path']!r}")
-    return StalenessReport(snapshot.root, now, project, (), online).to_json() | {"files": files}
+    return StalenessReport(root, now, project, (), online).to_json() | {"files": files}
 
 
 def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None, online: bool,

@@ -80,8 +80,14 @@ MAGIC = b"memtui stat cache\n"
 RACY_NS = 2_000_000_000
 CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
 NO_CACHE_ENV = "MEMTUI_NO_CACHE"
-SECTIONS = ("base", "stale", "scan", "memo", "index")
-_WHOLE = ("memo", "index")  # sections not keyed by memory file
+SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale")
+_WHOLE = ("memo", "index", "memo-scan", "memo-stale")  # sections not keyed by memory file
+
+
+def _memo_section(name: str) -> str:
+    """Where a whole-root answer lives: validate's in ``memo``, each other in its own section
+    (a warm validate decodes only its own)."""
+    return "memo" if name == "validate" else f"memo-{name}"
 
 Key = tuple[int, int, int, int]  # size, mtime_ns, inode, ctime_ns
 T = TypeVar("T")
@@ -550,17 +556,31 @@ class StatCache:
                             indexes)
         return None if found is None else found + marshal.dumps(extra, 0)
 
+    def memo_unread(self, listing: Listing, config: BudgetConfig, name: str,
+                    extra: tuple[Any, ...]) -> Any:
+        """The whole-root answer ``name`` kept for this listing as its files stat now (nothing
+        read), or None: the same digest :meth:`loaded_digest` gives after a load."""
+        if self.path is None or self.section(_memo_section(name)).get(name) is None:
+            return None
+        indexes = index_keys(listing)
+        keys = None if indexes is None else self.stat_all(listing)
+        if keys is None or indexes is None:
+            return None
+        digest = self.digest(listing, config, list(keys), indexes)
+        return self.memo(name, None if digest is None else digest + marshal.dumps(extra, 0))
+
     def memo(self, name: str, digest: bytes | None) -> Any:
         if digest is None:
             return None
-        entry = self.section("memo").get(name)
+        entry = self.section(_memo_section(name)).get(name)
         return entry[1] if entry is not None and entry[0] == digest else None
 
     def set_memo(self, name: str, digest: bytes | None, value: Any) -> None:
         if digest is None or self.path is None:
             return
-        self.section("memo")[name] = (digest, value)
-        self._dirty.add("memo")
+        section = _memo_section(name)
+        self.section(section)[name] = (digest, value)
+        self._dirty.add(section)
 
     # ---- writing the file
 

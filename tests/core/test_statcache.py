@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from memtui.core import statcache
-from memtui.core.consolidate import scan, scan_cached
-from memtui.core.staleness import score_root, stale_json_cached
+from memtui.core.consolidate import scan, scan_cached, scan_root
+from memtui.core.model import BudgetConfig
+from memtui.core.staleness import score_root, stale_json_cached, stale_json_root
 from memtui.core.statcache import StatCache, load_cached, validate_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
@@ -369,6 +370,9 @@ def test_the_scan_memo_answers_only_the_same_question(make_root) -> None:
         found = scan_cached(snapshot, cache, threshold, include_sessions=sessions, rejected=rejected)
         cache.save()
         assert found == expected
+        unread = scan_root(root, BudgetConfig(), threshold, include_sessions=sessions,
+                           rejected=rejected, clock=aged)  # answered before reading when kept
+        assert unread == (expected, ())
     assert expected.pairs  # the question has an answer worth keeping
     snapshot, cache = load_cached(root, clock=aged)
     assert cache.memo("scan", cache.loaded_digest("scan", 1, 0.5, False, [])) is not None
@@ -397,13 +401,15 @@ def stale_memo(root: Path, now: date, **kwargs: object) -> tuple[dict[str, objec
     """``stale --json``'s answer through a warm cache, and whether the cache kept it whole
     (its whole-root answer changed)."""
     snapshot, cache = load_cached(root, clock=aged)
-    before = cache.section("memo").get("stale")
+    before = cache.section("memo-stale").get("stale")
     found = stale_json_cached(snapshot, cache, now, **kwargs)  # type: ignore[arg-type]
     cache.save()
     snapshot, cache = load_cached(root, clock=aged)
     assert stale_json_cached(snapshot, cache, now, **kwargs) == found  # type: ignore[arg-type]
-    after = cache.section("memo").get("stale")
+    after = cache.section("memo-stale").get("stale")
     kept = after is not None and after != before
+    unread = stale_json_root(root, BudgetConfig(), now, clock=aged, **kwargs)  # type: ignore[arg-type]
+    assert unread == (found, ())  # answered before reading when kept
     return found, kept
 
 
@@ -456,7 +462,7 @@ def test_a_stale_memo_naming_a_path_outside_the_listing_is_refused(make_root) ->
     expected, kept = stale_memo(root, NOW)
     assert kept
     snapshot, cache = load_cached(root, clock=aged)
-    digest, files = cache.section("memo")["stale"]
+    digest, files = cache.section("memo-stale")["stale"]
     cache.set_memo("stale", digest, [dict(files[0], path="../a.md")])
     assert stale_json_cached(snapshot, cache, NOW) == expected
 
@@ -478,3 +484,24 @@ def test_a_cached_index_is_the_parsed_one(make_root) -> None:
         assert validate(snapshot) == validate(expected)
     snapshot, cache = load_cached(root, clock=aged)
     assert cache.section("index")["MEMORY.md"][0] == (root / "MEMORY.md").read_bytes()
+
+
+def test_kept_stale_and_scan_answers_read_no_file(make_root, monkeypatch) -> None:
+    """With a kept answer, stale --json --now and scan answer from stat keys alone (no load)."""
+    body = "Deploys go through the staging cluster first, then canary, then every region.\n"
+    root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n- [b](b.md)\n",
+                      "a.md": topic("deploy order", body=body, updated="2026-01-01"),
+                      "b.md": topic("deploy order", body=body, updated="2026-02-01")})
+    stale = stale_json_root(root, BudgetConfig(), NOW, clock=aged)
+    scanned = scan_root(root, BudgetConfig(), 0.5, clock=aged)
+    assert scanned[0].pairs
+
+    def no_load(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the root was read")
+
+    monkeypatch.setattr(StatCache, "load", no_load)
+    assert stale_json_root(root, BudgetConfig(), NOW, clock=aged) == stale
+    assert scan_root(root, BudgetConfig(), 0.5, clock=aged) == scanned
+    os.utime(root / "b.md", ns=(0, 10**18))  # a new stat key: read again
+    with pytest.raises(AssertionError, match="was read"):
+        scan_root(root, BudgetConfig(), 0.5, clock=aged)
