@@ -7,6 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.commands import BY_NAME
@@ -14,7 +15,7 @@ from memtui.core.consolidate import CONTAINED, ScanResult
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
 
 from .row_list import Cell, RowList, Rule, compose_row
-from .view import ListView
+from .view import ListView, read_only
 
 
 def contained(pair: Pair) -> tuple[str, str] | None:
@@ -46,6 +47,11 @@ def sessions_note(scan: ScanResult, key: str) -> str:
     if scan.include_sessions:
         return f"{files} included — press {key} to leave them out"
     return f"{files} left out — press {key} to include"
+
+
+def _keys(hint: str, widget: Widget) -> str:
+    """A line of change keys, or in ``--read-only`` what is said instead (they are disabled)."""
+    return "read-only: merging, superseding and rejecting are disabled" if read_only(widget) else hint
 
 
 def shared_words(row_list: RowList[Proposal], pair: Pair) -> Text:
@@ -190,12 +196,13 @@ class ConsolidateView(ListView[Proposal]):
                 text.append(f"similarity {candidate.similarity:.2f}\n")
                 text.append(f"shared: {', '.join(candidate.shared)}"
                             f"{' …' if candidate.shared_count > len(candidate.shared) else ''}\n\n")
-                text.append("m / enter  review the merge · x  reject the pair", style="italic")
+                text.append(_keys("m / enter  review the merge · x  reject the pair", self),
+                            style="italic")
             case Cluster():
                 text.append(f"{candidate.pairs} of {candidate.possible} possible pairs proposed\n")
                 if candidate.review_pairwise:
                     text.append("too loose to merge at once: review it pair by pair\n", style="bold")
-                text.append("\nm / enter  review the merge", style="italic")
+                text.append("\n" + _keys("m / enter  review the merge", self), style="italic")
             case Contradiction():
                 text.append(f"same type ({candidate.type}), overlap {candidate.score:.2f}, "
                             f"one says {candidate.negation}\n")
@@ -208,11 +215,12 @@ class ConsolidateView(ListView[Proposal]):
                 if candidate.ordered:
                     text.append(f"proposal: supersede {candidate.old} by the newer "
                                 f"{candidate.new}\n\n")
-                    text.append("s / enter  supersede · x  reject", style="italic")
+                    text.append(_keys("s / enter  supersede · x  reject", self), style="italic")
                 else:
                     text.append("order unknown: the two files carry the same date, so which one "
                                 "is current is yours to say\n\n", style="bold")
-                    text.append("enter  pick the current one · x  reject", style="italic")
+                    text.append(_keys("enter  pick the current one · x  reject", self),
+                                style="italic")
         detail.update(text)
 
     @on(RowList.Selected, "#candidate-list")

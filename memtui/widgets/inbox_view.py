@@ -18,7 +18,7 @@ from memtui.services.workspace import Workspace
 
 from .header_line import HeaderLine
 from .row_list import Cell, RowList, compose_row
-from .view import View
+from .view import View, read_only
 
 #: a glyph and a word per kind (colour is never the only signal)
 KIND_MARK = {"added": ("+", "ok"), "changed": ("~", "warn"), "removed": ("-", "error"),
@@ -115,7 +115,7 @@ class InboxView(View):
         else:
             count = len(inbox.changes)
             header = (f"{count} change{'s' if count != 1 else ''} outside memtui since the last look"
-                      f"{where} · n marks one seen · N marks all")
+                      f"{where}" + ("" if read_only(self) else " · n marks one seen · N marks all"))
         self.query_one("#inbox-header", HeaderLine).update(header)
         self._update_detail()
 

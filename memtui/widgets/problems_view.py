@@ -18,7 +18,7 @@ from memtui.services.search import fuzzy_filter
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .row_list import Cell, RowList, compose_row
-from .view import ListView
+from .view import ListView, read_only
 
 @dataclass(frozen=True)
 class RuleGroup:
@@ -95,8 +95,9 @@ class FindingList(RowList["RuleGroup | Finding"]):
             title.stylize("bold")
             kind = "error" if error else "warning"
             count = f"{item.count} {kind}{'s' if item.count != 1 else ''}"
-            hint = ("f fixes them all" if item.fix else "") + (" · enter unfolds" if item.collapsed
-                                                                else " · enter folds")
+            fixes = item.fix and not read_only(self)
+            hint = ("f fixes them all" if fixes else "") + (" · enter unfolds" if item.collapsed
+                                                             else " · enter folds")
             return compose_row([Cell(title, 21), Cell(count, 12),
                                 Cell(Text(hint.strip(" ·"), style=self.style_of("muted")), None)],
                                width)
@@ -187,7 +188,8 @@ class ProblemsView(ListView["RuleGroup | Finding"]):
             header = (f"{workspace.errors} error{'s' if workspace.errors != 1 else ''} · "
                       f"{workspace.warnings} warning{'s' if workspace.warnings != 1 else ''}"
                       + (f" · showing {len(findings)}" if len(findings) != len(workspace.findings) else "")
-                      + " · enter jumps to the file (on a rule: folds it) · f fixes")
+                      + " · enter jumps to the file (on a rule: folds it)"
+                      + ("" if read_only(self) else " · f fixes"))
         self.query_one("#problems-header", HeaderLine).update(header)
         self._update_detail()
 
@@ -202,8 +204,12 @@ class ProblemsView(ListView["RuleGroup | Finding"]):
             text = Text()
             text.append(group.rule, style="bold")
             text.append(f": {group.count} finding{'s' if group.count != 1 else ''}\n")
-            text.append(f"group fix (f): {group.fix}" if group.fix else
-                        "no group fix: select a finding for its own quick fix", style="italic")
+            if read_only(self):
+                text.append(f"group fix (disabled in --read-only): {group.fix}" if group.fix else
+                            "no group fix", style="italic")
+            else:
+                text.append(f"group fix (f): {group.fix}" if group.fix else
+                            "no group fix: select a finding for its own quick fix", style="italic")
             detail.update(text)
             return
         if finding is None:
@@ -216,7 +222,8 @@ class ProblemsView(ListView["RuleGroup | Finding"]):
         text.append(finding.message)
         fix = QUICK_FIXES.get(finding.rule)
         if fix is not None:
-            text.append(f"\nquick fix (f): {fix.text}", style="italic")
+            key = "disabled in --read-only" if read_only(self) else "f"
+            text.append(f"\nquick fix ({key}): {fix.text}", style="italic")
         detail.update(text)
 
     @on(RowList.Selected, "#problems-list")

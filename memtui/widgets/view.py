@@ -28,6 +28,11 @@ T = TypeVar("T")
 PREVIEW_DELAY = 0.04
 
 
+def read_only(widget: Widget) -> bool:
+    """Whether the app runs ``--read-only`` (then no text may offer a change key)."""
+    return bool(getattr(widget.app, "read_only", False))
+
+
 class View(Vertical):
     """A tab of the main screen.  The app calls down into it; it posts messages up."""
 

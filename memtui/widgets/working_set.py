@@ -10,6 +10,7 @@ from memtui.services.workspace import PINNED, REGIONS, EntryRow
 
 from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores
 from .row_list import Cell, RowList, Rule, compose_row
+from .view import read_only
 
 PANE_TITLES = {"pinned": "Pinned", "recent": "Recent", "regions": "Regions"}
 
@@ -27,6 +28,12 @@ def with_cut(rows: Sequence[EntryRow], cut_line: int | None) -> list[EntryRow | 
     return out
 
 
+#: what an empty pane says (read-only: without the key that would change it)
+IDLE_TEXT = {"pinned": "no pinned entries — press p on an entry to pin it",
+             "recent": "no entries", "regions": "no region pointers"}
+IDLE_TEXT_READ_ONLY = {**IDLE_TEXT, "pinned": "no pinned entries"}
+
+
 class WorkingSetPane(RowList[EntryRow]):
     """Entries of one working-set block, in index order, greyed past the loader's cut."""
 
@@ -35,12 +42,7 @@ class WorkingSetPane(RowList[EntryRow]):
     """
 
     def __init__(self, pane: str, *, id: str | None = None) -> None:
-        self.idle_text = {
-            "pinned": "no pinned entries — press p on an entry to pin it",
-            "recent": "no entries",
-            "regions": "no region pointers",
-        }[pane]
-        super().__init__(empty_text=self.idle_text, id=id, classes=f"pane -{pane}")
+        super().__init__(empty_text=IDLE_TEXT[pane], id=id, classes=f"pane -{pane}")
         self.pane = pane
         self.score_for: ScoreFor = no_scores
         self.scope_reason: ScopeReason = no_reason
@@ -51,6 +53,10 @@ class WorkingSetPane(RowList[EntryRow]):
         return item.path or f"line:{item.number}"
 
     DIFF_ROWS = True
+
+    @property
+    def idle_text(self) -> str:
+        return (IDLE_TEXT_READ_ONLY if read_only(self) else IDLE_TEXT)[self.pane]
 
     def row_state(self, item: EntryRow | Rule) -> object:
         if isinstance(item, Rule):

@@ -11,7 +11,8 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import Footer
 
-from tui_support import digest, make_app, press, settle
+from conftest import topic
+from tui_support import digest, make_app, press, screen_lines, settle
 
 from memtui.commands import COMMANDS, MemtuiCommands
 from memtui.screens.confirm import ConfirmChange
@@ -110,3 +111,30 @@ async def test_choosing_an_action_that_does_not_apply_says_why(demo_root: Path) 
         await settle(pilot)
         await press(pilot, "enter")
         assert any("Restore: " in note for note in notes(posted)), notes(posted)
+
+
+CHANGE_HINTS = ("press p", "f fixes", "(f)", "m / enter", "x  reject", "s / enter", "n marks")
+
+
+@pytest.mark.parametrize("read_only", [True, False], ids=["read-only", "writable"])
+async def test_no_text_offers_a_change_key_in_read_only(make_root: Any, read_only: bool) -> None:
+    """An empty Pinned pane, Problems (headings, header, detail) and Consolidate's detail name
+    their change keys only when changes are possible."""
+    root = make_root({
+        "MEMORY.md": "# M\n\n## Recent\n- [A](a.md) — a\n",
+        "a.md": topic("a", body="Registry shim for legacy clients and their catalog.\n"),
+        "b.md": topic("b", body="Registry shim for legacy clients and their catalog!\n"),
+    })
+    app = make_app(root, read_only=read_only)
+    shown: list[str] = []
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        for view, moves in (("1", ()), ("2", ()), ("2", ("down",)), ("5", ())):
+            await press(pilot, view, *moves)
+            shown.extend(screen_lines(app))
+    text = "\n".join(shown)
+    if read_only:
+        assert "no pinned entries" in text
+        assert not [hint for hint in CHANGE_HINTS if hint in text], text
+    else:  # the same screens do offer them when writable: the test can fail
+        assert "press p" in text and "f fixes" in text and "m / enter" in text
