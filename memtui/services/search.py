@@ -8,9 +8,8 @@ well the words match (whole words and word starts first), best first; ties keep 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Iterable, Sequence, TypeVar
 
 from rapidfuzz import fuzz, process, utils
 
@@ -22,32 +21,54 @@ CUTOFF = 75
 _WORD_START, _WHOLE_WORD = 10.0, 5.0
 
 
+#: words whose scores over the whole list a :class:`SearchKeys` keeps (typing, backspacing)
+_MEMO_WORDS = 32
+
+
 class SearchKeys:
-    """The processed search text of each item of a list, computed once per list (not per key)."""
+    """The processed search text of each item of a list, computed once per list (not per key).
+
+    It also keeps the last few words' scores over the whole list: a word's score on a text
+    depends on nothing else, so ``lesson r`` reuses what ``lesson`` found.
+    """
 
     def __init__(self, items: Sequence[T], key: Callable[[T], str]) -> None:
         self.items = items
         self.texts = [utils.default_process(key(item)) for item in items]
+        # processed texts hold no whitespace but " ": a word start is " word" in " text "
+        self.padded = [f" {text} " for text in self.texts]
+        self._memo: dict[str, dict[int, float]] = {}
+
+    def word_scores(self, word: str) -> dict[int, float]:
+        """Index → score of every text ``word`` matches, over the whole list (memoised)."""
+        scores = self._memo.pop(word, None)
+        if scores is None:
+            scores = _word_scores(word, range(len(self.texts)), self.texts, self.padded)
+            if len(self._memo) >= _MEMO_WORDS:
+                self._memo.pop(next(iter(self._memo), ""), None)
+        self._memo[word] = scores  # most recent last
+        return scores
 
 
-def _word_scores(word: str, texts: dict[int, str]) -> dict[int, float]:
+def _word_scores(word: str, indices: Iterable[int], texts: Sequence[str],
+                 padded: Sequence[str]) -> dict[int, float]:
     """Index → score of every text ``word`` matches (substring, else fuzzy for 3+ letters)."""
     scores: dict[int, float] = {}
-    start = re.compile(r"(?:^|\s)" + re.escape(word))
-    whole = re.compile(r"(?:^|\s)" + re.escape(word) + r"(?:\s|$)")
-    for i, text in texts.items():
-        if word in text:
-            score = 100.0
-            if start.search(text):
-                score += _WORD_START
-                if whole.search(text):
-                    score += _WHOLE_WORD
-            scores[i] = score
-    if len(word) >= 3:
-        rest = {i: text for i, text in texts.items() if i not in scores}
-        for _, score, i in process.extract(word, rest, scorer=fuzz.partial_ratio, processor=None,
+    fuzzy = len(word) >= 3
+    start, whole = f" {word}", f" {word} "
+    rest: list[int] = []
+    for i in indices:
+        if word in texts[i]:
+            text = padded[i]
+            scores[i] = (100.0 + _WORD_START + (_WHOLE_WORD if whole in text else 0.0)
+                         if start in text else 100.0)
+        elif fuzzy:
+            rest.append(i)
+    if rest:
+        others = [texts[i] for i in rest]
+        for _, score, j in process.extract(word, others, scorer=fuzz.partial_ratio, processor=None,
                                            score_cutoff=CUTOFF, limit=None):
-            scores[i] = float(score)
+            scores[rest[j]] = float(score)
     return scores
 
 
@@ -68,14 +89,15 @@ def fuzzy_scores(query: str, items: Sequence[T], key: Callable[[T], str],
         return [(item, 0.0) for item in items]
     if keys is None or keys.items is not items:
         keys = SearchKeys(items, key)
-    candidates = dict(enumerate(keys.texts))
     total: dict[int, float] = {}
     for n, word in enumerate(dict.fromkeys(words)):
-        scores = _word_scores(word, candidates)
-        total = scores if n == 0 else {i: total[i] + s for i, s in scores.items()}
+        if n == 0:
+            total = dict(keys.word_scores(word))
+        else:  # only the texts every earlier word matched
+            scores = _word_scores(word, total, keys.texts, keys.padded)
+            total = {i: total[i] + s for i, s in scores.items()}
         if not total:
             return []
-        candidates = {i: keys.texts[i] for i in total}
     ranked = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(items[i], score) for i, score in ranked]
 
