@@ -18,7 +18,7 @@ from textual import events
 from textual.app import SuspendNotSupported
 
 from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation
-from memtui.core.editor import EditorFailed, edit_copy, editor_name
+from memtui.core.editor import EditedCopy, EditorFailed, edit_copy, editor_name
 from memtui.core.layers import layer_of, project_of
 from memtui.core.model import INDEX_NAME
 from memtui.core.promote import promotion_parts
@@ -58,6 +58,7 @@ class UserActions(_Base):
     root: Path | None
     read_only: bool
     workspace: Workspace | None
+    edit_copies: dict[str, EditedCopy]
     _binding_state: tuple[object, ...]
 
     if TYPE_CHECKING:
@@ -340,6 +341,7 @@ class UserActions(_Base):
             edited.discard()
             self.notify(f"{path} unchanged", timeout=2)
             return
+        self.edit_copies[path] = edited  # removed once its bytes are in the folder (app.py)
         self.notify(f"checking your edit of {path} (your copy: {edited.copy})", timeout=4)
         self.run_change(Request(partial(edit_file, path=path, data=edited.data), select=path))
 

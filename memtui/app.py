@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
 from memtui.core import seen
+from memtui.core.editor import EditedCopy
 from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.seen_store import SeenError
 from memtui.core.store import RootError
@@ -162,6 +163,7 @@ class MemtuiApp(UserActions, App[int]):
         self._index: Identity = None  # the MEMORY.md the watcher last saw (device, inode)
         self._quick_shown = threading.Event()
         self.marks: frozenset[str] = frozenset()
+        self.edit_copies: dict[str, EditedCopy] = {}  # $EDITOR copies whose edit has not landed
         self.include_sessions = False  # the Consolidate view's session toggle (S)
         self._freeze_scores = False  # the next scores come from a fresh read (see _freeze_heap)
 
@@ -496,6 +498,7 @@ class MemtuiApp(UserActions, App[int]):
             self.set_marks(frozenset())
         if outcome.ok:
             self.notify(outcome.message + (" · u undoes it" if outcome.undoable else ""), timeout=4)
+            self._discard_landed_edits(outcome.snapshot)
         else:
             detail = "\n".join(str(line) for line in outcome.reasons)
             self.notify(outcome.message + (f"\n{detail}" if detail else ""), severity="error",
@@ -508,6 +511,16 @@ class MemtuiApp(UserActions, App[int]):
         self._own_change = True
         self.post_message(self.Loaded(message.workspace, self._generation))
         self._rescore_worker(message.workspace, message.touched, self._generation)
+
+    def _discard_landed_edits(self, snapshot: Snapshot | None) -> None:
+        """Remove the $EDITOR copies whose bytes are now in the folder; a refused edit keeps its copy."""
+        if snapshot is None:
+            return
+        for path, edited in list(self.edit_copies.items()):
+            memory_file = snapshot.files.get(path)
+            if memory_file is not None and memory_file.data == edited.data:
+                edited.discard()
+                del self.edit_copies[path]
 
     @work(thread=True, exclusive=True, group="score", description="rescore worker")
     def _rescore_worker(self, workspace: Workspace, touched: tuple[str, ...], generation: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -250,6 +251,9 @@ async def test_edit_runs_editor_then_revalidates(demo_root: Path, tmp_path: Path
         assert "Edited by hand." in app.workspace.snapshot.files[path].text
         # the edit went through the writer: journaled, and undo restores the file
         assert list((demo_root / ".memtui" / "journal").glob("*.json"))
+        # the $EDITOR copy is removed once its bytes are in the folder
+        assert app.edit_copies == {}
+        assert not list(Path(tempfile.gettempdir()).glob("memtui-edit-*"))
         await press(pilot, "u")
         await settle(pilot)
         assert not (demo_root / path).read_text(encoding="utf-8").endswith("Edited by hand.\n")
