@@ -31,6 +31,18 @@ FAST_COMMANDS = {"validate": "inspect", "loaded": "inspect", "list": "inspect", 
                  "scan": "scan"}
 
 
+def _fast_module(command: str) -> ModuleType:
+    """The one module that registers a fast command; only it is imported."""
+    name = FAST_COMMANDS[command]
+    if name == "stale":
+        from . import stale as module
+    elif name == "scan":
+        from . import scan as module
+    else:
+        from . import inspect as module
+    return module
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or only of ``command``'s module when it is a fast one."""
     from .common import MemtuiParser
@@ -42,12 +54,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    if command in FAST_COMMANDS:
-        from importlib import import_module
-
-        modules: tuple[ModuleType, ...] = (import_module(f"memtui.cli.{FAST_COMMANDS[command]}"),)
-    else:
-        modules = subcommands()
+    modules = (_fast_module(command),) if command in FAST_COMMANDS else subcommands()
     for module in modules:
         module.register(subparsers)
     return parser
