@@ -431,19 +431,21 @@ def test_recover_without_journal_touches_nothing(root: Path) -> None:
 # ---------------------------------------------------------------- the lock
 
 
-def _hold_lock(root: Path, seconds: float) -> subprocess.Popen[bytes]:
+def _hold_lock(root: Path) -> subprocess.Popen[bytes]:
+    """Another process holding the root's lock until its stdin closes (or it is killed)."""
     script = (
-        "import sys, time\nfrom memtui.core import txn\n"
+        "import sys\nfrom memtui.core import txn\n"
         "with txn.root_lock(sys.argv[1]):\n    print('locked', flush=True)\n"
-        f"    time.sleep({seconds})\n"
+        "    sys.stdin.read()\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script, str(root)], cwd=REPO, stdout=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", script, str(root)], cwd=REPO,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdout is not None and proc.stdout.readline().strip() == b"locked"
     return proc
 
 
 def test_busy_when_another_memtui_holds_the_lock(root: Path) -> None:
-    proc = _hold_lock(root, 30)
+    proc = _hold_lock(root)
     try:
         snapshot = load_root(root)
         with pytest.raises(txn.Busy, match="busy"):
@@ -452,7 +454,7 @@ def test_busy_when_another_memtui_holds_the_lock(root: Path) -> None:
         assert txn.recover(root, timeout=0.1) == []
     finally:
         proc.kill()
-        proc.wait()
+        proc.communicate()
     snapshot = load_root(root)
     txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
 
