@@ -120,7 +120,15 @@ class IndexDraft:
         self.nl = dominant_ending(index)
         self.exists = exists
         self.items: list[tuple[str, str]] = [(line.raw, line.ending) for line in index.lines]
-        self.index = index
+        self._index: Index | None = index
+
+    @property
+    def index(self) -> Index:
+        """The draft parsed again, only when read after an edit (appending many entries in a row
+        parses once, not once per entry)."""
+        if self._index is None:
+            self._index = parse_index(self.render(), self.path, self.exists)
+        return self._index
 
     # -- rendering
 
@@ -133,7 +141,7 @@ class IndexDraft:
         return self.render() != self.original if self.existed else bool(self.items)
 
     def _reparse(self) -> None:
-        self.index = parse_index(self.render(), self.path, self.exists)
+        self._index = None
 
     # -- edits
 

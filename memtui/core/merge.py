@@ -64,6 +64,7 @@ def merge(
 
     ops: list[Operation] = [Create(gist_path, gist_data)]
     archive = _draft(snapshot, archive=True)
+    archive.remove_entries_of({f.path for f in sources})
     for f in sources:
         text = set_key(f.text, "folded_into", gist_path)
         if f.pinned:
@@ -71,7 +72,6 @@ def merge(
         ops.append(Write(f.path, encode_text(text), f.data))
         dst = f"{ARCHIVE_DIR}/{f.path}"
         ops.append(Move(f.path, dst))
-        archive.remove_entries(f.path)
         archive.append_entry(new_entry(replace(f, path=dst), hook_for(snapshot, f)))
     draft = _draft(snapshot)
     _place_gist(snapshot, draft, archive, sources, newest, gist)

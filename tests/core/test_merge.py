@@ -10,7 +10,7 @@ import pytest
 from conftest import MakeRoot, corpus, topic
 from tests.core.writer_support import writable_copy
 from memtui.core import txn
-from memtui.core.changeset import VerbError
+from memtui.core.changeset import Create, VerbError
 from memtui.core.frontmatter import clear_key
 from memtui.core.merge import merge
 from memtui.core.model import decode_bytes
@@ -183,3 +183,31 @@ def test_merge_on_a_copy_of_a_real_corpus(tmp_path: Path) -> None:
     orphans = {f.path for f in validate(load_root(root)) if f.rule == "orphan"}
     assert not orphans & set(sources) and len(errors(validate(load_root(root)))) < len(
         errors(validate(snapshot)))
+
+
+def test_a_big_cluster_parses_the_archive_index_once_not_once_per_source(
+    make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Folding n files appends n archive entries; the draft is parsed again only when read, so
+    planning stays linear (it was one whole parse per source: 783 files took 30 s)."""
+    from memtui.core import index_edit
+
+    n = 60
+    files = {f"n{i:03d}.md": topic(f"Note {i}", updated="2026-10-01") for i in range(n)}
+    index = "# Memory\n\n## Recent\n" + "".join(f"- [Note {i}](n{i:03d}.md) — note {i}\n" for i in range(n))
+    root = make_root({"MEMORY.md": index, **files})
+    snapshot = load_root(root)
+    calls = 0
+    real = index_edit.parse_index
+
+    def counting(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_edit, "parse_index", counting)
+    changeset = merge(snapshot, sorted(files), today=TODAY)
+    assert calls <= 6
+    archive = next(op for op in changeset.ops if isinstance(op, Create) and op.path == "MEMORY-archive.md")
+    entries = [line for line in decode_bytes(archive.data).splitlines() if line.startswith("- [")]
+    assert len(entries) == n
