@@ -854,6 +854,33 @@ class Prepared:
         """Restore what was applied from the record; the error to raise."""
         return _rollback(self.root, self.rid, self.record, cause)
 
+    def tidy(self) -> None:
+        """After an undo committed: remove the folders the undone change created that it left
+        empty (``archive/`` after undoing the first archive), as a crash's restore does.  Best
+        effort: a folder that stays behind is harmless."""
+        if self.preview.kind != "undo" or self.preview.target is None:
+            return
+        try:
+            _remove_empty_created_dirs(self.root, self.preview.target)
+        except (OSError, JournalError, UnsafePath):
+            pass
+
+
+def _remove_empty_created_dirs(root: Path, target: int) -> None:
+    """Remove the folders that the committed do/redo records of change ``target`` created, when
+    they are empty now (deepest first; never through a symlink)."""
+    folders: list[str] = []
+    for name in list_records(root):
+        if name.state == COMMITTED and ((name.kind == "do" and name.seq == target)
+                                        or (name.kind == "redo" and name.target == target)):
+            folders.extend(checked_record(read_record(root, name)).get("created_dirs", []))
+    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+        path = _abs(root, folder)
+        if (symlinked_parent(root, folder) is None and not os.path.islink(path)
+                and os.path.isdir(path) and not os.listdir(path)):
+            fs.rmdir(path)
+            fs.fsync_dir(os.path.dirname(path))
+
 
 def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -> Prepared:
     """Check, holding ``root``'s lock, that the journal and the disk are as the preview planned;
@@ -906,6 +933,7 @@ def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise error from exc
+        prepared.tidy()
         try:
             _prune(root)
         except OSError:

@@ -151,6 +151,8 @@ def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> Grou
                 txn._mark(half.root, half.rid, COMMITTED)
             except OSError:  # recovery finds the coordinator committed and finishes this
                 pass
+        for half in halves:
+            half.tidy()
         for root in roots:
             try:
                 txn._prune(root)

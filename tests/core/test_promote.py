@@ -46,9 +46,8 @@ def layers(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def files(root: Path) -> dict[str, bytes | None]:
-    """Every file's bytes under a root (``.memtui/`` left out); folders an undo leaves empty, as
-    the writer's undo of any move into a new folder does, are not files."""
-    return {path: data for path, data in tree(root).items() if data is not None}
+    """Every file's bytes and every folder under a root (``.memtui/`` left out)."""
+    return tree(root)
 
 
 def _error_keys(root: Path) -> set[tuple[str, str, str]]:

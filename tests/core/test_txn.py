@@ -163,15 +163,30 @@ def test_undo_and_redo_restore_exact_bytes(root: Path) -> None:
     txn.run(snapshot, verbs.archive(snapshot, "alpha.md"))
     archived = tree(root)
     txn.undo(load_root(root))
-    assert {k: v for k, v in tree(root).items() if k != "archive/"} == original
+    assert tree(root) == original  # the archive/ folder the change made goes with it
     txn.redo(load_root(root))
     assert tree(root) == archived
     txn.undo(load_root(root))
+    assert tree(root) == original  # and again after a redo made it
     with pytest.raises(txn.NothingToUndo, match="nothing to undo"):
         txn.undo(load_root(root))
     txn.redo(load_root(root))
     with pytest.raises(txn.NothingToUndo, match="nothing to redo"):
         txn.redo(load_root(root))
+
+
+def test_undo_keeps_a_folder_the_change_did_not_make_or_that_holds_something(root: Path) -> None:
+    (root / "archive").mkdir()
+    snapshot = load_root(root)
+    txn.run(snapshot, verbs.archive(snapshot, "alpha.md"))
+    txn.undo(load_root(root))
+    assert (root / "archive").is_dir()  # there before the change
+    (root / "archive").rmdir()
+    snapshot = load_root(root)
+    txn.run(snapshot, verbs.archive(snapshot, "alpha.md"))
+    (root / "archive" / "notes.txt").write_text("someone's file\n")
+    txn.undo(load_root(root))
+    assert (root / "archive" / "notes.txt").read_text() == "someone's file\n"
 
 
 def test_undo_of_a_repair_may_bring_back_the_old_errors_only(make_root: MakeRoot) -> None:
