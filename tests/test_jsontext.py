@@ -8,7 +8,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.cli.jsontext import dumps_indented
+from memtui.cli.jsontext import Raw, dumps_indented, scalar
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
@@ -60,3 +60,43 @@ def test_what_the_standard_encoder_refuses_is_refused_alike() -> None:
         except error:
             continue
         raise AssertionError(f"{value!r} was encoded")
+
+
+awkward = st.one_of(
+    st.text(), st.text(st.characters(min_codepoint=0, max_codepoint=0x2FF)),
+    st.text(st.characters(blacklist_categories=())),  # lone surrogates (file names read with
+    st.sampled_from(["\"", "\\", "\x00\x1f\x7f", "\u2028\u2029", "\udcff", "\ud83d", "é\U0001f600"]),
+)  # surrogateescape can hold them)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(awkward, st.none(), st.booleans(), st.integers(),
+                 st.floats(allow_nan=True, allow_infinity=True)))
+def test_a_scalar_is_encoded_as_the_standard_encoder_does(value: object) -> None:
+    assert scalar(value) == json.dumps(value, ensure_ascii=False)  # type: ignore[arg-type]
+
+
+def test_only_scalars_are_scalars() -> None:
+    for value in ([], {}, (), object(), True.__class__.__mro__):
+        try:
+            scalar(value)  # type: ignore[arg-type]
+        except TypeError:
+            continue
+        raise AssertionError(f"{value!r} taken for a scalar")  # pragma: no cover
+
+
+def _as_written(value: object, newline: str) -> str:
+    """What the standard encoder writes for ``value`` on a line starting with ``newline``."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_raw_text_lands_where_the_value_would(value: object) -> None:
+    """A Raw standing for a value, anywhere in a document, gives the document's bytes."""
+    raw = Raw(_as_written, value)
+    for document, expected in (
+        (raw, value), ([raw], [value]), ({"a": raw, "b": [1, raw]}, {"a": value, "b": [1, value]}),
+        ([{"k": [raw, 2, {"x": raw}]}, raw], [{"k": [value, 2, {"x": value}]}, value]),
+    ):
+        assert dumps_indented(document) == json.dumps(expected, indent=2, ensure_ascii=False)

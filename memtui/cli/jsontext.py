@@ -7,6 +7,9 @@ indented layout needs) write every run of other items in one call.  Anything it 
 the way the standard encoder does (subclasses of containers, unknown types, non-string keys
 before a nested value, deep nesting) is handed to ``json.dumps`` whole, so the bytes are always
 the standard ones.
+
+:class:`Raw` places text made elsewhere (a template of a record that is written thousands of
+times) at its depth; :func:`scalar` encodes one scalar as the encoder does, for such templates.
 """
 
 from __future__ import annotations
@@ -15,12 +18,43 @@ import json
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any, Callable
 
+class Raw:
+    """A value whose JSON text ``render(value, newline)`` gives, its later lines starting with
+    ``newline`` (a newline and the indentation of the line it starts on), as the indented
+    encoder would write it; only :func:`dumps_indented` understands it."""
+
+    __slots__ = ("render", "value")
+
+    def __init__(self, render: Callable[[Any, str], str], value: Any) -> None:
+        self.render = render
+        self.value = value
+
+
+def scalar(value: str | int | float | bool | None) -> str:
+    """The JSON text of a string, number, boolean or None, as ``json.dumps`` writes it
+    (``ensure_ascii=False``)."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)
+    if kind is int or kind is float:
+        return "".join(_flat("\n")([value], 0))[1:-1]  # float repr, NaN/Infinity as json does
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    raise TypeError(f"not a JSON scalar: {kind.__name__}")
+
+
 class _Fallback(Exception):
     """A value this writer leaves to ``json.dumps``."""
 
 
 def dumps_indented(value: Any) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)``, byte for byte."""
+    if type(value) is Raw:
+        return value.render(value.value, "\n")
     try:
         if not _nested(value):  # a scalar or an empty container
             return "".join(_flat("\n")([value], 0))[1:-1]
@@ -60,6 +94,8 @@ def _nested(item: Any) -> bool:
     kind = type(item)
     if kind is dict or kind is list or kind is tuple:
         return bool(item)
+    if kind is Raw:
+        return True
     if isinstance(item, (dict, list, tuple)):
         raise _Fallback  # a subclass: the standard encoder's own business
     return False
@@ -88,7 +124,10 @@ def _write(value: Any, out: list[str], newline: str, depth: int) -> None:
                 out.append("".join(flat(run, 0))[1:-1] + "," + inner)
                 run = {}
             out.append(encode_basestring(key) + ": ")
-            _write(item, out, inner, depth + 1)
+            if type(item) is Raw:
+                out.append(item.render(item.value, inner))
+            else:
+                _write(item, out, inner, depth + 1)
             out.append("," + inner)
         close = "}"
     else:
@@ -101,7 +140,10 @@ def _write(value: Any, out: list[str], newline: str, depth: int) -> None:
             if run:
                 out.append("".join(flat(run, 0))[1:-1] + "," + inner)
                 run = []
-            _write(item, out, inner, depth + 1)
+            if type(item) is Raw:
+                out.append(item.render(item.value, inner))
+            else:
+                _write(item, out, inner, depth + 1)
             out.append("," + inner)
         close = "]"
     if run:

@@ -23,7 +23,6 @@ from .common import (
     find_roots,
     print_json,
     rel_root,
-    report_interrupted,
     report_pending,
 )
 
@@ -87,8 +86,7 @@ def parse_repo(text: str | None) -> Path | None:
 
 def run(args: argparse.Namespace) -> int:
     from memtui.core.project import ProjectCache
-    from memtui.core.staleness import score_root, stale_json_root
-    from memtui.core.statcache import load_cached
+    from memtui.core.staleness import rows_at, stale_facts_root
     from memtui.core.store import RootError
 
     now = parse_now(args.now)
@@ -97,55 +95,91 @@ def run(args: argparse.Namespace) -> int:
     cache = ProjectCache()
     reports = []
     interrupted = False
-    for root in roots:
-        if args.json and args.now is not None:  # a whole answer is worth keeping for a fixed now
-            try:
-                data, pending = stale_json_root(root, budget_config(args), now, repo, args.online,
-                                                cache=cache)
-            except RootError as exc:
-                raise UsageError(str(exc)) from None
-            interrupted |= report_pending(root, pending, args.path)
-            reports.append(data)
-            continue
+    for root in roots:  # through the stat cache: only the clock's arithmetic runs on a kept root
         try:
-            snapshot, stat_cache = load_cached(root, budget_config(args))
+            facts = stale_facts_root(root, budget_config(args), repo, args.online, cache=cache)
         except RootError as exc:
             raise UsageError(str(exc)) from None
-        interrupted |= report_interrupted(snapshot, args.path)
-        if args.json:
-            reports.append(score_root(snapshot, now, repo=repo, online=args.online,
-                                      cache=cache).to_json())
-        else:
-            reports.append(score_root(snapshot, now, repo=repo, online=args.online, cache=cache))
-        stat_cache.save()
+        interrupted |= report_pending(facts.root, facts.interrupted, args.path)
+        reports.append((facts, rows_at(facts.files, now)))
     if args.json:
-        objects = [_report_json(data, args.action) for data in reports]
+        from .jsontext import Raw
+
+        objects = [facts.header(now) | {"files": [Raw(_file_text, row) for row in rows
+                                                  if not args.action or row[4] == args.action]}
+                   for facts, rows in reports]
         print_json(objects[0] if len(objects) == 1 else objects)
         return EXIT_FINDINGS if interrupted else EXIT_OK
     out = console()
-    for report in reports:
-        _print_report(out, report, args)
+    for facts, rows in reports:
+        _print_report(out, facts, rows, now, args)
     return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
-def _report_json(data: dict[str, Any], action: str | None) -> dict[str, Any]:
-    if action:
-        data["files"] = [f for f in data["files"] if f["action"] == action]
-    return data
+def _file_text(row: Any, n: str) -> str:
+    """A row's JSON object (:func:`memtui.core.staleness.row_json`) as the indented encoder
+    writes it, its later lines starting with ``n``: a template instead of a walk, one per file.
+
+    Strings go through the encoder's own string function; the rounded numbers are finite floats
+    (``repr``, as the encoder writes them); action, class and bucket are fixed ASCII words.
+    """
+    from json.encoder import encode_basestring as text
+
+    from .jsontext import scalar
+
+    score, path, days, base, action, bucket, cls, downgraded, guards, f = row
+    m = n + "  "
+    found, missing, unverifiable = f[12]
+    return (
+        f'{{{m}"path": {text(path)},{m}"type": {text(f[1])},'
+        f'{m}"age_days": {round(days, 1)!r},{m}"score": {round(score, 1)!r},'
+        f'{m}"action": "{action}",{m}"class": "{cls}",'
+        f'{m}"modifiers": {_objects(f[10], _MODIFIER_KEYS, m)},'
+        f'{m}"missing": {_objects(f[11], _MISSING_KEYS, m)},'
+        f'{m}"guards": {_objects(guards, _GUARD_KEYS, m)},{m}"half_life": {scalar(f[2])},'
+        f'{m}"base_score": {round(base, 1)!r},{m}"bucket": "{bucket}",'
+        f'{m}"age_source": {text(f[4])},{m}"dated": {text(f[5])},'
+        f'{m}"downgraded": {"true" if downgraded else "false"},{m}"references": {{'
+        f'{m}  "found": {found:d},{m}  "missing": {missing:d},{m}  "unverifiable": {unverifiable:d}'
+        f'{m}}}{n}}}'
+    )
 
 
-def _print_report(out: Any, report: Any, args: argparse.Namespace) -> None:
+_MODIFIER_KEYS = ('"kind": ', '"points": ', '"reason": ')
+_MISSING_KEYS = ('"kind": ', '"ref": ', '"reason": ')
+_GUARD_KEYS = ('"kind": ', '"reason": ')
+_OBJECTS: dict[tuple[Any, str], str] = {}
+
+
+def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) -> str:
+    """A list of objects (each item's values under ``keys``) as the indented encoder writes it
+    on a line starting with ``n``; the same guards recur on many files, so texts are kept."""
+    if not items:
+        return "[]"
+    found = _OBJECTS.get((items, n))
+    if found is None:
+        from .jsontext import scalar
+
+        item, field = n + "  ", n + "    "
+        found = _OBJECTS[(items, n)] = "[" + ",".join(
+            item + "{" + ",".join(field + key + scalar(value) for key, value in zip(keys, values))
+            + item + "}" for values in items) + n + "]"
+    return found
+
+
+def _print_report(out: Any, facts: Any, rows: list[Any], now: Any,
+                  args: argparse.Namespace) -> None:
     from rich.table import Table
 
     from memtui.core.ages import DATE_KEYS
 
-    results = [r for r in report.results if not args.action or r.action.value == args.action]
-    project = (f"project {esc(str(report.project.path))} ({report.project.source})"
-               if report.project else "no project found: references unverifiable")
-    when = report.now.isoformat()[:16].replace("T", " ")
-    title = (f"[bold]{esc(rel_root(report.root, args.path))}[/] — {len(results)} of "
-             f"{len(report.results)} files · {project} · as of {when}")
-    if not report.results:
+    shown = [r for r in rows if not args.action or r[4] == args.action]
+    project = (f"project {esc(str(facts.project.path))} ({facts.project.source})"
+               if facts.project else "no project found: references unverifiable")
+    when = now.isoformat()[:16].replace("T", " ")
+    title = (f"[bold]{esc(rel_root(facts.root, args.path))}[/] — {len(shown)} of "
+             f"{len(rows)} files · {project} · as of {when}")
+    if not rows:
         out.print(title + "\n  no memory files\n")
         return
     table = Table(title=title, title_justify="left", expand=False, pad_edge=False)
@@ -157,25 +191,24 @@ def _print_report(out: Any, report: Any, args: argparse.Namespace) -> None:
     table.add_column("missing refs", overflow="fold", ratio=3)
     table.add_column("guards", overflow="fold", ratio=2)
     table.add_column("file", overflow="fold", ratio=3)
-    for r in results:
-        action = r.action.value
+    for score, path, days, _, action, _, cls, downgraded, guards, f in shown:
         table.add_row(
-            f"{r.score:5.1f}",
+            f"{score:5.1f}",
             f"[{_ACTION_STYLE[action]}]{action}[/]",
-            _CLASS_LABEL[r.cls.value] + (" ↓" if r.downgraded else ""),
-            r.type,
-            f"{r.age.days:.0f}d" + ("" if r.age.source in DATE_KEYS
-                                    else f" [dim]{r.age.source}[/]"),
-            esc(_missing_text(r)),
-            esc(", ".join(g.kind for g in r.guards)),
-            esc(r.path),
+            _CLASS_LABEL[cls] + (" ↓" if downgraded else ""),
+            f[1],
+            f"{days:.0f}d" + ("" if f[4] in DATE_KEYS else f" [dim]{f[4]}[/]"),
+            esc(_missing_text(f[11])),
+            esc(", ".join(kind for kind, _ in guards)),
+            esc(path),
         )
     out.print(table)
-    counts = {a: sum(1 for r in report.results if r.action.value == a) for a in ACTIONS}
+    counts = {a: 0 for a in ACTIONS}
+    for row in rows:
+        counts[row[4]] += 1
     summary = " · ".join(f"[{_ACTION_STYLE[a]}]{counts[a]} {a}[/]" for a in ACTIONS)
     note = "suggestions only; nothing was changed"
-    unchecked = sum(1 for r in report.results for c in r.unverifiable
-                    if c.kind.value == "url" and c.reason.startswith("not checked offline"))
+    unchecked = sum(f[13] for f in facts.files)
     if unchecked:
         note += f"; {unchecked} URL(s) not checked (use --online)"
     out.print(f"{summary} — {note}.  class: evergreen = nothing to verify, fresh = all found, "
@@ -183,10 +216,9 @@ def _print_report(out: Any, report: Any, args: argparse.Namespace) -> None:
               "guard\n")
 
 
-def _missing_text(result: Any) -> str:
-    missing = result.missing
+def _missing_text(missing: tuple[tuple[str, str, str], ...]) -> str:
     if not missing:
         return ""
-    shown = [f"{c.kind.value} {c.text}" for c in missing[:2]]
+    shown = [f"{kind} {text}" for kind, text, _ in missing[:2]]
     more = f" (+{len(missing) - 2})" if len(missing) > 2 else ""
     return ", ".join(shown) + more

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from pathlib import Path
 from typing import Callable, Collection, Mapping
@@ -382,68 +382,202 @@ def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None
         return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived)
 
 
-def stale_json_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | date,
-                      repo: Path | str | None = None, online: bool = False, *,
-                      cache: ProjectCache | None = None) -> dict[str, object]:
-    """``score_root(...).to_json()``, answered whole from the stat cache for the same files, the
-    same ``now`` and the same project when the answer consulted neither a project (none was
-    found and URLs are not fetched, or no file has a reference) nor git (every file is dated):
-    it depends on nothing else then."""
+# ---------------------------------------------------------------- facts: what the clock does not move
+
+#: A file's staleness without the clock, as plain data (kept whole in the stat cache): path, type,
+#: half-life, when (µs since the epoch, UTC), age source, dated, modifier points (None: no
+#: modifier), class before guards, guards before ``recent``, guards after it, modifiers
+#: ``(kind, points, reason)``, missing references ``(kind, ref, reason)``, reference counts
+#: ``(found, missing, unverifiable)`` and URLs not checked offline.
+Facts = tuple[str, str, float, int, str, str, "int | None", str,
+              tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
+              tuple[tuple[str, int, str], ...], tuple[tuple[str, str, str], ...],
+              tuple[int, int, int], int]
+
+#: A file scored at one moment: score, path, age in days, base score, action, bucket, class,
+#: downgraded, guards ``(kind, reason)`` and the file's :data:`Facts`.
+Row = tuple[float, str, float, float, str, str, str, bool, tuple[tuple[str, str], ...], Facts]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_US = timedelta(microseconds=1)
+_GUARDED_AFTER = frozenset({"directive"})  # the guards listed after ``recent``
+_FULLY, _PARTLY = StalenessClass.FULLY_STALE.value, StalenessClass.PARTIALLY_STALE.value
+_PRUNE, _REVIEW, _KEEP = Action.PRUNE.value, Action.REVIEW.value, Action.KEEP.value
+_STALE, _TO_REVIEW, _AGING, _FRESH = (Bucket.STALE.value, Bucket.REVIEW.value, Bucket.AGING.value,
+                                      Bucket.FRESH.value)
+
+
+def facts_of(result: StalenessResult) -> Facts:
+    """What of a scored file does not depend on the moment it was scored at."""
+    counts = {RefStatus.FOUND: 0, RefStatus.MISSING: 0, RefStatus.UNVERIFIABLE: 0}
+    missing = []
+    unchecked = 0
+    for c in result.references:
+        counts[c.status] += 1
+        if c.status is RefStatus.MISSING:
+            missing.append((c.kind.value, c.text, c.reason))
+        elif (c.status is RefStatus.UNVERIFIABLE and c.kind is RefKind.URL
+              and c.reason.startswith("not checked offline")):
+            unchecked += 1
+    age = result.age
+    guards = [(g.kind, g.reason) for g in result.guards if g.kind != "recent"]
+    return (
+        result.path, result.type, result.half_life, (age.when - _EPOCH) // _US, age.source,
+        age.when.date().isoformat(),
+        sum(m.points for m in result.modifiers) if result.modifiers else None,
+        (StalenessClass.FULLY_STALE if result.downgraded else result.cls).value,
+        tuple(g for g in guards if g[0] not in _GUARDED_AFTER),
+        tuple(g for g in guards if g[0] in _GUARDED_AFTER),
+        tuple((m.kind, m.points, m.reason) for m in result.modifiers), tuple(missing),
+        (counts[RefStatus.FOUND], counts[RefStatus.MISSING], counts[RefStatus.UNVERIFIABLE]),
+        unchecked,
+    )
+
+
+def rows_at(facts: list[Facts], now: datetime | date) -> list[Row]:
+    """Every file of ``facts`` scored at ``now``, highest score first: :func:`score_file`'s
+    arithmetic (the same float operations, so the same numbers) without its objects."""
+    moment = (to_utc(now) - _EPOCH) // _US
+    decay, recent_days = decay_score, RECENT_DAYS
+    rows: list[Row] = []
+    append = rows.append
+    for f in facts:
+        life, points, cls, before, after = f[2], f[6], f[7], f[8], f[9]
+        days = max(0.0, ((moment - f[3]) / 1_000_000) / 86400.0)  # timedelta.total_seconds()
+        base = decay(days, life)
+        score = min(100.0, base + points) if points is not None else base
+        if days <= recent_days:
+            guards = (*before, ("recent", f"modified {days:.0f} days ago ({f[4]}), "
+                                          f"within {recent_days} days"), *after)
+        else:
+            guards = before + after if after else before
+        downgraded = cls == _FULLY and bool(guards)
+        append((
+            score, f[0], days, base,
+            _PRUNE if score >= PRUNE_FROM else _REVIEW if score >= REVIEW_FROM else _KEEP,
+            _STALE if score >= PRUNE_FROM else _TO_REVIEW if score >= REVIEW_FROM
+            else _AGING if score >= AGING_FROM else _FRESH,
+            _PARTLY if downgraded else cls, downgraded, guards, f,
+        ))
+    rows.sort(key=_row_order)
+    return rows
+
+
+def _row_order(row: Row) -> tuple[float, str]:
+    return -row[0], row[1]
+
+
+def row_json(row: Row) -> dict[str, object]:
+    """A row as :meth:`StalenessResult.to_json` gives it."""
+    score, path, days, base, action, bucket, cls, downgraded, guards, f = row
+    found, missing, unverifiable = f[12]
+    return {
+        "path": path,
+        "type": f[1],
+        "age_days": round(days, 1),
+        "score": round(score, 1),
+        "action": action,
+        "class": cls,
+        "modifiers": [{"kind": k, "points": p, "reason": r} for k, p, r in f[10]],
+        "missing": [{"kind": k, "ref": t, "reason": r} for k, t, r in f[11]],
+        "guards": [{"kind": k, "reason": r} for k, r in guards],
+        "half_life": f[2],
+        "base_score": round(base, 1),
+        "bucket": bucket,
+        "age_source": f[4],
+        "dated": f[5],
+        "downgraded": downgraded,
+        "references": {"found": found, "missing": missing, "unverifiable": unverifiable},
+    }
+
+
+@dataclass(frozen=True)
+class StaleFacts:
+    """A root's staleness without the clock: score it at any moment with :func:`rows_at`."""
+
+    root: Path
+    project: Project | None
+    online: bool
+    files: list[Facts]
+    interrupted: tuple[str, ...] = ()
+
+    def header(self, now: datetime | date) -> dict[str, object]:
+        """The JSON of the report at ``now`` without its files."""
+        return {"root": str(self.root), "now": now.isoformat(),
+                "project": str(self.project.path) if self.project else None,
+                "online": self.online}
+
+
+def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | str | None = None,
+                       online: bool = False, *, cache: ProjectCache | None = None) -> StaleFacts:
+    """The facts of every file of a loaded root, kept whole in the stat cache for the same files
+    and project when they consulted neither a project (none was found and URLs are not fetched,
+    or no file has a reference) nor git (every file is dated): they depend on nothing else then."""
     with gc_paused():
         project = find_project(snapshot.root, Path(repo) if repo is not None else None)
-        digest = stat_cache.loaded_digest(*_question(now, online, project))
+        digest = stat_cache.loaded_digest(*_question(online, project))
         hit = stat_cache.memo("stale", digest)
         if hit is not None:
             try:
-                return _report_of(hit, snapshot.root, snapshot.files, now, project, online)
-            except (TypeError, ValueError, KeyError, AttributeError):
-                pass  # not an answer about these files: computed again
+                return StaleFacts(snapshot.root, project, online,
+                                  _checked(hit, snapshot.files), snapshot.interrupted)
+            except (TypeError, ValueError, KeyError, IndexError):
+                pass  # not facts about these files: computed again
         consulted: list[bool] = []
+        now = datetime.now(timezone.utc)  # any moment: facts do not depend on it
         report = _score_root(snapshot, now, repo, online, cache, None, False, project, consulted)
-        data = report.to_json()
+        facts = [facts_of(r) for r in report.results]
         if not consulted and ((project is None and not online)  # every reference unverifiable
                               or not any(r.references for r in report.results)):
-            stat_cache.set_memo("stale", digest, data["files"])
-        return data
+            stat_cache.set_memo("stale", digest, facts)
+        return StaleFacts(snapshot.root, project, online, facts, snapshot.interrupted)
 
 
-def stale_json_root(root: Path | str, config: BudgetConfig, now: datetime | date,
-                    repo: Path | str | None = None, online: bool = False, *,
-                    cache: ProjectCache | None = None, clock: Callable[[], int] = time.time_ns,
-                    ) -> tuple[dict[str, object], tuple[str, ...]]:
-    """:func:`stale_json_cached` of a root, without reading it when its kept answer still holds;
+def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | None = None,
+                     online: bool = False, *, cache: ProjectCache | None = None,
+                     clock: Callable[[], int] = time.time_ns) -> StaleFacts:
+    """:func:`stale_facts_cached` of a root, without reading it when its kept facts still hold;
     with the root's interrupted changes (pending journal records)."""
     stat_cache = StatCache.open(root, clock)
     listing = list_root(root)
     project = find_project(listing.root, Path(repo) if repo is not None else None)
-    hit = stat_cache.memo_unread(listing, config, "stale", _question(now, online, project))
+    hit = stat_cache.memo_unread(listing, config, "stale", _question(online, project))
     if hit is not None:
         try:
             names = {rel for rel, _ in listing.memory}
-            return (_report_of(hit, listing.root, names, now, project, online),
-                    pending_records(listing.root))
-        except (TypeError, ValueError, KeyError, AttributeError):
+            return StaleFacts(listing.root, project, online, _checked(hit, names),
+                              pending_records(listing.root))
+        except (TypeError, ValueError, KeyError, IndexError):
             pass
     snapshot = stat_cache.load(listing, config)
-    data = stale_json_cached(snapshot, stat_cache, now, repo, online, cache=cache)
+    facts = stale_facts_cached(snapshot, stat_cache, repo, online, cache=cache)
     stat_cache.save()
-    return data, snapshot.interrupted
+    return facts
 
 
-def _question(now: datetime | date, online: bool, project: Project | None) -> tuple[object, ...]:
-    """Everything but the files a kept stale answer depends on (part of its memo's key)."""
-    return ("stale", now.isoformat(), online,
+def stale_json_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | date,
+                      repo: Path | str | None = None, online: bool = False, *,
+                      cache: ProjectCache | None = None) -> dict[str, object]:
+    """``score_root(...).to_json()`` from :func:`stale_facts_cached`."""
+    facts = stale_facts_cached(snapshot, stat_cache, repo, online, cache=cache)
+    return facts.header(now) | {"files": [row_json(row) for row in rows_at(facts.files, now)]}
+
+
+def _question(online: bool, project: Project | None) -> tuple[object, ...]:
+    """Everything but the files kept stale facts depend on (part of their memo's key)."""
+    return ("stale-facts", online,
             None if project is None else (str(project.path), project.source))
 
 
-def _report_of(files: list[dict[str, object]], root: Path, names: Collection[str],
-               now: datetime | date, project: Project | None, online: bool) -> dict[str, object]:
-    """The JSON of a report whose files :func:`stale_json_cached` kept; a ValueError when one is
-    not one of ``names`` (the listing's memory files: plain relative paths inside the root)."""
-    for entry in files:
-        if entry["path"] not in names:
-            raise ValueError(f"cached staleness names {entry['path']!r}")
-    return StalenessReport(root, now, project, (), online).to_json() | {"files": files}
+def _checked(kept: list[Facts], names: Collection[str]) -> list[Facts]:
+    """Kept facts, each one a file of ``names`` (the listing's memory files: plain relative
+    paths inside the root); a ValueError otherwise."""
+    if type(kept) is not list:
+        raise ValueError("not kept facts")
+    for f in kept:
+        if type(f) is not tuple or len(f) != 14 or f[0] not in names:
+            raise ValueError("cached staleness names another file")
+    return kept
 
 
 def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None, online: bool,

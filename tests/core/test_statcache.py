@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from memtui.core import statcache
 from memtui.core.consolidate import scan, scan_cached, scan_root
 from memtui.core.model import BudgetConfig
-from memtui.core.staleness import score_root, stale_json_cached, stale_json_root
+from memtui.core.project import find_project
+from memtui.core.staleness import (
+    _question,
+    row_json,
+    rows_at,
+    score_root,
+    stale_facts_root,
+    stale_json_cached,
+)
 from memtui.core.statcache import StatCache, load_cached, validate_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
@@ -398,24 +406,25 @@ def test_a_scan_memo_naming_a_path_outside_the_listing_is_refused(make_root) -> 
 
 
 def stale_memo(root: Path, now: date, **kwargs: object) -> tuple[dict[str, object], bool]:
-    """``stale --json``'s answer through a warm cache, and whether the cache kept it whole
-    (its whole-root answer changed)."""
+    """``stale --json``'s answer through a warm cache, and whether the cache keeps the root's
+    staleness facts whole (then they answer before anything is read)."""
     snapshot, cache = load_cached(root, clock=aged)
-    before = cache.section("memo-stale").get("stale")
     found = stale_json_cached(snapshot, cache, now, **kwargs)  # type: ignore[arg-type]
     cache.save()
     snapshot, cache = load_cached(root, clock=aged)
     assert stale_json_cached(snapshot, cache, now, **kwargs) == found  # type: ignore[arg-type]
-    after = cache.section("memo-stale").get("stale")
-    kept = after is not None and after != before
-    unread = stale_json_root(root, BudgetConfig(), now, clock=aged, **kwargs)  # type: ignore[arg-type]
-    assert unread == (found, ())  # answered before reading when kept
+    repo = kwargs.get("repo")
+    project = find_project(snapshot.root, None if repo is None else Path(repo))  # type: ignore[arg-type]
+    digest = cache.loaded_digest(*_question(bool(kwargs.get("online")), project))
+    kept = cache.memo("stale", digest) is not None
+    unread = stale_facts_root(root, BudgetConfig(), clock=aged, **kwargs)  # type: ignore[arg-type]
+    assert unread.header(now) | {"files": [row_json(r) for r in rows_at(unread.files, now)]} == found
     return found, kept
 
 
-def test_the_stale_memo_answers_only_for_the_same_files_now_and_project(make_root, tmp_path) -> None:
-    """A whole stale answer is kept only when it consulted no project and no git; it is reused
-    only for the same files and the same now, and then equals a run without the cache."""
+def test_kept_stale_facts_answer_any_now_for_the_same_files_and_project(make_root, tmp_path) -> None:
+    """A root's staleness facts are kept only when they consulted no project and no git; they
+    answer for the same files at any now, and then equal a run without the cache."""
     dated = {"updated": "2026-06-01"}
     root = make_root({
         "MEMORY.md": "# Memory\n\n- [a](a.md)\n- [b](b.md)\n",
@@ -463,7 +472,9 @@ def test_a_stale_memo_naming_a_path_outside_the_listing_is_refused(make_root) ->
     assert kept
     snapshot, cache = load_cached(root, clock=aged)
     digest, files = cache.section("memo-stale")["stale"]
-    cache.set_memo("stale", digest, [dict(files[0], path="../a.md")])
+    cache.set_memo("stale", digest, [("../a.md", *files[0][1:])])
+    assert stale_json_cached(snapshot, cache, NOW) == expected
+    cache.set_memo("stale", digest, [files[0][:-1]])  # not facts of this format
     assert stale_json_cached(snapshot, cache, NOW) == expected
 
 
@@ -487,12 +498,12 @@ def test_a_cached_index_is_the_parsed_one(make_root) -> None:
 
 
 def test_kept_stale_and_scan_answers_read_no_file(make_root, monkeypatch) -> None:
-    """With a kept answer, stale --json --now and scan answer from stat keys alone (no load)."""
+    """With kept answers, stale and scan answer from stat keys alone (no load)."""
     body = "Deploys go through the staging cluster first, then canary, then every region.\n"
     root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n- [b](b.md)\n",
                       "a.md": topic("deploy order", body=body, updated="2026-01-01"),
                       "b.md": topic("deploy order", body=body, updated="2026-02-01")})
-    stale = stale_json_root(root, BudgetConfig(), NOW, clock=aged)
+    stale = stale_facts_root(root, BudgetConfig(), clock=aged)
     scanned = scan_root(root, BudgetConfig(), 0.5, clock=aged)
     assert scanned[0].pairs
 
@@ -500,7 +511,7 @@ def test_kept_stale_and_scan_answers_read_no_file(make_root, monkeypatch) -> Non
         raise AssertionError("the root was read")
 
     monkeypatch.setattr(StatCache, "load", no_load)
-    assert stale_json_root(root, BudgetConfig(), NOW, clock=aged) == stale
+    assert stale_facts_root(root, BudgetConfig(), clock=aged) == stale
     assert scan_root(root, BudgetConfig(), 0.5, clock=aged) == scanned
     os.utime(root / "b.md", ns=(0, 10**18))  # a new stat key: read again
     with pytest.raises(AssertionError, match="was read"):
