@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from .common import (
     print_json,
     rel_root,
     report_interrupted,
+    report_pending,
 )
 
 NO_RECORD_ENV = "MEMTUI_NO_PRESSURE"
@@ -69,12 +71,16 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _load(root: Path, args: argparse.Namespace) -> Any:
-    from memtui.core.store import RootError, load_root
+    """A root's snapshot, read through its stat cache (saved: the parsed index is kept)."""
+    from memtui.core.statcache import load_cached
+    from memtui.core.store import RootError
 
     try:
-        return load_root(root, budget_config(args))
+        snapshot, cache = load_cached(root, budget_config(args))
     except RootError as exc:
         raise UsageError(str(exc)) from None
+    cache.save()
+    return snapshot
 
 
 def _counts(findings: list[Any]) -> tuple[int, int]:
@@ -295,41 +301,77 @@ def _missing_row(root: Path) -> dict[str, Any]:
             "errors": 0, "warnings": 0, "duplicates_across_layers": []}
 
 
+@dataclass(frozen=True)
+class _Listed:
+    """What ``list`` shows of one root (``snapshot`` only when it had to be read)."""
+
+    root: Path
+    files: int
+    other_files: tuple[str, ...]
+    nested_roots: tuple[str, ...]
+    budget: Any
+    errors: int
+    warnings: int
+    snapshot: Any
+
+
+def _listed(root: Path, args: argparse.Namespace, read: bool) -> _Listed:
+    """A root validated through its stat cache (its kept answer when nothing changed); read
+    (``read``) when its files are needed."""
+    from memtui.core.journal import pending_records
+    from memtui.core.statcache import validate_root
+    from memtui.core.store import RootError, list_root
+
+    try:
+        result = validate_root(root, budget_config(args))
+        snapshot = result.snapshot if result.snapshot is not None or not read else _load(root, args)
+        listing = list_root(root) if snapshot is None else None
+    except RootError as exc:
+        raise UsageError(str(exc)) from None
+    report_pending(result.root, pending_records(result.root) if snapshot is None
+                   else snapshot.interrupted, args.path)  # counted among its errors
+    errors, warnings = _counts(result.findings)
+    if snapshot is not None:
+        return _Listed(snapshot.root, len(snapshot.files), snapshot.other_files,
+                       snapshot.nested_roots, result.budget, errors, warnings, snapshot)
+    assert listing is not None
+    return _Listed(result.root, result.files, tuple(sorted(listing.other)),
+                   tuple(sorted(listing.nested)), result.budget, errors, warnings, None)
+
+
 def run_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from memtui.core.budget import budget_of
     from memtui.core.layers import cross_layer_duplicates, layered
-    from memtui.core.validate import validate
 
     roots, missing = _listed_roots(args.path)
-    rows = []
     layers = layered(roots)
+    shared: dict[str, int] = {}  # roots of a project with another root are read: duplicates
     for item in layers:
-        snapshot = _load(item.root, args)
-        report_interrupted(snapshot, args.path)  # counted among its errors
-        findings = validate(snapshot)
-        errors, warnings = _counts(findings)
-        rows.append((snapshot, budget_of(snapshot), errors, warnings))
-    duplicates = _duplicates_by_project(layers, [row[0] for row in rows], cross_layer_duplicates)
+        if item.project is not None:
+            shared[str(item.project)] = shared.get(str(item.project), 0) + 1
+    rows = [_listed(item.root, args, item.project is not None and shared[str(item.project)] > 1)
+            for item in layers]
+    duplicates = _duplicates_by_project(layers, [row.snapshot for row in rows],
+                                        cross_layer_duplicates)
     if args.json:
         print_json(
             [
                 {
-                    "root": str(s.root),
+                    "root": str(row.root),
                     "layer": item.layer,
                     "project": str(item.project) if item.project else None,
                     "exists": True,
-                    "files": len(s.files),
-                    "other_files": len(s.other_files),
-                    "nested_roots": list(s.nested_roots),
-                    "budget": b.to_json(),
-                    "errors": e,
-                    "warnings": w,
+                    "files": row.files,
+                    "other_files": len(row.other_files),
+                    "nested_roots": list(row.nested_roots),
+                    "budget": row.budget.to_json(),
+                    "errors": row.errors,
+                    "warnings": row.warnings,
                     "duplicates_across_layers": [d.to_json() for d in duplicates
-                                                 if str(s.root) in (d.root_a, d.root_b)],
+                                                 if str(row.root) in (d.root_a, d.root_b)],
                 }
-                for item, (s, b, e, w) in zip(layers, rows)
+                for item, row in zip(layers, rows)
             ] + ([_missing_row(missing)] if missing is not None else [])
         )
         return EXIT_OK
@@ -343,7 +385,8 @@ def run_list(args: argparse.Namespace) -> int:
     table.add_column("errors", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)
     previous = None
-    for item, (snapshot, budget, errors, warnings) in zip(layers, rows):
+    for item, row in zip(layers, rows):
+        budget, errors, warnings = row.budget, row.errors, row.warnings
         group = (item.project, item.layer)
         if previous is not None and group != previous:
             table.add_section()
@@ -353,8 +396,8 @@ def run_list(args: argparse.Namespace) -> int:
         use_style = "red" if over else "yellow" if budget.utilization >= 0.9 else "green"
         table.add_row(
             shown_layer,
-            esc(rel_root(snapshot.root, args.path)),
-            str(len(snapshot.files)),
+            esc(rel_root(row.root, args.path)),
+            str(row.files),
             f"{budget.lines}/{budget.max_lines}",
             f"{budget.bytes:,}/{budget.max_bytes:,}",
             f"[{use_style}]{budget.utilization:.0%}{' OVER' if over else ''}[/]",
@@ -381,6 +424,6 @@ def _duplicates_by_project(layers: list[Any], snapshots: list[Any], find: Any) -
     """Cross-layer duplicates among the roots of each project (roots of no project: none)."""
     groups: dict[str, list[Any]] = {}
     for item, snapshot in zip(layers, snapshots):
-        if item.project is not None:
+        if item.project is not None and snapshot is not None:
             groups.setdefault(str(item.project), []).append(snapshot)
     return [d for group in groups.values() for d in find(group)]
