@@ -88,7 +88,8 @@ class Budget:
 
 def line_sizes(index: Index) -> list[int]:
     """Byte size of each line including its ending (the BOM counts toward line 1)."""
-    sizes = [len(encode_text(line.raw + line.ending)) for line in index.lines]
+    sizes = [len(line.raw) + len(line.ending) if line.raw.isascii()
+             else len(encode_text(line.raw + line.ending)) for line in index.lines]
     if index.bom and sizes:
         sizes[0] += 3
     return sizes
@@ -132,8 +133,21 @@ def stripped_lines(raws: Sequence[str], loader: str) -> frozenset[int]:
     return frozenset(out)
 
 
+_LAST_MEASURED: list[tuple[Index, BudgetConfig, Budget]] = []
+
+
 def measure(index: Index, config: BudgetConfig) -> Budget:
-    """Lines, bytes and the loader's cut for an index under the given caps and profile."""
+    """Lines, bytes and the loader's cut for an index under the given caps and profile (the
+    last answer is kept: one validation measures the same index several times)."""
+    last = _LAST_MEASURED[0] if _LAST_MEASURED else None
+    if last is not None and last[0] is index and last[1] == config:
+        return last[2]
+    budget = _measure(index, config)
+    _LAST_MEASURED[:] = [(index, config, budget)]
+    return budget
+
+
+def _measure(index: Index, config: BudgetConfig) -> Budget:
     if not index.exists:
         return Budget(0, config.max_lines, 0, config.max_bytes, None, 0, config.loader)
     sizes = line_sizes(index)

@@ -9,6 +9,8 @@ as a list.  Edits (:func:`set_key`, :func:`clear_key`) rewrite or add exactly on
 from __future__ import annotations
 
 import re
+from functools import partial
+from itertools import count, repeat
 
 from .model import EMPTY_FRONTMATTER, LIST_KEYS, Frontmatter, FrontmatterLine
 
@@ -56,8 +58,39 @@ def split_names(value: str) -> tuple[str, ...]:
 _CLOSING = re.compile(r"^---[ \t\r]*$", re.MULTILINE)
 
 
+#: the common block, read without a Python loop: '---' and a newline, then only unindented
+#: ``key: value`` lines (a plain key, a value with no quote first and no space at either end, LF
+#: endings), then a closing '---'; anything else (BOM, CRLF, lists, ``metadata:``, quotes, blank
+#: or unsplit lines, a repeated key, no closing line) is read by the general parser
+_FAST_BLOCK = re.compile(r"---\n((?:[A-Za-z_][\w-]*: [^\s\"'](?:[^\n]*\S)?\n)*)---[ \t\r]*(?:\n|\Z)")
+_FAST_LINE = re.compile(r"^(([A-Za-z_][\w-]*): (.*))$", re.MULTILINE)
+_fm_line = partial(tuple.__new__, FrontmatterLine)
+_new = object.__new__
+
+
 def parse_frontmatter(text: str) -> Frontmatter:
     """Parse the frontmatter block at the start of ``text`` (a leading BOM is allowed)."""
+    fast = _FAST_BLOCK.match(text)
+    if fast is not None:
+        rows = _FAST_LINE.findall(fast.group(1))
+        raws, keys, values = zip(*rows) if rows else ((), (), ())
+        fields = dict(zip(keys, values))
+        if len(fields) == len(rows):
+            fm = _new(Frontmatter)  # many per load: no dataclass __init__
+            attrs = fm.__dict__
+            attrs["present"] = attrs["closed"] = True
+            attrs["fields"] = fields
+            attrs["lists"] = {key: split_names(fields[key]) for key in LIST_KEYS if key in fields}
+            attrs["lines"] = tuple(map(_fm_line, zip(count(2), raws, keys, values, repeat(False),
+                                                     repeat(None))))
+            attrs["unsplit"] = ()
+            attrs["body_offset"] = fast.end()
+            return fm
+    return _parse_general(text)
+
+
+def _parse_general(text: str) -> Frontmatter:
+    """:func:`parse_frontmatter` of any block (both dialects, lists, quotes, CRLF, a BOM)."""
     start = 1 if text.startswith(BOM) else 0
     if not text.startswith("---", start):
         return EMPTY_FRONTMATTER

@@ -90,19 +90,11 @@ def line_refs(raw: str, base: str = "") -> tuple[Ref, ...]:
 
 def split_lines(text: str) -> list[tuple[str, str]]:
     """Split into (content, ending) pairs; a final newline does not start another line."""
-    out: list[tuple[str, str]] = []
-    pos = 0
-    n = len(text)
-    while pos < n:
-        nl = text.find("\n", pos)
-        if nl < 0:
-            out.append((text[pos:], ""))
-            break
-        if nl > pos and text[nl - 1] == "\r":
-            out.append((text[pos : nl - 1], "\r\n"))
-        else:
-            out.append((text[pos:nl], "\n"))
-        pos = nl + 1
+    parts = text.split("\n")
+    last = parts.pop()  # what follows the final newline ('' when the text ends with one)
+    out = [(part[:-1], "\r\n") if part.endswith("\r") else (part, "\n") for part in parts]
+    if last:
+        out.append((last, ""))
     return out
 
 
@@ -183,6 +175,13 @@ def _parse_entry(
     }
 
 
+#: the common entry, read with one match: ``- [title](name.md) hook`` at the top level, a plain
+#: file name as target (no folder, escape, anchor or query), no other bracket, backtick or
+#: ``.md`` on the line (so no other reference); anything else takes the general path
+_FAST_ENTRY = re.compile(r"- \[([^\[\]]*)\]\(([A-Za-z0-9_][\w.\-]*\.md)\)([^\[`]*)")
+_new = object.__new__
+
+
 def parse_index(
     data: bytes,
     path: str = "MEMORY.md",
@@ -197,7 +196,21 @@ def parse_index(
     scope: ScopeSection | None = None
     in_comment = False
     in_fence = False
+    fast = _FAST_ENTRY.fullmatch
     for number, (raw, ending) in enumerate(split_lines(text), start=1):
+        if scope is None and not in_comment and not in_fence and (m := fast(raw)) is not None:
+            link_text, target, after = m.groups()
+            if target.lower() not in _INDEX_NAMES and ".md" not in after.lower():
+                line = _new(IndexLine)  # many per index: no dataclass __init__
+                line.__dict__.update({
+                    "number": number, "raw": raw, "ending": ending, "kind": LineKind.ENTRY,
+                    "section": section, "scope": "", "form": EntryForm.LINK, "target": target,
+                    "resolved": target, "escapes": False, "title": link_text.strip(),
+                    "hook": _strip_hook(after), "link_text": link_text, "glob": "",
+                    "refs": (Ref("link", target, target, False),),
+                })
+                lines.append(line)
+                continue
         kind = LineKind.TEXT
         fields: dict[str, object] = {}
         stripped = raw.strip()

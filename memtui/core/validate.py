@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Mapping
 
-from .budget import Budget, entries_past_cut, measure, stripped_lines
+from .budget import Budget, entries_past_cut, measure
 from .handoff import handoff_findings
 from .index import resolve_target
 from .journal import JOURNAL_DIR
@@ -181,12 +181,26 @@ def _line_of(text: str, offset: int) -> int:
 # ---------------------------------------------------------------- per-file rules
 
 
-def screen_secrets(texts: list[str], chunk: int = 2000) -> set[int]:
-    """Indexes of the texts the secret screen matches, in a few regex passes over joined chunks.
+#: the screen: every pattern of :data:`_SECRET` and :data:`_GUARDED` needs a match of one of
+#: these in the text.  Each starts with one literal character, which the regex engine skips to
+#: quickly (a pass over 10 MB takes a few ms, where one alternation of the words takes ~80); the
+#: rest of the word is checked around it, in any case where the pattern ignores case (a
+#: superset of the lower-cased text's words)
+_SCREENS = tuple(re.compile(pattern, flags) for pattern, flags in (
+    (r"_(?:(?<=gh[pousr]_)|pat_(?<=github_pat_)|secret(?:(?<=client_secret)|(?<=aws_secret))"
+     r"|live_(?<=k_live_))", re.IGNORECASE),
+    (r"-(?:(?<=sk-)|(?<=xox[abprs]-)|(?<=glpat-)|----begin)", re.IGNORECASE),
+    (r"://", 0),
+    (r"A(?:KIA|SIA|Iz)", 0),
+    (r"J(?<=eyJ)", 0),
+    (r"w(?:(?<=(?i:assw))|(?<=(?i:pw))(?i:d))", 0),  # 'w' and 'W' apart: a literal is fast
+    (r"W(?:(?<=(?i:assw))|(?<=(?i:pw))(?i:d))", 0),
+))
 
-    Joining avoids one regex call per file and is about twice as fast; no pattern can span the
-    NUL separator.
-    """
+
+def screen_secrets(texts: list[str], chunk: int = 2000) -> set[int]:
+    """Indexes of the texts that may hold a secret (:func:`secret_findings` decides), from a few
+    passes of :data:`_SCREENS` over the NUL-joined texts (no screen word holds a NUL)."""
     hits: set[int] = set()
     for first in range(0, len(texts), chunk):
         part = texts[first : first + chunk]
@@ -196,9 +210,13 @@ def screen_secrets(texts: list[str], chunk: int = 2000) -> set[int]:
             starts.append(offset)
             offset += len(text) + 1
         joined = "\0".join(part)
-        for match in _SECRET_SCREEN.finditer(joined):
-            hits.add(first + bisect_right(starts, match.start()) - 1)
-    hits.update(i for i, text in enumerate(texts) if i not in hits and _guarded(text))
+        last = len(part) - 1
+        for screen in _SCREENS:
+            found = screen.search(joined)
+            while found is not None:
+                i = bisect_right(starts, found.start()) - 1
+                hits.add(first + i)
+                found = screen.search(joined, starts[i + 1]) if i < last else None
     return hits
 
 
@@ -219,9 +237,9 @@ def _placeholder(kind: str, matched: str) -> bool:
 
 def secret_findings(path: str, text: str, screened: bool = False) -> list[Finding]:
     """Credential-looking strings in a text (a cheap screen runs first unless ``screened``)."""
-    guarded = _guarded(text)
-    if not screened and not guarded and _SECRET_SCREEN.search(text) is None:
+    if not screened and not screen_secrets([text]):
         return []
+    guarded = _guarded(text)
     out: list[Finding] = []
     seen: set[str] = set()
     found: list[tuple[str, int]] = []  # (kind, line)
@@ -765,11 +783,11 @@ def index_tail_findings(snapshot: Snapshot) -> list[Finding]:
     """Index-level warnings: history comments, incomplete scopes, secrets in the indexes."""
     out: list[Finding] = []
     index, archive, files = snapshot.index, snapshot.archive_index, snapshot.files
-    stripped = set(stripped_lines([line.raw for line in index.lines], snapshot.config.loader))
+    stripped = set(measure(index, snapshot.config).stripped)  # line numbers
     loader = snapshot.config.loader
     for line in index.lines:
         if line.kind is LineKind.COMMENT and (line.number == 1 or "<!--" in line.raw):
-            if line.number - 1 in stripped:
+            if line.number in stripped:
                 says = (f"the {loader} loader strips this comment block, so it costs no budget "
                         "but the agent never sees it either")
             else:
