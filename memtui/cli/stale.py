@@ -21,6 +21,7 @@ from .common import (
     console,
     esc,
     find_roots,
+    plain,
     print_json,
     rel_root,
     report_pending,
@@ -169,9 +170,9 @@ def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) 
 
 def _print_report(out: Any, facts: Any, rows: list[Any], now: Any,
                   args: argparse.Namespace) -> None:
-    from rich.table import Table
-
     from memtui.core.ages import DATE_KEYS
+
+    from .bigtable import print_table
 
     shown = [r for r in rows if not args.action or r[4] == args.action]
     project = (f"project {esc(str(facts.project.path))} ({facts.project.source})"
@@ -182,27 +183,20 @@ def _print_report(out: Any, facts: Any, rows: list[Any], now: Any,
     if not rows:
         out.print(title + "\n  no memory files\n")
         return
-    table = Table(title=title, title_justify="left", expand=False, pad_edge=False)
-    table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("action", no_wrap=True)
-    table.add_column("class", no_wrap=True)
-    table.add_column("type", no_wrap=True)
-    table.add_column("age", justify="right", no_wrap=True)
-    table.add_column("missing refs", overflow="fold", ratio=3)
-    table.add_column("guards", overflow="fold", ratio=2)
-    table.add_column("file", overflow="fold", ratio=3)
-    for score, path, days, _, action, _, cls, downgraded, guards, f in shown:
-        table.add_row(
+    body = [
+        [
             f"{score:5.1f}",
             f"[{_ACTION_STYLE[action]}]{action}[/]",
             _CLASS_LABEL[cls] + (" ↓" if downgraded else ""),
             f[1],
             f"{days:.0f}d" + ("" if f[4] in DATE_KEYS else f" [dim]{f[4]}[/]"),
-            esc(_missing_text(f[11])),
-            esc(", ".join(kind for kind, _ in guards)),
-            esc(path),
-        )
-    out.print(table)
+            plain(_missing_text(f[11])),
+            plain(", ".join(kind for kind, _ in guards)),
+            plain(path),
+        ]
+        for score, path, days, _, action, _, cls, downgraded, guards, f in shown
+    ]
+    print_table(out, title, _columns(), body)
     counts = {a: 0 for a in ACTIONS}
     for row in rows:
         counts[row[4]] += 1
@@ -214,6 +208,21 @@ def _print_report(out: Any, facts: Any, rows: list[Any], now: Any,
     out.print(f"{summary} — {note}.  class: evergreen = nothing to verify, fresh = all found, "
               "partly / FULLY = some / all references gone; ↓ = all gone but held back by a "
               "guard\n")
+
+
+def _columns() -> tuple[Any, ...]:
+    from .bigtable import Col
+
+    return (
+        Col("score", justify="right", no_wrap=True),
+        Col("action", no_wrap=True, styled=True),
+        Col("class", no_wrap=True),
+        Col("type", no_wrap=True),
+        Col("age", justify="right", no_wrap=True, styled=True),
+        Col("missing refs", ratio=3),
+        Col("guards", ratio=2),
+        Col("file", ratio=3),
+    )
 
 
 def _missing_text(missing: tuple[tuple[str, str, str], ...]) -> str:
