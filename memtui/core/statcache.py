@@ -33,6 +33,7 @@ warnings are never cached.
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import stat
@@ -40,9 +41,11 @@ import sys
 import time
 import zlib
 from dataclasses import astuple, dataclass, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
+from .frontmatter import parse_frontmatter
 from .gcpause import gc_paused
 from .model import (
     EMPTY_FRONTMATTER,
@@ -134,8 +137,13 @@ def stat_key(st: os.stat_result) -> Key:
 
 def frontmatter_plain(fm: Frontmatter) -> tuple[Any, ...]:
     """A frontmatter as plain tuples (for marshal)."""
-    return (fm.present, fm.closed, dict(fm.fields), {k: tuple(v) for k, v in fm.lists.items()},
-            tuple(map(tuple, fm.lines)), tuple(fm.unsplit), fm.body_offset)
+    fields, lists = fm.fields, fm.lists
+    if type(fields) is not dict:
+        fields = dict(fields)
+    if type(lists) is not dict or any(type(v) is not tuple for v in lists.values()):
+        lists = {k: tuple(v) for k, v in lists.items()}
+    return (fm.present, fm.closed, fields, lists, tuple(map(tuple, fm.lines)), tuple(fm.unsplit),
+            fm.body_offset)
 
 
 _new = object.__new__
@@ -181,6 +189,7 @@ def findings_of(plain: Iterable[tuple[Any, ...]], paths: Callable[[str], bool]) 
 # ------------------------------------------------------------------------ an index as tuples
 
 _LINE_FIELDS = tuple(f.name for f in fields(IndexLine))
+_LINE_VALUES = attrgetter(*_LINE_FIELDS)
 _KINDS = {kind.value: kind for kind in LineKind}
 _FORMS: dict[str | None, EntryForm | None] = {form.value: form for form in EntryForm}
 _FORMS[None] = None
@@ -189,8 +198,9 @@ _FORMS[None] = None
 def index_plain(index: Index) -> tuple[Any, ...]:
     """A parsed index as plain tuples (for marshal)."""
     lines = []
+    values_of = _LINE_VALUES
     for line in index.lines:
-        values = [getattr(line, name) for name in _LINE_FIELDS]
+        values = list(values_of(line))
         values[3] = line.kind.value
         values[6] = None if line.form is None else line.form.value
         values[-1] = tuple(map(tuple, line.refs))
@@ -319,9 +329,17 @@ def file_findings_cached(
     todo: list[MemoryFile] = []
     if not any(type(f) is CachedFile and f.__dict__.get("_cache") for f in files[:1]):
         return [found for each in compute(files, structural) for found in each]
+    cache = files[0].__dict__["_cache"]
+    base = cache.section("base")
     for f in files:
-        facet = "base/ffs" if f.path in structural else "base/ff"
-        plain = lookup(f, facet)
+        values = f.__dict__
+        plain = None
+        if type(f) is CachedFile and values.get("_cache") is cache:  # lookup(f, facet), inlined
+            entry = base.get(f.path)
+            if entry is not None and entry[0] == values["_key"]:
+                plain = entry[1].get("ffs" if f.path in structural else "ff")
+        elif type(f) is CachedFile:
+            plain = lookup(f, "base/ffs" if f.path in structural else "base/ff")
         if plain is not None:
             try:
                 out.extend(findings_of(plain, f.path.__eq__))
@@ -329,8 +347,14 @@ def file_findings_cached(
             except (TypeError, ValueError):
                 pass
         todo.append(f)
+    put = cache.put_in
     for f, found in zip(todo, compute(todo, structural)):
-        remember(f, "base/ffs" if f.path in structural else "base/ff", findings_plain(found))
+        values = f.__dict__
+        if type(f) is CachedFile and values.get("_cache") is cache:  # remember(f, …), inlined
+            put("base", "ffs" if f.path in structural else "ff", f.path, values["_key"],
+                findings_plain(found) if found else ())
+        else:
+            remember(f, "base/ffs" if f.path in structural else "base/ff", findings_plain(found))
         out.extend(found)
     return out
 
@@ -430,10 +454,16 @@ class StatCache:
         return entry[1].get(name)
 
     def put(self, facet: str, rel: str, key: Key, value: Any) -> None:
+        section, name = _PARTS.get(facet) or _parts(facet)
+        self.put_in(section, name, rel, key, value)
+
+    def put_in(self, section: str, name: str, rel: str, key: Key, value: Any) -> None:
+        """:meth:`put` with the facet split (for loops over many files)."""
         if self.path is None or key[1] >= self._limit or key[3] >= self._limit:
             return  # disabled, or too young to keep (the racy rule)
-        section, name = _PARTS.get(facet) or _parts(facet)
-        entries = self.section(section)
+        entries = self._sections.get(section)
+        if entries is None:
+            entries = self.section(section)
         entry = entries.get(rel)
         if entry is None or entry[0] != key:
             entries[rel] = (key, {name: value})
@@ -451,7 +481,7 @@ class StatCache:
         """A memory file: from the cache when its stat key is unchanged, else read and parsed."""
         if self.path is None:  # disabled: the store's own reader, nothing to keep
             return read_memory_file(path, rel)
-        entry = self.section("base").get(rel)
+        entry = self.section("base").get(rel)  # (section() also makes sure it is there)
         if entry is not None:
             st = self._stats.pop(rel, None) or os.stat(path)
             key = stat_key(st)
@@ -467,8 +497,6 @@ class StatCache:
                 if fm is not None:
                     self.hits += 1
                     return _cached_file(rel, path, st, fm, self, key)
-        from .frontmatter import parse_frontmatter
-
         try:
             data, st = read_with_stat(path)
         except TooLarge:
@@ -483,7 +511,8 @@ class StatCache:
         fm = parse_frontmatter(text)
         if len(data) != st.st_size:  # changed while read: keep nothing of it
             key = self.used[rel] = (-1, 0, 0, 0)
-        self.put("base/fm", rel, key, frontmatter_plain(fm))
+        elif key[1] < self._limit and key[3] < self._limit:
+            self.put_in("base", "fm", rel, key, frontmatter_plain(fm))
         f = _cached_file(rel, path, st, fm, self, key, text)
         f.__dict__["size"] = len(data)
         return f
@@ -665,7 +694,15 @@ class Validation:
 def validate_root(
     root: Path | str, config: BudgetConfig = BudgetConfig(), clock: Callable[[], int] = time.time_ns
 ) -> Validation:
-    """:func:`memtui.core.validate.validate` of a root, through its stat cache."""
+    """:func:`memtui.core.validate.validate` of a root, through its stat cache (for a command:
+    what it made is frozen out of the cyclic collector's reach)."""
+    with gc_paused():  # one pause for the whole pass, not one collection after each part
+        found = _validate_root(root, config, clock)
+        gc.freeze()  # what a command made lives until it exits: never walk it again
+    return found
+
+
+def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], int]) -> Validation:
     from .budget import Budget, budget_of
     from .handoff import handoff_findings, state_for_root
     from .journal import pending_records
@@ -700,8 +737,7 @@ def validate_root(
     from .validate import validate
 
     snapshot = cache.load(listing, config)
-    with gc_paused():
-        findings = validate(snapshot)
+    findings = validate(snapshot)
     budget = budget_of(snapshot)
     digest = None
     if indexes is not None and cache.path is not None:

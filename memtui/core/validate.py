@@ -842,7 +842,13 @@ def cross_findings(snapshot: Snapshot, budget: Budget | None = None) -> list[Fin
     reach = reach_of(snapshot)
     out = index_findings(snapshot, reach, budget)
     structural = _structural(snapshot)
+    direct, archived = reach.direct, reach.archived
+    archive_dir = ARCHIVE_DIR + "/"
     for path, f in snapshot.files.items():
+        fm = f.frontmatter
+        if path in direct and not fm.lists and "status" not in fm.fields and path not in archived \
+                and not path.startswith(archive_dir):
+            continue  # listed, active, no provenance: file_cross_findings has nothing to say
         if path not in structural:
             out.extend(file_cross_findings(snapshot, reach, path, f))
     out.extend(_cycle_findings(snapshot))
@@ -901,10 +907,17 @@ def files_findings(files: list[MemoryFile], structural: set[str]) -> list[Findin
 
 def _files_findings(files: list[MemoryFile], structural: set[str]) -> list[list[Finding]]:
     flagged = screen_secrets([f.text for f in files])
-    return [
-        file_findings(f, structural=f.path in structural, secret_screen=i in flagged)
-        for i, f in enumerate(files)
-    ]
+    out: list[list[Finding]] = []
+    for i, f in enumerate(files):
+        fm = f.frontmatter
+        fields = fm.fields
+        if fm.closed and not fm.unsplit and i not in flagged and f.size <= TOPIC_MAX_BYTES \
+                and fields.get("name", "").strip() and fields.get("description", "").strip() \
+                and fields.get("type", "").strip().lower() in KNOWN_TYPES and f.path not in structural:
+            out.append([])  # what file_findings finds nothing in, without the call
+        else:
+            out.append(file_findings(f, structural=f.path in structural, secret_screen=i in flagged))
+    return out
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
