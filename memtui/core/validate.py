@@ -13,6 +13,7 @@ from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
 from typing import Callable, Iterable, Iterator, Mapping
 
 from .budget import Budget, entries_past_cut, measure
@@ -70,10 +71,6 @@ RULES: dict[str, str] = {
 INTERRUPTED_MESSAGE = ("a change to this folder was interrupted and is not finished (its files "
                        "may be half changed); run any memtui change or open the app to recover")
 
-#: a cheap screen: no pattern of :data:`_SECRET` can match a text this does not match
-_SECRET_SCREEN = re.compile(
-    r"gh[pousr]_|github_pat_|sk-|AKIA|ASIA|PRIVATE KEY|client_secret|xox[abprs]-|glpat-|AIza"
-)
 _SECRET = re.compile(
     r"(?P<github>\bgh[pousr]_[A-Za-z0-9_]{20,})"
     r"|(?P<github_pat>\bgithub_pat_[A-Za-z0-9_]{20,})"
@@ -186,16 +183,40 @@ def _line_of(text: str, offset: int) -> int:
 #: quickly (a pass over 10 MB takes a few ms, where one alternation of the words takes ~80); the
 #: rest of the word is checked around it, in any case where the pattern ignores case (a
 #: superset of the lower-cased text's words)
-_SCREENS = tuple(re.compile(pattern, flags) for pattern, flags in (
-    (r"_(?:(?<=gh[pousr]_)|pat_(?<=github_pat_)|secret(?:(?<=client_secret)|(?<=aws_secret))"
-     r"|live_(?<=k_live_))", re.IGNORECASE),
-    (r"-(?:(?<=sk-)|(?<=xox[abprs]-)|(?<=glpat-)|----begin)", re.IGNORECASE),
-    (r"://", 0),
-    (r"A(?:KIA|SIA|Iz)", 0),
-    (r"J(?<=eyJ)", 0),
-    (r"w(?:(?<=(?i:assw))|(?<=(?i:pw))(?i:d))", 0),  # 'w' and 'W' apart: a literal is fast
-    (r"W(?:(?<=(?i:assw))|(?<=(?i:pw))(?i:d))", 0),
-))
+_SCREEN_UNDERSCORE = re.compile(
+    r"_(?:(?<=gh[pousr]_)|pat_(?<=github_pat_)|secret(?:(?<=client_secret)|(?<=aws_secret))"
+    r"|live_(?<=k_live_))", re.IGNORECASE)
+_SCREEN_DASH = re.compile(r"-(?:(?<=sk-)|(?<=xox[abprs]-)|(?<=glpat-)|----begin)", re.IGNORECASE)
+_SCREEN_A = re.compile(r"A(?:KIA|SIA|Iz)")
+#: the screens a text :data:`_SECRET` can match in matches, and where each puts the start of a
+#: match of :data:`_SECRET` that it screens for (characters before its own hit)
+_SECRET_SCREENS = ((_SCREEN_UNDERSCORE, (3, 6)), (_SCREEN_DASH, (0, 2, 4, 5)), (_SCREEN_A, (0,)))
+_SCREENS = (
+    _SCREEN_UNDERSCORE, _SCREEN_DASH, _SCREEN_A,
+    re.compile(r"://"),
+    re.compile(r"J(?<=eyJ)"),
+    re.compile(r"w(?:(?<=(?i:assw))|(?<=(?i:pw))(?i:d))"),  # 'w' and 'W' apart: a literal is fast
+    re.compile(r"W(?:(?<=(?i:assw))|(?<=(?i:pw))(?i:d))"),
+)
+
+
+def _secret_matches(text: str) -> list[re.Match[str]]:
+    """The matches of ``_SECRET.finditer(text)``, found by trying the pattern only where a screen
+    hit can put the start of one (the alternation scans ~10× slower than a screen)."""
+    starts: set[int] = set()
+    for screen, offsets in _SECRET_SCREENS:
+        hit = screen.search(text)
+        while hit is not None:  # every hit, overlapping ones too
+            at = hit.start()
+            starts.update(at - offset for offset in offsets if offset <= at)
+            hit = screen.search(text, at + 1)
+    out = []
+    end = 0
+    for start in sorted(starts):
+        if start >= end and (found := _SECRET.match(text, start)) is not None:
+            out.append(found)  # as finditer: the next match starts where this one ends
+            end = found.end()
+    return out
 
 
 def screen_secrets(texts: list[str], chunk: int = 2000) -> set[int]:
@@ -243,8 +264,7 @@ def secret_findings(path: str, text: str, screened: bool = False) -> list[Findin
     out: list[Finding] = []
     seen: set[str] = set()
     found: list[tuple[str, int]] = []  # (kind, line)
-    if not guarded or _SECRET_SCREEN.search(text):
-        found += ((m.lastgroup or "secret", _line_of(text, m.start())) for m in _SECRET.finditer(text))
+    found += ((m.lastgroup or "secret", _line_of(text, m.start())) for m in _secret_matches(text))
     for kind, haystack, finder in guarded:
         for start, matched in finder(haystack):
             if start and haystack[start - 1].isalnum():
@@ -372,6 +392,20 @@ def entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str
     return dict(direct), dict(archived)
 
 
+def _lines_with_extra_refs(lines: Iterable[IndexLine]) -> Iterator[IndexLine]:
+    """The lines that may have :func:`_extra_refs` (a line whose one reference is its entry's
+    own link, most of an index, is passed over without a generator)."""
+    entry, own_forms = LineKind.ENTRY, (EntryForm.LINK, EntryForm.WIKILINK)
+    for line in lines:
+        refs = line.refs
+        if not refs:
+            continue
+        if len(refs) == 1 and line.kind is entry and refs[0].kind != "mention" \
+                and refs[0].target == line.target and line.form in own_forms:
+            continue
+        yield line
+
+
 def _extra_refs(line: IndexLine) -> Iterator[Ref]:
     """The references on a line besides the entry's own link (its first matching one)."""
     skip = line.kind is LineKind.ENTRY and line.form in (EntryForm.LINK, EntryForm.WIKILINK)
@@ -418,12 +452,12 @@ def mention_map(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None = No
     budget = measure(index, snapshot.config)
     stripped = set(budget.stripped)
     cut = budget.cut_line if budget.cut_line is not None else len(index.lines) + 1
-    if by_name is None:
-        by_name = names_of(snapshot.files)
     out: dict[str, int] = {}
-    for line in index.lines[: cut - 1]:
-        if not line.refs or line.number in stripped:
+    for line in _lines_with_extra_refs(index.lines[: cut - 1]):
+        if line.number in stripped:
             continue
+        if by_name is None:  # only when some line has more than its entry's own link
+            by_name = names_of(snapshot.files)
         for ref in _extra_refs(line):
             path = _ref_path(snapshot, ref, by_name)
             if path is not None and path not in out:
@@ -436,19 +470,18 @@ def reach_of(snapshot: Snapshot) -> Reach:
     direct, archived = entry_maps(snapshot)
     region: dict[str, str] = {}
     hits: dict[int, int] = {}
-    names: list[tuple[str, str]] | None = None  # (path, bare name): what glob_matches compares
+    paths = list(snapshot.files)
+    names: list[str] | None = None  # the bare names: what glob_matches compares
     for line in snapshot.index.lines:
         rx = glob_regex(line.glob) if line.kind is LineKind.REGION else None
         if rx is None:
             continue
         if names is None:
-            names = [(path, path.rsplit("/", 1)[-1]) for path in snapshot.files]
-        count = 0
-        for path, name in names:
-            if rx.match(name) is not None:
-                count += 1
-                region.setdefault(path, line.glob)
-        hits[line.number] = count
+            names = [path.rsplit("/", 1)[-1] for path in paths]
+        matched = list(compress(paths, map(rx.match, names)))  # no Python loop over the files
+        for path in matched:
+            region.setdefault(path, line.glob)
+        hits[line.number] = len(matched)
     return Reach(direct, archived, region, hits, mention_map(snapshot))
 
 
@@ -543,9 +576,7 @@ def _ref_findings(snapshot: Snapshot, index: Index) -> Iterator[Finding]:
     """``broken-link`` / ``link-escapes-root`` for each link and wikilink on a line that is not
     the line's entry link (mentions are not checked: "see CLAUDE.md" names no memory file)."""
     nested = tuple(root + "/" for root in snapshot.nested_roots)
-    for line in index.lines:
-        if not line.refs:
-            continue
+    for line in _lines_with_extra_refs(index.lines):
         for ref in _extra_refs(line):
             if ref.kind == "mention":
                 continue
@@ -842,13 +873,16 @@ def cross_findings(snapshot: Snapshot, budget: Budget | None = None) -> list[Fin
     reach = reach_of(snapshot)
     out = index_findings(snapshot, reach, budget)
     structural = _structural(snapshot)
-    direct, archived = reach.direct, reach.archived
+    direct, archived, region, mention = reach.direct, reach.archived, reach.region, reach.mention
     archive_dir = ARCHIVE_DIR + "/"
     for path, f in snapshot.files.items():
         fm = f.frontmatter
-        if path in direct and not fm.lists and "status" not in fm.fields and path not in archived \
-                and not path.startswith(archive_dir):
-            continue  # listed, active, no provenance: file_cross_findings has nothing to say
+        if not fm.lists:  # no provenance: skip what file_cross_findings has nothing to say about
+            if path in direct:  # listed, and neither archived nor superseded
+                if path not in archived and "status" not in fm.fields and not path.startswith(archive_dir):
+                    continue
+            elif "pinned" not in fm.fields and (path in region or path in mention or path in archived):
+                continue  # reached otherwise, and not pinned
         if path not in structural:
             out.extend(file_cross_findings(snapshot, reach, path, f))
     out.extend(_cycle_findings(snapshot))

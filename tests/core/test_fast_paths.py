@@ -19,7 +19,13 @@ from memtui.core.budget import measure
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.index import parse_index
 from memtui.core.model import BudgetConfig
-from memtui.core.validate import _SECRET, _SECRET_NAMES, screen_secrets, secret_findings
+from memtui.core.validate import (
+    _SECRET,
+    _SECRET_NAMES,
+    _secret_matches,
+    screen_secrets,
+    secret_findings,
+)
 
 # ---------------------------------------------------------------- frontmatter
 
@@ -223,3 +229,14 @@ def test_the_screen_is_a_superset_of_the_findings(texts: list[str]) -> None:
         if secret_findings("a.md", text, screened=True):
             assert i in flagged
     assert all(_SECRET.search(t) is None for i, t in enumerate(texts) if i not in flagged)
+
+
+OVERLAPS = ["client_secret=sk-proj-" + "A1" * 12, "ghp_AKIA" + "B" * 20, "sk-----BEGIN RSA PRIVATE KEY-----",
+            "xoxb-glpat-" + "a" * 20, "_" * 5 + "ghp_" + "x" * 25, "AKIAKIA" + "C" * 16, "github_pat_ghp_" + "d" * 25]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(SECRET_SAMPLES + NEGATIVES + FILLER + OVERLAPS), max_size=8).map("".join))
+def test_secret_matches_are_the_alternations_matches(text: str) -> None:
+    assert [(m.span(), m.lastgroup) for m in _secret_matches(text)] == [
+        (m.span(), m.lastgroup) for m in _SECRET.finditer(text)]
