@@ -13,7 +13,6 @@ import posixpath
 import re
 from dataclasses import replace
 from typing import Callable
-from urllib.parse import unquote
 
 from .model import (
     EntryForm,
@@ -114,7 +113,11 @@ def _is_local(target: str) -> bool:
 def resolve_target(target: str, base: str = "") -> tuple[str | None, bool]:
     """Root-relative posix path of a link target, and whether it leaves the root."""
     # a written backslash is a folder separator; an encoded one (%5C) is part of a file name
-    clean = unquote(target.split("#", 1)[0].split("?", 1)[0].replace("\\", "/"))
+    clean = target.split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
+    if "%" in clean:  # urllib.parse (and the ipaddress module it loads) only when needed
+        from urllib.parse import unquote
+
+        clean = unquote(clean)
     if not clean:
         return None, False
     if clean.startswith("/") or clean.startswith("~") or clean.startswith("$"):
