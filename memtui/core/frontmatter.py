@@ -70,6 +70,19 @@ _new = object.__new__
 
 def parse_frontmatter(text: str) -> Frontmatter:
     """Parse the frontmatter block at the start of ``text`` (a leading BOM is allowed)."""
+    return read_frontmatter(text)[0]
+
+
+def plain_lines(fields: dict[str, str]) -> tuple[FrontmatterLine, ...]:
+    """The lines of a block of plain ``key: value`` lines, from its fields (what the fast path
+    reads such a block to: the stat cache keeps only the fields of one)."""
+    return tuple(map(_fm_line, zip(count(2), [f"{key}: {value}" for key, value in fields.items()],
+                                   fields.keys(), fields.values(), repeat(False), repeat(None))))
+
+
+def read_frontmatter(text: str) -> tuple[Frontmatter, bool]:
+    """:func:`parse_frontmatter`, and whether the block was all plain ``key: value`` lines (its
+    lines are then :func:`plain_lines` of its fields)."""
     fast = _FAST_BLOCK.match(text)
     if fast is not None:
         rows = _FAST_LINE.findall(fast.group(1))
@@ -85,8 +98,8 @@ def parse_frontmatter(text: str) -> Frontmatter:
                                                      repeat(None))))
             attrs["unsplit"] = ()
             attrs["body_offset"] = fast.end()
-            return fm
-    return _parse_general(text)
+            return fm, True
+    return _parse_general(text), False
 
 
 def _parse_general(text: str) -> Frontmatter:

@@ -45,7 +45,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
-from .frontmatter import parse_frontmatter
+from .frontmatter import plain_lines, read_frontmatter
 from .gcpause import gc_paused
 from .model import (
     EMPTY_FRONTMATTER,
@@ -78,7 +78,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from .budget import Budget
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"memtui stat cache\n"
 RACY_NS = 2_000_000_000
 CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
@@ -135,15 +135,16 @@ def stat_key(st: os.stat_result) -> Key:
 # ------------------------------------------------------------------------ frontmatter as tuples
 
 
-def frontmatter_plain(fm: Frontmatter) -> tuple[Any, ...]:
-    """A frontmatter as plain tuples (for marshal)."""
+def frontmatter_plain(fm: Frontmatter, plain_block: bool = False) -> tuple[Any, ...]:
+    """A frontmatter as plain tuples (for marshal); the lines of a ``plain_block``
+    (:func:`memtui.core.frontmatter.read_frontmatter`) are left out: they follow from the fields."""
     fields, lists = fm.fields, fm.lists
     if type(fields) is not dict:
         fields = dict(fields)
     if type(lists) is not dict or any(type(v) is not tuple for v in lists.values()):
         lists = {k: tuple(v) for k, v in lists.items()}
-    return (fm.present, fm.closed, fields, lists, tuple(map(tuple, fm.lines)), tuple(fm.unsplit),
-            fm.body_offset)
+    lines = None if plain_block else tuple(map(tuple, fm.lines))
+    return (fm.present, fm.closed, fields, lists, lines, tuple(fm.unsplit), fm.body_offset)
 
 
 _new = object.__new__
@@ -160,7 +161,12 @@ def frontmatter_of(plain: tuple[Any, ...]) -> Frontmatter:
     values["closed"] = closed
     values["fields"] = fields
     values["lists"] = lists
-    values["lines"] = tuple([_line(line) for line in lines])
+    if lines is None:  # a plain block's, from its fields
+        if type(fields) is not dict:
+            raise ValueError("not a frontmatter")
+        values["lines"] = plain_lines(fields)
+    else:
+        values["lines"] = tuple([_line(line) for line in lines])
     values["unsplit"] = unsplit
     values["body_offset"] = body_offset
     return fm
@@ -508,11 +514,11 @@ class StatCache:
         key = self.used[rel] = stat_key(st)
         self.reads += 1
         text = decode_bytes(data)
-        fm = parse_frontmatter(text)
+        fm, plain_block = read_frontmatter(text)
         if len(data) != st.st_size:  # changed while read: keep nothing of it
             key = self.used[rel] = (-1, 0, 0, 0)
         elif key[1] < self._limit and key[3] < self._limit:
-            self.put_in("base", "fm", rel, key, frontmatter_plain(fm))
+            self.put_in("base", "fm", rel, key, frontmatter_plain(fm, plain_block))
         f = _cached_file(rel, path, st, fm, self, key, text)
         f.__dict__["size"] = len(data)
         return f

@@ -7,6 +7,7 @@ each awkward case is shown to leave the fast path.
 
 from __future__ import annotations
 
+import marshal
 import re
 
 import pytest
@@ -19,6 +20,7 @@ from memtui.core.budget import measure
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.index import parse_index
 from memtui.core.model import BudgetConfig
+from memtui.core.statcache import frontmatter_of, frontmatter_plain
 from memtui.core.validate import (
     _SECRET,
     _SECRET_NAMES,
@@ -57,6 +59,12 @@ def same_frontmatter(text: str) -> None:
     assert fast == general
     assert list(fast.fields.items()) == list(general.fields.items())  # same key order
     assert [type(line) for line in fast.lines] == [type(line) for line in general.lines]
+    fm, plain_block = fmmod.read_frontmatter(text)
+    if plain_block:  # the stat cache keeps only the fields of a plain block
+        assert fmmod.plain_lines(dict(fm.fields)) == fm.lines
+    kept = frontmatter_of(marshal.loads(marshal.dumps(frontmatter_plain(fm, plain_block))))
+    assert kept == fm and list(kept.fields.items()) == list(fm.fields.items())
+    assert [type(line) for line in kept.lines] == [type(line) for line in fm.lines]
 
 
 @settings(max_examples=400, deadline=None)
