@@ -93,7 +93,8 @@ def read_frontmatter(text: str) -> tuple[Frontmatter, bool]:
             attrs = fm.__dict__
             attrs["present"] = attrs["closed"] = True
             attrs["fields"] = fields
-            attrs["lists"] = {key: split_names(fields[key]) for key in LIST_KEYS if key in fields}
+            attrs["lists"] = {} if fields.keys().isdisjoint(LIST_KEYS) else {
+                key: split_names(fields[key]) for key in LIST_KEYS if key in fields}
             attrs["lines"] = tuple(map(_fm_line, zip(count(2), raws, keys, values, repeat(False),
                                                      repeat(None))))
             attrs["unsplit"] = ()
