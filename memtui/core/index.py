@@ -38,7 +38,8 @@ _SCOPE_FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*)?(Scope|Memory base)(?:\*\*)?\s*:\s*(?:\*\*)?\s*`([^`]*)`"
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_SEPARATORS = ("—", "–", "--", "-", ":")
+#: the part of a hook after leading space, emphasis and one separator (always matches)
+_HOOK = re.compile(r"\s*[*_]*\s*(?:—|–|--|-|:)?(.*)", re.DOTALL)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INDEX_NAMES = ("memory.md", "memory-archive.md")
 # a backticked `name.md`, or a bare name.md that is not part of a URL, a path or a longer word
@@ -98,12 +99,9 @@ def split_lines(text: str) -> list[tuple[str, str]]:
 
 
 def _strip_hook(text: str) -> str:
-    text = text.strip().lstrip("*_").strip()
-    for sep in _SEPARATORS:
-        if text.startswith(sep):
-            text = text[len(sep) :]
-            break
-    return text.strip().strip("*_").strip()
+    """The hook in what follows (or precedes) an entry's link: emphasis, one separator
+    (``—``, ``–``, ``--``, ``-``, ``:``) and spaces around it taken off."""
+    return _HOOK.match(text).group(1).strip().strip("*_").strip()  # type: ignore[union-attr]
 
 
 def _is_local(target: str) -> bool:

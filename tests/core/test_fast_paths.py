@@ -248,3 +248,20 @@ OVERLAPS = ["client_secret=sk-proj-" + "A1" * 12, "ghp_AKIA" + "B" * 20, "sk----
 def test_secret_matches_are_the_alternations_matches(text: str) -> None:
     assert [(m.span(), m.lastgroup) for m in _secret_matches(text)] == [
         (m.span(), m.lastgroup) for m in _SECRET.finditer(text)]
+
+
+def strip_hook_by_steps(text: str) -> str:
+    """The hook as the index parser first took it off, step by step (the oracle)."""
+    text = text.strip().lstrip("*_").strip()
+    for sep in ("—", "–", "--", "-", ":"):
+        if text.startswith(sep):
+            text = text[len(sep):]
+            break
+    return text.strip().strip("*_").strip()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "\u00a0", "\u2003", "*", "_", "-", "—", "–", ":", "x y", "\r",
+                                 "\n", "\x1c", "**b**"]), max_size=10).map("".join))
+def test_the_hook_regex_takes_off_what_the_steps_took_off(text: str) -> None:
+    assert indexmod._strip_hook(text) == strip_hook_by_steps(text)
