@@ -9,8 +9,9 @@ as a list.  Edits (:func:`set_key`, :func:`clear_key`) rewrite or add exactly on
 from __future__ import annotations
 
 import re
-from functools import partial
+from functools import cached_property, partial
 from itertools import count, repeat
+from typing import Mapping
 
 from .model import EMPTY_FRONTMATTER, LIST_KEYS, Frontmatter, FrontmatterLine
 
@@ -63,44 +64,53 @@ _CLOSING = re.compile(r"^---[ \t\r]*$", re.MULTILINE)
 #: endings), then a closing '---'; anything else (BOM, CRLF, lists, ``metadata:``, quotes, blank
 #: or unsplit lines, a repeated key, no closing line) is read by the general parser
 _FAST_BLOCK = re.compile(r"---\n((?:[A-Za-z_][\w-]*: [^\s\"'](?:[^\n]*\S)?\n)*)---[ \t\r]*(?:\n|\Z)")
-_FAST_LINE = re.compile(r"^(([A-Za-z_][\w-]*): (.*))$", re.MULTILINE)
+_FAST_LINE = re.compile(r"^([A-Za-z_][\w-]*): (.*)$", re.MULTILINE)
 _fm_line = partial(tuple.__new__, FrontmatterLine)
 _new = object.__new__
 
 
-def parse_frontmatter(text: str) -> Frontmatter:
-    """Parse the frontmatter block at the start of ``text`` (a leading BOM is allowed)."""
-    return read_frontmatter(text)[0]
-
-
-def plain_lines(fields: dict[str, str]) -> tuple[FrontmatterLine, ...]:
-    """The lines of a block of plain ``key: value`` lines, from its fields (what the fast path
-    reads such a block to: the stat cache keeps only the fields of one)."""
+def plain_lines(fields: Mapping[str, str]) -> tuple[FrontmatterLine, ...]:
+    """The lines of a block of only plain ``key: value`` lines, from its fields."""
     return tuple(map(_fm_line, zip(count(2), [f"{key}: {value}" for key, value in fields.items()],
                                    fields.keys(), fields.values(), repeat(False), repeat(None))))
 
 
-def read_frontmatter(text: str) -> tuple[Frontmatter, bool]:
-    """:func:`parse_frontmatter`, and whether the block was all plain ``key: value`` lines (its
-    lines are then :func:`plain_lines` of its fields)."""
+class PlainFrontmatter(Frontmatter):
+    """A block of only plain ``key: value`` lines (what the fast path reads): its lines follow
+    from its fields, so they are made when first asked for (a validation never asks)."""
+
+    @cached_property
+    def lines(self) -> tuple[FrontmatterLine, ...]:  # type: ignore[override]
+        return plain_lines(self.fields)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any frontmatter with the same fields (the dataclass's own test wants one class)."""
+        if not isinstance(other, Frontmatter):
+            return NotImplemented
+        return (self.present, self.closed, self.fields, self.lists, self.lines, self.unsplit,
+                self.body_offset) == (other.present, other.closed, other.fields, other.lists,
+                                      other.lines, other.unsplit, other.body_offset)
+
+    __hash__ = None  # type: ignore[assignment]  # as the dataclass's (its fields hold dicts)
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    """Parse the frontmatter block at the start of ``text`` (a leading BOM is allowed)."""
     fast = _FAST_BLOCK.match(text)
     if fast is not None:
-        rows = _FAST_LINE.findall(fast.group(1))
-        raws, keys, values = zip(*rows) if rows else ((), (), ())
-        fields = dict(zip(keys, values))
-        if len(fields) == len(rows):
-            fm = _new(Frontmatter)  # many per load: no dataclass __init__
+        rows = _FAST_LINE.findall(fast.group(1))  # (key, value) of each line
+        fields = dict(rows)
+        if len(fields) == len(rows):  # no key twice (the first would count)
+            fm = _new(PlainFrontmatter)  # many per load: no dataclass __init__, no lines yet
             attrs = fm.__dict__
             attrs["present"] = attrs["closed"] = True
             attrs["fields"] = fields
             attrs["lists"] = {} if fields.keys().isdisjoint(LIST_KEYS) else {
                 key: split_names(fields[key]) for key in LIST_KEYS if key in fields}
-            attrs["lines"] = tuple(map(_fm_line, zip(count(2), raws, keys, values, repeat(False),
-                                                     repeat(None))))
             attrs["unsplit"] = ()
             attrs["body_offset"] = fast.end()
-            return fm, True
-    return _parse_general(text), False
+            return fm
+    return _parse_general(text)
 
 
 def _parse_general(text: str) -> Frontmatter:

@@ -45,7 +45,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
-from .frontmatter import plain_lines, read_frontmatter
+from .frontmatter import PlainFrontmatter, parse_frontmatter
 from .gcpause import gc_paused
 from .model import (
     EMPTY_FRONTMATTER,
@@ -135,15 +135,15 @@ def stat_key(st: os.stat_result) -> Key:
 # ------------------------------------------------------------------------ frontmatter as tuples
 
 
-def frontmatter_plain(fm: Frontmatter, plain_block: bool = False) -> tuple[Any, ...]:
-    """A frontmatter as plain tuples (for marshal); the lines of a ``plain_block``
-    (:func:`memtui.core.frontmatter.read_frontmatter`) are left out: they follow from the fields."""
+def frontmatter_plain(fm: Frontmatter) -> tuple[Any, ...]:
+    """A frontmatter as plain tuples (for marshal); the lines of a :class:`PlainFrontmatter` are
+    left out (they follow from its fields)."""
     fields, lists = fm.fields, fm.lists
     if type(fields) is not dict:
         fields = dict(fields)
     if type(lists) is not dict or any(type(v) is not tuple for v in lists.values()):
         lists = {k: tuple(v) for k, v in lists.items()}
-    lines = None if plain_block else tuple(map(tuple, fm.lines))
+    lines = None if type(fm) is PlainFrontmatter else tuple(map(tuple, fm.lines))
     return (fm.present, fm.closed, fields, lists, lines, tuple(fm.unsplit), fm.body_offset)
 
 
@@ -155,17 +155,15 @@ def frontmatter_of(plain: tuple[Any, ...]) -> Frontmatter:
     present, closed, fields, lists, lines, unsplit, body_offset = plain
     if not present:
         return EMPTY_FRONTMATTER
-    fm = _new(Frontmatter)
-    values = fm.__dict__
+    if lines is None and type(fields) is not dict:
+        raise ValueError("not a frontmatter")
+    fm = _new(Frontmatter if lines is not None else PlainFrontmatter)  # a plain block's lines
+    values = fm.__dict__  # are made from its fields when asked for
     values["present"] = present
     values["closed"] = closed
     values["fields"] = fields
     values["lists"] = lists
-    if lines is None:  # a plain block's, from its fields
-        if type(fields) is not dict:
-            raise ValueError("not a frontmatter")
-        values["lines"] = plain_lines(fields)
-    else:
+    if lines is not None:
         values["lines"] = tuple([_line(line) for line in lines])
     values["unsplit"] = unsplit
     values["body_offset"] = body_offset
@@ -514,11 +512,11 @@ class StatCache:
         key = self.used[rel] = stat_key(st)
         self.reads += 1
         text = decode_bytes(data)
-        fm, plain_block = read_frontmatter(text)
+        fm = parse_frontmatter(text)
         if len(data) != st.st_size:  # changed while read: keep nothing of it
             key = self.used[rel] = (-1, 0, 0, 0)
         elif key[1] < self._limit and key[3] < self._limit:
-            self.put_in("base", "fm", rel, key, frontmatter_plain(fm, plain_block))
+            self.put_in("base", "fm", rel, key, frontmatter_plain(fm))
         f = _cached_file(rel, path, st, fm, self, key, text)
         f.__dict__["size"] = len(data)
         return f
