@@ -233,6 +233,8 @@ def screen_secrets(texts: list[str], chunk: int = 2000) -> set[int]:
         joined = "\0".join(part)
         last = len(part) - 1
         for screen in _SCREENS:
+            if screen.pattern[0] not in joined:  # its first character (a literal) is nowhere
+                continue
             found = screen.search(joined)
             while found is not None:
                 i = bisect_right(starts, found.start()) - 1

@@ -22,6 +22,7 @@ from memtui.core.index import parse_index
 from memtui.core.model import BudgetConfig, Frontmatter, MemoryFile
 from memtui.core.statcache import frontmatter_of, frontmatter_plain
 from memtui.core.validate import (
+    _SCREENS,
     _SECRET,
     _SECRET_NAMES,
     _secret_matches,
@@ -265,3 +266,13 @@ def strip_hook_by_steps(text: str) -> str:
                                  "\n", "\x1c", "**b**"]), max_size=10).map("".join))
 def test_the_hook_regex_takes_off_what_the_steps_took_off(text: str) -> None:
     assert indexmod._strip_hook(text) == strip_hook_by_steps(text)
+
+
+def test_every_screen_starts_with_the_literal_character_it_is_skipped_without() -> None:
+    for screen in _SCREENS:
+        first = screen.pattern[0]
+        assert first not in "\\[](){}.^$*+?|" and first.lower() == first.upper() or not screen.flags & re.I
+        for text in SECRET_SAMPLES:
+            found = screen.search(text)
+            assert found is None or found.group().startswith(first)
+    assert screen_secrets(["no first characters here", "aws_secret_access_key"]) == {1}
