@@ -109,6 +109,33 @@ def git_commit_dates(root: Path) -> dict[str, datetime]:
     return parse_git_log(done.stdout)
 
 
+def git_log_state(root: Path) -> tuple[object, ...] | None:
+    """What :func:`git_commit_dates` of a root answers from, as plain data to compare on a later
+    run: the work tree holding it, the commit HEAD names (whose history is then fixed) and the
+    shallow and grafts files that cut that history; None when git cannot say (then nothing
+    answered from it is kept).  Replace refs and git's configuration are not part of it."""
+    top = git_toplevel(Path(root).absolute())
+    if top is None:
+        return (None,)
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD", "--git-path", "shallow", "--git-path",
+             "info/grafts"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if done.returncode != 0 or len(lines) != 3:
+        return None
+    cuts: list[bytes | None] = []
+    for name in lines[1:]:
+        try:
+            with open(Path(root) / name, "rb") as handle:
+                cuts.append(handle.read())
+        except OSError:
+            cuts.append(None)
+    return (str(top), lines[0], *cuts)
+
+
 def parse_git_log(output: bytes) -> dict[str, datetime]:
     """Parse ``git log -z --format=%x1e%ct --name-only``: newest commit first, so first seen wins."""
     seconds: dict[str, int] = {}

@@ -7,6 +7,11 @@ file (one read of each file, never a search per symbol; binaries and files over 
 and the branches (one ``git for-each-ref``).  :class:`ReferenceChecker` answers found / missing /
 unverifiable for each reference, fetching URLs only when asked (``online``).
 
+What an index consulted can be kept with the answers made from it (:meth:`ProjectIndex.state`) and
+checked on a later run (:meth:`ProjectIndex.holds`): every fact by its value (the listings, the
+tracked files, the branches), except the identifiers, which are the files' stat keys under the
+stat cache's racy rule.
+
 Files inside any folder holding a ``MEMORY.md`` (below the project's top) are left out of the
 identifier index, so memory never vouches for itself.
 """
@@ -17,7 +22,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import AbstractSet, Callable, Iterable
+from typing import AbstractSet, Any, Callable, Iterable
 
 from .discover import git_toplevel
 from .model import INDEX_NAME
@@ -133,6 +138,20 @@ def _git(args: list[str], cwd: Path, timeout: float = 60.0) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
+#: What a :class:`ProjectIndex` consulted, as plain data: ``(fact, value…)`` tuples.
+State = tuple[tuple[Any, ...], ...]
+#: A file's stat key (size, mtime_ns, inode, ctime_ns), as the stat cache keys memory files.
+StatKey = tuple[int, int, int, int]
+
+
+def _stat_key(path: str) -> StatKey | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
 class ProjectIndex:
     """What is known about one project, each fact learnt once (lazily) and kept for the run."""
 
@@ -142,6 +161,7 @@ class ProjectIndex:
         self.max_file_bytes = max_file_bytes
         self._exists: dict[str, bool] = {}
         self._listings: dict[str, frozenset[str]] = {}
+        self._read_keys: list[StatKey | None] | None = None  # of the identifiers' sources, as read
 
     @cached_property
     def is_git(self) -> bool:
@@ -156,12 +176,16 @@ class ProjectIndex:
             return frozenset()
 
     @cached_property
+    def _tracked(self) -> bytes | None:
+        """``git ls-files -z`` as git wrote it; None outside git or when git fails."""
+        return _git(["ls-files", "-z"], self.path) if self.is_git else None
+
+    @cached_property
     def files(self) -> tuple[str, ...]:
         """Project-relative paths of the tracked files (or, outside git, the files on disk)."""
-        if self.is_git:
-            out = _git(["ls-files", "-z"], self.path)
-            if out is not None:
-                return tuple(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+        out = self._tracked
+        if out is not None:
+            return tuple(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
         return self._walk()
 
     def _walk(self) -> tuple[str, ...]:
@@ -224,31 +248,40 @@ class ProjectIndex:
         first 8 KB, and files over ``max_file_bytes``.  ``os.read`` rather than ``open``: a third
         less time for thousands of small files.
         """
-        files = self.files
-        memory_dirs = tuple(p[: -len(INDEX_NAME)] for p in files if p.endswith("/" + INDEX_NAME))
         tokens: set[bytes] = set()
+        keys: list[StatKey | None] = []
         base = str(self.path) + os.sep
         limit = self.max_file_bytes
         table = _TOKEN_TABLE
-        for rel in files:
-            if memory_dirs and rel.startswith(memory_dirs):
-                continue
-            if rel.rpartition(".")[2].lower() in _BINARY_EXTENSIONS:
-                continue
+        fstat = os.fstat
+        for rel in self._sources():
             try:
                 fd = os.open(base + rel, os.O_RDONLY)
             except OSError:
+                keys.append(_stat_key(base + rel))  # as a later run's stat will see it
                 continue
             try:
                 data = os.read(fd, limit + 1)
+                st = fstat(fd)  # after the read: a change since makes it young (racy rule)
+                keys.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
             except OSError:
+                keys.append(_stat_key(base + rel))
                 continue
             finally:
                 os.close(fd)
             if len(data) > limit or b"\0" in data[:8192]:
                 continue
             tokens.update(data.translate(table).split())
+        self._read_keys = keys
         return tokens
+
+    def _sources(self) -> list[str]:
+        """The tracked files the identifiers are read from (by their paths alone)."""
+        files = self.files
+        memory_dirs = tuple(p[: -len(INDEX_NAME)] for p in files if p.endswith("/" + INDEX_NAME))
+        binary = _BINARY_EXTENSIONS
+        return [rel for rel in files if not (memory_dirs and rel.startswith(memory_dirs))
+                and rel.rpartition(".")[2].lower() not in binary]
 
     def has_identifier(self, name: str) -> bool:
         return name.encode("ascii", "replace") in self.identifiers
@@ -272,6 +305,70 @@ class ProjectIndex:
                     names.add(remote_ref.split("/", 1)[1])
         names.discard("HEAD")
         return frozenset(names) if names else None
+
+    # ---- what was consulted, kept and checked again
+
+    @property
+    def read_identifiers(self) -> bool:
+        """Whether the identifiers have been read (in this run)."""
+        return "identifiers" in self.__dict__
+
+    def state(self, trusted: Callable[[StatKey], bool]) -> State | None:
+        """Every fact this index has learnt so far, as plain data for :meth:`holds` on a later
+        run; None when a file read for the identifiers is too young to trust (``trusted`` is the
+        stat cache's racy rule, whose clock must have been read before the identifiers were)."""
+        learnt = self.__dict__
+        items: list[tuple[Any, ...]] = [("path", str(self.path), self.max_file_bytes)]
+        if "is_git" in learnt:
+            items.append(("git", self.is_git))
+        if "top_level" in learnt:
+            items.append(("top", tuple(sorted(self.top_level))))
+        if "files" in learnt or "_tracked" in learnt:
+            tracked = self._tracked
+            items.append(("files", tracked, None if tracked is not None else self.files))
+        items.extend(("ls", folder, tuple(sorted(names)))
+                     for folder, names in sorted(self._listings.items()))
+        if "branches" in learnt:
+            branches = self.branches
+            items.append(("branches", None if branches is None else tuple(sorted(branches))))
+        if "identifiers" in learnt:
+            keys = self._read_keys
+            if keys is None or not all(trusted(k) for k in keys if k is not None):
+                return None
+            items.append(("ids", keys))
+        return tuple(items)
+
+    def holds(self, state: State) -> bool:
+        """Whether every fact of a kept :meth:`state` is what it was; the facts it learns to
+        tell are kept for this run (a check that fails costs a later cold run nothing)."""
+        try:
+            for item in state:
+                if not self._holds(item):
+                    return False
+        except (TypeError, ValueError, IndexError, AttributeError):
+            return False  # not a state this code wrote
+        return True
+
+    def _holds(self, item: tuple[Any, ...]) -> bool:
+        fact = item[0]
+        if fact == "path":
+            return item[1:] == (str(self.path), self.max_file_bytes)
+        if fact == "git":
+            return self.is_git is item[1]
+        if fact == "top":
+            return tuple(sorted(self.top_level)) == item[1]
+        if fact == "files":
+            tracked = self._tracked
+            return tracked == item[1] and (tracked is not None or self.files == item[2])
+        if fact == "ls":
+            return tuple(sorted(self._listing(item[1]))) == item[2]
+        if fact == "branches":
+            branches = self.branches
+            return (None if branches is None else tuple(sorted(branches))) == item[1]
+        if fact == "ids":
+            base = str(self.path) + os.sep
+            return [_stat_key(base + rel) for rel in self._sources()] == item[1]
+        return False
 
 
 class ProjectCache:

@@ -30,6 +30,7 @@ from .ages import FileAge, file_age, to_utc
 from .journal import pending_records
 from .model import BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
+from .project import State as ProjectState
 from .statcache import StatCache, cached
 from .store import list_root
 from .references import (
@@ -511,26 +512,52 @@ class StaleFacts:
 def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | str | None = None,
                        online: bool = False, *, cache: ProjectCache | None = None) -> StaleFacts:
     """The facts of every file of a loaded root, kept whole in the stat cache for the same files
-    and project when they consulted neither a project (none was found and URLs are not fetched,
-    or no file has a reference) nor git (every file is dated): they depend on nothing else then."""
+    and project with what they were made from (:data:`Consulted`): kept again only while that
+    still holds.  Never kept when URLs were fetched (``online`` and some file has a reference)."""
     with gc_paused():
+        cache = cache if cache is not None else ProjectCache()
         project = find_project(snapshot.root, Path(repo) if repo is not None else None)
         digest = stat_cache.loaded_digest(*_question(online, project))
         hit = stat_cache.memo("stale", digest)
         if hit is not None:
             try:
-                return StaleFacts(snapshot.root, project, online,
-                                  _checked(hit, snapshot.files), snapshot.interrupted)
+                files = _kept(hit, snapshot.files, snapshot.root, project, cache)
+                return StaleFacts(snapshot.root, project, online, files, snapshot.interrupted)
             except (TypeError, ValueError, KeyError, IndexError):
-                pass  # not facts about these files: computed again
-        consulted: list[bool] = []
+                pass  # not facts about these files, or what they were made from changed
+        logs: list[tuple[object, ...] | None] = []
+        index = None if project is None else cache.get(project)
+        # identifiers another root of this run read before this cache's clock: the racy rule
+        # cannot vouch for them (kept by the next run, which reads them afresh or not at all)
+        early = index is not None and index.read_identifiers
         now = datetime.now(timezone.utc)  # any moment: facts do not depend on it
-        report = _score_root(snapshot, now, repo, online, cache, None, False, project, consulted)
+        report = _score_root(snapshot, now, repo, online, cache, None, False, project, logs)
         facts = [facts_of(r) for r in report.results]
-        if not consulted and ((project is None and not online)  # every reference unverifiable
-                              or not any(r.references for r in report.results)):
-            stat_cache.set_memo("stale", digest, facts)
+        state = None if index is None or early else index.state(stat_cache.trusted)
+        if ((project is None or state is not None) and None not in logs
+                and not (online and any(r.references for r in report.results))):
+            stat_cache.set_memo("stale", digest, ((state, logs[0] if logs else None), facts))
         return StaleFacts(snapshot.root, project, online, facts, snapshot.interrupted)
+
+
+#: What kept stale facts were made from besides the memory files: the project's
+#: :meth:`~memtui.core.project.ProjectIndex.state` (None: no project) and
+#: :func:`~memtui.core.ages.git_log_state` of the root (None: git's dates were not asked for).
+Consulted = tuple["ProjectState | None", "tuple[object, ...] | None"]
+
+
+def _kept(hit: tuple[Consulted, list[Facts]], names: Collection[str], root: Path,
+          project: Project | None, cache: ProjectCache) -> list[Facts]:
+    """Kept facts when what they were made from still holds; a ValueError otherwise."""
+    (state, log), files = hit
+    files = _checked(files, names)
+    if (state is None) != (project is None):
+        raise ValueError("kept for another project")
+    if log is not None and ages.git_log_state(root) != log:
+        raise ValueError("the root's git history moved")
+    if project is not None and not cache.get(project).holds(state):
+        raise ValueError("the project changed")
+    return files
 
 
 def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | None = None,
@@ -538,6 +565,7 @@ def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | 
                      clock: Callable[[], int] = time.time_ns) -> StaleFacts:
     """:func:`stale_facts_cached` of a root, without reading it when its kept facts still hold;
     with the root's interrupted changes (pending journal records)."""
+    cache = cache if cache is not None else ProjectCache()
     stat_cache = StatCache.open(root, clock)
     listing = list_root(root)
     project = find_project(listing.root, Path(repo) if repo is not None else None)
@@ -545,7 +573,8 @@ def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | 
     if hit is not None:
         try:
             names = {rel for rel, _ in listing.memory}
-            return StaleFacts(listing.root, project, online, _checked(hit, names),
+            return StaleFacts(listing.root, project, online,
+                              _kept(hit, names, listing.root, project, cache),
                               pending_records(listing.root))
         except (TypeError, ValueError, KeyError, IndexError):
             pass
@@ -582,8 +611,8 @@ def _checked(kept: list[Facts], names: Collection[str]) -> list[Facts]:
 
 def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None, online: bool,
                 cache: ProjectCache | None, fetcher: UrlFetcher | None, include_archived: bool,
-                found: Project | None | bool = False, consulted: list[bool] | None = None,
-                ) -> StalenessReport:
+                found: Project | None | bool = False,
+                logs: list[tuple[object, ...] | None] | None = None) -> StalenessReport:
     project = (find_project(snapshot.root, Path(repo) if repo is not None else None)
                if found is False else found)
     index = (cache or ProjectCache()).get(project) if project is not None else None
@@ -597,8 +626,8 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
     def lazy_git_dates() -> Mapping[str, datetime]:
         nonlocal commit_dates
         if commit_dates is None:
-            if consulted is not None:
-                consulted.append(True)
+            if logs is not None:  # what the dates come from, learnt before them
+                logs.append(ages.git_log_state(snapshot.root))
             commit_dates = ages.git_commit_dates(snapshot.root)
         return commit_dates
 

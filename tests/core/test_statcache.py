@@ -423,8 +423,8 @@ def stale_memo(root: Path, now: date, **kwargs: object) -> tuple[dict[str, objec
 
 
 def test_kept_stale_facts_answer_any_now_for_the_same_files_and_project(make_root, tmp_path) -> None:
-    """A root's staleness facts are kept only when they consulted no project and no git; they
-    answer for the same files at any now, and then equal a run without the cache."""
+    """A root's staleness facts are kept with what they consulted (the project's state); they
+    answer for the same files at any now while it holds, and then equal a run without the cache."""
     dated = {"updated": "2026-06-01"}
     root = make_root({
         "MEMORY.md": "# Memory\n\n- [a](a.md)\n- [b](b.md)\n",
@@ -442,7 +442,7 @@ def test_kept_stale_facts_answer_any_now_for_the_same_files_and_project(make_roo
     found, kept = stale_memo(root, NOW)
     assert found == score_root(load_root(root), NOW).to_json()
     assert {f["path"]: f["dated"] for f in found["files"]}["b.md"] == "2025-01-01"  # seen
-    # a project: the answer depends on its files, so it is never kept whole
+    # a project: the answer depends on its files, kept with them and checked against them
     repo = tmp_path / "project"
     (repo / "src").mkdir(parents=True)
     (repo / "src" / "x.py").write_text("x = 1\n")
@@ -452,14 +452,23 @@ def test_kept_stale_facts_answer_any_now_for_the_same_files_and_project(make_roo
         elif not (repo / "src" / "x.py").exists():
             (repo / "src" / "x.py").write_text("x = 1\n")
         found, kept = stale_memo(root, NOW, repo=repo)
-        assert not kept
+        assert kept
         assert found == score_root(load_root(root), NOW, repo=repo).to_json()
         refs = {f["path"]: f["references"] for f in found["files"]}["a.md"]
         assert (refs["found"], refs["missing"]) == ((1, 0) if present else (0, 1))
 
 
-def test_a_stale_answer_that_asked_git_is_not_kept(make_root) -> None:
+def test_a_stale_answer_that_asked_git_is_kept_with_what_git_said(make_root, monkeypatch) -> None:
+    """An undated file asks git for its date: kept with the state of the root's git history (here:
+    no work tree), and not kept when git cannot tell that state."""
+    from memtui.core import ages
+
     root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n", "a.md": topic("a")})  # no date
+    found, kept = stale_memo(root, NOW)
+    assert kept
+    assert found == score_root(load_root(root), NOW).to_json()
+    monkeypatch.setattr(ages, "git_log_state", lambda root: None)
+    os.utime(root / "a.md", ns=(0, 10**18))  # another stat key: computed again
     found, kept = stale_memo(root, NOW)
     assert not kept
     assert found == score_root(load_root(root), NOW).to_json()
@@ -471,10 +480,14 @@ def test_a_stale_memo_naming_a_path_outside_the_listing_is_refused(make_root) ->
     expected, kept = stale_memo(root, NOW)
     assert kept
     snapshot, cache = load_cached(root, clock=aged)
-    digest, files = cache.section("memo-stale")["stale"]
-    cache.set_memo("stale", digest, [("../a.md", *files[0][1:])])
+    digest, (consulted, files) = cache.section("memo-stale")["stale"]
+    cache.set_memo("stale", digest, (consulted, [("../a.md", *files[0][1:])]))
     assert stale_json_cached(snapshot, cache, NOW) == expected
-    cache.set_memo("stale", digest, [files[0][:-1]])  # not facts of this format
+    cache.set_memo("stale", digest, (consulted, [files[0][:-1]]))  # not facts of this format
+    assert stale_json_cached(snapshot, cache, NOW) == expected
+    cache.set_memo("stale", digest, files)  # not a pair of what was consulted and facts
+    assert stale_json_cached(snapshot, cache, NOW) == expected
+    cache.set_memo("stale", digest, ((("path", 1),), files))  # a project state with no project
     assert stale_json_cached(snapshot, cache, NOW) == expected
 
 
