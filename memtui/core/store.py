@@ -140,29 +140,32 @@ def list_root(root: Path | str) -> Listing:
                 continue
             rel = prefix + name
             try:
-                is_link = entry.is_symlink()
-                if is_link:
-                    real = os.path.realpath(entry.path)
-                    if not _within(real, root_real):
-                        outside.add(rel)
-                        skipped.append(Skipped(rel, "symlink leading outside the root; not read"))
+                if entry.is_file(follow_symlinks=False):
+                    pass  # a plain file (most entries): nothing more to ask
+                else:
+                    is_link = entry.is_symlink()
+                    if is_link:
+                        real = os.path.realpath(entry.path)
+                        if not _within(real, root_real):
+                            outside.add(rel)
+                            skipped.append(Skipped(rel, "symlink leading outside the root; not read"))
+                            continue
+                        if os.path.isdir(real):
+                            skipped.append(Skipped(rel, "symlinked folder; not entered"))
+                            continue
+                    if entry.is_dir(follow_symlinks=False):
+                        continue  # walk_root enters it
+                    if not entry.is_file():
+                        kind = _special_kind(entry.path)
+                        if kind is None:
+                            skipped.append(Skipped(rel, "broken symlink"))
+                        elif is_link:
+                            skipped.append(Skipped(rel, f"symlink to {kind}; not read"))
+                        elif name.lower().endswith(".md"):
+                            skipped.append(Skipped(rel, f"{kind}, not a regular file; not read"))
+                        else:
+                            other.append(rel)
                         continue
-                    if os.path.isdir(real):
-                        skipped.append(Skipped(rel, "symlinked folder; not entered"))
-                        continue
-                if entry.is_dir(follow_symlinks=False):
-                    continue  # walk_root enters it
-                if not entry.is_file():
-                    kind = _special_kind(entry.path)
-                    if kind is None:
-                        skipped.append(Skipped(rel, "broken symlink"))
-                    elif is_link:
-                        skipped.append(Skipped(rel, f"symlink to {kind}; not read"))
-                    elif name.lower().endswith(".md"):
-                        skipped.append(Skipped(rel, f"{kind}, not a regular file; not read"))
-                    else:
-                        other.append(rel)
-                    continue
             except OSError as exc:
                 skipped.append(Skipped(rel, "symlink loop; not read" if exc.errno == errno.ELOOP
                                        else f"cannot read: {exc.strerror or exc}"))

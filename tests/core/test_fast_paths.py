@@ -193,7 +193,8 @@ SECRET_SAMPLES = [
     "ghp_" + "a1B2" * 6, "gho_" + "x" * 22, "github_pat_" + "Z9_x" * 6, "sk-ant-" + "k-_1" * 6,
     "sk-" + "Ab12" * 6, "sk-proj-" + "Ab12" * 6, "AKIA" + "ABCD2345EFGH6789", "ASIA" + "ABCD2345EFGH6789",
     "-----BEGIN RSA PRIVATE KEY-----", "client_secret: abcdef123", "xoxb-1234567890-abc",
-    "glpat-" + "x" * 20, "AIza" + "B" * 35, "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYz1y2x3w4v5",
+    "glpat-" + "x" * 20, "AIza" + "B" * 35,
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYz1y2x3w4v5",
     "AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMI/K7MDENG/bPxRfiCYz1y2x3w4v5", "db password: Tr0ub4dor&3",
     "PASSWORD=hunter22!", "Passwort: geheim12", "pwd=abc123", "PWD: abc123!", "passwd: s3cret!",
     "token eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
@@ -241,7 +242,8 @@ def test_the_screen_is_a_superset_of_the_findings(texts: list[str]) -> None:
 
 
 OVERLAPS = ["client_secret=sk-proj-" + "A1" * 12, "ghp_AKIA" + "B" * 20, "sk-----BEGIN RSA PRIVATE KEY-----",
-            "xoxb-glpat-" + "a" * 20, "_" * 5 + "ghp_" + "x" * 25, "AKIAKIA" + "C" * 16, "github_pat_ghp_" + "d" * 25]
+            "xoxb-glpat-" + "a" * 20, "_" * 5 + "ghp_" + "x" * 25, "AKIAKIA" + "C" * 16,
+            "github_pat_ghp_" + "d" * 25]
 
 
 @settings(max_examples=400, deadline=None)
