@@ -3,6 +3,13 @@ git project, against a naive baseline that searches the project once per symbol.
 
 Run: ``.venv/bin/python bench/bench_staleness.py [--memory 10000] [--project 5000] [--runs 5]``.
 
+``--whole`` times whole processes instead, as a user runs them (from ``.pyc``, run from the
+temporary folder): ``memtui stale --json ROOT`` and ``memtui stale ROOT`` (piped) on the generated
+root and on ``memtui demo``'s, each variant in turn (alternation), median of ``--runs``: cold (an
+empty cache folder), warm (the cache of the previous run), after a project edit (one project
+source file rewritten just before: its answer cannot be kept), and each
+``--peer 'COMMAND {root} {args}'`` (a shell command; ``{args}`` is the memtui arguments).
+
 Everything is generated in a temporary folder (removed afterwards): the project is committed
 with git so ``git ls-files`` works, and the memory root lives inside it at ``.claude/memory``
 (so ``git log`` dates and the identifier index's memory exclusion are exercised too).  The timed
@@ -22,6 +29,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -147,6 +156,75 @@ def naive_seconds_per_symbol(top: Path, sample: list[str]) -> float:
     return (time.perf_counter() - start) / len(sample)
 
 
+RACY_WAIT = 2.2  # seconds: the stat cache trusts only files older than 2 s
+WHOLE_COMMANDS = ("stale --json", "stale")
+
+
+def run_process(command: list[str] | str, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system of the child) of one whole process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, shell=isinstance(command, str), env=env, cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+
+def whole(base: Path, memory: Path, edited: Path, runs: int, peers: list[str]) -> None:
+    """Whole-process ``stale`` on the generated root and the demo's: cold, warm, after an edit
+    of ``edited`` (a project file), and each peer, in alternation."""
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(repo), MEMTUI_NO_PRESSURE="1")
+    env.pop("MEMTUI_NO_CACHE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from .pyc
+    demo = base / "demo"
+    subprocess.run([sys.executable, "-m", "memtui", "demo", "--out", str(demo)], env=env, cwd=base,
+                   check=True, capture_output=True)
+    time.sleep(RACY_WAIT)  # every file older than the racy window, as a folder between runs is
+    files = sum(1 for _ in memory.glob("*.md")) - 1
+    roots = [(f"{files:,} files in a git project", memory, edited), ("demo", demo / "memory", None)]
+    original = edited.read_bytes()
+    load = os.getloadavg()
+    print(f"whole processes · python {sys.version.split()[0]} · {os.cpu_count()} cores · load "
+          f"{load[0]:.2f} at start · median of {runs} · wall s (cpu s)")
+    for i, peer in enumerate(peers):
+        print(f"  peer {i + 1}: {peer}")
+    for args in WHOLE_COMMANDS:
+        for label, root, edit in roots:
+            cache = base / "cache"
+            env["MEMTUI_CACHE_DIR"] = str(cache)
+            memtui = [sys.executable, "-m", "memtui", *shlex.split(args), str(root)]
+            commands = [peer.replace("{root}", shlex.quote(str(root))).replace("{args}", args)
+                        for peer in peers]
+            times: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": []}
+            if edit is not None:
+                times["after an edit"] = []
+            times.update((f"peer {i + 1}", []) for i in range(len(peers)))
+            run_process(memtui, env, base)  # .pyc written, page cache warm
+            for command in commands:
+                run_process(command, env, base)
+            for n in range(runs):
+                shutil.rmtree(cache, ignore_errors=True)
+                times["cold"].append(run_process(memtui, env, base))
+                times["warm"].append(run_process(memtui, env, base))
+                if edit is not None:
+                    edit.write_bytes(original + f"# edit {n}\n".encode())
+                    times["after an edit"].append(run_process(memtui, env, base))
+                    edit.write_bytes(original)
+                for i, command in enumerate(commands):
+                    times[f"peer {i + 1}"].append(run_process(command, env, base))
+            cells = []
+            for name, values in times.items():
+                wall = statistics.median(w for w, _ in values)
+                cpu = statistics.median(c for _, c in values)
+                cells.append(f"{name} {wall:.3f} ({cpu:.3f})")
+            ratios = [f"warm/peer {i + 1} {statistics.median(w for w, _ in times['warm']) / statistics.median(w for w, _ in times[f'peer {i + 1}']):.2f}"
+                      for i in range(len(peers))]
+            print(f"memtui {args} · {label}: " + " · ".join(cells + ratios))
+            sys.stdout.flush()
+    load = os.getloadavg()
+    print(f"load at end {load[0]:.2f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memory", type=int, default=10_000, help="memory files (default 10000)")
@@ -154,6 +232,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="timed runs (median reported)")
     parser.add_argument("--sample", type=int, default=40, help="symbols timed for the baseline")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--whole", action="store_true",
+                        help="time whole `memtui stale` processes (cold, warm, after an edit)")
+    parser.add_argument("--peer", action="append", default=[], metavar="'COMMAND {root} {args}'",
+                        help="with --whole: another command timed beside memtui")
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -169,6 +251,9 @@ def main() -> int:
         git(top, "commit", "-q", "-m", "bench")
         for branch in ("develop", "feature/fast-index"):
             git(top, "branch", branch)
+        if args.whole:
+            whole(Path(tmp), memory, top / paths[0], args.runs, args.peer)
+            return 0
         project_bytes = sum((top / p).stat().st_size for p in paths)
         memory_bytes = sum(p.stat().st_size for p in memory.iterdir())
         print(f"generated in {time.perf_counter() - t0:.1f}s: project {len(paths):,} files "
