@@ -7,7 +7,8 @@ Run: ``.venv/bin/python bench/bench_staleness.py [--memory 10000] [--project 500
 temporary folder): ``memtui stale --json ROOT`` and ``memtui stale ROOT`` (piped) on the generated
 root and on ``memtui demo``'s, each variant in turn (alternation), median of ``--runs``: cold (an
 empty cache folder), warm (the cache of the previous run), after a project edit (one project
-source file rewritten just before: its answer cannot be kept), and each
+source file rewritten just before: its answer cannot be kept; the bench then waits out the racy
+window before the next cold run), and each
 ``--peer 'COMMAND {root} {args}'`` (a shell command; ``{args}`` is the memtui arguments).
 
 Everything is generated in a temporary folder (removed afterwards): the project is committed
@@ -206,12 +207,13 @@ def whole(base: Path, memory: Path, edited: Path, runs: int, peers: list[str]) -
                 shutil.rmtree(cache, ignore_errors=True)
                 times["cold"].append(run_process(memtui, env, base))
                 times["warm"].append(run_process(memtui, env, base))
+                for i, command in enumerate(commands):
+                    times[f"peer {i + 1}"].append(run_process(command, env, base))
                 if edit is not None:
                     edit.write_bytes(original + f"# edit {n}\n".encode())
                     times["after an edit"].append(run_process(memtui, env, base))
                     edit.write_bytes(original)
-                for i, command in enumerate(commands):
-                    times[f"peer {i + 1}"].append(run_process(command, env, base))
+                    time.sleep(RACY_WAIT)  # the next cold run may keep its answer again
             cells = []
             for name, values in times.items():
                 wall = statistics.median(w for w, _ in values)
