@@ -510,15 +510,17 @@ class StaleFacts:
 
 
 def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | str | None = None,
-                       online: bool = False, *, cache: ProjectCache | None = None) -> StaleFacts:
+                       online: bool = False, *, cache: ProjectCache | None = None,
+                       reuse: bool = True) -> StaleFacts:
     """The facts of every file of a loaded root, kept whole in the stat cache for the same files
-    and project with what they were made from (:data:`Consulted`): kept again only while that
-    still holds.  Never kept when URLs were fetched (``online`` and some file has a reference)."""
+    and project with what they were made from (:data:`Consulted`): used (unless ``reuse`` is
+    False: the caller found they no longer hold) only while that still holds.  Never kept when
+    URLs were fetched (``online`` and some file has a reference)."""
     with gc_paused():
         cache = cache if cache is not None else ProjectCache()
         project = find_project(snapshot.root, Path(repo) if repo is not None else None)
         digest = stat_cache.loaded_digest(*_question(online, project))
-        hit = stat_cache.memo("stale", digest)
+        hit = stat_cache.memo("stale", digest) if reuse else None
         if hit is not None:
             try:
                 files = _kept(hit, snapshot.files, snapshot.root, project, cache)
@@ -579,7 +581,8 @@ def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | 
         except (TypeError, ValueError, KeyError, IndexError):
             pass
     snapshot = stat_cache.load(listing, config)
-    facts = stale_facts_cached(snapshot, stat_cache, repo, online, cache=cache)
+    facts = stale_facts_cached(snapshot, stat_cache, repo, online, cache=cache,
+                               reuse=hit is None)  # checked once is enough
     stat_cache.save()
     return facts
 
