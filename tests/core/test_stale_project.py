@@ -79,13 +79,15 @@ def make_project(top: Path) -> Path:
     return root
 
 
-def commit(top: Path, day: int) -> None:
-    """Commit everything at a date of its own (so an undated memory file's age moves)."""
-    git(top, "add", "-A")
+def commit(top: Path, day: int, *flags: str) -> None:
+    """Commit everything at a date of its own (so an undated memory file's age moves); ``flags``
+    (``--amend --no-edit``) commit only what is staged."""
+    if not flags:
+        git(top, "add", "-A")
     stamp = f"2026-{1 + day // 28 % 12:02d}-{1 + day % 28:02d}T00:00:00+00:00"
     env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    subprocess.run(["git", "-C", str(top), "commit", "-q", "--allow-empty", "-m", f"day {day}"],
-                   check=True, capture_output=True, env=env)
+    subprocess.run(["git", "-C", str(top), "commit", "-q", "--allow-empty", "-m", f"day {day}",
+                    *flags], check=True, capture_output=True, env=env)
 
 
 def full_stat(path: Path) -> tuple[int, ...] | None:
@@ -115,6 +117,8 @@ edit = st.one_of(
     st.tuples(st.just("unbranch"), st.sampled_from(["feature/x", "fix-y"])),
     st.tuples(st.just("checkout"), st.sampled_from(["main", "feature/x", "fix-y"])),
     st.tuples(st.just("untracked")),
+    st.tuples(st.just("untrack"), NAMES),  # the index alone changes
+    st.tuples(st.just("amend")),  # HEAD and maybe an undated file's date move, nothing else
 )
 
 
@@ -144,6 +148,10 @@ def apply(top: Path, root: Path, op: tuple[Any, ...], day: int) -> tuple[Path | 
     elif kind == "untracked":
         (top / "src" / "new").mkdir(parents=True, exist_ok=True)
         (top / "src" / "new" / "thing.py").write_text("fooBaz = 1\n")
+    elif kind == "untrack":
+        git(top, "rm", "-q", "--cached", "--ignore-unmatch", f"src/{op[1]}.py")
+    elif kind == "amend":  # the last commit again at another date: neither tree nor index moves
+        commit(top, day, "--amend", "--no-edit")
     elif kind == "memory":
         path = root / "c.md"
         path.write_text(MEMORY["c.md"].replace("Uses", f"Uses `src/{'abc'[op[1]]}.py` and"))
@@ -156,9 +164,10 @@ def apply(top: Path, root: Path, op: tuple[Any, ...], day: int) -> tuple[Path | 
                                 st.sampled_from([True, True, False])),  # mostly kept answers
                       min_size=2, max_size=6))
 def test_warm_equals_cold_over_random_project_edits(tmp_path_factory, steps) -> None:  # type: ignore[no-untyped-def]
-    """After each step of random project and memory edits, ``stale`` through a warm cache (the
-    real clock: the racy rule applies; or an aged one: everything trusted), through a cold one
-    and without one give the same answer; the last warm run answers from the kept facts."""
+    """After each step of random project, index, history and memory edits, ``stale`` through a
+    warm cache (the real clock: the racy rule applies; or an aged one: everything trusted),
+    through a cold one and without one give the same answer; the last warm run answers from the
+    kept facts."""
     base = tmp_path_factory.mktemp("proj")
     os.environ["MEMTUI_CACHE_DIR"] = str(base / "cache")
     top = base / "project"
