@@ -181,9 +181,25 @@ def cached_token_sets(f: MemoryFile) -> TokenSets:
     """:func:`token_sets`, kept in the stat cache for files of a cached load."""
     return cached(
         f, f"scan/tokens-{TOKENIZER_VERSION}", token_sets,
-        lambda s: (s.title, s.full, s.group),
-        lambda p: TokenSets(frozenset(p[0]), frozenset(p[1]), p[2]),
+        lambda s: (_joined(s.title), _joined(s.full), s.group),
+        lambda p: TokenSets(_split(p[0]), _split(p[1]), p[2]),
     )
+
+
+def _joined(words: frozenset[str]) -> str | frozenset[str]:
+    """A token set as one NUL-joined string for the cache: marshal writes one string ~40× faster
+    than a set of thousands of small ones (the set itself if a token held a NUL)."""
+    if not words:
+        return ""
+    text = "\0".join(words)
+    return text if text and text.count("\0") == len(words) - 1 else words
+
+
+def _split(kept: str | frozenset[str]) -> frozenset[str]:
+    """The token set :func:`_joined` kept."""
+    if isinstance(kept, str):
+        return frozenset(kept.split("\0")) if kept else frozenset()
+    return frozenset(kept)
 
 
 def token_sets(f: MemoryFile) -> TokenSets:

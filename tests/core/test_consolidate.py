@@ -464,3 +464,16 @@ def test_scan_never_writes(dup_root: Path) -> None:
     scan(load_root(dup_root), include_sessions=True)
     assert sorted((p, p.stat().st_mtime_ns) for p in dup_root.rglob("*")) == before
     assert not (dup_root / ".memtui").exists() and os.listdir(dup_root)
+
+
+@pytest.mark.parametrize("words", [
+    frozenset(), frozenset({"alpha"}), frozenset({"alpha", "beta", "gamma"}),
+    frozenset({""}), frozenset({"", "x"}), frozenset({"a\0b", "c"}), frozenset({"\0"}),
+])
+def test_a_token_set_kept_as_one_string_comes_back_the_same(words: frozenset[str]) -> None:
+    import marshal
+
+    from memtui.core.consolidate import _joined, _split
+
+    kept = marshal.loads(marshal.dumps(_joined(words)))
+    assert _split(kept) == words
