@@ -510,7 +510,15 @@ class MemtuiApp(UserActions, App[int]):
         self._keep = message.select or self.main.selected_path()
         self._own_change = True
         self.post_message(self.Loaded(message.workspace, self._generation))
-        self._rescore_worker(message.workspace, message.touched, self._generation)
+        # after the frame showing the change: a worker started now holds the interpreter
+        # while that frame is laid out and drawn
+        self.call_after_refresh(self._rescore_later, message.workspace, message.touched,
+                                self._generation)
+
+    def _rescore_later(self, workspace: Workspace, touched: tuple[str, ...], generation: int) -> None:
+        """Start the rescore of a change unless a newer change or load has begun meanwhile."""
+        if generation == self._generation:
+            self._rescore_worker(workspace, touched, generation)
 
     def _discard_landed_edits(self, snapshot: Snapshot | None) -> None:
         """Remove the $EDITOR copies whose bytes are now in the folder; a refused edit keeps its copy."""

@@ -57,29 +57,54 @@ class BudgetGauge(Widget):
     BudgetGauge { height: auto; }
     """
 
-    budget: reactive[Budget | None] = reactive(None, layout=True)
-    pressure: reactive[tuple[Mapping[str, Any], ...]] = reactive((), layout=True)
+    # a new value repaints the gauge; :meth:`show` lays the screen out only when its height moves
+    budget: reactive[Budget | None] = reactive(None)
+    pressure: reactive[tuple[Mapping[str, Any], ...]] = reactive(())
     not_loaded: reactive[int] = reactive(0)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Budget"
+        self._styles: dict[str, Style] = {}
 
     def show(self, budget: Budget, pressure: Sequence[Mapping[str, Any]], not_loaded: int) -> None:
+        """Show these figures, drawing the gauge again only when what it shows changes, and
+        laying the screen out again only when its height may change (a line comes or goes, or
+        a line does not fit the width and wraps)."""
+        pressure = tuple(pressure)
+        width = self.content_region.width
+        before = self._lines(self.budget, self.pressure, self.not_loaded, max(24, width))
+        after = self._lines(budget, pressure, not_loaded, max(24, width))
+        if width > 0 and after == before and _frame(budget) == _frame(self.budget):
+            # the same text and border (a pin moved a few bytes): keep the figures, no repaint
+            self.set_reactive(BudgetGauge.budget, budget)
+            self.set_reactive(BudgetGauge.pressure, pressure)
+            self.set_reactive(BudgetGauge.not_loaded, not_loaded)
+            return
         self.budget = budget
-        self.pressure = tuple(pressure)
+        self.pressure = pressure
         self.not_loaded = not_loaded
+        fits = width > 0 and all(line.cell_len <= width for line in (*before, *after))
+        if not (fits and len(before) == len(after)):
+            self.refresh(layout=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
 
     def watch_budget(self, budget: Budget | None) -> None:
-        utilization = budget.utilization if budget is not None else 0.0
-        self.set_class(utilization > 1.0, "-over-budget")
-        self.set_class(PRESSURE_THRESHOLD <= utilization <= 1.0, "-pressure")
-        if budget is not None:
-            role, word = state_of(utilization)
-            self.border_subtitle = f"{utilization:.0%} {word}"
+        subtitle, over, pressure = _frame(budget)
+        self.set_class(over, "-over-budget")
+        self.set_class(pressure, "-pressure")
+        if subtitle is not None:
+            self.border_subtitle = subtitle
 
     def _style(self, role: str) -> Style:
-        return foreground_only(self.get_component_rich_style(f"budget-gauge--{role}"))
+        style = self._styles.get(role)
+        if style is None:
+            style = self._styles[role] = foreground_only(
+                self.get_component_rich_style(f"budget-gauge--{role}"))
+        return style
 
     def _bar(self, used: int, cap: int, width: int) -> Text:
         """A bar of ``width`` cells filled to used/cap, with the 80% mark and overflow in red."""
@@ -88,13 +113,13 @@ class BudgetGauge(Widget):
         filled = min(width, round(min(fraction, 1.0) * width))
         mark = min(width - 1, round(FILL_TARGET * width))
         bar = Text()
-        for i in range(width):
-            if i == mark:
-                bar.append("┃" if i < filled else "│", style=self._style("mark"))
-            elif i < filled:
-                bar.append("█", style=self._style(role))
-            else:
-                bar.append("░", style=self._style("track"))
+        # in runs of one style (one span each, not one a cell: the bar is drawn on every change)
+        for start, end in ((0, mark), (mark + 1, width)):
+            bar.append("█" * max(0, min(filled, end) - start), style=self._style(role))
+            bar.append("░" * (end - max(filled, start)) if filled < end else "",
+                       style=self._style("track"))
+            if end == mark:
+                bar.append("┃" if mark < filled else "│", style=self._style("mark"))
         return bar
 
     def _meter(self, label: str, used: int, cap: int, shown: str, width: int) -> Text:
@@ -110,10 +135,14 @@ class BudgetGauge(Widget):
         return line
 
     def render(self) -> Text:
-        budget = self.budget
         width = max(24, self.content_region.width or self.size.width)
+        return Text("\n").join(self._lines(self.budget, self.pressure, self.not_loaded, width))
+
+    def _lines(self, budget: Budget | None, pressure: Sequence[Mapping[str, Any]],
+               not_loaded: int, width: int) -> list[Text]:
+        """The gauge's lines for these figures at this width (before any wrapping)."""
         if budget is None:
-            return Text("reading MEMORY.md…", style=self._style("muted"))
+            return [Text("reading MEMORY.md…", style=self._style("muted"))]
         lines = [
             self._meter("lines", budget.lines, budget.max_lines,
                         f"{budget.lines}/{budget.max_lines}", width),
@@ -133,12 +162,12 @@ class BudgetGauge(Widget):
         if budget.cut_line is not None:
             cut = Text.assemble(("cut    ", self._style("label")))
             cut.append(f"✂ line {budget.cut_line}", style=self._style("error") + Style(bold=True))
-            if self.not_loaded:
-                plural = "ies" if self.not_loaded != 1 else "y"
-                cut.append(f" · {self.not_loaded} entr{plural} not loaded")
+            if not_loaded:
+                plural = "ies" if not_loaded != 1 else "y"
+                cut.append(f" · {not_loaded} entr{plural} not loaded")
             lines.append(cut)
         history = Text.assemble(("press. ", self._style("label")))
-        values = [float(s.get("utilization", 0) or 0) for s in self.pressure]
+        values = [float(s.get("utilization", 0) or 0) for s in pressure]
         if values:
             spark_width = max(4, width - 7 - 14)
             history.append(sparkline(values, spark_width), style=self._style("warn"))
@@ -151,4 +180,14 @@ class BudgetGauge(Widget):
         legend.append("│", style=self._style("mark"))
         legend.append(f" marks {FILL_TARGET:.0%}, the working-set target", style=self._style("muted"))
         lines.append(legend)
-        return Text("\n").join(lines)
+        return lines
+
+
+def _frame(budget: Budget | None) -> tuple[str | None, bool, bool]:
+    """What a budget puts on the gauge's border: its subtitle, over budget, under pressure."""
+    if budget is None:
+        return None, False, False
+    utilization = budget.utilization
+    _, word = state_of(utilization)
+    return (f"{utilization:.0%} {word}", utilization > 1.0,
+            PRESSURE_THRESHOLD <= utilization <= 1.0)

@@ -167,6 +167,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         self._line_cache: LRUCache[tuple[object, int, bool], Strip] = LRUCache(2048)
         self._drawn: dict[int, tuple[object, bool]] = {}  # row index -> what was last drawn there
         self._styles: dict[str, Style] = {}
+        self._styles_before: dict[str, Style] | None = None  # the styles before a style update
         self.marks: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ data
@@ -347,8 +348,28 @@ class RowList(ScrollView, Generic[T], can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._forget_lines()
-        self._styles.clear()
+        if self._styles_before is None:
+            self._styles_before = self._styles
+        self._styles = {}
+
+    def _forget_restyled_lines(self) -> None:
+        """After a style update, drop only the lines drawn with a style that changed.
+
+        Focusing a list changes its cursor's style alone (its border is Textual's to draw), so
+        the other rows stay cached.  The comparison waits for the first line drawn after the
+        update: Textual updates a widget's component styles after notifying it.
+        """
+        before, self._styles_before = self._styles_before, None
+        if not before:
+            self._forget_lines()
+            return
+        now = {role: self.rich_style if role == "base" else self.style_of(role) for role in before}
+        changed = {role for role, style in before.items() if now[role] != style}
+        if changed == {"cursor"}:
+            for key in [key for key in self._line_cache.keys() if key[2]]:
+                self._line_cache.discard(key)
+        elif changed:
+            self._forget_lines()
 
     def on_resize(self, event: events.Resize) -> None:
         self._forget_lines()
@@ -356,6 +377,8 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         self.post_message(self.Changed(self))
 
     def render_line(self, y: int) -> Strip:
+        if self._styles_before is not None:
+            self._forget_restyled_lines()
         scroll_y = round(self.scroll_offset.y)
         index = scroll_y + y
         width = self._row_width

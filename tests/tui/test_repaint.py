@@ -3,14 +3,22 @@ what a fresh load shows, and only the rows that changed are drawn again."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import topic
-from tui_support import make_app, press, settle
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.style import Style
+from tui_support import NOW, make_app, press, settle
 
+from memtui.core.budget import FILL_TARGET
+from memtui.services.scoring import Scorer, scan
 from memtui.services.workspace import full_workspace
+from memtui.widgets.budget_gauge import BudgetGauge, state_of
 from memtui.widgets.files_view import FileList
 from memtui.widgets.row_list import RowList
 from memtui.widgets.working_set import WorkingSetPane
@@ -81,3 +89,97 @@ async def test_a_pin_draws_again_only_the_rows_it_changed(demo_root: Path,
         redrawn = {name for name in drawn if name.startswith("files-list:")}
         assert redrawn == changed
         assert len(changed) < shown
+
+
+async def test_moving_the_focus_draws_again_only_the_cursor_rows(demo_root: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn: list[str] = []
+    original = WorkingSetPane.render_item
+
+    def spy(self: Any, item: Any, width: int) -> Any:
+        drawn.append(f"{self.id}:{item.path or item.number}")
+        return original(self, item, width)
+
+    monkeypatch.setattr(WorkingSetPane, "render_item", spy)
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        recent = app.main.query_one("#pane-recent", WorkingSetPane)
+        regions = app.main.query_one("#pane-regions", WorkingSetPane)
+        recent.focus()
+        await settle(pilot)
+        assert len(recent.items) > 2 and regions.items
+        drawn.clear()
+        regions.focus()  # the cursor rows of both panes change their look; nothing else does
+        await settle(pilot)
+        assert set(drawn) <= {f"pane-recent:{recent.highlighted.path}",
+                              f"pane-regions:{regions.highlighted.path or regions.highlighted.number}"}
+        assert f"pane-recent:{recent.highlighted.path}" in drawn
+        # every line still cached is the line a fresh drawing gives
+        for pane in (recent, regions):
+            kept = [list(pane.render_line(y)) for y in range(pane.size.height)]
+            pane._forget_lines()
+            assert kept == [list(pane.render_line(y)) for y in range(pane.size.height)]
+
+
+async def test_the_budget_gauge_lays_the_screen_out_only_when_its_height_changes(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layouts: list[bool] = []
+    original = BudgetGauge.refresh
+
+    def spy(self: Any, *regions: Any, **options: Any) -> Any:
+        layouts.append(bool(options.get("layout")))
+        return original(self, *regions, **options)
+
+    monkeypatch.setattr(BudgetGauge, "refresh", spy)
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        gauge = app.main.query_one(BudgetGauge)
+        budget = gauge.budget
+        assert budget is not None and budget.cut_line is None
+        height = gauge.size.height
+        layouts.clear()
+        gauge.show(replace(budget, lines=budget.lines + 1), gauge.pressure, 0)  # one more line
+        await settle(pilot)
+        assert layouts and not any(layouts)
+        assert "lines" in gauge.render().plain and f"{budget.lines + 1}/" in gauge.render().plain
+        layouts.clear()
+        gauge.show(replace(budget, lines=budget.lines + 1), gauge.pressure, 0)  # nothing new
+        await settle(pilot)
+        assert layouts == []
+        gauge.show(replace(budget, cut_line=7), gauge.pressure, 2)  # the cut adds a line
+        await settle(pilot)
+        assert any(layouts)
+        assert gauge.size.height == height + 1
+
+
+@given(used=st.integers(0, 600), cap=st.integers(0, 400), width=st.integers(1, 90))
+def test_the_budget_bar_has_the_mark_the_fill_and_the_track_cell_by_cell(used: int, cap: int,
+                                                                         width: int) -> None:
+    roles = {"ok": Style(color="green"), "warn": Style(color="yellow"), "error": Style(color="red"),
+             "mark": Style(bold=True), "track": Style(dim=True)}
+    gauge = BudgetGauge()
+    gauge._styles = dict(roles)
+    bar = gauge._bar(used, cap, width)
+    fraction = used / cap if cap else 0.0
+    role, _ = state_of(fraction)
+    filled = min(width, round(min(fraction, 1.0) * width))
+    mark = min(width - 1, round(FILL_TARGET * width))
+    cells = [(segment.text, segment.style) for segment in bar.render(Console(width=200))]
+    expected = [("┃" if i < filled else "│", roles["mark"]) if i == mark else
+                ("█", roles[role]) if i < filled else ("░", roles["track"]) for i in range(width)]
+    assert [(char, style) for text, style in cells for char in text] == expected
+
+
+async def test_after_a_pin_the_scores_are_those_of_the_folder_as_it_is_now(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert app.main.view("working").select_path(RECENT_FIRST)
+        before = app.workspace
+        await press(pilot, "p")  # the rescore starts after the frame showing the pin
+        shown = app.workspace
+        assert shown is not None and before is not None and shown.snapshot != before.snapshot
+        assert shown.staleness == Scorer().score(shown.snapshot, NOW)
+        assert shown.candidates == scan(shown.snapshot)
