@@ -336,33 +336,47 @@ class MemtuiApp(UserActions, App[int]):
         workspace = self.workspace
         if workspace is None:
             return
+        shown = False
+        _hold_gc()
         try:
-            plan = writer.plan(workspace.snapshot, request, workspace.cache)
-        except writer.VerbRefused as exc:
-            self.post_message(self.Failed(str(exc), "warning"))
-            return
-        if not plan.accepted or request.confirm:
-            plan.diff  # the dialog shows it: made here, off the UI thread
-            self.post_message(self.PlanReady(plan, request.confirm))
-            return
-        self._commit(plan, workspace)
+            try:
+                plan = writer.plan(workspace.snapshot, request, workspace.cache)
+            except writer.VerbRefused as exc:
+                self.post_message(self.Failed(str(exc), "warning"))
+                return
+            if not plan.accepted or request.confirm:
+                plan.diff  # the dialog shows it: made here, off the UI thread
+                self.post_message(self.PlanReady(plan, request.confirm))
+                return
+            shown = self._commit(plan, workspace)
+        finally:
+            if not shown:
+                _release_gc()
 
     @work(thread=True, exclusive=True, group="write", description="apply worker")
     def _apply_worker(self, plan: writer.Plan) -> None:
         workspace = self.workspace
         if workspace is not None:
-            self._commit(plan, workspace)
+            shown = False
+            _hold_gc()
+            try:
+                shown = self._commit(plan, workspace)
+            finally:
+                if not shown:
+                    _release_gc()
 
-    def _commit(self, plan: writer.Plan, workspace: Workspace) -> None:
-        """Apply a plan (in a worker thread) and post the folder as it is after it."""
+    def _commit(self, plan: writer.Plan, workspace: Workspace) -> bool:
+        """Apply a plan (in a worker thread) and post the folder as it is after it; True when
+        that folder was posted (the frame showing it releases the collector)."""
         outcome = writer.apply(plan)
         if outcome.ok and outcome.snapshot is not None:
             after = workspace_after(workspace, outcome.snapshot, outcome.cache, plan.touched)
             # fingerprint 0: the watcher takes a new baseline instead of reloading our own change
             self.post_message(self.Applied(outcome, _select(plan), replace(after, fingerprint=0),
                                            plan.touched, plan.request.on_marks))
-        else:
-            self.post_message(self.Applied(outcome, _select(plan)))
+            return True
+        self.post_message(self.Applied(outcome, _select(plan)))
+        return False
 
     @work(thread=True, group="reject", description="reject worker")
     def _reject_worker(self, root: Path, a: str, b: str, undo: bool = False) -> None:
@@ -441,6 +455,8 @@ class MemtuiApp(UserActions, App[int]):
                 self._inbox_worker(workspace.snapshot, self._generation, False)
                 _freeze_heap()
                 self._freeze_scores = True
+            else:  # the frame showing memtui's own change: the collector may run after it
+                self.call_after_refresh(_release_gc)
             self._own_change = False
             if self._keep:
                 self._select_everywhere(self._keep)
@@ -556,6 +572,38 @@ def _freeze_heap() -> None:
     replaced; only a cycle alive at this moment and dropped later is never collected.
     """
     gc.freeze()
+
+
+#: seconds the collector stays off for one change at most (its frame normally releases it)
+GC_HOLD_MAX = 2.0
+_gc_lock = threading.Lock()
+_gc_held: list[threading.Timer] = []  # the safety timer of the hold in force, if any
+
+
+def _hold_gc() -> None:
+    """Keep the cyclic collector from running between a change's key and the frame showing it.
+
+    A full collection lands on a random allocation and takes 15–25 ms (the app's own cycles:
+    widgets, messages, toasts); inside a pin it was the slowest tenth of pins.  Reference
+    counting still frees everything acyclic; the collection runs once the frame is shown.
+    Leaves the collector alone if something else has turned it off.
+    """
+    with _gc_lock:
+        if _gc_held or not gc.isenabled():
+            return
+        gc.disable()
+        timer = threading.Timer(GC_HOLD_MAX, _release_gc)
+        timer.daemon = True
+        _gc_held.append(timer)
+        timer.start()
+
+
+def _release_gc() -> None:
+    """Turn the collector back on after :func:`_hold_gc` (no-op when nothing is held)."""
+    with _gc_lock:
+        if _gc_held:
+            _gc_held.pop().cancel()
+            gc.enable()
 
 
 def _looks_big(root: Path) -> bool:

@@ -121,6 +121,8 @@ def coverage_after(previous: Coverage, snapshot: Snapshot, added: set[str], remo
     globs = _globs(snapshot.index)
     if globs != previous.globs:
         return coverage_of(snapshot)
+    if not added and not removed:
+        return previous
     region_of = dict(previous.region_of)
     counts = dict(previous.counts)
     _cover(removed, globs, region_of, counts, step=-1)
@@ -380,11 +382,12 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
     if not previous.complete or previous.coverage is None:
         return workspace_of(snapshot, previous.pressure, cache)
     before = previous.snapshot.files
-    added = {p for p in snapshot.files if p not in before}
-    removed = {p for p in before if p not in snapshot.files}
+    same_paths = list(before) == list(snapshot.files)  # the usual change: files edited in place
+    added = set() if same_paths else {p for p in snapshot.files if p not in before}
+    removed = set() if same_paths else {p for p in before if p not in snapshot.files}
     coverage = coverage_after(previous.coverage, snapshot, added, removed)
     if cache is None or cache.snapshot is not snapshot:
-        cache = findings_cache(snapshot)
+        cache = _retimed(cache, snapshot) or findings_cache(snapshot)
     budget = budget_of(snapshot)
     mentions = cache.mentions  # the validator's, computed once for the change
     direct = _direct_lines(snapshot)
@@ -395,16 +398,40 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
     dirty |= set(mentions) ^ set(previous.mentions)
     if coverage is not previous.coverage and coverage.globs != previous.coverage.globs:
         dirty = set(snapshot.files)
-    rows = {row.path: row for row in previous.files if row.path not in removed}
-    for path in dirty:
-        memory_file = snapshot.files.get(path)
-        if memory_file is not None:
-            rows[path] = _row(path, memory_file,
-                              _how(path, direct, archived, coverage, budget.cut_line, mentions))
-    ordered = tuple(rows[p] for p in snapshot.files if p in rows)
+    fresh = {path: _row(path, snapshot.files[path],
+                        _how(path, direct, archived, coverage, budget.cut_line, mentions))
+             for path in dirty if path in snapshot.files}
+    if same_paths and len(previous.files) == len(before):  # a row per file, in the same order
+        ordered = tuple([fresh.get(row.path, row) for row in previous.files] if fresh else
+                        previous.files)
+    else:
+        rows = {row.path: row for row in previous.files if row.path not in removed}
+        rows.update(fresh)
+        ordered = tuple(rows[p] for p in snapshot.files if p in rows)
     after = _complete(snapshot, budget, coverage, ordered, cache, previous.pressure, mentions)
     return replace(after, root=previous.root, staleness=previous.staleness,
                    candidates=previous.candidates)
+
+
+def _retimed(cache: FindingsCache | None, snapshot: Snapshot) -> FindingsCache | None:
+    """The writer's findings for a snapshot that differs from theirs only in files' modification
+    times (an undo puts the old times back on the files it restores), else None.
+
+    No finding depends on a modification time, so they hold as they are; validating the whole
+    folder again instead took 60–100 ms at ten thousand files.
+    """
+    if cache is None:
+        return None
+    old = cache.snapshot
+    if old.files.keys() != snapshot.files.keys():
+        return None
+    for path, new_file in snapshot.files.items():
+        old_file = old.files[path]
+        if old_file is not new_file and replace(old_file, mtime=new_file.mtime) != new_file:
+            return None
+    if replace(old, files=snapshot.files) != snapshot:
+        return None
+    return replace(cache, snapshot=snapshot)
 
 
 def full_workspace(

@@ -41,11 +41,20 @@ class StatusLine(HeaderLine):
         super().__init__("", id=id)
         self.workspace: Workspace | None = None
         self.read_only = False
+        self._archived_count: tuple[object, int] = ((), 0)  # (the rows counted, how many archived)
 
     def show(self, workspace: Workspace | None, read_only: bool = False) -> None:
         self.workspace = workspace
         self.read_only = read_only
         self._redraw()
+
+    def _archived(self, ws: Workspace) -> int:
+        """How many rows are archived (counted once per list of rows: it is redrawn often)."""
+        rows, count = self._archived_count
+        if rows is not ws.files:
+            count = sum(1 for row in ws.files if row.archived)
+            self._archived_count = (ws.files, count)
+        return count
 
     def watch_busy(self) -> None:
         self._redraw()
@@ -66,7 +75,7 @@ class StatusLine(HeaderLine):
             parts.append((f"✓ {self.marked:,} marked", "bold $accent"))
         if ws.complete:
             files = len(ws.snapshot.files)
-            archived = sum(1 for row in ws.files if row.archived)
+            archived = self._archived(ws)
             count = f"{files:,} file{'s' if files != 1 else ''}"
             parts.append(count + (f" ({archived:,} archived)" if archived else ""))
             if ws.errors:

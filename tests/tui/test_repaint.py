@@ -183,3 +183,57 @@ async def test_after_a_pin_the_scores_are_those_of_the_folder_as_it_is_now(demo_
         assert shown is not None and before is not None and shown.snapshot != before.snapshot
         assert shown.staleness == Scorer().score(shown.snapshot, NOW)
         assert shown.candidates == scan(shown.snapshot)
+
+
+async def test_an_undo_reuses_the_findings_the_writer_made(demo_root: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import memtui.services.workspace as workspace_module
+
+    validated: list[object] = []
+    original = workspace_module.findings_cache
+
+    def counted(snapshot: Any) -> Any:
+        validated.append(snapshot)
+        return original(snapshot)
+
+    monkeypatch.setattr(workspace_module, "findings_cache", counted)
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert app.main.view("working").select_path(RECENT_FIRST)
+        validated.clear()  # (the load validates the folder, of course)
+        for key in ("p", "u"):
+            await press(pilot, key)
+            assert validated == []  # the undo put old times back; its findings were kept as made
+            shown = app.workspace
+            assert shown is not None and shown.cache is not None
+            assert shown.cache.snapshot is shown.snapshot
+            assert shown.findings == full_workspace(demo_root, record=False).findings
+            validated.clear()  # (the fresh load above validates, of course)
+
+
+async def test_the_collector_is_off_from_a_changes_key_to_the_frame_showing_it(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    import memtui.app as app_module
+
+    during: list[bool] = []
+    original = app_module.workspace_after
+
+    def noted(*args: Any) -> Any:
+        during.append(gc.isenabled())
+        return original(*args)
+
+    monkeypatch.setattr(app_module, "workspace_after", noted)
+    assert gc.isenabled()
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert app.main.view("working").select_path(RECENT_FIRST)
+        await press(pilot, "p")
+        assert during == [False]
+        assert gc.isenabled() and not app_module._gc_held
+        await press(pilot, "u", "u")  # the second has nothing to undo: refused at once
+        assert during == [False, False]
+        assert gc.isenabled() and not app_module._gc_held
