@@ -36,6 +36,20 @@ def screen_text(app: Any) -> dict[str, list[str]]:
     return out
 
 
+def spy_on_rows(monkeypatch: pytest.MonkeyPatch, *classes: type) -> list[str]:
+    """Note every row these lists draw (``list-id:path``) in the list returned."""
+    drawn: list[str] = []
+    for cls in classes:
+        original = cls.render_item
+
+        def spy(self: Any, item: Any, width: int, original: Any = original) -> Any:
+            drawn.append(f"{self.id}:{item.path or item.number}")
+            return original(self, item, width)
+
+        monkeypatch.setattr(cls, "render_item", spy)
+    return drawn
+
+
 async def test_after_a_pin_and_its_undo_the_app_shows_what_a_fresh_load_shows(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -62,15 +76,7 @@ async def test_after_a_pin_and_its_undo_the_app_shows_what_a_fresh_load_shows(de
 
 async def test_a_pin_draws_again_only_the_rows_it_changed(demo_root: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    drawn: list[str] = []
-    for cls in (FileList, WorkingSetPane):
-        original = cls.render_item
-
-        def spy(self: Any, item: Any, width: int, original: Any = original) -> Any:
-            drawn.append(f"{self.id}:{item.path or item.number}")
-            return original(self, item, width)
-
-        monkeypatch.setattr(cls, "render_item", spy)
+    drawn = spy_on_rows(monkeypatch, FileList, WorkingSetPane)
     app = make_app(demo_root)
     async with app.run_test(size=(140, 70)) as pilot:
         await settle(pilot)
@@ -93,14 +99,7 @@ async def test_a_pin_draws_again_only_the_rows_it_changed(demo_root: Path,
 
 async def test_moving_the_focus_draws_again_only_the_cursor_rows(demo_root: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    drawn: list[str] = []
-    original = WorkingSetPane.render_item
-
-    def spy(self: Any, item: Any, width: int) -> Any:
-        drawn.append(f"{self.id}:{item.path or item.number}")
-        return original(self, item, width)
-
-    monkeypatch.setattr(WorkingSetPane, "render_item", spy)
+    drawn = spy_on_rows(monkeypatch, WorkingSetPane)
     app = make_app(demo_root)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
