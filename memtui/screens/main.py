@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from textual import events, on
 from textual.app import ComposeResult
+from textual.reactive import Reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from memtui.commands import bindings
@@ -68,6 +70,10 @@ class MainScreen(Screen[None]):
     """Working set, Problems, Files, Staleness, Consolidate, Inbox; the app drives them."""
 
     BINDINGS = bindings()  # type: ignore[assignment]
+
+    #: the focused widget, without Textual's repaint of the whole screen when it moves: what the
+    #: focus changes is drawn by the restyled widgets themselves (their ``:focus`` rules)
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     def __init__(self) -> None:
         super().__init__()

@@ -236,3 +236,28 @@ async def test_the_collector_is_off_from_a_changes_key_to_the_frame_showing_it(
         await press(pilot, "u", "u")  # the second has nothing to undo: refused at once
         assert during == [False, False]
         assert gc.isenabled() and not app_module._gc_held
+
+
+async def test_moving_the_focus_repaints_the_two_lists_not_the_screen(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.screen import Screen
+
+    frames: list[tuple[bool, set[str]]] = []  # (whole screen, the widgets drawn again)
+    original = Screen._on_timer_update
+
+    def noted(self: Any) -> None:
+        frames.append((self._repaint_required, {w.id or "" for w in self._dirty_widgets}))
+        original(self)
+
+    monkeypatch.setattr(Screen, "_on_timer_update", noted)
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        app.main.query_one("#pane-recent", WorkingSetPane).focus()
+        await settle(pilot)
+        frames.clear()
+        app.main.query_one("#pane-regions", WorkingSetPane).focus()
+        await settle(pilot)
+        drawn = set().union(*(ids for _, ids in frames))
+        assert {"pane-recent", "pane-regions"} <= drawn  # their borders and cursor rows
+        assert not any(whole for whole, _ in frames)
