@@ -312,14 +312,18 @@ def cached(
 
     ``plain``/``restore`` convert the value to and from marshal-able data (identity if None).
     """
-    raw = lookup(f, facet)
+    cache = f.__dict__.get("_cache") if type(f) is CachedFile else None
+    if cache is None:  # a file of a plain load: nothing to keep, nothing to convert
+        return compute(f)
+    key = f.__dict__["_key"]
+    raw = cache.get(facet, f.path, key)
     if raw is not None:
         try:
             return restore(raw) if restore is not None else raw
         except (TypeError, ValueError, KeyError):
             pass
     value = compute(f)
-    remember(f, facet, plain(value) if plain is not None else value)
+    cache.put(facet, f.path, key, plain(value) if plain is not None else value)
     return value
 
 
