@@ -101,6 +101,16 @@ def _nested(item: Any) -> bool:
     return False
 
 
+def _write_child(item: Any, out: list[str], inner: str, depth: int) -> None:
+    """Append a nested value of a container written at ``depth`` (a :class:`Raw` as it renders
+    itself), and the separator after it."""
+    if type(item) is Raw:
+        out.append(item.render(item.value, inner))
+    else:
+        _write(item, out, inner, depth + 1)
+    out.append("," + inner)
+
+
 def _write(value: Any, out: list[str], newline: str, depth: int) -> None:
     """Append the text of a non-empty dict, list or tuple, its first line starting at ``newline``.
 
@@ -124,11 +134,7 @@ def _write(value: Any, out: list[str], newline: str, depth: int) -> None:
                 out.append("".join(flat(run, 0))[1:-1] + "," + inner)
                 run = {}
             out.append(encode_basestring(key) + ": ")
-            if type(item) is Raw:
-                out.append(item.render(item.value, inner))
-            else:
-                _write(item, out, inner, depth + 1)
-            out.append("," + inner)
+            _write_child(item, out, inner, depth)
         close = "}"
     else:
         out.append("[" + inner)
@@ -140,11 +146,7 @@ def _write(value: Any, out: list[str], newline: str, depth: int) -> None:
             if run:
                 out.append("".join(flat(run, 0))[1:-1] + "," + inner)
                 run = []
-            if type(item) is Raw:
-                out.append(item.render(item.value, inner))
-            else:
-                _write(item, out, inner, depth + 1)
-            out.append("," + inner)
+            _write_child(item, out, inner, depth)
         close = "]"
     if run:
         out.append("".join(flat(run, 0))[1:-1])
