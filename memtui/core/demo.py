@@ -15,7 +15,6 @@ import subprocess
 import tempfile
 from calendar import timegm
 from dataclasses import dataclass
-from importlib.resources import as_file, files
 from pathlib import Path
 from time import strptime
 
@@ -94,9 +93,8 @@ def demo_project_source() -> Path:
 
 
 def _package_dir(name: str) -> Path:
-    resource = files("memtui") / name
-    with as_file(resource) as path:
-        return Path(path)
+    """A folder of package data beside memtui's modules (the package is installed unzipped)."""
+    return Path(__file__).resolve().parent.parent / name
 
 
 def copy_demo(dest: Path | str | None = None, *, with_git: bool | None = None) -> Path:

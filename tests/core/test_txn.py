@@ -483,24 +483,54 @@ def test_lock_is_reentrant_within_a_thread(root: Path) -> None:
 
 
 def test_two_processes_are_serialised_and_both_land(root: Path) -> None:
-    script = textwrap.dedent(
+    """The first change is held inside its commit until the second process says it found the
+    lock taken; then both finish (no clock: each step waits for the other's word)."""
+    first = textwrap.dedent(
         """
-        import sys, time
+        import sys
         from memtui.core import txn
-        slow = txn.FileSystem.fsync_dir
+        real = txn.FileSystem.fsync_dir
+        held = []
         def fsync_dir(self, path):
-            time.sleep(0.03)
-            slow(self, path)
+            if not held and txn._HELD:  # inside the commit, holding the lock: say so, wait
+                held.append(True)
+                print("in-commit", flush=True)
+                sys.stdin.readline()
+            real(self, path)
         txn.FileSystem.fsync_dir = fsync_dir
         from memtui.cli.main import main
         sys.exit(main(sys.argv[1:]))
         """
     )
-    procs = [
-        subprocess.Popen([sys.executable, "-c", script, verb, name, "--root", str(root)], cwd=REPO,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for verb, name in (("pin", "alpha.md"), ("decay", "gamma.md"))
-    ]
+    second = textwrap.dedent(
+        """
+        import sys
+        from memtui.core import txn
+        real = txn.fcntl.flock
+        said = []
+        def flock(fd, op):
+            try:
+                return real(fd, op)
+            except OSError:
+                if not said:
+                    said.append(True)
+                    print("waiting", flush=True)
+                raise
+        txn.fcntl.flock = flock
+        from memtui.cli.main import main
+        sys.exit(main(sys.argv[1:]))
+        """
+    )
+    procs = []
+    for script, verb, name in ((first, "pin", "alpha.md"), (second, "decay", "gamma.md")):
+        procs.append(subprocess.Popen([sys.executable, "-c", script, verb, name, "--root", str(root)],
+                                      cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE))
+        said = b"in-commit" if verb == "pin" else b"waiting"
+        assert procs[-1].stdout is not None and procs[-1].stdout.readline().strip() == said
+    assert procs[0].stdin is not None
+    procs[0].stdin.write(b"go\n")
+    procs[0].stdin.flush()
     outputs = [proc.communicate(timeout=60) for proc in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
     snapshot = load_root(root)
