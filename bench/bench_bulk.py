@@ -22,11 +22,11 @@ from pathlib import Path
 
 from bench_writer import generate
 
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
 from memtui.core.bulk import bulk
 from memtui.core.changeset import unified_diff
 from memtui.core.incremental import findings_cache
-from memtui.core.journal import list_records
+from memtui.core.write.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 
@@ -90,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         # baseline: one file, the same verb, the same path through the writer
         listed = [line.resolved for line in snapshot.index.entries if line.resolved]
         t = time.perf_counter()
-        one = txn.plan(snapshot, verbs.archive(snapshot, listed[0]), cache)
-        applied = txn.commit(one)
+        one = write.plan(snapshot, verbs.archive(snapshot, listed[0]), cache)
+        applied = write.commit(one)
         one_s = seconds(t)
         snapshot, cache = applied.snapshot, applied.cache
         print(f"baseline: archive of 1 file, build + gate + apply {one_s * 1000:.0f} ms")
@@ -108,18 +108,18 @@ def main(argv: list[str] | None = None) -> int:
         diff = unified_diff(snapshot, changeset)
         diff_s = seconds(t)
         t = time.perf_counter()
-        preview = txn.plan(snapshot, changeset, cache)
+        preview = write.plan(snapshot, changeset, cache)
         gate_s = seconds(t)
         if not preview.accepted:
             raise SystemExit(f"refused: {preview.refusal_message()}")
         records = len(list_records(root))
         t = time.perf_counter()
-        applied = txn.commit(preview)
+        applied = write.commit(preview)
         apply_s = seconds(t)
         assert len(list_records(root)) == records + 1, "a bulk change must be one journal record"
         assert all((root / "archive" / Path(p).name).is_file() for p in marked)
         t = time.perf_counter()
-        txn.undo(applied.snapshot, applied.cache)
+        write.undo(applied.snapshot, applied.cache)
         undo_s = seconds(t)
         assert not any((root / "archive" / Path(p).name).exists() for p in marked)
 

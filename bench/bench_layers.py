@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
-from memtui.core import txn, verbs  # noqa: E402
+from memtui.core import verbs, write# noqa: E402
 from memtui.core.handoff import state_for_root  # noqa: E402
 from memtui.core.promote import promotion  # noqa: E402
 from memtui.core.scopes import applicability  # noqa: E402
 from memtui.core.store import load_root  # noqa: E402
-from memtui.core.txn_multi import commit_group, plan_group  # noqa: E402
+from memtui.core.write import commit_group, plan_group  # noqa: E402
 from memtui.core.validate import validate  # noqa: E402
 
 
@@ -81,14 +81,14 @@ def main() -> None:
 
         def one_root() -> None:
             s = load_root(root)
-            txn.run(s, verbs.archive(s, name))
-            txn.undo(load_root(root))
+            write.run(s, verbs.archive(s, name))
+            write.undo(load_root(root))
 
         def two_roots() -> None:
             s, t = load_root(root), load_root(other)
             out_of, into = promotion(s, name, t)
             commit_group(plan_group([(s, out_of), (t, into)]))
-            txn.undo(load_root(root))
+            write.undo(load_root(root))
 
         single = median(one_root, args.repeat)
         double = median(two_roots, args.repeat)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
 from memtui.core.changeset import Changeset
 from memtui.core.incremental import FindingsCache, findings_cache
 from memtui.core.model import Snapshot
@@ -79,11 +79,11 @@ def bench_verb(
         t0 = time.perf_counter()
         changeset = build(snapshot, path)
         t1 = time.perf_counter()
-        preview = txn.plan(snapshot, changeset, cache)
+        preview = write.plan(snapshot, changeset, cache)
         t2 = time.perf_counter()
         if not preview.accepted:
             raise SystemExit(f"{name} {path} refused: {preview.refusal_message()}")
-        applied = txn.commit(preview)
+        applied = write.commit(preview)
         t3 = time.perf_counter()
         times["build"].append(t1 - t0)
         times["gate"].append(t2 - t1)

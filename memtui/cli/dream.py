@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from memtui.core import dream, txn
+    from memtui.core import dream, write
     from memtui.core.consolidate import read_rejected
 
     from .stale import parse_now, parse_repo
@@ -75,11 +75,11 @@ def _run(args: argparse.Namespace) -> int:
         if not args.yes or args.dry_run:
             found, verdict = planned()
             return _report(args, found, verdict, None)
-        with txn.root_lock(root):
+        with write.root_lock(root):
             found, verdict = planned()
             record_id = None
             if verdict is not None and verdict.accepted:
-                record_id = txn.commit(verdict).record_id
+                record_id = write.commit(verdict).record_id
             return _report(args, found, verdict, record_id)
     raise AssertionError("unreachable")  # pragma: no cover
 

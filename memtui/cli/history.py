@@ -32,17 +32,17 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core import txn
+    from memtui.core import write
     from memtui.core.store import load_root
 
     try:
         with changing(args):
             root = root_of_path(args.path)
             config = budget_config(args)
-            replay = txn.undo_plan if args.verb == "undo" else txn.redo_plan
+            replay = write.undo_plan if args.verb == "undo" else write.redo_plan
             if args.dry_run:
                 return finish(args, replay(load_root(root, config)))
-            with txn.root_lock(root):
+            with write.root_lock(root):
                 return finish(args, replay(open_root(root, config)))
     except Exit as exc:
         return exc.code
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_log(args: argparse.Namespace) -> int:
-    from memtui.core.journal import journal_log
+    from memtui.core.write.journal import journal_log
 
     try:
         with changing(args):

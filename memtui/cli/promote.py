@@ -16,7 +16,7 @@ from .common import EXIT_FINDINGS, EXIT_OK, UsageError, budget_config, console, 
 from .verbs import Exit, changing, fail, open_root, print_preview, resolve_files
 
 if TYPE_CHECKING:
-    from memtui.core.txn_multi import GroupPreview
+    from memtui.core.write import GroupPreview
 
 
 def add_to_option(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def _run(args: argparse.Namespace) -> int:
     from memtui.core.changeset import ChangesetError
     from memtui.core.promote import Collision, promotion
     from memtui.core.store import load_root
-    from memtui.core.txn_multi import commit_group, plan_group
+    from memtui.core.write import commit_group, plan_group
 
     config = budget_config(args)
     with changing(args):

@@ -1,7 +1,7 @@
 """``memtui pin|unpin|decay|promote|archive|restore|supersede|edit|remember|rebuild`` — change a root.
 
 Each verb builds a changeset (:mod:`memtui.core.verbs`), gates it and writes it through
-:mod:`memtui.core.txn`, holding the root's lock from reading to writing so that two memtuis on
+:mod:`memtui.core.write`, holding the root's lock from reading to writing so that two memtuis on
 one root take turns.  ``--dry-run`` prints the changeset and the gate's verdict and touches
 nothing; ``--json`` prints ``{"verb", "accepted", "changes", "findings", …}``.  Exit codes: 0
 applied (or a dry run the gate accepts), 1 refused (by the gate, a busy lock, or a file changed
@@ -35,7 +35,7 @@ from .common import (
 if TYPE_CHECKING:
     from memtui.core.changeset import Changeset
     from memtui.core.model import BudgetConfig, Snapshot
-    from memtui.core.txn import Preview
+    from memtui.core.write import Preview
 
 Build = Callable[["Snapshot", argparse.Namespace], "Changeset"]
 
@@ -218,7 +218,7 @@ def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None,
 
 def print_refusal(preview: Preview) -> None:
     """Why the gate refused, one line a reason."""
-    from memtui.core.plan import refusal_lines
+    from memtui.core.write import refusal_lines
 
     out = console()
     out.print("[red]the validator refuses this change:[/]")
@@ -244,7 +244,7 @@ def changing(args: argparse.Namespace) -> Iterator[None]:
     from memtui.core.changeset import ChangesetError, Refusal, VerbError
     from memtui.core.rebuild import NothingToRebuild
     from memtui.core.store import RootError
-    from memtui.core.txn import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
+    from memtui.core.write import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
 
     try:
         yield
@@ -283,10 +283,10 @@ def _refused(args: argparse.Namespace, preview: Preview) -> int:
 
 def open_root(root: Path, config: BudgetConfig) -> Snapshot:
     """Finish any interrupted change (saying which paths it left alone), then load the root."""
-    from memtui.core import txn
+    from memtui.core import write
     from memtui.core.store import load_root
 
-    message = txn.recover(root).message
+    message = write.recover(root).message
     if message:
         err_console().print(f"[yellow]memtui:[/] {esc(message)}")
     return load_root(root, config)
@@ -295,28 +295,28 @@ def open_root(root: Path, config: BudgetConfig) -> Snapshot:
 def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snapshot], Changeset],
                     diff: bool = False) -> int:
     """Load the root, build, gate and (unless a dry run) commit — holding the lock throughout."""
-    from memtui.core import txn
+    from memtui.core import write
     from memtui.core.store import load_root
 
     config = budget_config(args)
     with changing(args):
         snapshot = load_root(root, config) if args.dry_run else open_root(root, config)
-        preview = txn.plan(snapshot, build(snapshot))
+        preview = write.plan(snapshot, build(snapshot))
         if args.dry_run or not preview.accepted:  # nothing to write: no lock, no .memtui/
             return finish(args, preview, diff)
-        with txn.root_lock(root):  # read again under the lock, so concurrent memtuis take turns
+        with write.root_lock(root):  # read again under the lock, so concurrent memtuis take turns
             snapshot = open_root(root, config)
-            return finish(args, txn.plan(snapshot, build(snapshot)), diff)
+            return finish(args, write.plan(snapshot, build(snapshot)), diff)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
 def finish(args: argparse.Namespace, preview: Preview, diff: bool = False) -> int:
     """Commit an accepted preview (unless a dry run) and report it."""
-    from memtui.core import txn
+    from memtui.core import write
 
     record_id = None
     if preview.accepted and not args.dry_run:
-        record_id = txn.commit(preview).record_id
+        record_id = write.commit(preview).record_id
     if args.json:
         print_json(preview.to_json() | {"dry_run": bool(args.dry_run), "id": record_id,
                                         "root": str(preview.before.root)})
@@ -396,7 +396,7 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
     meanwhile, the disk refuses), the edited copy is kept and its path printed, so no typing is
     lost; it is removed once the edit is written (or nothing was edited).
     """
-    from memtui.core import txn
+    from memtui.core import write
     from memtui.core.changeset import ChangesetError, apply_to_snapshot
     from memtui.core.editor import EditorFailed, edit_copy
     from memtui.core.store import load_root
@@ -428,7 +428,7 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
         try:
             apply_to_snapshot(fresh, changeset.ops)
         except ChangesetError:
-            raise txn.ChangedOnDisk(
+            raise write.ChangedOnDisk(
                 f"changed on disk — '{rels[0]}' changed while it was open in the editor; "
                 "nothing was written", (rels[0],)) from None
         return changeset

@@ -28,7 +28,7 @@ from .model import (
     Snapshot,
     encode_text,
 )
-from .safepath import UnsafePath, read_private_file
+from .write.safepath import UnsafePath, read_private_file
 
 PRESSURE_FILE = ".memory-pressure.jsonl"
 PRESSURE_THRESHOLD = 0.90
@@ -239,7 +239,7 @@ def record_pressure(snapshot: Snapshot, today: date | None = None) -> bool:
 
     Returns True when a line was written.  A folder that cannot be written, is busy (another
     memtui holds its lock a moment), or whose log is a symlink or hard link is left alone: the
-    line goes through the writer's lock and safe append (:func:`memtui.core.txn.append_side_file`).
+    line goes through the writer's lock and safe append (:func:`memtui.core.write.append_side_file`).
     """
     if not snapshot.index.exists:
         return False
@@ -248,7 +248,7 @@ def record_pressure(snapshot: Snapshot, today: date | None = None) -> bool:
 
 def record_budget(root: Path | str, budget: Budget, today: date | None = None) -> bool:
     """:func:`record_pressure` for a root whose budget is known already."""
-    from .txn import TxnError, append_side_file  # txn imports this module
+    from .write import TxnError, append_side_file  # the writer's gate imports this module
 
     if budget.utilization < PRESSURE_THRESHOLD:
         return False

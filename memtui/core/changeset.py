@@ -3,7 +3,7 @@
 There is no delete.  A changeset is an ordered tuple of operations; each operation sees the
 state the earlier ones left (so ``Write(a)`` then ``Move(a, archive/a)`` rewrites and then moves
 a file).  :func:`apply_to_snapshot` plays a changeset on an in-memory copy of a snapshot, which
-is what the gate validates before :mod:`memtui.core.txn` writes anything.
+is what the gate validates before :mod:`memtui.core.write` writes anything.
 
 Paths are root-relative with ``/`` separators.  Operations may touch memory files (``*.md``
 outside dot-folders and nested roots) and the two index files; a move may also send a file into

@@ -32,9 +32,9 @@ from pathlib import Path
 from sys import intern
 from typing import Any, Callable, Collection, Iterable
 
-from .journal import pending_records
+from .write.journal import pending_records
 from .model import BudgetConfig, MemoryFile, Snapshot
-from .safepath import check_stored_path, read_private_file
+from .write.safepath import check_stored_path, read_private_file
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
 from .statcache import StatCache, cached
@@ -780,12 +780,12 @@ def remember_rejected(root: Path | str, a: str, b: str) -> None:
     """Record that a person rejected the pair (a, b), so it is not proposed again.
 
     This is the module's only write: ``<root>/.memtui/rejected.json``, replaced atomically under
-    the root's lock by :func:`memtui.core.txn.write_side_file` (never through a symlink).  It
+    the root's lock by :func:`memtui.core.write.write_side_file` (never through a symlink).  It
     never touches a memory file.  An existing file that cannot be read as a rejected list (or
     names a path that is not a plain path inside the root) raises ValueError rather than being
     overwritten.
     """
-    from .txn import TxnError
+    from .write import TxnError
 
     try:
         _remember_rejected(root, a, b)
@@ -795,7 +795,7 @@ def remember_rejected(root: Path | str, a: str, b: str) -> None:
 
 def forget_rejected(root: Path | str, a: str, b: str) -> None:
     """Take back a rejection: the pair (a, b) may be proposed again (same write as remembering)."""
-    from .txn import TxnError
+    from .write import TxnError
 
     try:
         _remember_rejected(root, a, b, forget=True)
@@ -804,7 +804,7 @@ def forget_rejected(root: Path | str, a: str, b: str) -> None:
 
 
 def _remember_rejected(root: Path | str, a: str, b: str, forget: bool = False) -> None:
-    from .txn import root_lock, write_side_file  # txn's gate imports this package's validator
+    from .write import root_lock, write_side_file  # the writer's gate imports this package's validator
 
     with root_lock(root):
         try:

@@ -1,7 +1,7 @@
 """The hook policy: judge one proposed memory write, and what Stop and SessionStart should say.
 
 Pure: everything here reads snapshots and strings, never the disk (``memtui.cli.hook`` reads and
-prints).  The write is played on the snapshot and gated by :func:`memtui.core.plan.plan`, the
+prints).  The write is played on the snapshot and gated by :func:`memtui.core.write.preview.plan`, the
 same gate every memtui change passes; the hook policy then forgives the one error the agent's
 own protocol creates — the topic file it writes first is an orphan until its index line arrives
 (CLAUDE-CODE.md: "The agent writes a topic file first and the index line after it") — and adds
@@ -18,7 +18,7 @@ from pathlib import Path
 from .budget import Budget, entries_past_cut, measure
 from .changeset import Changeset, ChangesetError, Create, Write, is_archive_index
 from .model import ARCHIVE_INDEX_NAME, INDEX_NAME, Finding, Index, Snapshot, decode_bytes, encode_text
-from .plan import plan
+from .write import plan
 
 #: Claude Code caps hook output strings at 10,000 characters (CLAUDE-CODE.md "Hooks")
 OUTPUT_CAP = 10_000

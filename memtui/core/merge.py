@@ -1,6 +1,6 @@
 """The ``merge`` verb (DESIGN §4): fold a cluster of memory files into one gist file.
 
-Pure: a snapshot in, a :class:`~memtui.core.changeset.Changeset` out; :mod:`memtui.core.txn`
+Pure: a snapshot in, a :class:`~memtui.core.changeset.Changeset` out; :mod:`memtui.core.write`
 gates and writes it, and undoes it byte for byte.
 
 What a merge of ``a.md`` and ``b.md`` (``b.md`` the newer) does:

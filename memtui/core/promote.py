@@ -1,6 +1,6 @@
 """Promotion across layers (DESIGN §11): move a fact from one memory root into another.
 
-:func:`promotion` builds the two changesets (pure); :mod:`memtui.core.txn_multi` gates both and
+:func:`promotion` builds the two changesets (pure); :mod:`memtui.core.write.group` gates both and
 writes them as one change.  What each root gets:
 
 - **target** — the file, created at the same root-relative path, with one frontmatter line
@@ -104,8 +104,8 @@ def promotion(source: Snapshot, path: str, target: Snapshot, *, today: date | No
 def promotion_parts(source: Snapshot, path: str, target_root: Path | str, *,
                     hook: str | None = None) -> list[tuple[Snapshot, Changeset]]:
     """Both roots' snapshots and changesets for a promotion (the target is recovered and read
-    now, with the source's budget caps): what :func:`memtui.core.txn_multi.plan_group` takes."""
-    from .txn import open_root
+    now, with the source's budget caps): what :func:`memtui.core.write.plan_group` takes."""
+    from .write import open_root
 
     target = open_root(target_root, source.config)
     out_of, into = promotion(source, path, target, hook=hook)

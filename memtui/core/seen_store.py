@@ -15,10 +15,10 @@ the user's cache: ``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui``, else
   save, however many files the root holds.
 
 Everything read back is distrusted (DESIGN §3): a path must be a plain relative path inside the
-root (:func:`~memtui.core.safepath.check_stored_path`; others are quarantined and named), a pack
+root (:func:`~memtui.core.write.safepath.check_stored_path`; others are quarantined and named), a pack
 name must match ``copies-<16 hex>.pack``, a copy must decompress to at most :data:`COPY_LIMIT`
 bytes with the hash it is stored under, and nothing under the store is opened through a symlink.  An in-root
-store is written through the writer's side-file API (:func:`memtui.core.txn.write_side_file`,
+store is written through the writer's side-file API (:func:`memtui.core.write.write_side_file`,
 under the root's lock); a cache store by the same recipe here (exclusive temp file with an
 unpredictable name, fsync, ``os.replace``) — the root is not written at all.
 """
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable, Mapping
 
-from .safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
+from .write.safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
 COPY_LIMIT = 1 << 20  # files up to 1 MiB get a copy
 STORE_CAP = 32 << 20  # all copies together, compressed
@@ -112,7 +112,7 @@ class Location:
     def lock(self) -> ContextManager[None]:
         """The root's writer lock for an in-root store; nothing for a cache store."""
         if self.in_root:
-            from .txn import root_lock
+            from .write import root_lock
 
             return root_lock(self.root)
         return nullcontext()
@@ -279,7 +279,7 @@ def _ensure_folder(loc: Location, folder: Path) -> None:
 def _write(loc: Location, name: str, data: bytes) -> None:
     """Write one store file (``name`` relative to the store folder) atomically."""
     if loc.in_root:
-        from .txn import TxnError, write_side_file
+        from .write import TxnError, write_side_file
 
         try:
             write_side_file(loc.root, f"{SEEN_DIR}/{name}", data)

@@ -27,7 +27,7 @@ from typing import Callable, Collection, Mapping
 from .gcpause import gc_paused
 from . import ages
 from .ages import FileAge, file_age, to_utc
-from .journal import pending_records
+from .write.journal import pending_records
 from .model import BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from .project import State as ProjectState

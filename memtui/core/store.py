@@ -19,7 +19,7 @@ from typing import Callable
 from .frontmatter import parse_frontmatter
 from .handoff import state_for_root
 from .index import parse_index
-from .journal import pending_records
+from .write.journal import pending_records
 from .model import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,

@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 from .budget import Budget, entries_past_cut, measure
 from .handoff import handoff_findings
 from .index import resolve_target
-from .journal import JOURNAL_DIR
+from .write.journal import JOURNAL_DIR
 from .model import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
@@ -868,7 +868,7 @@ def cross_findings(snapshot: Snapshot, budget: Budget | None = None) -> list[Fin
 
     Made of :func:`index_findings`, :func:`file_cross_findings` for every non-structural file,
     the supersede cycles and :func:`index_tail_findings`, in that order; the writer's incremental
-    validation (``memtui.core.txn``) recombines the same parts.
+    validation (``memtui.core.write``) recombines the same parts.
     """
     if not snapshot.index.exists:
         return index_findings(snapshot, None, budget)

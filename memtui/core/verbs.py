@@ -2,7 +2,7 @@
 
 Each verb checks its preconditions (a :class:`VerbError` says what to do instead), then builds
 the operations and a one-line description.  Nothing here touches the disk: the CLI and the app
-hand the changeset to :mod:`memtui.core.txn`, which gates it and writes it.  Frontmatter edits
+hand the changeset to :mod:`memtui.core.write`, which gates it and writes it.  Frontmatter edits
 change one line (:func:`~memtui.core.frontmatter.set_key`); index edits leave every other line
 byte for byte as it was (:mod:`memtui.core.index_edit`).
 

@@ -26,7 +26,7 @@ from memtui.core import dream
 from memtui.core.changeset import VerbError
 from memtui.core.consolidate import read_rejected
 from memtui.core.dream import DreamItem, DreamPlan
-from memtui.core.plan import Preview
+from memtui.core.write import Preview
 from memtui.services.writer import Request
 from memtui.services.workspace import Workspace
 from memtui.widgets.diff_view import DiffView

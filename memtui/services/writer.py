@@ -4,7 +4,7 @@ The app never writes a file itself.  It hands here a :class:`Request` — a core
 (``Callable[[Snapshot], Changeset]``, as the CLI's ``apply_changeset`` takes), or undo / redo —
 and gets a :class:`Plan` back: the changeset played on the snapshot and gated, with its diff and
 the validator's verdict.  :func:`apply` commits a plan through the core's one writer
-(:mod:`memtui.core.txn`: lock, journal, atomic replace) and says what happened in an
+(:mod:`memtui.core.write`: lock, journal, atomic replace) and says what happened in an
 :class:`Outcome`.
 """
 
@@ -16,16 +16,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Sequence
 
-from memtui.core import txn, txn_multi
+from memtui.core import write
 from memtui.core.changeset import Changeset, Create, Move, VerbError, unified_diff
 from memtui.core.incremental import FindingsCache
 from memtui.core.model import Finding, Snapshot
-from memtui.core.plan import RefusalLine, refusal_lines, refusal_text
+from memtui.core.write import RefusalLine, refusal_lines, refusal_text
 
 #: a core verb bound to its arguments: the snapshot in, the changeset out
 Build = Callable[[Snapshot], Changeset]
 #: a change over this root and others (a promotion to another layer): the snapshot in, every
-#: root's snapshot and changeset out (:mod:`memtui.core.txn_multi` gates and writes them as one)
+#: root's snapshot and changeset out (:mod:`memtui.core.write.group` gates and writes them as one)
 GroupBuild = Callable[[Snapshot], Sequence[tuple[Snapshot, Changeset]]]
 
 
@@ -66,8 +66,8 @@ class Plan:
     """A request's changeset, played and gated, with everything the confirm dialog shows."""
 
     request: Request
-    preview: txn.Preview  # this root's (the root shown) half, for a change over several
-    group: txn_multi.GroupPreview | None = None
+    preview: write.Preview  # this root's (the root shown) half, for a change over several
+    group: write.GroupPreview | None = None
 
     @cached_property
     def diff(self) -> str:
@@ -87,7 +87,7 @@ class Plan:
         return self.group.accepted if self.group is not None else self.preview.accepted
 
     @property
-    def gate_preview(self) -> txn.Preview:
+    def gate_preview(self) -> write.Preview:
         """The half whose verdict to show: the refused one, else this root's."""
         refused = self.group.refused if self.group is not None else None
         return refused if refused is not None else self.preview
@@ -166,13 +166,13 @@ def plan(snapshot: Snapshot, request: Request, cache: FindingsCache | None = Non
         if request.group is not None:
             return _plan_group(snapshot, request)
         if request.step is Step.UNDO:
-            preview = txn.undo_plan(snapshot, cache)
+            preview = write.undo_plan(snapshot, cache)
         elif request.step is Step.REDO:
-            preview = txn.redo_plan(snapshot, cache)
+            preview = write.redo_plan(snapshot, cache)
         else:
             assert request.build is not None, "a new change needs a builder"
-            preview = txn.plan(snapshot, request.build(snapshot), cache)
-    except (VerbError, txn.TxnError) as exc:
+            preview = write.plan(snapshot, request.build(snapshot), cache)
+    except (VerbError, write.TxnError) as exc:
         raise VerbRefused(str(exc)) from None
     except ValueError as exc:  # a changeset that no longer fits the snapshot
         raise VerbRefused(str(exc)) from None
@@ -183,7 +183,7 @@ def _plan_group(snapshot: Snapshot, request: Request) -> Plan:
     """Plan a change over several roots: every half gated on its own root."""
     assert request.group is not None
     parts = list(request.group(snapshot))
-    group = txn_multi.plan_group(
+    group = write.plan_group(
         [(snapshot if Path(s.root) == Path(snapshot.root) else s, c) for s, c in parts])
     mine = next(p for p in group.previews if Path(p.before.root) == Path(snapshot.root))
     return Plan(request, mine, group)
@@ -194,13 +194,13 @@ def apply(the_plan: Plan) -> Outcome:
     try:
         if the_plan.group is not None:
             return _apply_group(the_plan, the_plan.group)
-        applied = txn.commit(the_plan.preview)
-    except txn.Refused as exc:
+        applied = write.commit(the_plan.preview)
+    except write.Refused as exc:
         return Outcome(False, "refused by the validator — nothing was written",
                        refusal_lines(exc.preview.gate))
-    except txn.Busy as exc:
+    except write.Busy as exc:
         return Outcome(False, f"busy: {exc}")
-    except txn.TxnError as exc:
+    except write.TxnError as exc:
         return Outcome(False, str(exc))
     except OSError as exc:
         return Outcome(False, f"could not write: {exc.strerror or exc}")
@@ -208,9 +208,9 @@ def apply(the_plan: Plan) -> Outcome:
                    undoable=the_plan.request.step is Step.DO)
 
 
-def _apply_group(the_plan: Plan, group: txn_multi.GroupPreview) -> Outcome:
+def _apply_group(the_plan: Plan, group: write.GroupPreview) -> Outcome:
     """Commit every root's half as one change; the outcome carries this root's folder after it."""
-    applied = txn_multi.commit_group(group)
+    applied = write.commit_group(group)
     mine = next(i for i, p in enumerate(group.previews)
                 if Path(p.before.root) == Path(the_plan.preview.before.root))
     half = group.previews[mine]
@@ -246,7 +246,7 @@ class Recovery:
 def recover(root: Path) -> Recovery:
     """Finish a change a crash interrupted (restore its before-images) and say what was done."""
     try:
-        done = txn.recover(root)
-    except txn.TxnError as exc:
+        done = write.recover(root)
+    except write.TxnError as exc:
         raise RecoveryFailed(str(exc)) from None
     return Recovery(tuple(done), tuple(done.quarantined), done.message)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
 from memtui.core.bulk import BULK_VERBS, bulk
 from memtui.core.changeset import Changeset, VerbError, apply_to_snapshot
 from memtui.core.demo import demo_source
-from memtui.core.journal import list_records
+from memtui.core.write.journal import list_records
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
 from tests.core.writer_support import tree
@@ -72,10 +72,10 @@ def test_bulk_equals_the_verb_on_each_file_in_turn(demo: Path, verb: str) -> Non
 def test_bulk_archive_is_one_journal_record_and_one_undo(demo: Path) -> None:
     before = tree(demo)
     snapshot = load_root(demo)
-    txn.run(snapshot, bulk(snapshot, "archive", RECENT).changeset)
+    write.run(snapshot, bulk(snapshot, "archive", RECENT).changeset)
     assert len(list_records(demo)) == 1
     assert all((demo / "archive" / name).is_file() for name in RECENT)
-    txn.undo(load_root(demo))
+    write.undo(load_root(demo))
     assert tree(demo) == before
 
 

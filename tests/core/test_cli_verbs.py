@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import txn
-from memtui.core.journal import list_records
+from memtui.core.write.fs import disk
+from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot
 from tests.core.writer_support import VALID_ROOT, tree
 
@@ -202,7 +202,7 @@ def test_unwritable_folder_exits_2(root: Path, capsys: pytest.CaptureFixture[str
     def refuse(path: str) -> None:
         raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr(txn.fs, "mkdir", refuse)
+    monkeypatch.setattr(disk, "mkdir", refuse)
     code, _, err = run(capsys, "pin", str(root / "alpha.md"))
     assert code == 2 and "permission denied" in err and "nothing was changed" in err
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream, txn
+from memtui.core import dream, write
 from memtui.core.consolidate import scan
 from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
-from memtui.core.journal import list_records
+from memtui.core.write.journal import list_records
 from memtui.core.model import Snapshot
 from memtui.core.staleness import StalenessClass, score_root
 from memtui.core.store import load_root
@@ -85,7 +85,7 @@ def dream_and_check(root: Path, repo: Path | None = None) -> dream.DreamPlan:
     assert plan.default, "the plan has nothing checked"
     preview = dream.preview(plan, plan.default)
     assert preview.accepted, preview.refusal_message()
-    txn.commit(preview)
+    write.commit(preview)
     assert len(list_records(root)) == 1  # one change: one journal record
     after = load_root(root)
     assert error_keys(after) <= error_keys(snapshot)
@@ -100,7 +100,7 @@ def dream_and_check(root: Path, repo: Path | None = None) -> dream.DreamPlan:
     assert not again.default, [item.kind for item in again.items if item.checked]
     waited = {(i.kind, i.paths) for i in plan.waiting}
     assert {(i.kind, i.paths) for i in again.items} <= waited
-    txn.undo(after)
+    write.undo(after)
     assert files_only(root) == original
     return plan
 
@@ -125,7 +125,7 @@ def test_history_moves_byte_for_byte(make_root: MakeRoot) -> None:
     root = make_root({"MEMORY.md": index.encode(), "a.md": topic("A")})
     snapshot = load_root(root)
     assert [(a + 1, b + 1) for a, b in comment_blocks(snapshot.index)] == [(2, 3), (7, 7), (11, 11)]
-    txn.run(snapshot, move_history(snapshot))
+    write.run(snapshot, move_history(snapshot))
     kept = (root / "MEMORY.md").read_bytes()
     history = (root / HISTORY_NAME).read_bytes()
     moved = [b"<!-- session 1: set up the repo\r\n  notes kept here -->\r\n",
@@ -145,11 +145,11 @@ def test_history_moves_byte_for_byte(make_root: MakeRoot) -> None:
 def test_history_is_appended_to_on_the_next_dream(make_root: MakeRoot) -> None:
     root = make_root({"MEMORY.md": "# Memory\n<!-- one -->\n- [A](a.md) — fact\n", "a.md": topic("A")})
     snapshot = load_root(root)
-    txn.run(snapshot, move_history(snapshot))
+    write.run(snapshot, move_history(snapshot))
     with (root / "MEMORY.md").open("a") as handle:
         handle.write("<!-- two -->\n")
     snapshot = load_root(root)
-    txn.run(snapshot, move_history(snapshot))
+    write.run(snapshot, move_history(snapshot))
     history = (root / HISTORY_NAME).read_text()
     assert history.index("<!-- one -->") < history.index("<!-- two -->")
     assert (root / "MEMORY.md").read_text() == "# Memory\n- [A](a.md) — fact\n"
@@ -213,11 +213,11 @@ def test_selected_items_compose_into_one_change(rules_root: tuple[Path, Path]) -
     selected = plan.default - {merge_at}
     preview = dream.preview(plan, selected)
     assert preview.accepted and preview.changeset.verb == "dream"
-    txn.commit(preview)
+    write.commit(preview)
     assert (root / "cache_a.md").exists() and (root / "cache_b.md").exists()  # the untoggled merge
     assert (root / "archive" / "project_gone.md").exists() and (root / HISTORY_NAME).exists()
     assert len(list_records(root)) == 1
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert not (root / HISTORY_NAME).exists() and (root / "project_gone.md").exists()
 
 
@@ -228,7 +228,7 @@ def test_checking_a_pinned_cluster_merges_it_and_keeps_the_gist_pinned(rules_roo
     assert plan.items[pinned_at].note.startswith("needs review: pinned")
     preview = dream.preview(plan, plan.default | {pinned_at})
     assert preview.accepted
-    txn.commit(preview)
+    write.commit(preview)
     gists = [f for f in load_root(root).files.values() if "pool_pinned.md" in f.frontmatter.names("consolidated_from")]
     assert len(gists) == 1 and gists[0].pinned
 
@@ -310,5 +310,5 @@ def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None
     items = _supersede_items(snapshot, found)
     assert [(i.paths, i.checked, i.note) for i in items] == [
         (("a.md", "b.md"), True, ""), (("c.md", "d.md"), False, "needs review: pinned (c.md)")]
-    txn.run(snapshot, items[0].build(snapshot))
+    write.run(snapshot, items[0].build(snapshot))
     assert "superseded_by: b.md" in (root / "a.md").read_text()

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import txn, verbs
-from memtui.core.journal import list_records
+from memtui.core import verbs, write
+from memtui.core.write.journal import list_records
 from memtui.core.store import load_root
 from tests.conftest import MakeRoot
 from tests.core.writer_support import VALID_ROOT, tree
@@ -102,7 +102,7 @@ def test_a_crafted_pending_record_is_quarantined_never_applied(
     record = _record(root, value)
     before_outside, before_root = snap(outside), tree(root)
 
-    recovered = txn.recover(root)
+    recovered = write.recover(root)
 
     assert snap(outside) == before_outside
     assert tree(root) == before_root  # the memory files too: nothing of the record was applied
@@ -118,7 +118,7 @@ def test_the_app_path_and_a_verb_also_refuse_to_apply_a_crafted_record(
     value.update(_hostile_records(outside)["before"])
     _record(root, value)
     before_outside = snap(outside)
-    txn.open_root(root)  # what opening the folder in the app runs
+    write.open_root(root)  # what opening the folder in the app runs
     assert snap(outside) == before_outside
     _record(root, value, "00000002-do.pending.json")
     assert main(["pin", str(root / "alpha.md")]) == 0
@@ -133,11 +133,11 @@ def test_undo_and_redo_of_a_crafted_committed_record_are_refused(
     value.update(_hostile_records(outside)[kind])
     _record(root, value, "00000001-do.json")
     before_outside = snap(outside)
-    with pytest.raises(txn.TxnError, match="not a plain path inside the root"):
-        txn.undo(load_root(root))
+    with pytest.raises(write.TxnError, match="not a plain path inside the root"):
+        write.undo(load_root(root))
     _record(root, dict(value, id="00000002-undo-00000001"), "00000002-undo-00000001.json")
-    with pytest.raises(txn.TxnError, match="not a plain path inside the root"):
-        txn.redo(load_root(root))
+    with pytest.raises(write.TxnError, match="not a plain path inside the root"):
+        write.redo(load_root(root))
     assert snap(outside) == before_outside
 
 
@@ -147,7 +147,7 @@ def test_stored_modes_are_clamped(root: Path) -> None:
              "ops": [], "before": {"alpha.md": _text("restored\n")}, "modes": {"alpha.md": 0o6777}}
     (root / "alpha.md").unlink()
     _record(root, value)
-    txn.recover(root)
+    write.recover(root)
     assert (root / "alpha.md").read_bytes() == b"restored\n"
     assert stat.S_IMODE((root / "alpha.md").stat().st_mode) == 0o644
 
@@ -160,7 +160,7 @@ def test_a_symlink_under_memtui_is_refused(root: Path, outside: Path, which: str
                                            capsys: pytest.CaptureFixture[str]) -> None:
     if which == ".memtui/attic":  # something to undo whose undo moves a file into the attic
         snapshot = load_root(root)
-        txn.run(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
+        write.run(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
     target = outside / "lockfile" if which == ".memtui/lock" else outside
     link = root / which
     link.parent.mkdir(parents=True, exist_ok=True)
@@ -181,7 +181,7 @@ def test_memtui_never_chmods_a_folder_it_did_not_create(root: Path) -> None:
     (root / ".memtui").mkdir()
     os.chmod(root / ".memtui", 0o755)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     assert stat.S_IMODE((root / ".memtui").stat().st_mode) == 0o755
     journal = root / ".memtui" / "journal"  # created by memtui: private
     assert stat.S_IMODE(journal.stat().st_mode) == 0o700
@@ -198,7 +198,7 @@ def test_a_hard_link_at_the_old_temp_name_is_never_written_through(root: Path, o
         os.link(victim, root / name)
     before_outside = snap(outside)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     assert snap(outside) == before_outside
     assert b"pinned: true" in (root / "alpha.md").read_bytes()
     assert os.stat(root / "alpha.md").st_ino != os.stat(victim).st_ino

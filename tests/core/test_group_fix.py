@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import txn
+from memtui.core import write
 from memtui.core.changeset import VerbError
 from memtui.core.group_fix import (
     OrphanFamily,
@@ -14,7 +14,7 @@ from memtui.core.group_fix import (
     drop_broken_links,
     orphan_families,
 )
-from memtui.core.journal import list_records
+from memtui.core.write.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.conftest import MakeRoot, topic
@@ -66,21 +66,21 @@ def test_covering_a_family_writes_one_region_line_and_undo_is_exact(make_root: M
     family = orphan_families(snapshot, orphans(snapshot))[0]
     changeset = cover_orphans(snapshot, [family])
     assert changeset.paths == ("MEMORY.md",)
-    txn.run(snapshot, changeset)
+    write.run(snapshot, changeset)
     text = (root / "MEMORY.md").read_text()
     assert text.count("session_2026-05-23_*.md") == 1
     assert text.endswith("- region `session_2026-05-23_*.md` → 4 session_2026-05-23 notes; grep the memory dir\n")
     after = load_root(root)
     assert not set(family.paths) & set(orphans(after))
     assert len(list_records(root)) == 1
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert tree(root) == before
 
 
 def test_every_family_at_once_is_one_change_and_leaves_no_orphan(make_root: MakeRoot) -> None:
     root = root_with_orphans(make_root)
     snapshot = load_root(root)
-    txn.run(snapshot, cover_orphans(snapshot, orphan_families(snapshot, orphans(snapshot))))
+    write.run(snapshot, cover_orphans(snapshot, orphan_families(snapshot, orphans(snapshot))))
     after = load_root(root)
     assert orphans(after) == []
     assert "[Loose](loose.md)" in (root / "MEMORY-archive.md").read_text()
@@ -94,7 +94,7 @@ def test_a_regions_block_is_added_before_path_scope_sections(make_root: MakeRoot
                       "tip_a.md": topic("Tip a", "a"), "tip_b.md": topic("Tip b", "b")})
     snapshot = load_root(root)
     changeset = cover_orphans(snapshot, orphan_families(snapshot, orphans(snapshot)))
-    txn.run(snapshot, changeset)
+    write.run(snapshot, changeset)
     text = (root / "MEMORY.md").read_text()
     assert "the alpha fact\n\n## Regions\n- region `tip_*.md` → 2 tip notes; grep the memory dir\n\n## PATH_SCOPE" in text
 
@@ -115,12 +115,12 @@ def test_broken_links_in_both_indexes_drop_as_one_change(make_root: MakeRoot) ->
     snapshot = load_root(root)
     changeset = drop_broken_links(snapshot)
     assert set(changeset.paths) == {"MEMORY.md", "MEMORY-archive.md"}
-    txn.run(snapshot, changeset)
+    write.run(snapshot, changeset)
     assert (root / "MEMORY.md").read_text() == "# M\n- [A](a.md) — a\n- [B](b.md) — b\n"
     assert (root / "MEMORY-archive.md").read_text() == "# Archive\n"
     assert not [f for f in validate(load_root(root)) if f.rule == "broken-link"]
     assert len(list_records(root)) == 1
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert tree(root) == before
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
+from memtui.core.write.fs import disk
 from memtui.core.discover import discover
 from memtui.core.store import load_root
 from memtui.core.validate import secret_findings, validate
@@ -31,17 +32,17 @@ def interrupted(make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A root where a pin crashed half-way: alpha.md rewritten, MEMORY.md not yet."""
     root = make_root(dict(VALID_ROOT))
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
-    original = txn.fs.replace
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
+    original = disk.replace
 
     def crash(src: str, dst: str) -> None:
         if dst.endswith("MEMORY.md"):
             raise Crash()
         original(src, dst)
 
-    monkeypatch.setattr(txn.fs, "replace", crash)
+    monkeypatch.setattr(disk, "replace", crash)
     with pytest.raises(Crash):
-        txn.commit(preview)
+        write.commit(preview)
     monkeypatch.undo()
     return root
 
@@ -64,7 +65,7 @@ def test_validate_json_carries_the_interrupted_change(interrupted: Path,
     [finding] = [f for f in json.loads(capsys.readouterr().out)["findings"]
                  if f["rule"] == "interrupted-change"]
     assert finding["severity"] == "error" and finding["path"].startswith(".memtui/journal/")
-    txn.recover(interrupted)  # any change or the app recovers; then it is gone
+    write.recover(interrupted)  # any change or the app recovers; then it is gone
     assert not [f for f in validate(load_root(interrupted)) if f.rule == "interrupted-change"]
 
 
@@ -168,7 +169,7 @@ def test_rebuild_lists_awkward_file_names_on_one_line(make_root: MakeRoot, name:
     root = make_root({"MEMORY.md": INDEX, "a.md": A, name: topic("Odd", "an odd name")})
     snapshot = load_root(root)
     assert [f.rule for f in validate(snapshot) if f.severity == "error"] == ["orphan"]
-    txn.run(snapshot, verbs.rebuild(snapshot))  # accepted: the gate sees the name reached
+    write.run(snapshot, verbs.rebuild(snapshot))  # accepted: the gate sees the name reached
     after = load_root(root)
     assert [f for f in validate(after) if f.severity == "error"] == []
     for index in (after.index, after.archive_index):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
 from memtui.core.changeset import Changeset, Create, Move, VerbError, Write, apply_to_snapshot
 from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.store import load_root
@@ -40,7 +40,7 @@ def index_after(snapshot: Snapshot, changeset: Changeset) -> str:
 
 
 def no_new_errors(snapshot: Snapshot, changeset: Changeset) -> None:
-    preview = txn.plan(snapshot, changeset)
+    preview = write.plan(snapshot, changeset)
     assert preview.accepted, preview.refusal_message()
 
 
@@ -172,9 +172,9 @@ def test_unpin_moves_to_recent_and_drops_the_empty_pinned_block(make_root: MakeR
 def test_pin_then_unpin_of_a_flat_index(make_root: MakeRoot) -> None:
     root = make_root(dict(FLAT))
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "b.md"))
+    write.run(snapshot, verbs.pin(snapshot, "b.md"))
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.unpin(snapshot, "b.md"))
+    write.run(snapshot, verbs.unpin(snapshot, "b.md"))
     assert (root / "MEMORY.md").read_text() == "## Recent\n- [B](b.md) — fact b\n- [A](a.md) — fact a\n"
     assert (root / "b.md").read_text() == FLAT["b.md"]
 
@@ -297,11 +297,11 @@ def test_archive_refusals(make_root: MakeRoot) -> None:
 def test_restore_round_trip_does_not_re_pin(make_root: MakeRoot) -> None:
     root = make_root(dict(VALID_ROOT))
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.archive(snapshot, "deploy.md", confirm=True))
+    write.run(snapshot, verbs.archive(snapshot, "deploy.md", confirm=True))
     snapshot = load_root(root)
     changeset = verbs.restore(snapshot, "deploy.md")  # the bare name finds archive/deploy.md
     assert Move("archive/deploy.md", "deploy.md") in changeset.ops
-    txn.run(snapshot, changeset)
+    write.run(snapshot, changeset)
     restored = load_root(root)
     assert not restored.files["deploy.md"].pinned
     assert "## Recent\n- [Deploy rule](deploy.md) — never deploy on Fridays\n" in restored.index.render().decode()
@@ -350,10 +350,10 @@ def test_supersede_leaves_breadcrumbs_both_ways(make_root: MakeRoot) -> None:
 def test_supersede_cycle_is_refused_by_the_gate(make_root: MakeRoot) -> None:
     root = make_root(dict(VALID_ROOT))
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.supersede(snapshot, "beta.md", "gamma.md"))
+    write.run(snapshot, verbs.supersede(snapshot, "beta.md", "gamma.md"))
     snapshot = load_root(root)
     text = snapshot.files["gamma.md"].text.replace("type: user\n", "type: user\nsuperseded_by: beta.md\n")
-    preview = txn.plan(snapshot, verbs.edit_file(snapshot, "gamma.md", text.encode()))
+    preview = write.plan(snapshot, verbs.edit_file(snapshot, "gamma.md", text.encode()))
     assert not preview.accepted
     assert {f.rule for f in preview.gate.refusing} == {"supersede-cycle"}
 
@@ -445,7 +445,7 @@ def test_remember_collisions_get_a_date_then_a_number(make_root: MakeRoot) -> No
         snapshot = load_root(root)
         changeset = verbs.remember(snapshot, "Alpha", "again", today=date(2026, 11, 29))
         names.append(changeset.ops[0].path)  # type: ignore[union-attr]
-        txn.run(snapshot, changeset)
+        write.run(snapshot, changeset)
     assert names == ["alpha_2026-11-29.md", "alpha_2026-11-29-2.md", "alpha_2026-11-29-3.md",
                      "alpha_2026-11-29-4.md"]
 
@@ -518,7 +518,7 @@ def test_rebuild_keeps_a_region_hook_and_says_when_nothing_changes(make_root: Ma
     snapshot = load_root(root)
     text = index_after(snapshot, verbs.rebuild(snapshot))
     assert "- region `lesson_*.md` → older lessons; grep the memory dir" in text
-    txn.run(snapshot, verbs.rebuild(snapshot))
+    write.run(snapshot, verbs.rebuild(snapshot))
     with pytest.raises(verbs.NothingToRebuild):
         verbs.rebuild(load_root(root))
 
@@ -531,8 +531,8 @@ def test_compose_is_one_change(make_root: MakeRoot) -> None:
     snapshot = load_root(root)
     changeset = verbs.compose(snapshot, [lambda s: verbs.decay(s, "beta.md"), lambda s: verbs.decay(s, "gamma.md")])
     assert changeset.description == "decay beta.md (listed in MEMORY-archive.md); decay gamma.md (listed in MEMORY-archive.md)"
-    txn.run(snapshot, changeset)
-    txn.undo(load_root(root))
+    write.run(snapshot, changeset)
+    write.undo(load_root(root))
     assert (root / "MEMORY.md").read_text() == VALID_ROOT["MEMORY.md"]
 
 
@@ -562,7 +562,7 @@ def test_pin_unpin_round_trip_on_every_corpus(root: Path, tmp_path: Path) -> Non
     original = snapshot.files[path].data
     own_entries = {line.raw for line in snapshot.index.entries if line.resolved == path}
     index_lines = snapshot.index.render().decode("utf-8", "surrogateescape").splitlines()
-    txn.run(snapshot, verbs.pin(snapshot, path))
+    write.run(snapshot, verbs.pin(snapshot, path))
     pinned = (copy / path).read_bytes()
 
     def lines(data: bytes) -> list[str]:
@@ -576,7 +576,7 @@ def test_pin_unpin_round_trip_on_every_corpus(root: Path, tmp_path: Path) -> Non
     kept = set(new_index.render().decode("utf-8", "surrogateescape").splitlines())
     gone = [ln for ln in index_lines if ln not in kept]
     assert set(gone) <= own_entries  # only the pinned file's own entries move (to the Pinned block)
-    txn.run(load_root(copy, HUGE), verbs.unpin(load_root(copy, HUGE), path))
+    write.run(load_root(copy, HUGE), verbs.unpin(load_root(copy, HUGE), path))
     assert (copy / path).read_bytes() == original
 
 
@@ -589,7 +589,7 @@ def test_rebuild_of_the_improv_2026_06_01_corpus(tmp_path: Path) -> None:
     snapshot = load_root(copy)
     assert (len(snapshot.index.lines), snapshot.index.size) == (227, 68_238)
     active = [ln.resolved for ln in snapshot.index.entries if re.search(r"\*\*\s*(ACTIVE|START HERE)", ln.raw)]
-    applied = txn.run(snapshot, verbs.rebuild(snapshot))
+    applied = write.run(snapshot, verbs.rebuild(snapshot))
     rebuilt = load_root(copy)
     findings = validate(rebuilt)
     # the one broken link left is the trailing [[feedback_clone_1to1]] in a hook rebuild keeps
@@ -603,7 +603,7 @@ def test_rebuild_of_the_improv_2026_06_01_corpus(tmp_path: Path) -> None:
         if rel not in ("MEMORY.md", "MEMORY-archive.md"):
             assert after_files[rel] == data, rel
     assert applied.preview.accepted
-    txn.undo(load_root(copy))
+    write.undo(load_root(copy))
     assert (copy / "MEMORY.md").read_bytes() == before["MEMORY.md"]
     assert not (copy / "MEMORY-archive.md").exists()
 
@@ -613,7 +613,7 @@ def test_rebuild_keeps_every_active_entry_of_the_later_improv_corpus(tmp_path: P
     snapshot = load_root(source)  # read-only: the rebuild is only planned
     active = {ln.resolved for ln in snapshot.index.entries if re.search(r"\*\*\s*(ACTIVE|START HERE)", ln.raw)}
     assert len(active) >= 10
-    preview = txn.plan(snapshot, verbs.rebuild(snapshot))
+    preview = write.plan(snapshot, verbs.rebuild(snapshot))
     assert preview.accepted, preview.refusal_message()
     assert {ln.resolved for ln in preview.after.index.entries} >= active
     assert not [f for f in preview.findings if f.rule in ("orphan", "budget-lines", "budget-bytes")]

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import MakeRoot, corpus, topic
 from tests.core.writer_support import writable_copy
-from memtui.core import txn
+from memtui.core import write
 from memtui.core.changeset import Create, VerbError
 from memtui.core.frontmatter import clear_key
 from memtui.core.merge import merge
@@ -48,9 +48,9 @@ def tree(root: Path) -> dict[str, bytes]:
     }
 
 
-def apply(root: Path, paths: list[str], **kwargs: object) -> txn.Applied:
-    snapshot = txn.open_root(root)
-    return txn.run(snapshot, merge(snapshot, paths, today=TODAY, **kwargs))  # type: ignore[arg-type]
+def apply(root: Path, paths: list[str], **kwargs: object) -> write.Applied:
+    snapshot = write.open_root(root)
+    return write.run(snapshot, merge(snapshot, paths, today=TODAY, **kwargs))  # type: ignore[arg-type]
 
 
 def test_gist_carries_provenance_and_the_newer_frontmatter(root: Path) -> None:
@@ -91,7 +91,7 @@ def test_index_gives_the_gist_the_first_source_place(root: Path) -> None:
 
 def test_gate_accepts_and_adds_no_error(root: Path) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, merge(snapshot, ["gc_old.md", "gc_new.md"], today=TODAY))
+    preview = write.plan(snapshot, merge(snapshot, ["gc_old.md", "gc_new.md"], today=TODAY))
     assert preview.accepted, preview.refusal_message()
     assert errors(validate(preview.after)) == [] == errors(validate(snapshot))
 
@@ -100,7 +100,7 @@ def test_undo_restores_every_byte(root: Path) -> None:
     before = tree(root)
     apply(root, ["gc_old.md", "gc_new.md"])
     assert tree(root) != before
-    txn.undo(txn.open_root(root))
+    write.undo(write.open_root(root))
     assert tree(root) == before
 
 
@@ -128,7 +128,7 @@ def test_pinned_member_with_confirmation_pins_the_gist(root: Path) -> None:
     pinned_block = index.split("## Pinned\n", 1)[1].split("## Recent", 1)[0]
     assert "](gc_runbook.md)" in pinned_block and "keep.md" not in index
     assert errors(validate(snapshot)) == []
-    txn.undo(txn.open_root(root))
+    write.undo(write.open_root(root))
     assert tree(root) == before
 
 
@@ -142,7 +142,7 @@ def test_name_collision_gets_a_dated_name(make_root: MakeRoot) -> None:
     snapshot = load_root(root)
     changeset = merge(snapshot, ["same.md", "b.md"], today=TODAY)
     assert changeset.ops[0].path == "same_2026-11-29.md"  # type: ignore[union-attr]
-    assert txn.plan(snapshot, changeset).accepted
+    assert write.plan(snapshot, changeset).accepted
 
 
 @pytest.mark.parametrize(
@@ -172,10 +172,10 @@ def test_merge_on_a_copy_of_a_real_corpus(tmp_path: Path) -> None:
     before = tree(root)
     sources = ["agentic_design_patterns.md", "agentic_design_patterns_research.md",
                "agentic-patterns-research.md"]
-    snapshot = txn.open_root(root)
-    preview = txn.plan(snapshot, merge(snapshot, sources, today=TODAY))
+    snapshot = write.open_root(root)
+    preview = write.plan(snapshot, merge(snapshot, sources, today=TODAY))
     assert preview.accepted, preview.refusal_message()
-    txn.commit(preview)
+    write.commit(preview)
     after = tree(root)
     assert after["MEMORY.md"] == before["MEMORY.md"]
     for name in sources:

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import txn
+from memtui.core import write
+from memtui.core.write import fs as write_fs
 from memtui.core.discover import encode_project_path
-from memtui.core.journal import list_records
+from memtui.core.write.journal import list_records
 from memtui.core.layers import cross_layer_duplicates, layer_of
 from memtui.core.promote import Collision, promotion
 from memtui.core.store import load_root
-from memtui.core.txn_multi import commit_group, plan_group
+from memtui.core.write import commit_group, plan_group
 from memtui.core.validate import errors, validate
 from tests.conftest import topic
 from tests.core.writer_support import VALID_ROOT, Crash, Faults, tree
@@ -145,10 +146,10 @@ def test_one_undo_from_either_root_restores_both_byte_for_byte(layers: tuple[Pat
         trees = (files(local), files(shared))
         _promote(local, shared)
         assert (files(local), files(shared)) != trees
-        txn.undo(txn.open_root(undo_from))
+        write.undo(write.open_root(undo_from))
         assert (files(local), files(shared)) == trees
     # and redo, from the other root, brings the promotion back in both
-    txn.redo(txn.open_root(shared))
+    write.redo(write.open_root(shared))
     assert (shared / "alpha.md").exists() and (local / "archive" / "alpha.md").exists()
 
 
@@ -158,10 +159,10 @@ def test_undo_refuses_while_the_other_root_has_a_newer_change(layers: tuple[Path
 
     _promote(local, shared)
     snapshot = load_root(shared)
-    txn.run(snapshot, verbs.pin(snapshot, "build.md"))
+    write.run(snapshot, verbs.pin(snapshot, "build.md"))
     trees = (tree(local), tree(shared))
-    with pytest.raises(txn.NothingToUndo, match="newer change"):
-        txn.undo(txn.open_root(local))
+    with pytest.raises(write.NothingToUndo, match="newer change"):
+        write.undo(write.open_root(local))
     assert (tree(local), tree(shared)) == trees
 
 
@@ -177,7 +178,7 @@ def test_a_promotion_the_target_gate_refuses_changes_neither_root(layers: tuple[
     assert not group.accepted and group.refused is not None
     assert str(group.refused.before.root) == str(shared)
     assert any(f.rule == "budget-lines" for f in group.refused.gate.refusing)
-    with pytest.raises(txn.Refused):
+    with pytest.raises(write.Refused):
         commit_group(group)
     assert (tree(local, include_memtui=True), tree(shared, include_memtui=True)) == trees
 
@@ -201,7 +202,7 @@ def test_a_file_reached_by_a_region_promotes_and_the_region_keeps_its_match(make
 
 @pytest.fixture
 def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+    monkeypatch.setattr(write_fs.os, "fsync", lambda fd: None)
 
 
 def test_a_crash_at_any_step_is_recovered_to_before_or_after_in_both(
@@ -218,7 +219,7 @@ def test_a_crash_at_any_step_is_recovered_to_before_or_after_in_both(
     _promote(local, shared)
     steps, after = counter.count, (tree(local), tree(shared))
     monkeypatch.undo()
-    monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+    monkeypatch.setattr(write_fs.os, "fsync", lambda fd: None)
     outcomes = []
     for k in range(1, steps + 1):
         for name in ("home", "work"):
@@ -232,13 +233,13 @@ def test_a_crash_at_any_step_is_recovered_to_before_or_after_in_both(
         applied_local = tree(local) != before[0]
         applied_shared = tree(shared) != before[1]
         for first in ((local, shared) if k % 2 else (shared, local)):  # either root opened first
-            txn.recover(first)
+            write.recover(first)
         state = (tree(local), tree(shared))
         assert state in (before, after), f"crash at step {k} ({faults.calls[-1]}) left a mix"
         assert not any(r.state == "pending" for root in (local, shared) for r in list_records(root))
         outcomes.append((state == after, applied_local != applied_shared))
         monkeypatch.undo()
-        monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+        monkeypatch.setattr(write_fs.os, "fsync", lambda fd: None)
     assert outcomes[-1][0] and not outcomes[0][0]
     # some crash fell between the two roots' writes (one root changed on disk, the other not)
     assert any(between for _, between in outcomes)
@@ -251,19 +252,19 @@ def test_recovering_one_root_alone_follows_the_coordinator(
     source, target = load_root(local), load_root(shared)
     group = plan_group(list(zip((source, target), promotion(source, "alpha.md", target))))
     first, second = (Path(p.before.root) for p in group.previews)
-    real_mark = txn._mark
+    real_mark = write_fs.mark_record
 
     def crash_after_the_decision(root: Path, rid: str, state: str) -> None:
         real_mark(root, rid, state)
         if Path(root) == first:
             raise Crash()
 
-    monkeypatch.setattr(txn, "_mark", crash_after_the_decision)
+    monkeypatch.setattr(write_fs, "mark_record", crash_after_the_decision)
     with pytest.raises(Crash):
         commit_group(group)
     monkeypatch.undo()
     assert [r.state for r in list_records(second)] == ["pending"]
-    txn.recover(second)  # the coordinator committed: the other half is finished, not undone
+    write.recover(second)  # the coordinator committed: the other half is finished, not undone
     assert [r.state for r in list_records(second)] == ["committed"]
     assert (tree(local), tree(shared)) != before and (shared / "alpha.md").exists()
 
@@ -275,7 +276,7 @@ def test_recovering_one_root_alone_follows_the_coordinator(
     {"coordinator": "/elsewhere", "members": []},
 ])
 def test_a_malformed_group_never_finishes_a_pending_half(group: object) -> None:
-    from memtui.core.txn_multi import resolve_pending
+    from memtui.core.write.recovery import resolve_pending
 
     assert resolve_pending({"group": group}) in (None, False)
     assert resolve_pending({}) is None

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import merge, txn, verbs
-from memtui.core.journal import list_records
+from memtui.core import merge, verbs, write
+from memtui.core.write import fs as write_fs
+from memtui.core.write.fs import disk
+from memtui.core.write.journal import list_records
 from memtui.core.store import load_root
 from tests.conftest import MakeRoot, topic
 from tests.core.writer_support import VALID_ROOT, Crash, Faults, tree
@@ -51,7 +53,7 @@ def _merge(s):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+    monkeypatch.setattr(write_fs.os, "fsync", lambda fd: None)
 
 
 def _steps(make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
@@ -59,21 +61,21 @@ def _steps(make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch) -> tuple[int, s
     _age(probe)
     counter = Faults(monkeypatch)
     snapshot = load_root(probe)
-    applied = txn.run(snapshot, _merge(snapshot))
+    applied = write.run(snapshot, _merge(snapshot))
     return counter.count, _gist(applied)
 
 
-def _aged_merge(make_root: MakeRoot, name: str) -> tuple[Path, dict[str, int], txn.Preview]:
+def _aged_merge(make_root: MakeRoot, name: str) -> tuple[Path, dict[str, int], write.Preview]:
     """A fresh merge root with old mtimes, those mtimes, and the planned merge."""
     root = make_root(dict(MERGE_ROOT), name=name)
     before = _age(root)
     snapshot = load_root(root)
-    return root, before, txn.plan(snapshot, _merge(snapshot))
+    return root, before, write.plan(snapshot, _merge(snapshot))
 
 
-def _gist(applied: txn.Applied) -> str:
+def _gist(applied: write.Applied) -> str:
     first = applied.preview.changeset.ops[0]  # a merge creates its gist first
-    assert isinstance(first, txn.Create)
+    assert isinstance(first, write.Create)
     return first.path
 
 
@@ -84,13 +86,13 @@ def test_a_crash_at_every_step_of_a_merge_restores_mtimes_and_the_rerun_names_th
         root, before, preview = _aged_merge(make_root, f"merge-{k}")
         faults = Faults(monkeypatch, fail_at=k, error=Crash)
         with pytest.raises(Crash):
-            txn.commit(preview)
-        txn.recover(root)
+            write.commit(preview)
+        write.recover(root)
         if any(r.state == "committed" for r in list_records(root)):
             continue  # the crash came after the commit mark: the change stands
         assert _mtimes(root) == before, f"crash after step {k} ({faults.calls[-1]})"
         snapshot = load_root(root)
-        assert _gist(txn.run(snapshot, _merge(snapshot))) == clean_gist, f"crash after step {k}"
+        assert _gist(write.run(snapshot, _merge(snapshot))) == clean_gist, f"crash after step {k}"
 
 
 def test_an_io_error_rollback_restores_mtimes(make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch,
@@ -100,8 +102,8 @@ def test_an_io_error_rollback_restores_mtimes(make_root: MakeRoot, monkeypatch: 
         root, before, preview = _aged_merge(make_root, f"io-{k}")
         Faults(monkeypatch, fail_at=k, error=lambda: OSError(errno.EIO, "I/O error"))
         try:
-            txn.commit(preview)
-        except txn.WriteFailed:
+            write.commit(preview)
+        except write.WriteFailed:
             assert _mtimes(root) == before, f"I/O error at step {k}"
 
 
@@ -109,9 +111,9 @@ def test_undo_gives_back_the_modification_time(make_root: MakeRoot) -> None:
     root = make_root(dict(VALID_ROOT))
     before = _age(root)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     assert _mtimes(root)["alpha.md"] != before["alpha.md"]
-    applied = txn.undo(load_root(root))
+    applied = write.undo(load_root(root))
     assert _mtimes(root) == before
     # the snapshot undo returns already carries the old time (the app shows the right age)
     assert applied.snapshot.files["alpha.md"].mtime == pytest.approx(before["alpha.md"] / 1e9)
@@ -121,26 +123,26 @@ def test_recovery_on_a_full_disk_first_frees_its_own_temp_files(
         make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_root(dict(VALID_ROOT))
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))  # writes alpha.md, then MEMORY.md
-    original = txn.fs.replace
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))  # writes alpha.md, then MEMORY.md
+    original = disk.replace
 
     def crash_at_index(src: str, dst: str) -> None:
         if dst.endswith("MEMORY.md"):
             raise Crash()  # the index's temp file is written and left behind
         original(src, dst)
 
-    monkeypatch.setattr(txn.fs, "replace", crash_at_index)
+    monkeypatch.setattr(disk, "replace", crash_at_index)
     with pytest.raises(Crash):
-        txn.commit(preview)
+        write.commit(preview)
     monkeypatch.undo()
     assert [n for n in os.listdir(root) if n.endswith(".tmp")]
-    write_tmp = txn.fs.write_tmp
+    write_tmp = disk.write_tmp
 
     def full_while_temps_remain(path: str, data: bytes, mode: int | None) -> None:
         if any(n.endswith(".tmp") for n in os.listdir(root)):
             raise OSError(errno.ENOSPC, "No space left on device")
         write_tmp(path, data, mode)
 
-    monkeypatch.setattr(txn.fs, "write_tmp", full_while_temps_remain)
-    assert list(txn.recover(root)) == [list_records(root)[0].id]
+    monkeypatch.setattr(disk, "write_tmp", full_while_temps_remain)
+    assert list(write.recover(root)) == [list_records(root)[0].id]
     assert tree(root) == {k: v.encode() if isinstance(v, str) else v for k, v in VALID_ROOT.items()}

@@ -12,7 +12,7 @@ from typing import Callable
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import seen, seen_store, txn, verbs
+from memtui.core import seen, seen_store, verbs, write
 from memtui.core.merge import merge
 from memtui.core.seen_store import COPY_LIMIT, SeenError, location, store_size
 from memtui.core.store import load_root
@@ -122,16 +122,16 @@ def test_a_change_lists_the_findings_it_introduced(root: Path) -> None:
 def test_memtuis_own_changes_are_not_news(root: Path, build: Callable[..., verbs.Changeset]) -> None:
     look(root)
     snapshot = load_root(root)
-    txn.run(snapshot, build(snapshot))
+    write.run(snapshot, build(snapshot))
     assert look(root).changes == ()
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert look(root).changes == ()
 
 
 def test_an_outside_edit_after_a_memtui_change_is_still_news(root: Path) -> None:
     look(root)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "feedback_table_driven_tests.md"))
+    write.run(snapshot, verbs.pin(snapshot, "feedback_table_driven_tests.md"))
     path = _edit(root)
     assert [(c.kind, c.path) for c in look(root).changes] == [("changed", path)]
 

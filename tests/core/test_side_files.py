@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import txn
+from memtui.core import write
 from memtui.core.budget import read_pressure, record_pressure
 from memtui.core.consolidate import read_rejected, remember_rejected
-from memtui.core.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
+from memtui.core.write.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
 from memtui.core.store import load_root
 from tests.conftest import MakeRoot
 from tests.core.test_escapes import snap
@@ -50,14 +50,14 @@ def test_a_hard_linked_pressure_log_is_not_appended_through(full_root: Path, out
 
 def test_the_pressure_log_is_appended_under_the_lock(full_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     held: list[bool] = []
-    original = txn.append_side_file
+    original = write.append_side_file
 
     def seeing(root: Path, rel: str, line: bytes, timeout: float = 5.0) -> None:
-        with txn.root_lock(root):  # re-entrant: the call below holds the same lock
+        with write.root_lock(root):  # re-entrant: the call below holds the same lock
             held.append(True)
             original(root, rel, line, timeout)
 
-    monkeypatch.setattr(txn, "append_side_file", seeing)
+    monkeypatch.setattr(write, "append_side_file", seeing)
     assert record_pressure(load_root(full_root), date(2026, 11, 29))
     assert held == [True]
     assert [s["date"] for s in read_pressure(full_root)] == ["2026-11-29"]
@@ -82,14 +82,14 @@ def test_rejected_pairs_refuse_a_symlinked_file_and_outside_names(make_root: Mak
 def test_side_files_are_confined_to_bookkeeping(make_root: MakeRoot) -> None:
     root = make_root({"MEMORY.md": "# m\n", "a.md": "a\n"})
     for rel in ("a.md", "MEMORY.md", "../x", ".memtui/../a.md", ".memtui", "/etc/x", ".memtui/a\\b"):
-        with pytest.raises(txn.UnsafeFolder):
-            txn.write_side_file(root, rel, b"x")
-    txn.write_side_file(root, ".memtui/seen/store.json", b"{}")
+        with pytest.raises(write.UnsafeFolder):
+            write.write_side_file(root, rel, b"x")
+    write.write_side_file(root, ".memtui/seen/store.json", b"{}")
     assert (root / ".memtui/seen/store.json").read_bytes() == b"{}"
     assert stat.S_IMODE((root / ".memtui/seen/store.json").stat().st_mode) == 0o600
     assert stat.S_IMODE((root / ".memtui/seen").stat().st_mode) == 0o700
-    txn.append_side_file(root, ".memtui/seen/log", b"one\n")
-    txn.append_side_file(root, ".memtui/seen/log", b"two\n")
+    write.append_side_file(root, ".memtui/seen/log", b"one\n")
+    write.append_side_file(root, ".memtui/seen/log", b"two\n")
     assert (root / ".memtui/seen/log").read_bytes() == b"one\ntwo\n"
     assert sorted(os.listdir(root / ".memtui/seen")) == ["log", "store.json"]  # no temp left
 
@@ -99,8 +99,8 @@ def test_a_symlinked_side_folder_is_refused(make_root: MakeRoot, outside: Path) 
     (root / ".memtui").mkdir()
     (root / ".memtui" / "seen").symlink_to(outside, target_is_directory=True)
     before = snap(outside)
-    with pytest.raises(txn.UnsafeFolder, match="symlink"):
-        txn.write_side_file(root, ".memtui/seen/store.json", b"{}")
+    with pytest.raises(write.UnsafeFolder, match="symlink"):
+        write.write_side_file(root, ".memtui/seen/store.json", b"{}")
     assert snap(outside) == before
 
 

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
+from memtui.core.write import fs as write_fs
+from memtui.core.write.fs import disk
 from memtui.core.changeset import Changeset, ChangesetError, Create, Move, Write
-from memtui.core.journal import MAX_RECORDS, list_records, stacks
+from memtui.core.write.journal import MAX_RECORDS, list_records, stacks
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.conftest import MakeRoot, topic
@@ -38,7 +40,7 @@ def errors_of(root: Path) -> list[tuple[str, str]]:
 def test_plan_touches_nothing(root: Path) -> None:
     before = tree(root, include_memtui=True)
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
+    preview = write.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
     assert preview.accepted
     assert tree(root, include_memtui=True) == before
     assert not (root / ".memtui").exists()
@@ -48,11 +50,11 @@ def test_refused_change_touches_nothing(root: Path) -> None:
     snapshot = load_root(root)
     orphan = Changeset("create", "a file nothing reaches", (Create("stray.md", b"x\n"),))
     before = tree(root, include_memtui=True)
-    preview = txn.plan(snapshot, orphan)
+    preview = write.plan(snapshot, orphan)
     assert not preview.accepted
     assert [(f.rule, f.path) for f in preview.gate.refusing] == [("orphan", "stray.md")]
-    with pytest.raises(txn.Refused, match="orphan"):
-        txn.commit(preview)
+    with pytest.raises(write.Refused, match="orphan"):
+        write.commit(preview)
     assert tree(root, include_memtui=True) == before
 
 
@@ -65,7 +67,7 @@ def test_gate_refuses_a_growing_overflow(make_root: MakeRoot) -> None:
 
     root = make_root(files)
     snapshot = load_root(root, BudgetConfig(max_lines=5))
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "f3.md"))
+    preview = write.plan(snapshot, verbs.pin(snapshot, "f3.md"))
     assert not preview.accepted
     assert "while over its 5-line cap" in preview.gate.reason
 
@@ -73,15 +75,15 @@ def test_gate_refuses_a_growing_overflow(make_root: MakeRoot) -> None:
 def test_changeset_must_fit_the_snapshot(root: Path) -> None:
     snapshot = load_root(root)
     with pytest.raises(ChangesetError, match="not what the change expects"):
-        txn.plan(snapshot, Changeset("w", "", (Write("alpha.md", b"new", b"not the old bytes"),)))
+        write.plan(snapshot, Changeset("w", "", (Write("alpha.md", b"new", b"not the old bytes"),)))
     with pytest.raises(ChangesetError, match="exists"):
-        txn.plan(snapshot, Changeset("c", "", (Create("alpha.md", b"x"),)))
+        write.plan(snapshot, Changeset("c", "", (Create("alpha.md", b"x"),)))
     with pytest.raises(ChangesetError, match="hidden"):
-        txn.plan(snapshot, Changeset("c", "", (Create(".secret.md", b"x"),)))
+        write.plan(snapshot, Changeset("c", "", (Create(".secret.md", b"x"),)))
     with pytest.raises(ChangesetError, match="not a Markdown"):
-        txn.plan(snapshot, Changeset("m", "", (Move("alpha.md", "alpha.txt"),)))
+        write.plan(snapshot, Changeset("m", "", (Move("alpha.md", "alpha.txt"),)))
     with pytest.raises(ChangesetError, match="plain path"):
-        txn.plan(snapshot, Changeset("c", "", (Create("../escape.md", b"x"),)))
+        write.plan(snapshot, Changeset("c", "", (Create("../escape.md", b"x"),)))
 
 
 # ---------------------------------------------------------------- apply
@@ -90,7 +92,7 @@ def test_changeset_must_fit_the_snapshot(root: Path) -> None:
 def test_commit_writes_journals_and_keeps_modes(root: Path) -> None:
     os.chmod(root / "alpha.md", 0o640)
     snapshot = load_root(root)
-    applied = txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    applied = write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     assert (root / "alpha.md").stat().st_mode & 0o777 == 0o640
     assert b"pinned: true" in (root / "alpha.md").read_bytes()
     assert errors_of(root) == []
@@ -110,36 +112,36 @@ def test_commit_keeps_crlf_and_non_utf8_bytes(make_root: MakeRoot) -> None:
         "w.md": weird,
     })
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "w.md"))
+    write.run(snapshot, verbs.pin(snapshot, "w.md"))
     assert (root / "w.md").read_bytes() == weird.replace(b"type: user\r\n", b"type: user\r\npinned: true\r\n")
     index = (root / "MEMORY.md").read_bytes()
     assert b"\n" not in index.replace(b"\r\n", b"")
     [record] = list_records(root)
     data = json.loads((root / ".memtui/journal" / record.file).read_text())
     assert "b64" in data["before"]["w.md"]
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert (root / "w.md").read_bytes() == weird
 
 
 def test_moves_never_overwrite_and_create_folders(root: Path) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
+    preview = write.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
     (root / "archive").mkdir()
     (root / "archive" / "alpha.md").write_bytes(b"someone else's file\n")
-    with pytest.raises(txn.ChangedOnDisk):
-        txn.commit(preview)
+    with pytest.raises(write.ChangedOnDisk):
+        write.commit(preview)
     assert (root / "archive" / "alpha.md").read_bytes() == b"someone else's file\n"
     assert (root / "alpha.md").read_bytes() == VALID_ROOT["alpha.md"].encode()
 
 
 def test_changed_on_disk_is_refused_and_nothing_is_overwritten(root: Path) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
     agent_edit = b"---\nname: Alpha\ndescription: rewritten by the agent\ntype: project\n---\n"
     (root / "alpha.md").write_bytes(agent_edit)
     index_before = (root / "MEMORY.md").read_bytes()
-    with pytest.raises(txn.ChangedOnDisk, match="changed on disk") as info:
-        txn.commit(preview)
+    with pytest.raises(write.ChangedOnDisk, match="changed on disk") as info:
+        write.commit(preview)
     assert info.value.paths == ("alpha.md",)
     assert (root / "alpha.md").read_bytes() == agent_edit
     assert (root / "MEMORY.md").read_bytes() == index_before
@@ -150,8 +152,8 @@ def test_symlinked_files_are_not_rewritten(root: Path) -> None:
     (root / "alpha.md").rename(root / "real_alpha.md")
     (root / "alpha.md").symlink_to("real_alpha.md")
     snapshot = load_root(root)
-    with pytest.raises(txn.ChangedOnDisk, match="symlink"):
-        txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    with pytest.raises(write.ChangedOnDisk, match="symlink"):
+        write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
 
 
 # ---------------------------------------------------------------- undo / redo / journal
@@ -160,32 +162,32 @@ def test_symlinked_files_are_not_rewritten(root: Path) -> None:
 def test_undo_and_redo_restore_exact_bytes(root: Path) -> None:
     original = tree(root)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.archive(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.archive(snapshot, "alpha.md"))
     archived = tree(root)
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert tree(root) == original  # the archive/ folder the change made goes with it
-    txn.redo(load_root(root))
+    write.redo(load_root(root))
     assert tree(root) == archived
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert tree(root) == original  # and again after a redo made it
-    with pytest.raises(txn.NothingToUndo, match="nothing to undo"):
-        txn.undo(load_root(root))
-    txn.redo(load_root(root))
-    with pytest.raises(txn.NothingToUndo, match="nothing to redo"):
-        txn.redo(load_root(root))
+    with pytest.raises(write.NothingToUndo, match="nothing to undo"):
+        write.undo(load_root(root))
+    write.redo(load_root(root))
+    with pytest.raises(write.NothingToUndo, match="nothing to redo"):
+        write.redo(load_root(root))
 
 
 def test_undo_keeps_a_folder_the_change_did_not_make_or_that_holds_something(root: Path) -> None:
     (root / "archive").mkdir()
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.archive(snapshot, "alpha.md"))
-    txn.undo(load_root(root))
+    write.run(snapshot, verbs.archive(snapshot, "alpha.md"))
+    write.undo(load_root(root))
     assert (root / "archive").is_dir()  # there before the change
     (root / "archive").rmdir()
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.archive(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.archive(snapshot, "alpha.md"))
     (root / "archive" / "notes.txt").write_text("someone's file\n")
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert (root / "archive" / "notes.txt").read_text() == "someone's file\n"
 
 
@@ -193,71 +195,71 @@ def test_undo_of_a_repair_may_bring_back_the_old_errors_only(make_root: MakeRoot
     root = make_root({**VALID_ROOT, "stray.md": topic("Stray", "an orphan")})
     assert errors_of(root) == [("orphan", "stray.md")]
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.promote(snapshot, "stray.md"))
+    write.run(snapshot, verbs.promote(snapshot, "stray.md"))
     assert errors_of(root) == []
-    txn.undo(load_root(root))  # accepted: the orphan was there before the promote
+    write.undo(load_root(root))  # accepted: the orphan was there before the promote
     assert errors_of(root) == [("orphan", "stray.md")]
 
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.remember(snapshot, "New fact", "Body."))
+    write.run(snapshot, verbs.remember(snapshot, "New fact", "Body."))
     alpha = (root / "alpha.md").read_text().replace("type: project\n", "type: project\nsupersedes: new_fact.md\n")
     (root / "alpha.md").write_text(alpha)  # the agent now relies on the new file
-    preview = txn.undo_plan(load_root(root))
+    preview = write.undo_plan(load_root(root))
     assert not preview.accepted
     assert [(f.rule, f.path) for f in preview.gate.refusing] == [("provenance-dangling", "alpha.md")]
 
 
 def test_a_new_change_clears_redo(root: Path) -> None:
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.decay(snapshot, "beta.md"))
-    txn.undo(load_root(root))
+    write.run(snapshot, verbs.decay(snapshot, "beta.md"))
+    write.undo(load_root(root))
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.decay(snapshot, "gamma.md"))
+    write.run(snapshot, verbs.decay(snapshot, "gamma.md"))
     assert stacks(list_records(root)).redo == ()
-    with pytest.raises(txn.NothingToUndo):
-        txn.redo(load_root(root))
+    with pytest.raises(write.NothingToUndo):
+        write.redo(load_root(root))
 
 
 def test_undo_of_a_created_file_moves_it_to_the_attic(root: Path) -> None:
     original = tree(root)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.remember(snapshot, "Brand new fact", "Body."))
+    write.run(snapshot, verbs.remember(snapshot, "Brand new fact", "Body."))
     created = (root / "brand_new_fact.md").read_bytes()
-    txn.undo(load_root(root))
+    write.undo(load_root(root))
     assert tree(root) == original
     attic = [p for p in (root / ".memtui" / "attic").rglob("brand_new_fact.md")]
     assert [p.read_bytes() for p in attic] == [created]
-    txn.redo(load_root(root))
+    write.redo(load_root(root))
     assert (root / "brand_new_fact.md").read_bytes() == created
 
 
 def test_undo_refuses_when_the_file_changed_since(root: Path) -> None:
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     (root / "alpha.md").write_bytes(b"---\nname: Alpha\ndescription: d\ntype: project\npinned: true\n---\nX\n")
-    with pytest.raises(txn.ChangedOnDisk, match="cannot undo"):
-        txn.undo(load_root(root))
+    with pytest.raises(write.ChangedOnDisk, match="cannot undo"):
+        write.undo(load_root(root))
 
 
 def test_journal_is_bounded(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert MAX_RECORDS == 200
-    monkeypatch.setattr(txn, "MAX_RECORDS", 4)
+    monkeypatch.setattr(write_fs, "MAX_RECORDS", 4)
     for _ in range(4):
         snapshot = load_root(root)
-        txn.run(snapshot, verbs.decay(snapshot, "beta.md"))
-        txn.undo(load_root(root))
+        write.run(snapshot, verbs.decay(snapshot, "beta.md"))
+        write.undo(load_root(root))
     records = list_records(root)
     assert len(records) == 4
     assert [r.seq for r in records] == [5, 6, 7, 8]
-    entries = txn.journal_log(root, limit=2)
+    entries = write.journal_log(root, limit=2)
     assert [e.kind for e in entries] == ["undo", "do"]
     assert entries[1].undone and entries[1].paths == ("MEMORY.md", "MEMORY-archive.md")
 
 
 def test_journal_is_invisible_to_scans(root: Path) -> None:
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
-    txn.undo(load_root(root))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.undo(load_root(root))
     after = load_root(root)
     assert set(after.files) == set(load_root(root).files)
     assert not any(p.startswith(".memtui") for p in list(after.files) + list(after.other_files))
@@ -298,14 +300,14 @@ MULTI_FILE = [
 def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
     """Skip the fsync system call itself (every step that calls it still runs and still counts):
     these tests replay a change dozens of times and are about order, not durability."""
-    monkeypatch.setattr(txn.os, "fsync", lambda fd: None)
+    monkeypatch.setattr(write_fs.os, "fsync", lambda fd: None)
 
 
 def _count_calls(make_root: MakeRoot, monkeypatch: pytest.MonkeyPatch, files, build, name: str) -> tuple[int, dict]:  # type: ignore[no-untyped-def]
     probe = make_root(dict(files), name=f"probe-{name}")
     counter = Faults(monkeypatch)
     snapshot = load_root(probe)
-    txn.run(snapshot, build(snapshot))
+    write.run(snapshot, build(snapshot))
     return counter.count, tree(probe)
 
 
@@ -319,12 +321,12 @@ def test_crash_after_every_step_recovers_byte_identical(
         root = make_root(dict(files), name=f"{name}-{k}")
         before = tree(root)
         snapshot = load_root(root)
-        preview = txn.plan(snapshot, build(snapshot))
+        preview = write.plan(snapshot, build(snapshot))
         faults = Faults(monkeypatch, fail_at=k, error=Crash)
         with pytest.raises(Crash):
-            txn.commit(preview)
+            write.commit(preview)
         assert faults.count == k
-        txn.recover(root)
+        write.recover(root)
         committed = any(r.state == "committed" for r in list_records(root))
         expected = after_tree if committed else before
         assert tree(root) == expected, f"{name}: crash after step {k} ({faults.calls[-1]})"
@@ -341,11 +343,11 @@ def test_io_error_at_every_step_rolls_back(
         root = make_root(dict(files), name=f"io-{name}-{k}")
         before = tree(root)
         snapshot = load_root(root)
-        preview = txn.plan(snapshot, build(snapshot))
+        preview = write.plan(snapshot, build(snapshot))
         Faults(monkeypatch, fail_at=k, error=lambda: OSError(errno.EIO, "I/O error"))
         try:
-            txn.commit(preview)
-        except txn.WriteFailed as exc:
+            write.commit(preview)
+        except write.WriteFailed as exc:
             assert "I/O error" in str(exc)
             assert tree(root) == before, f"{name}: I/O error at step {k}"
         else:  # the fault hit after the commit mark: the change is made and durable
@@ -362,9 +364,9 @@ def test_disk_errors_give_a_clear_message(root: Path, monkeypatch: pytest.Monkey
                                           message: str) -> None:
     before = tree(root)
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
+    preview = write.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
     writes = {"n": 0}
-    original = txn.fs.write_tmp
+    original = disk.write_tmp
 
     def failing(path: str, data: bytes, mode: int | None) -> None:
         writes["n"] += 1
@@ -372,9 +374,9 @@ def test_disk_errors_give_a_clear_message(root: Path, monkeypatch: pytest.Monkey
             raise OSError(code, os.strerror(code), path)
         original(path, data, mode)
 
-    monkeypatch.setattr(txn.fs, "write_tmp", failing)
-    with pytest.raises(txn.WriteFailed, match=message) as info:
-        txn.commit(preview)
+    monkeypatch.setattr(disk, "write_tmp", failing)
+    with pytest.raises(write.WriteFailed, match=message) as info:
+        write.commit(preview)
     assert "nothing was changed" in str(info.value)
     assert tree(root) == before
 
@@ -386,10 +388,10 @@ def test_unwritable_root_gives_a_clear_message(root: Path, monkeypatch: pytest.M
     def refuse(path: str) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", path)
 
-    monkeypatch.setattr(txn.fs, "mkdir", refuse)
+    monkeypatch.setattr(disk, "mkdir", refuse)
     snapshot = load_root(root)
-    with pytest.raises(txn.WriteFailed, match="permission denied.*nothing was changed"):
-        txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    with pytest.raises(write.WriteFailed, match="permission denied.*nothing was changed"):
+        write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     assert tree(root, include_memtui=True) == before
 
 
@@ -400,8 +402,8 @@ def test_read_only_folder(root: Path) -> None:
     os.chmod(root, 0o555)
     try:
         snapshot = load_root(root)
-        with pytest.raises(txn.WriteFailed, match="permission denied"):
-            txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+        with pytest.raises(write.WriteFailed, match="permission denied"):
+            write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     finally:
         os.chmod(root, 0o755)
     assert tree(root) == before
@@ -412,26 +414,27 @@ def test_killed_mid_apply_recovers_on_next_open(root: Path) -> None:
     script = textwrap.dedent(
         """
         import os, sys
-        from memtui.core import txn, verbs
+        from memtui.core import verbs, write
+        from memtui.core.write.fs import disk
         from memtui.core.store import load_root
         snapshot = load_root(sys.argv[1])
-        preview = txn.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
+        preview = write.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
         calls = {"n": 0}
-        original = txn.fs.replace
+        original = disk.replace
         def replace(src, dst):
             calls["n"] += 1
             if calls["n"] == 3:  # journal record, the move, then die before the index is written
                 os._exit(17)
             original(src, dst)
-        txn.fs.replace = replace
-        txn.commit(preview)
+        disk.replace = replace
+        write.commit(preview)
         """
     )
     proc = subprocess.run([sys.executable, "-c", script, str(root)], cwd=REPO, capture_output=True, timeout=60)
     assert proc.returncode == 17, proc.stderr.decode()
     assert not (root / "alpha.md").exists()  # the process really died half-way
     assert [r.state for r in list_records(root)] == ["pending"]
-    snapshot = txn.open_root(root)
+    snapshot = write.open_root(root)
     assert tree(root) == before
     assert "alpha.md" in snapshot.files
     assert [r.state for r in list_records(root)] == ["rolled-back"]
@@ -439,7 +442,7 @@ def test_killed_mid_apply_recovers_on_next_open(root: Path) -> None:
 
 def test_recover_without_journal_touches_nothing(root: Path) -> None:
     before = tree(root, include_memtui=True)
-    assert txn.recover(root) == []
+    assert write.recover(root) == []
     assert tree(root, include_memtui=True) == before
 
 
@@ -449,8 +452,8 @@ def test_recover_without_journal_touches_nothing(root: Path) -> None:
 def _hold_lock(root: Path) -> subprocess.Popen[bytes]:
     """Another process holding the root's lock until its stdin closes (or it is killed)."""
     script = (
-        "import sys\nfrom memtui.core import txn\n"
-        "with txn.root_lock(sys.argv[1]):\n    print('locked', flush=True)\n"
+        "import sys\nfrom memtui.core import write\n"
+        "with write.root_lock(sys.argv[1]):\n    print('locked', flush=True)\n"
         "    sys.stdin.read()\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", script, str(root)], cwd=REPO,
@@ -463,22 +466,22 @@ def test_busy_when_another_memtui_holds_the_lock(root: Path) -> None:
     proc = _hold_lock(root)
     try:
         snapshot = load_root(root)
-        with pytest.raises(txn.Busy, match="busy"):
-            txn.run(snapshot, verbs.pin(snapshot, "alpha.md"), timeout=0.2)
+        with pytest.raises(write.Busy, match="busy"):
+            write.run(snapshot, verbs.pin(snapshot, "alpha.md"), timeout=0.2)
         assert (root / "alpha.md").read_bytes() == VALID_ROOT["alpha.md"].encode()
-        assert txn.recover(root, timeout=0.1) == []
+        assert write.recover(root, timeout=0.1) == []
     finally:
         proc.kill()
         proc.communicate()
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
 
 
 def test_lock_is_reentrant_within_a_thread(root: Path) -> None:
-    with txn.root_lock(root):
-        with txn.root_lock(root):
-            snapshot = txn.open_root(root)
-            txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    with write.root_lock(root):
+        with write.root_lock(root):
+            snapshot = write.open_root(root)
+            write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     assert b"pinned: true" in (root / "alpha.md").read_bytes()
 
 
@@ -488,16 +491,16 @@ def test_two_processes_are_serialised_and_both_land(root: Path) -> None:
     first = textwrap.dedent(
         """
         import sys
-        from memtui.core import txn
-        real = txn.FileSystem.fsync_dir
+        from memtui.core.write import fs as write_fs
+        real = write_fs.FileSystem.fsync_dir
         held = []
         def fsync_dir(self, path):
-            if not held and txn._HELD:  # inside the commit, holding the lock: say so, wait
+            if not held and write_fs._HELD:  # inside the commit, holding the lock: say so, wait
                 held.append(True)
                 print("in-commit", flush=True)
                 sys.stdin.readline()
             real(self, path)
-        txn.FileSystem.fsync_dir = fsync_dir
+        write_fs.FileSystem.fsync_dir = fsync_dir
         from memtui.cli.main import main
         sys.exit(main(sys.argv[1:]))
         """
@@ -505,8 +508,8 @@ def test_two_processes_are_serialised_and_both_land(root: Path) -> None:
     second = textwrap.dedent(
         """
         import sys
-        from memtui.core import txn
-        real = txn.fcntl.flock
+        from memtui.core.write import fs as write_fs
+        real = write_fs.fcntl.flock
         said = []
         def flock(fd, op):
             try:
@@ -516,7 +519,7 @@ def test_two_processes_are_serialised_and_both_land(root: Path) -> None:
                     said.append(True)
                     print("waiting", flush=True)
                 raise
-        txn.fcntl.flock = flock
+        write_fs.fcntl.flock = flock
         from memtui.cli.main import main
         sys.exit(main(sys.argv[1:]))
         """

@@ -1,6 +1,6 @@
 """The writer never overwrites, displaces or leaks what it did not write itself.
 
-Regression tests for a review of :mod:`memtui.core.txn`: restoring (recovery after a crash,
+Regression tests for a review of :mod:`memtui.core.write`: restoring (recovery after a crash,
 rollback after a failure) leaves alone whatever another program — the agent, which takes no
 lock — wrote meanwhile; no write goes through a symlinked folder; modes survive a move followed
 by a write; a file that appears between the check and the write is never replaced; the journal
@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import txn, verbs
-from memtui.core.journal import list_records
+from memtui.core import verbs, write
+from memtui.core.write.fs import disk
+from memtui.core.write.journal import list_records
 from memtui.core.store import load_root
 from tests.conftest import MakeRoot
 from tests.core.writer_support import VALID_ROOT, Crash, tree
@@ -42,15 +43,15 @@ def _holding(root: Path, needle: bytes) -> list[str]:
 
 
 def _crash_on(monkeypatch: pytest.MonkeyPatch, name: str, when: Any) -> None:
-    """Make ``txn.fs.<name>`` raise :class:`Crash` on the first call for which ``when(*args)``."""
-    original = getattr(txn.fs, name)
+    """Make ``disk.<name>`` raise :class:`Crash` on the first call for which ``when(*args)``."""
+    original = getattr(disk, name)
 
     def call(*args: Any) -> None:
         if when(*args):
             raise Crash()
         original(*args)
 
-    monkeypatch.setattr(txn.fs, name, call)
+    monkeypatch.setattr(disk, name, call)
 
 
 # ---------------------------------------------------------------- 1. restore leaves others' bytes
@@ -58,10 +59,10 @@ def _crash_on(monkeypatch: pytest.MonkeyPatch, name: str, when: Any) -> None:
 
 def test_recovery_keeps_what_the_agent_wrote_after_a_crash(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))  # writes alpha.md, then MEMORY.md
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))  # writes alpha.md, then MEMORY.md
     _crash_on(monkeypatch, "replace", lambda src, dst: src.endswith(".tmp") and dst.endswith("MEMORY.md"))
     with pytest.raises(Crash):
-        txn.commit(preview)
+        write.commit(preview)
     monkeypatch.undo()
     assert b"pinned: true" in (root / "alpha.md").read_bytes()  # half-applied
     for name in ("alpha.md", "MEMORY.md"):  # the agent keeps working before memtui reopens
@@ -69,7 +70,7 @@ def test_recovery_keeps_what_the_agent_wrote_after_a_crash(root: Path, monkeypat
     agent_alpha = (root / "alpha.md").read_bytes()
     agent_index = (root / "MEMORY.md").read_bytes()
 
-    recovered = txn.recover(root)
+    recovered = write.recover(root)
 
     assert list(recovered) == [list_records(root)[0].id]
     assert (root / "alpha.md").read_bytes() == agent_alpha
@@ -82,12 +83,12 @@ def test_recovery_keeps_what_the_agent_wrote_after_a_crash(root: Path, monkeypat
 def test_recovery_still_restores_what_only_memtui_wrote(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = tree(root)
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
     _crash_on(monkeypatch, "replace", lambda src, dst: src.endswith(".tmp") and dst.endswith("MEMORY.md"))
     with pytest.raises(Crash):
-        txn.commit(preview)
+        write.commit(preview)
     monkeypatch.undo()
-    recovered = txn.recover(root)
+    recovered = write.recover(root)
     assert tree(root) == before
     assert recovered.left_alone == {} and recovered.message == ""
 
@@ -95,8 +96,8 @@ def test_recovery_still_restores_what_only_memtui_wrote(root: Path, monkeypatch:
 def test_rollback_does_not_overwrite_a_file_it_had_not_written_yet(
         root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))  # writes alpha.md, then MEMORY.md
-    original = txn.fs.write_tmp
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))  # writes alpha.md, then MEMORY.md
+    original = disk.write_tmp
     failed: list[str] = []
 
     def disk_fills(path: str, data: bytes, mode: int | None) -> None:
@@ -108,9 +109,9 @@ def test_rollback_does_not_overwrite_a_file_it_had_not_written_yet(
             raise OSError(errno.ENOSPC, "No space left on device", path)
         original(path, data, mode)
 
-    monkeypatch.setattr(txn.fs, "write_tmp", disk_fills)
-    with pytest.raises(txn.WriteFailed, match="disk is full") as info:
-        txn.commit(preview)
+    monkeypatch.setattr(disk, "write_tmp", disk_fills)
+    with pytest.raises(write.WriteFailed, match="disk is full") as info:
+        write.commit(preview)
     assert "left MEMORY.md as another program wrote it" in str(info.value)
     assert AGENT in (root / "MEMORY.md").read_bytes()
     assert (root / "alpha.md").read_bytes() == VALID_ROOT["alpha.md"].encode()  # memtui's write undone
@@ -119,18 +120,18 @@ def test_rollback_does_not_overwrite_a_file_it_had_not_written_yet(
 def test_rollback_leaves_a_file_the_agent_created_under_the_same_name(
         root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
-    new = next(op.path for op in preview.changeset.ops if isinstance(op, txn.Create))
-    original = txn.fs.write_tmp
+    preview = write.plan(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
+    new = next(op.path for op in preview.changeset.ops if isinstance(op, write.Create))
+    original = disk.write_tmp
 
     def racing(path: str, data: bytes, mode: int | None) -> None:
         original(path, data, mode)
         if os.path.basename(path).startswith("." + new):
             (root / new).write_bytes(b"the agent's own delta note\n")
 
-    monkeypatch.setattr(txn.fs, "write_tmp", racing)
-    with pytest.raises(txn.ChangedOnDisk, match="appeared on disk"):
-        txn.commit(preview)
+    monkeypatch.setattr(disk, "write_tmp", racing)
+    with pytest.raises(write.ChangedOnDisk, match="appeared on disk"):
+        write.commit(preview)
     assert (root / new).read_bytes() == b"the agent's own delta note\n"
     assert _holding(root, b"the agent's own") == [new]  # not in the attic
 
@@ -144,15 +145,15 @@ def test_no_write_through_a_symlinked_folder(root: Path, tmp_path: Path) -> None
     os.symlink(elsewhere, root / "archive")
     before = tree(root)
     snapshot = load_root(root)
-    with pytest.raises(txn.ChangedOnDisk, match="'archive' is a symlinked folder"):
-        txn.run(snapshot, verbs.archive(snapshot, "alpha.md"))
+    with pytest.raises(write.ChangedOnDisk, match="'archive' is a symlinked folder"):
+        write.run(snapshot, verbs.archive(snapshot, "alpha.md"))
     assert os.listdir(elsewhere) == []
     assert tree(root) == before
 
     os.symlink(elsewhere, root / "notes")
     snapshot = load_root(root)
-    with pytest.raises(txn.ChangedOnDisk, match="'notes' is a symlinked folder"):
-        txn.run(snapshot, verbs.remember(snapshot, "hello", "x", folder="notes"))
+    with pytest.raises(write.ChangedOnDisk, match="'notes' is a symlinked folder"):
+        write.run(snapshot, verbs.remember(snapshot, "hello", "x", folder="notes"))
     assert os.listdir(elsewhere) == []
 
 
@@ -160,8 +161,8 @@ def test_no_write_through_a_symlinked_folder_inside_the_root(root: Path) -> None
     (root / "real").mkdir()
     os.symlink("real", root / "notes")
     snapshot = load_root(root)
-    with pytest.raises(txn.ChangedOnDisk, match="symlinked folder"):
-        txn.run(snapshot, verbs.remember(snapshot, "hello", "x", folder="notes"))
+    with pytest.raises(write.ChangedOnDisk, match="symlinked folder"):
+        write.run(snapshot, verbs.remember(snapshot, "hello", "x", folder="notes"))
     assert os.listdir(root / "real") == []
 
 
@@ -171,11 +172,11 @@ def test_no_write_through_a_symlinked_folder_inside_the_root(root: Path) -> None
 def test_undo_of_archiving_a_pinned_private_file_keeps_its_mode(root: Path) -> None:
     os.chmod(root / "deploy.md", 0o600)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.archive(snapshot, "deploy.md", confirm=True))
+    write.run(snapshot, verbs.archive(snapshot, "deploy.md", confirm=True))
     assert stat.S_IMODE(os.stat(root / "archive" / "deploy.md").st_mode) == 0o600
-    preview = txn.undo_plan(load_root(root))
-    assert any(isinstance(op, txn.Write) for op in preview.changeset.ops)  # a write after the move
-    txn.commit(preview)
+    preview = write.undo_plan(load_root(root))
+    assert any(isinstance(op, write.Write) for op in preview.changeset.ops)  # a write after the move
+    write.commit(preview)
     assert (root / "deploy.md").read_text() == VALID_ROOT["deploy.md"]
     assert stat.S_IMODE(os.stat(root / "deploy.md").st_mode) == 0o600
 
@@ -186,11 +187,11 @@ def test_undo_of_archiving_a_pinned_private_file_keeps_its_mode(root: Path) -> N
 def test_a_move_never_replaces_a_file_that_appeared_after_the_check(
         root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
+    preview = write.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
     agent = b"the agent's archive/alpha.md, written just now\n"
 
     def racing(name: str) -> Any:
-        original = getattr(txn.fs, name, None)
+        original = getattr(disk, name, None)
 
         def call(src: str, dst: str) -> None:
             if dst.endswith(os.path.join("archive", "alpha.md")) and not os.path.lexists(dst):
@@ -201,9 +202,9 @@ def test_a_move_never_replaces_a_file_that_appeared_after_the_check(
         return call
 
     for name in ("replace", "link"):
-        monkeypatch.setattr(txn.fs, name, racing(name), raising=False)
-    with pytest.raises(txn.ChangedOnDisk, match="appeared on disk"):
-        txn.commit(preview)
+        monkeypatch.setattr(disk, name, racing(name), raising=False)
+    with pytest.raises(write.ChangedOnDisk, match="appeared on disk"):
+        write.commit(preview)
     assert (root / "archive" / "alpha.md").read_bytes() == agent
     assert (root / "alpha.md").read_bytes() == VALID_ROOT["alpha.md"].encode()
 
@@ -211,17 +212,17 @@ def test_a_move_never_replaces_a_file_that_appeared_after_the_check(
 def test_a_write_never_replaces_bytes_written_after_the_check(
         root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
-    original = txn.fs.write_tmp
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
+    original = disk.write_tmp
 
     def racing(path: str, data: bytes, mode: int | None) -> None:
         original(path, data, mode)
         if os.path.basename(path).startswith(".MEMORY.md."):
             (root / "MEMORY.md").write_bytes((root / "MEMORY.md").read_bytes() + AGENT)
 
-    monkeypatch.setattr(txn.fs, "write_tmp", racing)
-    with pytest.raises(txn.ChangedOnDisk, match="changed while memtui was writing"):
-        txn.commit(preview)
+    monkeypatch.setattr(disk, "write_tmp", racing)
+    with pytest.raises(write.ChangedOnDisk, match="changed while memtui was writing"):
+        write.commit(preview)
     assert (root / "MEMORY.md").read_bytes() == VALID_ROOT["MEMORY.md"].encode() + AGENT
     assert (root / "alpha.md").read_bytes() == VALID_ROOT["alpha.md"].encode()
 
@@ -232,15 +233,15 @@ def test_a_write_never_replaces_bytes_written_after_the_check(
 def test_journal_and_temp_files_are_private(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.chmod(root / "alpha.md", 0o600)
     modes: dict[str, int] = {}
-    original = txn.fs.replace
+    original = disk.replace
 
     def seeing(src: str, dst: str) -> None:
         modes[os.path.basename(src)] = stat.S_IMODE(os.lstat(src).st_mode)
         original(src, dst)
 
-    monkeypatch.setattr(txn.fs, "replace", seeing)
+    monkeypatch.setattr(disk, "replace", seeing)
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     assert stat.S_IMODE((root / ".memtui").stat().st_mode) == 0o700
     [record] = list_records(root)
     assert stat.S_IMODE((root / ".memtui/journal" / record.file).stat().st_mode) == 0o600
@@ -253,18 +254,18 @@ def test_journal_and_temp_files_are_private(root: Path, monkeypatch: pytest.Monk
 
 def test_temp_names_are_unpredictable(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     names: list[str] = []
-    original = txn.fs.write_tmp
+    original = disk.write_tmp
 
     def seeing(path: str, data: bytes, mode: int | None) -> None:
         names.append(os.path.basename(path))
         original(path, data, mode)
 
-    monkeypatch.setattr(txn.fs, "write_tmp", seeing)
+    monkeypatch.setattr(disk, "write_tmp", seeing)
     for _ in range(2):
         snapshot = load_root(root)
-        txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+        write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
         snapshot = load_root(root)
-        txn.undo(snapshot)
+        write.undo(snapshot)
     assert len(names) == len(set(names)) >= 8
     assert not [n for n in names if n.endswith("-do.tmp") or n.endswith("-undo.tmp")]
 
@@ -273,7 +274,7 @@ def test_created_files_get_the_usual_mode(root: Path) -> None:
     old = os.umask(0o022)
     try:
         snapshot = load_root(root)
-        txn.run(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
+        write.run(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
     finally:
         os.umask(old)
     assert stat.S_IMODE((root / "delta_note.md").stat().st_mode) == 0o644
@@ -305,17 +306,17 @@ def test_cli_edit_keeps_the_edited_copy_when_it_is_not_written(
 
 def test_attic_name_collisions_get_a_unique_suffix(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
+    preview = write.plan(snapshot, verbs.remember(snapshot, "Delta note", "delta body"))
     _crash_on(monkeypatch, "replace", lambda src, dst: src.endswith(".tmp") and dst.endswith("MEMORY.md"))
     with pytest.raises(Crash):
-        txn.commit(preview)
+        write.commit(preview)
     monkeypatch.undo()
     [record] = list_records(root)
     taken = root / ".memtui/attic" / record.id / "delta_note.md"
     taken.parent.mkdir(parents=True)
     taken.write_bytes(b"already in the attic\n")
     created = (root / "delta_note.md").read_bytes()
-    txn.recover(root)
+    write.recover(root)
     assert not (root / "delta_note.md").exists()
     assert taken.read_bytes() == b"already in the attic\n"
     assert (taken.parent / "delta_note.2.md").read_bytes() == created
@@ -330,30 +331,30 @@ def test_attic_name_collisions_get_a_unique_suffix(root: Path, monkeypatch: pyte
 def test_a_damaged_pending_record_gives_a_clear_message(root: Path, monkeypatch: pytest.MonkeyPatch,
                                                         damage: Any) -> None:
     snapshot = load_root(root)
-    preview = txn.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
+    preview = write.plan(snapshot, verbs.pin(snapshot, "alpha.md"))
     _crash_on(monkeypatch, "replace", lambda src, dst: src.endswith(".tmp") and dst.endswith("MEMORY.md"))
     with pytest.raises(Crash):
-        txn.commit(preview)
+        write.commit(preview)
     monkeypatch.undo()
     [record] = list_records(root)
     path = root / ".memtui/journal" / record.file
     value = json.loads(path.read_text())
     damage(value)
     path.write_text(json.dumps(value))
-    with pytest.raises(txn.WriteFailed) as info:
-        txn.recover(root)
+    with pytest.raises(write.WriteFailed) as info:
+        write.recover(root)
     message = str(info.value)
     assert record.file in message and "damaged" in message and "move" in message
 
 
 def test_undo_of_a_damaged_record_says_so(root: Path) -> None:
     snapshot = load_root(root)
-    txn.run(snapshot, verbs.pin(snapshot, "alpha.md"))
+    write.run(snapshot, verbs.pin(snapshot, "alpha.md"))
     [record] = list_records(root)
     path = root / ".memtui/journal" / record.file
     value = json.loads(path.read_text())
     del value["ops"][0]["expected"]
     path.write_text(json.dumps(value))
-    with pytest.raises(txn.NothingToUndo, match="damaged"):
-        txn.undo_plan(load_root(root))
+    with pytest.raises(write.NothingToUndo, match="damaged"):
+        write.undo_plan(load_root(root))
 

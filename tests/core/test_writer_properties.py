@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -19,13 +20,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from memtui.core import txn, verbs
-from memtui.core.changeset import Changeset, ChangesetError, Create, Move, Operation, VerbError, Write, apply_to_snapshot
+from memtui.core import verbs, write
+from memtui.core.changeset import (
+    Changeset,
+    ChangesetError,
+    Create,
+    Move,
+    Operation,
+    VerbError,
+    Write,
+    apply_to_snapshot,
+)
 from memtui.core.incremental import findings_cache, incremental_validate
-from memtui.core.journal import decode_value, journal_dir
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
+from memtui.core.write.journal import decode_value, journal_dir
 from tests.conftest import topic
 from tests.core.writer_support import VALID_ROOT, tree
 
@@ -165,7 +175,7 @@ class WriterMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         # durability is the crash tests' business; skipping fsync keeps hundreds of commits fast
-        self.no_fsync = mock.patch.object(txn.os, "fsync", lambda fd: None)
+        self.no_fsync = mock.patch.object(os, "fsync", lambda fd: None)
         self.no_fsync.start()
         self.tmp = Path(tempfile.mkdtemp(prefix="memtui-prop-"))
         self.root = self.tmp / "root"
@@ -188,9 +198,9 @@ class WriterMachine(RuleBasedStateMachine):
             changeset = build(self.snapshot)
         except VerbError:
             return
-        preview = txn.plan(self.snapshot, changeset, self.cache)
+        preview = write.plan(self.snapshot, changeset, self.cache)
         if preview.accepted:
-            applied = txn.commit(preview)
+            applied = write.commit(preview)
             self.snapshot, self.cache = applied.snapshot, applied.cache
             self.applied += 1
         else:
@@ -240,8 +250,8 @@ class WriterMachine(RuleBasedStateMachine):
     def _replay(self, kind: str) -> None:
         fresh = load_root(self.root)
         try:
-            applied = txn.undo(fresh) if kind == "undo" else txn.redo(fresh)
-        except txn.NothingToUndo:
+            applied = write.undo(fresh) if kind == "undo" else write.redo(fresh)
+        except write.NothingToUndo:
             return
         self.snapshot, self.cache = applied.snapshot, applied.cache
 
@@ -273,8 +283,8 @@ class WriterMachine(RuleBasedStateMachine):
         try:
             while True:
                 try:
-                    txn.undo(load_root(self.root))
-                except txn.NothingToUndo:
+                    write.undo(load_root(self.root))
+                except write.NothingToUndo:
                     break
             restored = {k: v for k, v in tree(self.root).items() if v is not None}
             assert restored == {k: v for k, v in self.original.items() if v is not None}

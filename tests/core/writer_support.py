@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from memtui.core import txn
+from memtui.core.write.fs import disk
 from tests.conftest import topic
 
 def writable_copy(source: Path, dest: Path) -> Path:
@@ -79,7 +79,7 @@ class Faults:
         self.error = error
         self.calls: list[str] = []
         for name in FS_CALLS:
-            monkeypatch.setattr(txn.fs, name, self._wrap(name, getattr(txn.fs, name)))
+            monkeypatch.setattr(disk, name, self._wrap(name, getattr(disk, name)))
 
     def _wrap(self, name: str, fn: Callable[..., None]) -> Callable[..., None]:
         def call(*args: Any) -> None:

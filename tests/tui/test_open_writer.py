@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.notifications import Notify
 from tui_support import make_app, press, settle
 
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
 from memtui.core.store import load_root
 from memtui.services.watch import OpenWriter, index_identity, index_replaced
 from tests.tui.test_verbs import RECENT_FIRST, focus_recent
@@ -23,7 +23,7 @@ ME = OpenWriter(os.getpid(), Path("/proc/self/comm").read_text().strip())
 def _pin(root: Path) -> None:
     """Pin a file through the core: the index is replaced by a new file (an atomic rename)."""
     snapshot = load_root(root)
-    txn.commit(txn.plan(snapshot, verbs.pin(snapshot, RECENT_FIRST)))
+    write.commit(write.plan(snapshot, verbs.pin(snapshot, RECENT_FIRST)))
 
 
 def test_a_program_writing_to_the_replaced_index_is_found(demo_root: Path) -> None:

@@ -7,7 +7,7 @@ where ``kind`` is ``do``, ``undo`` or ``redo`` and ``target`` is the seq of the 
 redo replays — so the undo and redo stacks come from the names alone.  A record holds the
 operations (new bytes and the bytes each write expects), and the before-image of every path it
 touches (``null`` when the path did not exist), as text or base64, with its mode and times.  Only
-:mod:`memtui.core.txn` writes here.
+:mod:`memtui.core.write` writes here.
 
 A journal may come with a folder from someone else, so it is read without following symlinks,
 and every path and mode in a record goes through :func:`checked_record` before any use.
@@ -22,8 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .changeset import Create, Move, Operation, Write
-from .safepath import UnsafePath, check_private_dir, check_stored_path, clamp_mode, read_private_file
+from ..changeset import Create, Move, Operation, Write
+from .safepath import (
+    UnsafePath,
+    check_private_dir,
+    check_stored_path,
+    clamp_mode,
+    read_private_file,
+)
 
 JOURNAL_DIR = ".memtui/journal"
 LOCK_FILE = ".memtui/lock"
@@ -161,12 +167,12 @@ def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:
 
 
 def checked_record(value: dict[str, Any]) -> dict[str, Any]:
-    """A record's paths and modes made safe to use, or :class:`~memtui.core.safepath.UnsafePath`.
+    """A record's paths and modes made safe to use, or :class:`~memtui.core.write.safepath.UnsafePath`.
 
     Every path (operations, before-images, modes, times, created folders) must be a plain
-    relative path inside the root (:func:`~memtui.core.safepath.check_stored_path`; only a move's
+    relative path inside the root (:func:`~memtui.core.write.safepath.check_stored_path`; only a move's
     destination and a before-image may lie in the attic); modes are clamped
-    (:func:`~memtui.core.safepath.clamp_mode`); times must be two whole numbers.  Call it on a
+    (:func:`~memtui.core.write.safepath.clamp_mode`); times must be two whole numbers.  Call it on a
     record already known to be well-formed (its operations and bytes decode).
     """
     ops = []

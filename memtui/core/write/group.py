@@ -1,5 +1,5 @@
 """One change across several memory roots (a promotion from one layer to another): both gated,
-both locked, one logical journal record, one undo — a thin layer on :mod:`memtui.core.txn`.
+both locked, one logical journal record, one undo — a thin layer on :mod:`memtui.core.write.commit`.
 
 Each root keeps its own journal, so the record is written as one *half* per root (the usual
 record, holding that root's operations and before-images) plus a ``group`` entry naming every
@@ -15,7 +15,7 @@ half: ``{"id", "coordinator", "members": [{"root", "record"}]}``.  Protocol:
    the other halves after it.
 
 Any error before the decision rolls every root back.  A crash leaves pending halves; recovery of
-any root (:func:`resolve_pending`, called by :func:`memtui.core.txn.recover`) looks at the
+any root (:func:`~memtui.core.write.recovery.resolve_pending`, called by :func:`~memtui.core.write.recovery.recover`) looks at the
 coordinator's half: committed means the change happened (every root was applied before the
 decision), so the pending half is only marked committed; anything else means it did not, and the
 half is restored from its before-images like any interrupted change.  Each root therefore comes
@@ -35,22 +35,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import txn
-from .changeset import Changeset
+from ..changeset import Changeset
+from ..model import Snapshot
+from ..store import load_root
+from . import fs, recovery
+from .errors import NothingToUndo, Refused
 from .journal import (
     COMMITTED,
-    journal_dir,
     list_records,
     parse_name,
     read_record,
     record_file,
     stacks,
 )
-from .model import Snapshot
-from .plan import NothingToUndo, Preview, Refused, plan, redo_plan, undo_plan
-from .store import load_root
-
-GROUP = "group"
+from .preview import Preview, plan, redo_plan, undo_plan
+from .recovery import GROUP
+from .rootcommit import Prepared, prepare
 
 
 def _key(root: Path | str) -> str:
@@ -116,7 +116,7 @@ def plan_group(parts: Sequence[tuple[Snapshot, Changeset]]) -> GroupPreview:
     return GroupPreview(in_lock_order([plan(snapshot, changeset) for snapshot, changeset in parts]))
 
 
-def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> GroupApplied:
+def commit_group(group: GroupPreview, timeout: float = fs.LOCK_TIMEOUT) -> GroupApplied:
     """Write every half of an accepted group as one change (see the module docstring)."""
     refused = group.refused
     if refused is not None:
@@ -125,22 +125,22 @@ def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> Grou
     roots = [Path(p.before.root).absolute() for p in previews]
     with ExitStack() as locks:
         for root in roots:
-            locks.enter_context(txn.root_lock(root, timeout))
+            locks.enter_context(fs.root_lock(root, timeout))
         for root in roots:
-            txn._recover_locked(root)
-        halves = [txn.prepare(root, preview) for root, preview in zip(roots, previews)]
+            recovery.recover_locked(root)
+        halves = [prepare(root, preview) for root, preview in zip(roots, previews)]
         members = [{"root": str(half.root), "record": half.rid} for half in halves]
         info = {"id": f"{halves[0].rid}@{roots[0]}", "coordinator": str(roots[0]), "members": members}
         for half in halves:
             half.record[GROUP] = info
-        written: list[txn.Prepared] = []
+        written: list[Prepared] = []
         try:
             for half in halves:
                 written.append(half)
                 half.write_record()
             for half in halves:
                 half.apply()
-            txn._mark(roots[0], halves[0].rid, COMMITTED)  # the decision: from here on it happened
+            fs.mark_record(roots[0], halves[0].rid, COMMITTED)  # the decision: from here on it happened
         except (Exception, KeyboardInterrupt) as exc:
             errors = [half.rollback(exc) for half in reversed(written)]
             if isinstance(exc, KeyboardInterrupt):
@@ -148,37 +148,17 @@ def commit_group(group: GroupPreview, timeout: float = txn.LOCK_TIMEOUT) -> Grou
             raise errors[-1] from exc
         for half in halves[1:]:
             try:
-                txn._mark(half.root, half.rid, COMMITTED)
+                fs.mark_record(half.root, half.rid, COMMITTED)
             except OSError:  # recovery finds the coordinator committed and finishes this
                 pass
         for half in halves:
             half.tidy()
         for root in roots:
             try:
-                txn._prune(root)
+                fs.prune_journal(root)
             except OSError:
                 pass
     return GroupApplied(tuple(h.rid for h in halves), tuple(p.after for p in previews), group)
-
-
-# ---------------------------------------------------------------- recovery
-
-
-def resolve_pending(value: dict[str, Any]) -> bool | None:
-    """For a pending half: True when its group committed (finish it), False when not (restore
-    it), None when the record is not part of a group."""
-    info = value.get(GROUP)
-    if not isinstance(info, dict):
-        return None
-    coordinator = info.get("coordinator")
-    rid = next((m.get("record") for m in info.get("members", [])
-                if isinstance(m, dict) and m.get("root") == coordinator), None)
-    if not isinstance(coordinator, str) or not os.path.isabs(coordinator) or not isinstance(rid, str):
-        return False
-    name = parse_name(record_file(rid, COMMITTED))
-    if name is None or name.id != rid:
-        return False
-    return os.path.isfile(journal_dir(coordinator) / record_file(rid, COMMITTED))
 
 
 # ---------------------------------------------------------------- undo and redo
@@ -234,7 +214,7 @@ def _description(preview: Preview) -> str:
 def _open(root: str, like: Snapshot, kind: str) -> Snapshot:
     if not os.path.isdir(root):
         raise NothingToUndo(f"cannot {kind}: {root}, which this change also touched, is gone")
-    txn.recover(root)
+    recovery.recover(root)
     return load_root(root, like.config)
 
 
@@ -245,5 +225,4 @@ __all__ = [
     "group_of",
     "plan_group",
     "replay_group_plan",
-    "resolve_pending",
 ]

@@ -1,9 +1,8 @@
 """Planning a change: play a changeset on a snapshot and gate it; plan undo and redo.
 
 Pure (it reads the snapshot and, for undo and redo, the journal; it never writes): a
-:class:`Preview` is what :func:`memtui.core.txn.commit` writes.  The errors every step of a
-change can raise live here too.  Everything is re-exported by :mod:`memtui.core.txn`, which is
-where callers import it from.
+:class:`Preview` is what :func:`memtui.core.write.commit` writes.  Callers import it from
+:mod:`memtui.core.write`.
 """
 
 from __future__ import annotations
@@ -13,9 +12,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from .budget import measure
-from .changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot
-from .incremental import FindingsCache, findings_cache, revalidate
+from ..budget import measure
+from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot
+from ..incremental import FindingsCache, findings_cache, revalidate
+from ..model import Finding, Snapshot
+from ..validate import GateResult, gate
+from .errors import ChangedOnDisk, NothingToUndo, UnsafeFolder
 from .journal import (
     JournalError,
     checked_record,
@@ -25,56 +27,7 @@ from .journal import (
     read_record,
     stacks,
 )
-from .model import Finding, Snapshot
 from .safepath import UnsafePath
-from .validate import GateResult, gate
-
-# ---------------------------------------------------------------- errors
-
-
-class TxnError(Exception):
-    """A change that was not made; the message says why, in words for the user."""
-
-
-class Refused(TxnError):
-    """The gate refused the change (it would add an error or worsen a budget overflow)."""
-
-    def __init__(self, preview: Preview) -> None:
-        self.preview = preview
-        super().__init__(preview.refusal_message())
-
-
-class Busy(TxnError):
-    """Another memtui holds the root's lock."""
-
-
-class ChangedOnDisk(TxnError):
-    """A file the change touches is no longer what the snapshot read."""
-
-    def __init__(self, message: str, paths: tuple[str, ...] = ()) -> None:
-        self.paths = paths
-        super().__init__(message)
-
-
-class WriteFailed(TxnError):
-    """The disk refused (read-only, full, permission denied); the folder is left as it was."""
-
-
-class ReadOnlyFile(TxnError):
-    """A file the change would rewrite has no write permission; memtui never rewrites it."""
-
-    def __init__(self, message: str, paths: tuple[str, ...] = ()) -> None:
-        self.paths = paths
-        super().__init__(message)
-
-
-class UnsafeFolder(TxnError):
-    """The folder holds something memtui will not write through (a symlinked ``.memtui/``…)."""
-
-
-class NothingToUndo(TxnError):
-    """There is no committed change to undo (or to redo)."""
-
 
 # ---------------------------------------------------------------- why a change was refused
 

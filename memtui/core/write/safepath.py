@@ -5,7 +5,7 @@ Memory folders travel (a repository's committed ``memory/``, a teammate's copy),
 there is trusted: every path is checked by :func:`check_stored_path` before any use, every mode
 by :func:`clamp_mode`, and ``.memtui/`` and everything in it is opened without following a
 symlink (:func:`check_private_dir`, :func:`read_private_file`).  Pure checks and reads only; the
-writes live in :mod:`memtui.core.txn`.
+writes live in :mod:`memtui.core.write`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,217 @@
+"""The only code that writes into a memory root: gate, lock, journal, atomic apply, recovery, undo.
+
+This package is sealed: everyone outside it imports from here (the face), never from its modules.
+Its layers, each importing only those below it: :mod:`.safepath` and :mod:`.journal` (stored state,
+read side), :mod:`.errors`, :mod:`.preview` (plan and gate; pure), :mod:`.fs` (the filesystem seam,
+the lock, temp files, records, side files), :mod:`.restore`, :mod:`.recovery`, :mod:`.rootcommit` (one
+root), :mod:`.group` (several roots), :mod:`.attempt` (the ways in).
+
+Protocol for every changeset (DESIGN §3):
+
+1. :func:`plan` plays it on a copy of the snapshot and gates the result (pure; nothing touched).
+2. :func:`commit` takes the exclusive lock ``<root>/.memtui/lock`` (``fcntl.flock``; waits up to a
+   timeout, then :class:`Busy`), finishes any interrupted change, checks that every path the
+   changeset touches still holds the bytes the snapshot read (else :class:`ChangedOnDisk`) and
+   that no folder above them is a symlink and no file it rewrites is read-only
+   (:class:`ReadOnlyFile`), writes a journal record with the before-image of every touched
+   path, its mode and its times (fsynced, file and folder; private: folders memtui creates under
+   ``.memtui/`` are ``0o700``, records and temp files ``0o600``), applies each write as an
+   exclusive temp file under an unpredictable name + fsync + a last look at the target's bytes
+   + ``os.replace`` (permission bits kept, never setuid/setgid/sticky), each create and move as
+   hard link + unlink (which fails, rather than overwrites, when another program created the
+   target meanwhile), fsyncs the folders, and renames the record to committed.
+3. Any failure while applying rolls back what was applied from the record and raises
+   :class:`WriteFailed` (the folder is as it was).  A crash leaves a pending record, which
+   :func:`recover` — run by :func:`open_root` and by every commit — restores byte for byte.
+   Restoring only ever touches a path holding bytes memtui put there: whatever another
+   program (the agent takes no lock) wrote meanwhile is left as it is, and named in the error
+   or in :attr:`Recovered.message`.  It puts back modification times with the bytes, and first
+   removes the failed change's own temp files (the space a full disk needs).
+
+A folder may be hostile (someone else's copy, with its ``.memtui/``).  A pending record whose
+paths are not plain paths inside the root (:func:`~memtui.core.write.journal.checked_record`) or run
+through a symlinked folder is never applied: it is moved to ``.memtui/quarantine/`` and named in
+:attr:`Recovered.message`; stored modes are clamped; nothing under ``.memtui/`` is reached
+through a symlink (:class:`UnsafeFolder`); no folder memtui did not create is chmod-ed.
+
+:func:`undo` and :func:`redo` replay the newest committed change backwards or forwards through the
+same gate, whose baseline then also holds the errors and index size of the state returned to (a
+change that repaired a broken folder can be undone; nothing new can be broken by it).  Undoing a
+created file moves it into ``.memtui/attic/`` — nothing is ever erased.
+Every filesystem call goes through :data:`memtui.core.write.fs.disk`, so tests can inject faults at any step.
+
+The public API (everything callers need is importable from here):
+
+- operations and changesets — :class:`~memtui.core.changeset.Write`, ``Create``, ``Move``,
+  ``Changeset`` (built by :mod:`memtui.core.verbs`, or by hand);
+- :func:`plan` → :class:`Preview` (``accepted``, ``gate``, ``after``, ``cache``, ``findings``,
+  ``new_findings``, ``to_json()``); :func:`commit` → :class:`Applied`; :func:`run` does both;
+- :func:`undo_plan` / :func:`redo_plan` / :func:`undo` / :func:`redo`; :func:`journal_log`;
+- :func:`open_root` (recover, then load), :func:`recover`, :func:`root_lock`;
+- a change over several roots (a promotion between layers) is :mod:`memtui.core.write.group`,
+  built on :func:`prepare` / :class:`Prepared` (the checks and the record of one root's half);
+  its pending halves are finished or restored by :func:`recover` as its coordinator decided, and
+  :func:`commit` of an undo or redo of it replays every half;
+- memtui's own bookkeeping files (``.memtui/…``, the pressure log): :func:`write_side_file`,
+  :func:`append_side_file` — same lock, same safe file layer;
+- errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
+  :class:`ChangedOnDisk` (and :class:`ReadOnlyFile`), :class:`WriteFailed`,
+  :class:`NothingToUndo`, :class:`UnsafeFolder`.
+
+Typical use (what the CLI does)::
+
+    with write.root_lock(root):
+        snapshot = write.open_root(root)
+        preview = write.plan(snapshot, verbs.pin(snapshot, "a.md"))
+        if preview.accepted:
+            write.commit(preview)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..changeset import Changeset, Create, Move, Write
+    from .attempt import commit, redo, run, undo
+    from .errors import (
+        Busy,
+        ChangedOnDisk,
+        NothingToUndo,
+        ReadOnlyFile,
+        Refused,
+        TxnError,
+        UnsafeFolder,
+        WriteFailed,
+    )
+    from .fs import LOCK_TIMEOUT, append_side_file, root_lock, write_side_file
+    from .group import (
+        GroupApplied,
+        GroupPreview,
+        commit_group,
+        group_of,
+        plan_group,
+        replay_group_plan,
+    )
+    from .journal import LogEntry, journal_log
+    from .preview import (
+        Baseline,
+        Preview,
+        RefusalLine,
+        baseline_of,
+        inverse,
+        plan,
+        redo_plan,
+        refusal_lines,
+        refusal_text,
+        undo_plan,
+    )
+    from .recovery import Recovered, open_root, recover
+    from .rootcommit import Applied, Prepared, prepare
+
+#: each public name and the module of this package (or of the core) that defines it
+_EXPORTS: dict[str, str] = {
+    "TxnError": "errors",
+    "Refused": "errors",
+    "Busy": "errors",
+    "ChangedOnDisk": "errors",
+    "ReadOnlyFile": "errors",
+    "WriteFailed": "errors",
+    "UnsafeFolder": "errors",
+    "NothingToUndo": "errors",
+    "Preview": "preview",
+    "Baseline": "preview",
+    "RefusalLine": "preview",
+    "baseline_of": "preview",
+    "inverse": "preview",
+    "plan": "preview",
+    "redo_plan": "preview",
+    "undo_plan": "preview",
+    "refusal_lines": "preview",
+    "refusal_text": "preview",
+    "LogEntry": "journal",
+    "journal_log": "journal",
+    "LOCK_TIMEOUT": "fs",
+    "root_lock": "fs",
+    "write_side_file": "fs",
+    "append_side_file": "fs",
+    "Recovered": "recovery",
+    "open_root": "recovery",
+    "recover": "recovery",
+    "Applied": "rootcommit",
+    "Prepared": "rootcommit",
+    "prepare": "rootcommit",
+    "GroupApplied": "group",
+    "GroupPreview": "group",
+    "commit_group": "group",
+    "group_of": "group",
+    "plan_group": "group",
+    "replay_group_plan": "group",
+    "commit": "attempt",
+    "run": "attempt",
+    "undo": "attempt",
+    "redo": "attempt",
+    "Changeset": "..changeset",
+    "Create": "..changeset",
+    "Move": "..changeset",
+    "Write": "..changeset",
+}
+
+__all__ = [
+    "Applied",
+    "Baseline",
+    "Busy",
+    "ChangedOnDisk",
+    "Changeset",
+    "Create",
+    "GroupApplied",
+    "GroupPreview",
+    "LOCK_TIMEOUT",
+    "LogEntry",
+    "Move",
+    "NothingToUndo",
+    "Prepared",
+    "Preview",
+    "ReadOnlyFile",
+    "Recovered",
+    "RefusalLine",
+    "Refused",
+    "TxnError",
+    "UnsafeFolder",
+    "Write",
+    "WriteFailed",
+    "append_side_file",
+    "baseline_of",
+    "commit",
+    "commit_group",
+    "group_of",
+    "inverse",
+    "journal_log",
+    "open_root",
+    "plan",
+    "plan_group",
+    "prepare",
+    "recover",
+    "redo",
+    "redo_plan",
+    "refusal_lines",
+    "refusal_text",
+    "replay_group_plan",
+    "root_lock",
+    "run",
+    "undo",
+    "undo_plan",
+    "write_side_file",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use, so that reading modules below the writer
+    (the journal's read side, the safe-path checks) never pulls in the gate."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module if module.startswith("..") else "." + module, __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,219 @@
+"""Recovery: finish (restore) every interrupted change of a root before anything else reads or writes it.
+
+A pending record whose paths are not plain paths inside the root, or that runs through a
+symlinked folder, is never applied: it is moved to ``.memtui/quarantine/`` and named in
+:attr:`Recovered.message`.  A pending half of a change over several roots follows its
+coordinator's decision (:func:`resolve_pending`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..model import BudgetConfig, Snapshot
+from ..store import load_root
+from .errors import Busy, WriteFailed
+from .fs import (
+    LOCK_TIMEOUT,
+    QUARANTINE_DIR,
+    abs_path,
+    describe_os_error,
+    disk,
+    ensure_dir,
+    mark_record,
+    move_file,
+    private_dir_exists,
+    root_lock,
+    where,
+)
+from .journal import (
+    COMMITTED,
+    JOURNAL_DIR,
+    PENDING,
+    ROLLED_BACK,
+    JournalError,
+    checked_record,
+    decode_value,
+    journal_dir,
+    list_records,
+    op_from_json,
+    parse_name,
+    read_record,
+    record_file,
+)
+from .restore import left_alone_words, restore_record
+from .safepath import UnsafePath, symlinked_parent
+
+_log = logging.getLogger("memtui")
+
+#: the key of a record that is one half of a change over several roots
+GROUP = "group"
+
+class Recovered(list):  # type: ignore[type-arg]
+    """The ids of the interrupted changes :func:`recover` restored (a list of ``str``).
+
+    ``left_alone`` maps an id to the paths its restore left untouched because another program
+    wrote them after the crash; ``quarantined`` maps a record's file name to why it was set aside
+    unapplied; :attr:`message` says both in words ("" when there is nothing to say).
+    """
+
+    def __init__(self, ids: Iterable[str] = (), left_alone: dict[str, list[str]] | None = None,
+                 quarantined: dict[str, str] | None = None) -> None:
+        super().__init__(ids)
+        self.left_alone: dict[str, list[str]] = dict(left_alone or {})
+        self.quarantined: dict[str, str] = dict(quarantined or {})
+
+    @property
+    def message(self) -> str:
+        parts = []
+        for name, why in self.quarantined.items():
+            parts.append(f"memtui set aside the journal record {JOURNAL_DIR}/{name} as "
+                         f"{QUARANTINE_DIR}/{name}, not applied: {why} (memtui never writes such a "
+                         "record; the folder may come from someone else — nothing it names was "
+                         "touched)")
+        paths = [p for left in self.left_alone.values() for p in left]
+        if paths:
+            parts.append("memtui finished an interrupted change" + left_alone_words(list(dict.fromkeys(paths))))
+        return "; ".join(parts)
+
+
+def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
+    """The record made safe to restore, or an error naming the file and what to do.
+
+    :class:`JournalError` when it is damaged; :class:`~memtui.core.write.safepath.UnsafePath` when it
+    names a path that is not a plain path inside the root (see
+    :func:`~memtui.core.write.journal.checked_record`).
+    """
+    try:
+        for op in value.get("ops", []):
+            op_from_json(op)
+        for data in value.get("before", {}).values():
+            decode_value(data)
+        for mode in value.get("modes", {}).values():
+            int(mode)
+        for folder in value.get("created_dirs", []):
+            if not isinstance(folder, str):
+                raise JournalError(f"folder {folder!r} is not a path")
+    except (JournalError, AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise JournalError(f"journal record {record.file} is damaged ({exc})") from None
+    return checked_record(value)
+
+
+def _check_disk_paths(root: Path, value: dict[str, Any]) -> None:
+    """Raise :class:`UnsafePath` if a folder above a path the record names is a symlink."""
+    paths = [*value["before"], *value["created_dirs"]]
+    for op in value["ops"]:
+        paths.extend((op["src"], op["dst"]) if op.get("op") == "move" else (op["path"],))
+    for rel in paths:
+        folder = symlinked_parent(root, rel)
+        if folder is not None:
+            raise UnsafePath(f"'{folder}' above '{rel}' is a symlink or not a folder")
+
+
+def _quarantine(root: Path, name: str) -> None:
+    """Move a journal record memtui will not apply to ``.memtui/quarantine/`` (never erased)."""
+    ensure_dir(root, QUARANTINE_DIR)
+    dest, n = name, 1
+    while os.path.lexists(abs_path(root, f"{QUARANTINE_DIR}/{dest}")):
+        n += 1
+        dest = f"{name}.{n}"
+    move_file(abs_path(root, f"{JOURNAL_DIR}/{name}"), abs_path(root, f"{QUARANTINE_DIR}/{dest}"))
+    disk.fsync_dir(abs_path(root, JOURNAL_DIR))
+
+
+def resolve_pending(value: dict[str, Any]) -> bool | None:
+    """For a pending half: True when its group committed (finish it), False when not (restore
+    it), None when the record is not part of a group."""
+    info = value.get(GROUP)
+    if not isinstance(info, dict):
+        return None
+    coordinator = info.get("coordinator")
+    rid = next((m.get("record") for m in info.get("members", [])
+                if isinstance(m, dict) and m.get("root") == coordinator), None)
+    if not isinstance(coordinator, str) or not os.path.isabs(coordinator) or not isinstance(rid, str):
+        return False
+    name = parse_name(record_file(rid, COMMITTED))
+    if name is None or name.id != rid:
+        return False
+    return os.path.isfile(journal_dir(coordinator) / record_file(rid, COMMITTED))
+
+
+def _group_committed(value: dict[str, Any]) -> bool:
+    """Whether a pending record is one half of a multi-root change that committed."""
+    return resolve_pending(value) is True
+
+
+def recover_locked(root: Path) -> Recovered:
+    if not private_dir_exists(root, JOURNAL_DIR):
+        return Recovered()
+    folder = journal_dir(root)
+    restored: list[str] = []
+    left_alone: dict[str, list[str]] = {}
+    quarantined: dict[str, str] = {}
+    for name in sorted(os.listdir(folder)):
+        if name.startswith(".") and name.endswith(".tmp"):
+            disk.unlink(str(folder / name))
+    for record in reversed(list_records(root)):
+        if record.state != PENDING:
+            continue
+        try:
+            value = _check_record(record, read_record(root, record))
+            _check_disk_paths(root, value)
+        except UnsafePath as exc:
+            _quarantine(root, record.file)
+            quarantined[record.file] = str(exc)
+            _log.warning("recovering %s: set aside %s: %s", root, record.file, exc)
+            continue
+        except JournalError as exc:
+            raise WriteFailed(
+                f"cannot recover {root}: {exc}. It describes a change that was interrupted; "
+                f"check the files it names by hand, then move {JOURNAL_DIR}/{record.file} out "
+                "of the journal folder (or rename it to "
+                f"{record_file(record.id, ROLLED_BACK)}) and open the folder again"
+            ) from None
+        if _group_committed(value):  # another root's half decided it happened: finish it
+            mark_record(root, record.id, COMMITTED)
+            continue
+        left = restore_record(root, record.id, value)
+        mark_record(root, record.id, ROLLED_BACK)
+        restored.append(record.id)
+        if left:
+            left_alone[record.id] = left
+            _log.warning("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
+    return Recovered(restored, left_alone, quarantined)
+
+
+def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:
+    """Finish an interrupted change: restore the before-images of every pending record.
+
+    Returns the ids restored (a :class:`Recovered`, whose ``message`` names any path left alone
+    because another program wrote it after the crash).  Touches nothing (not even the lock)
+    when there is nothing to do; skips quietly when another memtui holds the lock (its change
+    is not interrupted).
+    """
+    root = Path(root).absolute()
+    folder = journal_dir(root)
+    try:
+        if not private_dir_exists(root, JOURNAL_DIR):
+            return Recovered()
+        names = os.listdir(folder)
+    except OSError:
+        return Recovered()
+    if not any(n.endswith(".pending.json") or (n.startswith(".") and n.endswith(".tmp")) for n in names):
+        return Recovered()
+    try:
+        with root_lock(root, timeout):
+            return recover_locked(root)
+    except Busy:
+        return Recovered()
+    except OSError as exc:
+        raise WriteFailed(f"cannot recover {root}: {describe_os_error(exc)}{where(exc, root)}") from None
+
+
+def open_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapshot:
+    """Recover any interrupted change, then load the root."""
+    recover(root)
+    return load_root(root, config)

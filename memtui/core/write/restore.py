@@ -1,0 +1,239 @@
+"""Putting a journal record's before-images back: rollback of a failed apply and recovery's restore.
+
+Restoring only ever touches a path holding bytes memtui put there: whatever another program (the
+agent takes no lock) wrote meanwhile is left as it is, and named.  Modification times come back
+with the bytes; a file the change created moves into ``.memtui/attic/`` (nothing is erased).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
+from .errors import ChangedOnDisk, TxnError, WriteFailed
+from .fs import (
+    abs_path,
+    describe_os_error,
+    disk,
+    ensure_dir,
+    move_file,
+    new_file_mode,
+    read_file,
+    remove_tmps,
+    tmp_path,
+    unlink_tmps,
+    where,
+)
+from .journal import (
+    COMMITTED,
+    JOURNAL_DIR,
+    PENDING,
+    ROLLED_BACK,
+    checked_record,
+    decode_value,
+    journal_dir,
+    list_records,
+    op_from_json,
+    read_record,
+    record_file,
+)
+from .safepath import symlinked_parent
+
+
+def _known_bytes(ops: list[Operation], before: dict[str, bytes | None]) -> dict[str, set[bytes]]:
+    """Every content memtui itself may have left at each path a record touches.
+
+    That is the path's before-image and each version an operation put there (a write's or a
+    create's data, the bytes a move carried).  Anything else on disk was written by another
+    program (the agent takes no lock), and restoring must never overwrite or displace it.
+    """
+    archive = next((path for path in before if is_archive_index(path)), None)
+
+    def key(path: str) -> str:  # the plan keys the archive index by the snapshot's spelling
+        return archive if archive is not None and is_archive_index(path) else path
+
+    state = dict(before)
+    known = {path: {data} for path, data in before.items() if data is not None}
+    for op in ops:
+        if isinstance(op, Move):
+            target, data = key(op.dst), state.get(key(op.src))
+            state[key(op.src)] = None
+        else:
+            target, data = key(op.path), op.data
+        state[target] = data
+        if data is not None:
+            known.setdefault(target, set()).add(data)
+    return known
+
+
+def _attic_dest(root: Path, rid: str, rel: str) -> str:
+    """A free attic path for ``rel`` under the record's folder (``name.2.md``… when taken)."""
+    dest = f"{ATTIC_DIR}/{rid}/{rel}"
+    stem, dot, ext = dest.rpartition(".")
+    if "/" in ext:
+        stem, dot, ext = dest, "", ""
+    n = 1
+    while os.path.lexists(abs_path(root, dest)):
+        n += 1
+        dest = f"{stem}.{n}{dot}{ext}"
+    return dest
+
+
+def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
+    """Put every path the record touched back to its before-image (idempotent).
+
+    Only a path that holds bytes memtui put there (:func:`_known_bytes`) — or nothing — is
+    restored or moved.  A path another program wrote meanwhile is left exactly as it is; those
+    paths are returned, so the caller can tell the user.
+    """
+    ops = [op_from_json(op) for op in record.get("ops", [])]
+    before = {path: decode_value(value) for path, value in record.get("before", {}).items()}
+    modes: dict[str, int] = {k: int(v) for k, v in record.get("modes", {}).items()}
+    times: dict[str, Any] = record.get("times", {})
+    known = _known_bytes(ops, before)
+    left: list[str] = []
+    dirty: dict[str, None] = {}
+    # first, the space the failed change's own temp files hold (a full disk is the usual cause)
+    remove_tmps(root, before, rid)
+
+    def ours(rel: str, path: str) -> bool:
+        return (symlinked_parent(root, rel) is None and not os.path.islink(path)
+                and read_file(path) in known.get(rel, ()))
+
+    def leave(rel: str) -> None:
+        if rel not in left:
+            left.append(rel)
+
+    for op in reversed(ops):
+        if not isinstance(op, Move):
+            continue
+        src, dst = abs_path(root, op.src), abs_path(root, op.dst)
+        if not os.path.lexists(dst):
+            continue
+        if os.path.lexists(src):
+            # a crash between linking the new name and unlinking the old: two names, one file
+            if (not os.path.islink(src) and not os.path.islink(dst)
+                    and os.path.samefile(src, dst)):
+                disk.unlink(dst)
+                dirty[os.path.dirname(dst)] = None
+            continue
+        if not ours(op.dst, dst) or symlinked_parent(root, op.src) is not None:
+            leave(op.dst)
+            continue
+        moved = read_file(dst)
+        try:
+            move_file(dst, src)
+        except FileExistsError:  # another program created the old name just now
+            leave(op.src)
+            continue
+        if moved is not None:
+            known.setdefault(op.src, set()).add(moved)
+        dirty[os.path.dirname(src)] = dirty[os.path.dirname(dst)] = None
+    for rel, data in before.items():
+        if data is None or in_attic(rel):
+            continue
+        path = abs_path(root, rel)
+        current = read_file(path) if os.path.lexists(path) else None
+        if current == data and not os.path.islink(path):
+            continue
+        if (current is not None and not ours(rel, path)) or symlinked_parent(root, rel) is not None:
+            leave(rel)
+            continue
+        tmp = tmp_path(root, rel, rid)
+        mode = modes.get(rel)
+        disk.write_tmp(tmp, data, mode if mode is not None else new_file_mode())
+        if rel in times:
+            disk.utime(tmp, (int(times[rel][0]), int(times[rel][1])))
+        if current is None:
+            try:
+                move_file(tmp, path)  # never over a file that appeared meanwhile
+            except FileExistsError:
+                leave(rel)
+        elif read_file(path) == current:
+            disk.replace(tmp, path)
+        else:  # written by another program while memtui was restoring
+            leave(rel)
+        dirty[os.path.dirname(path)] = None
+    for rel, data in before.items():
+        path = abs_path(root, rel)
+        if data is not None or in_attic(rel) or not os.path.lexists(path):
+            continue
+        if not ours(rel, path):
+            leave(rel)
+            continue
+        dest = _attic_dest(root, rid, rel)
+        ensure_dir(root, dest.rpartition("/")[0])
+        try:
+            move_file(path, abs_path(root, dest))
+        except FileExistsError:  # pragma: no cover - the attic path was free a moment ago
+            leave(rel)
+        dirty[os.path.dirname(path)] = None
+    remove_tmps(root, before, rid)
+    for folder in reversed(record.get("created_dirs", [])):
+        path = abs_path(root, folder)
+        if (symlinked_parent(root, folder) is None and not os.path.islink(path)
+                and os.path.isdir(path) and not os.listdir(path)):
+            disk.rmdir(path)
+            dirty[os.path.dirname(path)] = None
+    for folder in dirty:
+        if os.path.isdir(folder):
+            disk.fsync_dir(folder)
+    return left
+
+
+def left_alone_words(paths: list[str]) -> str:
+    """The words telling the user which paths a restore left as another program wrote them."""
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:5]) + (" …" if len(paths) > 5 else "")
+    return (f"; left {shown} as another program wrote it meanwhile (memtui never overwrites "
+            "that) — check it by hand")
+
+
+def rollback(root: Path, rid: str, record: dict[str, Any], cause: BaseException) -> TxnError:
+    """Undo a failed apply; the error to raise (the folder is unchanged unless it says so)."""
+    why = describe_os_error(cause) + where(cause, root) if isinstance(cause, OSError) else str(cause)
+    folder = journal_dir(root)
+    written = next(
+        (folder / record_file(rid, state) for state in (PENDING, COMMITTED)
+         if (folder / record_file(rid, state)).exists()),
+        None,
+    )
+    left: list[str] = []
+    try:
+        if written is not None:
+            left = restore_record(root, rid, record)
+            disk.replace(str(written), str(folder / record_file(rid, ROLLED_BACK)))
+            disk.fsync_dir(str(folder))
+        else:
+            unlink_tmps(root, JOURNAL_DIR, {f".{rid}."})
+    except OSError as exc:
+        return WriteFailed(
+            f"cannot change {root}: {why}; restoring the folder also failed "
+            f"({describe_os_error(exc)}) — memtui finishes the restore from its journal the next "
+            "time it opens this folder"
+        )
+    if isinstance(cause, ChangedOnDisk):
+        if left:
+            return ChangedOnDisk(f"{cause}{left_alone_words(left)}", tuple(dict.fromkeys((*cause.paths, *left))))
+        return cause
+    if left:
+        return WriteFailed(f"cannot change {root}: {why}; the rest was restored{left_alone_words(left)}")
+    return WriteFailed(f"cannot change {root}: {why}; nothing was changed")
+
+def remove_empty_created_dirs(root: Path, target: int) -> None:
+    """Remove the folders that the committed do/redo records of change ``target`` created, when
+    they are empty now (deepest first; never through a symlink)."""
+    folders: list[str] = []
+    for name in list_records(root):
+        if name.state == COMMITTED and ((name.kind == "do" and name.seq == target)
+                                        or (name.kind == "redo" and name.target == target)):
+            folders.extend(checked_record(read_record(root, name)).get("created_dirs", []))
+    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+        path = abs_path(root, folder)
+        if (symlinked_parent(root, folder) is None and not os.path.islink(path)
+                and os.path.isdir(path) and not os.listdir(path)):
+            disk.rmdir(path)
+            disk.fsync_dir(os.path.dirname(path))

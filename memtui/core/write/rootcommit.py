@@ -1,0 +1,278 @@
+"""Committing one root's change: check the disk, write the journal record, apply, mark committed.
+
+:func:`prepare` does the checks and builds the record under the root's lock (a change over
+several roots, :mod:`memtui.core.write.group`, prepares one per root); :func:`commit_root` is
+the whole protocol for one root.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
+from ..incremental import FindingsCache
+from ..model import Snapshot
+from .errors import ChangedOnDisk, ReadOnlyFile, Refused, TxnError
+from .fs import (
+    LOCK_TIMEOUT,
+    abs_path,
+    disk,
+    mark_record,
+    mode_of,
+    move_file,
+    new_file_mode,
+    next_seq,
+    prune_journal,
+    read_file,
+    root_lock,
+    tmp_path,
+    write_record,
+)
+from .journal import (
+    COMMITTED,
+    JournalError,
+    encode_bytes,
+    list_records,
+    op_to_json,
+    record_id,
+    stacks,
+)
+from .preview import Preview, baseline_of
+from .recovery import recover_locked
+from .restore import remove_empty_created_dirs, rollback
+from .safepath import UnsafePath
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A committed change: its journal id and the snapshot after it (with its findings).
+
+    The snapshot is the planned one: files it wrote carry the plan's clock as modification time.
+    Pass ``snapshot`` and ``cache`` to the next :func:`plan` to keep validation incremental.
+    """
+
+    record_id: str
+    preview: Preview
+    snapshot: Snapshot
+    cache: FindingsCache = field(repr=False)
+
+
+def _check_folders(root: Path, preview: Preview) -> None:
+    """Refuse a change that would write through a symlinked folder (it may lead outside the root).
+
+    Every folder above every path an operation touches is checked on disk (``islink``) and
+    against the snapshot's symlinks leading outside.
+    """
+    for rel in preview.changeset.paths:
+        for folder in parent_dirs(rel):
+            if folder in preview.before.outside or os.path.islink(abs_path(root, folder)):
+                raise ChangedOnDisk(
+                    f"'{folder}' is a symlinked folder; memtui does not write through symlinked "
+                    f"folders (the change touches '{rel}'), so nothing was changed", (folder,))
+
+
+def _rewritten(ops: tuple[Operation, ...]) -> set[str]:
+    """The paths, as they were before ``ops``, of every file a write in ``ops`` rewrites."""
+    origin: dict[str, str] = {}
+    out: set[str] = set()
+    for op in ops:
+        if isinstance(op, Move):
+            origin[op.dst] = origin.pop(op.src, op.src)
+        elif isinstance(op, Write):
+            out.add(origin.get(op.path, op.path))
+    return out | {path.lower() for path in out if is_archive_index(path)}
+
+
+def _read_only(path: str, mode: int) -> bool:
+    """Whether a file may not be written: no write bit at all (whoever runs memtui), or no access."""
+    return not mode & 0o222 or not os.access(path, os.W_OK)
+
+
+def _check_disk(root: Path, preview: Preview) -> tuple[dict[str, int], dict[str, list[int]], list[str]]:
+    """Refuse unless every touched path is as the snapshot read it and may be written.
+
+    Returns the touched files' modes (permission bits only: never setuid, setgid or sticky),
+    their access and modification times (ns, for restoring), and the folders to create.
+    """
+    _check_folders(root, preview)
+    changed: list[str] = []
+    modes: dict[str, int] = {}
+    times: dict[str, list[int]] = {}
+    rewritten = _rewritten(preview.changeset.ops)
+    for rel, expected in preview.initial.items():
+        path = abs_path(root, rel)
+        if os.path.islink(path):
+            raise ChangedOnDisk(f"'{rel}' is a symlink; memtui does not rewrite symlinks", (rel,))
+        if read_file(path) != expected:
+            changed.append(rel)
+        elif expected is not None:
+            st = os.stat(path)
+            modes[rel] = st.st_mode & 0o777
+            times[rel] = [st.st_atime_ns, st.st_mtime_ns]
+            if (rel in rewritten or rel.lower() in rewritten) and _read_only(path, st.st_mode):
+                raise ReadOnlyFile(
+                    f"'{rel}' is a read-only file (mode {stat.S_IMODE(st.st_mode):04o}); memtui "
+                    "never rewrites it — make it writable (chmod u+w) to change it; nothing was "
+                    "changed", (rel,))
+    if changed:
+        shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
+        raise ChangedOnDisk(
+            f"changed on disk — {shown} changed since memtui read it; reload and try again",
+            tuple(changed),
+        )
+    missing: list[str] = []
+    for op in preview.changeset.ops:
+        target = op.dst if isinstance(op, Move) else op.path
+        for folder in parent_dirs(target):
+            if folder not in missing and not os.path.isdir(abs_path(root, folder)):
+                if os.path.lexists(abs_path(root, folder)):
+                    raise ChangedOnDisk(f"'{folder}' exists and is not a folder", (folder,))
+                missing.append(folder)
+    return modes, times, missing
+
+
+def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str, int],
+               missing: list[str], restores: dict[str, tuple[bytes, int, int]] | None = None) -> None:
+    """Apply the operations; a write that puts back bytes in ``restores`` gets their times too."""
+    dirty: dict[str, None] = {}
+    for op in ops:
+        if isinstance(op, Move):
+            target = op.dst
+        else:
+            target = op.path
+        for folder in parent_dirs(target):
+            if folder in missing and not os.path.isdir(abs_path(root, folder)):
+                disk.mkdir(abs_path(root, folder))
+                dirty[os.path.dirname(abs_path(root, folder))] = None
+        dst = abs_path(root, target)
+        if isinstance(op, Write):
+            # the recorded mode, or (a file an earlier move put here) the file's own mode
+            mode = modes.get(op.path)
+            if mode is None:
+                mode = mode_of(dst)
+            tmp = tmp_path(root, op.path, rid)
+            disk.write_tmp(tmp, op.data, mode)
+            kept = (restores or {}).get(op.path)
+            if kept is not None and kept[0] == op.data:
+                disk.utime(tmp, (kept[1], kept[2]))
+            if read_file(dst) != op.expected:  # another program wrote it since the check
+                raise ChangedOnDisk(f"changed on disk — '{op.path}' changed while memtui was "
+                                    "writing; reload and try again", (op.path,))
+            disk.replace(tmp, dst)
+        elif isinstance(op, Create):
+            tmp = tmp_path(root, op.path, rid)
+            disk.write_tmp(tmp, op.data, new_file_mode())
+            try:
+                move_file(tmp, dst)
+            except FileExistsError:
+                raise ChangedOnDisk(f"'{op.path}' appeared on disk meanwhile", (op.path,)) from None
+        else:
+            try:
+                move_file(abs_path(root, op.src), dst)
+            except FileExistsError:
+                raise ChangedOnDisk(f"'{op.dst}' appeared on disk meanwhile", (op.dst,)) from None
+            dirty[os.path.dirname(abs_path(root, op.src))] = None
+        dirty[os.path.dirname(dst)] = None
+    for folder in dirty:
+        disk.fsync_dir(folder)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A planned change checked under its root's lock: its journal id and record, ready to write.
+
+    :func:`commit_root` writes one; :mod:`memtui.core.write.group` writes one per root of a change that
+    spans several.
+    """
+
+    root: Path
+    preview: Preview
+    rid: str
+    record: dict[str, Any]
+    modes: dict[str, int]
+    missing: list[str]
+
+    def write_record(self) -> None:
+        """Write the journal record, pending (fsynced)."""
+        write_record(self.root, self.rid, self.record)
+
+    def apply(self) -> None:
+        """Apply the changeset's operations (atomic per file; folders fsynced)."""
+        _apply_ops(self.root, self.rid, self.preview.changeset.ops, self.modes, self.missing,
+                   dict(self.preview.restores))
+
+    def rollback(self, cause: BaseException) -> TxnError:
+        """Restore what was applied from the record; the error to raise."""
+        return rollback(self.root, self.rid, self.record, cause)
+
+    def tidy(self) -> None:
+        """After an undo committed: remove the folders the undone change created that it left
+        empty (``archive/`` after undoing the first archive), as a crash's restore does.  Best
+        effort: a folder that stays behind is harmless."""
+        if self.preview.kind != "undo" or self.preview.target is None:
+            return
+        try:
+            remove_empty_created_dirs(self.root, self.preview.target)
+        except (OSError, JournalError, UnsafePath):
+            pass
+
+
+
+def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -> Prepared:
+    """Check, holding ``root``'s lock, that the journal and the disk are as the preview planned;
+    the record to write (``extra`` keys added to it).  Raises :class:`ChangedOnDisk` if not."""
+    if preview.kind != "do":
+        st = stacks(list_records(root))
+        expected = st.done[-1] if preview.kind == "undo" and st.done else (
+            st.redo[0] if preview.kind == "redo" and st.redo else None)
+        if expected != preview.target:
+            raise ChangedOnDisk(f"the journal of {root} changed since this {preview.kind} was "
+                                "planned; reload and try again")
+    modes, times, missing = _check_disk(root, preview)
+    rid = record_id(next_seq(root), preview.kind, preview.target)
+    record = {
+        "id": rid,
+        "kind": preview.kind,
+        "target": preview.target,
+        "time": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
+        "verb": preview.changeset.verb,
+        "description": preview.changeset.description,
+        "ops": [op_to_json(op) for op in preview.changeset.ops],
+        "before": {path: encode_bytes(data) for path, data in preview.initial.items()},
+        "modes": modes,
+        "times": times,
+        "created_dirs": missing,
+        "baseline": baseline_of(preview).to_json(),
+        **(extra or {}),
+    }
+    return Prepared(root, preview, rid, record, modes, missing)
+
+
+def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
+    """Write an accepted preview of one root's change to disk; raise :class:`TxnError` if not."""
+    if not preview.accepted:
+        raise Refused(preview)
+    root = Path(preview.before.root).absolute()
+    with root_lock(root, timeout):
+        recover_locked(root)
+        prepared = prepare(root, preview)
+        try:
+            prepared.write_record()
+            prepared.apply()
+            mark_record(root, prepared.rid, COMMITTED)
+        except (Exception, KeyboardInterrupt) as exc:
+            error = prepared.rollback(exc)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise error from exc
+        prepared.tidy()
+        try:
+            prune_journal(root)
+        except OSError:
+            pass
+    return Applied(prepared.rid, preview, preview.after, preview.cache)
