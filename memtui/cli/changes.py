@@ -43,11 +43,11 @@ def _escape(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core import seen
+    from memtui.core import seen, write
     from memtui.core.seen_store import SeenError
-    from memtui.core.store import RootError
+    from memtui.core.store import RootError, load_root
 
-    from .verbs import Exit, changing, open_root, root_of_path
+    from .verbs import Exit, changing, root_of_path, say_recovered
 
     try:
         with changing(args):
@@ -60,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
         if given.is_file():
             only = given.relative_to(root).as_posix()
     try:
-        snapshot = open_root(root, budget_config(args))
+        with changing(args):
+            say_recovered(write.recover(root))
+    except Exit as exc:
+        return exc.code
+    try:
+        snapshot = load_root(root, budget_config(args))
         result = seen.inbox(snapshot)
         changes = [c for c in result.changes if only is None or only in (c.path, c.old_path)]
         marked = 0

@@ -9,7 +9,7 @@ planned or applied (or nothing to do), 1 refused, 2 a usage or I/O error.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .common import (
     EXIT_FINDINGS,
@@ -21,6 +21,11 @@ from .common import (
     esc,
     print_json,
 )
+
+if TYPE_CHECKING:
+    from memtui.core.dream import DreamPlan
+    from memtui.core.model import Snapshot
+    from memtui.core.write import Preview
 
 
 def register(subparsers: Subparsers) -> None:
@@ -60,31 +65,35 @@ def _run(args: argparse.Namespace) -> int:
     from memtui.core.consolidate import read_rejected
 
     from .stale import parse_now, parse_repo
-    from .verbs import changing, open_root, root_of_path
+    from .verbs import changing, root_of_path, say_recovered
 
     with changing(args):
         root = root_of_path(args.path)
         now, repo = parse_now(args.now), parse_repo(args.repo)
-        config = budget_config(args)
+        plans: list[DreamPlan] = []
 
-        def planned() -> tuple[Any, Any]:
-            snapshot = open_root(root, config)
+        def planner(snapshot: Snapshot) -> Preview:
             found = dream.plan_dream(snapshot, now, repo=repo, rejected=read_rejected(root))
-            return found, dream.preview(found, found.default) if found.default else None
+            plans.append(found)
+            if not found.default:
+                raise _NothingChecked
+            return dream.preview(found, found.default)
 
-        if not args.yes or args.dry_run:
-            found, verdict = planned()
-            return _report(args, found, verdict, None)
-        with write.root_lock(root):
-            found, verdict = planned()
-            record_id = None
-            if verdict is not None and verdict.accepted:
-                record_id = write.commit(verdict).record_id
-            return _report(args, found, verdict, record_id)
+        try:
+            outcome = write.attempt(root, planner, config=budget_config(args),
+                                    dry_run=args.dry_run or not args.yes)
+        except _NothingChecked:
+            return _report(args, plans[-1], None, None)
+        say_recovered(outcome.recovered)
+        return _report(args, plans[-1], outcome.preview, outcome.record_id)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _report(args: argparse.Namespace, found: Any, verdict: Any, record_id: str | None) -> int:
+class _NothingChecked(Exception):
+    """The plan has no checked item: there is nothing to gate or write."""
+
+
+def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None, record_id: str | None) -> int:
     from memtui.core.dream import plan_json
 
     code = EXIT_FINDINGS if verdict is not None and not verdict.accepted else EXIT_OK

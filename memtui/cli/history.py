@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .common import EXIT_OK, Subparsers, budget_config, console, esc, positive_int, print_json
-from .verbs import Exit, add_common, changing, finish, open_root, root_of_path
+from .verbs import Exit, add_common, changing, report, root_of_path
 
 
 def register(subparsers: Subparsers) -> None:
@@ -33,17 +33,13 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from memtui.core import write
-    from memtui.core.store import load_root
 
     try:
         with changing(args):
             root = root_of_path(args.path)
-            config = budget_config(args)
             replay = write.undo_plan if args.verb == "undo" else write.redo_plan
-            if args.dry_run:
-                return finish(args, replay(load_root(root, config)))
-            with write.root_lock(root):
-                return finish(args, replay(open_root(root, config)))
+            return report(args, write.attempt(root, replay, config=budget_config(args),
+                                              dry_run=args.dry_run))
     except Exit as exc:
         return exc.code
     raise AssertionError("unreachable")  # pragma: no cover

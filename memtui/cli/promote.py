@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from .common import EXIT_FINDINGS, EXIT_OK, UsageError, budget_config, console, print_json
-from .verbs import Exit, changing, fail, open_root, print_preview, resolve_files
+from .verbs import Exit, changing, fail, print_preview, resolve_files, say_recovered
 
 if TYPE_CHECKING:
+    from memtui.core.model import Snapshot
     from memtui.core.write import GroupPreview
 
 
@@ -35,12 +36,10 @@ def run_promote(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from memtui.core import write
     from memtui.core.changeset import ChangesetError
     from memtui.core.promote import Collision, promotion
-    from memtui.core.store import load_root
-    from memtui.core.write import commit_group, plan_group
 
-    config = budget_config(args)
     with changing(args):
         if len(args.files) != 1:
             raise UsageError("promote --to moves one file at a time")
@@ -48,20 +47,23 @@ def _run(args: argparse.Namespace) -> int:
         target_root = Path(args.to).expanduser().absolute()
         if not (target_root / "MEMORY.md").is_file():
             raise UsageError(f"{args.to}: no MEMORY.md there (the target must be a memory root)")
-        load = load_root if args.dry_run else open_root
-        source, target = load(source_root, config), load(target_root, config)
-        try:
+
+        def planner(snapshots: Sequence[Snapshot]) -> GroupPreview:
+            source, target = snapshots
             out_of, into = promotion(source, rels[0], target, hook=args.hook)
-            group = plan_group([(source, out_of), (target, into)])
+            return write.plan_group([(source, out_of), (target, into)])
+
+        try:
+            outcome = write.attempt_group([source_root, target_root], planner,
+                                          config=budget_config(args), dry_run=args.dry_run)
         except Collision as exc:
             return fail(args, str(exc), EXIT_FINDINGS)
         except ChangesetError as exc:  # a path the target cannot hold (a nested root, …)
             raise UsageError(f"cannot promote into {target_root}: {exc}") from None
-        ids: list[str] = []
-        if group.accepted and not args.dry_run:
-            ids = list(commit_group(group).record_ids)
-    _report(args, group, ids)
-    return EXIT_OK if group.accepted else EXIT_FINDINGS
+        for recovered in outcome.recovered:
+            say_recovered(recovered)
+    _report(args, outcome.preview, list(outcome.record_ids))
+    return EXIT_OK if outcome.accepted else EXIT_FINDINGS
 
 
 def _report(args: argparse.Namespace, group: GroupPreview, ids: list[str]) -> None:

@@ -34,8 +34,8 @@ from .common import (
 
 if TYPE_CHECKING:
     from memtui.core.changeset import Changeset
-    from memtui.core.model import BudgetConfig, Snapshot
-    from memtui.core.write import Preview
+    from memtui.core.model import Snapshot
+    from memtui.core.write import Attempt, Preview, Recovered
 
 Build = Callable[["Snapshot", argparse.Namespace], "Changeset"]
 
@@ -281,50 +281,34 @@ def _refused(args: argparse.Namespace, preview: Preview) -> int:
     return EXIT_FINDINGS
 
 
-def open_root(root: Path, config: BudgetConfig) -> Snapshot:
-    """Finish any interrupted change (saying which paths it left alone), then load the root."""
-    from memtui.core import write
-    from memtui.core.store import load_root
-
-    message = write.recover(root).message
-    if message:
-        err_console().print(f"[yellow]memtui:[/] {esc(message)}")
-    return load_root(root, config)
+def say_recovered(recovered: Recovered) -> None:
+    """Tell the user what recovery did before the change (paths it left alone, records set aside)."""
+    if recovered.message:
+        err_console().print(f"[yellow]memtui:[/] {esc(recovered.message)}")
 
 
 def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snapshot], Changeset],
                     diff: bool = False) -> int:
-    """Load the root, build, gate and (unless a dry run) commit — holding the lock throughout."""
+    """Build, gate and (unless a dry run) commit one change through the writer's one protocol."""
     from memtui.core import write
-    from memtui.core.store import load_root
 
-    config = budget_config(args)
     with changing(args):
-        snapshot = load_root(root, config) if args.dry_run else open_root(root, config)
-        preview = write.plan(snapshot, build(snapshot))
-        if args.dry_run or not preview.accepted:  # nothing to write: no lock, no .memtui/
-            return finish(args, preview, diff)
-        with write.root_lock(root):  # read again under the lock, so concurrent memtuis take turns
-            snapshot = open_root(root, config)
-            return finish(args, write.plan(snapshot, build(snapshot)), diff)
+        outcome = write.attempt(root, lambda snapshot: write.plan(snapshot, build(snapshot)),
+                                config=budget_config(args), dry_run=args.dry_run)
+        return report(args, outcome, diff)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def finish(args: argparse.Namespace, preview: Preview, diff: bool = False) -> int:
-    """Commit an accepted preview (unless a dry run) and report it."""
-    from memtui.core import write
-
-    record_id = None
-    if preview.accepted and not args.dry_run:
-        record_id = write.commit(preview).record_id
+def report(args: argparse.Namespace, outcome: Attempt, diff: bool = False) -> int:
+    """Print what an attempt did (for people, or as JSON) and return the exit code."""
+    say_recovered(outcome.recovered)
+    preview, record_id = outcome.preview, outcome.record_id
     if args.json:
         print_json(preview.to_json() | {"dry_run": bool(args.dry_run), "id": record_id,
                                         "root": str(preview.before.root)})
     else:
         print_preview(preview, dry_run=args.dry_run, record_id=record_id, diff=diff)
-    if not preview.accepted:
-        return EXIT_FINDINGS
-    return EXIT_OK
+    return EXIT_OK if preview.accepted else EXIT_FINDINGS
 
 
 # ---------------------------------------------------------------- the verbs

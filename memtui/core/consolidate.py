@@ -804,9 +804,9 @@ def forget_rejected(root: Path | str, a: str, b: str) -> None:
 
 
 def _remember_rejected(root: Path | str, a: str, b: str, forget: bool = False) -> None:
-    from .write import root_lock, write_side_file  # the writer's gate imports this package's validator
+    from .write import side_files, write_side_file  # the writer's gate imports this package's validator
 
-    with root_lock(root):
+    with side_files(root):
         try:
             pairs = set(parse_rejected(read_private_file(root, REJECTED_FILE)))
         except FileNotFoundError:

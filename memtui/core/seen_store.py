@@ -110,11 +110,11 @@ class Location:
     in_root: bool
 
     def lock(self) -> ContextManager[None]:
-        """The root's writer lock for an in-root store; nothing for a cache store."""
+        """The root's lock over the store's files for an in-root store; nothing for a cache store."""
         if self.in_root:
-            from .write import root_lock
+            from .write import side_files
 
-            return root_lock(self.root)
+            return side_files(self.root)
         return nullcontext()
 
 
@@ -290,6 +290,19 @@ def _write(loc: Location, name: str, data: bytes) -> None:
     _write_cache_file(Path(folder), base, data)
 
 
+def _remove(loc: Location, name: str) -> None:
+    """Remove one store file (an old pack); best effort — a pack left behind is only space."""
+    from .write import TxnError, remove_side_file
+
+    try:
+        if loc.in_root:
+            remove_side_file(loc.root, f"{SEEN_DIR}/{name}")
+        else:
+            os.unlink(loc.folder / name)
+    except (TxnError, OSError):
+        pass
+
+
 def _write_cache_file(folder: Path, name: str, data: bytes) -> None:
     """Write ``folder/name`` in the user's cache: exclusive temp file (unpredictable name), fsync,
     replace."""
@@ -355,10 +368,7 @@ def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mappi
         _write(loc, STATE_FILE, json.dumps(state, ensure_ascii=False).encode("utf-8"))
         for other in _packs_on_disk(loc):
             if other != name:
-                try:
-                    os.unlink(loc.folder / other)
-                except OSError:
-                    pass
+                _remove(loc, other)
     return SeenState({p: Seen(d, s, d in copies) for p, (d, s) in files.items()}, journal_seq, seeded,
                      (), name, copies)
 

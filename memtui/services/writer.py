@@ -194,7 +194,7 @@ def apply(the_plan: Plan) -> Outcome:
     try:
         if the_plan.group is not None:
             return _apply_group(the_plan, the_plan.group)
-        applied = write.commit(the_plan.preview)
+        done = write.attempt(the_plan.preview.before.root, reviewed=the_plan.preview)
     except write.Refused as exc:
         return Outcome(False, "refused by the validator — nothing was written",
                        refusal_lines(exc.preview.gate))
@@ -204,13 +204,20 @@ def apply(the_plan: Plan) -> Outcome:
         return Outcome(False, str(exc))
     except OSError as exc:
         return Outcome(False, f"could not write: {exc.strerror or exc}")
-    return Outcome(True, the_plan.description, snapshot=applied.snapshot, cache=applied.cache,
-                   undoable=the_plan.request.step is Step.DO)
+    if done.applied is None:
+        return Outcome(False, "refused by the validator — nothing was written",
+                       refusal_lines(done.preview.gate))
+    return Outcome(True, the_plan.description, snapshot=done.applied.snapshot,
+                   cache=done.applied.cache, undoable=the_plan.request.step is Step.DO)
 
 
 def _apply_group(the_plan: Plan, group: write.GroupPreview) -> Outcome:
     """Commit every root's half as one change; the outcome carries this root's folder after it."""
-    applied = write.commit_group(group)
+    roots = [half.before.root for half in group.previews]
+    applied = write.attempt_group(roots, reviewed=group).applied
+    if applied is None:
+        return Outcome(False, "refused by the validator — nothing was written",
+                       refusal_lines(the_plan.gate_preview.gate))
     mine = next(i for i, p in enumerate(group.previews)
                 if Path(p.before.root) == Path(the_plan.preview.before.root))
     half = group.previews[mine]

@@ -4,7 +4,7 @@ This package is sealed: everyone outside it imports from here (the face), never 
 Its layers, each importing only those below it: :mod:`.safepath` and :mod:`.journal` (stored state,
 read side), :mod:`.errors`, :mod:`.preview` (plan and gate; pure), :mod:`.fs` (the filesystem seam,
 the lock, temp files, records, side files), :mod:`.restore`, :mod:`.recovery`, :mod:`.rootcommit` (one
-root), :mod:`.group` (several roots), :mod:`.attempt` (the ways in).
+root), :mod:`.group` (several roots), :mod:`.protocol` (the ways in: ``attempt()``).
 
 Protocol for every changeset (DESIGN §3):
 
@@ -74,7 +74,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..changeset import Changeset, Create, Move, Write
-    from .attempt import commit, redo, run, undo
+    from .protocol import (
+        Attempt,
+        GroupAttempt,
+        attempt,
+        attempt_group,
+        commit,
+        redo,
+        run,
+        undo,
+    )
     from .errors import (
         Busy,
         ChangedOnDisk,
@@ -85,7 +94,7 @@ if TYPE_CHECKING:
         UnsafeFolder,
         WriteFailed,
     )
-    from .fs import LOCK_TIMEOUT, append_side_file, root_lock, write_side_file
+    from .fs import LOCK_TIMEOUT, append_side_file, remove_side_file, root_lock, side_files, write_side_file
     from .group import (
         GroupApplied,
         GroupPreview,
@@ -135,6 +144,8 @@ _EXPORTS: dict[str, str] = {
     "LOCK_TIMEOUT": "fs",
     "root_lock": "fs",
     "write_side_file": "fs",
+    "remove_side_file": "fs",
+    "side_files": "fs",
     "append_side_file": "fs",
     "Recovered": "recovery",
     "open_root": "recovery",
@@ -148,10 +159,14 @@ _EXPORTS: dict[str, str] = {
     "group_of": "group",
     "plan_group": "group",
     "replay_group_plan": "group",
-    "commit": "attempt",
-    "run": "attempt",
-    "undo": "attempt",
-    "redo": "attempt",
+    "commit": "protocol",
+    "attempt": "protocol",
+    "attempt_group": "protocol",
+    "Attempt": "protocol",
+    "GroupAttempt": "protocol",
+    "run": "protocol",
+    "undo": "protocol",
+    "redo": "protocol",
     "Changeset": "..changeset",
     "Create": "..changeset",
     "Move": "..changeset",
@@ -160,12 +175,14 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Applied",
+    "Attempt",
     "Baseline",
     "Busy",
     "ChangedOnDisk",
     "Changeset",
     "Create",
     "GroupApplied",
+    "GroupAttempt",
     "GroupPreview",
     "LOCK_TIMEOUT",
     "LogEntry",
@@ -182,6 +199,8 @@ __all__ = [
     "Write",
     "WriteFailed",
     "append_side_file",
+    "attempt",
+    "attempt_group",
     "baseline_of",
     "commit",
     "commit_group",
@@ -197,9 +216,11 @@ __all__ = [
     "redo_plan",
     "refusal_lines",
     "refusal_text",
+    "remove_side_file",
     "replay_group_plan",
     "root_lock",
     "run",
+    "side_files",
     "undo",
     "undo_plan",
     "write_side_file",

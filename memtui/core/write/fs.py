@@ -434,3 +434,26 @@ def append_side_file(root: Path | str, rel: str, line: bytes, timeout: float = L
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def remove_side_file(root: Path | str, rel: str, timeout: float = LOCK_TIMEOUT) -> None:
+    """Remove one of memtui's own bookkeeping files (an old seen-store pack), under the root's
+    lock; never a memory file, never through a symlinked folder (:class:`UnsafeFolder`)."""
+    root = Path(root).absolute()
+    with root_lock(root, timeout):
+        target = _side_target(root, rel)
+        try:
+            disk.unlink(target)
+        except FileNotFoundError:
+            return
+        disk.fsync_dir(os.path.dirname(target))
+
+
+@contextmanager
+def side_files(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Iterator[Path]:
+    """Hold the root's lock over a read-modify-write of bookkeeping files (the rejected pairs,
+    the seen store): inside, :func:`write_side_file`, :func:`append_side_file` and
+    :func:`remove_side_file` on the same root do not wait.  Yields the root's absolute path."""
+    root = Path(root).absolute()
+    with root_lock(root, timeout):
+        yield root
