@@ -54,7 +54,8 @@ def register(subparsers: Subparsers) -> None:
     loaded.add_argument("path", nargs="?", help="a memory root or a folder holding roots")
     loaded.add_argument("--json", action="store_true", help="print JSON (see README)")
     loaded.add_argument("--raw", action="store_true",
-                        help="print only the loaded bytes, exactly, and nothing else")
+                        help="print only the file's bytes of the lines that load, exactly as "
+                        "written, and nothing else")
     add_budget_options(loaded)
     loaded.set_defaults(func=run_loaded)
 
@@ -149,7 +150,7 @@ def _budget_text(budget: Any) -> str:
         "yellow" if budget.utilization >= 0.9 else "green")
     return (
         f"[{colour}]{budget.lines}/{budget.max_lines} lines · {budget.bytes:,}/{budget.max_bytes:,} "
-        f"bytes · {budget.utilization:.0%}[/] · ~{budget.tokens:,} tokens"
+        f"{budget.unit} · {budget.utilization:.0%}[/] · ~{budget.tokens:,} tokens"
     )
 
 
@@ -167,7 +168,7 @@ def _finding_text(finding: Any) -> str:
 
 
 def run_loaded(args: argparse.Namespace) -> int:
-    from memtui.core.budget import budget_of, index_loaded_text, lines_past_cut
+    from memtui.core.budget import budget_of, index_loaded_text, lines_past_cut, loaded_file_bytes
     from memtui.core.model import LineKind
 
     roots = find_roots(args.path)
@@ -185,7 +186,8 @@ def run_loaded(args: argparse.Namespace) -> int:
         reason = _cut_reason(budget)
         if args.raw:
             sys.stdout.flush()
-            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.write(loaded_file_bytes(snapshot.index, budget)
+                                    if snapshot.index.exists else b"")
             sys.stdout.buffer.flush()
             continue
         if args.json:
@@ -195,6 +197,7 @@ def run_loaded(args: argparse.Namespace) -> int:
                     "budget": budget.to_json(),
                     "cut_line": budget.cut_line,
                     "cut_reason": reason,
+                    "warning": budget.warning(),
                     "loader": budget.loader,
                     "stripped": [{"line": line.number, "text": line.raw} for line in stripped],
                     "loaded": data.decode("utf-8", "replace"),
@@ -226,7 +229,11 @@ def run_loaded(args: argparse.Namespace) -> int:
         if budget.cut_line is None:
             out.rule(f"end — all {budget.lines} lines load · {_budget_text(budget)}", style="green")
             continue
-        out.rule(f"✂ the loader cuts here, at line {budget.cut_line} ({reason})", style="red")
+        out.rule(f"✂ the loader cuts here, at {esc(budget.cut_where())} ({reason})", style="red")
+        warning = budget.warning()
+        if warning is not None:
+            out.print("Claude Code tells the agent, after what loaded:", markup=False)
+            out.print(f"> WARNING: {warning}", markup=False)
         entries = [ln for ln in past if ln.kind in (LineKind.ENTRY, LineKind.REGION)]
         out.print(
             f"[red]{len(past)} line(s) never load[/], among them {len(entries)} "
@@ -250,9 +257,9 @@ def _print_stripped(out: Any, budget: Any, stripped: list[Any]) -> None:
     if not stripped:
         out.print(f"[dim]loader {budget.loader}: nothing to strip (no frontmatter, no comment blocks)[/]")
         return
-    size = budget.file_bytes - budget.bytes
-    out.print(f"[dim]loader {budget.loader}: {len(stripped)} line(s), {size:,} bytes of frontmatter "
-              "and HTML comment blocks are stripped before counting; they never load:[/]")
+    out.print(f"[dim]loader {budget.loader}: {len(stripped)} line(s) of frontmatter, HTML comment "
+              "blocks and blank lines at either end are stripped before counting; they never "
+              "load:[/]")
     for line in stripped:
         out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
     out.rule(style="dim")
@@ -261,9 +268,9 @@ def _print_stripped(out: Any, budget: Any, stripped: list[Any]) -> None:
 def _cut_reason(budget: Any) -> str | None:
     if budget.cut_line is None:
         return None
-    if budget.cut_line > budget.max_lines:
+    if budget.over_lines and budget.loaded_count == budget.max_lines:
         return f"line cap {budget.max_lines}"
-    return f"byte cap {budget.max_bytes:,}"
+    return f"{budget.unit[:-1]} cap {budget.max_bytes:,}"
 
 
 # ---------------------------------------------------------------- list

@@ -1,10 +1,26 @@
 """The loader's budget: where it cuts ``MEMORY.md``, what falls past, and pressure sampling.
 
-The loader profile (DESIGN §1.7) decides what is measured: under ``claude-code`` the index's
-frontmatter and block-level HTML comments (CommonMark HTML blocks of type 2: a line starting,
-after at most three spaces, with ``<!--``, through the line holding ``-->``; never inside a code
-fence) are stripped first, then the first 200 lines / 25,000 bytes of what is left load; under
-``raw`` the file is measured as it is.  Line numbers stay those of the file.
+The loader profile (DESIGN §1.7) decides what is measured.  ``raw`` measures the file as it
+is: its lines and bytes.  ``claude-code`` is Claude Code's own loader, as the real builds do it
+(CLAUDE-CODE.md "what loads", checked against v2.1.332's code and runs):
+
+1. the frontmatter goes: ``^---\\s*\\n([\\s\\S]*?)---\\s*\\n?`` on the whole text (it closes at
+   the first ``---`` after the opening line);
+2. block-level HTML comments go: a top-level HTML block of the comment kind (a line starting,
+   after at most three spaces, with ``<!--``, through the rest of the line holding ``-->`` and
+   the empty lines after it; never inside a code fence or a list item) is replaced by what is
+   left of it once every ``<!-- … -->`` is taken out, or dropped when that is blank; so a line
+   ``<!-- c --> visible text`` keeps `` visible text`` and counts, and an unclosed comment stays;
+3. the rest is trimmed (JavaScript ``trim``: leading and trailing blank lines do not count);
+4. then the first ``max_lines`` (200) lines or ``max_bytes`` (25,000) *characters* load —
+   a JavaScript string length, UTF-16 code units, CRLF counted as LF.  Past the character cap
+   the text is cut at the last line break at or before it, so the line that crosses the cap
+   does not load; only a first line longer than the cap is cut mid-line.
+
+Under ``claude-code`` a :class:`Budget`'s ``bytes``/``max_bytes`` are those characters
+(``unit``); ``file_bytes`` and ``loaded_bytes`` stay UTF-8 bytes.  Line numbers are the file's
+(``cut_line``), and ``numbering`` maps the loader's own numbering (after stripping, as Claude
+Code's warning counts) back to them.
 """
 
 from __future__ import annotations
@@ -12,8 +28,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Sequence
 
@@ -38,18 +56,30 @@ FILL_TARGET = 0.80
 
 @dataclass(frozen=True)
 class Budget:
-    """How much of its budget an index uses, and where the loader cuts it."""
+    """How much of its budget an index uses, and where the loader cuts it.
+
+    ``bytes``/``max_bytes`` count in the profile's ``unit``: characters (UTF-16 code units)
+    under ``claude-code``, bytes under ``raw``.
+    """
 
     lines: int
     max_lines: int
     bytes: int
     max_bytes: int
-    cut_line: int | None  # first line not loaded (1-based), None when all of it loads
-    loaded_bytes: int  # bytes the loader takes
+    cut_line: int | None  # first file line not (wholly) loaded (1-based), None when all loads
+    loaded_bytes: int  # UTF-8 bytes of what the loader takes
     loader: str = RAW_LOADER  # the profile measured
-    stripped: tuple[int, ...] = ()  # line numbers the profile strips before counting
+    stripped: tuple[int, ...] = ()  # file line numbers the profile does not count
     file_lines: int = 0  # the file as it is on disk
     file_bytes: int = 0
+    numbering: tuple[int, ...] = ()  # claude-code: the file line of each counted line, in order
+    cut_chars: int | None = None  # a first line cut mid-line: how many of its characters load
+    cut_text: str = ""  # the first line not loaded, trimmed (as Claude Code quotes it)
+
+    @property
+    def unit(self) -> str:
+        """``characters`` under claude-code, ``bytes`` under raw."""
+        return "characters" if self.loader == CLAUDE_CODE_LOADER else "bytes"
 
     @property
     def utilization(self) -> float:
@@ -70,12 +100,62 @@ class Budget:
     def over_bytes(self) -> bool:
         return self.bytes > self.max_bytes
 
+    @property
+    def loaded_count(self) -> int:
+        """Lines that load whole (Claude Code's "C"; 0 when the first line is cut mid-line)."""
+        if self.cut_line is None:
+            return self.lines
+        if self.cut_chars is not None:
+            return 0
+        return self.loader_number(self.cut_line) - 1 if self.numbering else self.cut_line - 1
+
+    def loader_number(self, file_line: int) -> int:
+        """A file line's number in the loader's own count (after stripping); the file's under
+        raw.  A line the profile does not count gets the number of the next counted line."""
+        if not self.numbering:
+            return file_line
+        return bisect_right(self.numbering, file_line - 1) + 1
+
+    def warning(self) -> str | None:
+        """The warning Claude Code adds to a truncated load (v2.1.268), in its own words, or
+        None when everything loads (claude-code only)."""
+        if self.cut_line is None or self.loader != CLAUDE_CODE_LOADER:
+            return None
+        lines_over, chars_over = self.over_lines, self.over_bytes
+        loaded = self.loaded_count
+        if loaded == 0:
+            part = f"everything after the first {self.cut_chars} characters of line 1 was cut off"
+        else:
+            quoted = f' ("{_quote_cut(self.cut_text, 80)}")' if self.cut_text else ""
+            part = (f"{self.lines - loaded} of {self.lines} lines were cut off, starting at line "
+                    f"{loaded + 1}{quoted}")
+        if chars_over and not lines_over:
+            size = f"{js_size(self.bytes)} (limit: {js_size(self.max_bytes)}) \u2014 index entries are too long"
+        elif lines_over and not chars_over:
+            size = f"{self.lines} lines (limit: {self.max_lines})"
+        else:
+            size = f"{self.lines} lines and {js_size(self.bytes)}"
+        return (f"MEMORY.md is {size}. Only part of it was loaded: {part}. Keep index entries to "
+                "one line under ~200 chars; move detail into topic files.")
+
+    def cut_where(self) -> str:
+        """Where the cut is, in the file's numbering and, when it differs, in Claude Code's."""
+        if self.cut_line is None:
+            return ""
+        where = f"line {self.cut_line}"
+        if self.cut_chars is not None:
+            return f"{where}, after its first {self.cut_chars:,} characters"
+        if self.numbering and self.loaded_count + 1 != self.cut_line:
+            where += f" (line {self.loaded_count + 1} as Claude Code counts, after stripping)"
+        return where
+
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "lines": self.lines,
             "max_lines": self.max_lines,
             "bytes": self.bytes,
             "max_bytes": self.max_bytes,
+            "unit": self.unit,
             "utilization": round(self.utilization, 4),
             "tokens": self.tokens,
             "cut_line": self.cut_line,
@@ -84,6 +164,72 @@ class Budget:
             "file_lines": self.file_lines,
             "file_bytes": self.file_bytes,
         }
+        if self.loader == CLAUDE_CODE_LOADER:
+            out["loader_cut_line"] = (None if self.cut_line is None else self.loaded_count + 1)
+            out["cut_chars"] = self.cut_chars
+        return out
+
+
+def js_size(n: int) -> str:
+    """Claude Code's size words: ``512 bytes``, ``24.4KB`` (JavaScript ``toFixed(1)``, ".0" dropped)."""
+    kb = n / 1024
+    if kb < 1:
+        return f"{n} bytes"
+    for unit in ("KB", "MB", "GB"):
+        if kb < 1024 or unit == "GB":
+            text = str(Decimal(kb).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+            return (text[:-2] if text.endswith(".0") else text) + unit
+        kb /= 1024
+    raise AssertionError  # pragma: no cover
+
+
+def _quote_cut(text: str, limit: int) -> str:
+    """Claude Code's quote of the first line cut off: at most ``limit`` characters, at a word."""
+    if utf16_len(text) <= limit:
+        return text
+    head = _utf16_prefix(text, limit - 1)
+    space = re.search(r"\s\S*$", head)
+    before = "" if space is None else _js_trim_end(head[: space.start()])
+    return (before if utf16_len(before) > limit / 2 else _js_trim_end(head)) + "\u2026"
+
+
+# ---------------------------------------------------------------- JavaScript string measures
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+#: what JavaScript's String.prototype.trim removes (WhiteSpace and LineTerminator)
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+           "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def utf16_len(text: str) -> int:
+    """A JavaScript string's ``length``: UTF-16 code units."""
+    if text.isascii():
+        return len(text)
+    return len(text) + len(_ASTRAL.findall(text))
+
+
+def _utf16_prefix(text: str, units: int) -> str:
+    """The longest prefix of ``text`` at most ``units`` UTF-16 code units long."""
+    if not _ASTRAL.search(text):
+        return text[:units]
+    used = 0
+    for k, ch in enumerate(text):
+        used += 2 if ord(ch) > 0xFFFF else 1
+        if used > units:
+            return text[:k]
+    return text
+
+
+def text_size(text: str, loader: str) -> int:
+    """A text's size in a profile's unit: characters (UTF-16) under claude-code, else bytes."""
+    return utf16_len(text) if loader == CLAUDE_CODE_LOADER else len(encode_text(text))
+
+
+def _js_trim_end(text: str) -> str:
+    return text.rstrip(JS_SPACE)
+
+
+# ---------------------------------------------------------------- raw
 
 
 def line_sizes(index: Index) -> list[int]:
@@ -95,42 +241,165 @@ def line_sizes(index: Index) -> list[int]:
     return sizes
 
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+# ---------------------------------------------------------------- claude-code: what it keeps
+
+_FRONTMATTER = re.compile(r"---\s*\n([\s\S]*?)---\s*\n?")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_COMMENT_OPEN = re.compile(r" {0,3}<!--")
+_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+_VISIBLE = re.compile(r"[^ \t\n]")
+_LIST_ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?: +|$)")
+
+
+def _frontmatter_end(text: str) -> int:
+    """Where the content starts after Claude Code's frontmatter (0: none)."""
+    if not text.startswith("---") or text.find("---", 3) < 0:
+        return 0
+    found = _FRONTMATTER.match(text)
+    return found.end() if found is not None else 0
+
+
+def kept_spans(raws: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The index's text (line endings as LF) and the spans of it Claude Code keeps once the
+    frontmatter and block-level comments are gone (before trimming), as (start, end) offsets."""
+    text = "\n".join(raws)
+    starts = [0]
+    for raw in raws[:-1]:
+        starts.append(starts[-1] + len(raw) + 1)
+    begin = _frontmatter_end(text) if text.startswith("---") else 0
+    if "<!--" not in text[begin:]:
+        return text, [(begin, len(text))] if begin < len(text) else []
+    spans: list[tuple[int, int]] = []
+    keep_from = begin
+    first = bisect_right(starts, begin) - 1
+    if first >= 0 and starts[first] != begin:
+        first += 1  # the frontmatter ended inside a line: blocks start on the next one
+    fence = ""
+    list_indent = -1
+    k = max(first, 0)
+    n = len(raws)
+    while k < n:
+        raw = raws[k]
+        if fence:
+            close = _FENCE.match(raw)
+            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence) \
+                    and not raw[close.end():].strip():
+                fence = ""
+            k += 1
+            continue
+        stripped = raw.lstrip(" ")
+        indent = len(raw) - len(stripped)
+        if not stripped:
+            k += 1
+            continue
+        if list_indent >= 0:
+            if indent >= list_indent:
+                k += 1
+                continue  # inside a list item: its comments are the item's
+            list_indent = -1
+        opened = _FENCE.match(raw)
+        if opened:
+            fence = opened.group(1)
+            k += 1
+            continue
+        item = _LIST_ITEM.match(raw)
+        if item:
+            list_indent = max(item.end(), indent + 2)
+            k += 1
+            continue
+        if not _COMMENT_OPEN.match(raw):
+            k += 1
+            continue
+        # an HTML block of the comment kind: through the line holding its end, and the empty
+        # lines after it
+        at = starts[k] + raw.index("<!--") + 4
+        if text.startswith(">", at):
+            close_at = at + 1
+        elif text.startswith("->", at):
+            close_at = at + 2
+        else:
+            found = text.find("-->", at)
+            if found < 0:
+                break  # unclosed: the block runs to the end and, holding no "-->", stays
+            close_at = found + 3
+        last = bisect_right(starts, close_at - 1) - 1
+        end_line = last + 1
+        while end_line < n and raws[end_line] == "":
+            end_line += 1
+        block_start = starts[k]
+        block_end = starts[end_line] if end_line < n else len(text)
+        block = text[block_start:block_end]
+        if "-->" not in block:
+            k = end_line
+            continue
+        if keep_from < block_start:
+            spans.append((keep_from, block_start))
+        pos = block_start
+        residue: list[tuple[int, int]] = []
+        for match in _COMMENT.finditer(block):
+            residue.append((pos, block_start + match.start()))
+            pos = block_start + match.end()
+        residue.append((pos, block_end))
+        residue = [(a, b) for a, b in residue if b > a]
+        if any(text[a:b].strip(JS_SPACE) for a, b in residue):
+            spans += residue
+        keep_from = block_end
+        k = end_line
+    if keep_from < len(text):
+        spans.append((keep_from, len(text)))
+    return text, spans
 
 
 def stripped_lines(raws: Sequence[str], loader: str) -> frozenset[int]:
-    """0-based indexes of the lines a loader profile strips before it counts (none for raw)."""
+    """0-based indexes of the lines a loader profile does not count (none for raw): the
+    frontmatter, block-level comments and the blank lines trimmed at either end."""
     if loader == RAW_LOADER:
         return frozenset()
-    out: set[int] = set()
-    n = len(raws)
-    if n and raws[0].rstrip() == "---":
-        for k in range(1, n):
-            if raws[k].rstrip() == "---":
-                out.update(range(k + 1))
-                break
-    fence = ""
-    in_comment = False
-    for k in range(len(out), n):
-        raw = raws[k]
-        if in_comment:
-            out.add(k)
-            in_comment = "-->" not in raw
-            continue
-        opened = _FENCE.match(raw)
-        if fence:
-            if opened and opened.group(1) == fence:
-                fence = ""
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
-        comment = _COMMENT_OPEN.match(raw)
-        if comment:
-            out.add(k)
-            in_comment = "-->" not in raw[comment.end() :]
-    return frozenset(out)
+    counted = _counted(raws)[2]
+    return frozenset(range(len(raws))) - {number - 1 for number in counted}
+
+
+def _counted(raws: Sequence[str]) -> tuple[str, list[int], tuple[int, ...]]:
+    """The text Claude Code counts (stripped and trimmed), the offset in the index's text of each
+    of its lines, and the file line number of each."""
+    text, spans = kept_spans(raws)
+    if len(spans) == 1:
+        a, b = spans[0]
+        body = text[a:b]
+        origin = [(0, a)]
+    else:
+        parts, origin, at = [], [], 0
+        for a, b in spans:
+            origin.append((at, a))
+            parts.append(text[a:b])
+            at += b - a
+        body = "".join(parts)
+    lead = len(body) - len(body.lstrip(JS_SPACE))
+    body = body.strip(JS_SPACE)
+    if not body:
+        return "", [], ()
+    starts = [0]
+    find = body.find
+    at = find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    line_starts = [0]
+    for raw in raws[:-1]:
+        line_starts.append(line_starts[-1] + len(raw) + 1)
+    keys = [c for c, _ in origin]
+    numbers = []
+    several = len(origin) > 1  # a line may join pieces: name it by its first visible character
+    for s in starts:
+        c = s + lead
+        if several:
+            seen = _VISIBLE.search(body, s)
+            if seen is not None and body.find("\n", s, seen.start()) < 0:
+                c = seen.start() + lead
+        j = bisect_right(keys, c) - 1
+        offset = origin[j][1] + c - origin[j][0]
+        numbers.append(bisect_right(line_starts, offset))
+    return body, starts, tuple(numbers)
 
 
 _LAST_MEASURED: list[tuple[Index, BudgetConfig, Budget]] = []
@@ -150,30 +419,78 @@ def measure(index: Index, config: BudgetConfig) -> Budget:
 def _measure(index: Index, config: BudgetConfig) -> Budget:
     if not index.exists:
         return Budget(0, config.max_lines, 0, config.max_bytes, None, 0, config.loader)
+    if config.loader == CLAUDE_CODE_LOADER:
+        return _measure_claude(index, config)
     sizes = line_sizes(index)
     file_bytes = sum(sizes) + (3 if index.bom and not sizes else 0)
-    strip = stripped_lines([line.raw for line in index.lines], config.loader)
-    kept = [(k + 1, size) for k, size in enumerate(sizes) if k not in strip]
-    total = sum(size for _, size in kept) + (3 if index.bom and not sizes else 0)
     cut: int | None = None
     count = loaded = 0
-    for number, size in kept:
+    for number, size in enumerate(sizes, 1):
         if count + 1 > config.max_lines or loaded + size > config.max_bytes:
             cut = number
             break
         count += 1
         loaded += size
-    return Budget(
-        len(kept), config.max_lines, total, config.max_bytes, cut, loaded, config.loader,
-        tuple(k + 1 for k in sorted(strip)), len(sizes), file_bytes,
-    )
+    return Budget(len(sizes), config.max_lines, file_bytes, config.max_bytes, cut, loaded,
+                  config.loader, (), len(sizes), file_bytes)
+
+
+def _measure_claude(index: Index, config: BudgetConfig) -> Budget:
+    """Claude Code's cut (the module's docstring), as v2.1.332 computes it."""
+    raws = [line.raw for line in index.lines]
+    file_bytes = sum(line_sizes(index)) + (3 if index.bom and not raws else 0)
+    body, starts, numbering = _counted(raws)
+    count = len(starts)
+    size = utf16_len(body)
+    stripped = tuple(sorted(set(range(1, len(raws) + 1)) - set(numbering)))
+    if count <= config.max_lines and size <= config.max_bytes:
+        return Budget(count, config.max_lines, size, config.max_bytes, None,
+                      len(encode_text(body)), config.loader, stripped, len(raws), file_bytes,
+                      numbering)
+    end = starts[config.max_lines] - 1 if count > config.max_lines else len(body)
+    cut_chars: int | None = None
+    if utf16_len(body[:end]) > config.max_bytes:
+        cap = len(_utf16_prefix(body, config.max_bytes))
+        newline = body.rfind("\n", 0, cap + 1)
+        if newline > 0:
+            end = newline
+        else:
+            end = cap
+            cut_chars = utf16_len(body[:cap])
+    if cut_chars is not None:
+        cut_line, cut_text = numbering[0], ""
+    else:
+        loaded = body.count("\n", 0, end) + 1
+        cut_line = numbering[loaded]
+        after = body.find("\n", end + 1)
+        cut_text = body[end + 1: after if after >= 0 else len(body)].strip(JS_SPACE)
+    return Budget(count, config.max_lines, size, config.max_bytes, cut_line,
+                  len(encode_text(body[:end])), config.loader, stripped, len(raws), file_bytes,
+                  numbering, cut_chars, cut_text)
 
 
 def loaded_lines(index: Index, budget: Budget) -> tuple[IndexLine, ...]:
-    """The index lines the loader takes, in order (stripped lines and the cut left out)."""
+    """The index lines the loader takes, in order (stripped lines and the cut left out; a first
+    line cut mid-line is taken: its start loads)."""
     stripped = set(budget.stripped)
     end = budget.cut_line if budget.cut_line is not None else len(index.lines) + 1
+    if budget.cut_chars is not None:
+        end += 1
     return tuple(line for line in index.lines[: end - 1] if line.number not in stripped)
+
+
+def loaded_index_text(index: Index, config: BudgetConfig) -> str:
+    """Exactly the text the loader takes from ``MEMORY.md`` (claude-code: stripped, trimmed and
+    cut; Claude Code's warning is not part of it)."""
+    budget = measure(index, config)
+    if budget.loader != CLAUDE_CODE_LOADER:
+        return index_loaded_text(index, budget).decode("utf-8", errors="replace")
+    body, starts, _numbering = _counted([line.raw for line in index.lines])
+    if budget.cut_line is None:
+        return body
+    if budget.cut_chars is not None:
+        return _utf16_prefix(body, budget.cut_chars)
+    return body[: starts[budget.loaded_count] - 1]
 
 
 def configured_loader(env: dict[str, str] | None = None) -> str:
@@ -206,9 +523,11 @@ def budget_of(snapshot: Snapshot) -> Budget:
 
 
 def lines_past_cut(index: Index, budget: Budget) -> tuple[IndexLine, ...]:
+    """The file's lines from the first one the loader does not take (a first line cut mid-line
+    loads its start, so it is not past)."""
     if budget.cut_line is None:
         return ()
-    return index.lines[budget.cut_line - 1 :]
+    return index.lines[budget.cut_line - (0 if budget.cut_chars is not None else 1):]
 
 
 def entries_past_cut(index: Index, budget: Budget) -> tuple[IndexLine, ...]:
@@ -226,7 +545,16 @@ def loaded_text(snapshot: Snapshot) -> bytes:
 
 
 def index_loaded_text(index: Index, budget: Budget) -> bytes:
-    """The bytes of :func:`loaded_lines` (with the BOM when line 1 loads)."""
+    """What the loader takes, as bytes: under claude-code the exact text Claude Code loads
+    (:func:`loaded_index_text`), under raw the lines before the cut (with the BOM)."""
+    if budget.loader == CLAUDE_CODE_LOADER:
+        config = BudgetConfig(budget.max_lines, budget.max_bytes, budget.loader)
+        return encode_text(loaded_index_text(index, config))
+    return loaded_file_bytes(index, budget)
+
+
+def loaded_file_bytes(index: Index, budget: Budget) -> bytes:
+    """The file's own bytes of :func:`loaded_lines`, endings and BOM as written."""
     lines = loaded_lines(index, budget)
     data = encode_text("".join(line.raw + line.ending for line in lines))
     if index.bom and lines and lines[0].number == 1:

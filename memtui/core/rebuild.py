@@ -25,7 +25,7 @@ import re
 from datetime import datetime
 from typing import Iterable
 
-from .budget import FILL_TARGET, stripped_lines
+from .budget import FILL_TARGET, stripped_lines, text_size
 from .changeset import Changeset, Create, Operation, VerbError, Write, unified_diff
 from .index import region_line
 from .index_edit import (
@@ -42,6 +42,7 @@ from .index_edit import (
 from .model import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX_NAME,
+    CLAUDE_CODE_LOADER,
     INDEX_NAME,
     Index,
     IndexLine,
@@ -223,26 +224,30 @@ def rebuild(snapshot: Snapshot) -> Changeset:
     nl = dominant_ending(index)
     bom = 3 if index.bom else 0
 
+    # in the loader's unit: claude-code counts characters (no BOM, CRLF as one)
+    claude = config.loader == CLAUDE_CODE_LOADER
+    unit_bom, unit_nl = (0, 1) if claude else (bom, len(nl))
+
     def size(raws: list[str]) -> int:
-        return bom + sum(len(encode_text(r)) + len(nl) for r in raws)
+        return unit_bom + sum(text_size(r, config.loader) + unit_nl for r in raws)
 
     upper_regions, _ = cover(pinned_set | scoped)
     base = assemble([], upper_regions)
     # only what the loader profile counts: kept frontmatter and comment blocks may be stripped
     strip = stripped_lines(base, config.loader)
     counted = [raw for k, raw in enumerate(base) if k not in strip]
-    lines, used = len(counted) + 2, size(counted) + size(["", f"## {RECENT}"]) - bom
+    lines, used = len(counted) + 2, size(counted) + size(["", f"## {RECENT}"]) - unit_bom
     target_lines = int(config.max_lines * FILL_TARGET)
     target_bytes = int(config.max_bytes * FILL_TARGET)
     chosen_informal: list[str] = []
     for path in informal:
-        cost = len(encode_text(raw_for(path))) + len(nl)
+        cost = text_size(raw_for(path), config.loader) + unit_nl
         if lines + 1 <= config.max_lines and used + cost <= config.max_bytes:
             chosen_informal.append(path)
             lines, used = lines + 1, used + cost
     chosen: list[str] = []
     for path in listed + others:
-        cost = len(encode_text(raw_for(path))) + len(nl)
+        cost = text_size(raw_for(path), config.loader) + unit_nl
         if lines + 1 > target_lines or used + cost > target_bytes:
             break
         chosen.append(path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ RULES: dict[str, str] = {
     "superseded-active": WARNING,
     "scope-missing": WARNING,
     "secret": WARNING,
+    "neutralized-text": WARNING,
     "interrupted-change": ERROR,
     "state-stale": WARNING,
     "state-too-long": WARNING,
@@ -644,7 +646,7 @@ def index_findings(
                 budget.cut_line,
                 f"{budget.lines} {_counted(budget)}lines, over the loader's {budget.max_lines}; "
                 f"the loader stops at "
-                f"line {budget.cut_line} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
+                f"{budget.cut_where()} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
                 "fall past the cut — decay or archive entries, or run rebuild",
             )
         )
@@ -655,9 +657,9 @@ def index_findings(
                 ERROR,
                 index.path,
                 budget.cut_line,
-                f"{budget.bytes:,} {_counted(budget)}bytes, over the loader's {budget.max_bytes:,}; "
-                f"the loader stops "
-                f"at line {budget.cut_line} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
+                f"{budget.bytes:,} {_counted(budget)}{budget.unit}, over the loader's "
+                f"{budget.max_bytes:,}; the loader stops "
+                f"at {budget.cut_where()} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
                 "fall past the cut — shorten hooks, decay or archive entries",
             )
         )
@@ -856,10 +858,73 @@ def index_tail_findings(snapshot: Snapshot) -> list[Finding]:
                     scope.name,
                 )
             )
+    out.extend(neutralized_findings(index, stripped))
     out.extend(secret_findings(index.path, "\n".join(line.raw for line in index.lines)))
     if archive.exists:
         out.extend(secret_findings(archive.path, "\n".join(line.raw for line in archive.lines)))
     out.extend(handoff_findings(snapshot.handoff))
+    return out
+
+
+#: control characters Claude Code takes out of the loaded index (tab and line breaks stay)
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: default-ignorable code points outside the format category (Unicode's DI property)
+_IGNORABLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0"
+                       "\ufe00\ufe01\ufe02\ufe03\ufe04\ufe05\ufe06\ufe07\ufe08\ufe09\ufe0a"
+                       "\ufe0b\ufe0c\ufe0d")
+#: kept by Claude Code: the joiners and the text/emoji variation selectors
+_KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
+#: tags of Claude Code's own markup, which a loaded index may not imitate
+_MARKUP = re.compile(
+    r"</?(?:system[-_]reminder|function_results|function_calls|tool_use_error|sandbox_violations"
+    r"|persisted-output|total_tokens|user-prompt-submit-hook|post-tool-use-hook|user-memory-input"
+    r"|command-(?:name|message|args)|local-command-(?:stdout|stderr|caveat)"
+    r"|bash-(?:input|stdout|stderr)|task-notification|antml:[\w-]+)\b[^>\n]*>",
+    re.IGNORECASE)
+
+
+def _invisible(text: str) -> str | None:
+    """The first character of ``text`` Claude Code removes as invisible, or None."""
+    found = _CONTROL.search(text)
+    if found is not None:
+        return found.group()
+    if text.isascii():
+        return None
+    for ch in text:
+        if ord(ch) < 0xA0 or ch in _KEPT_FORMAT:
+            continue
+        if ch in _IGNORABLE or unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs") \
+                or 0xE0000 <= ord(ch) <= 0xE0FFF:
+            return ch
+    return None
+
+
+def neutralized_findings(index: Index, stripped: set[int] | frozenset[int]) -> list[Finding]:
+    """``neutralized-text``: a loaded index line holding what Claude Code neutralizes before it
+    loads the index (CLAUDE-CODE.md, v2.1.284) — invisible characters (control, format,
+    private-use, unassigned and default-ignorable code points, but for the joiners and the
+    text/emoji variation selectors) and tags imitating Claude Code's own markup
+    (``<system-reminder>``, ``<function_results>``, …).  What the agent reads then differs from
+    the file."""
+    out: list[Finding] = []
+    for line in index.lines:
+        if line.number in stripped:
+            continue
+        raw = line.raw
+        ch = _invisible(raw)
+        tag = _MARKUP.search(raw) if "<" in raw else None
+        if ch is None and tag is None:
+            continue
+        what = []
+        if ch is not None:
+            what.append(f"an invisible character (U+{ord(ch):04X})")
+        if tag is not None:
+            what.append(f"markup Claude Code reserves ({tag.group()[:40]})")
+        out.append(Finding(
+            "neutralized-text", WARNING, index.path, line.number,
+            f"{' and '.join(what)}: Claude Code neutralizes it before loading, so the agent reads "
+            "other text than the file holds; remove it or write it out in plain words",
+            f"neutralized:{line.number}"))
     return out
 
 
@@ -1012,8 +1077,9 @@ def gate(
             )
         if after_budget.over_bytes and after_budget.bytes > max(before_budget.bytes, after_budget.max_bytes):
             reasons.append(
-                f"MEMORY.md would grow from {before_budget.bytes:,} to {after_budget.bytes:,} bytes "
-                f"while over its {after_budget.max_bytes:,}-byte cap"
+                f"MEMORY.md would grow from {before_budget.bytes:,} to {after_budget.bytes:,} "
+                f"{after_budget.unit} while over its {after_budget.max_bytes:,}-"
+                f"{after_budget.unit[:-1]} cap"
             )
     if refusing or reasons:
         return GateResult(False, tuple(refusing), "; ".join(reasons))

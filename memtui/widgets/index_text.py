@@ -44,7 +44,7 @@ def cut_rule(budget: Budget) -> str:
     below = budget.file_lines - budget.cut_line + 1
     return (f"✂ loader cut · line {budget.cut_line} · {below} line{'s' if below != 1 else ''} "
             f"below not loaded ({budget.loader}: {budget.max_lines} lines / "
-            f"{budget.max_bytes:,} bytes load)")
+            f"{budget.max_bytes:,} {budget.unit} load)")
 
 
 def text_rows(index: Index, budget: Budget) -> list[TextRow]:

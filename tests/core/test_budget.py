@@ -17,24 +17,41 @@ from memtui.core.store import load_root
 @pytest.mark.parametrize(
     ("text", "config", "lines", "cut"),
     [
-        ("a\nb\nc\n", BudgetConfig(2, 1000), 3, 3),
-        ("a\nb\nc", BudgetConfig(3, 1000), 3, None),
-        ("a\nb\n", BudgetConfig(2, 1000), 2, None),
-        ("aaaa\nbbbb\n", BudgetConfig(10, 7), 2, 2),
-        ("aaaa\nbbbb\n", BudgetConfig(10, 10), 2, None),
-        ("", BudgetConfig(1, 1), 0, None),
+        ("a\nb\nc\n", BudgetConfig(2, 1000, "raw"), 3, 3),
+        ("a\nb\nc", BudgetConfig(3, 1000, "raw"), 3, None),
+        ("a\nb\n", BudgetConfig(2, 1000, "raw"), 2, None),
+        ("aaaa\nbbbb\n", BudgetConfig(10, 7, "raw"), 2, 2),
+        ("aaaa\nbbbb\n", BudgetConfig(10, 10, "raw"), 2, None),
+        ("", BudgetConfig(1, 1, "raw"), 0, None),
     ],
 )
 def test_cut_is_the_first_line_past_either_cap(text: str, config: BudgetConfig, lines: int,
                                                cut: int | None) -> None:
     budget = measure(parse_index(text.encode()), config)
     assert (budget.lines, budget.cut_line) == (lines, cut)
-    assert budget.bytes == len(text.encode())
+    assert budget.bytes == len(text.encode()) and budget.unit == "bytes"
+
+
+@pytest.mark.parametrize(
+    ("text", "config", "lines", "cut"),
+    [
+        ("a\nb\nc\n", BudgetConfig(2, 1000), 3, 3),
+        ("a\nb\nc", BudgetConfig(3, 1000), 3, None),
+        ("aaaa\nbbbb\n", BudgetConfig(10, 8), 2, 2),  # "aaaa\nbbbb" is 9 characters
+        ("aaaa\nbbbb\n", BudgetConfig(10, 9), 2, None),  # the final line break is trimmed
+        ("", BudgetConfig(1, 1), 0, None),
+    ],
+)
+def test_claude_code_counts_trimmed_characters(text: str, config: BudgetConfig, lines: int,
+                                               cut: int | None) -> None:
+    budget = measure(parse_index(text.encode()), config)
+    assert (budget.lines, budget.cut_line) == (lines, cut)
+    assert budget.bytes == len(text.strip()) and budget.unit == "characters"
 
 
 def test_loaded_text_stops_at_the_cut(make_root) -> None:
     root = make_root({"MEMORY.md": "one\ntwo\nthree\n"})
-    snapshot = load_root(root, BudgetConfig(max_lines=2))
+    snapshot = load_root(root, BudgetConfig(max_lines=2, loader="raw"))
     assert loaded_text(snapshot) == b"one\ntwo\n"
     budget = budget_of(snapshot)
     assert budget.utilization == pytest.approx(1.5)
@@ -49,7 +66,7 @@ def test_pressure_is_sampled_once_a_day_when_over_ninety_percent(make_root) -> N
     assert record_pressure(snapshot, date(2026, 11, 30))
     samples = read_pressure(root)
     assert [s["date"] for s in samples] == ["2026-11-29", "2026-11-30"]
-    assert samples[0] == {"date": "2026-11-29", "lines": 185, "max_lines": 200, "bytes": 370,
+    assert samples[0] == {"date": "2026-11-29", "lines": 185, "max_lines": 200, "bytes": 369,  # characters, trimmed
                           "max_bytes": 25000, "utilization": 0.93}
     assert ".memory-pressure.jsonl" not in {p for p in load_root(root).files}
 

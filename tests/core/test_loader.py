@@ -1,5 +1,5 @@
 """The loader profile (DESIGN §1.7): claude-code strips the index's frontmatter and block-level HTML
-comments before the 200-line / 25,000-byte cut; raw measures the file as it is."""
+comments and trims before the 200-line / 25,000-character cut; raw measures the file as it is."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_the_cut_counts_loaded_lines_and_keeps_file_line_numbers(make_root: Make
     assert budget.cut_line == 265 and budget.lines == 231
     text = loaded_text(claude).decode()
     assert not text.startswith("---") and "<!--" not in text and "history line" not in text
-    assert text.startswith("# Memory\n") and text.count("\n") == 200
+    assert text.startswith("# Memory\n") and text.count("\n") == 199  # 200 lines, joined
     raw = load_root(root, RAW)
     assert measure(raw.index, raw.config).cut_line == 201
     assert loaded_text(raw).decode().startswith(FRONTMATTER)
@@ -65,7 +65,8 @@ def test_the_cut_counts_loaded_lines_and_keeps_file_line_numbers(make_root: Make
         ("---\nname: x\n---\nbody\n", {0, 1, 2}),
         ("---\nname: x\nbody\n", set()),  # no closing line: no frontmatter
         ("a\n<!-- one -->\nb\n", {1}),
-        ("a\n   <!-- indented\nstill\n--> tail\nb\n", {1, 2, 3}),
+        ("a\n   <!-- indented\nstill\n--> tail\nb\n", {1, 2}),  # " tail" stays and counts
+        ("a\n   <!-- indented\nstill\n-->\nb\n", {1, 2, 3}),
         ("a <!-- inline --> b\n", set()),  # not block-level: it loads
         ("    <!-- four spaces: code -->\n", set()),
         ("```\n<!-- in a fence -->\n```\n<!-- out -->\n", {3}),
@@ -154,3 +155,119 @@ def test_the_gate_measures_with_the_same_profile(make_root: MakeRoot, capsys: py
     assert main(["remember", "A new fact", "--root", str(root), "--loader", "raw", "--dry-run"]) == 1
     assert "would grow" in capsys.readouterr().out
     assert main(["remember", "A new fact", "--root", str(root), "--dry-run"]) == 0
+
+
+# ---------------------------------------------------------------- Claude Code's cut, row by row
+# (CLAUDE-CODE.md "what loads"; each row measured on the real v2.1.240 and v2.1.332 builds)
+
+ENTRIES = "".join(f"- [fact {k}](f{k}.md) — hook {k}\n" for k in range(300))
+
+
+def lines_of(n: int, start: int = 0) -> str:
+    return "".join(f"- [fact {k}](f{k}.md) — hook {k}\n" for k in range(start, start + n))
+
+
+def claude_measure(text: str):
+    index = parse_index(text.encode())
+    return index, measure(index, CLAUDE)
+
+
+def test_an_index_of_euro_signs_loads_whole() -> None:
+    text = "".join("- [e](e.md) " + "€" * 330 + "\n" for _ in range(30))
+    assert len(text.encode()) == 30_090
+    _, budget = claude_measure(text)
+    assert (budget.lines, budget.bytes, budget.cut_line) == (30, 30 * 343 - 1, None)
+    assert budget.unit == "characters" and budget.warning() is None
+    assert budget.file_bytes == len(text.encode())
+
+
+def test_leading_blank_lines_do_not_count() -> None:
+    index, budget = claude_measure("\n" * 50 + lines_of(160))
+    assert (budget.lines, budget.cut_line) == (160, None)
+    assert budget.stripped == tuple(range(1, 51)) and budget.numbering[0] == 51
+
+
+def test_trailing_blank_lines_do_not_count() -> None:
+    _, budget = claude_measure(lines_of(205) + "\n" * 30)
+    assert (budget.lines, budget.cut_line, budget.loaded_count) == (205, 201, 200)
+    assert budget.warning() == (
+        'MEMORY.md is 205 lines (limit: 200). Only part of it was loaded: 5 of 205 lines were cut '
+        'off, starting at line 201 ("- [fact 200](f200.md) — hook 200"). Keep index entries to one '
+        "line under ~200 chars; move detail into topic files.")
+
+
+def test_a_comment_with_text_after_it_keeps_the_text() -> None:
+    index, budget = claude_measure("<!-- c --> visible text\n" + lines_of(200))
+    assert (budget.lines, budget.cut_line) == (201, 201)  # the last entry is cut
+    assert budget.stripped == ()
+    cfg = BudgetConfig()
+    from memtui.core.budget import loaded_index_text
+
+    loaded = loaded_index_text(index, cfg)
+    assert loaded.startswith("visible text\n- [fact 0]") and "<!--" not in loaded
+    assert loaded.endswith("- [fact 198](f198.md) — hook 198")
+
+
+def test_a_line_over_the_character_cap_is_cut_mid_line() -> None:
+    from memtui.core.budget import loaded_index_text
+
+    index, budget = claude_measure("x" * 26_000 + "\n")
+    assert (budget.lines, budget.bytes, budget.cut_line, budget.cut_chars) == (1, 26_000, 1, 25_000)
+    assert loaded_index_text(index, CLAUDE) == "x" * 25_000
+    assert budget.warning() == (
+        "MEMORY.md is 25.4KB (limit: 24.4KB) \u2014 index entries are too long. Only part of it was "
+        "loaded: everything after the first 25000 characters of line 1 was cut off. Keep index "
+        "entries to one line under ~200 chars; move detail into topic files.")
+    # the line that crosses the cap after the first does not load at all (cut at a line break)
+    _, later = claude_measure("short\n" + "y" * 26_000 + "\n")
+    assert (later.cut_line, later.cut_chars, later.loaded_count) == (2, None, 1)
+
+
+def test_both_numberings_after_frontmatter() -> None:
+    _, budget = claude_measure("---\nname: index\ndescription: d\ntype: index\n---\n" + lines_of(201))
+    assert budget.cut_line == 206 and budget.loaded_count == 200
+    assert budget.loader_number(206) == 201 and budget.loader_number(6) == 1
+    assert "starting at line 201 (" in (budget.warning() or "")
+    assert budget.cut_where() == "line 206 (line 201 as Claude Code counts, after stripping)"
+
+
+def test_characters_are_utf16_units_and_crlf_counts_as_lf() -> None:
+    _, emoji = claude_measure("😀" * 10 + "\n")
+    assert emoji.bytes == 20
+    _, crlf = claude_measure("a\r\nb\r\n")
+    assert (crlf.lines, crlf.bytes) == (2, 3)
+    _, cap = claude_measure("😀" * 12_501)  # 25,002 units: the cut may not split a pair
+    assert cap.cut_chars == 25_000
+
+
+@pytest.mark.parametrize(
+    ("text", "counted"),
+    [
+        ("<!-- a -->\n\n\n- x\n", "- x"),  # a comment block takes the empty lines after it
+        ("- x\n  <!-- in the item -->\n", "- x\n  <!-- in the item -->"),  # the item's own
+        ("<!-- never closed\n- x\n", "<!-- never closed\n- x"),
+        ("<!-- a --> b <!-- c -->\n", "b"),
+        ("```\n<!-- fenced -->\n```\n", "```\n<!-- fenced -->\n```"),
+        ("- x <!-- inline -->\n", "- x <!-- inline -->"),
+        ("a\n<!-- b -->\nc\n", "a\nc"),
+    ],
+)
+def test_comment_blocks_as_claude_code_strips_them(text: str, counted: str) -> None:
+    from memtui.core.budget import loaded_index_text
+
+    index, budget = claude_measure(text)
+    assert loaded_index_text(index, CLAUDE) == counted
+    assert (budget.lines, budget.bytes) == (counted.count("\n") + 1, len(counted))
+
+
+def test_loaded_prints_claude_codes_warning(make_root: MakeRoot, capsys) -> None:
+    root = make_root({"MEMORY.md": "---\nname: i\n---\n" + lines_of(203)})
+    assert main(["loaded", str(root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cut_line"] == 204 and data["budget"]["loader_cut_line"] == 201
+    assert data["warning"].startswith("MEMORY.md is 203 lines (limit: 200). Only part of it was "
+                                      "loaded: 3 of 203 lines were cut off, starting at line 201 (")
+    assert main(["loaded", str(root)]) == 0
+    text = capsys.readouterr().out
+    assert "> WARNING: MEMORY.md is 203 lines (limit: 200)." in text
+    assert "line 204 (line 201 as Claude Code counts, after stripping)" in text

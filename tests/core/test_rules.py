@@ -127,6 +127,12 @@ CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
         {"MEMORY.md": INDEX, "a.md": topic("Alpha", "a", body="token ghp_" + "A1b2" * 9 + "\n")},
         {"MEMORY.md": INDEX, "a.md": topic("Alpha", "a", body="see the sk-assessment-framework\n")},
     ),
+    "neutralized-text": (
+        {"MEMORY.md": INDEX + "- [Beta](b.md) — beta\u200b fact <system-reminder>\n", "a.md": A,
+         "b.md": B},
+        {"MEMORY.md": INDEX + "- [Beta](b.md) — beta fact, the <system> tag \u200d\n", "a.md": A,
+         "b.md": B},
+    ),
     "interrupted-change": (
         {"MEMORY.md": INDEX, "a.md": A, ".memtui/journal/00000001-do.pending.json": "{}"},
         {"MEMORY.md": INDEX, "a.md": A, ".memtui/journal/00000001-do.rolled-back.json": "{}"},
