@@ -276,27 +276,35 @@ def _cut_reason(budget: Any) -> str | None:
 # ---------------------------------------------------------------- list
 
 
-def _listed_roots(path: str | None) -> tuple[list[Path], Path | None]:
-    """The roots ``list`` shows, and the project's auto-memory folder when it holds nothing yet.
+def _listed_roots(path: str | None) -> tuple[list[Path], Path | None, dict[Path, str]]:
+    """The roots ``list`` shows, the project's auto-memory folder when it holds nothing yet, and
+    why Claude Code does not use some of them (root -> reason: auto memory off,
+    blockReadsOutsideWorkingDirectories).
 
     With no PATH: the roots at or below the current folder, then Claude Code's folders for this
-    project (DESIGN §1.1) — its auto memory, its agents' memories, the user-level agent memories.
+    project (DESIGN §1.1) — its auto memory, its agents' memories, the user-level agent memories
+    (team memory is part of the auto memory's root).
     """
     if path is not None:
-        return find_roots(path), None
-    from memtui.core.discover import claude_roots, roots_under
+        return find_roots(path), None, {}
+    from memtui.core.discover import TEAM, claude_roots, roots_under
 
     cwd = Path.cwd()
     roots = roots_under(cwd)
     missing = None
+    inactive: dict[Path, str] = {}
     for found in claude_roots(cwd):
+        if found.kind == TEAM:
+            continue
+        if not found.enabled:
+            inactive.setdefault(found.path, found.why)
         if found.path in roots:
             continue
         if found.holds_memory():
             roots.append(found.path)
-        elif found.kind == "auto":
+        elif found.kind == "auto" and found.enabled:
             missing = found.path
-    return roots, missing
+    return roots, missing, inactive
 
 
 def _missing_row(root: Path) -> dict[str, Any]:
@@ -304,7 +312,7 @@ def _missing_row(root: Path) -> dict[str, Any]:
 
     project = project_of(root)
     return {"root": str(root), "layer": MACHINE_LOCAL, "project": str(project) if project else None,
-            "exists": False, "files": 0, "other_files": 0, "nested_roots": [], "budget": None,
+            "exists": False, "active": True, "inactive_because": None, "files": 0, "other_files": 0, "nested_roots": [], "budget": None,
             "errors": 0, "warnings": 0, "duplicates_across_layers": []}
 
 
@@ -351,7 +359,7 @@ def run_list(args: argparse.Namespace) -> int:
 
     from memtui.core.layers import cross_layer_duplicates, layered
 
-    roots, missing = _listed_roots(args.path)
+    roots, missing, inactive = _listed_roots(args.path)
     layers = layered(roots)
     shared: dict[str, int] = {}  # roots of a project with another root are read: duplicates
     for item in layers:
@@ -369,6 +377,8 @@ def run_list(args: argparse.Namespace) -> int:
                     "layer": item.layer,
                     "project": str(item.project) if item.project else None,
                     "exists": True,
+                    "active": row.root not in inactive,
+                    "inactive_because": inactive.get(row.root),
                     "files": row.files,
                     "other_files": len(row.other_files),
                     "nested_roots": list(row.nested_roots),
@@ -403,7 +413,8 @@ def run_list(args: argparse.Namespace) -> int:
         use_style = "red" if over else "yellow" if budget.utilization >= 0.9 else "green"
         table.add_row(
             shown_layer,
-            esc(rel_root(row.root, args.path)),
+            esc(rel_root(row.root, args.path))
+            + (f" [dim]({esc(inactive[row.root])})[/]" if row.root in inactive else ""),
             str(row.files),
             f"{budget.lines}/{budget.max_lines}",
             f"{budget.bytes:,}/{budget.max_bytes:,}",

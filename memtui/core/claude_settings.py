@@ -1,8 +1,10 @@
 """Claude Code's settings files and memory folders, resolved the way Claude Code resolves them.
 
-Every rule here is a fact from ``CLAUDE-CODE.md`` (Claude Code v2.1.240 docs): the settings
-scopes, ``CLAUDE_CONFIG_DIR``, ``autoMemoryDirectory``, ``autoMemoryEnabled``,
-``CLAUDE_CODE_DISABLE_AUTO_MEMORY`` and the memory-folder shapes.  It imports only ``os`` and
+Every rule here is a fact from ``CLAUDE-CODE.md`` (checked against the v2.1.332 build): the
+settings scopes, ``CLAUDE_CONFIG_DIR``, ``CLAUDE_CODE_PROJECT_DIR_NAME``, the project folder's
+name, ``autoMemoryDirectory`` (and what an invalid one does), ``autoMemoryEnabled``,
+``CLAUDE_CODE_DISABLE_AUTO_MEMORY``, ``permissions.blockReadsOutsideWorkingDirectories`` and the
+memory-folder shapes.  It imports only ``os`` and
 ``json`` because the PreToolUse hook decides "outside every memory root" with this module alone,
 before anything heavier loads.  Paths are plain strings for the same reason.
 """
@@ -57,15 +59,21 @@ def read_settings(path: str) -> dict | None:  # type: ignore[type-arg]
 
 
 def _expand_memory_dir(value: object, home: str | None) -> str | None:
-    """An ``autoMemoryDirectory`` value as a path: absolute, or starting with ``~/``; else None."""
+    """An ``autoMemoryDirectory`` value as a path, or None when Claude Code finds it invalid:
+    absolute, or ``~/`` under the home folder (not climbing out of it), at least 3 characters
+    once trailing separators go, no NUL (v2.1.332's check)."""
     if not isinstance(value, str) or not value:
         return None
+    path = value
     if value.startswith("~/"):
-        base = home if home is not None else os.path.expanduser("~")
-        return os.path.normpath(os.path.join(base, value[2:]))
-    if os.path.isabs(value):
-        return os.path.normpath(value)
-    return None
+        rest = os.path.normpath(value[2:] or ".")
+        if rest in (".", "..") or rest.startswith("../"):
+            return None
+        path = os.path.join(home if home is not None else os.path.expanduser("~"), value[2:])
+    path = os.path.normpath(path).rstrip("/")
+    if not os.path.isabs(path) or len(path) < 3 or "\0" in path:
+        return None
+    return path
 
 
 def scoped_settings(project_dir: str, env: Mapping[str, str] | None = None,
@@ -79,23 +87,76 @@ def scoped_settings(project_dir: str, env: Mapping[str, str] | None = None,
     return out
 
 
+#: the scopes that belong to the repository (its own ``.claude/`` settings)
+REPOSITORY_SCOPES = ("local", "project")
+
+
+def blocks_outside_reads(project_dir: str, env: Mapping[str, str] | None = None,
+                         home: str | None = None) -> bool:
+    """``permissions.blockReadsOutsideWorkingDirectories`` from the winning scope (v2.1.273)."""
+    for _scope, value in scoped_settings(project_dir, env, home):
+        permissions = value.get("permissions")
+        if isinstance(permissions, dict) and "blockReadsOutsideWorkingDirectories" in permissions:
+            return permissions["blockReadsOutsideWorkingDirectories"] is True
+    return False
+
+
+def memory_dir_setting(project_dir: str, env: Mapping[str, str] | None = None,
+                       home: str | None = None) -> tuple[str | None, object, bool]:
+    """The ``autoMemoryDirectory`` that wins: (scope, value, blocked).  Claude Code reads the
+    scopes in order (local, project, user) and takes the **first that sets it**, valid or not;
+    with ``blockReadsOutsideWorkingDirectories`` on, the repository's scopes are passed over
+    (``blocked`` says one of them set a value).  (None, None, blocked) when no scope sets it."""
+    blocked = False
+    skip_repo = None
+    for scope, value in scoped_settings(project_dir, env, home):
+        if value.get("autoMemoryDirectory") is None:
+            continue
+        if scope in REPOSITORY_SCOPES:
+            if skip_repo is None:
+                skip_repo = blocks_outside_reads(project_dir, env, home)
+            if skip_repo:
+                blocked = True
+                continue
+        return scope, value["autoMemoryDirectory"], blocked
+    return None, None, blocked
+
+
 def auto_memory_override(project_dir: str, env: Mapping[str, str] | None = None,
                          home: str | None = None) -> str | None:
-    """``autoMemoryDirectory`` from the settings scope that wins (local over project over user).
+    """The folder ``autoMemoryDirectory`` names, or None for the default folder.
 
+    ``CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`` (absolute) comes first, as in Claude Code.  Then the
+    first scope setting ``autoMemoryDirectory`` (:func:`memory_dir_setting`) wins; an invalid
+    value there (relative, empty, ``~/..``) means the default folder, not the next scope's value.
     Policy settings and ``--settings`` are not read (memtui cannot see how Claude Code was
-    started); a relative value is ignored, as Claude Code accepts only absolute or ``~/`` ones.
+    started).
     """
-    for _scope, value in scoped_settings(project_dir, env, home):
-        found = _expand_memory_dir(value.get("autoMemoryDirectory"), home)
+    cowork = _env(env).get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "")
+    if cowork:
+        found = _expand_memory_dir(cowork if not cowork.startswith("~") else "", home)
         if found is not None:
             return found
+    _scope, value, _blocked = memory_dir_setting(project_dir, env, home)
+    return _expand_memory_dir(value, home)
+
+
+def blocked_memory_dir(project_dir: str, env: Mapping[str, str] | None = None,
+                       home: str | None = None) -> str | None:
+    """A folder the repository's settings choose that Claude Code does not use because
+    ``blockReadsOutsideWorkingDirectories`` is on (shown inactive), or None."""
+    for scope, value in scoped_settings(project_dir, env, home):
+        if scope in REPOSITORY_SCOPES and value.get("autoMemoryDirectory") is not None:
+            if not blocks_outside_reads(project_dir, env, home):
+                return None
+            return _expand_memory_dir(value["autoMemoryDirectory"], home)
     return None
 
 
 def auto_memory_enabled(project_dir: str, env: Mapping[str, str] | None = None,
                         home: str | None = None) -> bool:
-    """False under ``CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`` or ``autoMemoryEnabled: false``."""
+    """False under ``CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`` or ``autoMemoryEnabled: false``; agent
+    memory follows it ("subagent memory is part of auto memory")."""
     if _env(env).get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "") in ("1", "true"):
         return False
     for _scope, value in scoped_settings(project_dir, env, home):
@@ -104,15 +165,83 @@ def auto_memory_enabled(project_dir: str, env: Mapping[str, str] | None = None,
     return True
 
 
+#: a converted project name longer than this is cut and given a hash (v2.1.332)
+NAME_LIMIT = 200
+
+
+def _utf16_units(text: str) -> list[int]:
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [data[k] | data[k + 1] << 8 for k in range(0, len(data), 2)]
+
+
+def _name_hash(text: str) -> str:
+    """Claude Code's hash of a long project path: a 31-multiplier hash of its UTF-16 code units
+    (32-bit, signed), its absolute value in base 36."""
+    value = 0
+    for unit in _utf16_units(text):
+        value = (value * 31 + unit) & 0xFFFFFFFF
+    if value >= 0x80000000:
+        value -= 0x100000000
+    value = abs(value)
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rest = divmod(value, 36)
+        out = digits[rest] + out
+        if not value:
+            return out
+
+
 def encode_project_path(path: str) -> str:
-    """Claude Code's folder name for a project: the absolute path with '/' and '.' made '-'."""
-    return os.path.abspath(path).replace("/", "-").replace(".", "-")
+    """Claude Code's folder name for a project: the absolute path with every character that is
+    not an ASCII letter or digit made ``-`` (a character outside the BMP is two UTF-16 units, so
+    two ``-``); a name over 200 characters is cut to 200 and given ``-<hash>``."""
+    path = os.path.abspath(path)
+    name = "".join(ch if ch.isascii() and ch.isalnum() else "-" if ord(ch) <= 0xFFFF else "--"
+                   for ch in path)
+    if len(name) <= NAME_LIMIT:
+        return name
+    return f"{name[:NAME_LIMIT]}-{_name_hash(path)}"
+
+
+_DIR_NAME_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{d}" for d in range(10)),
+             *(f"lpt{d}" for d in range(10))}
+
+
+def valid_project_dir_name(value: str) -> bool:
+    """1–64 letters, digits, ``-`` or ``_``, and not a Windows device name."""
+    return 1 <= len(value) <= 64 and all(ch in _DIR_NAME_OK for ch in value) \
+        and value.lower() not in _RESERVED
 
 
 def project_dir_name(project_root: str, env: Mapping[str, str] | None = None) -> str:
-    """``$CLAUDE_CODE_PROJECT_DIR_NAME`` (v2.1.234), else the encoded project root."""
-    named = _env(env).get("CLAUDE_CODE_PROJECT_DIR_NAME", "")
-    return named if named else encode_project_path(project_root)
+    """``$CLAUDE_CODE_PROJECT_DIR_NAME`` (v2.1.234) — only when ``CLAUDE_CONFIG_DIR`` is set and
+    the value is valid; else the encoded project root."""
+    env = _env(env)
+    named = env.get("CLAUDE_CODE_PROJECT_DIR_NAME", "")
+    if env.get("CLAUDE_CONFIG_DIR") and named and valid_project_dir_name(named):
+        return named
+    return encode_project_path(project_root)
+
+
+def default_memory_dir(project_root: str, env: Mapping[str, str] | None = None,
+                       home: str | None = None) -> str:
+    """``<config>/projects/<project>/memory`` — with a long name's hash computed; when that
+    folder is missing but one ``<first 200>-*`` folder is there (a build that hashes otherwise),
+    that one."""
+    name = project_dir_name(project_root, env)
+    projects = os.path.join(config_dir(env, home), "projects")
+    path = os.path.join(projects, name, "memory")
+    if len(name) > NAME_LIMIT and not os.path.isdir(path):
+        prefix = name[:NAME_LIMIT] + "-"
+        try:
+            found = [e for e in os.listdir(projects) if e.startswith(prefix)]
+        except OSError:
+            found = []
+        if len(found) == 1:
+            return os.path.join(projects, found[0], "memory")
+    return path
 
 
 def auto_memory_dir(project_root: str, env: Mapping[str, str] | None = None,
@@ -126,8 +255,7 @@ def auto_memory_dir(project_root: str, env: Mapping[str, str] | None = None,
     override = auto_memory_override(settings_dir or project_root, env, home)
     if override is not None:
         return override
-    return os.path.join(config_dir(env, home), "projects", project_dir_name(project_root, env),
-                        "memory")
+    return default_memory_dir(project_root, env, home)
 
 
 def _under(path: str, folder: str) -> bool:

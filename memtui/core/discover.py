@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import claude_settings
-from .model import INDEX_NAME
+from .model import INDEX_NAME, TEAM_DIR
 from .store import RootError, check_root
 from .walk import walk
 
@@ -22,14 +22,14 @@ MAX_DEPTH = 8
 
 
 def encode_project_path(path: Path | str) -> str:
-    """Claude Code's folder name for a project: the absolute path with '/' and '.' made '-'."""
+    """Claude Code's folder name for a project (:func:`claude_settings.encode_project_path`)."""
     return claude_settings.encode_project_path(str(path))
 
 
 def claude_project_memory(cwd: Path, home: Path | None = None) -> Path:
     """``~/.claude/projects/<encoded cwd>/memory`` (no settings, no git: see :func:`claude_roots`)."""
     home = home if home is not None else Path.home()
-    return home / ".claude" / "projects" / encode_project_path(cwd) / "memory"
+    return Path(claude_settings.default_memory_dir(str(cwd), {}, str(home)))
 
 
 def roots_under(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
@@ -89,7 +89,7 @@ def discover(path: Path | str | None = None, cwd: Path | None = None, home: Path
     if roots:
         return roots
     claude = claude_roots(cwd, env=env, home=home)
-    found = [r.path for r in claude if r.enabled and r.holds_memory()]
+    found = [r.path for r in claude if r.enabled and r.kind != TEAM and r.holds_memory()]
     if found:
         return found
     auto = next((r.path for r in claude if r.kind == "auto"), None)
@@ -140,21 +140,33 @@ def git_roots(cwd: Path) -> GitRoots | None:
     return GitRoots(top, top) if top is not None else None
 
 
+#: the kinds of :class:`ClaudeRoot`
+AUTO, AGENT, SHARED, TEAM = "auto", "agent", "shared", "team"
+
+
 @dataclass(frozen=True)
 class ClaudeRoot:
-    """A memory folder Claude Code (or a shared layer) uses for the current project."""
+    """A memory folder Claude Code (or a shared layer) uses for the current project.
 
-    kind: str  # auto | agent | shared
-    scope: str  # auto and shared: project; agents: user | project | local
+    ``team`` is the auto memory's ``team/`` subfolder: its own layer (teammates' sessions write
+    it), part of the auto memory's root and never a root of its own.
+    """
+
+    kind: str  # auto | agent | shared | team
+    scope: str  # auto, shared, team: project; agents: user | project | local
     path: Path
-    enabled: bool = True  # auto memory turned off by settings or environment
+    enabled: bool = True  # False: Claude Code does not use it (``why`` says why)
+    why: str = ""
 
     @property
     def label(self) -> str:
-        if self.kind == "auto":
-            return "auto memory" + ("" if self.enabled else " (turned off)")
-        if self.kind == "agent":
-            return f"agent {self.path.name} ({self.scope})"
+        off = "" if self.enabled else f" ({self.why or 'inactive'})"
+        if self.kind == AUTO:
+            return "auto memory" + off
+        if self.kind == AGENT:
+            return f"agent {self.path.name} ({self.scope})" + off
+        if self.kind == TEAM:
+            return "team memory" + off
         return "shared memory"
 
     def holds_memory(self) -> bool:
@@ -176,14 +188,27 @@ def _agent_folders(base: Path) -> list[Path]:
         return []
 
 
+AUTO_OFF = "turned off"  # auto memory, and with it agent memory
+BLOCKED = "not used: permissions.blockReadsOutsideWorkingDirectories"
+
+
 def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
                  home: Path | None = None, include_user: bool = True) -> list[ClaudeRoot]:
-    """Claude Code's memory folders for the project at ``cwd``, resolved as Claude Code does
-    (CLAUDE-CODE.md): the auto memory (``autoMemoryDirectory`` from any settings scope, else
-    ``<config>/projects/<project>/memory``), the subagent memories
-    (``<config>/agent-memory/<a>/``, ``.claude/agent-memory/<a>/``,
-    ``.claude/agent-memory-local/<a>/``), and the shared ``.claude/memory``/``memory`` of the work
-    tree when they hold an index.  The auto memory is listed even before it exists.
+    """Claude Code's memory folders for a session launched at ``cwd``, resolved as Claude Code
+    does (CLAUDE-CODE.md "which folder"):
+
+    - the auto memory: ``autoMemoryDirectory`` (the first scope setting it; invalid: the default
+      folder), else ``<config>/projects/<project>/memory`` with ``<project>`` the git root's
+      name; listed even before it exists; a folder the repository's settings choose under
+      ``blockReadsOutsideWorkingDirectories`` is listed too, inactive;
+    - its ``team/`` subfolder, when present (its own layer);
+    - the subagent memories ``<config>/agent-memory/<a>/`` and ``.claude/agent-memory/<a>/``,
+      ``.claude/agent-memory-local/<a>/`` under the work tree's top **and** under the launch
+      folder (``memory: project`` is anchored there); active only while auto memory is on;
+    - the shared ``.claude/memory``/``memory`` of the work tree when they hold an index.
+
+    A folder is listed once (an ``autoMemoryDirectory`` naming the repository's ``memory/`` is
+    the auto memory).
     """
     cwd = (cwd or Path.cwd()).absolute()
     home_s = str(home) if home is not None else None
@@ -191,15 +216,30 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
     project = git.project if git is not None else cwd
     tree = git.worktree if git is not None else cwd
     enabled = claude_settings.auto_memory_enabled(str(tree), env, home_s)
+    off = "" if enabled else AUTO_OFF
     auto = Path(claude_settings.auto_memory_dir(str(project), env, home_s, settings_dir=str(tree)))
-    out = [ClaudeRoot("auto", "project", auto, enabled)]
-    out += [ClaudeRoot("agent", "project", p) for p in _agent_folders(tree / ".claude" / "agent-memory")]
-    out += [ClaudeRoot("agent", "local", p)
-            for p in _agent_folders(tree / ".claude" / "agent-memory-local")]
+    out = [ClaudeRoot(AUTO, "project", auto, enabled, off)]
+    blocked = claude_settings.blocked_memory_dir(str(tree), env, home_s)
+    if blocked is not None and Path(blocked) != auto:
+        out.append(ClaudeRoot(AUTO, "project", Path(blocked), False, BLOCKED))
+    if (auto / TEAM_DIR).is_dir():
+        out.append(ClaudeRoot(TEAM, "project", auto / TEAM_DIR, enabled, off))
+    anchors = [tree] + ([cwd] if cwd != tree else [])
+    for scope, folder in (("project", "agent-memory"), ("local", "agent-memory-local")):
+        for anchor in anchors:
+            out += [ClaudeRoot(AGENT, scope, p, enabled, off)
+                    for p in _agent_folders(anchor / ".claude" / folder)]
     if include_user:
         config = Path(claude_settings.config_dir(env, home_s))
-        out += [ClaudeRoot("agent", "user", p) for p in _agent_folders(config / "agent-memory")]
+        out += [ClaudeRoot(AGENT, "user", p, enabled, off)
+                for p in _agent_folders(config / "agent-memory")]
     if git is not None:
-        out += [ClaudeRoot("shared", "project", p) for p in (tree / ".claude" / "memory", tree / "memory")
+        out += [ClaudeRoot(SHARED, "project", p) for p in (tree / ".claude" / "memory", tree / "memory")
                 if (p / INDEX_NAME).is_file()]
-    return out
+    seen: set[Path] = set()
+    unique = []
+    for root in out:
+        if root.path not in seen:
+            seen.add(root.path)
+            unique.append(root)
+    return unique

@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 INDEX_NAME = "MEMORY.md"
 ARCHIVE_INDEX_NAME = "MEMORY-archive.md"
 ARCHIVE_DIR = "archive"
+#: team memory (CLAUDE-CODE.md): a ``team/`` subfolder of a memory folder, written by teammates'
+#: sessions too — its own layer: reported, never blocking, changed only when asked
+TEAM_DIR = "team"
+
+
+def in_team(path: str) -> bool:
+    """Whether a root-relative path lies in the root's team memory (``team/…``)."""
+    return path.startswith(TEAM_DIR + "/")
 SCOPE_FILE = "SCOPE.md"
 
 KNOWN_TYPES = frozenset({"value", "user", "feedback", "project", "reference"})

@@ -34,6 +34,7 @@ from .model import (
     MemoryFile,
     Ref,
     Snapshot,
+    in_team,
 )
 
 ERROR = "error"
@@ -65,6 +66,7 @@ RULES: dict[str, str] = {
     "scope-missing": WARNING,
     "secret": WARNING,
     "neutralized-text": WARNING,
+    "team-unreachable": WARNING,
     "interrupted-change": ERROR,
     "state-stale": WARNING,
     "state-too-long": WARNING,
@@ -744,16 +746,23 @@ def file_cross_findings(snapshot: Snapshot, reach: Reach, path: str, f: MemoryFi
     out: list[Finding] = []
     entries = reach.direct.get(path, [])
     if not entries and path not in reach.archived and path not in reach.region and path not in reach.mention:
-        out.append(
-            Finding(
-                "orphan",
-                ERROR,
-                path,
-                None,
-                "no entry in MEMORY.md or MEMORY-archive.md and no region pointer reaches "
-                "this file; promote it, decay it under a region, or archive it",
+        if in_team(path):
+            out.append(Finding(
+                "team-unreachable", WARNING, path, None,
+                "a team memory file (team/, written by teammates' sessions too) that MEMORY.md "
+                "does not reach; memtui reports it and leaves team memory to the team — index "
+                "it, or ask for it to be archived"))
+        else:
+            out.append(
+                Finding(
+                    "orphan",
+                    ERROR,
+                    path,
+                    None,
+                    "no entry in MEMORY.md or MEMORY-archive.md and no region pointer reaches "
+                    "this file; promote it, decay it under a region, or archive it",
+                )
             )
-        )
     if entries:
         reason = ""
         if path.startswith(ARCHIVE_DIR + "/"):

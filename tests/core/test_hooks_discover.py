@@ -68,8 +68,10 @@ def test_auto_memory_directory_precedence(repo: Path, tmp_path: Path) -> None:
     assert auto_memory_dir(str(repo), env, str(home)) == str(home / "notes" / "mem")
     settings["project"].write_text(json.dumps({"autoMemoryDirectory": str(tmp_path / "proj-mem")}))
     assert auto_memory_dir(str(repo), env, str(home)) == str(tmp_path / "proj-mem")
-    settings["local"].write_text(json.dumps({"autoMemoryDirectory": "relative/ignored"}))
-    assert auto_memory_dir(str(repo), env, str(home)) == str(tmp_path / "proj-mem")
+    settings["local"].write_text(json.dumps({"autoMemoryDirectory": "relative/invalid"}))
+    # the winning scope's invalid value means the default folder, not the next scope's value
+    assert auto_memory_dir(str(repo), env, str(home)) == \
+        str(home / ".claude" / "projects" / encode_project_path(str(repo)) / "memory")
     settings["local"].write_text('{"autoMemoryDirectory": "/abs/local", ')  # invalid JSON: skipped
     assert auto_memory_dir(str(repo), env, str(home)) == str(tmp_path / "proj-mem")
     settings["local"].write_text(json.dumps({"autoMemoryDirectory": "/abs/local"}))

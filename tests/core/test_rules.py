@@ -133,6 +133,11 @@ CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
         {"MEMORY.md": INDEX + "- [Beta](b.md) — beta fact, the <system> tag \u200d\n", "a.md": A,
          "b.md": B},
     ),
+    "team-unreachable": (
+        {"MEMORY.md": INDEX, "a.md": A, "team/deploy.md": B},
+        {"MEMORY.md": INDEX + "- [Deploy](team/deploy.md) — how the team deploys\n", "a.md": A,
+         "team/deploy.md": B},
+    ),
     "interrupted-change": (
         {"MEMORY.md": INDEX, "a.md": A, ".memtui/journal/00000001-do.pending.json": "{}"},
         {"MEMORY.md": INDEX, "a.md": A, ".memtui/journal/00000001-do.rolled-back.json": "{}"},
