@@ -1,18 +1,31 @@
 """``memtui hook …``: Claude Code hooks that hold the agent to the memory contract (DESIGN §9).
 
-``pre``, ``stop`` and ``session-start`` run inside Claude Code's loop: they read one hook JSON
-object on stdin and answer the way CLAUDE-CODE.md ("Hooks") says Claude Code reads hooks —
-exit 0 always, a JSON decision on stdout when there is something to say.  Any other exit code is
-a non-blocking error (the write would go on unchecked), so a hook never exits 1: bad input gets
-one line on stderr and exit 0, and a top-level guard turns any unexpected exception into the same.
+``pre``, ``stop``, ``subagent-stop`` and ``session-start`` run inside Claude Code's loop: they
+read one hook JSON object on stdin and answer the way CLAUDE-CODE.md ("Hooks") says Claude Code
+reads hooks — exit 0 always, a JSON answer on stdout when there is something to say.  Any other
+exit code is a non-blocking error (the write would go on unchecked), so a hook never exits 1: bad
+input gets one line on stderr and exit 0, and memtui's own failures (an unexpected exception, a
+memory folder it cannot read) also reach the person as a ``systemMessage`` — stderr of an exit-0
+hook goes only to Claude Code's debug log.
 
-``pre`` is run for every Write, Edit and MultiEdit, so it decides "outside every memory root"
-after importing only ``json``, ``os`` and :mod:`memtui.core.claude_settings` (no argparse, no
-Rich, no validator); ``memtui.cli.main`` sends ``hook pre|stop|session-start`` here before it
-builds its parser.  ``install``, ``uninstall`` and ``status`` are ordinary subcommands.
+``pre`` is run for every Write and Edit, so it decides "outside every memory root" after
+importing only ``json``, ``os`` and :mod:`memtui.core.claude_settings` (no argparse, no Rich, no
+validator); ``memtui.cli.main`` sends the hook runners here before it builds its parser.
+``install``, ``uninstall`` and ``status`` are ordinary subcommands.
 
-The hooks measure the index with the ``claude-code`` loader profile and the 200-line / 25,000-byte
-caps whatever ``MEMTUI_LOADER`` says: inside Claude Code's loop, Claude Code is the loader.
+A hook costs the agent nothing when it did nothing wrong: ``stop`` (Stop, the end of every turn)
+and ``subagent-stop`` (SubagentStop) block only for errors *this session introduced* in the
+memory that agent owns, once each (:mod:`memtui.core.hook_session` keeps the session's baseline
+in the user's cache folder, taken at SessionStart or at the session's first hook call).
+
+``pre --ask`` turns every memory write into a question for the person — only in an interactive
+session: Claude Code turns "ask" into a refusal under ``-p``, the SDK and background sessions
+(``CLAUDE_CODE_ENTRYPOINT`` ``sdk-*``, ``mcp``, a GitHub action), so there memtui judges the write
+itself and says so once in a ``systemMessage``.
+
+The hooks measure the index with the ``claude-code`` loader profile and the 200-line /
+25,000-character caps whatever ``MEMTUI_LOADER`` says: inside Claude Code's loop, Claude Code is
+the loader.
 """
 
 from __future__ import annotations
@@ -29,13 +42,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .common import Subparsers
 
-RUNNERS = ("pre", "stop", "session-start")
+RUNNERS = ("pre", "stop", "subagent-stop", "session-start")
+WRITE_TOOLS = ("Write", "Edit")  # CLAUDE-CODE.md: there is no MultiEdit tool
 SCOPE_HELP = "user (~/.claude/settings.json), project (.claude/settings.json) or local " \
              "(.claude/settings.local.json)"
+#: CLAUDE_CODE_ENTRYPOINT values of sessions with no person to ask (``-p``, SDK, background)
+NON_INTERACTIVE = ("sdk-", "mcp", "claude-code-github-action", "remote")
 
 
 def fast_path(argv: list[str]) -> int | None:
-    """Run ``hook pre|stop|session-start [--ask]`` without building the parser; None otherwise.
+    """Run ``hook pre|stop|subagent-stop|session-start [--ask]`` without building the parser;
+    None otherwise.
 
     An unknown option is one line on stderr and the hook runs anyway: a usage error's exit 2
     would read to Claude Code as "block" (only ``--help`` goes to the parser).
@@ -65,6 +82,7 @@ def run_hook(event: str, ask: bool = False, stdin: BinaryIO | None = None,
     """Run one hook with Claude Code's contract: always exit 0, never a traceback."""
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
+    answer: dict[str, Any] | None = None
     try:
         raw = (stdin if stdin is not None else sys.stdin.buffer).read()
         payload = _payload(raw)
@@ -76,14 +94,21 @@ def run_hook(event: str, ask: bool = False, stdin: BinaryIO | None = None,
             answer = _pre(payload, ask, env, err)
         elif event == "stop":
             answer = _stop(payload, env)
+        elif event == "subagent-stop":
+            answer = _subagent_stop(payload, env)
         else:
             answer = _session_start(payload, env)
-        if answer is not None:
+    except BaseException as exc:  # noqa: BLE001 - exit 1 would silently switch the guard off
+        line = (f"memtui hook {event}: internal error ({type(exc).__name__}: {exc}); "
+                "nothing checked")
+        _say(err, line)
+        answer = {"systemMessage": line.replace("\n", " ")}
+    if answer is not None:
+        try:
             out.write(json.dumps(answer, ensure_ascii=False) + "\n")
             out.flush()
-    except BaseException as exc:  # noqa: BLE001 - exit 1 would silently switch the guard off
-        _say(err, f"memtui hook {event}: internal error ({type(exc).__name__}: {exc}); "
-                  "nothing checked")
+        except Exception:  # noqa: BLE001 - a closed stdout must not turn into exit 1
+            pass
     return 0
 
 
@@ -113,6 +138,24 @@ def _cwd(payload: Mapping[str, Any]) -> str:
     return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
 
 
+def _launch_folder(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """The folder the session was started in: ``CLAUDE_PROJECT_DIR`` (CLAUDE-CODE.md: the launch
+    folder, which may be a subfolder of the repository), else the payload's ``cwd``."""
+    given = env.get("CLAUDE_PROJECT_DIR", "")
+    return given if given and os.path.isabs(given) else _cwd(payload)
+
+
+def _session_id(payload: Mapping[str, Any]) -> str | None:
+    sid = payload.get("session_id")
+    return sid if isinstance(sid, str) and sid else None
+
+
+def interactive(env: Mapping[str, str]) -> bool:
+    """Whether a person can answer an "ask" (not ``-p``, the SDK or a background session)."""
+    entry = env.get("CLAUDE_CODE_ENTRYPOINT", "")
+    return not any(entry.startswith(prefix) for prefix in NON_INTERACTIVE)
+
+
 # ---------------------------------------------------------------- pre
 
 
@@ -120,9 +163,8 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
     """PreToolUse: judge a memory write; None (allow silently) for everything else."""
     tool = payload.get("tool_name")
     tool_input = payload.get("tool_input")
-    if tool not in ("Write", "Edit", "MultiEdit"):
-        _say(err, f"memtui hook pre: tool_name {tool!r} is not Write, Edit or MultiEdit; "
-                  "nothing checked")
+    if tool not in WRITE_TOOLS:
+        _say(err, f"memtui hook pre: tool_name {tool!r} is not Write or Edit; nothing checked")
         return None
     file_path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
     if not isinstance(file_path, str) or not os.path.isabs(file_path):
@@ -132,20 +174,25 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
         return None  # memory files are Markdown; nothing else can change what the validator sees
     from memtui.core.claude_settings import memory_root_of, project_dir_of
 
-    # Claude Code names the project folder in CLAUDE_PROJECT_DIR for hook commands; without it
-    # the session's cwd leads to the folder holding the project's .claude/ settings
-    project_dir = env.get("CLAUDE_PROJECT_DIR") or project_dir_of(_cwd(payload))
-    root = memory_root_of(file_path, project_dir, env)
+    # the project's .claude/ settings: from the launch folder up to the work tree's top
+    project_dir = project_dir_of(_launch_folder(payload, env))
+    path = os.path.normpath(file_path)
+    root = memory_root_of(path, project_dir, env)
+    if root is None:
+        real = os.path.realpath(file_path)  # "side/l/../MEMORY.md" with l leading into a root
+        if real != path:
+            root = memory_root_of(real, project_dir, env)
+            path = real
     if root is None:
         return None
     from memtui.core.gcpause import gc_paused
 
     with gc_paused():  # one bulk pass over the root in a short-lived process
-        return _judge(root, os.path.normpath(file_path), tool, tool_input, ask, err)
+        return _judge(root, path, tool, tool_input, ask, payload, env, err)
 
 
 def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: bool,
-           err: TextIO) -> dict[str, Any] | None:
+           payload: Mapping[str, Any], env: Mapping[str, str], err: TextIO) -> dict[str, Any] | None:
     from pathlib import Path
 
     from memtui.core.hooks import (
@@ -170,8 +217,9 @@ def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: boo
         else:
             snapshot = empty_snapshot(Path(root))
     except RootError as exc:
-        _say(err, f"memtui hook pre: {exc}; nothing checked")
-        return None
+        line = f"memtui hook pre: {exc}; this write to the memory folder was not checked"
+        _say(err, line)
+        return {"systemMessage": line}
     try:
         after = proposed_text(tool, tool_input, current_text(snapshot, rel))
     except HookInputError as exc:
@@ -182,11 +230,46 @@ def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: boo
     verdict = judge_write(snapshot, rel, after, tool)
     if cache is not None:
         cache.save()  # in the user's cache folder, never in the memory folder
-    if ask and verdict.summary:
+    note = _first_call(payload, root, verdict.before, ask and not interactive(env), env)
+    if ask and interactive(env) and verdict.summary:
         return _decision("ask", verdict.summary)
-    if verdict.decision == "deny":
-        return _decision("deny", verdict.reason)
-    return None
+    answer = _decision("deny", verdict.reason) if verdict.decision == "deny" else None
+    if note:
+        answer = {**(answer or {}), "systemMessage": note}
+    return answer
+
+
+ASK_SKIPPED = ("memtui hook pre --ask: this session cannot ask a person (CLAUDE_CODE_ENTRYPOINT "
+               "{entry}), and Claude Code would turn every \"ask\" into a refusal, so memtui "
+               "judges memory writes itself here: it denies only what adds an error, a secret or "
+               "a budget overflow.")
+
+
+def _first_call(payload: Mapping[str, Any], root: str, before: Any, ask_skipped: bool,
+                env: Mapping[str, str]) -> str | None:
+    """Take the root's baseline at the session's first hook call (when SessionStart did not),
+    and say once a session that ``--ask`` is skipped; returns that note, or None."""
+    sid = _session_id(payload)
+    if sid is None or (before is None and not ask_skipped):
+        return None
+    from memtui.core.hook_session import SessionState
+
+    state = SessionState.load(sid)
+    changed = False
+    if before is not None and not state.has(root):
+        state.take(root, before)
+        changed = True
+    note = None
+    if ask_skipped and "ask" not in state.said:
+        state.said.append("ask")
+        note = ASK_SKIPPED.format(entry=env.get("CLAUDE_CODE_ENTRYPOINT", "?"))
+        changed = True
+    if changed:
+        try:
+            state.save()
+        except OSError:
+            pass  # the cache folder cannot be written: the baseline is taken later
+    return note
 
 
 def _decision(decision: str, reason: str) -> dict[str, Any]:
@@ -194,35 +277,83 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
                                    "permissionDecisionReason": reason}}
 
 
-# ---------------------------------------------------------------- stop and session-start
+# ---------------------------------------------------------------- stop, subagent-stop, session-start
 
 
-def _project_reports(payload: Mapping[str, Any], env: Mapping[str, str], prune: bool) -> list[Any]:
-    """What the project's memory roots look like: its auto memory, shared and agent memories
-    (user-level agent memories are not this project's, so Stop never blocks on them)."""
+def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_user: bool) -> list[Any]:
     from pathlib import Path
 
-    from memtui.core.discover import claude_roots
-    from memtui.core.gcpause import gc_paused
-    from memtui.core.hooks import report_of
-    from memtui.core.statcache import load_cached
-    from memtui.core.store import RootError
-    from memtui.core.validate import validate
+    from memtui.core.discover import TEAM, claude_roots
 
-    reports = []
-    cwd = Path(env.get("CLAUDE_PROJECT_DIR") or _cwd(payload))
-    for root in claude_roots(cwd, env=env, include_user=False):
-        if not root.enabled or not root.holds_memory():
+    return [r for r in claude_roots(Path(_launch_folder(payload, env)), env=env,
+                                    include_user=include_user)
+            if r.enabled and r.kind != TEAM]
+
+
+def _owned(payload: Mapping[str, Any], env: Mapping[str, str], agent: str | None) -> list[Any]:
+    """The memory an agent owns: the main agent its project's auto and shared memory, a subagent
+    its own agent memories (project, local and user scope)."""
+    from memtui.core.discover import AGENT
+
+    if agent is None:
+        return [r for r in _claude_roots(payload, env, False) if r.kind != AGENT]
+    return [r for r in _claude_roots(payload, env, True) if r.kind == AGENT and r.path.name == agent]
+
+
+def _block_new(payload: Mapping[str, Any], roots: list[Any], event: str) -> dict[str, Any] | None:
+    """Block once for the errors this session introduced in ``roots``; None when there are none
+    (or when the session cannot be told apart: no ``session_id``)."""
+    if payload.get("stop_hook_active") is True:
+        return None  # Claude is already continuing because of a Stop hook
+    sid = _session_id(payload)
+    if sid is None:
+        return None
+    from memtui.core.hook_session import SessionState
+    from memtui.core.statcache import validate_root
+    from memtui.core.store import RootError
+
+    state = SessionState.load(sid)
+    new: list[tuple[str, Any]] = []
+    problems: list[str] = []
+    for root in roots:
+        if not root.holds_memory():
             continue
-        with gc_paused():
-            try:
-                snapshot, cache = load_cached(root.path)
-            except RootError:
-                continue
-            reports.append(report_of(str(root.path), snapshot, validate(snapshot),
-                                     _to_prune(snapshot) if prune else 0))
-            cache.save()
-    return reports
+        try:
+            found = validate_root(root.path)
+        except RootError as exc:
+            problems.append(f"memtui hook {event}: {exc}; not checked")
+            continue
+        errors = state.introduced(str(root.path), found.findings)
+        if errors:
+            new.append((str(root.path), errors))
+    for label, errors in new:
+        state.mark_blocked(label, errors)
+    try:
+        state.save()
+    except OSError as exc:
+        problems.append(f"memtui hook {event}: cannot keep the session's baseline ({exc})")
+    from memtui.core.hooks import stop_reason
+
+    reason = stop_reason(new)
+    answer: dict[str, Any] = {"decision": "block", "reason": reason} if reason else {}
+    if problems:
+        answer["systemMessage"] = " ".join(problems)
+    return answer or None
+
+
+def _stop(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
+    """Stop: block once for errors this session introduced in the project's main memory."""
+    if payload.get("stop_hook_active") is True:
+        return None
+    return _block_new(payload, _owned(payload, env, None), "stop")
+
+
+def _subagent_stop(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
+    """SubagentStop: the same for the subagent's own memory (``agent_type``)."""
+    agent = payload.get("agent_type")
+    if payload.get("stop_hook_active") is True or not isinstance(agent, str) or not agent:
+        return None
+    return _block_new(payload, _owned(payload, env, agent), "subagent-stop")
 
 
 def _to_prune(snapshot: Any) -> int:
@@ -236,25 +367,50 @@ def _to_prune(snapshot: Any) -> int:
                if not f.archived and score_file(f, now, None, {}).action is Action.PRUNE)
 
 
-def _stop(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
-    """Stop: block once while a memory root of this project has errors (never when
-    ``stop_hook_active``: Claude is already continuing because of a Stop hook)."""
-    if payload.get("stop_hook_active") is True:
-        return None
-    from memtui.core.hooks import stop_reason
-
-    reason = stop_reason(_project_reports(payload, env, prune=False))
-    return {"decision": "block", "reason": reason} if reason else None
-
-
 def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
-    """SessionStart: a short context when the project's memory needs attention, else nothing."""
-    from memtui.core.hooks import session_context
+    """SessionStart: take the session's baseline of every memory it may write, and tell the agent
+    (in one short factual context) what already needs attention in this project's memory."""
+    from memtui.core.discover import AGENT
+    from memtui.core.gcpause import gc_paused
+    from memtui.core.hook_session import SessionState
+    from memtui.core.hooks import report_of, session_context, session_lines
+    from memtui.core.statcache import load_cached
+    from memtui.core.store import RootError
+    from memtui.core.validate import validate
 
-    context = session_context(_project_reports(payload, env, prune=True))
-    if context is None:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+    sid = _session_id(payload)
+    state = SessionState.load(sid) if sid is not None else None
+    reports = []
+    problems: list[str] = []
+    for root in _claude_roots(payload, env, True):
+        if not root.holds_memory():
+            continue
+        with gc_paused():
+            try:
+                snapshot, cache = load_cached(root.path)
+            except RootError as exc:
+                problems.append(f"memtui hook session-start: {exc}; not checked")
+                continue
+            findings = validate(snapshot)
+            if state is not None:
+                state.take(str(root.path), findings)
+            if not (root.kind == AGENT and root.scope == "user"):  # not this project's
+                reports.append(report_of(str(root.path), snapshot, findings, _to_prune(snapshot)))
+            cache.save()
+    if state is not None:
+        state.complete = state.complete or not state.existed
+        try:
+            state.save()
+        except OSError as exc:
+            problems.append(f"memtui hook session-start: cannot keep the session's baseline ({exc})")
+    lines = session_lines(reports)  # further lines join here, one fact each
+    context = session_context(lines)
+    answer: dict[str, Any] = {}
+    if context is not None:
+        answer["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": context}
+    if problems:
+        answer["systemMessage"] = " ".join(problems)
+    return answer or None
 
 
 # ---------------------------------------------------------------- install, uninstall, status
@@ -264,20 +420,25 @@ def register(subparsers: Subparsers) -> None:
     hook = subparsers.add_parser(
         "hook",
         help="Claude Code hooks that guard memory writes (install, status, and the hooks)",
-        description="Claude Code hooks: `pre` (PreToolUse on Write|Edit|MultiEdit) denies a "
-        "memory write the validator refuses, `stop` blocks once while the project's memory has "
-        "errors, `session-start` tells the agent what needs attention. `install` puts them in a "
-        "settings file.",
+        description="Claude Code hooks: `pre` (PreToolUse on Write|Edit) denies a memory write "
+        "the validator refuses, `stop` (Stop) and `subagent-stop` (SubagentStop) block once for "
+        "errors this session introduced in the memory that agent owns, `session-start` tells "
+        "the agent what already needs attention. `install` puts them in a settings file.",
     )
     sub = hook.add_subparsers(dest="hook_command", metavar="HOOK", required=True)
     for name, text in (("pre", "PreToolUse: judge a memory write read from stdin"),
-                       ("stop", "Stop: block once while this project's memory has errors"),
-                       ("session-start", "SessionStart: context when memory needs attention")):
+                       ("stop", "Stop: block once for errors this session introduced"),
+                       ("subagent-stop", "SubagentStop: the same, for the subagent's own memory"),
+                       ("session-start", "SessionStart: take the session's baseline; context "
+                                         "when memory needs attention")):
         runner = sub.add_parser(name, help=text, description=text + " (Claude Code hook JSON on "
                                 "stdin; always exits 0).")
         if name == "pre":
             runner.add_argument("--ask", action="store_true",
-                                help="ask the person about every memory write, with a summary")
+                                help="ask the person about every memory write, with a summary "
+                                "(interactive sessions only: under -p, the SDK and background "
+                                "sessions Claude Code refuses an ask, so memtui judges instead "
+                                "and says so once)")
         runner.set_defaults(func=lambda args, event=name: run_hook(event, getattr(args, "ask", False)))
     for name, text in (("install", "merge memtui's hooks into a Claude Code settings file"),
                        ("uninstall", "take memtui's hooks out of a settings file")):
@@ -288,9 +449,16 @@ def register(subparsers: Subparsers) -> None:
         cmd.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
         if name == "install":
             cmd.add_argument("--ask", action="store_true",
-                             help="make every memory write ask the person (with a summary)")
+                             help="make every memory write ask the person (with a summary; "
+                             "interactive sessions only)")
+            cmd.add_argument("--fail-closed", action="store_true",
+                             help="block a memory write when the `pre` hook cannot run, times "
+                             "out or fails (Claude Code's \"onFailure\": \"block\", v2.1.295; "
+                             "default: fail open — the write goes on unchecked; never on Stop)")
             cmd.add_argument("--command", metavar="PREFIX",
-                             help="how Claude Code should run memtui (default: this memtui's path)")
+                             help="how Claude Code should run memtui (default: `memtui` from "
+                             "PATH for the committed project scope, this memtui's path "
+                             "otherwise)")
         cmd.set_defaults(func=run_install if name == "install" else run_uninstall)
     status = sub.add_parser("status", help="say which memtui hooks are installed where",
                             description="Show, for each settings scope, which memtui hooks are "
@@ -314,11 +482,19 @@ def _settings_path(scope: str) -> str:
     return settings_path(scope, _project_dir())
 
 
-def default_prefix() -> str:
-    """How Claude Code should start this memtui: its script's absolute path, else
-    ``python -m memtui`` with this interpreter."""
+#: the command a committed settings file names: found on each teammate's PATH
+PORTABLE_PREFIX = "memtui"
+
+
+def default_prefix(scope: str = "user") -> str:
+    """How Claude Code should start memtui: ``memtui`` from PATH in the committed ``project``
+    scope (CLAUDE-CODE.md: a command there runs on every teammate's machine, where this one's
+    virtual environment does not exist); elsewhere this memtui's script by its absolute path,
+    else ``python -m memtui`` with this interpreter."""
     import shlex
 
+    if scope == "project":
+        return PORTABLE_PREFIX
     script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if os.path.basename(script) == "memtui" and os.path.isfile(script):
         return shlex.quote(script)
@@ -335,8 +511,9 @@ def _change(args: argparse.Namespace, install: bool) -> int:
         current = hi.read(path)
     except hi.SettingsError as exc:
         raise UsageError(str(exc)) from None
+    prefix = (args.command or default_prefix(args.scope)) if install else ""
     if install:
-        new = hi.with_hooks(current.value, args.command or default_prefix(), args.ask)
+        new = hi.with_hooks(current.value, prefix, args.ask, args.fail_closed)
     else:
         new = hi.without_hooks(current.value)
     out = console()
@@ -355,6 +532,17 @@ def _change(args: argparse.Namespace, install: bool) -> int:
     done = "installed in" if install else "removed from"
     kept = f" (the old file is kept as {backup})" if backup else ""
     out.print(f"memtui's hooks {done} {path}{kept}", markup=False)
+    if install:
+        for line in hi.describe(new):
+            out.print("  " + line, markup=False)
+        if args.scope == "project" and not args.command:
+            import shutil
+
+            found = shutil.which(PORTABLE_PREFIX)
+            out.print(f"The command is `{PORTABLE_PREFIX}` from PATH, so the committed file works "
+                      "on every teammate's machine that has memtui installed"
+                      + ("." if found else " — it is not on this machine's PATH yet, so here "
+                         "Claude Code will report a hook error until it is."), markup=False)
     return EXIT_OK
 
 

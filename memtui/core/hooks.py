@@ -17,14 +17,25 @@ from pathlib import Path
 
 from .budget import Budget, entries_past_cut, measure
 from .changeset import Changeset, ChangesetError, Create, Write, is_archive_index
-from .model import ARCHIVE_INDEX_NAME, INDEX_NAME, Finding, Index, Snapshot, decode_bytes, encode_text
+from .model import (
+    ARCHIVE_INDEX_NAME,
+    INDEX_NAME,
+    Finding,
+    Index,
+    Snapshot,
+    decode_bytes,
+    encode_text,
+    in_team,
+)
 from .write import plan
 
 #: Claude Code caps hook output strings at 10,000 characters (CLAUDE-CODE.md "Hooks")
 OUTPUT_CAP = 10_000
-REASON_CAP = 4_000
+REASON_CAP = OUTPUT_CAP - 200  # room for the JSON around it and a system message
+LINE_CAP = 1_000  # one finding's line in a reason
 CONTEXT_CAP = 600
-WRITE_TOOLS = ("Write", "Edit", "MultiEdit")
+#: the tools that write a file (CLAUDE-CODE.md: there is no MultiEdit tool)
+WRITE_TOOLS = ("Write", "Edit")
 
 
 class HookInputError(ValueError):
@@ -56,28 +67,17 @@ def _edit(text: str | None, edit: Mapping[str, object]) -> str | None:
 
 
 def proposed_text(tool_name: str, tool_input: Mapping[str, object], current: str | None) -> str | None:
-    """The file's text after a Write, Edit or MultiEdit call, or None when Claude Code will fail
-    the call on its own (an ``old_string`` not found, or found twice without ``replace_all``).
+    """The file's text after a Write or Edit call, or None when Claude Code will fail the call on
+    its own (an ``old_string`` not found, or found twice without ``replace_all``).
 
     Tool inputs as CLAUDE-CODE.md lists them: Write ``content``; Edit ``old_string``,
-    ``new_string``, ``replace_all``; MultiEdit ``edits`` (each an Edit, applied in order, all or
-    nothing).
+    ``new_string``, ``replace_all``.
     """
     if tool_name == "Write":
         return _str_field(tool_input, "content")
     if tool_name == "Edit":
         return _edit(current, tool_input)
-    if tool_name == "MultiEdit":
-        edits = tool_input.get("edits")
-        if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
-            raise HookInputError("tool_input.edits is missing or not a list of edits")
-        text = current
-        for edit in edits:
-            text = _edit(text, edit)
-            if text is None:
-                return None
-        return text
-    raise HookInputError(f"tool_name '{tool_name}' is not Write, Edit or MultiEdit")
+    raise HookInputError(f"tool_name '{tool_name}' is not Write or Edit")
 
 
 # ---------------------------------------------------------------- the verdict on one write
@@ -92,11 +92,12 @@ class HookVerdict:
     reason: str = ""
     summary: str = ""
     refusing: tuple[Finding, ...] = ()
+    before: tuple[Finding, ...] | None = None  # the root's findings before the write, when known
 
 
 _ADVICE = {
     "budget": (
-        "keep MEMORY.md under {max_lines} lines and {max_bytes:,} bytes (aim for about {aim} "
+        "keep MEMORY.md under {max_lines} lines and {max_bytes:,} {unit} (aim for about {aim} "
         "lines): make this change shorter, or first merge related entries into one line, or "
         "replace a family of entries with one region pointer line such as "
         "\"- region `lesson_*.md` → older lessons; grep the memory dir\" (the files stay "
@@ -165,16 +166,18 @@ def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Writ
         preview = plan(snapshot, Changeset("hook", f"{tool} {rel}", (op,)))
     except ChangesetError:
         return HookVerdict("allow")
-    refusing = tuple(f for f in preview.gate.refusing if not (f.rule == "orphan" and f.path == rel))
-    secrets = _added_secrets(preview.before_cache.findings, preview.findings)
+    had = tuple(preview.before_cache.findings)
+    refusing = tuple(f for f in preview.gate.refusing
+                     if not (f.rule == "orphan" and f.path == rel) and not in_team(f.path))
+    secrets = _added_secrets(had, preview.findings)
     after_budget = measure(preview.after.index, preview.after.config)
     grown = preview.gate.reason
     if not (refusing or secrets or grown):
         return HookVerdict("allow", summary=_summary(snapshot, rel, tool, before, after,
-                                                     after_budget, "allow", ""))
+                                                     after_budget, "allow", ""), before=had)
     reason = _deny_reason(snapshot, rel, tool, refusing + secrets, grown, preview.after, after_budget)
     summary = _summary(snapshot, rel, tool, before, after, after_budget, "deny", reason)
-    return HookVerdict("deny", reason, summary, refusing + secrets)
+    return HookVerdict("deny", reason, summary, refusing + secrets, had)
 
 
 def _added_secrets(before: Sequence[Finding], after: Sequence[Finding]) -> tuple[Finding, ...]:
@@ -196,30 +199,51 @@ def _added_secrets(before: Sequence[Finding], after: Sequence[Finding]) -> tuple
 
 def _deny_reason(snapshot: Snapshot, rel: str, tool: str, findings: tuple[Finding, ...],
                  grown: str, after: Snapshot, budget: Budget) -> str:
+    """Why the write is refused and what to do, within Claude Code's output cap: the findings
+    that fit, "… and N more" for the rest, and the advice always whole."""
     config = snapshot.config
-    lines = [f"memtui (memory guard) refuses this {tool} of {rel} in the memory folder "
-             f"{snapshot.root}:"]
+    head = (f"memtui (memory guard) refuses this {tool} of {rel} in the memory folder "
+            f"{snapshot.root}:")
+    lines: list[str] = []
     advice: list[str] = []
     started = False  # an overflow this write starts is a finding; the gate's growth line repeats it
     for f in findings:
-        lines.append(f"- {f.rule} at {_where(f)}: {f.message}")
+        lines.append(cap(f"- {f.rule} at {_where(f)}: {f.message}", LINE_CAP))
         started = started or f.rule in ("budget-lines", "budget-bytes")
         if f.rule in _ADVICE and _ADVICE[f.rule] not in advice:
             advice.append(_ADVICE[f.rule])
     budget_hit = started or bool(grown)
     if grown and not started:
         past = len(entries_past_cut(after.index, budget))
-        lines.append(
-            f"- {grown}: the loader stops at line {budget.cut_line} and {past} "
-            f"entr{'y' if past == 1 else 'ies'} would fall past the cut and never load"
-        )
+        lines.insert(0, cap(
+            f"- {grown}: the loader stops at {budget.cut_where() or 'the cap'} and {past} "
+            f"entr{'y' if past == 1 else 'ies'} would fall past the cut and never load", LINE_CAP))
     if budget_hit:
         advice.insert(0, _ADVICE["budget"].format(max_lines=config.max_lines,
-                                                   max_bytes=config.max_bytes,
+                                                   max_bytes=config.max_bytes, unit=budget.unit,
                                                    aim=int(config.max_lines * 0.7)))
-    if advice:
-        lines.append("What to do: " + "; ".join(advice) + ".")
-    return cap("\n".join(lines), REASON_CAP)
+    tail = cap("What to do: " + "; ".join(advice) + ".", REASON_CAP // 2) if advice else ""
+    return fit([head], lines, [tail] if tail else [], REASON_CAP,
+               f"run `memtui validate {snapshot.root}` for the rest")
+
+
+def fit(head: Sequence[str], items: Sequence[str], tail: Sequence[str], limit: int,
+        rest_hint: str) -> str:
+    """``head``, as many ``items`` as fit, "… and N more (hint)" and ``tail``, joined by line
+    breaks, within ``limit`` characters (the head and tail are kept whole)."""
+    fixed = sum(len(x) + 1 for x in (*head, *tail))
+    shown: list[str] = []
+    used = fixed
+    for k, item in enumerate(items):
+        more = len(items) - k - 1
+        reserve = len(f"… and {more} more ({rest_hint})") + 1 if more else 0
+        if used + len(item) + 1 + reserve > limit:
+            break
+        shown.append(item)
+        used += len(item) + 1
+    if len(shown) < len(items):
+        shown.append(f"… and {len(items) - len(shown)} more ({rest_hint})")
+    return cap("\n".join([*head, *shown, *tail]), limit)
 
 
 def _summary(snapshot: Snapshot, rel: str, tool: str, before: bytes | None, after: bytes,
@@ -284,54 +308,75 @@ _FIXES = {
 }
 
 
-def stop_reason(reports: Sequence[RootReport], limit: int = 8) -> str | None:
-    """Why the agent should not stop yet (errors left in a memory root), or None."""
-    blocks: list[str] = []
-    shown = 0
-    for report in reports:
-        errors = [f for f in report.findings if f.severity == "error"]
+def stop_reason(new: Sequence[tuple[str, Sequence[Finding]]], limit: int = 8) -> str | None:
+    """Why the agent should not stop yet: the errors *this session introduced* in the memory it
+    owns (root label, errors), or None when there are none.  At most ``limit`` are spelled out."""
+    items: list[str] = []
+    total = shown = 0
+    for label, errors in new:
         if not errors:
             continue
-        blocks.append(f"{report.label}: {len(errors)} error{'s' * (len(errors) != 1)}")
+        total += len(errors)
+        items.append(f"{label}: {len(errors)} new error{'s' * (len(errors) != 1)}")
         for f in errors:
             if shown >= limit:
-                break
+                continue
             shown += 1
             fix = _FIXES.get(f.rule)
             message = f.message.rstrip(".")
-            blocks.append(f"- {f.rule} at {_where(f)}: {message}" + (f". Fix: {fix}." if fix else "."))
-    if not blocks:
+            items.append(cap(f"- {f.rule} at {_where(f)}: {message}" + (f". Fix: {fix}." if fix else "."),
+                             LINE_CAP))
+    if not items:
         return None
-    total = sum(1 for r in reports for f in r.findings if f.severity == "error")
     if total > shown:
-        blocks.append(f"… and {total - shown} more (run `memtui validate` on the folder)")
-    head = ("memtui (memory guard): the memory you keep for this project has errors left; fix them "
-            "before you stop (this check runs once).")
-    return cap(head + "\n" + "\n".join(blocks), REASON_CAP)
+        items.append(f"… and {total - shown} more (run `memtui validate` on the folder)")
+    head = ("memtui (memory guard): memory writes in this session left "
+            f"{total} error{'s' * (total != 1)} that {'were' if total != 1 else 'was'} not there "
+            f"when it began; fix {'them' if total != 1 else 'it'} before you stop (each error is "
+            "raised once; errors that were there before are left to the person).")
+    return fit([head], items, [], REASON_CAP, "run `memtui validate` on the folder")
 
 
-def session_context(reports: Sequence[RootReport]) -> str | None:
-    """At most 600 characters for the agent at session start, or None when all is well."""
+#: commands the SessionStart note may name: they print and exit, with no terminal needed
+NO_TERMINAL_COMMANDS = ("memtui validate", "memtui loaded")
+
+
+def session_lines(reports: Sequence[RootReport]) -> list[str]:
+    """What the agent is told at session start: one line a root that needs attention (facts
+    only), then which commands give the details — they print and exit, with no terminal needed
+    (:data:`NO_TERMINAL_COMMANDS`; never the bare app)."""
     notes: list[str] = []
     for report in reports:
         b = report.budget
         bits: list[str] = []
-        if b.over_lines or b.over_bytes:
-            bits.append(f"MEMORY.md is past its cut ({b.lines}/{b.max_lines} lines, "
-                        f"{b.bytes:,}/{b.max_bytes:,} bytes): {report.past_cut} entries did not load")
+        if b.cut_line is not None:
+            entries = (f", {report.past_cut} entr{'y' if report.past_cut == 1 else 'ies'} did "
+                       "not load" if report.past_cut else "")
+            bits.append(f"MEMORY.md is {b.lines} lines, {b.bytes:,} {b.unit} (limits "
+                        f"{b.max_lines}, {b.max_bytes:,}): it loaded up to {b.cut_where()}"
+                        f"{entries}")
         elif b.utilization >= 0.9:
-            bits.append(f"MEMORY.md is near its cut ({b.utilization:.0%} used): keep new index "
-                        "lines short or fold old ones")
-        errors = [f for f in report.findings if f.severity == "error"
+            bits.append(f"MEMORY.md uses {b.utilization:.0%} of what loads ({b.lines}/"
+                        f"{b.max_lines} lines, {b.bytes:,}/{b.max_bytes:,} {b.unit})")
+        errors = [f for f in report.findings if f.severity == "error" and not in_team(f.path)
                   and f.rule not in ("budget-lines", "budget-bytes")]
         if errors:
             rules = sorted({f.rule for f in errors})
-            bits.append(f"{len(errors)} error{'s' * (len(errors) != 1)} ({', '.join(rules)})")
+            bits.append(f"{len(errors)} error{'s' * (len(errors) != 1)} already there "
+                        f"({', '.join(rules)})")
         if report.to_prune:
             bits.append(f"{report.to_prune} file{'s' * (report.to_prune != 1)} old enough to prune")
         if bits:
             notes.append(f"{report.label}: " + "; ".join(bits) + ".")
-    if not notes:
+    if notes:
+        notes.append("Details: `memtui validate <folder>` lists the findings, `memtui loaded "
+                     "<folder>` shows what loads (both print and exit).")
+    return notes
+
+
+def session_context(lines: Sequence[str]) -> str | None:
+    """The SessionStart context made of :func:`session_lines` (and any other line a caller
+    adds), at most 600 characters, or None when there is nothing to say."""
+    if not lines:
         return None
-    text = "memtui: memory needs attention. " + " ".join(notes) + " Run `memtui` to triage."
-    return cap(text, CONTEXT_CAP)
+    return cap("memtui (memory check at session start): " + " ".join(lines), CONTEXT_CAP)

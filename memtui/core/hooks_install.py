@@ -1,8 +1,11 @@
 """Installing memtui's hooks into a Claude Code settings file, and taking them out again.
 
 The settings shape is Claude Code's (CLAUDE-CODE.md "Hooks"): ``{"hooks": {"PreToolUse":
-[{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "…", "timeout":
-30}]}]}}``.  Merging works on the parsed object and keeps every other key and hook as it was
+[{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "…", "timeout": 30}]}]}}``
+(there is no MultiEdit tool; a matcher memtui wrote as ``Write|Edit|MultiEdit`` is put right).
+Whether a ``pre`` hook that cannot run blocks the write is a stated choice: fail open by default,
+``"onFailure": "block"`` (v2.1.295) with ``fail_closed`` — on ``pre`` only (Claude Code ignores
+it on Stop).  Merging works on the parsed object and keeps every other key and hook as it was
 (same order, same values); the file is rewritten with the indentation it had.  A settings file
 is not a memory folder, so it is written here, outside the memory transaction, but the same
 way: a temporary file in the same folder, fsynced, then ``os.replace``, the old file kept beside
@@ -23,10 +26,12 @@ from typing import Any
 
 #: (Claude Code event, matcher or None, ``memtui hook`` sub-command)
 HOOKS = (
-    ("PreToolUse", "Write|Edit|MultiEdit", "pre"),
+    ("PreToolUse", "Write|Edit", "pre"),
     ("Stop", None, "stop"),
+    ("SubagentStop", None, "subagent-stop"),
     ("SessionStart", None, "session-start"),
 )
+OLD_MATCHERS = ("Write|Edit|MultiEdit",)
 TIMEOUT = 30
 
 
@@ -111,8 +116,10 @@ def installed(value: dict[str, Any]) -> dict[str, str | None]:
     return out
 
 
-def with_hooks(value: dict[str, Any], prefix: str, ask: bool = False) -> dict[str, Any]:
-    """A copy of the settings with memtui's three hooks in (updated in place if present)."""
+def with_hooks(value: dict[str, Any], prefix: str, ask: bool = False,
+               fail_closed: bool = False) -> dict[str, Any]:
+    """A copy of the settings with memtui's hooks in (updated in place if present): ``pre``
+    carries ``"onFailure": "block"`` exactly when ``fail_closed``."""
     new = copy.deepcopy(value)
     hooks = new.setdefault("hooks", {})
     for event, matcher, sub in HOOKS:
@@ -120,12 +127,48 @@ def with_hooks(value: dict[str, Any], prefix: str, ask: bool = False) -> dict[st
         found = _ours(new, event, sub)
         for entry in found:
             entry["command"] = command
+            if sub == "pre":
+                _set_failure(entry, fail_closed)
+        for group in hooks.get(event, []):
+            if isinstance(group, dict) and group.get("matcher") in OLD_MATCHERS and matcher \
+                    and any(memtui_hook_of(h) == sub for h in group.get("hooks", [])):
+                group["matcher"] = matcher
         if found:
             continue
         group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT}]
+        entry = {"type": "command", "command": command, "timeout": TIMEOUT}
+        if sub == "pre":
+            _set_failure(entry, fail_closed)
+        group["hooks"] = [entry]
         hooks.setdefault(event, []).append(group)
     return new
+
+
+def _set_failure(entry: dict[str, Any], fail_closed: bool) -> None:
+    if fail_closed:
+        entry["onFailure"] = "block"
+    else:
+        entry.pop("onFailure", None)
+
+
+def describe(value: dict[str, Any]) -> list[str]:
+    """One line a memtui hook in the settings: event, matcher, command and what a failure does."""
+    out = []
+    for event, _matcher, sub in HOOKS:
+        for group in value.get("hooks", {}).get(event, []):
+            if not isinstance(group, dict):
+                continue
+            for entry in group.get("hooks", []) if isinstance(group.get("hooks"), list) else []:
+                if memtui_hook_of(entry) != sub:
+                    continue
+                where = f"{event} ({group['matcher']})" if group.get("matcher") else event
+                failure = ""
+                if sub == "pre":
+                    failure = ("; if it cannot run, the write is blocked (onFailure: block)"
+                               if entry.get("onFailure") == "block" else
+                               "; if it cannot run, the write goes on unchecked (fail open)")
+                out.append(f"{where}: {entry['command']}{failure}")
+    return out
 
 
 def without_hooks(value: dict[str, Any]) -> dict[str, Any]:

@@ -90,7 +90,7 @@ def test_malformed_tool_input_inside_a_root_never_blocks(root: Path, env) -> Non
     assert (code, out, err) == (
         0, "", "memtui hook pre: tool_input.content is missing or not a string; nothing checked\n")
     code, out, err = call("pre", pre("MultiEdit", root / "alpha.md", root, edits="nope"), env)
-    assert (code, out) == (0, "") and "edits" in err
+    assert (code, out) == (0, "") and "'MultiEdit' is not Write or Edit" in err
 
 
 def test_an_unexpected_exception_is_exit_0_and_one_line(root: Path, env, monkeypatch) -> None:
@@ -101,9 +101,10 @@ def test_an_unexpected_exception_is_exit_0_and_one_line(root: Path, env, monkeyp
 
     monkeypatch.setattr(hooks, "judge_write", boom)
     code, out, err = call("pre", pre("Write", root / "beta.md", root, content="x"), env)
-    assert (code, out) == (0, "")
-    assert err == ("memtui hook pre: internal error (RuntimeError: disk on fire second line); "
-                   "nothing checked\n")
+    line = "memtui hook pre: internal error (RuntimeError: disk on fire second line); nothing checked"
+    assert (code, err) == (0, line + "\n")
+    # the person learns that the guard did nothing: stderr of an exit-0 hook is only logged
+    assert out == json.dumps({"systemMessage": line}) + "\n"
 
 
 # ---------------------------------------------------------------- the agent's writes
@@ -146,7 +147,7 @@ def test_index_pushed_past_200_lines_is_denied_with_the_count(make_root, env) ->
         f"memtui (memory guard) refuses this Edit of MEMORY.md in the memory folder {root}:\n"
         "- budget-lines at MEMORY.md:201: 201 lines, over the loader's 200; the loader stops at "
         "line 201 and 1 entry fall past the cut — decay or archive entries, or run rebuild\n"
-        "What to do: keep MEMORY.md under 200 lines and 25,000 bytes (aim for about 140 lines): "
+        "What to do: keep MEMORY.md under 200 lines and 25,000 characters (aim for about 140 lines): "
         "make this change shorter, or first merge related entries into one line, or replace a "
         "family of entries with one region pointer line such as \"- region `lesson_*.md` → "
         "older lessons; grep the memory dir\" (the files stay reachable), then write again.")
@@ -209,21 +210,11 @@ def test_edit_replace_all_and_edits_claude_code_refuses(root: Path, env) -> None
     assert call("pre", missing, env) == (0, "", "")
 
 
-def test_multiedit_applies_edits_in_order(root: Path, env) -> None:
-    edits = [{"old_string": "(alpha.md)", "new_string": "(alfa.md)"},
-             {"old_string": "alfa.md", "new_string": "alpha2.md", "replace_all": False}]
-    code, out, _ = call("pre", pre("MultiEdit", root / "MEMORY.md", root, edits=edits), env)
-    assert code == 0 and decision(out)["permissionDecision"] == "deny"
-    reason = decision(out)["permissionDecisionReason"]
-    assert "- broken-link at MEMORY.md:3: 'alpha2.md' does not exist" in reason
-    assert "- orphan at alpha.md:" in reason  # only the written file's own orphan is forgiven
-    fine = [{"old_string": "how alpha works", "new_string": "how alpha really works"},
-            {"old_string": "really", "new_string": "truly"}]
-    assert call("pre", pre("MultiEdit", root / "MEMORY.md", root, edits=fine), env) == (0, "", "")
-    # the second edit does not apply after the first: Claude Code fails the whole call → allow
-    broken = [{"old_string": "how alpha works", "new_string": "x"},
-              {"old_string": "how alpha works", "new_string": "y"}]
-    assert call("pre", pre("MultiEdit", root / "MEMORY.md", root, edits=broken), env) == (0, "", "")
+def test_multiedit_is_no_claude_code_tool(root: Path, env) -> None:
+    edits = [{"old_string": "(alpha.md)", "new_string": "(alfa.md)"}]
+    code, out, err = call("pre", pre("MultiEdit", root / "MEMORY.md", root, edits=edits), env)
+    assert (code, out) == (0, "")
+    assert err == "memtui hook pre: tool_name 'MultiEdit' is not Write or Edit; nothing checked\n"
 
 
 def test_a_root_nested_in_another_owns_its_files(make_root, env) -> None:
@@ -298,41 +289,155 @@ def project_memory(tmp_path: Path, env) -> tuple[Path, Path]:
     return project, auto
 
 
-def stop(project: Path, active: bool) -> dict[str, Any]:
-    return {"session_id": "3f0c", "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
-            "hook_event_name": "Stop", "permission_mode": "default", "stop_hook_active": active}
+def stop(project: Path, active: bool, session: str = "3f0c") -> dict[str, Any]:
+    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
+            "hook_event_name": "Stop", "permission_mode": "default", "stop_hook_active": active,
+            "last_assistant_message": "Done."}
 
 
-def test_stop_with_an_orphan_blocks_once(project_memory, env) -> None:
+def start(project: Path, session: str = "3f0c") -> dict[str, Any]:
+    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
+            "hook_event_name": "SessionStart", "source": "startup"}
+
+
+ORPHAN_BLOCK = (
+    "memtui (memory guard): memory writes in this session left 1 error that was not there when "
+    "it began; fix it before you stop (each error is raised once; errors that were there before "
+    "are left to the person).\n"
+    "{auto}: 1 new error\n"
+    "- orphan at {name}: no entry in MEMORY.md or MEMORY-archive.md and no region pointer "
+    "reaches this file; promote it, decay it under a region, or archive it. Fix: add its line "
+    "to MEMORY.md (`- [Title](file.md) — one-line hook`).")
+
+
+def test_stop_is_silent_on_an_error_that_was_there_before(project_memory, env) -> None:
     project, auto = project_memory
+    (auto / "old.md").write_text(topic("Old"))  # an orphan from an earlier session
+    assert call("session-start", start(project), env)[:2] == (0, json.dumps({
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": (
+            f"memtui (memory check at session start): {auto}: 1 error already there (orphan). "
+            "Details: `memtui validate <folder>` lists the findings, `memtui loaded <folder>` "
+            "shows what loads (both print and exit).")}}) + "\n")
     assert call("stop", stop(project, False), env) == (0, "", "")
-    (auto / "beta.md").write_text(topic("Beta"))  # written, never indexed
+    assert call("stop", stop(project, False), env) == (0, "", "")  # every turn: still nothing
+
+
+def test_stop_blocks_once_on_an_error_this_session_introduced(project_memory, env) -> None:
+    project, auto = project_memory
+    (auto / "old.md").write_text(topic("Old"))
+    assert call("session-start", start(project), env)[0] == 0
+    (auto / "beta.md").write_text(topic("Beta"))  # written by the session, never indexed
     code, out, err = call("stop", stop(project, False), env)
     assert (code, err) == (0, "")
-    assert json.loads(out) == {"decision": "block", "reason": (
-        "memtui (memory guard): the memory you keep for this project has errors left; fix them "
-        "before you stop (this check runs once).\n"
-        f"{auto}: 1 error\n"
-        "- orphan at beta.md: no entry in MEMORY.md or MEMORY-archive.md and no region pointer "
-        "reaches this file; promote it, decay it under a region, or archive it. Fix: add its line "
-        "to MEMORY.md (`- [Title](file.md) — one-line hook`).")}
-    assert call("stop", stop(project, True), env) == (0, "", "")
+    assert json.loads(out) == {"decision": "block",
+                               "reason": ORPHAN_BLOCK.format(auto=auto, name="beta.md")}
+    assert call("stop", stop(project, True), env) == (0, "", "")  # the stop after a block
+    assert call("stop", stop(project, False), env) == (0, "", "")  # next turn: raised once
+
+
+def test_stop_sees_a_shell_append_made_after_session_start(project_memory, env) -> None:
+    project, auto = project_memory
+    assert call("session-start", start(project), env) == (0, "", "")
+    with open(auto / "MEMORY.md", "a") as handle:  # `echo … >> MEMORY.md`: no PreToolUse
+        handle.write("- [Gamma](gamma.md) — gamma\n")
+    code, out, _ = call("stop", stop(project, False), env)
+    reason = json.loads(out)["reason"]
+    assert code == 0 and "- broken-link at MEMORY.md:4: 'gamma.md' does not exist" in reason
+    assert "1 error that was not there when it began" in reason
+
+
+def test_without_session_start_the_first_hook_call_takes_the_baseline(project_memory, env) -> None:
+    project, auto = project_memory
+    (auto / "old.md").write_text(topic("Old"))
+    beta = topic("Beta")
+    # the first hook call of session "s2" is a write: the root's state before it is the baseline
+    assert call("pre", pre("Write", auto / "beta.md", project, content=beta) | {"session_id": "s2"},
+                env) == (0, "", "")
+    (auto / "beta.md").write_text(beta)
+    code, out, _ = call("stop", stop(project, False, "s2"), env)
+    assert json.loads(out) == {"decision": "block",
+                               "reason": ORPHAN_BLOCK.format(auto=auto, name="beta.md")}
+    # a session whose first hook call is Stop takes its baseline there and blocks on nothing
+    assert call("stop", stop(project, False, "s3"), env) == (0, "", "")
+
+
+def test_a_session_creating_its_memory_folder_owns_its_errors(tmp_path: Path, env) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    assert call("session-start", start(project), env) == (0, "", "")
+    auto = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / encode_project_path(str(project)) / "memory"
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text(INDEX)  # alpha.md never written
+    reason = json.loads(call("stop", stop(project, False), env)[1])["reason"]
+    assert "- broken-link at MEMORY.md:3: 'alpha.md' does not exist" in reason
+
+
+def test_subagent_stop_for_the_agents_own_memory(tmp_path: Path, env) -> None:
+    project = tmp_path / "proj"
+    agent = project / ".claude" / "agent-memory" / "reviewer"
+    other = project / ".claude" / "agent-memory" / "planner"
+    for folder in (agent, other):
+        folder.mkdir(parents=True)
+        (folder / "MEMORY.md").write_text(INDEX)
+        (folder / "alpha.md").write_text(topic("Alpha"))
+    (other / "old.md").write_text(topic("Old"))  # planner's pre-existing orphan
+    assert call("session-start", start(project), env) == (0, json.dumps({
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": (
+            f"memtui (memory check at session start): {other}: 1 error already there (orphan). "
+            "Details: `memtui validate <folder>` lists the findings, `memtui loaded <folder>` "
+            "shows what loads (both print and exit).")}}) + "\n", "")
+    (agent / "beta.md").write_text(topic("Beta"))
+    (other / "new.md").write_text(topic("New"))
+    sub = {"session_id": "3f0c", "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
+           "hook_event_name": "SubagentStop", "stop_hook_active": False, "agent_id": "a1",
+           "agent_type": "reviewer", "agent_transcript_path": "/tmp/a1.jsonl"}
+    code, out, _ = call("subagent-stop", sub, env)
+    assert json.loads(out) == {"decision": "block",
+                               "reason": ORPHAN_BLOCK.format(auto=agent, name="beta.md")}
+    assert call("subagent-stop", sub, env) == (0, "", "")  # once
+    assert call("stop", stop(project, False), env) == (0, "", "")  # the main agent owns neither
+    planner = json.loads(call("subagent-stop", sub | {"agent_type": "planner"}, env)[1])
+    assert planner["reason"] == ORPHAN_BLOCK.format(auto=other, name="new.md")
+    assert call("subagent-stop", sub | {"stop_hook_active": True, "agent_type": "x"}, env) == (0, "", "")
+
+
+def test_agent_memory_is_left_alone_while_auto_memory_is_off(tmp_path: Path, env) -> None:
+    project = tmp_path / "proj"
+    agent = project / ".claude" / "agent-memory" / "reviewer"
+    agent.mkdir(parents=True)
+    (agent / "MEMORY.md").write_text(INDEX)
+    off = {**env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}
+    assert call("session-start", start(project), off) == (0, "", "")
+    sub = {"session_id": "3f0c", "cwd": str(project), "hook_event_name": "SubagentStop",
+           "stop_hook_active": False, "agent_type": "reviewer"}
+    assert call("subagent-stop", sub, off) == (0, "", "")
+
+
+def test_team_memory_never_blocks(project_memory, env) -> None:
+    project, auto = project_memory
+    assert call("session-start", start(project), env) == (0, "", "")
+    (auto / "team").mkdir()
+    (auto / "team" / "deploy.md").write_text(topic("Deploy", body="see [x](missing.md)\n"))
+    assert call("stop", stop(project, False), env) == (0, "", "")
 
 
 def test_session_start_speaks_only_when_needed(project_memory, env) -> None:
     project, auto = project_memory
-    start = {"session_id": "3f0c", "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
-             "hook_event_name": "SessionStart", "source": "startup"}
-    assert call("session-start", start, env) == (0, "", "")
-    (auto / "MEMORY.md").write_text(INDEX + "".join(f"- note {n}\n" for n in range(205)))
+    assert call("session-start", start(project), env) == (0, "", "")
+    (auto / "MEMORY.md").write_text("---\nname: index\n---\n" + INDEX
+                                    + "".join(f"- note {n}\n" for n in range(205)))
     (auto / "beta.md").write_text(topic("Beta"))
-    code, out, _ = call("session-start", start, env)
+    code, out, _ = call("session-start", start(project, "s2"), env)
     context = json.loads(out)["hookSpecificOutput"]
     assert context["hookEventName"] == "SessionStart" and code == 0
     assert len(context["additionalContext"]) <= 600
     assert context["additionalContext"] == (
-        f"memtui: memory needs attention. {auto}: MEMORY.md is past its cut (208/200 lines, "
-        "2,195/25,000 bytes): 0 entries did not load; 1 error (orphan). Run `memtui` to triage.")
+        f"memtui (memory check at session start): {auto}: MEMORY.md is 208 lines, 2,192 "
+        "characters (limits 200, 25,000): it loaded up to line 204 (line 201 as Claude Code "
+        "counts, after stripping); 1 error already there (orphan). Details: `memtui validate "
+        "<folder>` lists the findings, `memtui loaded <folder>` shows what loads (both print and "
+        "exit).")
+    assert "`memtui`" not in context["additionalContext"]  # never the full-screen app
 
 
 # ---------------------------------------------------------------- as Claude Code runs it
@@ -407,3 +512,67 @@ def test_an_unknown_option_never_turns_into_exit_2(root: Path, env, monkeypatch,
     code, out, err = main_with_stdin(["hook", "pre", "--strict"], payload, env, monkeypatch, capsys)
     assert code == 0 and decision(out)["permissionDecision"] == "deny"
     assert err == "memtui hook pre: ignoring unknown argument(s) --strict\n"
+
+
+# ---------------------------------------------------------------- Claude Code's facts, case by case
+
+
+def test_an_index_claude_code_loads_whole_is_not_denied(root: Path, env) -> None:
+    euro = "".join("- [Alpha](alpha.md) " + "€" * 330 + "\n" for _ in range(30))
+    assert len(euro.encode()) > 25_000  # bytes over the cap, characters far under it
+    assert call("pre", pre("Write", root / "MEMORY.md", root, content=euro), env) == (0, "", "")
+
+
+def test_ask_outside_an_interactive_session_is_skipped_and_said_once(root: Path, env) -> None:
+    headless = {**env, "CLAUDE_CODE_ENTRYPOINT": "sdk-cli"}
+    clean = topic("Alpha", body="Alpha is the first, and the last.\n")
+    note = ("memtui hook pre --ask: this session cannot ask a person (CLAUDE_CODE_ENTRYPOINT "
+            "sdk-cli), and Claude Code would turn every \"ask\" into a refusal, so memtui judges "
+            "memory writes itself here: it denies only what adds an error, a secret or a budget "
+            "overflow.")
+    write = pre("Write", root / "alpha.md", root, content=clean)
+    assert call("pre", write, headless, "--ask") == (0, json.dumps({"systemMessage": note}) + "\n", "")
+    assert call("pre", write, headless, "--ask") == (0, "", "")  # said once a session
+    bad = pre("Write", root / "MEMORY.md", root, content=INDEX + "- [B](b.md) — b\n")
+    assert decision(call("pre", bad, headless, "--ask")[1])["permissionDecision"] == "deny"
+    interactive = {**env, "CLAUDE_CODE_ENTRYPOINT": "cli"}
+    assert decision(call("pre", write, interactive, "--ask")[1])["permissionDecision"] == "ask"
+
+
+def test_a_write_through_a_symlink_into_the_root_is_judged(root: Path, tmp_path: Path, env) -> None:
+    side = tmp_path / "side"
+    side.mkdir()
+    (root / "sub").mkdir()
+    (side / "l").symlink_to(root / "sub")  # side/l/.. is the root, not side/
+    via = f"{side}/l/../MEMORY.md"
+    code, out, _ = call("pre", pre("Write", via, root, content=INDEX + "- [B](b.md) — b\n"), env)
+    got = decision(out)
+    assert code == 0 and got["permissionDecision"] == "deny"
+    assert "- broken-link at MEMORY.md:4: 'b.md' does not exist" in got["permissionDecisionReason"]
+
+
+def test_a_session_launched_in_a_subfolder_uses_the_repositorys_settings(tmp_path: Path, env) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    custom = tmp_path / "custom-memory"
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(custom)}))
+    launch = repo / "services" / "api"
+    launch.mkdir(parents=True)
+    leak = pre("Write", custom / "fact.md", launch, content=topic("F", body="sk-ant-" + "k" * 30))
+    answer = call("pre", leak, {**env, "CLAUDE_PROJECT_DIR": str(launch)})[1]
+    assert decision(answer)["permissionDecision"] == "deny"  # the folder is empty: no index yet
+
+
+def test_a_long_deny_reason_keeps_its_advice_and_the_count_of_the_rest(make_root, env) -> None:
+    root = make_root({"MEMORY.md": INDEX, "alpha.md": topic("Alpha")})
+    links = "".join(f"- [Gone {n}](gone-{n:03d}-{'x' * 60}.md) — a fact that is not there\n"
+                    for n in range(150))
+    code, out, _ = call("pre", pre("Write", root / "MEMORY.md", root, content=INDEX + links), env)
+    reason = decision(out)["permissionDecisionReason"]
+    assert code == 0 and len(reason) <= 10_000 and len(out) <= 10_500
+    assert reason.endswith("What to do: write the topic file first and its index line after, or "
+                           "fix the link.")
+    shown = reason.count("\n- broken-link at MEMORY.md:")
+    assert 10 < shown < 150
+    assert f"\n… and {150 - shown} more (run `memtui validate {root}` for the rest)\n" in reason

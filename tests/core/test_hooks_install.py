@@ -30,12 +30,16 @@ def install(*flags: str) -> int:
     return main(["hook", "install", "--command", PREFIX, *flags])
 
 
-def ours(prefix: str = PREFIX, ask: bool = False) -> dict[str, Any]:
+def ours(prefix: str = PREFIX, ask: bool = False, fail_closed: bool = False) -> dict[str, Any]:
+    pre = {"type": "command", "command": f"{prefix} hook pre" + (" --ask" if ask else ""),
+           "timeout": 30}
+    if fail_closed:
+        pre["onFailure"] = "block"
     return {
-        "PreToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [
-            {"type": "command", "command": f"{prefix} hook pre" + (" --ask" if ask else ""),
-             "timeout": 30}]}],
+        "PreToolUse": [{"matcher": "Write|Edit", "hooks": [pre]}],
         "Stop": [{"hooks": [{"type": "command", "command": f"{prefix} hook stop", "timeout": 30}]}],
+        "SubagentStop": [{"hooks": [{"type": "command", "command": f"{prefix} hook subagent-stop",
+                                     "timeout": 30}]}],
         "SessionStart": [{"hooks": [{"type": "command", "command": f"{prefix} hook session-start",
                                      "timeout": 30}]}],
     }
@@ -91,6 +95,7 @@ def test_reinstall_updates_our_command_in_place(user_settings: Path) -> None:
     value = json.loads(user_settings.read_text())
     assert value["hooks"] == ours(ask=True)  # not a second PreToolUse group
     assert hi.installed(value) == {"pre": f"{PREFIX} hook pre --ask", "stop": f"{PREFIX} hook stop",
+                                   "subagent-stop": f"{PREFIX} hook subagent-stop",
                                    "session-start": f"{PREFIX} hook session-start"}
 
 
@@ -102,12 +107,13 @@ def test_our_hook_sharing_a_group_with_another(user_settings: Path) -> None:
     user_settings.write_text(json.dumps(shared))
     assert install() == 0
     value = json.loads(user_settings.read_text())
-    assert value["hooks"]["PreToolUse"] == [{"matcher": "Write|Edit|MultiEdit", "hooks": [
+    # there is no MultiEdit tool: the matcher of the group holding memtui's hook is put right
+    assert value["hooks"]["PreToolUse"] == [{"matcher": "Write|Edit", "hooks": [
         {"type": "command", "command": "lint-md"},
         {"type": "command", "command": f"{PREFIX} hook pre"}]}]
     assert main(["hook", "uninstall"]) == 0
     assert json.loads(user_settings.read_text()) == {"hooks": {"PreToolUse": [
-        {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "lint-md"}]}]}}
+        {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "lint-md"}]}]}}
 
 
 @pytest.mark.parametrize("text", ['{"hooks": {', "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {}}}'])
@@ -129,6 +135,39 @@ def test_dry_run_prints_the_diff_and_touches_nothing(user_settings: Path, capsys
     assert user_settings.read_text() == '{"model": "opus"}\n'
     assert f"--- {user_settings}\n+++ {user_settings}\n" in out
     assert '-{"model": "opus"}\n' in out and f'+            "command": "{PREFIX} hook pre",\n' in out
+
+
+def test_project_scope_writes_a_portable_command_and_says_what_it_wrote(user_settings: Path,
+                                                                       capsys) -> None:
+    assert main(["hook", "install", "--scope", "project"]) == 0
+    path = Path.cwd() / ".claude" / "settings.json"
+    text = path.read_text()
+    assert json.loads(text) == {"hooks": ours(prefix="memtui")}
+    assert ".venv" not in text and "python" not in text and '"/' not in text  # no absolute path
+    out = capsys.readouterr().out
+    assert f"memtui's hooks installed in {path}\n" in out
+    assert "  PreToolUse (Write|Edit): memtui hook pre; if it cannot run, the write goes on " \
+           "unchecked (fail open)\n" in out
+    assert "  Stop: memtui hook stop\n  SubagentStop: memtui hook subagent-stop\n" in out
+    assert "The command is `memtui` from PATH" in out
+
+
+def test_fail_closed_is_on_pre_only_and_a_stated_choice(user_settings: Path, capsys) -> None:
+    assert install("--fail-closed") == 0
+    value = json.loads(user_settings.read_text())
+    assert value["hooks"] == ours(fail_closed=True)
+    assert "the write is blocked (onFailure: block)" in capsys.readouterr().out
+    assert install() == 0  # installing again without it: fail open again
+    assert json.loads(user_settings.read_text())["hooks"] == ours()
+
+
+def test_an_old_multiedit_matcher_is_put_right(user_settings: Path) -> None:
+    old = {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [
+        {"type": "command", "command": f"{PREFIX} hook pre", "timeout": 30}]}]}}
+    user_settings.parent.mkdir(parents=True)
+    user_settings.write_text(json.dumps(old))
+    assert install() == 0
+    assert json.loads(user_settings.read_text())["hooks"] == ours()
 
 
 def test_project_and_local_scopes_and_status(user_settings: Path, capsys) -> None:
