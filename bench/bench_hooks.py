@@ -6,9 +6,15 @@ the same run with the same interpreter.  Bytecode caching is on for the children
 an installed memtui, and so is memtui's stat cache (``MEMTUI_CACHE_DIR`` under the bench
 folder); the warm-up run fills both.  The "no cache" rows run with ``MEMTUI_NO_CACHE=1``.  Targets: a path outside every memory root < 40 ms
 median (about twice the floor), ``hook pre`` on a 1k-file root < 120 ms, on a 10k-file root
-< 400 ms.
+< 400 ms, ``hook stop`` on a project with a 1k-file root < 80 ms (with the session's baseline:
+session-start takes it in the warm-up).
 
-    .venv/bin/python bench/bench_hooks.py [--samples 21] [--keep DIR]
+``--before REF`` (default ``main``) measures the same cases, in the same run and on the same
+roots, with memtui as it is at that git commit (``git archive`` of its ``memtui/`` package, run
+as ``python -m memtui``), so the table shows before and after side by side; ``--before ''``
+measures this tree alone.
+
+    .venv/bin/python bench/bench_hooks.py [--samples 21] [--keep DIR] [--before REF]
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
-TARGETS_MS = {"outside": 40.0, "1k": 120.0, "10k": 400.0}
+TARGETS_MS = {"outside": 40.0, "1k": 120.0, "10k": 400.0, "stop": 80.0}
+REPO = Path(__file__).resolve().parent.parent
 
 
 def memtui_command() -> list[str]:
@@ -69,16 +76,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=21)
     parser.add_argument("--keep", type=Path, help="build the roots here and keep them")
+    parser.add_argument("--before", default="main", metavar="REF",
+                        help="also measure memtui at this git commit ('' for none; default main)")
     args = parser.parse_args()
-    base = args.keep or Path(tempfile.mkdtemp(prefix="memtui-bench-hooks-"))
+    base = args.keep or Path(tempfile.mkdtemp(prefix="memtuibench"))
     try:
-        return run(base, args.samples)
+        before = extract(args.before, base / "before") if args.before else None
+        return run(base, args.samples, before)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
 
 
-def run(base: Path, n: int) -> int:
+def extract(ref: str, dest: Path) -> Path:
+    """``memtui/`` as it is at ``ref``, unpacked under ``dest`` (the folder to put on PYTHONPATH)."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "memtui"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+def run(base: Path, n: int, before: Path | None = None) -> int:
     project = base / "project"
     (project / "src").mkdir(parents=True, exist_ok=True)
     config = base / "config"
@@ -119,16 +139,31 @@ def run(base: Path, n: int) -> int:
             (f"pre, {label} root: Edit MEMORY.md", [*memtui, "hook", "pre"], edit, label, env),
         ]
     # stop and session-start read the project's auto memory: point it at the 1k root
-    auto = config / "projects" / project.as_posix().replace("/", "-").replace(".", "-") / "memory"
-    auto.parent.mkdir(parents=True, exist_ok=True)
-    if not auto.exists():
-        auto.symlink_to(roots["1k"])
+    from memtui.core.claude_settings import encode_project_path
+
+    old_name = project.as_posix().replace("/", "-").replace(".", "-")  # before: same when no "_"
+    for name in {encode_project_path(str(project)), old_name}:
+        auto = config / "projects" / name / "memory"
+        auto.parent.mkdir(parents=True, exist_ok=True)
+        if not auto.exists():
+            auto.symlink_to(roots["1k"])
     stop = json.dumps({"session_id": "bench", "cwd": str(project), "hook_event_name": "Stop",
                        "stop_hook_active": False}).encode()
     start = json.dumps({"session_id": "bench", "cwd": str(project),
                         "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    agent = project / ".claude" / "agent-memory" / "reviewer"
+    if not agent.exists():
+        agent.parent.mkdir(parents=True, exist_ok=True)
+        agent.symlink_to(roots["1k"])
+    subagent = json.dumps({"session_id": "bench", "cwd": str(project),
+                           "hook_event_name": "SubagentStop", "stop_hook_active": False,
+                           "agent_type": "reviewer"}).encode()
+    # the session's baseline exists before the samples (as after a real SessionStart)
+    subprocess.run([*memtui, "hook", "session-start"], input=start, env=env, capture_output=True,
+                   check=False)
     cases += [
-        ("stop, project with a 1k root", [*memtui, "hook", "stop"], stop, None, env),
+        ("stop, project with a 1k root", [*memtui, "hook", "stop"], stop, "stop", env),
+        ("subagent-stop, a 1k agent memory", [*memtui, "hook", "subagent-stop"], subagent, None, env),
         ("session-start, project with a 1k root", [*memtui, "hook", "session-start"], start, None,
          env),
     ]
@@ -137,11 +172,24 @@ def run(base: Path, n: int) -> int:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{n} samples per case (after one warm-up); {os.cpu_count()} cores; load average {load}; "
           f"Python {sys.version.split()[0]}")
-    print(f"{'case':46} {'median':>9} {'p90':>9} {'× floor':>8} {'cpu':>9} {'× floor':>8} "
-          f"{'target':>8}")
+    if before is not None:
+        print(f"before: memtui at the commit given by --before, from {before}")
+    print(f"{'case':46} {'before':>9} {'cpu':>9} {'median':>9} {'p90':>9} {'× floor':>8} "
+          f"{'cpu':>9} {'× floor':>8} {'target':>8}")
     cpu_floor = None
+    old = [sys.executable, "-m", "memtui"]
     for name, argv, payload, target, case_env in cases:
-        times, cpu = sample(argv, payload, case_env, n if "10k" not in name else max(5, n // 2))
+        count = n if "10k" not in name else max(5, n // 2)
+        then = then_cpu = "-"
+        if before is not None and argv[:len(memtui)] == memtui and "subagent" not in name:
+            old_env = {**case_env, "PYTHONPATH": str(before),
+                       "MEMTUI_CACHE_DIR": case_env.get("MEMTUI_CACHE_DIR", "") + "-before"}
+            if case_env.get("MEMTUI_NO_CACHE"):
+                old_env["MEMTUI_NO_CACHE"] = "1"
+            old_times, old_cpu = sample([*old, *argv[len(memtui):]], payload, old_env, count)
+            then = f"{statistics.median(old_times):7.1f}ms"
+            then_cpu = f"{statistics.median(old_cpu):7.1f}ms"
+        times, cpu = sample(argv, payload, case_env, count)
         median, cpu_median = statistics.median(times), statistics.median(cpu)
         p90 = statistics.quantiles(times, n=10)[-1] if len(times) >= 10 else max(times)
         floor = floor or median
@@ -149,10 +197,11 @@ def run(base: Path, n: int) -> int:
         limit = TARGETS_MS.get(target or "")
         verdict = "" if limit is None else f"<{limit:.0f} " + ("ok" if median < limit else "MISS")
         results.append((name, median, p90, median / floor, verdict))
-        print(f"{name:46} {median:7.1f}ms {p90:7.1f}ms {median / floor:7.1f}× {cpu_median:7.1f}ms "
-              f"{cpu_median / cpu_floor:7.1f}× {verdict:>8}")
+        print(f"{name:46} {then:>9} {then_cpu:>9} {median:7.1f}ms {p90:7.1f}ms {median / floor:7.1f}× "
+              f"{cpu_median:7.1f}ms {cpu_median / cpu_floor:7.1f}× {verdict:>8}")
     print("targets are wall-clock medians on an unloaded machine; on a shared one the cpu column "
-          "(user + system time of the process) is what a run costs")
+          "(user + system time of the process) is what a run costs; 'before' runs as "
+          "python -m memtui (no console script), the same interpreter")
     return 0 if all("MISS" not in r[4] for r in results) else 1
 
 

@@ -332,9 +332,11 @@ def _block_new(payload: Mapping[str, Any], roots: list[Any], event: str) -> dict
         state.save()
     except OSError as exc:
         problems.append(f"memtui hook {event}: cannot keep the session's baseline ({exc})")
-    from memtui.core.hooks import stop_reason
+    reason = None
+    if new:
+        from memtui.core.hooks import stop_reason
 
-    reason = stop_reason(new)
+        reason = stop_reason(new)
     answer: dict[str, Any] = {"decision": "block", "reason": reason} if reason else {}
     if problems:
         answer["systemMessage"] = " ".join(problems)

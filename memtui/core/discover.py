@@ -115,12 +115,55 @@ def git_roots(cwd: Path) -> GitRoots | None:
     """Where Claude Code's ``<project>`` comes from: the git repository root, shared by every
     worktree and subfolder (CLAUDE-CODE.md "Auto memory"), or None outside git.
 
-    ``git rev-parse --git-common-dir`` names the main repository's ``.git`` from any linked
-    worktree, so its parent is the shared root; when the common dir is not a ``.git`` folder
-    (a submodule's ``.git/modules/x``, a separate git dir) the work tree's top is used.  Without a
-    usable ``git`` the nearest folder holding a ``.git`` entry stands in.
+    Read from the files git keeps (no subprocess: a hook pays for every process it starts): the
+    nearest ``.git`` above ``cwd``; a ``.git`` folder makes its folder the root; a ``.git`` file
+    (``gitdir: …``) of a linked worktree names, through ``commondir``, the main repository's
+    ``.git``, whose parent is the shared root; when the common dir is not a ``.git`` folder (a
+    submodule's ``.git/modules/x``, a separate git dir) the work tree's top is used.  Anything
+    else asks ``git rev-parse``.
     """
-    import subprocess  # deferred: a hook imports this module and never runs git
+    found = _git_from_files(cwd)
+    if found is not _UNKNOWN:
+        return found  # type: ignore[return-value]
+    return _git_from_git(cwd)
+
+
+_UNKNOWN = object()
+
+
+def _git_from_files(cwd: Path) -> object:
+    for folder in [cwd, *cwd.parents]:
+        dot = folder / ".git"
+        try:
+            if dot.is_dir():
+                return GitRoots(_real(folder), _real(folder))
+            if not dot.is_file():
+                continue
+            text = dot.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return _UNKNOWN
+        if not text.startswith("gitdir:"):
+            return _UNKNOWN
+        gitdir = Path(os.path.normpath(folder / text[len("gitdir:"):].strip()))
+        try:
+            common_rel = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return GitRoots(_real(folder), _real(folder))  # a submodule or a separate git dir
+        except (OSError, UnicodeDecodeError):
+            return _UNKNOWN
+        common = Path(os.path.normpath(gitdir / common_rel))
+        project = common.parent if common.name == ".git" else folder
+        return GitRoots(_real(project), _real(folder))
+    return None
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _git_from_git(cwd: Path) -> GitRoots | None:
+    """:func:`git_roots` by ``git rev-parse`` (without a usable git: the nearest ``.git``)."""
+    import subprocess  # deferred: only an odd .git makes memtui ask git itself
 
     try:
         done = subprocess.run(

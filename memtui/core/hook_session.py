@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -31,10 +30,14 @@ ERROR = "error"
 
 
 def sessions_dir() -> Path:
-    """Where session states live: ``<memtui's cache folder>/sessions``."""
-    from .seen_store import cache_dir
-
-    return cache_dir() / "sessions"
+    """Where session states live: ``<memtui's cache folder>/sessions`` (``$MEMTUI_CACHE_DIR``,
+    else ``$XDG_CACHE_HOME/memtui``, else ``~/.cache/memtui``, as for the seen store)."""
+    override = os.environ.get("MEMTUI_CACHE_DIR")
+    if override:
+        return Path(override).expanduser() / "sessions"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "memtui" / "sessions"
 
 
 def _key(f: Finding) -> str:
@@ -56,6 +59,7 @@ class SessionState:
     blocked: dict[str, list[str]] = field(default_factory=dict)
     said: list[str] = field(default_factory=list)  # one-time notes already given (e.g. "ask")
     existed: bool = False  # read from disk (not new)
+    dirty: bool = True  # changed since read
 
     @classmethod
     def path_for(cls, session_id: str) -> Path:
@@ -83,6 +87,7 @@ class SessionState:
             if isinstance(blocked, dict) else {},
             [str(s) for s in said] if isinstance(said, list) else [],
             True,
+            False,
         )
 
     def has(self, root: str) -> bool:
@@ -92,6 +97,7 @@ class SessionState:
         """Record a root's baseline (kept if it has one already)."""
         if root not in self.baseline:
             self.baseline[root] = dict(counted_errors(findings))
+            self.dirty = True
 
     def introduced(self, root: str, findings: Iterable[Finding]) -> list[Finding]:
         """The errors of a root beyond its baseline that no Stop hook blocked for yet.
@@ -104,6 +110,7 @@ class SessionState:
                 self.take(root, findings)
                 return []
             self.baseline[root] = {}
+            self.dirty = True
         had = Counter(self.baseline[root])
         done = Counter(self.blocked.get(root, []))
         out = []
@@ -119,20 +126,27 @@ class SessionState:
 
     def mark_blocked(self, root: str, findings: Iterable[Finding]) -> None:
         self.blocked.setdefault(root, []).extend(_key(f) for f in findings)
+        self.dirty = True
 
     def save(self) -> None:
-        """Write the state atomically (a temp file, then replace); old sessions' files go."""
+        """Write the state atomically (a temp file, then replace) when it changed; old sessions'
+        files go when a new one is first written."""
+        if not self.dirty:
+            return
         folder = sessions_dir()
         folder.mkdir(parents=True, exist_ok=True)
         data = json.dumps({"session_id": self.session_id, "complete": self.complete,
                            "saved": int(time.time()), "baseline": self.baseline,
                            "blocked": self.blocked, "said": self.said},
                           ensure_ascii=False).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=".session-", suffix=".tmp", dir=folder)
+        target = self.path_for(self.session_id)
+        tmp = str(folder / f".{target.stem}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-            os.replace(tmp, self.path_for(self.session_id))
+            os.replace(tmp, target)
+            self.dirty = False
         except BaseException:
             try:
                 os.unlink(tmp)
