@@ -259,17 +259,19 @@ def _frontmatter_end(text: str) -> int:
     return found.end() if found is not None else 0
 
 
-def kept_spans(raws: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
-    """The index's text (line endings as LF) and the spans of it Claude Code keeps once the
-    frontmatter and block-level comments are gone (before trimming), as (start, end) offsets."""
+def kept_spans(raws: Sequence[str]) -> tuple[str, list[tuple[int, int]], bool]:
+    """The index's text (line endings as LF), the spans of it Claude Code keeps once the
+    frontmatter and block-level comments are gone (before trimming), as (start, end) offsets,
+    and whether a comment block went (only then does Claude Code's text have LF endings)."""
     text = "\n".join(raws)
     starts = [0]
     for raw in raws[:-1]:
         starts.append(starts[-1] + len(raw) + 1)
     begin = _frontmatter_end(text) if text.startswith("---") else 0
     if "<!--" not in text[begin:]:
-        return text, [(begin, len(text))] if begin < len(text) else []
+        return text, [(begin, len(text))] if begin < len(text) else [], False
     spans: list[tuple[int, int]] = []
+    stripped_any = False
     keep_from = begin
     first = bisect_right(starts, begin) - 1
     if first >= 0 and starts[first] != begin:
@@ -344,10 +346,11 @@ def kept_spans(raws: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
         if any(text[a:b].strip(JS_SPACE) for a, b in residue):
             spans += residue
         keep_from = block_end
+        stripped_any = True
         k = end_line
     if keep_from < len(text):
         spans.append((keep_from, len(text)))
-    return text, spans
+    return text, spans, stripped_any
 
 
 def stripped_lines(raws: Sequence[str], loader: str) -> frozenset[int]:
@@ -359,10 +362,18 @@ def stripped_lines(raws: Sequence[str], loader: str) -> frozenset[int]:
     return frozenset(range(len(raws))) - {number - 1 for number in counted}
 
 
-def _counted(raws: Sequence[str]) -> tuple[str, list[int], tuple[int, ...]]:
-    """The text Claude Code counts (stripped and trimmed), the offset in the index's text of each
-    of its lines, and the file line number of each."""
-    text, spans = kept_spans(raws)
+def _counted(raws: Sequence[str], endings: Sequence[str] | None = None
+             ) -> tuple[str, list[int], tuple[int, ...]]:
+    """The text Claude Code counts (stripped and trimmed), the offset in it of each of its
+    lines, and the file line number of each.
+
+    Claude Code counts the file's own line endings: a CRLF is two characters and a lone CR no
+    line break, unless a comment block was stripped (its stripper turns every CRLF and CR into
+    LF first) — v2.1.332, run against CRLF indexes with and without a comment.
+    """
+    text, spans, normalized = kept_spans(raws)
+    if endings is not None and not normalized and any("\r" in e for e in endings):
+        return _counted_as_written(raws, endings)
     if len(spans) == 1:
         a, b = spans[0]
         body = text[a:b]
@@ -378,12 +389,7 @@ def _counted(raws: Sequence[str]) -> tuple[str, list[int], tuple[int, ...]]:
     body = body.strip(JS_SPACE)
     if not body:
         return "", [], ()
-    starts = [0]
-    find = body.find
-    at = find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = find("\n", at + 1)
+    starts = _line_starts(body)
     line_starts = [0]
     for raw in raws[:-1]:
         line_starts.append(line_starts[-1] + len(raw) + 1)
@@ -400,6 +406,33 @@ def _counted(raws: Sequence[str]) -> tuple[str, list[int], tuple[int, ...]]:
         offset = origin[j][1] + c - origin[j][0]
         numbers.append(bisect_right(line_starts, offset))
     return body, starts, tuple(numbers)
+
+
+def _line_starts(body: str) -> list[int]:
+    starts = [0]
+    find = body.find
+    at = find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    return starts
+
+
+def _counted_as_written(raws: Sequence[str], endings: Sequence[str]) -> tuple[str, list[int], tuple[int, ...]]:
+    """:func:`_counted` on the text with its own line endings (no comment block stripped)."""
+    text = "".join(raw + ending for raw, ending in zip(raws, endings))
+    begin = _frontmatter_end(text)
+    rest = text[begin:]
+    lead = len(rest) - len(rest.lstrip(JS_SPACE))
+    body = rest.strip(JS_SPACE)
+    if not body:
+        return "", [], ()
+    line_starts = [0]
+    for raw, ending in zip(raws[:-1], endings[:-1]):
+        line_starts.append(line_starts[-1] + len(raw) + len(ending))
+    starts = _line_starts(body)
+    numbers = tuple(bisect_right(line_starts, begin + lead + s) for s in starts)
+    return body, starts, numbers
 
 
 _LAST_MEASURED: list[tuple[Index, BudgetConfig, Budget]] = []
@@ -439,7 +472,7 @@ def _measure_claude(index: Index, config: BudgetConfig) -> Budget:
     """Claude Code's cut (the module's docstring), as v2.1.332 computes it."""
     raws = [line.raw for line in index.lines]
     file_bytes = sum(line_sizes(index)) + (3 if index.bom and not raws else 0)
-    body, starts, numbering = _counted(raws)
+    body, starts, numbering = _counted(raws, [line.ending for line in index.lines])
     count = len(starts)
     size = utf16_len(body)
     stripped = tuple(sorted(set(range(1, len(raws) + 1)) - set(numbering)))
@@ -485,12 +518,37 @@ def loaded_index_text(index: Index, config: BudgetConfig) -> str:
     budget = measure(index, config)
     if budget.loader != CLAUDE_CODE_LOADER:
         return index_loaded_text(index, budget).decode("utf-8", errors="replace")
-    body, starts, _numbering = _counted([line.raw for line in index.lines])
+    body, starts, _numbering = _counted([line.raw for line in index.lines],
+                                        [line.ending for line in index.lines])
     if budget.cut_line is None:
-        return body
+        return as_sent(body)
     if budget.cut_chars is not None:
-        return _utf16_prefix(body, budget.cut_chars)
-    return body[: starts[budget.loaded_count] - 1]
+        return as_sent(_utf16_prefix(body, budget.cut_chars))
+    # a CR before the cut's line break joins the LF that starts Claude Code's warning
+    return as_sent(body[: starts[budget.loaded_count] - 1].removesuffix("\r"))
+
+
+#: what Claude Code takes out of the loaded text after the cut (v2.1.332): control characters
+#: but tab and line breaks, format, private-use, unassigned and default-ignorable code points,
+#: but the joiners and the text/emoji variation selectors
+_INVISIBLE_SENT = re.compile(
+    "(?![\u200c\u200d\ufe0e\ufe0f])[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605"
+    "\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+    "\ufff9-\ufffb\ue000-\uf8ff\U000110bd\U000110cd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff\U000f0000-\U0010ffff\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    "\u3164\uffa0\ufe00-\ufe0d]")
+
+
+def as_sent(text: str) -> str:
+    """The loaded text as Claude Code sends it: CRLF, CR, U+2028 and U+2029 made LF, invisible
+    characters taken out (markup that imitates Claude Code's own is neutralized too; memtui
+    reports it with ``neutralized-text`` and leaves it as written here)."""
+    if text.isascii() and "\r" not in text and not _CONTROL_ASCII.search(text):
+        return text
+    return _INVISIBLE_SENT.sub("", re.sub("\r\n?|[\u2028\u2029]", "\n", text))
+
+
+_CONTROL_ASCII = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def configured_loader(env: dict[str, str] | None = None) -> str:

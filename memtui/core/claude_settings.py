@@ -102,24 +102,14 @@ def blocks_outside_reads(project_dir: str, env: Mapping[str, str] | None = None,
 
 
 def memory_dir_setting(project_dir: str, env: Mapping[str, str] | None = None,
-                       home: str | None = None) -> tuple[str | None, object, bool]:
-    """The ``autoMemoryDirectory`` that wins: (scope, value, blocked).  Claude Code reads the
-    scopes in order (local, project, user) and takes the **first that sets it**, valid or not;
-    with ``blockReadsOutsideWorkingDirectories`` on, the repository's scopes are passed over
-    (``blocked`` says one of them set a value).  (None, None, blocked) when no scope sets it."""
-    blocked = False
-    skip_repo = None
+                       home: str | None = None) -> tuple[str | None, object]:
+    """The ``autoMemoryDirectory`` that wins: (scope, value).  Claude Code reads the scopes in
+    order (local, project, user) and takes the **first that sets it**, valid or not; (None,
+    None) when no scope sets it."""
     for scope, value in scoped_settings(project_dir, env, home):
-        if value.get("autoMemoryDirectory") is None:
-            continue
-        if scope in REPOSITORY_SCOPES:
-            if skip_repo is None:
-                skip_repo = blocks_outside_reads(project_dir, env, home)
-            if skip_repo:
-                blocked = True
-                continue
-        return scope, value["autoMemoryDirectory"], blocked
-    return None, None, blocked
+        if value.get("autoMemoryDirectory") is not None:
+            return scope, value["autoMemoryDirectory"]
+    return None, None
 
 
 def auto_memory_override(project_dir: str, env: Mapping[str, str] | None = None,
@@ -137,20 +127,23 @@ def auto_memory_override(project_dir: str, env: Mapping[str, str] | None = None,
         found = _expand_memory_dir(cowork if not cowork.startswith("~") else "", home)
         if found is not None:
             return found
-    _scope, value, _blocked = memory_dir_setting(project_dir, env, home)
+    _scope, value = memory_dir_setting(project_dir, env, home)
     return _expand_memory_dir(value, home)
 
 
 def blocked_memory_dir(project_dir: str, env: Mapping[str, str] | None = None,
                        home: str | None = None) -> str | None:
-    """A folder the repository's settings choose that Claude Code does not use because
-    ``blockReadsOutsideWorkingDirectories`` is on (shown inactive), or None."""
-    for scope, value in scoped_settings(project_dir, env, home):
-        if scope in REPOSITORY_SCOPES and value.get("autoMemoryDirectory") is not None:
-            if not blocks_outside_reads(project_dir, env, home):
-                return None
-            return _expand_memory_dir(value["autoMemoryDirectory"], home)
-    return None
+    """The folder the repository's own settings choose when Claude Code then uses no auto
+    memory at all: the winning ``autoMemoryDirectory`` comes from the project or local settings
+    and ``permissions.blockReadsOutsideWorkingDirectories`` is on (v2.1.273; v2.1.332 then names
+    no memory folder and loads no index, even when the user's settings choose one too).  None
+    otherwise."""
+    if _env(env).get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", ""):
+        return None
+    scope, value = memory_dir_setting(project_dir, env, home)
+    if scope not in REPOSITORY_SCOPES or not blocks_outside_reads(project_dir, env, home):
+        return None
+    return _expand_memory_dir(value, home) or (str(value) if isinstance(value, str) else "")
 
 
 def auto_memory_enabled(project_dir: str, env: Mapping[str, str] | None = None,

@@ -232,7 +232,8 @@ def _agent_folders(base: Path) -> list[Path]:
 
 
 AUTO_OFF = "turned off"  # auto memory, and with it agent memory
-BLOCKED = "not used: permissions.blockReadsOutsideWorkingDirectories"
+BLOCKED = ("not used: the repository's settings choose it and "
+           "permissions.blockReadsOutsideWorkingDirectories is on, so no auto memory")
 
 
 def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
@@ -242,8 +243,9 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
 
     - the auto memory: ``autoMemoryDirectory`` (the first scope setting it; invalid: the default
       folder), else ``<config>/projects/<project>/memory`` with ``<project>`` the git root's
-      name; listed even before it exists; a folder the repository's settings choose under
-      ``blockReadsOutsideWorkingDirectories`` is listed too, inactive;
+      name; listed even before it exists; when the repository's settings choose it under
+      ``blockReadsOutsideWorkingDirectories``, Claude Code uses no auto memory: it is listed
+      inactive, and so are the agent memories;
     - its ``team/`` subfolder, when present (its own layer);
     - the subagent memories ``<config>/agent-memory/<a>/`` and ``.claude/agent-memory/<a>/``,
       ``.claude/agent-memory-local/<a>/`` under the work tree's top **and** under the launch
@@ -260,11 +262,15 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
     tree = git.worktree if git is not None else cwd
     enabled = claude_settings.auto_memory_enabled(str(tree), env, home_s)
     off = "" if enabled else AUTO_OFF
-    auto = Path(claude_settings.auto_memory_dir(str(project), env, home_s, settings_dir=str(tree)))
-    out = [ClaudeRoot(AUTO, "project", auto, enabled, off)]
     blocked = claude_settings.blocked_memory_dir(str(tree), env, home_s)
-    if blocked is not None and Path(blocked) != auto:
-        out.append(ClaudeRoot(AUTO, "project", Path(blocked), False, BLOCKED))
+    if blocked is not None:  # the repository's folder under blockReads…: no auto memory at all
+        enabled, off = False, BLOCKED
+        auto = Path(blocked) if blocked else Path(claude_settings.default_memory_dir(
+            str(project), env, home_s))
+    else:
+        auto = Path(claude_settings.auto_memory_dir(str(project), env, home_s,
+                                                    settings_dir=str(tree)))
+    out = [ClaudeRoot(AUTO, "project", auto, enabled, off)]
     if (auto / TEAM_DIR).is_dir():
         out.append(ClaudeRoot(TEAM, "project", auto / TEAM_DIR, enabled, off))
     anchors = [tree] + ([cwd] if cwd != tree else [])

@@ -124,18 +124,20 @@ def test_a_repository_chosen_folder_is_inactive_under_block_reads(tmp_path: Path
     chosen = tmp_path / "team-notes"
     write_json(repo / ".claude" / "settings.json", {"autoMemoryDirectory": str(chosen)})
     assert auto_of(repo, env, home) == chosen
-    write_json(home / ".claude" / "settings.json",
-               {"permissions": {"blockReadsOutsideWorkingDirectories": True}})
+    block = {"permissions": {"blockReadsOutsideWorkingDirectories": True}}
+    write_json(home / ".claude" / "settings.json", block)
+    # v2.1.332 then names no memory folder and loads nothing: the chosen folder, inactive
     roots = claude_roots(repo, env=env, home=home)
-    default = home / ".claude" / "projects" / encode_project_path(str(repo)) / "memory"
-    assert roots[0].path == default and roots[0].enabled
-    blocked = [r for r in roots if r.path == chosen]
-    assert len(blocked) == 1 and not blocked[0].enabled
-    assert "blockReadsOutsideWorkingDirectories" in blocked[0].label
-    write_json(home / ".claude" / "settings.json",  # a user-chosen folder is still used
-               {"permissions": {"blockReadsOutsideWorkingDirectories": True},
-                "autoMemoryDirectory": "~/mine"})
+    assert roots[0].path == chosen and not roots[0].enabled
+    assert "blockReadsOutsideWorkingDirectories" in roots[0].label
+    assert not any(r.enabled for r in roots if r.kind in ("auto", "agent"))
+    write_json(home / ".claude" / "settings.json", {**block, "autoMemoryDirectory": "~/mine"})
+    assert not claude_roots(repo, env=env, home=home)[0].enabled  # the user's folder too
+    (repo / ".claude" / "settings.json").unlink()  # a user-chosen folder alone is used
     assert auto_of(repo, env, home) == home / "mine"
+    write_json(home / ".claude" / "settings.json", block)  # and the default folder
+    assert auto_of(repo, env, home) == home / ".claude" / "projects" / encode_project_path(
+        str(repo)) / "memory"
 
 
 def test_agent_memory_of_a_session_launched_in_a_subfolder(tmp_path: Path) -> None:

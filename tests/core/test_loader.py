@@ -231,11 +231,28 @@ def test_both_numberings_after_frontmatter() -> None:
     assert budget.cut_where() == "line 206 (line 201 as Claude Code counts, after stripping)"
 
 
-def test_characters_are_utf16_units_and_crlf_counts_as_lf() -> None:
+def test_characters_are_utf16_units_and_crlf_as_claude_code_counts_it() -> None:
+    from memtui.core.budget import loaded_index_text
+
     _, emoji = claude_measure("😀" * 10 + "\n")
     assert emoji.bytes == 20
-    _, crlf = claude_measure("a\r\nb\r\n")
-    assert (crlf.lines, crlf.bytes) == (2, 3)
+    # v2.1.332 counts the file's own CR (the text it sends has LF): two characters a CRLF ...
+    index, crlf = claude_measure("a\r\nb\r\n")
+    assert (crlf.lines, crlf.bytes) == (2, 4) and loaded_index_text(index, CLAUDE) == "a\nb"
+    _, fm = claude_measure("---\r\nname: i\r\n---\r\na\r\nb\r\n")
+    assert (fm.lines, fm.bytes, fm.numbering) == (2, 4, (4, 5))
+    # ... but one when a comment block was stripped: its stripper makes every line ending LF
+    _, commented = claude_measure("<!-- c -->\r\na\r\nb\r\n")
+    assert (commented.lines, commented.bytes) == (2, 3)
+    # a lone CR is no line break in the count
+    _, lone = claude_measure("- a\r- b\r- c\r")
+    assert (lone.lines, lone.bytes) == (1, 11)
+    # 180 CRLF lines of 141 characters: the CRs push the cut up a line (measured: line 178)
+    text = "".join(f"- [f{k}](f{k}.md) — " + "z" * 120 + "\r\n" for k in range(180))
+    _, near = claude_measure(text)
+    assert near.bytes == 25_338 and near.cut_line == 178
+    assert "3 of 180 lines were cut off, starting at line 178" in (near.warning() or "")
+    assert "MEMORY.md is 24.7KB (limit: 24.4KB)" in (near.warning() or "")
     _, cap = claude_measure("😀" * 12_501)  # 25,002 units: the cut may not split a pair
     assert cap.cut_chars == 25_000
 

@@ -1,0 +1,380 @@
+"""Check memtui against a real Claude Code build: what it loads from ``MEMORY.md`` and which
+folder it uses, case by case, beside what ``memtui loaded`` and ``memtui list`` say.
+
+Optional and never part of the test run: it needs a Claude Code build from the npm registry,
+e.g. ``npm install @anthropic-ai/claude-code@2.1.332`` in a scratch folder (``/tmp/cc``).  Each
+case gets a scratch HOME (and git repository), runs ``claude -p --output-format stream-json
+--include-hook-events`` there with ``ANTHROPIC_BASE_URL`` pointing at a stand-in for the Messages
+API on a loopback port (it logs each request and answers "ok", streaming SSE when asked) and a
+dummy ``ANTHROPIC_API_KEY``.  The first request shows what the build resolved: the system
+prompt names the memory folder ("You have a persistent file-based memory at `…`"), the first
+user message carries the ``MEMORY.md`` text it loaded ("Contents of …/MEMORY.md (…):").  Only
+loopback addresses are used; nothing leaves the machine.
+
+    .venv/bin/python bench/claude_conformance.py [--claude /tmp/cc/node_modules/.bin/claude]
+        [--only NAME] [--keep DIR]
+
+Prints one line a case (``same`` / ``DIFFERS`` with both sides) and exits 1 when any differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+DEFAULT_CLAUDE = Path("/tmp/cc/node_modules/.bin/claude")
+
+
+# ---------------------------------------------------------------- the stand-in API
+
+
+class StandIn(http.server.ThreadingHTTPServer):
+    """A loopback Messages API: every request logged, every answer a one-word reply."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def take(self) -> list[dict[str, Any]]:
+        with self.lock:
+            out, self.requests = self.requests, []
+        return out
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    server: StandIn
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = {}
+        with self.server.lock:
+            self.server.requests.append({"path": self.path, "body": request})
+        if "count_tokens" in self.path:
+            return self._json({"input_tokens": 10})
+        message = {"id": "msg_standin", "type": "message", "role": "assistant",
+                   "model": request.get("model", "stand-in"), "content": [], "stop_reason": None,
+                   "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+        if not request.get("stream"):
+            message["content"] = [{"type": "text", "text": "ok"}]
+            message["stop_reason"] = "end_turn"
+            return self._json(message)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for kind, data in (
+            ("message_start", {"type": "message_start", "message": message}),
+            ("content_block_start", {"type": "content_block_start", "index": 0,
+                                     "content_block": {"type": "text", "text": ""}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                     "delta": {"type": "text_delta", "text": "ok"}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                                                  "stop_sequence": None},
+                               "usage": {"output_tokens": 1}}),
+            ("message_stop", {"type": "message_stop"}),
+        ):
+            self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.send_response(404)
+        self.end_headers()
+
+    def _json(self, value: Any) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+# ---------------------------------------------------------------- one case
+
+
+@dataclass
+class Case:
+    """A scratch machine: a project folder (a git repository), files to write, an environment."""
+
+    name: str
+    project: str = "proj"  # under the scratch folder
+    launch: str = ""  # a subfolder of the project to start Claude Code in
+    index: str | None = "- [A](a.md) — marker {name}\n"  # MEMORY.md for memtui's auto folder
+    env: dict[str, str] = field(default_factory=dict)  # {scratch} is replaced
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)  # scope -> object
+    check_load: bool = True
+    probe_hooks: bool = False  # a SessionStart hook records what a hook sees
+
+
+def _index(lines: int, start: int = 0) -> str:
+    return "".join(f"- [fact {k}](f{k}.md) — hook {k}\n" for k in range(start, start + lines))
+
+
+LOADER_CASES = [
+    Case("euro index (30,090 bytes)", index="".join("- [e](e.md) " + "€" * 330 + "\n"
+                                                    for _ in range(30))),
+    Case("50 leading blank lines + 160", index="\n" * 50 + _index(160)),
+    Case("205 lines + 30 trailing blank", index=_index(205) + "\n" * 30),
+    Case("comment with text + 200 lines", index="<!-- c --> visible text\n" + _index(200)),
+    Case("one 26,000-character line", index="x" * 26_000 + "\n"),
+    Case("a short line, then 26,000", index="short\n" + "y" * 26_000 + "\n"),
+    Case("frontmatter + 201 lines", index="---\nname: index\ndescription: d\n---\n" + _index(201)),
+    Case("CRLF, 180 lines near the cap", index="".join(
+        f"- [f{k}](f{k}.md) — " + "z" * 120 + "\r\n" for k in range(180))),
+    Case("CRLF with frontmatter", index="---\r\nname: i\r\n---\r\n" + "".join(
+        f"- [f{k}](f{k}.md) — " + "z" * 120 + "\r\n" for k in range(180))),
+    Case("CRLF with a comment", index="<!-- c -->\r\n" + "".join(
+        f"- [f{k}](f{k}.md) — " + "z" * 120 + "\r\n" for k in range(180))),
+    Case("comment block and the blank lines after it",
+         index="<!-- a -->\n\n\n- x\n<!--\nmulti\n-->\n- y\n  <!-- item's own -->\n<!-- open\n"),
+    Case("comment inside a fence and inline",
+         index="```\n<!-- fenced -->\n```\n- x <!-- inline -->\n    <!-- code -->\n"),
+]
+
+FOLDER_CASES = [
+    Case("path with _ space and é", project="my_proj x/café"),
+    Case("path over 200 characters", project="/".join(["deep_folder_name"] * 14) + "/proj"),
+    Case("CLAUDE_CODE_PROJECT_DIR_NAME alone", env={"CLAUDE_CODE_PROJECT_DIR_NAME": "named"}),
+    Case("CLAUDE_CODE_PROJECT_DIR_NAME with CLAUDE_CONFIG_DIR",
+         env={"CLAUDE_CONFIG_DIR": "{scratch}/home/cfg", "CLAUDE_CODE_PROJECT_DIR_NAME": "named"}),
+    Case("CLAUDE_CODE_PROJECT_DIR_NAME invalid",
+         env={"CLAUDE_CONFIG_DIR": "{scratch}/home/cfg", "CLAUDE_CODE_PROJECT_DIR_NAME": "a.b"}),
+    Case("autoMemoryDirectory from project settings",
+         settings={"project": {"autoMemoryDirectory": "{scratch}/chosen"}}),
+    Case("invalid winning autoMemoryDirectory",
+         settings={"user": {"autoMemoryDirectory": "~/usermem"},
+                   "local": {"autoMemoryDirectory": "relative/mem"}}),
+    Case("blockReadsOutsideWorkingDirectories",
+         settings={"project": {"autoMemoryDirectory": "{scratch}/chosen"},
+                   "user": {"permissions": {"blockReadsOutsideWorkingDirectories": True}}}),
+    Case("blockReadsOutsideWorkingDirectories, the user's folder",
+         settings={"user": {"permissions": {"blockReadsOutsideWorkingDirectories": True},
+                            "autoMemoryDirectory": "~/usermem"}}),
+    Case("blockReadsOutsideWorkingDirectories, user's and project's folder",
+         settings={"project": {"autoMemoryDirectory": "{scratch}/chosen"},
+                   "user": {"permissions": {"blockReadsOutsideWorkingDirectories": True},
+                            "autoMemoryDirectory": "~/usermem"}}),
+    Case("BOM and frontmatter", index="\ufeff---\nname: i\n---\n- [A](a.md) — a\n"),
+    Case("lone CR line endings", index="- a\r- b\r- c\r"),
+    Case("blockReadsOutsideWorkingDirectories alone",
+         settings={"user": {"permissions": {"blockReadsOutsideWorkingDirectories": True}}}),
+    Case("launched in a subfolder", launch="services/api", probe_hooks=True),
+]
+
+
+def _fill(value: Any, scratch: Path) -> Any:
+    if isinstance(value, str):
+        return value.replace("{scratch}", str(scratch))
+    if isinstance(value, dict):
+        return {k: _fill(v, scratch) for k, v in value.items()}
+    return value
+
+
+def memtui(args: list[str], cwd: Path, env: dict[str, str]) -> Any:
+    done = subprocess.run([sys.executable, "-m", "memtui", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        return {"error": done.stderr.strip() or done.stdout.strip()}
+
+
+def run_case(case: Case, claude: Path, server: StandIn, base: Path) -> tuple[bool, list[str]]:
+    scratch = base / re.sub(r"[^A-Za-z0-9]+", "-", case.name).strip("-")
+    shutil.rmtree(scratch, ignore_errors=True)
+    home = scratch / "home"
+    project = scratch / case.project
+    launch = project / case.launch if case.launch else project
+    launch.mkdir(parents=True)
+    home.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, capture_output=True)
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-dummy-standin",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+           "DISABLE_TELEMETRY": "1", "NO_PROXY": "127.0.0.1", "LANG": "C.UTF-8"}
+    env.update(_fill(case.env, scratch))
+    config = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+    for scope, value in _fill(case.settings, scratch).items():
+        path = {"user": config / "settings.json", "project": project / ".claude" / "settings.json",
+                "local": project / ".claude" / "settings.local.json"}[scope]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    probe = scratch / "hook-saw.txt"
+    if case.probe_hooks:
+        settings_file = config / "settings.json"
+        settings_file.parent.mkdir(parents=True, exist_ok=True)
+        value = json.loads(settings_file.read_text()) if settings_file.exists() else {}
+        command = (f"{{ echo \"ENTRYPOINT=$CLAUDE_CODE_ENTRYPOINT\"; echo \"PROJECT_DIR=$CLAUDE_PROJECT_DIR\"; "
+                   f"cat; echo; }} >> '{probe}'")
+        value["hooks"] = {"SessionStart": [{"hooks": [{"type": "command", "command": command}]}]}
+        settings_file.write_text(json.dumps(value))
+    mem_env = {**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+               "MEMTUI_CACHE_DIR": str(scratch / "memtui-cache")}
+    from memtui.core.discover import claude_roots
+
+    predicted = claude_roots(launch, env=env, home=home)
+    auto_root = next(r for r in predicted if r.kind == "auto")
+    auto = auto_root.path
+    if case.index is not None:
+        auto.mkdir(parents=True, exist_ok=True)
+        (auto / "MEMORY.md").write_bytes(case.index.format(name=case.name).encode("utf-8")
+                                         if "{name}" in case.index else case.index.encode("utf-8"))
+    server.take()
+    try:
+        subprocess.run([str(claude), "-p", "hi", "--output-format", "stream-json", "--verbose",
+                        "--include-hook-events"], cwd=launch, env=env, capture_output=True,
+                       timeout=120, check=False)
+    except subprocess.TimeoutExpired:
+        return False, ["claude did not finish within 120 s"]
+    requests = [r["body"] for r in server.take() if "/v1/messages" in r["path"]
+                and "count_tokens" not in r["path"] and r["body"].get("messages")]
+    if not requests:
+        return False, ["the build sent no Messages request to the stand-in"]
+    first = requests[0]
+    (scratch / "first-request.json").write_text(json.dumps(first, ensure_ascii=False, indent=1))
+    system = first.get("system")
+    system_text = system if isinstance(system, str) else "\n".join(
+        part.get("text", "") for part in system or [] if isinstance(part, dict))
+    found = re.search(r"persistent file-based memory at `([^`]+)`", system_text)
+    cc_folder = Path(found.group(1).rstrip("/")) if found else None
+    notes: list[str] = []
+    if case.probe_hooks:
+        saw = probe.read_text().splitlines() if probe.exists() else ["(the hook did not run)"]
+        notes.append("a SessionStart hook saw: " + " | ".join(line[:160] for line in saw if line))
+    same = True
+    listed = memtui(["list", "--json"], launch, mem_env)
+    rows = listed if isinstance(listed, list) else []
+    active = {Path(r["root"]) for r in rows if r.get("active", True)}
+    inactive = {Path(r["root"]): r.get("inactive_because") for r in rows if not r.get("active", True)}
+    if not auto_root.enabled:  # memtui says: no auto memory in this session
+        loaded = _loaded_text(first, auto)
+        ok = cc_folder is None and loaded is None
+        notes.append(f"memtui: no auto memory ({auto_root.why}); claude: "
+                     + ("no memory folder, nothing loaded" if ok else
+                        f"folder {cc_folder}, loaded {_describe(loaded)}  ← DIFFERS"))
+        notes.append("memtui lists as not used: " + ", ".join(
+            f"{p} ({why})" for p, why in inactive.items()))
+        return ok, notes
+    if cc_folder is None:
+        same = False
+        notes.append("the system prompt names no memory folder")
+    else:
+        ok = cc_folder == auto and (case.index is None or cc_folder in active)
+        same &= ok
+        notes.append(f"folder: claude {cc_folder} · memtui {auto}" + ("" if ok else "  ← DIFFERS"))
+        if inactive:
+            notes.append("memtui lists as not used: " + ", ".join(
+                f"{p} ({why})" for p, why in inactive.items()))
+    if case.check_load and case.index is not None:
+        loaded = _loaded_text(first, auto)
+        report = memtui(["loaded", str(auto), "--json"], launch, mem_env)
+        expected = report.get("loaded", "") if isinstance(report, dict) else ""
+        warning = report.get("warning") if isinstance(report, dict) else None
+        if warning:
+            expected += "\n\n> WARNING: " + warning
+        ok = loaded == expected
+        same &= ok
+        budget = report.get("budget", {}) if isinstance(report, dict) else {}
+        notes.append(f"load: claude {_describe(loaded)} · memtui {_describe(expected)} "
+                     f"({budget.get('lines')} lines, {budget.get('bytes')} {budget.get('unit')}, "
+                     f"cut {report.get('cut_line') if isinstance(report, dict) else '?'})"
+                     + ("" if ok else "  ← DIFFERS"))
+        if not ok:
+            notes.append(f"  first difference at character {_first_difference(loaded, expected)}")
+        if warning:
+            notes.append(f"  warning: {warning[:160]}…")
+    return same, notes
+
+
+def _loaded_text(request: dict[str, Any], folder: Path) -> str | None:
+    """The MEMORY.md text the build put in its first request, or None when it put none."""
+    marker = f"Contents of {folder}/MEMORY.md ("
+    for message in request.get("messages", []):
+        content = message.get("content")
+        parts = [content] if isinstance(content, str) else [
+            p.get("text", "") for p in content or [] if isinstance(p, dict)]
+        for text in parts:
+            at = text.find(marker)
+            if at < 0:
+                continue
+            start = text.index("):\n\n", at) + 4
+            ends = [e for e in (text.find("\n\nContents of ", start),
+                                text.find("\n</system-reminder>", start)) if e >= 0]
+            return text[start: min(ends) if ends else len(text)]
+    return None
+
+
+def _describe(text: str | None) -> str:
+    if text is None:
+        return "nothing"
+    return f"{text.count(chr(10)) + 1 if text else 0} lines/{len(text.encode('utf-16-le')) // 2} chars"
+
+
+def _first_difference(a: str | None, b: str) -> int:
+    a = a or ""
+    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claude", type=Path, default=Path(os.environ.get("CLAUDE_BIN", DEFAULT_CLAUDE)))
+    parser.add_argument("--only", help="run the cases whose name contains this")
+    parser.add_argument("--keep", type=Path, help="keep the scratch folders here")
+    args = parser.parse_args()
+    if not args.claude.exists():
+        print(f"no Claude Code build at {args.claude}: install one with `npm install "
+              "@anthropic-ai/claude-code@<version>` in a scratch folder and pass --claude")
+        return 2
+    version = subprocess.run([str(args.claude), "--version"], capture_output=True, text=True,
+                             timeout=60, check=False).stdout.strip()
+    print(f"Claude Code {version} ({args.claude}) against memtui "
+          f"{Path(__file__).resolve().parent.parent}")
+    server = StandIn()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = args.keep or Path(tempfile.mkdtemp(prefix="memtuicc"))
+    failed = 0
+    try:
+        for case in LOADER_CASES + FOLDER_CASES:
+            if args.only and args.only not in case.name:
+                continue
+            same, notes = run_case(case, args.claude, server, base)
+            failed += not same
+            print(f"{'same   ' if same else 'DIFFERS'} {case.name}")
+            for note in notes:
+                print(f"          {note}")
+    finally:
+        server.shutdown()
+        server.server_close()
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    print(f"{failed} case{'s' * (failed != 1)} differ")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
