@@ -397,7 +397,7 @@ def run_list(args: argparse.Namespace) -> int:
     table.add_column("root", overflow="fold")
     table.add_column("files", justify="right", no_wrap=True)
     table.add_column("lines", justify="right", no_wrap=True)
-    table.add_column("bytes", justify="right", no_wrap=True)
+    table.add_column(rows[0].budget.unit if rows else "bytes", justify="right", no_wrap=True)
     table.add_column("use", justify="right", no_wrap=True)
     table.add_column("errors", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.budget import budget_of
+from memtui.core.model import BudgetConfig
 from memtui.core.store import RootError, load_root
 from memtui.core.validate import validate
 from tests.conftest import topic
@@ -38,7 +39,9 @@ def test_bom_and_crlf(make_root) -> None:
     assert snapshot.index.render() == index
     assert snapshot.index.entries[0].resolved == "a.md"
     assert snapshot.files["a.md"].type == "user"
-    assert budget_of(snapshot).bytes == len(index)
+    assert budget_of(load_root(root, BudgetConfig(loader="raw"))).bytes == len(index)
+    # Claude Code: the BOM and the last CRLF trimmed, the other CR counted (no comment block)
+    assert budget_of(snapshot).bytes == len("# Memory\r\n- [Alpha](a.md) — alpha")
     assert validate(snapshot) == []
 
 
