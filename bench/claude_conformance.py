@@ -31,7 +31,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 DEFAULT_CLAUDE = Path("/tmp/cc/node_modules/.bin/claude")
 
