@@ -201,18 +201,33 @@ def _says_absent(content: object) -> bool:
     return isinstance(content, str) and any(s in content.lower() for s in _ABSENT)
 
 
+def _relevant(body: bytes) -> bool:
+    """Whether a line may carry evidence (two cheap scans first: most lines have neither)."""
+    if b'"tool_' in body:
+        return b'"tool_use"' in body or b'"tool_result"' in body
+    if b"memor" in body:
+        return b"relevant_memories" in body or b"memory_recall" in body or b"memory_saved" in body
+    return False
+
+
 def read_transcript(stream: IO[bytes], name: str = "") -> Session:
-    """One transcript's evidence, read a line at a time from a binary stream."""
+    """One transcript's evidence, read a line at a time from a binary stream.
+
+    A line that carries no evidence is not parsed; the session's first and last times are
+    taken from its first and last lines naming a ``timestamp`` (one line held at a time).
+    """
     builder = _Builder(name)
+    last_stamped = b""
+    readline = stream.readline
     while True:
-        raw = stream.readline(LINE_CAP)
+        raw = readline(LINE_CAP)
         if not raw:
             break
         builder.lines += 1
         if len(raw) >= LINE_CAP and not raw.endswith(b"\n"):
             builder.skipped += 1  # too long: pass over the rest of it without holding it
             while True:
-                more = stream.readline(LINE_CAP)
+                more = readline(LINE_CAP)
                 if not more or more.endswith(b"\n"):
                     break
             continue
@@ -223,8 +238,11 @@ def read_transcript(stream: IO[bytes], name: str = "") -> Session:
         if body[:1] != b"{" or body[-1:] != b"}":
             builder.skipped += 1
             continue
-        if not any(marker in body for marker in _MARKERS):
-            builder.stamp_bytes(body)
+        if not _relevant(body):
+            if b'"timestamp"' in body:
+                if not builder.started:
+                    builder.stamp_bytes(body)
+                last_stamped = body
             continue
         try:
             value = json.loads(body)
@@ -232,6 +250,8 @@ def read_transcript(stream: IO[bytes], name: str = "") -> Session:
             builder.skipped += 1
             continue
         builder.line(value)
+    if last_stamped:
+        builder.stamp_bytes(last_stamped)
     return builder.done()
 
 
