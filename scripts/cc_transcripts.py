@@ -292,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, transcript in enumerate(made, 1):
         text = shrink(anonymise(transcript.read_text(encoding="utf-8"), str(work)))
         (out / f"session{i}.jsonl").write_text(text, encoding="utf-8")
+    (out / "memory-before.json").write_text(json.dumps(MEMORY, indent=1) + "\n", encoding="utf-8")
     after = {p.name: p.read_text(encoding="utf-8") for p in sorted(mem.iterdir()) if p.is_file()}
     (out / "memory-after.json").write_text(anonymise(json.dumps(after, indent=1), str(work)) + "\n",
                                            encoding="utf-8")
