@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
-from memtui.core import seen
+from memtui.core import review, seen
 from memtui.core.editor import EditedCopy
 from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.seen_store import SeenError
@@ -405,6 +405,9 @@ class MemtuiApp(UserActions, App[int]):
             if mark is not False:
                 marked = seen.mark_seen(snapshot, None if mark is True else mark)
             inbox = seen.inbox(snapshot, persist=not self.read_only)
+            usage = self.workspace.usage if self.workspace is not None else None
+            inbox = review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()}
+                                         if usage is not None else None)
         except (SeenError, OSError) as exc:
             self.post_message(self.Failed(f"the inbox is unavailable: {exc}", "warning"))
             return
@@ -554,6 +557,13 @@ class MemtuiApp(UserActions, App[int]):
         # while that frame is laid out and drawn
         self.call_after_refresh(self._rescore_later, message.workspace, message.touched,
                                 self._generation)
+        if self._touches_inbox(message.touched):  # a revert, or a change to a listed file: look again
+            self.call_after_refresh(self._inbox_worker, message.workspace.snapshot, self._generation, False)
+
+    def _touches_inbox(self, touched: tuple[str, ...]) -> bool:
+        """Whether a change of memtui's touched a path the Inbox lists."""
+        listed = {p for c in (self.inbox.changes if self.inbox else ()) for p in (c.path, c.old_path) if p}
+        return bool(listed.intersection(touched))
 
     def _rescore_later(self, workspace: Workspace, touched: tuple[str, ...], generation: int) -> None:
         """Start the rescore of a change unless a newer change or load has begun meanwhile."""
