@@ -250,11 +250,15 @@ def _stop(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | N
 def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
     """SessionStart: a short context when the project's memory needs attention, else nothing."""
     from memtui.core.hooks import session_context
+    from memtui.core.review import session_start_message
 
-    context = session_context(_project_reports(payload, env, prune=True))
-    if context is None:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+    reports = _project_reports(payload, env, prune=True)
+    context = session_context(reports)
+    unseen = session_start_message(r.label for r in reports)  # for the person, not the agent
+    answer: dict[str, Any] = {"systemMessage": unseen} if unseen else {}
+    if context is not None:
+        answer["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": context}
+    return answer or None
 
 
 # ---------------------------------------------------------------- install, uninstall, status

@@ -131,3 +131,36 @@ def test_cli_changes_revert_refused(root: Path, capsys: pytest.CaptureFixture[st
     assert data["accepted"] is False and data["findings"][0]["rule"] == "orphan"
     assert main(["changes", str(root), "--revert", "build_steps.md"]) == 1
     assert "has not changed outside memtui" in capsys.readouterr().err
+
+
+def test_session_start_tells_the_person_about_unseen_writes(tmp_path: Path) -> None:
+    import io
+
+    from memtui.cli.hook import run_hook
+    from memtui.core.discover import encode_project_path
+
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
+    project = tmp_path / "proj"
+    project.mkdir()
+    auto = tmp_path / "config" / "projects" / encode_project_path(str(project)) / "memory"
+    auto.mkdir(parents=True)
+    for name, text in json.loads((DATA / "memory-before.json").read_text()).items():
+        if name != "MEMORY.md":
+            (auto / name).write_text(text, encoding="utf-8")
+    (auto / "MEMORY.md").write_text("".join(f"- [{n}]({n}) — {n}\n" for n in sorted(
+        p.name for p in auto.iterdir())), encoding="utf-8")
+    start = json.dumps({"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": str(project),
+                        "hook_event_name": "SessionStart", "source": "startup"}).encode()
+
+    def hook() -> str:
+        out = io.StringIO()
+        assert run_hook("session-start", False, io.BytesIO(start), out, io.StringIO(), env) == 0
+        return out.getvalue()
+
+    assert hook() == ""  # never looked: nothing to compare with, and nothing is written
+    assert not (auto / ".memtui").exists()
+    seen.inbox(load_root(auto))
+    assert hook() == ""
+    (auto / "code_style.md").write_bytes(after("code_style.md"))
+    assert json.loads(hook()) == {
+        "systemMessage": "the agent changed 1 memory file since you last looked — memtui changes"}
