@@ -264,6 +264,18 @@ def _pointer_line(snapshot: Snapshot, rel: str) -> tuple[int | None, str]:
     return None, ""
 
 
+def consulted_recently(usage: Usage, now: datetime | date | None = None,
+                       days: int = RECENT_DAYS) -> dict[str, str]:
+    """The dream's guard (seed 004): every file read in the last ``days`` days, with the reason
+    to show ("read 2026-11-28, in 3 of the last 20 sessions")."""
+    out = {}
+    for path in sorted(usage.recently_read(now, days)):
+        use = usage.files[path]
+        out[path] = (f"read {use.last_read[:10]}, in {use.read_in} of the last {usage.sessions} "
+                     f"session{'s' * (usage.sessions != 1)}")
+    return out
+
+
 # ---------------------------------------------------------------- the edge: finding and reading
 
 

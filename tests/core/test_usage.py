@@ -225,3 +225,15 @@ def test_evidence_is_pure(recorded: Path) -> None:
     sessions.sort(key=lambda s: s.ended)
     usage = evidence(snapshot, sessions, [str(recorded)])
     assert usage.dead == ("deploy_notes.md",) and usage.missing == ("scratch_idea.md",)
+
+
+def test_consulted_recently_names_the_read_and_when(recorded: Path) -> None:
+    from memtui.core.usage import consulted_recently
+
+    usage = usage_of(load_root(recorded), env={}, home=recorded.parents[3])
+    assert consulted_recently(usage, datetime(2026, 12, 10, tzinfo=timezone.utc)) == {
+        "build_steps.md": "read 2026-12-01, in 2 of the last 3 sessions",
+        "code_style.md": "read 2026-12-01, in 1 of the last 3 sessions",
+        "scratch_idea.md": "read 2026-12-01, in 1 of the last 3 sessions",
+    }
+    assert consulted_recently(usage, datetime(2026, 12, 20, tzinfo=timezone.utc)) == {}
