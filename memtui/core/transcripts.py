@@ -22,7 +22,8 @@ Only paths of Markdown files are kept (memory files are ``*.md``), one record pe
 session (first and last time, how often): the evidence of a session is bounded by the files it
 touched, not by its length.
 
-Results are cached per transcript by ``(size, mtime_ns)`` in the user's cache folder
+Results are cached per transcript by ``(size, mtime_ns)`` — only for a transcript older than 2 s,
+so a rewrite within one timestamp tick cannot hide behind an unchanged key — in the user's cache folder
 (``<cache>/usage/<hash of the transcripts folder>.json``, the stat cache's folder; never inside
 a memory root); a missing, damaged or foreign cache is rebuilt silently.
 """
@@ -34,12 +35,14 @@ import json
 import os
 import re
 import secrets
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 LINE_CAP = 16 << 20  # a line longer than this is skipped unread
+RACY_NS = 2_000_000_000  # a transcript modified this recently is not cached (git's racy rule)
 FORMAT = 1
 _MARKERS = (b'"tool_use"', b'"tool_result"', b"relevant_memories", b"memory_recall", b"memory_saved")
 _TOOLS_READ = frozenset({"Read"})
@@ -373,6 +376,7 @@ def load_sessions(folder: Path, memory_roots: Iterable[Path] = ()) -> Sessions:
     and modification time are what they were, read (one streaming pass) for the rest."""
     where = cache_file(folder, memory_roots)
     cached = _load_cache(where, folder)
+    racy = time.time_ns() - RACY_NS  # younger files may change again within their mtime's tick
     kept: dict[str, Any] = {}
     out: list[Session] = []
     unreadable: list[str] = []
@@ -392,7 +396,8 @@ def load_sessions(folder: Path, memory_roots: Iterable[Path] = ()) -> Sessions:
             except OSError:
                 unreadable.append(path.name)
                 continue
-        kept[path.name] = [size, mtime, _session_to_json(session)]
+        if mtime < racy:
+            kept[path.name] = [size, mtime, _session_to_json(session)]
         out.append(session)
     if where is not None and (hits != len(out) or set(cached) != set(kept)):
         _save_cache(where, folder, kept)

@@ -157,8 +157,18 @@ def test_a_refused_write_is_not_a_write() -> None:
     assert read_transcript(io.BytesIO(data)).touches == ()
 
 
+def _age(folder: Path, seconds: int = 60, pattern: str = "*.jsonl") -> None:
+    """Put transcripts' modification times in the past (younger ones are never cached)."""
+    for p in folder.glob(pattern):
+        st = p.stat()
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 10**9))
+
+
 def test_evidence_is_cached_by_size_and_mtime(recorded: Path) -> None:
     folder = recorded.parent
+    assert load_sessions(folder, [recorded]).from_cache == 0
+    assert load_sessions(folder, [recorded]).from_cache == 0  # just written: not cached yet
+    _age(folder)
     first = load_sessions(folder, [recorded])
     assert first.from_cache == 0 and len(first.sessions) == 3
     assert not any(p.name.startswith(".memtui") for p in recorded.iterdir())  # nothing in the root
@@ -169,6 +179,7 @@ def test_evidence_is_cached_by_size_and_mtime(recorded: Path) -> None:
         out.write(json.dumps({"type": "assistant", "timestamp": "2026-12-02T00:00:00Z", "message": {
             "content": [{"type": "tool_use", "id": "x", "name": "Read",
                          "input": {"file_path": str(recorded / "deploy_notes.md")}}]}}) + "\n")
+    _age(folder, 30, grown.name)
     third = load_sessions(folder, [recorded])
     assert third.from_cache == 2
     assert usage_of(load_root(recorded), folder).dead == ()
@@ -237,3 +248,4 @@ def test_consulted_recently_names_the_read_and_when(recorded: Path) -> None:
         "scratch_idea.md": "read 2026-12-01, in 1 of the last 3 sessions",
     }
     assert consulted_recently(usage, datetime(2026, 12, 20, tzinfo=timezone.utc)) == {}
+
