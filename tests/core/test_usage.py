@@ -249,3 +249,34 @@ def test_consulted_recently_names_the_read_and_when(recorded: Path) -> None:
     }
     assert consulted_recently(usage, datetime(2026, 12, 20, tzinfo=timezone.utc)) == {}
 
+
+def test_the_dream_never_archives_a_file_read_in_the_last_14_days(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``project_gone.md`` is fully stale with no guard: archived, unless a session read it."""
+    from memtui.core.dream import plan_dream
+
+    project = tmp_path / "project"
+    (project / "internal").mkdir(parents=True)
+    (project / "internal" / "here.go").write_text("package internal\n")
+    config = tmp_path / "config"
+    root = config / "projects" / "-p" / "memory"
+    root.mkdir(parents=True)
+    body = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"
+    (root / "project_gone.md").write_text(
+        f"---\nname: gone\ndescription: d\ntype: project\nupdated: 2025-01-10\n---\n{body}")
+    (root / "MEMORY.md").write_text("- [Gone](project_gone.md) — the sweeper\n")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    now = datetime(2026, 11, 29, tzinfo=timezone.utc)
+
+    def archived() -> list[tuple[str, ...]]:
+        return [i.paths for i in plan_dream(load_root(root), now, repo=project).items if i.kind == "archive"]
+
+    assert archived() == [("project_gone.md",)]
+    read = {"type": "assistant", "timestamp": "2026-11-20T09:00:00Z", "sessionId": "s1", "message": {
+        "content": [{"type": "tool_use", "id": "t", "name": "Read",
+                     "input": {"file_path": str(root / "project_gone.md")}}]}}
+    (root.parent / "s1.jsonl").write_text(json.dumps(read) + "\n")
+    assert archived() == []
+    stale = dict(read, timestamp="2026-11-01T09:00:00Z")  # read 28 days ago: no longer a guard
+    (root.parent / "s1.jsonl").write_text(json.dumps(stale) + "\n")
+    assert archived() == [("project_gone.md",)]
