@@ -249,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="folder for the anonymised transcripts")
     parser.add_argument("--keep", help="keep the scratch folder here instead of a temporary one")
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--memtui", help="a memtui command (its console script): before the sessions "
+                        "it takes its first look at the memory folder and installs its hooks in the "
+                        "scratch HOME's user settings, so the sessions run them")
     args = parser.parse_args(argv)
     work = Path(args.keep or tempfile.mkdtemp(prefix="cc-transcripts-")).resolve()
     home = work / "home"
@@ -261,6 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     mem.mkdir(parents=True)
     for name, text in MEMORY.items():
         (mem / name).write_text(text, encoding="utf-8")
+    env_memtui = {**os.environ, "HOME": str(home), "MEMTUI_CACHE_DIR": str(work / "cache")}
+    env_memtui.pop("CLAUDE_CONFIG_DIR", None)
+    if args.memtui:
+        subprocess.run([args.memtui, "changes", str(mem)], env=env_memtui, check=True,
+                       capture_output=True)
+        subprocess.run([args.memtui, "hook", "install", "--scope", "user"], env=env_memtui,
+                       check=True, capture_output=True, cwd=proj)
     stand = Stand(str(mem), work / "requests.jsonl")
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(stand))
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -272,12 +282,14 @@ def main(argv: list[str] | None = None) -> int:
         "ANTHROPIC_API_KEY": "sk-ant-dummy-key-for-a-loopback-stand-in",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
         "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
+        "MEMTUI_CACHE_DIR": str(work / "cache"),
     }
     try:
         for name in SCRIPTS:
             prompt = f"SCRIPT:{name} please look at the project memory."
             done = subprocess.run(
                 [args.claude, "-p", prompt, "--output-format", "stream-json", "--verbose",
+                 "--include-hook-events",
                  "--model", MODEL, "--allowedTools", "Read", "Edit", "Write"],
                 cwd=proj, env=env, capture_output=True, text=True, timeout=args.timeout, check=False)
             (work / f"{name}.stream.jsonl").write_text(done.stdout, encoding="utf-8")

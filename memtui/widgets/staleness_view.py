@@ -64,8 +64,8 @@ class StaleList(RowList[StalenessResult]):
             Cell(missing, 3),
             Cell(guards, 3),
         ]
-        if shows_reads(self.usage):
-            cells.append(Cell(read, READ_WIDTH, justify="right"))
+        if shows_reads(self.usage):  # beside the score: a narrow list cuts from the right
+            cells.insert(3, Cell(read, READ_WIDTH, justify="right"))
         return cells
 
     def header_cells(self) -> list[Cell]:

@@ -27,10 +27,10 @@ async def test_staleness_view_shows_reads_and_filters_dead(recorded: Path) -> No
         await press(pilot, "4")
         lines = screen_lines(app)
         assert "◇ guards · read: of" in "\n".join(lines)
-        assert "read│" in next(line for line in lines if "score" in line and "action" in line)
-        assert "2/3│" in next(line for line in lines if line.startswith("build_steps.md"))
-        assert "dead│" in next(line for line in lines if line.startswith("deploy_notes.md"))
-        assert "miss│" in next(line for line in lines if line.startswith("scratch_idea.md"))
+        assert "action  read class" in next(line for line in lines if "score" in line and "action" in line)
+        assert " keep     2/3 evergreen" in next(line for line in lines if line.startswith("build_steps.md"))
+        assert " keep    dead evergreen" in next(line for line in lines if line.startswith("deploy_notes.md"))
+        assert " keep    miss evergreen" in next(line for line in lines if line.startswith("scratch_idea.md"))
         await press(pilot, "slash", *"read:dead")
         assert [r.path for r in app.main.view("staleness").stale_list.items] == ["deploy_notes.md"]
 
