@@ -80,6 +80,8 @@ def build(base: Path, count: int, mb: float) -> tuple[Path, Path]:
         day = 1 + t % 28
         body = "\n".join(out).replace("2026-12-01T", f"2026-11-{day:02d}T") + "\n"
         (folder / f"{t:08x}-0000-4000-8000-000000000000.jsonl").write_text(body, encoding="utf-8")
+        stamp = time.time() - 3600 * (count - t)  # past sessions: old enough to be cached
+        os.utime(folder / f"{t:08x}-0000-4000-8000-000000000000.jsonl", (stamp, stamp))
     return root, folder
 
 
