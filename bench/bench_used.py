@@ -14,7 +14,6 @@ everything costs).  Peak memory is the process's resident high-water mark (``VmH
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
