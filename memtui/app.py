@@ -24,11 +24,12 @@ from textual.worker import get_current_worker
 
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
-from memtui.core import seen
+from memtui.core import review, seen
 from memtui.core.editor import EditedCopy
 from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.seen_store import SeenError
 from memtui.core.store import RootError
+from memtui.core.usage import Usage, usage_of
 from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen
@@ -115,6 +116,12 @@ class MemtuiApp(UserActions, App[int]):
             self.inbox = inbox
             self.generation = generation
             self.marked = marked  # how many changes a mark-seen took (-1: a plain look)
+
+    class UsageRead(Message):
+        def __init__(self, usage: Usage, generation: int) -> None:
+            super().__init__()
+            self.usage = usage
+            self.generation = generation
 
     class IndexSeen(Message):
         def __init__(self, identity: Identity, generation: int,
@@ -398,10 +405,29 @@ class MemtuiApp(UserActions, App[int]):
             if mark is not False:
                 marked = seen.mark_seen(snapshot, None if mark is True else mark)
             inbox = seen.inbox(snapshot, persist=not self.read_only)
+            usage = self.workspace.usage if self.workspace is not None else None
+            inbox = review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()}
+                                         if usage is not None else None)
         except (SeenError, OSError) as exc:
             self.post_message(self.Failed(f"the inbox is unavailable: {exc}", "warning"))
             return
         self.post_message(self.InboxReady(inbox, generation, marked))
+
+    @work(thread=True, exclusive=True, group="usage", description="usage worker")
+    def _usage_worker(self, snapshot: Snapshot, generation: int) -> None:
+        """Read the evidence of use from Claude Code's transcripts (read-only, cached)."""
+        try:
+            found = usage_of(snapshot)
+        except (OSError, ValueError) as exc:
+            self.post_message(self.Failed(f"Claude Code's transcripts are unreadable: {exc}", "warning"))
+            return
+        self.post_message(self.UsageRead(found, generation))
+
+    def on_memtui_app_usage_read(self, message: UsageRead) -> None:
+        if message.generation != self._generation or self.workspace is None:
+            return
+        self.workspace = self.workspace.with_usage(message.usage)
+        self.main.show_workspace(self.workspace, self.read_only)
 
     def on_memtui_app_inbox_ready(self, message: InboxReady) -> None:
         if message.generation != self._generation:
@@ -436,7 +462,7 @@ class MemtuiApp(UserActions, App[int]):
         workspace = message.workspace
         if previous is not None and previous.root == workspace.root and workspace.complete:
             workspace = replace(workspace, staleness=previous.staleness,
-                                candidates=previous.candidates)
+                                candidates=previous.candidates, usage=previous.usage)
         self.workspace = workspace
         if workspace.complete and self.marks - workspace.snapshot.files.keys():
             self.set_marks(self.marks & workspace.snapshot.files.keys())  # files gone meanwhile
@@ -453,6 +479,7 @@ class MemtuiApp(UserActions, App[int]):
             main.set_busy("")
             if not self._own_change:  # memtui's own changes are never news: no new look
                 self._inbox_worker(workspace.snapshot, self._generation, False)
+                self._usage_worker(workspace.snapshot, self._generation)
                 _freeze_heap()
                 self._freeze_scores = True
             else:  # the frame showing memtui's own change: the collector may run after it
@@ -530,6 +557,13 @@ class MemtuiApp(UserActions, App[int]):
         # while that frame is laid out and drawn
         self.call_after_refresh(self._rescore_later, message.workspace, message.touched,
                                 self._generation)
+        if self._touches_inbox(message.touched):  # a revert, or a change to a listed file: look again
+            self.call_after_refresh(self._inbox_worker, message.workspace.snapshot, self._generation, False)
+
+    def _touches_inbox(self, touched: tuple[str, ...]) -> bool:
+        """Whether a change of memtui's touched a path the Inbox lists."""
+        listed = {p for c in (self.inbox.changes if self.inbox else ()) for p in (c.path, c.old_path) if p}
+        return bool(listed.intersection(touched))
 
     def _rescore_later(self, workspace: Workspace, touched: tuple[str, ...], generation: int) -> None:
         """Start the rescore of a change unless a newer change or load has begun meanwhile."""

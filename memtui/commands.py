@@ -279,6 +279,24 @@ def _run_mark_seen(app: MemtuiApp, s: Situation) -> None:
         app.mark_seen((change.path,))
 
 
+def _revert_why_not(s: Situation) -> str | None:
+    if s.view != "inbox":
+        return "reverting applies to a change in the Inbox view (6)"
+    return None if s.app.main.selected_change() is not None else "no change selected"
+
+
+def _run_revert(app: MemtuiApp, s: Situation) -> None:
+    """Take the selected outside change back through the gate (confirm first; ``u`` undoes it)."""
+    from functools import partial
+
+    from memtui.core.review import revert
+    from memtui.services.writer import Request
+
+    change = app.main.selected_change()
+    if change is not None:
+        app.run_change(Request(partial(revert, path=change.path), confirm=True))
+
+
 def _index_why_not(s: Situation) -> str | None:
     if s.workspace is None:
         return "still reading the folder"
@@ -521,6 +539,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("mark_seen", "n", "Mark seen",
             "Take the selected change of the Inbox as seen.", CHANGE, _run_mark_seen,
             _mark_seen_why_not, writes=True),
+    Command("revert_change", "v", "Revert change",
+            "Take the selected change of the Inbox back: the bytes last seen are written back "
+            "through the gate (an added file moves to archive/), one change that u undoes.",
+            CHANGE, _run_revert, _revert_why_not, writes=True),
     Command("mark_all_seen", "N", "Mark all seen",
             "Take every change of the Inbox as seen.", CHANGE,
             lambda app, s: app.mark_seen(None), _mark_all_seen_why_not, writes=True),

@@ -1,14 +1,18 @@
-"""``memtui changes [PATH] [--json] [--mark-seen]`` — what changed outside memtui since the last look.
+"""``memtui changes [PATH] [--json] [--mark-seen] [--revert FILE]`` — what changed outside memtui
+since the last look, and taking one change back.
 
 PATH is a root (or a file in one: then only that file's change is shown and marked).  The first
-look seeds the baseline and says so.  ``--mark-seen`` takes what is listed as seen.  Exit 0
-(changes are news, not errors), 2 on a usage or I/O error.
+look seeds the baseline and says so.  ``--mark-seen`` takes what is listed as seen.  ``--revert
+FILE`` writes back the bytes last seen (an added file moves to ``archive/``) through the gate, as
+one undoable change (:mod:`memtui.core.review`).  Exit 0 (changes are news, not errors; a revert
+applied), 1 a revert refused, 2 on a usage or I/O error.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from .common import (
     EXIT_OK,
@@ -34,6 +38,12 @@ def register(subparsers: Subparsers) -> None:
                         help="a memory root, or a file in one (default: discovered)")
     parser.add_argument("--mark-seen", action="store_true", help="take what is listed as seen")
     parser.add_argument("--no-diff", action="store_true", help="list the changes without diffs")
+    parser.add_argument("--revert", metavar="FILE",
+                        help="take back the outside change of FILE: the bytes last seen are written "
+                        "back through the gate (an added file moves to archive/); undo with "
+                        "`memtui undo`")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="with --revert: show the change and the verdict, write nothing")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
     parser.set_defaults(func=run, verb="changes", max_lines=200, max_bytes=25_000)
 
@@ -51,9 +61,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         with changing(args):
-            root = root_of_path(args.path)
+            root = root_of_path(args.path or args.revert)
     except Exit as exc:
         return exc.code
+    if args.revert:
+        return _revert(args, root)
     only: str | None = None
     if args.path:
         given = Path(args.path).expanduser().absolute()
@@ -66,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return exc.code
     try:
         snapshot = load_root(root, budget_config(args))
-        result = seen.inbox(snapshot)
+        result = _named(seen.inbox(snapshot), snapshot)
         changes = [c for c in result.changes if only is None or only in (c.path, c.old_path)]
         marked = 0
         if args.mark_seen and changes:
@@ -99,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
               f"last look{_escape(where)}:")
     for change in changes:
         label = f"{change.old_path} → {change.path}" if change.old_path else change.path
-        out.print(f"[{style[change.kind]}]{change.kind:<8}[/] {_escape(label)}")
+        by = f" [dim](session {_escape(change.session)})[/]" if change.session else ""
+        out.print(f"[{style[change.kind]}]{change.kind:<8}[/] {_escape(label)}{by}")
         if change.note:
             out.print(f"  [dim]{_escape(change.note)}[/]")
         for f in change.findings:
@@ -121,3 +134,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         out.print("[dim]mark them seen with `memtui changes --mark-seen`[/]")
     return EXIT_OK
+
+
+def _named(inbox: Any, snapshot: Any) -> Any:
+    """The inbox with the session that wrote each change, from the file or the transcripts."""
+    from memtui.core import review
+    from memtui.core.usage import usage_of
+
+    if not inbox.changes:
+        return inbox
+    try:
+        usage = usage_of(snapshot)
+    except (OSError, ValueError):
+        return review.with_sessions(inbox, snapshot)
+    return review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()})
+
+
+def _revert(args: argparse.Namespace, root: Path) -> int:
+    """Take back one outside change through the gate (``--revert FILE``)."""
+    from memtui.core import review
+
+    from .verbs import Exit, apply_changeset
+
+    given = Path(args.revert).expanduser()
+    target = given.absolute()
+    try:
+        rel = target.relative_to(root).as_posix()
+    except ValueError:
+        rel = given.as_posix()  # a root-relative path (a removed file exists nowhere)
+    try:
+        return apply_changeset(args, root, lambda snapshot: review.revert(snapshot, rel), diff=True)
+    except Exit as exc:
+        return exc.code

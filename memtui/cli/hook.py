@@ -372,10 +372,13 @@ def _to_prune(snapshot: Any) -> int:
 def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
     """SessionStart: take the session's baseline of every memory it may write, and tell the agent
     (in one short factual context) what already needs attention in this project's memory."""
+    from pathlib import Path
+
     from memtui.core.discover import AGENT
     from memtui.core.gcpause import gc_paused
     from memtui.core.hook_session import SessionState
     from memtui.core.hooks import report_of, session_context, session_lines
+    from memtui.core.review import unseen_count, unseen_message
     from memtui.core.statcache import load_cached
     from memtui.core.store import RootError
     from memtui.core.validate import validate
@@ -383,6 +386,7 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None
     reports = []
+    unseen: list[tuple[Path, int]] = []
     problems: list[str] = []
     for root in _claude_roots(payload, env, True):
         if not root.holds_memory():
@@ -398,6 +402,7 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
                 state.take(str(root.path), findings)
             if not (root.kind == AGENT and root.scope == "user"):  # not this project's
                 reports.append(report_of(str(root.path), snapshot, findings, _to_prune(snapshot)))
+                unseen.append((root.path, unseen_count(snapshot)))
             cache.save()
     if state is not None:
         state.complete = state.complete or not state.existed
@@ -410,8 +415,9 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     answer: dict[str, Any] = {}
     if context is not None:
         answer["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": context}
-    if problems:
-        answer["systemMessage"] = " ".join(problems)
+    message = unseen_message(unseen)  # for the person, not the agent
+    if message or problems:
+        answer["systemMessage"] = " ".join([*([message] if message else []), *problems])
     return answer or None
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Callable, Collection, Iterable, Sequence
+from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 from .changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
 from .consolidate import clusters_of, scan
@@ -166,10 +166,13 @@ def move_history(snapshot: Snapshot) -> Changeset:
 # ---------------------------------------------------------------- the plan
 
 
-def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | None) -> list[DreamItem]:
+def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | None,
+                   consulted: Mapping[str, str]) -> list[DreamItem]:
     items = []
     for result in score_root(snapshot, now, repo).results:
         if result.cls is not StalenessClass.FULLY_STALE or result.guards or result.path == HISTORY_NAME:
+            continue
+        if result.path in consulted:  # seed 004: consulted in the last 14 days, never archived as stale
             continue
         f = snapshot.files[result.path]
         if f.pinned:
@@ -250,9 +253,17 @@ def plan_dream(
     repo: Path | str | None = None,
     rejected: Collection[tuple[str, str]] = (),
     cache: FindingsCache | None = None,
+    consulted: Mapping[str, str] | None = None,
 ) -> DreamPlan:
-    """Every maintenance item for one root, each gated on top of the checked ones before it."""
+    """Every maintenance item for one root, each gated on top of the checked ones before it.
+
+    ``consulted`` maps the files the agent read in the last 14 days to why (by default read from
+    Claude Code's transcripts, :func:`memtui.core.usage.consulted_recently`): none of them is
+    archived as stale.
+    """
     today = now.date() if isinstance(now, datetime) else now
+    if consulted is None:
+        consulted = _consulted(snapshot, now)
     proposals: list[DreamItem] = []
     if comment_blocks(snapshot.index):
         blocks = comment_blocks(snapshot.index)
@@ -262,7 +273,7 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    archived = _archive_items(snapshot, now, repo)
+    archived = _archive_items(snapshot, now, repo, consulted)
     proposals += archived
     found = scan(snapshot, rejected=rejected)
     proposals += _merge_items(snapshot, found, today, {p for item in archived for p in item.paths})
@@ -272,6 +283,16 @@ def plan_dream(
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
     return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals)), cache)
+
+
+def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
+    """The files read in the last 14 days, from the transcripts (none when unreadable)."""
+    from .usage import consulted_recently, usage_of
+
+    try:
+        return consulted_recently(usage_of(snapshot), now)
+    except (OSError, ValueError):
+        return {}
 
 
 def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[DreamItem]) -> list[DreamItem]:

@@ -56,6 +56,7 @@ class Change:
     diff: str = ""
     findings: tuple[Finding, ...] = ()  # what the change introduced at its path
     note: str = ""  # e.g. compared by hash only
+    session: str = ""  # the Claude Code session that wrote it, when known (memtui.core.review)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -67,6 +68,7 @@ class Change:
             "diff": self.diff,
             "findings": [f.to_json() for f in self.findings],
             "note": self.note,
+            "session": self.session or None,
         }
 
 

@@ -28,6 +28,7 @@ from memtui.core.model import (
 )
 from memtui.core.store import load_indexed, load_root
 from memtui.core.staleness import StalenessReport
+from memtui.core.usage import Usage
 from memtui.core.validate import glob_matches, glob_regex
 
 PINNED = "pinned"
@@ -164,6 +165,7 @@ class Workspace:
     fingerprint: int = 0  # services.watch.fingerprint of the folder before it was read
     cache: FindingsCache | None = None  # lets the gate re-check only a change
     mentions: Mapping[str, int] = field(default_factory=dict)  # file -> loaded index line naming it
+    usage: Usage | None = None  # evidence of use from Claude Code's transcripts, once read
 
     @property
     def errors(self) -> int:
@@ -190,6 +192,9 @@ class Workspace:
 
     def with_candidates(self, report: ScanResult | None) -> Workspace:
         return replace(self, candidates=report)
+
+    def with_usage(self, usage: Usage | None) -> Workspace:
+        return replace(self, usage=usage)
 
     def reachability(self, path: str) -> list[str]:
         """How a file is reached from the indexes, one plain sentence per way."""
@@ -410,7 +415,7 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
         ordered = tuple(rows[p] for p in snapshot.files if p in rows)
     after = _complete(snapshot, budget, coverage, ordered, cache, previous.pressure, mentions)
     return replace(after, root=previous.root, staleness=previous.staleness,
-                   candidates=previous.candidates)
+                   candidates=previous.candidates, usage=previous.usage)
 
 
 def _retimed(cache: FindingsCache | None, snapshot: Snapshot) -> FindingsCache | None:

@@ -8,7 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
-from memtui.services.search import SearchKeys, fuzzy_filter
+from memtui.core.usage import Usage
+from memtui.services.search import SearchKeys, fuzzy_filter, parse_facets
 from memtui.services.workspace import FileRow, Workspace
 
 from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores, scores_of
@@ -16,6 +17,7 @@ from .column_header import ColumnHeader
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
+from .read_column import READ_WIDTH, matches_read, read_header, read_label, shows_reads
 from .row_list import Cell, RowList, Rule, compose_row
 from .view import ListView
 
@@ -33,6 +35,7 @@ class FileList(RowList[FileRow]):
         super().__init__(empty_text="no memory files match", id=id)
         self.score_for: ScoreFor = no_scores
         self.scope_reason: ScopeReason = no_reason
+        self.usage: Usage | None = None
 
     def item_key(self, item: FileRow) -> object:
         return item.path
@@ -42,7 +45,8 @@ class FileList(RowList[FileRow]):
     def row_state(self, item: FileRow | Rule) -> object:
         if isinstance(item, Rule):
             return item
-        return item, self.score_for(item.path) if item.path else None, self.scope_reason(item.path)
+        return (item, self.score_for(item.path) if item.path else None, self.scope_reason(item.path),
+                read_label(self.usage, item.path))
 
     def is_dim(self, item: FileRow) -> bool:
         return item.archived or self.scope_reason(item.path) is not None
@@ -60,14 +64,14 @@ class FileList(RowList[FileRow]):
             self._cells(glyph, item.path, self._title(item),
                         Text(item.type, style=self.style_of("muted")),
                         Text(item.reach, style=self.style_of(REACH_ROLE.get(item.reach, "muted"))),
-                        badge(self, self.score_for(item.path))),
+                        badge(self, self.score_for(item.path)),
+                        self._read(item)),
             width,
         )
 
-    @staticmethod
-    def _cells(glyph: Text | str, path: Text | str, title: Text | str, type_: Text | str,
-               reach: Text | str, score: Text | str) -> list[Cell]:
-        return [
+    def _cells(self, glyph: Text | str, path: Text | str, title: Text | str, type_: Text | str,
+               reach: Text | str, score: Text | str, read: Text | str = "") -> list[Cell]:
+        cells = [
             Cell(glyph, 1),
             Cell(path, None, weight=3, min_width=16),
             Cell(title, None, weight=2, min_width=8),
@@ -75,9 +79,24 @@ class FileList(RowList[FileRow]):
             Cell(reach, 10),
             Cell(score, 5, justify="right"),
         ]
+        if shows_reads(self.usage):
+            cells.append(Cell(read, READ_WIDTH, justify="right"))
+        return cells
+
+    def set_usage(self, usage: Usage | None) -> None:
+        """Take new evidence of use; every row is drawn again when the read column comes or goes."""
+        toggled = shows_reads(usage) != shows_reads(self.usage)
+        self.usage = usage
+        if toggled:
+            self._forget_lines()
+            self.refresh()
 
     def header_cells(self) -> list[Cell]:
-        return self._cells("", "file", "title", "type", "reached by", "score")
+        return self._cells("", "file", "title", "type", "reached by", "score", "read")
+
+    def _read(self, item: FileRow) -> Text:
+        text, role = read_label(self.usage, item.path)
+        return Text(text, style=self.style_of(role))
 
 
     def _title(self, item: FileRow) -> Text:
@@ -103,7 +122,7 @@ class FilesView(ListView[FileRow]):
     def compose(self) -> ComposeResult:
         with Horizontal(classes="view-columns"):
             with Vertical(classes="list-column"):
-                yield FilterBar("fuzzy filter by path or title…", id="files-filter")
+                yield FilterBar("fuzzy filter by path or title… read:dead|recent", id="files-filter")
                 yield HeaderLine(id="files-header", classes="list-header")
                 file_list = FileList(id="files-list")
                 yield ColumnHeader(file_list, id="files-columns")
@@ -130,10 +149,19 @@ class FilesView(ListView[FileRow]):
     def show(self, workspace: Workspace) -> None:
         self.file_list.score_for = scores_of(workspace)
         self.file_list.scope_reason = self.scope_reason
+        self.file_list.set_usage(workspace.usage)
         super().show(workspace)
+        self.query_one("#files-columns", ColumnHeader).refresh()
 
     def _filter(self, query: str) -> list[FileRow]:
         rows = self.workspace.files if self.workspace is not None else ()
+        if "read:" in query:  # the one facet of this view (see read_column)
+            parsed = parse_facets(query, ("read",))
+            value = parsed.facets.get("read")
+            if value is not None:
+                usage = self.workspace.usage if self.workspace is not None else None
+                picked = [r for r in rows if r.path and matches_read(usage, r.path, value)]
+                return fuzzy_filter(parsed.text, picked, lambda row: row.search_key)
         if self._keys is None or self._keys.items is not rows:
             self._keys = SearchKeys(rows, lambda row: row.search_key)
         return fuzzy_filter(query, rows, lambda row: row.search_key, self._keys)
@@ -173,7 +201,8 @@ class FilesView(ListView[FileRow]):
         if self.workspace is not None and not self.workspace.complete:
             header = "scanning the folder…"
         elif len(rows) == total:
-            header = f"{total:,} files · / to filter"
+            usage = self.workspace.usage if self.workspace is not None else None
+            header = f"{total:,} files · / to filter{read_header(usage)}"
         else:
             header = f"showing {len(rows):,} of {total:,} files"
         self.query_one("#files-header", HeaderLine).update(header)

@@ -57,6 +57,8 @@ def change_detail(change: Change) -> RenderableType:
     parts: list[RenderableType] = []
     head = Text(f"{change.kind} ", style="bold")
     head.append(f"{change.old_path} → {change.path}" if change.old_path else change.path)
+    if change.session:
+        head.append(f"  by session {change.session[:8]}", style="italic")
     parts.append(head)
     for f in change.findings:
         where = f.path + (f":{f.line}" if f.line else "")
@@ -115,7 +117,7 @@ class InboxView(View):
         else:
             count = len(inbox.changes)
             header = (f"{count} change{'s' if count != 1 else ''} outside memtui since the last look"
-                      f"{where}" + ("" if read_only(self) else " · n marks one seen · N marks all"))
+                      f"{where}" + ("" if read_only(self) else " · n marks one seen · N marks all · v reverts"))
         self.query_one("#inbox-header", HeaderLine).update(header)
         self._update_detail()
 

@@ -25,6 +25,18 @@ from .theme import foreground_only
 PREVIEW_CHARS = 20_000
 
 
+def used_lines(workspace: Workspace, path: str) -> list[str]:
+    """What Claude Code's transcripts say of a file: how often it was read, who wrote it last."""
+    usage = workspace.usage
+    if usage is None or usage.total_sessions == 0:
+        return []
+    lines = [usage.describe(path)]
+    use = usage.of(path)
+    if use is not None and use.writers:
+        lines.append(f"last written by session {use.writers[0][:8]} on {use.last_written[:10]}")
+    return lines
+
+
 def staleness_table(result: StalenessResult, error: Style | str = "red") -> Table:
     """The breakdown of one staleness result: age, half-life, modifiers, class, guards."""
     table = Table.grid(padding=(0, 1))
@@ -205,7 +217,8 @@ class Preview(ScrollView, can_focus=True):
         if memory_file.archived and memory_file.status != "archived":
             tags.append("archived")
         head.append("  " + " · ".join(tags), style=self._role("muted") + Style(bold=False))
-        reach = Text("\n".join(workspace.reachability(path)), style=self._role("muted"))
+        reach = Text("\n".join(workspace.reachability(path) + used_lines(workspace, path)),
+                     style=self._role("muted"))
         stale: RenderableType = ""
         result = workspace.staleness.get(path) if workspace.staleness is not None else None
         if result is not None:

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
 from memtui.core.staleness import StalenessResult
+from memtui.core.usage import Usage
 from memtui.services.search import fuzzy_filter, parse_facets
 
 from .badges import BUCKET_ROLE
@@ -15,16 +16,19 @@ from .column_header import ColumnHeader
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
+from .read_column import READ_VALUES, READ_WIDTH, matches_read, read_header, read_label, shows_reads
 from .row_list import Cell, RowList, compose_row
 from .view import ListView
 
-FACETS = ("action", "class", "type")
+FACETS = ("action", "class", "type", "read")
 CLASS_SHORT = {"EVERGREEN": "evergreen", "FRESH": "fresh", "PARTIALLY_STALE": "partly stale",
                "FULLY_STALE": "fully stale"}
 
 
-def matches_facets(result: StalenessResult, facets: dict[str, str]) -> bool:
+def matches_facets(result: StalenessResult, facets: dict[str, str], usage: Usage | None = None) -> bool:
     for name, value in facets.items():
+        if name == "read" and not matches_read(usage, result.path, value):
+            return False
         if name == "action" and not result.action.value.startswith(value):
             return False
         if name == "type" and not result.type.startswith(value):
@@ -41,16 +45,16 @@ class StaleList(RowList[StalenessResult]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(empty_text="no files match", id=id)
+        self.usage: Usage | None = None
 
     def item_key(self, item: StalenessResult) -> object:
         return item.path
 
-    @staticmethod
-    def _cells(path: Text | str, score: Text | str, action: Text | str, cls: Text | str,
+    def _cells(self, path: Text | str, score: Text | str, action: Text | str, cls: Text | str,
                type_: Text | str, age: Text | str, missing: Text | str,
-               guards: Text | str) -> list[Cell]:
+               guards: Text | str, read: Text | str = "") -> list[Cell]:
         """The columns, name first: it is the one column never dropped at 80 columns."""
-        return [
+        cells = [
             Cell(path, None, min_width=24, weight=1),
             Cell(score, 5, justify="right"),
             Cell(action, 6),
@@ -60,14 +64,18 @@ class StaleList(RowList[StalenessResult]):
             Cell(missing, 3),
             Cell(guards, 3),
         ]
+        if shows_reads(self.usage):  # beside the score: a narrow list cuts from the right
+            cells.insert(3, Cell(read, READ_WIDTH, justify="right"))
+        return cells
 
     def header_cells(self) -> list[Cell]:
-        return self._cells("file", "score", "action", "class", "type", "age", "✗", "◇")
+        return self._cells("file", "score", "action", "class", "type", "age", "✗", "◇", "read")
 
     def render_item(self, item: StalenessResult, width: int) -> Text:
         role = BUCKET_ROLE[item.bucket.value]
         missing = len(item.missing)
         guards = len(item.guards)
+        read, read_role = read_label(self.usage, item.path)
         return compose_row(
             self._cells(
                 item.path,
@@ -78,6 +86,7 @@ class StaleList(RowList[StalenessResult]):
                 f"{item.age.days:5.0f}d",
                 Text(f"✗{missing}" if missing else "", style=self.style_of("error")),
                 Text(f"◇{guards}" if guards else "", style=self.style_of("muted")),
+                Text(read, style=self.style_of(read_role)),
             ),
             width,
         )
@@ -88,12 +97,13 @@ FACET_VALUES = {
     "action": ("prune", "review", "keep"),
     "class": ("evergreen", "fresh", "partly", "partially_stale", "fully", "fully_stale"),
     "type": ("value", "user", "feedback", "project", "reference", "unknown"),
+    "read": READ_VALUES,
 }
 
 
 def facet_problems(facets: dict[str, str], unknown: tuple[str, ...]) -> list[str]:
     """What is wrong with a staleness filter's facets, in words (empty when nothing is)."""
-    problems = [f"unknown facet {name}: (use action:, class: or type:)" for name in unknown]
+    problems = [f"unknown facet {name}: (use action:, class:, type: or read:)" for name in unknown]
     for name, value in facets.items():
         if not any(known.startswith(value) for known in FACET_VALUES[name]):
             choices = ", ".join(v for v in FACET_VALUES[name] if "_" not in v)
@@ -112,7 +122,7 @@ class StalenessView(ListView[StalenessResult]):
         with Horizontal(classes="view-columns"):
             with Vertical(classes="list-column"):
                 yield FilterBar("action:prune|review|keep class:fresh|partly|fully|evergreen "
-                                "type:project … and any text", id="stale-filter")
+                                "type:project read:dead|recent … and any text", id="stale-filter")
                 yield HeaderLine(id="stale-header", classes="list-header")
                 stale_list = StaleList(id="stale-list")
                 yield ColumnHeader(stale_list, id="stale-columns")
@@ -142,7 +152,10 @@ class StalenessView(ListView[StalenessResult]):
             header.update("")
             return
         parsed = parse_facets(self.filter_text, FACETS)
-        rows = [r for r in report.results if matches_facets(r, parsed.facets)]
+        if self.stale_list.usage is not workspace.usage:
+            self.stale_list.usage = workspace.usage
+            self.query_one("#stale-columns", ColumnHeader).refresh()
+        rows = [r for r in report.results if matches_facets(r, parsed.facets, workspace.usage)]
         rows = fuzzy_filter(parsed.text, rows, lambda r: r.path) if parsed.text else rows
         problems = facet_problems(parsed.facets, parsed.unknown)
         self.stale_list.empty_text = "; ".join(problems) if problems else "no files match the filter"
@@ -160,7 +173,8 @@ class StalenessView(ListView[StalenessResult]):
         else:
             header.update(
                 f"{shown} · {counts['prune']} prune · {counts['review']} review · "
-                f"{counts['keep']} keep · ✗ missing references · ◇ guards{project}"
+                f"{counts['keep']} keep · ✗ missing references · ◇ guards"
+                f"{read_header(workspace.usage)}{project}"
             )
         self.schedule_preview()
 

@@ -64,3 +64,27 @@ async def test_dream_untoggle_one_apply_then_undo(demo_root: Path) -> None:
         assert digest(demo_root) != original
         await press(pilot, "u")
         assert digest(demo_root) == original
+
+
+async def test_revert_from_the_inbox_then_undo(demo_root: Path) -> None:
+    """v on an agent's edit writes back the seen bytes (one journal record); u restores the edit."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        path = demo_root / "feedback_small_prs.md"
+        seen_bytes = path.read_bytes()
+        agent = seen_bytes.replace(b"---\n", b"---\nmetadata:\n  originSessionId: 6931618e-aaaa\n", 1) \
+            + b"Also: one reviewer per PR.\n"
+        path.write_bytes(agent)
+        await press(pilot, "ctrl+r", "6")
+        view = app.main.query_one(InboxView)
+        assert [(c.path, c.session) for c in view.inbox.changes] == \
+            [("feedback_small_prs.md", "6931618e-aaaa")]
+        records = len(list_records(demo_root))
+        await press(pilot, "v")
+        await press(pilot, "y")
+        assert path.read_bytes() == seen_bytes
+        assert len(list_records(demo_root)) == records + 1
+        assert app.inbox.changes == ()
+        await press(pilot, "u")
+        assert path.read_bytes() == agent
