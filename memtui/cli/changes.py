@@ -5,25 +5,33 @@ PATH is a root (or a file in one: then only that file's change is shown and mark
 look seeds the baseline and says so.  ``--mark-seen`` takes what is listed as seen.  ``--revert
 FILE`` writes back the bytes last seen (an added file moves to ``archive/``) through the gate, as
 one undoable change (:mod:`memtui.core.review`).  Exit 0 (changes are news, not errors; a revert
-applied), 1 a revert refused, 2 on a usage or I/O error.
+applied), 1 a revert refused, or a change to the root was interrupted (reported, not recovered:
+only ``--mark-seen`` or a revert, a change, recovers it), 2 on a usage or I/O error (one line).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import (
+    EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
     Subparsers,
     budget_config,
     console,
-    err_console,
     esc,
+    plain,
     print_json,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from memtui.core.seen import Change
 
 
 def register(subparsers: Subparsers) -> None:
@@ -52,12 +60,26 @@ def _escape(text: str) -> str:
     return esc(text)
 
 
+#: over this many changes, the list is written as plain lines in one pass (no diffs, no styling):
+#: a crafted or huge baseline must not cost a Rich render per line
+LONG_LIST = 200
+
+
 def run(args: argparse.Namespace) -> int:
+    """List (and with ``--mark-seen`` take as seen) the changes; every error is one line.
+
+    Without ``--mark-seen`` this is a read-only command: no recovery of an interrupted change
+    (it is reported, exit 1, as the other read-only commands do) and nothing created in the
+    root — a first baseline goes to the user's cache unless the root already keeps one.
+    """
     from memtui.core import seen, write
     from memtui.core.seen_store import SeenError
     from memtui.core.store import RootError, load_root
+    from memtui.core.write.journal import JournalError
+    from memtui.core.write.safepath import UnsafePath
 
-    from .verbs import Exit, changing, root_of_path, say_recovered
+    from .common import note_applied, report_interrupted
+    from .verbs import Exit, changing, fail, root_of_path, say_recovered
 
     try:
         with changing(args):
@@ -66,62 +88,55 @@ def run(args: argparse.Namespace) -> int:
         return exc.code
     if args.revert:
         return _revert(args, root)
-    only: str | None = None
-    if args.path:
-        given = Path(args.path).expanduser().absolute()
-        if given.is_file():
-            only = given.relative_to(root).as_posix()
     try:
         with changing(args):
-            say_recovered(write.recover(root))
+            only: str | None = None
+            if args.path:
+                given = Path(args.path).expanduser().absolute()
+                if given.is_file():
+                    only = given.relative_to(root).as_posix()
+            config = budget_config(args)
+            if args.mark_seen:  # a change: an interrupted one is finished first
+                say_recovered(write.recover(root))
+            snapshot = load_root(root, config)
+            result = _named(seen.inbox(snapshot, create_in_root=args.mark_seen), snapshot)
+            changes = [c for c in result.changes if only is None or only in (c.path, c.old_path)]
+            marked = 0
+            if args.mark_seen and changes:
+                marked = seen.mark_seen(snapshot, None if only is None else [only])
+                note_applied(f"{marked} marked seen")
     except Exit as exc:
         return exc.code
-    try:
-        snapshot = load_root(root, budget_config(args))
-        result = _named(seen.inbox(snapshot), snapshot)
-        changes = [c for c in result.changes if only is None or only in (c.path, c.old_path)]
-        marked = 0
-        if args.mark_seen and changes:
-            marked = seen.mark_seen(snapshot, None if only is None else [only])
-    except (SeenError, RootError, OSError) as exc:
-        err_console().print(f"[bold red]memtui changes:[/] {_escape(str(exc))}")
-        return EXIT_USAGE
+    except (SeenError, RootError, JournalError, UnsafePath, OSError) as exc:
+        return fail(args, str(exc), EXIT_USAGE)
+    interrupted = report_interrupted(snapshot) if not args.mark_seen else False
+    code = EXIT_FINDINGS if interrupted else EXIT_OK
     if args.json:
         value = result.to_json()
         value["changes"] = [c.to_json() for c in changes]
         value["marked_seen"] = marked
         print_json(value)
-        return EXIT_OK
+        return code
     out = console()
     where = f" (kept in {result.store}: the folder cannot be written)" if result.in_cache else ""
+    if result.in_cache and seen_store_writable(root):
+        where = f" (kept in {result.store}: a look changes nothing in the folder)"
     if result.seeded:
         out.print(f"first look at {_escape(str(root))}: {result.tracked} files remembered as seen"
                   f"{_escape(where)}; changes made outside memtui from now on will be listed here")
-        return EXIT_OK
+        return code
     for name in result.quarantined:
         out.print(f"[yellow]ignored a stored entry that is not a plain path inside the root:[/] "
                   f"{_escape(name)!r}")
     if not changes:
         out.print(f"nothing changed outside memtui since the last look{_escape(where)}")
-        return EXIT_OK
-    from rich.syntax import Syntax
-
-    style = {"added": "green", "changed": "yellow", "removed": "red", "renamed": "cyan"}
-    out.print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} outside memtui since the "
-              f"last look{_escape(where)}:")
-    for change in changes:
-        label = f"{change.old_path} → {change.path}" if change.old_path else change.path
-        by = f" [dim](session {_escape(change.session)})[/]" if change.session else ""
-        out.print(f"[{style[change.kind]}]{change.kind:<8}[/] {_escape(label)}{by}")
-        if change.note:
-            out.print(f"  [dim]{_escape(change.note)}[/]")
-        for f in change.findings:
-            where_line = f"{f.path}:{f.line}" if f.line else f.path
-            colour = "red" if f.severity == "error" else "yellow"
-            out.print(f"  [{colour}]{f.severity}[/] {f.rule} {_escape(where_line)} — {_escape(f.message)}")
-        if change.diff and not args.no_diff:
-            out.print(Syntax(change.diff.rstrip("\n"), "diff", theme="ansi_dark",
-                             background_color="default"))
+        return code
+    header = (f"{len(changes)} change{'s' if len(changes) != 1 else ''} outside memtui since the "
+              f"last look{where}:")
+    if len(changes) > LONG_LIST:
+        _print_long(changes, header)
+    else:
+        _print_changes(out, changes, header, args.no_diff)
     shown = {id(f) for c in changes for f in c.findings}
     others = [f for f in result.findings if id(f) not in shown] if only is None else []
     if others:
@@ -133,7 +148,55 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"[green]marked {marked} change{'s' if marked != 1 else ''} as seen[/]")
     else:
         out.print("[dim]mark them seen with `memtui changes --mark-seen`[/]")
-    return EXIT_OK
+    return code
+
+
+def seen_store_writable(root: Path) -> bool:
+    """Whether the root itself could hold the baseline (it is kept in the cache by choice)."""
+    from memtui.core.seen_store import root_writable
+
+    return root_writable(root)
+
+
+def _print_changes(out: Console, changes: list[Change], header: str, no_diff: bool) -> None:
+    """Each change with its findings and diff, styled."""
+    from rich.syntax import Syntax
+
+    style = {"added": "green", "changed": "yellow", "removed": "red", "renamed": "cyan"}
+    out.print(_escape(header))
+    for change in changes:
+        label = f"{change.old_path} → {change.path}" if change.old_path else change.path
+        by = f" [dim](session {_escape(change.session)})[/]" if change.session else ""
+        out.print(f"[{style[change.kind]}]{change.kind:<8}[/] {_escape(label)}{by}")
+        if change.note:
+            out.print(f"  [dim]{_escape(change.note)}[/]")
+        for f in change.findings:
+            where_line = f"{f.path}:{f.line}" if f.line else f.path
+            colour = "red" if f.severity == "error" else "yellow"
+            out.print(f"  [{colour}]{f.severity}[/] {f.rule} {_escape(where_line)} — {_escape(f.message)}")
+        if change.diff and not no_diff:
+            out.print(Syntax(plain(change.diff.rstrip("\n"), lines=True), "diff", theme="ansi_dark",
+                             background_color="default"))
+
+
+def _print_long(changes: list[Change], header: str) -> None:
+    """A long list in one pass: a plain line a change (and a finding), notes said once, no diffs."""
+    lines = [plain(header)]
+    notes: dict[str, int] = {}
+    for change in changes:
+        label = f"{change.old_path} → {change.path}" if change.old_path else change.path
+        by = f" (session {plain(change.session)})" if change.session else ""
+        lines.append(f"{change.kind:<8} {plain(label)}{by}")
+        if change.note:
+            notes[change.note] = notes.get(change.note, 0) + 1
+        for f in change.findings:
+            where_line = f"{f.path}:{f.line}" if f.line else f.path
+            lines.append(f"  {f.severity} {f.rule} {plain(where_line)} — {plain(f.message)}")
+    for note, count in notes.items():
+        lines.append(f"({count:,} of them: {plain(note)})")
+    lines.append(f"(diffs are left out of a list of over {LONG_LIST} changes: "
+                 "`memtui changes FILE` shows one file's, --json all of them)")
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def _named(inbox: Any, snapshot: Any) -> Any:

@@ -26,6 +26,48 @@ class UsageError(Exception):
     """A mistake the user can fix: printed as one line, exit 2."""
 
 
+#: what this run has written to memory folders (journal ids): an output error after a commit
+#: must not read as a refused change
+APPLIED: list[str] = []
+
+
+def note_applied(*record_ids: str | None) -> None:
+    """Say that a change was committed (before its report is printed)."""
+    APPLIED.extend(r or "a change" for r in record_ids)
+
+
+class OutputFailed(Exception):
+    """Standard output could not be written (a closed pipe, a full disk): not an OSError, so no
+    handler of the writer's I/O errors mistakes it for one."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.error = error
+
+
+class GuardedOutput:
+    """A text stream whose write errors raise :class:`OutputFailed` (everything else is the
+    wrapped stream's)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 class MemtuiParser(argparse.ArgumentParser):
     """An argument parser whose mistakes are one line (a :class:`UsageError`), not a usage block.
 
@@ -85,12 +127,16 @@ def err_console() -> Console:
 
 #: characters a terminal may act on rather than show: C0 and C1 controls, DEL, and the
 #: bidirectional overrides that make text read differently from what it is
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: a file name's bytes that are not UTF-8, as Python holds them (``surrogateescape``)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAMED = {"\x1b": "\\e", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _shown(match: re.Match[str]) -> str:
     ch = match.group()
+    if 0xDC80 <= ord(ch) <= 0xDCFF:  # a byte of a name that is not UTF-8: shown as that byte
+        return f"\\x{ord(ch) - 0xDC00:02x}"
     return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
 
 
@@ -141,7 +187,10 @@ def report_pending(root: Any, interrupted: tuple[str, ...], base: str | None = N
 def print_json(value: Any) -> None:
     from .jsontext import dumps_indented
 
-    sys.stdout.write(dumps_indented(value) + "\n")
+    text = dumps_indented(value)
+    if _SURROGATE.search(text):  # a name that is not UTF-8: its bytes as \xNN in the string
+        text = _SURROGATE.sub(lambda m: "\\" + _shown(m), text)
+    sys.stdout.write(text + "\n")
 
 
 def add_budget_options(parser: argparse.ArgumentParser) -> None:

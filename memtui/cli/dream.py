@@ -19,6 +19,7 @@ from .common import (
     budget_config,
     console,
     esc,
+    note_applied,
     print_json,
 )
 
@@ -94,6 +95,8 @@ class _NothingChecked(Exception):
 
 
 def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None, record_id: str | None) -> int:
+    if record_id:
+        note_applied(record_id)
     from memtui.core.dream import plan_json
 
     code = EXIT_FINDINGS if verdict is not None and not verdict.accepted else EXIT_OK

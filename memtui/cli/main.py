@@ -9,6 +9,7 @@ findings or a refused change, 2 a usage or I/O error — never a traceback for a
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False
@@ -94,8 +95,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             if argv is None:  # the whole process is this hook: end it without tearing down
                 exit_now(code)
             return code
-    import os
-
     from .common import EXIT_USAGE, UsageError, err_console, esc
 
     parser = build_parser(args_list[0] if args_list else None)
@@ -106,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if extra:
                 raise UsageError(f"{args.command}: unrecognized arguments: {' '.join(extra)} "
                                  f"(see `memtui {args.command} --help`)")
-            return int(args.func(args))
+            return _run_command(args)
         first = args_list[0] if args_list else ""
         if first and not first.startswith("-") and "/" not in first and not os.path.exists(first):
             raise UsageError(f"'{first}' is neither a command nor a folder; see `memtui --help`")
@@ -119,6 +118,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """Run a subcommand with its standard output guarded: an output error (``| head``, a full
+    disk) after a committed change exits 0 and says the change was applied (on stderr, except
+    for a closed pipe, the reader's own choice); before any change, it exits 2 (an I/O error,
+    0 for a closed pipe) — never 1, which would read as a refused change, and no traceback."""
+    import errno
+
+    from .common import APPLIED, EXIT_OK, EXIT_USAGE, GuardedOutput, OutputFailed, err_console, esc
+
+    APPLIED.clear()
+    real = sys.stdout
+    sys.stdout = GuardedOutput(real)  # type: ignore[assignment]
+    try:
+        code = int(args.func(args))
+        sys.stdout.flush()
+        return code
+    except OutputFailed as exc:
+        _silence(real)
+        closed = exc.error.errno == errno.EPIPE or isinstance(exc.error, BrokenPipeError)
+        verb = f"memtui {getattr(args, 'command', '') or ''}".rstrip()
+        if APPLIED:
+            said = f"applied ({', '.join(APPLIED)}); could not print the report: {exc}"
+        else:
+            said = f"could not print: {exc}"
+        if not closed:
+            try:
+                err_console().print(f"[bold red]{esc(verb)}:[/] {esc(said)}")
+            except OSError:
+                pass
+        return EXIT_OK if APPLIED or closed else EXIT_USAGE
+    finally:
+        sys.stdout = real
+
+
+def _silence(stream: object) -> None:
+    """After an output error: what is still buffered goes nowhere (so the interpreter's last
+    flush cannot fail again); the process's own standard output only, never a test's capture."""
+    if stream is not sys.__stdout__ or sys.__stdout__ is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _run_app(args: argparse.Namespace) -> int:

@@ -12,7 +12,15 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from .common import EXIT_FINDINGS, EXIT_OK, UsageError, budget_config, console, print_json
+from .common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    UsageError,
+    budget_config,
+    console,
+    note_applied,
+    print_json,
+)
 from .verbs import Exit, changing, fail, print_preview, resolve_files, say_recovered
 
 if TYPE_CHECKING:
@@ -67,6 +75,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace, group: GroupPreview, ids: list[str]) -> None:
+    note_applied(*ids)
     if args.json:
         print_json(group.to_json() | {"dry_run": bool(args.dry_run), "ids": ids})
         return

@@ -29,6 +29,7 @@ from .common import (
     err_console,
     esc,
     find_roots,
+    note_applied,
     print_json,
 )
 
@@ -303,6 +304,8 @@ def report(args: argparse.Namespace, outcome: Attempt, diff: bool = False) -> in
     """Print what an attempt did (for people, or as JSON) and return the exit code."""
     say_recovered(outcome.recovered)
     preview, record_id = outcome.preview, outcome.record_id
+    if record_id:
+        note_applied(record_id)
     if args.json:
         print_json(preview.to_json() | {"dry_run": bool(args.dry_run), "id": record_id,
                                         "root": str(preview.before.root)})

@@ -209,14 +209,20 @@ def _pair_renames(removed: list[str], added: list[str], base: Mapping[str, Seen]
     return pairs
 
 
-def _when(root: Path, path: str, gone: bool) -> float:
-    """When a change happened: the file's change time, or for a removal, its folder's."""
-    target = root / (path.rsplit("/", 1)[0] if gone and "/" in path else "" if gone else path)
+def _when(root: Path, path: str, gone: bool, folders: dict[str, float] | None = None) -> float:
+    """When a change happened: the file's change time, or for a removal, its folder's (kept in
+    ``folders``: many removals from one folder stat it once)."""
+    rel = (path.rsplit("/", 1)[0] if "/" in path else "") if gone else path
+    if folders is not None and gone and rel in folders:
+        return folders[rel]
     try:
-        st = os.lstat(target)
+        st = os.lstat(os.path.join(root, rel) if rel else root)
+        found = max(st.st_mtime, st.st_ctime)
     except OSError:
-        return 0.0
-    return max(st.st_mtime, st.st_ctime)
+        found = 0.0
+    if folders is not None and gone:
+        folders[rel] = found
+    return found
 
 
 def _diff(old: bytes | None, new: bytes | None, old_path: str, new_path: str) -> str:
@@ -313,12 +319,13 @@ def compare(snapshot: Snapshot, loc: Location, state: SeenState) -> tuple[list[C
             continue
         out.append(Change("added", path, "", _when(root, path, False), _diff(None, current[path], path, path),
                           tuple(by_path.get(path, ()))))
+    folders: dict[str, float] = {}
     for path in removed:
         if path in renamed_old:
             continue
         old = old_bytes.get(path)
         note = "" if old is not None else "no copy kept (over 1 MiB, or the store is full)"
-        out.append(Change("removed", path, "", _when(root, path, True),
+        out.append(Change("removed", path, "", _when(root, path, True, folders),
                           _diff(old, None, path, path) if old is not None else "",
                           tuple(by_subject.get(path, ())), note))
     for old_path, path in renames:
@@ -338,18 +345,22 @@ def _store_now(loc: Location, snapshot: Snapshot, journal_seq: int, seeded: str)
                       journal_seq, seeded)
 
 
-def _open(snapshot: Snapshot, in_root: bool | None) -> tuple[Location, SeenState | None]:
-    loc = location(snapshot.root, in_root)
+def _open(snapshot: Snapshot, in_root: bool | None,
+          create_in_root: bool = True) -> tuple[Location, SeenState | None]:
+    loc = location(snapshot.root, in_root, create_in_root=create_in_root)
     return loc, load_state(loc)
 
 
-def inbox(snapshot: Snapshot, *, in_root: bool | None = None, persist: bool = True) -> Inbox:
+def inbox(snapshot: Snapshot, *, in_root: bool | None = None, persist: bool = True,
+          create_in_root: bool = True) -> Inbox:
     """The changes made outside memtui since the last look (the first look seeds the baseline).
 
     With ``persist`` False nothing is written (the app's ``--read-only``): no baseline is
-    seeded, and memtui's own changes are skipped in memory only.
+    seeded, and memtui's own changes are skipped in memory only.  Without ``create_in_root`` a
+    first baseline goes to the user's cache, not into the root (see
+    :func:`~memtui.core.seen_store.location`).
     """
-    loc, state = _open(snapshot, in_root)
+    loc, state = _open(snapshot, in_root, create_in_root)
     if state is None and not persist:
         return Inbox(snapshot.root, (), (), False, describe(loc.folder), not loc.in_root, 0,
                      note="no baseline yet: memtui remembers what it has seen once it may write")

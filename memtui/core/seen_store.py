@@ -39,6 +39,8 @@ from typing import Any, ContextManager, Iterable, Mapping
 from .write.safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
 COPY_LIMIT = 1 << 20  # files up to 1 MiB get a copy
+MAX_TRACKED = 100_000  # files one baseline tracks at most: a store holding more is refused
+STATE_LIMIT = 64 << 20  # state.json's size at most (MAX_TRACKED entries take about 15 MiB)
 STORE_CAP = 32 << 20  # all copies together, compressed
 SEEN_DIR = ".memtui/seen"
 STATE_FILE = "state.json"
@@ -86,19 +88,26 @@ def plain_relative(path: object) -> bool:
 
 
 def cache_dir() -> Path:
-    """The user's cache folder for memtui."""
-    override = os.environ.get("MEMTUI_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "memtui"
+    """The user's cache folder for memtui (a relative ``XDG_CACHE_HOME`` is ignored)."""
+    from .statcache import user_cache_dir
+
+    return user_cache_dir()
+
+
+def _may_write(path: Path) -> bool:
+    """Whether memtui may write in a folder: a write bit set (whoever runs memtui, root too) and
+    write access."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & 0o222) and os.access(path, os.W_OK)
 
 
 def root_writable(root: Path) -> bool:
     """Whether memtui may keep its store inside the root (the folder and any ``.memtui`` writable)."""
     memtui = root / ".memtui"
-    return os.access(root, os.W_OK) and (not os.path.lexists(memtui) or os.access(memtui, os.W_OK))
+    return _may_write(root) and (not os.path.lexists(memtui) or _may_write(memtui))
 
 
 @dataclass(frozen=True)
@@ -118,15 +127,24 @@ class Location:
         return nullcontext()
 
 
-def location(root: Path, in_root: bool | None = None) -> Location:
-    """The store of ``root``: inside it when it can be written, else in the user's cache."""
+def location(root: Path, in_root: bool | None = None, *, create_in_root: bool = True) -> Location:
+    """The store of ``root``: inside it when it can be written, else in the user's cache.
+
+    An existing store is used where it is: the one in the root (when it can be written), else one
+    in the cache.  With none yet, a new one goes into the root only when ``create_in_root``
+    (a look that changes nothing else, ``memtui changes``, creates nothing in the root: DESIGN
+    §1.6).
+    """
     root = Path(root).absolute()
+    key = sha256(os.path.realpath(root).encode("utf-8", "surrogateescape"))[:32]
+    cached = Location(root, cache_dir() / "seen" / key, False)
     if in_root is None:
-        in_root = root_writable(root)
+        in_root = root_writable(root) and (
+            os.path.lexists(root / SEEN_DIR)
+            or (create_in_root and not os.path.lexists(cached.folder / STATE_FILE)))
     if in_root:
         return Location(root, root / SEEN_DIR, True)
-    key = sha256(os.path.realpath(root).encode("utf-8", "surrogateescape"))[:32]
-    return Location(root, cache_dir() / "seen" / key, False)
+    return cached
 
 
 def _refuse_symlinks(loc: Location) -> None:
@@ -137,8 +155,14 @@ def _refuse_symlinks(loc: Location) -> None:
         except UnsafePath as exc:
             raise SeenError(str(exc)) from None
         return
-    if os.path.islink(loc.folder):
-        raise SeenError(f"{loc.folder} is a symlink; memtui does not follow symlinks in its own folders")
+    from .statcache import usable_cache_folder
+
+    for folder in (cache_dir(), cache_dir() / "seen", loc.folder):
+        if os.path.islink(folder):
+            raise SeenError(f"{folder} is a symlink; memtui does not follow symlinks in its own folders")
+    if not usable_cache_folder(loc.folder, os.path.realpath(loc.root)):
+        raise SeenError(f"{loc.folder} lies inside a memory folder; memtui keeps nothing of "
+                        "one root inside another — set MEMTUI_CACHE_DIR elsewhere")
 
 
 def _read_nofollow(path: Path, limit: int) -> bytes | None:
@@ -164,19 +188,34 @@ def _read_nofollow(path: Path, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
+def _on_disk_name(path: str) -> bool:
+    """Whether a stored path is a name a file can have (its bytes, ``surrogateescape``)."""
+    try:
+        path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def load_state(loc: Location) -> SeenState | None:
     """The stored baseline (``None`` when there is none); bad entries are quarantined."""
     _refuse_symlinks(loc)
-    data = _read_nofollow(loc.folder / STATE_FILE, 256 << 20)
+    data = _read_nofollow(loc.folder / STATE_FILE, STATE_LIMIT)
     if data is None:
         return None
+    if len(data) > STATE_LIMIT:
+        raise SeenError(f"{loc.folder / STATE_FILE} is over {STATE_LIMIT >> 20} MiB, more than memtui "
+                        "ever stores; move it aside to start a new baseline")
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8", "surrogateescape"))  # names as they are on disk
         if not isinstance(value, dict) or not isinstance(value.get("files"), dict):
             raise ValueError("not a seen-store state")
     except (ValueError, UnicodeDecodeError) as exc:
         raise SeenError(f"{loc.folder / STATE_FILE} is damaged ({exc}); move it aside to start "
                         "a new baseline") from None
+    if len(value["files"]) > MAX_TRACKED:
+        raise SeenError(f"{loc.folder / STATE_FILE} tracks {len(value['files']):,} files, more than "
+                        f"the {MAX_TRACKED:,} memtui keeps; move it aside to start a new baseline")
     files: dict[str, Seen] = {}
     quarantined: list[str] = []
     for path, item in value["files"].items():
@@ -185,7 +224,8 @@ def load_state(loc: Location) -> SeenState | None:
         except (KeyError, TypeError, ValueError):
             quarantined.append(str(path)[:200])
             continue
-        if not plain_relative(path) or len(digest) != 64 or not set(digest) <= _HEX or size < 0:
+        if (not plain_relative(path) or not _on_disk_name(path) or len(digest) != 64
+                or not set(digest) <= _HEX or size < 0):
             quarantined.append(str(path)[:200])
             continue
         files[path] = Seen(digest, size, copy)
@@ -304,25 +344,37 @@ def _remove(loc: Location, name: str) -> None:
 
 
 def _write_cache_file(folder: Path, name: str, data: bytes) -> None:
-    """Write ``folder/name`` in the user's cache: exclusive temp file (unpredictable name), fsync,
-    replace."""
-    tmp = folder / f".{name}.{secrets.token_hex(8)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    """Write ``folder/name`` in the user's cache: exclusive temp file (unpredictable name) in the
+    folder opened without following a symlink, fsync, replace."""
+    from .statcache import write_cache_file
+
+    write_cache_file(folder, name, data, sync=True)
+
+
+#: a temp file a save left behind when it was cut off (this module's, or the writer's side file)
+_TEMP = re.compile(r"^\.(state\.json|copies-[0-9a-f]{16}\.pack)\.(side\.)?[0-9a-f]{16}\.tmp$")
+STALE_TEMP_S = 600  # a cache store has no lock: another save's temp file is younger than this
+
+
+def _remove_stale_temps(loc: Location) -> None:
+    """Remove the temp files of saves that were cut off (a crash; up to a pack's size each): all
+    of them in an in-root store (its saves hold the root's lock), those older than
+    :data:`STALE_TEMP_S` in a cache store."""
     try:
+        names = [n for n in os.listdir(loc.folder) if _TEMP.match(n)]
+    except OSError:
+        return
+    if not names:
+        return
+    import time
+
+    limit = time.time() - STALE_TEMP_S
+    for name in names:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, folder / name)
-    except BaseException:
-        try:
-            os.unlink(tmp)
+            if loc.in_root or os.lstat(loc.folder / name).st_mtime < limit:
+                _remove(loc, name)
         except OSError:
             pass
-        raise
 
 
 def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mapping[str, bytes],
@@ -332,6 +384,9 @@ def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mappi
     ``cap`` (default :data:`STORE_CAP`); a new pack holds exactly those, the old one goes.
     Returns the state as stored."""
     cap = STORE_CAP if cap is None else cap
+    if len(files) > MAX_TRACKED:
+        raise SeenError(f"{loc.root} holds {len(files):,} files, more than the {MAX_TRACKED:,} the "
+                        "inbox tracks")
     _refuse_symlinks(loc)
     with loc.lock():
         if not loc.in_root:
@@ -365,10 +420,12 @@ def save_state(loc: Location, files: Mapping[str, tuple[str, int]], blobs: Mappi
             "pack": name,
             "copies": {d: list(where) for d, where in copies.items()},
         }
-        _write(loc, STATE_FILE, json.dumps(state, ensure_ascii=False).encode("utf-8"))
+        # a name that is not UTF-8 is stored as its bytes (read back with surrogateescape)
+        _write(loc, STATE_FILE, json.dumps(state, ensure_ascii=False).encode("utf-8", "surrogateescape"))
         for other in _packs_on_disk(loc):
             if other != name:
                 _remove(loc, other)
+        _remove_stale_temps(loc)
     return SeenState({p: Seen(d, s, d in copies) for p, (d, s) in files.items()}, journal_seq, seeded,
                      (), name, copies)
 

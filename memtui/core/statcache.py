@@ -6,10 +6,15 @@ cache, and its text is read only if something asks for it.  A whole root whose l
 stat keys are unchanged gets its validation back without parsing anything.
 
 Where: ``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui``, else ``~/.cache/memtui``; one file
-per root, ``stat/<hash of the root's real path>.cache``; never inside the memory folder (such a
-cache folder disables the cache); ``MEMTUI_NO_CACHE=1`` disables it.  The cache is never
-required: a missing, corrupt, foreign (another root, format, Python or memtui source) or
-unwritable cache is ignored and rebuilt, silently.
+per root, ``stat/<hash of the root's real path>.cache``; ``MEMTUI_NO_CACHE=1`` disables it, and
+so does a cache folder memtui must not use: one whose real path lies inside a memory root (a
+folder holding ``MEMORY.md``, this root or another), or whose ``memtui`` or ``stat`` folder is a
+symlink (the cache is written through a descriptor on ``stat/`` opened without following one).
+A relative ``XDG_CACHE_HOME`` is ignored, as the XDG spec says.  The cache is never required: a
+missing, corrupt, foreign (another root, format, Python or memtui source) or unwritable cache is
+ignored and rebuilt, silently; so is a cache file that is not a regular file (opened
+non-blocking: a FIFO there cannot hang a hook) or is over :data:`MAX_CACHE_BYTES`.  It is
+written to an exclusively created temp file with an unpredictable name, then renamed.
 
 The racy case (git's "racy clean"): a file rewritten in place with the same size within one
 timestamp tick of an earlier write keeps its whole stat key.  Any change after time ``T`` sets
@@ -81,6 +86,7 @@ if TYPE_CHECKING:  # pragma: no cover
 FORMAT = 2
 MAGIC = b"memtui stat cache\n"
 RACY_NS = 2_000_000_000
+MAX_CACHE_BYTES = 256 << 20  # a cache file over this is no cache (never read into memory)
 CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
 NO_CACHE_ENV = "MEMTUI_NO_CACHE"
 SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale")
@@ -100,12 +106,109 @@ def cache_dir() -> Path | None:
     """The user's cache folder for memtui, or None when ``MEMTUI_NO_CACHE`` is set."""
     if os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
         return None
+    return user_cache_dir()
+
+
+def user_cache_dir() -> Path:
+    """``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui`` (an absolute one only), else
+    ``~/.cache/memtui``."""
     override = os.environ.get(CACHE_DIR_ENV)
     if override:
-        return Path(override).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+        return Path(override).expanduser().absolute()
+    xdg = os.path.expanduser(os.environ.get("XDG_CACHE_HOME", ""))
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "memtui"
+
+
+def in_memory_root(real: str) -> bool:
+    """Whether a real path lies in a memory root: it or a folder above it holds ``MEMORY.md``."""
+    current = real
+    while True:
+        if os.path.lexists(os.path.join(current, "MEMORY.md")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def usable_cache_folder(folder: Path, root_real: str | None = None) -> bool:
+    """Whether memtui may keep files below ``folder`` (its cache folder): not a symlink, and its
+    real path neither inside ``root_real`` nor inside any memory root."""
+    if os.path.islink(folder):
+        return False
+    real = os.path.realpath(folder)
+    if root_real is not None and (real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)):
+        return False
+    return not in_memory_root(real)
+
+
+def _open_folder(folder: Path) -> int:
+    """A descriptor on ``folder``, opened without following a symlink at its last part."""
+    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+
+def read_cache_file(folder: Path, name: str, limit: int = MAX_CACHE_BYTES) -> bytes | None:
+    """The bytes of ``folder/name`` in the user's cache, or None when absent, unreadable, not a
+    regular file (opened non-blocking, never through a symlink: ``folder`` nor ``name``) or over
+    ``limit`` bytes."""
+    try:
+        dir_fd = _open_folder(folder)
+    except OSError:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return None
+    finally:
+        os.close(dir_fd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, max(st.st_size - size, 0) + 1)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return None if size > limit else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def write_cache_file(folder: Path, name: str, data: bytes, sync: bool = False) -> None:
+    """Write ``folder/name`` in the user's cache: the folder (made ``0o700`` with its parents when
+    missing) is opened without following a symlink, the bytes go to an exclusively created temp
+    file with an unpredictable name in it, which then replaces ``name``.  Raises OSError."""
+    if not os.path.isdir(folder):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    dir_fd = _open_folder(folder)
+    try:
+        tmp = f".{name}.{os.urandom(8).hex()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o600, dir_fd=dir_fd)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if sync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(dir_fd)
 
 
 _FINGERPRINT: tuple[Any, ...] | None = None
@@ -258,11 +361,17 @@ class CachedFile(MemoryFile):
     def __getattr__(self, name: str) -> Any:
         if name != "text" or self._open is None:
             raise AttributeError(name)
-        try:
-            with open(self._open, "rb") as handle:
-                text = decode_bytes(handle.read(MAX_READ_BYTES + 1))
+        text = ""  # gone (or no longer a regular file) since the listing: the run reports the
+        try:  # root as it was listed
+            fd = os.open(self._open, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            try:
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    with os.fdopen(os.dup(fd), "rb") as handle:
+                        text = decode_bytes(handle.read(MAX_READ_BYTES + 1))
+            finally:
+                os.close(fd)
         except OSError:
-            text = ""  # gone since the listing: the run reports the root as it was listed
+            pass
         object.__setattr__(self, "text", text)
         return text
 
@@ -407,21 +516,19 @@ class StatCache:
         root_real = os.path.realpath(root)
         folder = cache_dir()
         path = None
-        if folder is not None:
-            real = os.path.realpath(folder)
-            if not (real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)):
-                name = os.fsencode(root_real)  # two checksums: no hashlib (OpenSSL) to load
-                digest = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
-                path = Path(folder) / "stat" / f"{digest}.cache"  # the header names the root
+        if folder is not None and usable_cache_folder(folder, root_real) and usable_cache_folder(
+                folder / "stat", root_real):
+            name = os.fsencode(root_real)  # two checksums: no hashlib (OpenSSL) to load
+            digest = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
+            path = folder / "stat" / f"{digest}.cache"  # the header names the root
         return cls(root_real, path, clock)
 
     # ---- reading the file
 
     def _load(self, path: Path) -> None:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-            if not data.startswith(MAGIC):
+            data = read_cache_file(path.parent, path.name)
+            if data is None or not data.startswith(MAGIC):
                 return
             start = len(MAGIC) + 4
             size = int.from_bytes(data[len(MAGIC):start], "little")
@@ -649,19 +756,8 @@ class StatCache:
                 offset += len(blob)
             header = marshal.dumps((FORMAT, fingerprint(), self.root_real, table))
             payload = b"".join([MAGIC, len(header).to_bytes(4, "little"), header, *blobs.values()])
-            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(payload)
-                os.replace(tmp, target)
-            except BaseException:  # no fsync, unlike memory's side files: a torn cache fails its
-                try:  # CRC and is rebuilt
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            # no fsync, unlike memory's side files: a torn cache fails its CRC and is rebuilt
+            write_cache_file(target.parent, target.name, payload)
             self._dirty.clear()
         except Exception:  # noqa: BLE001 — an unwritable cache is no cache
             return
