@@ -137,9 +137,13 @@ def check_path(snapshot: Snapshot, path: str, attic_ok: bool = False) -> None:
         raise ChangesetError(f"'{path}' is hidden (dot-files are never memory)")
     if not path.lower().endswith(".md"):
         raise ChangesetError(f"'{path}' is not a Markdown memory file")
-    if path in snapshot.outside or (is_index(path) and any(s.path == path for s in snapshot.skipped)):
-        raise OutsidePath(f"'{path}' is a symlink leading outside the root or cannot be read; "
-                          "memtui does not write through it — replace it by a real file")
+    if path in snapshot.outside:
+        raise OutsidePath(f"'{path}' is a symlink leading outside the root; memtui does not "
+                          "write through it — replace it by a real file")
+    skipped = next((s for s in snapshot.skipped if s.path == path), None) if is_index(path) else None
+    if skipped is not None:  # a FIFO, a device, a folder, an unreadable file …: said as it is
+        reason = skipped.reason.removesuffix("; not read")
+        raise OutsidePath(f"'{path}' cannot be changed: {reason} — replace it by a regular file")
     for nested in snapshot.nested_roots:
         if path.startswith(nested + "/"):
             raise ChangesetError(f"'{path}' belongs to the nested root '{nested}'")

@@ -237,3 +237,16 @@ def test_an_output_error_of_a_read_only_command_is_an_io_error(
     assert one_line(capsys.readouterr().err)
     monkeypatch.setattr("sys.stdout", Broken(errno.EPIPE))
     assert main(["validate", str(root)]) == 0
+
+
+def test_a_fifo_index_is_called_what_it_is(make_root: MakeRoot) -> None:
+    from memtui.core import verbs
+    from memtui.core.changeset import OutsidePath, apply_to_snapshot
+    from memtui.core.store import load_root
+
+    root = make_root({"alpha.md": topic("alpha")})
+    os.mkfifo(root / "MEMORY.md")
+    snapshot = load_root(root)
+    with pytest.raises(OutsidePath) as found:
+        apply_to_snapshot(snapshot, verbs.promote(snapshot, "alpha.md").ops)
+    assert "FIFO" in str(found.value) and "symlink" not in str(found.value)  # before: "a symlink"
