@@ -408,8 +408,12 @@ class MemtuiApp(UserActions, App[int]):
             usage = self.workspace.usage if self.workspace is not None else None
             inbox = review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()}
                                          if usage is not None else None)
-        except (SeenError, OSError) as exc:
-            self.post_message(self.Failed(f"the inbox is unavailable: {exc}", "warning"))
+        except (SeenError, OSError, ValueError) as exc:  # ValueError: a damaged journal record
+            # one state in the inbox itself (not a stale list under a passing warning)
+            said = f"the inbox is unavailable: {exc}"
+            self.post_message(self.InboxReady(seen.Inbox(snapshot.root, (), (), False, "", False, 0,
+                                                         note=said), generation))
+            self.post_message(self.Failed(said, "warning"))
             return
         self.post_message(self.InboxReady(inbox, generation, marked))
 

@@ -88,3 +88,17 @@ async def test_revert_from_the_inbox_then_undo(demo_root: Path) -> None:
         assert app.inbox.changes == ()
         await press(pilot, "u")
         assert path.read_bytes() == agent
+
+
+async def test_an_unavailable_inbox_says_so_in_the_inbox(demo_root: Path, tmp_path: Path) -> None:
+    (demo_root / ".memtui").mkdir(exist_ok=True)
+    (tmp_path / "elsewhere").mkdir()
+    (demo_root / ".memtui" / "seen").symlink_to(tmp_path / "elsewhere")  # refused: a symlink
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")
+        view = app.main.query_one(InboxView)
+        assert view.inbox is not None and view.inbox.changes == ()  # before: no inbox at all,
+        assert "the inbox is unavailable" in view.inbox.note  # the header "looking for changes…"
+    assert list((tmp_path / "elsewhere").iterdir()) == []
