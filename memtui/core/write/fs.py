@@ -342,7 +342,8 @@ def write_record(root: Path, rid: str, record: dict[str, Any]) -> None:
     ensure_dir(root, JOURNAL_DIR)
     folder = journal_dir(root)
     tmp = str(folder / f".{rid}.{secrets.token_hex(8)}.tmp")
-    data = json.dumps(record, ensure_ascii=False).encode("utf-8")
+    # a path that is not UTF-8 (a file name as it is on disk) is kept as its bytes
+    data = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape")
     disk.write_tmp(tmp, data, None)
     disk.replace(tmp, str(folder / record_file(rid, PENDING)))
     disk.fsync_dir(str(folder))

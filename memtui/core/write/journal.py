@@ -158,7 +158,8 @@ def pending_records(root: Path | str) -> tuple[str, ...]:
 
 def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:
     try:
-        value = json.loads(read_private_file(root, f"{JOURNAL_DIR}/{record.file}").decode("utf-8"))
+        data = read_private_file(root, f"{JOURNAL_DIR}/{record.file}")
+        value = json.loads(data.decode("utf-8", "surrogateescape"))  # names as they are on disk
     except (OSError, ValueError) as exc:  # UnsafePath is a ValueError
         raise JournalError(f"journal record {record.file} cannot be read: {exc}") from None
     if not isinstance(value, dict):
