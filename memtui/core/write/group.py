@@ -23,25 +23,36 @@ back to *before* or *after* together with the others, whichever root is opened f
 
 Undo and redo of a grouped change (from any of its roots) replay every half through the same
 gate and commit them as one group again; they refuse while another root has a newer change of its
-own on top of its half.  The coordinator path read from a record is only ever looked at (does its
-journal hold a committed half?), never written, and only ever lets recovery write *less*.
+own on top of its half.
+
+The ``group`` entry is stored state like any other (DESIGN §3: a folder may be hostile): before
+an undo or redo opens another root, :func:`checked_members` requires every member to be a real
+folder (not a symlink) holding ``MEMORY.md``, whose journal holds the named record committed with
+the same group entry naming this root back — only that one record is read.  A record that fails
+is set aside in ``.memtui/quarantine/`` with a message naming what it claimed; no other root is
+recovered, walked or written.  Recovery follows a coordinator's decision only when the
+coordinator's record names the pending half back (:func:`~memtui.core.write.recovery.resolve_pending`),
+and otherwise restores the half inside its own root.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from ..changeset import Changeset
 from ..model import Snapshot
 from ..store import load_root
 from . import fs, recovery
-from .errors import NothingToUndo, Refused
+from .errors import NothingToUndo, Refused, TxnError, UnsafeFolder
 from .journal import (
     COMMITTED,
+    JournalError,
+    RecordName,
     list_records,
     parse_name,
     read_record,
@@ -49,7 +60,7 @@ from .journal import (
     stacks,
 )
 from .preview import Preview, plan, redo_plan, undo_plan
-from .recovery import GROUP
+from .recovery import GROUP, names_back
 from .rootcommit import Prepared, prepare
 
 
@@ -165,7 +176,14 @@ def commit_group(group: GroupPreview, timeout: float = fs.LOCK_TIMEOUT) -> Group
 
 
 def group_of(root: Path | str, kind: str) -> dict[str, Any] | None:
-    """The ``group`` entry of the change an undo (or redo) of ``root`` would replay, if grouped."""
+    """The ``group`` entry of the change an undo (or redo) of ``root`` would replay, if grouped
+    (as stored: see :func:`checked_members` before using it)."""
+    found = _grouped_record(root, kind)
+    return found[1] if found is not None else None
+
+
+def _grouped_record(root: Path | str, kind: str) -> tuple[RecordName, Any] | None:
+    """The record an undo (or redo) of ``root`` would replay and its ``group`` entry, if it has one."""
     records = list_records(root)
     st = stacks(records)
     seq = (st.done[-1] if st.done else None) if kind == "undo" else (st.redo[0] if st.redo else None)
@@ -173,28 +191,125 @@ def group_of(root: Path | str, kind: str) -> dict[str, Any] | None:
     if record is None:
         return None
     try:
-        info = read_record(root, record).get(GROUP)
+        value = read_record(root, record)
     except ValueError:
         return None
-    return info if isinstance(info, dict) else None
+    return (record, value[GROUP]) if GROUP in value else None
+
+
+class ForeignGroup(ValueError):
+    """A ``group`` entry that does not describe a change the other roots took part in (why)."""
+
+
+#: members a group entry may name (a promotion names two)
+MAX_MEMBERS = 8
+
+
+def checked_members(root: Path | str, own: RecordName, info: Any, kind: str) -> list[tuple[str, str]]:
+    """The ``(root, record id)`` of every member of the group entry of ``own`` (a committed
+    record of ``root``), checked as stored state before any other root is opened.
+
+    Each member must be an absolute path and a record id; this root must be among them under
+    ``own``'s id; every other member must be a real folder (not a symlink) holding a regular
+    ``MEMORY.md``, whose journal holds that record committed with the same group entry naming
+    this root back under ``own``'s id.  Only that one record of another root is read (no walk,
+    no other file).  :class:`ForeignGroup` says what failed; :class:`NothingToUndo` when a
+    member root is simply gone.
+    """
+    if not isinstance(info, dict) or not isinstance(info.get("id"), str):
+        raise ForeignGroup("its group entry is not an object with an id")
+    members = info.get("members")
+    if not isinstance(members, list) or not 2 <= len(members) <= MAX_MEMBERS:
+        raise ForeignGroup("its group entry does not list two or more member roots")
+    mine = _key(root)
+    out: list[tuple[str, str]] = []
+    for member in members:
+        other = member.get("root") if isinstance(member, dict) else None
+        rid = member.get("record") if isinstance(member, dict) else None
+        name = parse_name(record_file(rid, COMMITTED)) if isinstance(rid, str) else None
+        if not isinstance(other, str) or name is None or name.id != rid or name.kind != "do":
+            raise ForeignGroup(f"a member {str(member)[:80]!r} is not a root and a record")
+        if not os.path.isabs(other) or "\0" in other:
+            raise ForeignGroup(f"'{other}' is not an absolute path")
+        out.append((other, rid))
+    keys = [_key(other) for other, _ in out]
+    if len(set(keys)) != len(keys):
+        raise ForeignGroup("it names one root twice")
+    if (mine, own.id) not in [(key, rid) for key, (_, rid) in zip(keys, out)]:
+        raise ForeignGroup(f"it does not name this folder's own record {own.id}")
+    for (other, rid), key in zip(out, keys):
+        if key != mine:
+            _check_member(other, rid, info["id"], root, own.id, kind)
+    return out
+
+
+def _check_member(other: str, rid: str, group_id: str, root: Path | str, own_id: str, kind: str) -> None:
+    """One other member root as :func:`checked_members` requires (lstat, then one record read)."""
+    try:
+        st = os.lstat(other)
+    except FileNotFoundError:
+        raise NothingToUndo(f"cannot {kind}: {other}, which this change also touched, is gone") from None
+    except (OSError, ValueError) as exc:
+        raise ForeignGroup(f"'{other}' cannot be looked at ({exc})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise ForeignGroup(f"'{other}' is a symlink")
+    if not stat.S_ISDIR(st.st_mode):
+        raise ForeignGroup(f"'{other}' is not a folder")
+    try:
+        index = os.lstat(os.path.join(other, "MEMORY.md"))
+    except OSError:
+        index = None
+    if index is None or not stat.S_ISREG(index.st_mode):
+        raise ForeignGroup(f"'{other}' is not a memory root (no MEMORY.md)")
+    name = parse_name(record_file(rid, COMMITTED))
+    assert name is not None
+    try:
+        value = read_record(other, name)
+    except JournalError:
+        raise ForeignGroup(f"the journal of '{other}' holds no committed record {rid}") from None
+    if not names_back(value.get(GROUP), group_id, root, own_id):
+        raise ForeignGroup(f"the record {rid} of '{other}' is not part of this change (it does "
+                           "not name this folder back)")
+
+
+def _refuse_foreign(root: Path | str, own: RecordName, info: Any, why: str, kind: str) -> NoReturn:
+    """Set ``own`` aside in ``.memtui/quarantine/`` (under the lock) and raise :class:`UnsafeFolder`
+    naming what the record claimed."""
+    members = info.get("members") if isinstance(info, dict) else None
+    claimed = [m.get("root") for m in members if isinstance(m, dict)] if isinstance(members, list) else []
+    shown = ", ".join(str(c)[:120] for c in claimed if isinstance(c, str) and _key(c) != _key(root))
+    try:
+        with fs.root_lock(Path(root).absolute()):
+            recovery.quarantine_record(Path(root).absolute(), own.file)
+        aside = f"memtui set it aside as {fs.QUARANTINE_DIR}/{own.file}, not applied"
+    except (OSError, TxnError):
+        aside = "memtui leaves it unapplied"
+    raise UnsafeFolder(
+        f"cannot {kind}: the journal record {own.file} claims this change also touched "
+        f"{shown or 'other folders'}, but {why}; {aside} — nothing in any other folder was read "
+        "or changed (memtui never writes such a record; the folder may come from someone else)")
 
 
 def replay_group_plan(snapshot: Snapshot, kind: str) -> GroupPreview | None:
     """Undo or redo of a grouped change, planned on every root it spans (None if not grouped).
 
-    Every other root is recovered and loaded fresh; each must have its half of the change on top
-    of its journal, else :class:`NothingToUndo` says which root to step back first.
+    The group entry is stored state: :func:`checked_members` checks it before any other root is
+    opened, and a record that fails is set aside (quarantined) with a message naming what it
+    claimed.  Every other root is then recovered and loaded fresh; each must have its half of
+    the change on top of its journal, else :class:`NothingToUndo` says which root to step back
+    first.
     """
-    info = group_of(snapshot.root, kind)
-    if info is None:
+    found = _grouped_record(snapshot.root, kind)
+    if found is None:
         return None
+    own, info = found
+    try:
+        members = checked_members(snapshot.root, own, info, kind)
+    except ForeignGroup as exc:
+        _refuse_foreign(snapshot.root, own, info, str(exc), kind)
     mine = _key(snapshot.root)
     previews: list[Preview] = []
-    for member in info.get("members", []):
-        root = member.get("root") if isinstance(member, dict) else None
-        rid = member.get("record") if isinstance(member, dict) else None
-        if not isinstance(root, str) or not isinstance(rid, str):
-            raise NothingToUndo(f"cannot {kind}: the journal record of this change is damaged")
+    for root, rid in members:
         here = snapshot if _key(root) == mine else _open(root, snapshot, kind)
         replay = undo_plan if kind == "undo" else redo_plan
         preview = replay(here)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -113,6 +114,11 @@ def _check_disk_paths(root: Path, value: dict[str, Any]) -> None:
             raise UnsafePath(f"'{folder}' above '{rel}' is a symlink or not a folder")
 
 
+def quarantine_record(root: Path, name: str) -> None:
+    """Set a journal record memtui will not apply aside (see :func:`_quarantine`); under the lock."""
+    _quarantine(root, name)
+
+
 def _quarantine(root: Path, name: str) -> None:
     """Move a journal record memtui will not apply to ``.memtui/quarantine/`` (never erased)."""
     ensure_dir(root, QUARANTINE_DIR)
@@ -124,26 +130,64 @@ def _quarantine(root: Path, name: str) -> None:
     disk.fsync_dir(abs_path(root, JOURNAL_DIR))
 
 
-def resolve_pending(value: dict[str, Any]) -> bool | None:
+def resolve_pending(value: dict[str, Any], root: Path | str | None = None,
+                    rid: str | None = None) -> bool | None:
     """For a pending half: True when its group committed (finish it), False when not (restore
-    it), None when the record is not part of a group."""
+    it), None when the record is not part of a group.
+
+    Committed means: the coordinator is a real folder (not a symlink) whose journal holds the
+    coordinator's half committed, and — given ``root`` and ``rid``, this half's root and record
+    id — that half names this one back in its own ``group`` entry (same group id).  One record
+    of the coordinator's journal is read, nothing else of it; anything else restores this half
+    (the usual recovery, inside this root only).
+    """
     info = value.get(GROUP)
     if not isinstance(info, dict):
         return None
     coordinator = info.get("coordinator")
-    rid = next((m.get("record") for m in info.get("members", [])
-                if isinstance(m, dict) and m.get("root") == coordinator), None)
-    if not isinstance(coordinator, str) or not os.path.isabs(coordinator) or not isinstance(rid, str):
+    members = info.get("members")
+    if not isinstance(members, list):
         return False
-    name = parse_name(record_file(rid, COMMITTED))
-    if name is None or name.id != rid:
+    theirs = next((m.get("record") for m in members
+                   if isinstance(m, dict) and m.get("root") == coordinator), None)
+    if not isinstance(coordinator, str) or not os.path.isabs(coordinator) or not isinstance(theirs, str):
         return False
-    return os.path.isfile(journal_dir(coordinator) / record_file(rid, COMMITTED))
+    name = parse_name(record_file(theirs, COMMITTED))
+    if name is None or name.id != theirs or not _real_folder(coordinator):
+        return False
+    if root is None or rid is None:
+        return os.path.isfile(journal_dir(coordinator) / record_file(theirs, COMMITTED))
+    try:
+        other = read_record(coordinator, name)
+    except JournalError:
+        return False
+    return names_back(other.get(GROUP), info.get("id"), root, rid)
 
 
-def _group_committed(value: dict[str, Any]) -> bool:
+def _real_folder(path: str) -> bool:
+    """Whether ``path`` is a folder and not a symlink (its last part; lstat only)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def names_back(info: Any, group_id: Any, root: Path | str, rid: str) -> bool:
+    """Whether a ``group`` entry read from another root's record is the group ``group_id`` and
+    lists ``root`` (by real path) with the record ``rid`` among its members."""
+    if not isinstance(info, dict) or not isinstance(group_id, str) or info.get("id") != group_id:
+        return False
+    members = info.get("members")
+    if not isinstance(members, list):
+        return False
+    mine = os.path.realpath(root)
+    return any(isinstance(m, dict) and isinstance(m.get("root"), str) and m.get("record") == rid
+               and os.path.realpath(m["root"]) == mine for m in members)
+
+
+def _group_committed(value: dict[str, Any], root: Path, rid: str) -> bool:
     """Whether a pending record is one half of a multi-root change that committed."""
-    return resolve_pending(value) is True
+    return resolve_pending(value, root, rid) is True
 
 
 def recover_locked(root: Path) -> Recovered:
@@ -174,7 +218,7 @@ def recover_locked(root: Path) -> Recovered:
                 "of the journal folder (or rename it to "
                 f"{record_file(record.id, ROLLED_BACK)}) and open the folder again"
             ) from None
-        if _group_committed(value):  # another root's half decided it happened: finish it
+        if _group_committed(value, root, record.id):  # the coordinator decided it happened
             mark_record(root, record.id, COMMITTED)
             continue
         left = restore_record(root, record.id, value)
