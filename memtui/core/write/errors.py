@@ -31,6 +31,22 @@ class ChangedOnDisk(TxnError):
         super().__init__(message)
 
 
+class WrittenMeanwhile(ChangedOnDisk):
+    """Another program wrote a file between memtui's last look at it and the rename that
+    replaced it: ``data`` is what the replaced file held after the rename (the other program's
+    bytes), ``times`` its access and modification times (ns).  The change is rolled back with
+    those bytes as the file's before-image."""
+
+    def __init__(self, path: str, data: bytes, times: tuple[int, int], expected: bytes = b"") -> None:
+        super().__init__(f"changed on disk — '{path}' was written by another program while memtui "
+                         "was replacing it; its bytes are kept and nothing was changed — reload "
+                         "and try again", (path,))
+        self.path = path
+        self.data = data
+        self.times = times
+        self.expected = expected  # what memtui had read there (the file the other program wrote to)
+
+
 class WriteFailed(TxnError):
     """The disk refused (read-only, full, permission denied); the folder is left as it was."""
 
@@ -52,4 +68,4 @@ class NothingToUndo(TxnError):
 
 
 __all__ = ["Busy", "ChangedOnDisk", "NothingToUndo", "ReadOnlyFile", "Refused", "TxnError",
-           "UnsafeFolder", "WriteFailed"]
+           "UnsafeFolder", "WriteFailed", "WrittenMeanwhile"]

@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import secrets
+import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -117,6 +118,31 @@ def read_file(path: str) -> bytes | None:
         return None
     except IsADirectoryError:
         return b"\0<folder>"
+
+
+def open_replaced(path: str) -> int | None:
+    """A descriptor on the file a write is about to replace (None when there is no regular file
+    there): kept across the rename, it still reads the old file, which another program may have
+    appended to in between (opened non-blocking: a FIFO cannot hang memtui)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
+
+
+def read_fd(fd: int) -> bytes:
+    """Every byte of an open file, from the start (whatever its offset)."""
+    chunks, offset = [], 0
+    while True:
+        chunk = os.pread(fd, max(os.fstat(fd).st_size - offset, 0) + 1, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
 
 
 #: ``link`` errors meaning "this file system has no hard links" (not "the name is taken")

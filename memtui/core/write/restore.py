@@ -20,6 +20,8 @@ from .fs import (
     ensure_dir,
     move_file,
     new_file_mode,
+    open_replaced,
+    read_fd,
     read_file,
     remove_tmps,
     tmp_path,
@@ -66,6 +68,32 @@ def _known_bytes(ops: list[Operation], before: dict[str, bytes | None]) -> dict[
         if data is not None:
             known.setdefault(target, set()).add(data)
     return known
+
+
+def _replace_watching(root: Path, rid: str, rel: str, tmp: str, path: str, current: bytes,
+                      mode: int) -> bool:
+    """Replace ``path`` (holding ``current``) by ``tmp``; False when another program wrote it
+    before or during the rename — then it keeps that program's bytes (the replaced file is read
+    again through a descriptor kept across the rename, and put back if it grew meanwhile)."""
+    fd = open_replaced(path)
+    try:
+        if (read_fd(fd) if fd is not None else read_file(path)) != current:
+            return False
+        disk.replace(tmp, path)
+        if fd is None:
+            return True
+        after = read_fd(fd)
+        if after == current:
+            return True
+        st = os.fstat(fd)
+        again = tmp_path(root, rel, rid)
+        disk.write_tmp(again, after, mode)
+        disk.utime(again, (st.st_atime_ns, st.st_mtime_ns))
+        disk.replace(again, path)
+        return False
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _attic_dest(root: Path, rid: str, rel: str) -> str:
@@ -151,10 +179,9 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
                 move_file(tmp, path)  # never over a file that appeared meanwhile
             except FileExistsError:
                 leave(rel)
-        elif read_file(path) == current:
-            disk.replace(tmp, path)
-        else:  # written by another program while memtui was restoring
-            leave(rel)
+        elif not _replace_watching(root, rid, rel, tmp, path, current,
+                                   mode if mode is not None else new_file_mode()):
+            leave(rel)  # written by another program while memtui was restoring
         dirty[os.path.dirname(path)] = None
     for rel, data in before.items():
         path = abs_path(root, rel)

@@ -17,7 +17,7 @@ from typing import Any
 from ..changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
 from ..incremental import FindingsCache
 from ..model import Snapshot
-from .errors import ChangedOnDisk, ReadOnlyFile, Refused, TxnError
+from .errors import ChangedOnDisk, ReadOnlyFile, Refused, TxnError, WrittenMeanwhile
 from .fs import (
     LOCK_TIMEOUT,
     abs_path,
@@ -27,7 +27,9 @@ from .fs import (
     move_file,
     new_file_mode,
     next_seq,
+    open_replaced,
     prune_journal,
+    read_fd,
     read_file,
     root_lock,
     tmp_path,
@@ -36,6 +38,7 @@ from .fs import (
 from .journal import (
     COMMITTED,
     JournalError,
+    decode_value,
     encode_bytes,
     list_records,
     op_to_json,
@@ -160,10 +163,7 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
             kept = (restores or {}).get(op.path)
             if kept is not None and kept[0] == op.data:
                 disk.utime(tmp, (kept[1], kept[2]))
-            if read_file(dst) != op.expected:  # another program wrote it since the check
-                raise ChangedOnDisk(f"changed on disk — '{op.path}' changed while memtui was "
-                                    "writing; reload and try again", (op.path,))
-            disk.replace(tmp, dst)
+            _replace_watching(tmp, dst, op.path, op.expected)
         elif isinstance(op, Create):
             tmp = tmp_path(root, op.path, rid)
             disk.write_tmp(tmp, op.data, new_file_mode())
@@ -180,6 +180,51 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
         dirty[os.path.dirname(dst)] = None
     for folder in dirty:
         disk.fsync_dir(folder)
+
+
+def _replace_watching(tmp: str, dst: str, rel: str, expected: bytes) -> None:
+    """Replace ``dst`` (holding ``expected``) by ``tmp``, watching the replaced file.
+
+    A descriptor on the old file is taken before the last look at its bytes and kept across the
+    rename; afterwards the old file is read again through it.  Bytes another program added in
+    between (an agent's append lands on the old file, which the rename unlinks) would be lost:
+    :class:`WrittenMeanwhile` carries them, and the change is rolled back with them.
+    """
+    fd = open_replaced(dst)
+    try:
+        if (read_fd(fd) if fd is not None else read_file(dst)) != expected:
+            raise ChangedOnDisk(f"changed on disk — '{rel}' changed while memtui was writing; "
+                                "reload and try again", (rel,))
+        disk.replace(tmp, dst)
+        if fd is None:
+            return
+        after = read_fd(fd)
+        if after != expected:
+            st = os.fstat(fd)
+            raise WrittenMeanwhile(rel, after, (st.st_atime_ns, st.st_mtime_ns), expected)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _keep_written_meanwhile(prepared: Prepared, error: WrittenMeanwhile) -> None:
+    """Make the other program's bytes the record's before-image of their path (the pending
+    record rewritten, fsynced), so that the rollback — or, after a crash, recovery — puts them
+    back rather than the bytes memtui read.  An append to a version an earlier operation of the
+    same change wrote is carried over to the file as it was before the change."""
+    before = prepared.record["before"]
+    key = error.path if error.path in before else next(
+        (p for p in before if is_archive_index(p) and p.lower() == error.path.lower()), error.path)
+    data = error.data
+    old = decode_value(before.get(key))
+    if old is not None and old != error.expected and data.startswith(error.expected):
+        data = old + data[len(error.expected):]  # the appended bytes, on the file as it was
+    before[key] = encode_bytes(data)
+    prepared.record.setdefault("times", {})[key] = list(error.times)
+    try:
+        write_record(prepared.root, prepared.rid, prepared.record)
+    except OSError:  # the rollback still restores them from the record in memory
+        pass
 
 
 @dataclass(frozen=True)
@@ -202,9 +247,15 @@ class Prepared:
         write_record(self.root, self.rid, self.record)
 
     def apply(self) -> None:
-        """Apply the changeset's operations (atomic per file; folders fsynced)."""
-        _apply_ops(self.root, self.rid, self.preview.changeset.ops, self.modes, self.missing,
-                   dict(self.preview.restores))
+        """Apply the changeset's operations (atomic per file; folders fsynced).  Bytes another
+        program wrote to a file while it was being replaced become its before-image first
+        (:class:`WrittenMeanwhile`), for the rollback to restore."""
+        try:
+            _apply_ops(self.root, self.rid, self.preview.changeset.ops, self.modes, self.missing,
+                       dict(self.preview.restores))
+        except WrittenMeanwhile as exc:
+            _keep_written_meanwhile(self, exc)
+            raise
 
     def rollback(self, cause: BaseException) -> TxnError:
         """Restore what was applied from the record; the error to raise."""
