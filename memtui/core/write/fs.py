@@ -268,6 +268,21 @@ def _open_lock(root: Path) -> int:
         raise UnsafeFolder(f"memtui will not change {root}: {LOCK_FILE}: {exc}") from None
 
 
+def refuse_read_only_folder(root: Path) -> None:
+    """Raise :class:`WriteFailed` when the root folder has no write bit at all: memtui never
+    writes in it, whoever runs it (root included), and creates nothing there — not even
+    ``.memtui/lock`` (DESIGN §1.6)."""
+    try:
+        mode = os.stat(root).st_mode
+    except OSError:
+        return  # ensure_dir says why
+    if not mode & 0o222:
+        raise WriteFailed(
+            f"cannot change {root}: permission denied — the folder is read-only (mode "
+            f"{stat.S_IMODE(mode):04o}) and memtui never writes in a folder without write "
+            "permission, whoever runs it; nothing was changed")
+
+
 @contextmanager
 def root_lock(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold the root's exclusive lock (re-entrant within a thread); :class:`Busy` after ``timeout``."""
@@ -282,6 +297,7 @@ def root_lock(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
                 held[1] += 1
                 break
             if held is None:
+                refuse_read_only_folder(root)
                 try:
                     ensure_dir(root, MEMTUI_DIR)
                     fd = _open_lock(root)

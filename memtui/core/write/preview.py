@@ -19,6 +19,7 @@ from ..model import Finding, Snapshot
 from ..validate import GateResult, gate
 from .errors import ChangedOnDisk, NothingToUndo, UnsafeFolder
 from .journal import (
+    COMMITTED,
     JournalError,
     checked_record,
     decode_value,
@@ -234,7 +235,7 @@ def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> 
         preview = plan(snapshot, changeset, cache, Baseline.from_json(record.get("baseline")))
     except ValueError as exc:  # the folder no longer fits the change
         raise ChangedOnDisk(f"cannot {kind} '{description}': {exc}") from None
-    restores = _restores(record) if kind == "undo" else {}
+    restores = _restores(record) if kind == "undo" else _redo_restores(root, seq)
     return replace(preview, kind=kind, target=seq, restores=restores,
                    after=_with_times(preview.after, restores))
 
@@ -247,6 +248,23 @@ def _restores(record: dict[str, Any]) -> dict[str, tuple[bytes, int, int]]:
         if data is not None:
             out[path] = (data, atime, mtime)
     return out
+
+
+def _redo_restores(root: Path, seq: int) -> dict[str, tuple[bytes, int, int]]:
+    """What a redo of change ``seq`` puts back with its times: the newest committed undo of it
+    kept, as its before-images, the files as the change had left them and their times (a redo
+    restores modification times as an undo does).  Empty when that record is gone or damaged."""
+    undone = [r for r in list_records(root)
+              if r.state == COMMITTED and r.kind == "undo" and r.target == seq]
+    if not undone:
+        return {}
+    try:
+        value = read_record(root, undone[-1])
+        for data in value.get("before", {}).values():
+            decode_value(data)
+        return _restores(checked_record(value))
+    except (JournalError, UnsafePath, AttributeError, TypeError, ValueError):
+        return {}
 
 
 def _with_times(snapshot: Snapshot, restores: Mapping[str, tuple[bytes, int, int]]) -> Snapshot:

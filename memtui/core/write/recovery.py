@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..model import BudgetConfig, Snapshot
 from ..store import load_root
-from .errors import Busy, WriteFailed
+from .errors import Busy, TxnError, WriteFailed
 from .fs import (
     LOCK_TIMEOUT,
     QUARANTINE_DIR,
@@ -45,8 +46,8 @@ from .journal import (
     read_record,
     record_file,
 )
-from .restore import left_alone_words, restore_record
-from .safepath import UnsafePath, symlinked_parent
+from .restore import left_alone_words, remove_empty_created_dirs, restore_record
+from .safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
 
 _log = logging.getLogger("memtui")
 
@@ -191,7 +192,9 @@ def _group_committed(value: dict[str, Any], root: Path, rid: str) -> bool:
 
 
 def recover_locked(root: Path) -> Recovered:
+    """:func:`recover` with the root's lock held (every commit runs it first)."""
     if not private_dir_exists(root, JOURNAL_DIR):
+        _tidy(root)
         return Recovered()
     folder = journal_dir(root)
     restored: list[str] = []
@@ -227,7 +230,39 @@ def recover_locked(root: Path) -> Recovered:
         if left:
             left_alone[record.id] = left
             _log.warning("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
+    _tidy(root)
     return Recovered(restored, left_alone, quarantined)
+
+
+#: a side file's temp file (:func:`~memtui.core.write.fs.write_side_file`), left by a crash
+_SIDE_TMP = re.compile(r"^\..+\.side\.[0-9a-f]{16}\.tmp$")
+
+
+def _tidy(root: Path) -> None:
+    """What a change cut off after its commit left behind, removed under the lock: the empty
+    folders an undo's cleanup did not get to (``archive/`` after undoing the first archive),
+    and the temp files of side-file writes (the seen store's pack: up to 32 MiB each).
+    Best effort."""
+    records = list_records(root)
+    newest = records[-1] if records else None
+    if (newest is not None and newest.state == COMMITTED and newest.kind == "undo"
+            and newest.target is not None):
+        try:
+            remove_empty_created_dirs(root, newest.target)
+        except (OSError, JournalError, UnsafePath):
+            pass
+    for rel in (MEMTUI_DIR, f"{MEMTUI_DIR}/seen"):
+        try:
+            if not private_dir_exists(root, rel):
+                continue
+            names = [n for n in os.listdir(abs_path(root, rel)) if _SIDE_TMP.match(n)]
+        except (OSError, TxnError):
+            continue
+        for name in names:
+            try:
+                disk.unlink(abs_path(root, f"{rel}/{name}"))
+            except OSError:
+                pass
 
 
 def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:

@@ -136,13 +136,39 @@ def _check_disk(root: Path, preview: Preview) -> tuple[dict[str, int], dict[str,
                 if os.path.lexists(abs_path(root, folder)):
                     raise ChangedOnDisk(f"'{folder}' exists and is not a folder", (folder,))
                 missing.append(folder)
+    _check_folder_modes(root, preview, missing)
     return modes, times, missing
+
+
+def _check_folder_modes(root: Path, preview: Preview, missing: list[str]) -> None:
+    """Refuse a change that would write in an existing folder without any write bit (whoever
+    runs memtui: as root, chmod alone does not stop the write)."""
+    folders: dict[str, None] = {}
+    for op in preview.changeset.ops:
+        for rel in ((op.src, op.dst) if isinstance(op, Move) else (op.path,)):
+            folders[rel.rpartition("/")[0]] = None
+    for folder in folders:
+        while folder in missing:  # the nearest folder that exists holds the new ones
+            folder = folder.rpartition("/")[0]
+        path = abs_path(root, folder) if folder else str(root)
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        if not mode & 0o222:
+            shown = f"'{folder}'" if folder else str(root)
+            raise ReadOnlyFile(
+                f"{shown} is a read-only folder (mode {stat.S_IMODE(mode):04o}); memtui never "
+                "writes in it — make it writable (chmod u+w) to change it; nothing was changed",
+                (folder,))
 
 
 def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str, int],
                missing: list[str], restores: dict[str, tuple[bytes, int, int]] | None = None) -> None:
-    """Apply the operations; a write that puts back bytes in ``restores`` gets their times too."""
+    """Apply the operations; a write that puts back bytes in ``restores`` gets their times too
+    (found by path, else by the bytes: a file a later operation moves, as a merge's sources)."""
     dirty: dict[str, None] = {}
+    by_bytes = {data: (data, atime, mtime) for data, atime, mtime in (restores or {}).values()}
     for op in ops:
         if isinstance(op, Move):
             target = op.dst
@@ -160,13 +186,16 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
                 mode = mode_of(dst)
             tmp = tmp_path(root, op.path, rid)
             disk.write_tmp(tmp, op.data, mode)
-            kept = (restores or {}).get(op.path)
+            kept = (restores or {}).get(op.path) or by_bytes.get(op.data)
             if kept is not None and kept[0] == op.data:
                 disk.utime(tmp, (kept[1], kept[2]))
             _replace_watching(tmp, dst, op.path, op.expected)
         elif isinstance(op, Create):
             tmp = tmp_path(root, op.path, rid)
             disk.write_tmp(tmp, op.data, new_file_mode())
+            kept = (restores or {}).get(op.path) or by_bytes.get(op.data)
+            if kept is not None and kept[0] == op.data:  # a redo re-creating a file
+                disk.utime(tmp, (kept[1], kept[2]))
             try:
                 move_file(tmp, dst)
             except FileExistsError:
