@@ -102,3 +102,20 @@ async def test_an_unavailable_inbox_says_so_in_the_inbox(demo_root: Path, tmp_pa
         assert view.inbox is not None and view.inbox.changes == ()  # before: no inbox at all,
         assert "the inbox is unavailable" in view.inbox.note  # the header "looking for changes…"
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+async def test_a_name_that_is_not_utf8_is_one_change_in_the_inbox(demo_root: Path) -> None:
+    import os
+
+    bad = os.fsdecode(b"project_\xff\xfebad.md")
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        (demo_root / bad).write_bytes(b"---\nname: bad\ndescription: bad\ntype: project\n---\n\nx\n")
+        await press(pilot, "ctrl+r")
+        await press(pilot, "6")
+        view = app.main.query_one(InboxView)
+        assert view.inbox is not None and not view.inbox.note
+        assert [(c.kind, c.path) for c in view.inbox.changes] == [("added", bad)]
+        await press(pilot, "N")  # before: the store could not be saved ("surrogates not allowed")
+        assert app.inbox is not None and app.inbox.changes == ()
