@@ -17,7 +17,9 @@ Protocol for every changeset (DESIGN §3):
    path, its mode and its times (fsynced, file and folder; private: folders memtui creates under
    ``.memtui/`` are ``0o700``, records and temp files ``0o600``), applies each write as an
    exclusive temp file under an unpredictable name + fsync + a last look at the target's bytes
-   + ``os.replace`` (permission bits kept, never setuid/setgid/sticky), each create and move as
+   + ``os.replace`` (permission bits kept, never setuid/setgid/sticky; a descriptor on the
+   replaced file is kept across the rename, and bytes another program wrote to it in between
+   roll the change back with them as the file's before-image), each create and move as
    hard link + unlink (which fails, rather than overwrites, when another program created the
    target meanwhile), fsyncs the folders, and renames the record to committed.
 3. Any failure while applying rolls back what was applied from the record and raises
