@@ -209,20 +209,14 @@ def _pair_renames(removed: list[str], added: list[str], base: Mapping[str, Seen]
     return pairs
 
 
-def _when(root: Path, path: str, gone: bool, folders: dict[str, float] | None = None) -> float:
-    """When a change happened: the file's change time, or for a removal, its folder's (kept in
-    ``folders``: many removals from one folder stat it once)."""
+def _when(root: Path, path: str, gone: bool) -> float:
+    """When a change happened: the file's change time, or for a removal, its folder's."""
     rel = (path.rsplit("/", 1)[0] if "/" in path else "") if gone else path
-    if folders is not None and gone and rel in folders:
-        return folders[rel]
     try:
         st = os.lstat(os.path.join(root, rel) if rel else root)
-        found = max(st.st_mtime, st.st_ctime)
     except OSError:
-        found = 0.0
-    if folders is not None and gone:
-        folders[rel] = found
-    return found
+        return 0.0
+    return max(st.st_mtime, st.st_ctime)
 
 
 def _diff(old: bytes | None, new: bytes | None, old_path: str, new_path: str) -> str:
@@ -319,13 +313,20 @@ def compare(snapshot: Snapshot, loc: Location, state: SeenState) -> tuple[list[C
             continue
         out.append(Change("added", path, "", _when(root, path, False), _diff(None, current[path], path, path),
                           tuple(by_path.get(path, ()))))
-    folders: dict[str, float] = {}
+    folders: dict[str, float] = {}  # a removal's time is its folder's: one stat a folder
+
+    def removed_when(path: str) -> float:
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        if folder not in folders:
+            folders[folder] = _when(root, path, True)
+        return folders[folder]
+
     for path in removed:
         if path in renamed_old:
             continue
         old = old_bytes.get(path)
         note = "" if old is not None else "no copy kept (over 1 MiB, or the store is full)"
-        out.append(Change("removed", path, "", _when(root, path, True, folders),
+        out.append(Change("removed", path, "", removed_when(path),
                           _diff(old, None, path, path) if old is not None else "",
                           tuple(by_subject.get(path, ())), note))
     for old_path, path in renames:
