@@ -124,7 +124,8 @@ def _run_command(args: argparse.Namespace) -> int:
     """Run a subcommand with its standard output guarded: an output error (``| head``, a full
     disk) after a committed change exits 0 and says the change was applied (on stderr, except
     for a closed pipe, the reader's own choice); before any change, it exits 2 (an I/O error,
-    0 for a closed pipe) — never 1, which would read as a refused change, and no traceback."""
+    0 for a closed pipe; a hook exits 0, as it always fails open) — never 1, which would read as
+    a refused change, and no traceback."""
     import errno
 
     from .common import APPLIED, EXIT_OK, EXIT_USAGE, GuardedOutput, OutputFailed, err_console, esc
@@ -149,6 +150,8 @@ def _run_command(args: argparse.Namespace) -> int:
                 err_console().print(f"[bold red]{esc(verb)}:[/] {esc(said)}")
             except OSError:
                 pass
+        if getattr(args, "command", None) == "hook":  # a hook fails open: never blocks the agent
+            return EXIT_OK
         return EXIT_OK if APPLIED or closed else EXIT_USAGE
     finally:
         sys.stdout = real
