@@ -30,6 +30,8 @@ from .validate import (
     glob_matches,
     glob_regex,
     index_findings,
+    region_globs,
+    region_map,
     index_tail_findings,
     reach_of,
     sort_findings,
@@ -53,6 +55,7 @@ class FindingsCache:
     superseding: frozenset[str]  # files with ``superseded_by`` (the supersede graph's edges)
     mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
     names: Mapping[str, list[str]]  # validate.names_of the files (kept while no file comes or goes)
+    reach: Reach  # how every file is reached: the orphan rule's and the Files view's one answer
 
 
 class _Subset(Mapping[str, MemoryFile]):
@@ -149,6 +152,7 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         superseding=superseding,
         mentions=reach.mention,
         names=names_of(snapshot.files),
+        reach=reach,
     )
 
 
@@ -216,12 +220,8 @@ def revalidate(
         affected |= provenance
     affected &= files.keys()
 
-    region: dict[str, str] = {}
-    for path in affected:
-        glob = first_glob(globs, path)
-        if glob is not None:
-            region[path] = glob
-    reach = Reach(direct, archived, region, region_hits, mentioned)
+    reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
+                  structural=structural)
 
     file_cross = dict(cache.file_cross)
     file_only = dict(cache.file_only)
@@ -258,5 +258,23 @@ def revalidate(
         superseding=frozen_superseding,
         mentions=mentioned,
         names=names,
+        reach=reach,
     )
     return after, new_cache
+
+
+def _region_after(cache: FindingsCache, after: Snapshot, result: Result) -> Mapping[str, str]:
+    """The region coverage of every file after a change: the cached one with the files that
+    came and went, while the region globs stay the same and in the same order."""
+    globs = region_globs(after.index)
+    previous = cache.reach.region
+    if globs != region_globs(cache.snapshot.index):
+        return region_map(after.index, after.files)[0]
+    if not (result.added or result.removed):
+        return previous
+    region = {path: glob for path, glob in previous.items() if path not in result.removed}
+    for path in result.added:
+        glob = first_glob(globs, path)
+        if glob is not None:
+            region[path] = glob
+    return region

@@ -374,15 +374,78 @@ def first_glob(globs: Iterable[str], path: str) -> str | None:
     return next((glob for glob in globs if glob_matches(glob, path)), None)
 
 
+def region_globs(index: Index) -> tuple[str, ...]:
+    """The valid globs of ``index``'s region pointers, in index order, each once."""
+    return tuple(dict.fromkeys(line.glob for line in index.regions if glob_regex(line.glob) is not None))
+
+
+def covering_glob(index: Index, path: str) -> str | None:
+    """The first region glob of ``index`` that covers ``path`` (which need not exist yet)."""
+    return first_glob(region_globs(index), path)
+
+
+def region_map(index: Index, paths: Iterable[str]) -> tuple[dict[str, str], dict[int, int]]:
+    """Each of ``paths`` a region pointer of ``index`` covers -> the first glob that does, and
+    each region line's number -> how many of the paths it matches."""
+    region: dict[str, str] = {}
+    hits: dict[int, int] = {}
+    paths = list(paths)
+    names: list[str] | None = None  # the bare names: what glob_matches compares
+    for line in index.lines:
+        rx = glob_regex(line.glob) if line.kind is LineKind.REGION else None
+        if rx is None:
+            continue
+        if names is None:
+            names = [path.rsplit("/", 1)[-1] for path in paths]
+        matched = list(compress(paths, map(rx.match, names)))  # no Python loop over the files
+        for path in matched:
+            region.setdefault(path, line.glob)
+        hits[line.number] = len(matched)
+    return region, hits
+
+
+#: how a memory file is reached (:meth:`Reach.how`), in the order the ways are tried
+ENTRY = "entry"  # an entry in MEMORY.md before the loader's cut
+NOT_LOADED = "not loaded"  # its first entry in MEMORY.md is past the cut
+ARCHIVE = "archive"  # an entry in MEMORY-archive.md
+MENTION = "mention"  # named in the loaded part of MEMORY.md
+REGION = "region"  # a region pointer's glob covers it
+SCOPE = "scope"  # a path scope's SCOPE.md: part of the layout, needs no way in
+TEAM = "team"  # a team memory file none of these reach: the ``team-unreachable`` rule
+ORPHAN = "orphan"  # none of these: the ``orphan`` rule
+REACH_WAYS = (ENTRY, NOT_LOADED, ARCHIVE, MENTION, REGION, SCOPE, TEAM, ORPHAN)
+
+
 @dataclass(frozen=True)
 class Reach:
-    """How each memory file is reached from the indexes."""
+    """How each memory file is reached from the indexes: the one reachability model (DESIGN
+    §1.5) behind the ``orphan`` rule, the Files view's reach column and its region coverage."""
 
     direct: dict[str, list[IndexLine]]  # file -> active entries
     archived: dict[str, list[IndexLine]]  # file -> archive-index entries
-    region: dict[str, str]  # file -> the first glob that covers it
+    region: Mapping[str, str]  # file -> the first glob that covers it
     region_hits: dict[int, int]  # region line number -> how many files it matches
-    mention: dict[str, int] = field(default_factory=dict)  # file -> first loaded line naming it
+    mention: Mapping[str, int] = field(default_factory=dict)  # file -> first loaded line naming it
+    structural: frozenset[str] = frozenset()  # SCOPE.md files of declared memory bases
+
+    def reaches(self, path: str) -> bool:
+        """Whether an entry, an archive entry, a region pointer or a loaded mention reaches it."""
+        return path in self.direct or path in self.archived or path in self.region or path in self.mention
+
+    def how(self, path: str, cut_line: int | None = None) -> str:
+        """The first of :data:`REACH_WAYS` that holds for ``path`` (``cut_line``: the loader's)."""
+        entries = self.direct.get(path)
+        if entries:
+            return NOT_LOADED if cut_line is not None and entries[0].number >= cut_line else ENTRY
+        if path in self.archived:
+            return ARCHIVE
+        if path in self.mention:
+            return MENTION
+        if path in self.region:
+            return REGION
+        if path in self.structural:
+            return SCOPE
+        return TEAM if in_team(path) else ORPHAN
 
 
 def entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
@@ -474,21 +537,9 @@ def mention_map(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None = No
 def reach_of(snapshot: Snapshot) -> Reach:
     """Direct, archive, region and mention reachability of every memory file."""
     direct, archived = entry_maps(snapshot)
-    region: dict[str, str] = {}
-    hits: dict[int, int] = {}
-    paths = list(snapshot.files)
-    names: list[str] | None = None  # the bare names: what glob_matches compares
-    for line in snapshot.index.lines:
-        rx = glob_regex(line.glob) if line.kind is LineKind.REGION else None
-        if rx is None:
-            continue
-        if names is None:
-            names = [path.rsplit("/", 1)[-1] for path in paths]
-        matched = list(compress(paths, map(rx.match, names)))  # no Python loop over the files
-        for path in matched:
-            region.setdefault(path, line.glob)
-        hits[line.number] = len(matched)
-    return Reach(direct, archived, region, hits, mention_map(snapshot))
+    region, hits = region_map(snapshot.index, snapshot.files)
+    return Reach(direct, archived, region, hits, mention_map(snapshot),
+                 structural=frozenset(_structural(snapshot)))
 
 
 def _structural(snapshot: Snapshot) -> set[str]:
@@ -745,7 +796,7 @@ def file_cross_findings(snapshot: Snapshot, reach: Reach, path: str, f: MemoryFi
     archived or superseded entries, pins, provenance); the caller skips structural files."""
     out: list[Finding] = []
     entries = reach.direct.get(path, [])
-    if not entries and path not in reach.archived and path not in reach.region and path not in reach.mention:
+    if not reach.reaches(path):
         if in_team(path):
             out.append(Finding(
                 "team-unreachable", WARNING, path, None,
@@ -948,7 +999,7 @@ def cross_findings(snapshot: Snapshot, budget: Budget | None = None) -> list[Fin
         return index_findings(snapshot, None, budget)
     reach = reach_of(snapshot)
     out = index_findings(snapshot, reach, budget)
-    structural = _structural(snapshot)
+    structural = reach.structural
     direct, archived, region, mention = reach.direct, reach.archived, reach.region, reach.mention
     archive_dir = ARCHIVE_DIR + "/"
     for path, f in snapshot.files.items():

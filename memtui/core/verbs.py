@@ -43,7 +43,7 @@ from .model import (
     Snapshot,
     encode_text,
 )
-from .validate import glob_matches
+from .validate import covering_glob
 
 SLUG_MAX = 80
 
@@ -118,8 +118,8 @@ def hook_for(snapshot: Snapshot, f: MemoryFile) -> str:
 
 
 def region_covers(index: Index, path: str) -> bool:
-    """Whether a region pointer of ``index`` covers ``path``."""
-    return any(glob_matches(line.glob, path) for line in index.regions)
+    """Whether a region pointer of ``index`` covers ``path`` (the validator's reachability)."""
+    return covering_glob(index, path) is not None
 
 
 def _archive_listed(snapshot: Snapshot, path: str) -> bool:

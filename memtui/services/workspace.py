@@ -29,7 +29,7 @@ from memtui.core.model import (
 from memtui.core.store import load_indexed, load_root
 from memtui.core.staleness import StalenessReport
 from memtui.core.usage import Usage
-from memtui.core.validate import glob_matches, glob_regex
+from memtui.core.validate import SCOPE, TEAM, Reach, reach_of, region_globs
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -81,56 +81,25 @@ class WorkingSet:
 
 @dataclass(frozen=True)
 class Coverage:
-    """Which region glob covers each file (the first, in index order) and how many each matches."""
+    """Which region glob covers each file (the first, in index order) and how many each matches:
+    the core's reachability model (:class:`memtui.core.validate.Reach`) seen from the regions."""
 
     globs: tuple[str, ...] = ()  # valid globs, in index order, each once
     region_of: Mapping[str, str] = field(default_factory=dict)
     counts: Mapping[str, int] = field(default_factory=dict)
 
 
-def _globs(index: Index) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for line in index.regions:
-        if glob_regex(line.glob) is not None:
-            seen.setdefault(line.glob, None)
-    return tuple(seen)
+def coverage_of(snapshot: Snapshot, cache: FindingsCache | None = None) -> Coverage:
+    """Region coverage of every memory file, from the findings cache's reachability (computed
+    when ``cache`` is not this snapshot's)."""
+    reach = _reach(snapshot, cache)
+    counts = {line.glob: reach.region_hits[line.number]
+              for line in snapshot.index.regions if line.number in reach.region_hits}
+    return Coverage(region_globs(snapshot.index), reach.region, counts)
 
 
-def _cover(paths: Iterable[str], globs: tuple[str, ...], region_of: dict[str, str],
-           counts: dict[str, int], step: int = 1) -> None:
-    """Count each path under every glob that covers it (``step`` -1 takes removed paths off)."""
-    for path in paths:
-        for glob in globs:
-            if glob_matches(glob, path):
-                counts[glob] = counts.get(glob, 0) + step
-                if step > 0:
-                    region_of.setdefault(path, glob)
-
-
-def coverage_of(snapshot: Snapshot) -> Coverage:
-    """Region coverage of every memory file (the same matching as the validator's)."""
-    globs = _globs(snapshot.index)
-    region_of: dict[str, str] = {}
-    counts: dict[str, int] = {glob: 0 for glob in globs}
-    if globs:
-        _cover(snapshot.files, globs, region_of, counts)
-    return Coverage(globs, region_of, counts)
-
-
-def coverage_after(previous: Coverage, snapshot: Snapshot, added: set[str], removed: set[str]) -> Coverage:
-    """Coverage after a change that added and removed some paths (globs unchanged)."""
-    globs = _globs(snapshot.index)
-    if globs != previous.globs:
-        return coverage_of(snapshot)
-    if not added and not removed:
-        return previous
-    region_of = dict(previous.region_of)
-    counts = dict(previous.counts)
-    _cover(removed, globs, region_of, counts, step=-1)
-    for path in removed:
-        region_of.pop(path, None)
-    _cover(added, globs, region_of, counts)
-    return Coverage(globs, region_of, counts)
+def _reach(snapshot: Snapshot, cache: FindingsCache | None) -> Reach:
+    return cache.reach if cache is not None and cache.snapshot is snapshot else reach_of(snapshot)
 
 
 @dataclass(frozen=True)
@@ -140,7 +109,7 @@ class FileRow:
     path: str
     title: str
     type: str
-    reach: str  # 'entry' | 'not loaded' | 'archive' | 'mention' | 'region' | 'orphan' | 'scanning'
+    reach: str  # one of memtui.core.validate.REACH_WAYS ('orphan': the orphan rule's files)
     pinned: bool
     archived: bool
     size: int
@@ -218,6 +187,12 @@ class Workspace:
         if self.coverage is not None and path in self.coverage.region_of:
             glob = self.coverage.region_of[path]
             out.append(f"region `{glob}` — found by grepping the memory folder")
+        how = self.cache.reach.how(path) if not out and self.cache is not None else None
+        if how == SCOPE:
+            out.append("the SCOPE.md of a path scope — part of the layout, it needs no entry")
+        elif how == TEAM:
+            out.append("unreachable team memory — no entry, archive entry or region covers it "
+                       "(team-unreachable: left to the team)")
         if not out:
             out.append("unreachable — no entry, archive entry or region covers it (orphan)"
                        if self.complete else "scanning…")
@@ -298,28 +273,9 @@ def _direct_lines(snapshot: Snapshot) -> dict[str, int]:
     return direct
 
 
-def _how(path: str, direct: Mapping[str, int], archived: set[str], coverage: Coverage | None,
-         cut_line: int | None, mentions: Mapping[str, int] = {}) -> str:
-    if path in direct:
-        return "not loaded" if cut_line is not None and direct[path] >= cut_line else "entry"
-    if path in archived:
-        return "archive"
-    if path in mentions:
-        return "mention"
-    if coverage is None:
-        return "scanning"
-    return "region" if path in coverage.region_of else "orphan"
-
-
-def file_rows(snapshot: Snapshot, coverage: Coverage | None, cut_line: int | None,
-              mentions: Mapping[str, int] = {}) -> tuple[FileRow, ...]:
-    """Every memory file with how it is reached, in path order."""
-    direct = _direct_lines(snapshot)
-    archived = {line.resolved for line in snapshot.archive_index.entries if line.resolved}
-    return tuple(
-        _row(path, f, _how(path, direct, archived, coverage, cut_line, mentions))
-        for path, f in snapshot.files.items()
-    )
+def file_rows(snapshot: Snapshot, reach: Reach, cut_line: int | None) -> tuple[FileRow, ...]:
+    """Every memory file with how it is reached (:meth:`Reach.how`), in path order."""
+    return tuple(_row(path, f, reach.how(path, cut_line)) for path, f in snapshot.files.items())
 
 
 def quick_workspace(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Workspace:
@@ -348,11 +304,9 @@ def workspace_of(
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
     budget = budget_of(snapshot)
-    coverage = coverage_of(snapshot)
-    mentions = cache.mentions
-    return _complete(snapshot, budget, coverage,
-                     file_rows(snapshot, coverage, budget.cut_line, mentions), cache, pressure,
-                     mentions)
+    coverage = coverage_of(snapshot, cache)
+    return _complete(snapshot, budget, coverage, file_rows(snapshot, cache.reach, budget.cut_line),
+                     cache, pressure, cache.mentions)
 
 
 def _complete(snapshot: Snapshot, budget: Budget, coverage: Coverage, rows: tuple[FileRow, ...],
@@ -381,7 +335,7 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
     """The workspace after a change to ``touched`` paths, reusing what the change cannot affect.
 
     Rows are recomputed for the touched files and for every file with an entry before or after
-    (the loader's cut may have moved); coverage is updated for added and removed files.  The
+    (the loader's cut may have moved); coverage is the writer's cache's.  The
     findings come from the writer's cache, so nothing is validated twice.
     """
     if not previous.complete or previous.coverage is None:
@@ -390,9 +344,10 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
     same_paths = list(before) == list(snapshot.files)  # the usual change: files edited in place
     added = set() if same_paths else {p for p in snapshot.files if p not in before}
     removed = set() if same_paths else {p for p in before if p not in snapshot.files}
-    coverage = coverage_after(previous.coverage, snapshot, added, removed)
     if cache is None or cache.snapshot is not snapshot:
         cache = _retimed(cache, snapshot) or findings_cache(snapshot)
+    coverage = coverage_of(snapshot, cache)
+    reach = cache.reach
     budget = budget_of(snapshot)
     mentions = cache.mentions  # the validator's, computed once for the change
     direct = _direct_lines(snapshot)
@@ -401,10 +356,11 @@ def workspace_after(previous: Workspace, snapshot: Snapshot, cache: FindingsCach
     dirty = set(touched) | added | set(direct) | set(_direct_lines(previous.snapshot))
     dirty |= archived ^ old_archived
     dirty |= set(mentions) ^ set(previous.mentions)
-    if coverage is not previous.coverage and coverage.globs != previous.coverage.globs:
+    if previous.cache is not None:
+        dirty |= reach.structural ^ previous.cache.reach.structural
+    if coverage.globs != previous.coverage.globs:
         dirty = set(snapshot.files)
-    fresh = {path: _row(path, snapshot.files[path],
-                        _how(path, direct, archived, coverage, budget.cut_line, mentions))
+    fresh = {path: _row(path, snapshot.files[path], reach.how(path, budget.cut_line))
              for path in dirty if path in snapshot.files}
     if same_paths and len(previous.files) == len(before):  # a row per file, in the same order
         ordered = tuple([fresh.get(row.path, row) for row in previous.files] if fresh else

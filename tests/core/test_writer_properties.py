@@ -34,7 +34,7 @@ from memtui.core.changeset import (
 from memtui.core.incremental import findings_cache, incremental_validate
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.validate import reach_of, validate
 from memtui.core.write.journal import decode_value, journal_dir
 from tests.conftest import topic
 from tests.core.writer_support import VALID_ROOT, tree
@@ -143,6 +143,7 @@ def test_incremental_validation_equals_full_validation(files: dict[str, str], da
                 ops.append(op)
             after, cache = incremental_validate(snapshot, cache, Changeset("random", "", tuple(ops)))
             assert list(cache.findings) == validate(after)
+            assert cache.reach == reach_of(after)  # the coverage the Files view shows, too
             snapshot = after
 
 
