@@ -1,4 +1,5 @@
-"""The loader's budget: where it cuts ``MEMORY.md``, what falls past, and pressure sampling.
+"""The loader's budget: where it cuts ``MEMORY.md`` and what falls past (pure; the pressure log
+the budget is sampled into is :mod:`memtui.core.pressure`).
 
 The loader profile (DESIGN §1.7) decides what is measured.  ``raw`` measures the file as it
 is: its lines and bytes.  ``claude-code`` is Claude Code's own loader, as the real builds do it
@@ -30,7 +31,6 @@ import os
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Sequence
@@ -46,11 +46,8 @@ from .model import (
     Snapshot,
     encode_text,
 )
-from .write.safepath import UnsafePath, read_private_file
 
-PRESSURE_FILE = ".memory-pressure.jsonl"
-PRESSURE_THRESHOLD = 0.90
-PRESSURE_LOCK_TIMEOUT = 0.5  # a sample is skipped rather than wait long for a busy root
+PRESSURE_THRESHOLD = 0.90  # the utilisation a pressure sample is taken at (memtui.core.pressure)
 FILL_TARGET = 0.80
 
 
@@ -620,55 +617,15 @@ def loaded_file_bytes(index: Index, budget: Budget) -> bytes:
     return data
 
 
-def record_pressure(snapshot: Snapshot, today: date | None = None) -> bool:
-    """Append today's utilisation to ``.memory-pressure.jsonl`` when ≥ 90%, once per day.
-
-    Returns True when a line was written.  A folder that cannot be written, is busy (another
-    memtui holds its lock a moment), or whose log is a symlink or hard link is left alone: the
-    line goes through the writer's lock and safe append (:func:`memtui.core.write.append_side_file`).
-    """
-    if not snapshot.index.exists:
-        return False
-    return record_budget(snapshot.root, budget_of(snapshot), today)
+#: the pressure log's names, kept here for callers of this module (its I/O is memtui.core.pressure)
+_PRESSURE_NAMES = frozenset({"PRESSURE_FILE", "PRESSURE_LOCK_TIMEOUT", "read_pressure", "record_budget",
+                             "record_pressure"})
 
 
-def record_budget(root: Path | str, budget: Budget, today: date | None = None) -> bool:
-    """:func:`record_pressure` for a root whose budget is known already."""
-    from .write import TxnError, append_side_file  # the writer's gate imports this module
+def __getattr__(name: str) -> object:
+    """The pressure log's names from :mod:`memtui.core.pressure`, where its I/O lives."""
+    if name not in _PRESSURE_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import pressure
 
-    if budget.utilization < PRESSURE_THRESHOLD:
-        return False
-    day = (today or date.today()).isoformat()
-    if any(sample.get("date") == day for sample in read_pressure(root)):
-        return False
-    record = {
-        "date": day,
-        "lines": budget.lines,
-        "max_lines": budget.max_lines,
-        "bytes": budget.bytes,
-        "max_bytes": budget.max_bytes,
-        "utilization": round(budget.utilization, 2),
-    }
-    try:
-        append_side_file(root, PRESSURE_FILE, (json.dumps(record) + "\n").encode("utf-8"),
-                         timeout=PRESSURE_LOCK_TIMEOUT)
-    except (OSError, TxnError):
-        return False
-    return True
-
-
-def read_pressure(root: Path | str) -> list[dict[str, object]]:
-    """The pressure history of a root, oldest first; unreadable lines are skipped."""
-    try:
-        raw = read_private_file(root, PRESSURE_FILE).decode("utf-8", errors="replace")
-    except (OSError, UnsafePath):
-        return []
-    samples: list[dict[str, object]] = []
-    for line in raw.splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            samples.append(value)
-    return samples
+    return getattr(pressure, name)

@@ -1,8 +1,7 @@
 """Consolidation candidates (DESIGN §6): near-duplicate pairs, their clusters, and contradictions.
 
-Pure: :func:`scan` reads a snapshot (and the rejected pairs it is given) and never the disk.  The
-one exception in this module is :func:`remember_rejected`, which writes
-``<root>/.memtui/rejected.json`` — memtui's own bookkeeping, never a memory file.
+Pure: :func:`scan` reads a snapshot (and the rejected pairs it is given) and never the disk; the
+pairs a person rejected are kept by :mod:`memtui.core.rejections`.
 
 Decisions the design leaves open, made here:
 - Candidates are the memory files outside ``archive/`` whose ``status`` is neither ``archived``
@@ -20,7 +19,6 @@ Decisions the design leaves open, made here:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import string
@@ -33,8 +31,8 @@ from sys import intern
 from typing import Any, Callable, Collection, Iterable
 
 from .write.journal import pending_records
+from .write.safepath import check_stored_path
 from .model import BudgetConfig, MemoryFile, Snapshot
-from .write.safepath import check_stored_path, read_private_file
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
 from .statcache import StatCache, cached
@@ -46,7 +44,6 @@ OVERSIZED = 6
 CHAINED_DENSITY = 0.6
 SIMILARITY_CHARS = 8_000
 SHARED_SHOWN = 5
-REJECTED_FILE = ".memtui/rejected.json"
 
 # The precision stage (see :class:`_Judge`).  Measured against tests/core/data/candidate_labels.tsv
 # (``bench/eval_candidates.py``); they are not tied to the threshold on purpose.
@@ -749,75 +746,23 @@ def clusters_of(pairs: Iterable[tuple[str, str]]) -> list[Cluster]:
 # ------------------------------------------------------------------------------ rejected pairs
 
 
-def _key(a: str, b: str) -> tuple[str, str]:
+def pair_key(a: str, b: str) -> tuple[str, str]:
+    """A pair of files in one order, whichever order it was named in."""
     return (a, b) if a <= b else (b, a)
 
 
-def parse_rejected(data: bytes) -> frozenset[tuple[str, str]]:
-    """The pairs in a ``rejected.json`` text; a ValueError when it is not that file's shape."""
-    value = json.loads(data.decode("utf-8"))
-    if not isinstance(value, dict) or not isinstance(value.get("pairs"), list):
-        raise ValueError("expected an object with a 'pairs' list")
-    out = set()
-    for item in value["pairs"]:
-        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
-            raise ValueError(f"not a pair of file names: {item!r}")
-        for name in item:
-            check_stored_path(name)  # an UnsafePath is a ValueError
-        out.add(_key(item[0], item[1]))
-    return frozenset(out)
+_key = pair_key
 
 
-def read_rejected(root: Path | str) -> frozenset[tuple[str, str]]:
-    """The pairs a person rejected for this root (none when the file is absent or unreadable)."""
-    try:
-        return parse_rejected(read_private_file(root, REJECTED_FILE))
-    except (OSError, ValueError, UnicodeDecodeError):  # UnsafePath is a ValueError
-        return frozenset()
+#: the rejection store's names, kept here for callers of this module (memtui.core.rejections)
+_REJECTION_NAMES = frozenset({"REJECTED_FILE", "parse_rejected", "read_rejected", "remember_rejected",
+                              "forget_rejected"})
 
 
-def remember_rejected(root: Path | str, a: str, b: str) -> None:
-    """Record that a person rejected the pair (a, b), so it is not proposed again.
+def __getattr__(name: str) -> object:
+    """The rejection store's names from :mod:`memtui.core.rejections`, where its I/O lives."""
+    if name not in _REJECTION_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import rejections
 
-    This is the module's only write: ``<root>/.memtui/rejected.json``, replaced atomically under
-    the root's lock by :func:`memtui.core.write.write_side_file` (never through a symlink).  It
-    never touches a memory file.  An existing file that cannot be read as a rejected list (or
-    names a path that is not a plain path inside the root) raises ValueError rather than being
-    overwritten.
-    """
-    from .write import TxnError
-
-    try:
-        _remember_rejected(root, a, b)
-    except TxnError as exc:  # busy, or a symlinked .memtui/: the callers' one error for "not kept"
-        raise ValueError(str(exc)) from None
-
-
-def forget_rejected(root: Path | str, a: str, b: str) -> None:
-    """Take back a rejection: the pair (a, b) may be proposed again (same write as remembering)."""
-    from .write import TxnError
-
-    try:
-        _remember_rejected(root, a, b, forget=True)
-    except TxnError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _remember_rejected(root: Path | str, a: str, b: str, forget: bool = False) -> None:
-    from .write import side_files, write_side_file  # the writer's gate imports this package's validator
-
-    with side_files(root):
-        try:
-            pairs = set(parse_rejected(read_private_file(root, REJECTED_FILE)))
-        except FileNotFoundError:
-            pairs = set()
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{REJECTED_FILE}: not a rejected-pairs file ({exc}); move it aside "
-                             "first") from None
-        key = _key(check_stored_path(a), check_stored_path(b))
-        if forget:
-            pairs.discard(key)
-        else:
-            pairs.add(key)
-        data = json.dumps({"version": 1, "pairs": [list(p) for p in sorted(pairs)]}, indent=2) + "\n"
-        write_side_file(root, REJECTED_FILE, data.encode("utf-8"))
+    return getattr(rejections, name)

@@ -8,17 +8,12 @@ from pathlib import Path
 from typing import Iterable, Union
 
 from memtui.core.consolidate import Candidate as Pair
-from memtui.core.consolidate import (
-    Cluster,
-    ScanResult,
-    forget_rejected,
-    read_rejected,
-    remember_rejected,
-)
+from memtui.core.consolidate import Cluster, ScanResult
 from memtui.core.consolidate import scan as scan_root
 from memtui.core.contradictions import Contradiction
 from memtui.core.model import Snapshot
 from memtui.core.project import ProjectCache
+from memtui.core.rejections import forget_rejected, read_rejected, remember_rejected
 from memtui.core.staleness import StalenessReport, score_root
 
 #: one row of the Consolidate view: a near-duplicate pair, a cluster of them, or a contradiction

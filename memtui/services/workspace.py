@@ -13,9 +13,10 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from memtui.core.budget import Budget, budget_of, read_pressure, record_pressure
+from memtui.core.budget import Budget, budget_of
 from memtui.core.consolidate import ScanResult
 from memtui.core.incremental import FindingsCache, findings_cache
+from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.model import (
     INDEX_NAME,
     BudgetConfig,
