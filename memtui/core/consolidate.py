@@ -700,13 +700,6 @@ def _similarity_text(f: MemoryFile) -> str:
     return (f.title + "\n" + f.body.strip())[:SIMILARITY_CHARS]
 
 
-def diff_opcodes(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
-    """Character edit operations turning ``a`` into ``b`` — for side-by-side highlighting."""
-    from rapidfuzz.distance import Indel
-
-    return [(op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end) for op in Indel.opcodes(a, b)]
-
-
 def clusters_of(pairs: Iterable[tuple[str, str]]) -> list[Cluster]:
     """Connected components of the pairs, largest first, each flagged oversized/chained."""
     parent: dict[str, str] = {}

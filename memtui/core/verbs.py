@@ -122,10 +122,6 @@ def region_covers(index: Index, path: str) -> bool:
     return covering_glob(index, path) is not None
 
 
-def _archive_listed(snapshot: Snapshot, path: str) -> bool:
-    return any(line.resolved == path for line in snapshot.archive_index.entries)
-
-
 def _keep_reachable(snapshot: Snapshot, f: MemoryFile, hook: str, archive: IndexDraft) -> str:
     """After a file leaves the working set: nothing to do when a region or the archive index
     reaches it, else an archive-index entry.  Says how it stays reachable."""
