@@ -1,38 +1,37 @@
-"""Shared fixtures: temp folders under ``tmp_path``, the corpora (skipped when absent), a root
-builder and a fresh copy of the demo."""
+"""pytest's hooks and fixtures for every test: temp folders under ``tmp_path`` (and nothing left
+behind by the run), no pressure log, a private stat cache, a root builder and a fresh copy of the
+demo.  The shared helpers live in :mod:`tests.support.roots`; their names are re-exported here for
+the tests that import them from ``conftest``."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
 
-CORPORA = Path(
-    os.environ.get("MEMTUI_CORPORA", Path(__file__).resolve().parents[1].parent / "shared" / "corpora")
+from tests.support.roots import (  # re-exported: older tests import these from conftest
+    CORPORA,
+    FIXED_MTIME,
+    MakeRoot,
+    copy_demo_to,
+    corpus,
+    corpus_roots,
+    freeze_mtimes,
+    topic,
 )
 
+__all__ = ["CORPORA", "FIXED_MTIME", "MakeRoot", "copy_demo_to", "corpus", "corpus_roots", "freeze_mtimes",
+           "topic"]
 
-def corpus_roots() -> list[Path]:
-    """Every memory root under the shared corpora ([] when the folder is absent)."""
-    if not CORPORA.is_dir():
-        return []
-    from memtui.core.discover import roots_under
-
-    return roots_under(CORPORA)
-
-
-def corpus(name: str) -> Path:
-    """One corpus folder by name; skips the test when the corpora are absent."""
-    path = CORPORA / name
-    if not path.is_dir():
-        pytest.skip(f"corpus {name} not available at {CORPORA}")
-    return path
-
+# one module under both names it is imported by (pytest loads it as ``conftest``; some tests
+# write ``tests.conftest``): its hooks and state exist once
+sys.modules.setdefault("conftest", sys.modules[__name__])
+sys.modules.setdefault("tests.conftest", sys.modules[__name__])
 
 #: the temp folder of the run outside the tests themselves: it must be empty at the end
 SESSION_TEMP: Path | None = None
@@ -107,9 +106,6 @@ def corpora() -> Path:
     return CORPORA
 
 
-MakeRoot = Callable[..., Path]
-
-
 @pytest.fixture
 def make_root(tmp_path: Path) -> MakeRoot:
     """Write a memory root: ``make_root({"MEMORY.md": "...", "a.md": "..."})`` → its path.
@@ -130,33 +126,6 @@ def make_root(tmp_path: Path) -> MakeRoot:
         return root
 
     return build
-
-
-def topic(name: str, description: str = "a fact", type_: str = "project", body: str = "Body.\n",
-          **extra: str) -> str:
-    """A topic file's text with flat frontmatter."""
-    lines = ["---", f"name: {name}", f"description: {description}", f"type: {type_}"]
-    lines += [f"{k}: {v}" for k, v in extra.items()]
-    return "\n".join(lines) + "\n---\n\n" + body
-
-
-#: every file of a copied fixture gets this modification time, so mtime-based ages are stable
-FIXED_MTIME = datetime(2026, 11, 1, tzinfo=timezone.utc).timestamp()
-
-
-def freeze_mtimes(root: Path) -> None:
-    for path in root.rglob("*"):
-        if path.is_file():
-            os.utime(path, (FIXED_MTIME, FIXED_MTIME))
-
-
-def copy_demo_to(root: Path) -> Path:
-    """The bundled demo memory folder copied to ``root``, every mtime fixed."""
-    from memtui.core.demo import demo_source
-
-    shutil.copytree(demo_source(), root, ignore=shutil.ignore_patterns("__pycache__"))
-    freeze_mtimes(root)
-    return root
 
 
 @pytest.fixture
