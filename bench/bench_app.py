@@ -176,7 +176,7 @@ async def measure_keys(root: Path, samples: int) -> dict[str, list[float]]:
         await settle(pilot)
         recent = main.view("working").pane_widgets()[1]
         recent.focus()
-        for i in range(samples):  # as many pins as other keys (each undone before the next)
+        for _ in range(samples):  # as many pins as other keys (each undone before the next)
             path = recent.rows[0].path if recent.rows else None
             if path is None:
                 break

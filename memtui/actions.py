@@ -31,8 +31,8 @@ from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.root_picker import RootPickerScreen
 from memtui.screens.scope_prompt import ScopePromptScreen
 from memtui.services.scoring import Contradiction, Proposal
-from memtui.services.writer import Plan, Request
 from memtui.services.workspace import Workspace
+from memtui.services.writer import Plan, Request
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.problems_view import ProblemsView
 from memtui.widgets.row_list import RowList

@@ -34,8 +34,8 @@ from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen
 from memtui.screens.main import MainScreen
-from memtui.screens.root_picker import RootPickerScreen
 from memtui.screens.merge_review import MergeReviewScreen
+from memtui.screens.root_picker import RootPickerScreen
 from memtui.services import scoring, writer
 from memtui.services.scoring import ScanResult, StalenessReport
 from memtui.services.watch import Identity, OpenWriter, fingerprint, index_identity, index_replaced
@@ -352,7 +352,7 @@ class MemtuiApp(UserActions, App[int]):
                 self.post_message(self.Failed(str(exc), "warning"))
                 return
             if not plan.accepted or request.confirm:
-                plan.diff  # the dialog shows it: made here, off the UI thread
+                _ = plan.diff  # the dialog shows it: made here, off the UI thread
                 self.post_message(self.PlanReady(plan, request.confirm))
                 return
             shown = self._commit(plan, workspace)

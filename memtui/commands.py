@@ -18,13 +18,13 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from memtui.core import verbs
 from memtui.core.bulk import bulk
-from memtui.core.group_fix import cover_orphans, drop_broken_links, orphan_families
 from memtui.core.changeset import Changeset
+from memtui.core.group_fix import cover_orphans, drop_broken_links, orphan_families
 from memtui.core.model import Finding, MemoryFile, Snapshot
 from memtui.core.quickfix import QUICK_FIXES, quick_fix_for
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal
-from memtui.services.writer import Request
 from memtui.services.workspace import Workspace
+from memtui.services.writer import Request
 
 if TYPE_CHECKING:
     from memtui.app import MemtuiApp

@@ -174,8 +174,8 @@ def report_pending(root: Any, interrupted: tuple[str, ...], base: str | None = N
     """:func:`report_interrupted` of a root's pending journal records, without a snapshot."""
     if not interrupted:
         return False
-    from memtui.core.write.journal import JOURNAL_DIR
     from memtui.core.validate import INTERRUPTED_MESSAGE
+    from memtui.core.write.journal import JOURNAL_DIR
 
     for name in interrupted:
         err_console().print(

@@ -18,6 +18,7 @@ import json
 from json.encoder import c_make_encoder, encode_basestring
 from typing import Any, Callable
 
+
 class Raw:
     """A value whose JSON text ``render(value, newline)`` gives, its later lines starting with
     ``newline`` (a newline and the indentation of the line it starts on), as the indented

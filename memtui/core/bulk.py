@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
+from . import verbs
 from .changeset import Changeset, Move, Operation, Refusal, VerbError
 from .frontmatter import clear_key, set_key
 from .index_edit import IndexDraft, new_entry, portable_raw
 from .model import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
-from . import verbs
 from .verbs import (
     _clear_pinned,
     _draft,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import posixpath
 import time
 from dataclasses import dataclass, field, replace
-from typing import Union
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
@@ -82,7 +81,7 @@ class Move:
         return {"op": "move", "path": self.src, "to": self.dst}
 
 
-Operation = Union[Write, Create, Move]
+Operation = Write | Create | Move
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~6 ms
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping

@@ -30,14 +30,14 @@ from pathlib import Path
 from sys import intern
 from typing import Any, Callable, Collection, Iterable
 
-from .write.journal import pending_records
-from .write.safepath import check_stored_path
-from .model import BudgetConfig, MemoryFile, Snapshot
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
+from .model import BudgetConfig, MemoryFile, Snapshot
+from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 from .statcache import StatCache, cached
 from .store import list_root
-from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
+from .write.journal import pending_records
+from .write.safepath import check_stored_path
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6

@@ -25,8 +25,8 @@ from itertools import chain
 from typing import Any, Hashable, Sequence
 
 from .model import MemoryFile
-from .statcache import cached
 from .simjoin import TokenSets, brute_force_pairs, pair_score
+from .statcache import cached
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 

@@ -38,10 +38,10 @@ from .incremental import FindingsCache, findings_cache
 from .index_edit import IndexDraft, new_entry
 from .merge import merge
 from .model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text
-from .write import Preview, plan
 from .rebuild import NothingToRebuild, rebuild
 from .staleness import StalenessClass, score_root
 from .verbs import archive, region_covers, supersede
+from .write import Preview, plan
 
 HISTORY_NAME = "MEMORY-history.md"
 HISTORY_HEADER = (

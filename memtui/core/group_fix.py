@@ -62,7 +62,7 @@ def orphan_families(snapshot: Snapshot, orphans: Iterable[str]) -> tuple[OrphanF
     orphan_set = {p for p in orphans if p in snapshot.files}
     names_by_prefix: dict[str, int] = {}
     orphans_by_prefix: dict[str, list[str]] = {}
-    for path, f in snapshot.files.items():
+    for path in snapshot.files:
         name = _name(path)
         if not name.endswith(".md"):
             continue

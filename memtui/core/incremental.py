@@ -21,8 +21,6 @@ from .validate import (
     _cycle_findings,
     _structural,
     entry_maps,
-    mention_map,
-    names_of,
     file_cross_findings,
     file_findings,
     files_findings,
@@ -30,10 +28,12 @@ from .validate import (
     glob_matches,
     glob_regex,
     index_findings,
+    index_tail_findings,
+    mention_map,
+    names_of,
+    reach_of,
     region_globs,
     region_map,
-    index_tail_findings,
-    reach_of,
     sort_findings,
 )
 

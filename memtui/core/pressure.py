@@ -8,9 +8,9 @@ import json
 from datetime import date
 from pathlib import Path
 
+from . import write
 from .budget import PRESSURE_THRESHOLD, Budget, budget_of
 from .model import Snapshot
-from . import write
 from .write.safepath import UnsafePath, read_private_file
 
 PRESSURE_FILE = ".memory-pressure.jsonl"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .consolidate import pair_key
 from . import write
+from .consolidate import pair_key
 from .write.safepath import check_stored_path, read_private_file
 
 REJECTED_FILE = ".memtui/rejected.json"

@@ -25,7 +25,6 @@ from typing import Iterable, Mapping
 from .changeset import Create, Move, Write, in_attic, is_archive_index
 from .frontmatter import parse_frontmatter
 from .index import parse_index
-from .write.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
 from .model import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
 from .seen_store import (
     Location,
@@ -41,6 +40,7 @@ from .seen_store import (
     sha256,
 )
 from .validate import validate
+from .write.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
 
 KINDS = ("added", "changed", "removed", "renamed")
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from typing import Callable, Hashable, Iterable, Sequence
 
 from .gcpause import gc_paused

@@ -24,22 +24,21 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable, Collection, Mapping
 
-from .gcpause import gc_paused
 from . import ages
 from .ages import FileAge, file_age, to_utc
-from .write.journal import pending_records
+from .gcpause import gc_paused
 from .model import BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from .project import State as ProjectState
-from .statcache import StatCache, cached
-from .store import list_root
 from .references import (
     ReferenceCheck,
     RefKind,
     RefStatus,
-    extract_references,
     reference_keys,
 )
+from .statcache import StatCache, cached
+from .store import list_root
+from .write.journal import pending_records
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 

@@ -68,7 +68,6 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
-from .write.safepath import check_stored_path
 from .store import (
     MAX_READ_BYTES,
     Listing,
@@ -78,6 +77,7 @@ from .store import (
     read_with_stat,
     snapshot_of,
 )
+from .write.safepath import check_stored_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -20,7 +20,6 @@ from typing import Callable, Iterable, Iterator, Mapping
 from .budget import Budget, entries_past_cut, measure
 from .handoff import handoff_findings
 from .index import resolve_target
-from .write.journal import JOURNAL_DIR
 from .model import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
@@ -36,6 +35,7 @@ from .model import (
     Snapshot,
     in_team,
 )
+from .write.journal import JOURNAL_DIR
 
 ERROR = "error"
 WARNING = "warning"

@@ -17,7 +17,6 @@ from textual.widgets import Button, Static
 from memtui.services.writer import Plan
 from memtui.widgets.diff_view import DiffView
 
-
 #: below this many rows the dialog goes compact (one-line buttons, a shorter operation list)
 SHORT_BELOW = 40
 

@@ -27,10 +27,9 @@ from memtui.core.changeset import VerbError
 from memtui.core.consolidate import read_rejected
 from memtui.core.dream import DreamItem, DreamPlan
 from memtui.core.write import Preview
-from memtui.services.writer import Request
 from memtui.services.workspace import Workspace
+from memtui.services.writer import Request
 from memtui.widgets.diff_view import DiffView
-
 
 
 def item_prompt(item: DreamItem) -> Text:

@@ -24,10 +24,10 @@ from textual.widgets import Footer, Static, TextArea
 
 from memtui.core.changeset import Create, VerbError
 from memtui.core.merge import gist_draft, merge
+from memtui.screens.main import NARROW_BELOW
 from memtui.services import writer
 from memtui.services.diff import SideRow, side_by_side, similarity_summary
 from memtui.services.scoring import Cluster, Proposal, ScanResult, files_of
-from memtui.screens.main import NARROW_BELOW
 from memtui.services.workspace import Workspace
 from memtui.widgets.theme import foreground_only
 

@@ -10,7 +10,6 @@ from memtui.core.index import parse_index
 from memtui.core.model import INDEX_NAME, BudgetConfig, Index
 from memtui.core.walk import memory_entries
 
-
 _INDEX_NAMES = ("memory.md", "memory-archive.md")
 
 

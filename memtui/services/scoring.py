@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Iterable
 
 from memtui.core.consolidate import Candidate as Pair
 from memtui.core.consolidate import Cluster, ScanResult
@@ -17,7 +17,7 @@ from memtui.core.rejections import forget_rejected, read_rejected, remember_reje
 from memtui.core.staleness import StalenessReport, score_root
 
 #: one row of the Consolidate view: a near-duplicate pair, a cluster of them, or a contradiction
-Proposal = Union[Pair, Cluster, Contradiction]
+Proposal = Pair | Cluster | Contradiction
 
 __all__ = ["Cluster", "Contradiction", "Pair", "Proposal", "ScanResult", "Scorer", "StalenessReport",
            "files_of", "kind_of", "reject_pair", "scan"]

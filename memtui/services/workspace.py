@@ -16,7 +16,6 @@ from typing import Iterable, Mapping
 from memtui.core.budget import Budget, budget_of
 from memtui.core.consolidate import ScanResult
 from memtui.core.incremental import FindingsCache, findings_cache
-from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.model import (
     INDEX_NAME,
     BudgetConfig,
@@ -27,8 +26,9 @@ from memtui.core.model import (
     MemoryFile,
     Snapshot,
 )
-from memtui.core.store import load_indexed, load_root
+from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.staleness import StalenessReport
+from memtui.core.store import load_indexed, load_root
 from memtui.core.usage import Usage
 from memtui.core.validate import SCOPE, TEAM, Reach, reach_of, region_globs
 

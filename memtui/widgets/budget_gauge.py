@@ -9,8 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from memtui.widgets.theme import foreground_only
 from memtui.core.budget import FILL_TARGET, PRESSURE_THRESHOLD, Budget
+from memtui.widgets.theme import foreground_only
 
 SPARKS = "▁▂▃▄▅▆▇█"
 

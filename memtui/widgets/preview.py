@@ -6,8 +6,8 @@ from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
-from rich.table import Table
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size

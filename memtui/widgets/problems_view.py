@@ -20,6 +20,7 @@ from .header_line import HeaderLine
 from .row_list import Cell, RowList, compose_row
 from .view import ListView, read_only
 
+
 @dataclass(frozen=True)
 class RuleGroup:
     """The heading row of one rule's findings: how many, and whether they are folded away."""

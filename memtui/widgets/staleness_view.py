@@ -166,8 +166,10 @@ class StalenessView(ListView[StalenessResult]):
         counts = {"prune": 0, "review": 0, "keep": 0}
         for result in report.results:
             counts[result.action.value] += 1
-        project = f" · checked against {report.project.path}" if report.project else " · no project: references unverifiable"
-        shown = f"showing {len(rows):,} of {len(report.results):,}" if len(rows) != len(report.results) else f"{len(rows):,} files"
+        project = (f" · checked against {report.project.path}" if report.project
+                   else " · no project: references unverifiable")
+        shown = (f"showing {len(rows):,} of {len(report.results):,}" if len(rows) != len(report.results)
+                 else f"{len(rows):,} files")
         if problems:
             header.update(Text("⚠ " + "; ".join(problems), style="bold"))
         else:

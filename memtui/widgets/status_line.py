@@ -8,9 +8,9 @@ from pathlib import Path
 from textual.content import Content
 from textual.reactive import reactive
 
-from .header_line import HeaderLine
-
 from memtui.services.workspace import Workspace
+
+from .header_line import HeaderLine
 
 
 def display_path(path: Path) -> str:

@@ -26,6 +26,8 @@ from memtui.core.consolidate import (
     tokens,
 )
 from memtui.core.contradictions import contradicting_pairs, stance
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.model import MemoryFile
 from memtui.core.simjoin import (
     TokenSets,
     brute_force_pairs,
@@ -34,8 +36,6 @@ from memtui.core.simjoin import (
     pair_score,
     similar_pairs,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
 from memtui.core.store import load_root
 
 # ------------------------------------------------------------------------------ tokens and scores

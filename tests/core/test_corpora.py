@@ -11,8 +11,7 @@ import pytest
 
 from memtui.core.frontmatter import clear_key, parse_frontmatter, set_key
 from memtui.core.index import parse_index
-from memtui.core.model import encode_text
-from memtui.core.model import BudgetConfig
+from memtui.core.model import BudgetConfig, encode_text
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.conftest import corpus, corpus_roots

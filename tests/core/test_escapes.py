@@ -17,8 +17,8 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
-from memtui.core.write.journal import list_records
 from memtui.core.store import load_root
+from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot
 from tests.core.writer_support import VALID_ROOT, tree
 

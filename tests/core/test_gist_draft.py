@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest import topic
 
+from conftest import topic
 from memtui.core.changeset import Create, VerbError
-from memtui.core.merge import gist_draft, merge
 from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.merge import gist_draft, merge
 from memtui.core.model import Finding, decode_bytes
 from memtui.core.quickfix import quick_fix_for
 from memtui.core.store import load_root

@@ -14,9 +14,9 @@ from memtui.core.group_fix import (
     drop_broken_links,
     orphan_families,
 )
-from memtui.core.write.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.validate import validate
+from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot, topic
 from tests.core.writer_support import tree
 

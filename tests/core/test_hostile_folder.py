@@ -12,10 +12,10 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
-from memtui.core.write.fs import disk
 from memtui.core.discover import discover
 from memtui.core.store import load_root
 from memtui.core.validate import secret_findings, validate
+from memtui.core.write.fs import disk
 from tests.conftest import MakeRoot, topic
 from tests.core.test_escapes import snap
 from tests.core.writer_support import VALID_ROOT, Crash, tree

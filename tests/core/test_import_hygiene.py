@@ -11,7 +11,7 @@ import pkgutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pytest
@@ -40,7 +40,7 @@ def _under(name: str, prefixes: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-@lru_cache(maxsize=None)
+@cache
 def imports_of(module: str) -> frozenset[str]:
     """The modules one module's import statements name, wherever they are in it: for
     ``from X import n`` that is X, and X.n too when n is a module of memtui."""

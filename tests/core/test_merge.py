@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from conftest import MakeRoot, corpus, topic
-from tests.core.writer_support import writable_copy
 from memtui.core import write
 from memtui.core.changeset import Create, VerbError
 from memtui.core.frontmatter import clear_key
@@ -16,6 +15,7 @@ from memtui.core.merge import merge
 from memtui.core.model import decode_bytes
 from memtui.core.store import load_root
 from memtui.core.validate import errors, validate
+from tests.core.writer_support import writable_copy
 
 TODAY = date(2026, 11, 29)
 INDEX = (

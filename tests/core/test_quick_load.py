@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 from conftest import topic
-
 from memtui.core.store import load_indexed, load_root
 
 

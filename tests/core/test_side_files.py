@@ -14,8 +14,8 @@ import pytest
 from memtui.core import write
 from memtui.core.budget import read_pressure, record_pressure
 from memtui.core.consolidate import read_rejected, remember_rejected
-from memtui.core.write.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
 from memtui.core.store import load_root
+from memtui.core.write.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
 from tests.conftest import MakeRoot
 from tests.core.test_escapes import snap
 

@@ -22,9 +22,9 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
+from memtui.core.store import load_root
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
-from memtui.core.store import load_root
 from tests.conftest import MakeRoot
 from tests.core.writer_support import VALID_ROOT, Crash, tree
 

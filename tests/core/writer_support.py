@@ -9,6 +9,7 @@ from typing import Any, Callable
 from memtui.core.write.fs import disk
 from tests.conftest import topic
 
+
 def writable_copy(source: Path, dest: Path) -> Path:
     """Copy a corpus folder (read-only where it is shared) and make the copy writable by its owner."""
     import shutil

@@ -12,7 +12,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import FIXED_MTIME, freeze_mtimes  # noqa: E402
-
 from memtui.core import seen  # noqa: E402
 from tui_support import make_app, settle  # noqa: E402
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-
 import pytest
-from tui_support import make_app, press, settle
 
-from memtui.screens.main import VIEWS
 from conftest import corpus_roots
+from memtui.screens.main import VIEWS
+from tui_support import make_app, press, settle
 
 ROOTS = corpus_roots()
 

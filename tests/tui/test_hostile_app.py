@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 from textual.notifications import Notify
-from tui_support import make_app, settle
 
 from tests.conftest import topic
 from tests.core.test_escapes import snap
+from tui_support import make_app, settle
 
 INDEX = "# Memory\n\n## Recent\n- [Alpha](a.md) — the alpha fact\n"
 

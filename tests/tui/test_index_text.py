@@ -9,18 +9,18 @@ import stat
 from pathlib import Path
 
 import pytest
-from tui_support import digest, make_app, press, settle
 
 from conftest import CORPORA, freeze_mtimes, topic
-from memtui.screens.confirm import ConfirmChange
-from memtui.screens.pick_file import PickFileScreen
 from memtui.core.model import BudgetConfig
+from memtui.screens.confirm import ConfirmChange
 from memtui.screens.index_text import IndexTextScreen
+from memtui.screens.pick_file import PickFileScreen
 from memtui.services.scoring import Contradiction
 from memtui.widgets.consolidate_view import ConsolidateView, contradiction_words
 from memtui.widgets.index_text import IndexText
 from memtui.widgets.preview import Preview
 from memtui.widgets.working_set_view import WorkingSetView
+from tui_support import digest, make_app, press, settle
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "core" / "data" / "candidate_synthetic.json"
 

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tui_support import digest, make_app, press, settle
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.pick_file import PickFileScreen
@@ -16,6 +15,7 @@ from memtui.widgets.files_view import FileList
 from memtui.widgets.handoff_pane import HandoffPane
 from memtui.widgets.working_set import WorkingSetPane
 from tests.conftest import topic
+from tui_support import digest, make_app, press, settle
 
 SCOPED = {
     "MEMORY.md": (

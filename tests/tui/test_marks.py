@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_support import digest, make_app, press, settle
-
 from memtui.core.write.journal import list_records
 from memtui.screens.confirm import ConfirmChange
+from tui_support import digest, make_app, press, settle
 
 RECENT_FIRST = "project_gc_concurrent_mark.md"
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 from textual.notifications import Notify
-from tui_support import make_app, press, settle
 
 from memtui.core import verbs, write
 from memtui.core.store import load_root
 from memtui.services.watch import OpenWriter, index_identity, index_replaced
 from tests.tui.test_verbs import RECENT_FIRST, focus_recent
+from tui_support import make_app, press, settle
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="reads /proc (Linux)")
 

@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import topic
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style
-from tui_support import NOW, make_app, press, settle
 
 from memtui.core.budget import FILL_TARGET
 from memtui.services.scoring import Scorer, scan
@@ -22,6 +20,7 @@ from memtui.widgets.budget_gauge import BudgetGauge, state_of
 from memtui.widgets.files_view import FileList
 from memtui.widgets.row_list import RowList
 from memtui.widgets.working_set import WorkingSetPane
+from tui_support import NOW, make_app, press, settle
 
 RECENT_FIRST = "project_gc_concurrent_mark.md"
 LISTS = ("#pane-pinned", "#pane-recent", "#pane-regions", "#files-list")

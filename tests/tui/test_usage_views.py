@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tui_support import make_app, press, screen_lines, settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from textual.message import Message
 from textual.notifications import Notify
-from tui_support import digest, make_app, press, settle
 
 from memtui.commands import BY_NAME
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.working_set_view import WorkingSetView
+from tui_support import digest, make_app, press, settle
 
 RECENT_FIRST = "project_gc_concurrent_mark.md"
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
-from tui_support import digest, make_app, press, screen_lines, settle
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.help import HelpScreen
 from memtui.screens.merge_review import MergeReviewScreen, SideBySide
 from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.root_picker import RootPickerScreen
+from tui_support import digest, make_app, press, screen_lines, settle
 
 
 async def test_number_keys_switch_views_and_focus_their_list(demo_root: Path) -> None:

@@ -76,16 +76,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..changeset import Changeset, Create, Move, Write
-    from .protocol import (
-        Attempt,
-        GroupAttempt,
-        attempt,
-        attempt_group,
-        commit,
-        redo,
-        run,
-        undo,
-    )
     from .errors import (
         Busy,
         ChangedOnDisk,
@@ -117,6 +107,16 @@ if TYPE_CHECKING:
         refusal_lines,
         refusal_text,
         undo_plan,
+    )
+    from .protocol import (
+        Attempt,
+        GroupAttempt,
+        attempt,
+        attempt_group,
+        commit,
+        redo,
+        run,
+        undo,
     )
     from .recovery import Recovered, open_root, recover
     from .rootcommit import Applied, Prepared, prepare

@@ -15,11 +15,12 @@ half: ``{"id", "coordinator", "members": [{"root", "record"}]}``.  Protocol:
    the other halves after it.
 
 Any error before the decision rolls every root back.  A crash leaves pending halves; recovery of
-any root (:func:`~memtui.core.write.recovery.resolve_pending`, called by :func:`~memtui.core.write.recovery.recover`) looks at the
-coordinator's half: committed means the change happened (every root was applied before the
-decision), so the pending half is only marked committed; anything else means it did not, and the
-half is restored from its before-images like any interrupted change.  Each root therefore comes
-back to *before* or *after* together with the others, whichever root is opened first.
+any root (:func:`~memtui.core.write.recovery.resolve_pending`, called by
+:func:`~memtui.core.write.recovery.recover`) looks at the coordinator's half: committed means the
+change happened (every root was applied before the decision), so the pending half is only marked
+committed; anything else means it did not, and the half is restored from its before-images like
+any interrupted change.  Each root therefore comes back to *before* or *after* together with the
+others, whichever root is opened first.
 
 Undo and redo of a grouped change (from any of its roots) replay every half through the same
 gate and commit them as one group again; they refuse while another root has a newer change of its
