@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
                       f"{esc(item.why)}[/]")
         if answer.excluded:
             out.print(f"  does not apply ({len(answer.excluded)}):")
-        for item in answer.excluded:
-            out.print(f"  [dim]✗ {esc(item.path)}  {esc(item.why)}[/]")
+        for gone in answer.excluded:
+            out.print(f"  [dim]✗ {esc(gone.path)}  {esc(gone.why)}[/]")
         out.print("")
     return EXIT_OK

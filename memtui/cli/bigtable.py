@@ -144,12 +144,12 @@ def _laid_out(out: Console, title: str, columns: Sequence[Col],
             cell_lines = []
             for line in Text(plain).wrap(out, inner[i], justify=col.justify,  # type: ignore[arg-type]
                                          overflow=col.overflow):  # type: ignore[arg-type]
-                text = line.plain
-                gap = inner[i] - cell_len(text)
+                line_text = line.plain
+                gap = inner[i] - cell_len(line_text)
                 if gap < 0:
                     return None
-                cell_lines.append(" " * left + (" " * gap + text if col.justify == "right"
-                                                else text + " " * gap) + " " * right)
+                cell_lines.append(" " * left + (" " * gap + line_text if col.justify == "right"
+                                                else line_text + " " * gap) + " " * right)
             folded[i] = cell_lines
             parts.append(cell_lines[0])
         if not folded:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 if TYPE_CHECKING:  # Rich loads only when something is printed through it
     from rich.console import Console
 
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model import BudgetConfig, Snapshot
 
 #: what ``add_subparsers`` returns: each subcommand module's ``register`` adds its parsers to it
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -161,7 +161,7 @@ def esc(text: object) -> str:
     return escape(plain(str(text)))
 
 
-def report_interrupted(snapshot: Any, base: str | None = None) -> bool:
+def report_interrupted(snapshot: Snapshot, base: str | None = None) -> bool:
     """Say on stderr, as the ``interrupted-change`` finding, that a change to the root was cut off.
 
     For the read-only commands that do not print findings (they never recover: only a change
@@ -170,7 +170,7 @@ def report_interrupted(snapshot: Any, base: str | None = None) -> bool:
     return report_pending(snapshot.root, snapshot.interrupted, base)
 
 
-def report_pending(root: Any, interrupted: tuple[str, ...], base: str | None = None) -> bool:
+def report_pending(root: Path, interrupted: tuple[str, ...], base: str | None = None) -> bool:
     """:func:`report_interrupted` of a root's pending journal records, without a snapshot."""
     if not interrupted:
         return False
@@ -184,7 +184,7 @@ def report_pending(root: Any, interrupted: tuple[str, ...], base: str | None = N
     return True
 
 
-def print_json(value: Any) -> None:
+def print_json(value: Any) -> None:  # a JSON value
     from .jsontext import dumps_indented
 
     text = dumps_indented(value)

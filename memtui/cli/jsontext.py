@@ -15,7 +15,10 @@ times) at its depth; :func:`scalar` encodes one scalar as the encoder does, for 
 from __future__ import annotations
 
 import json
-from json.encoder import c_make_encoder, encode_basestring
+from json.encoder import (  # type: ignore[attr-defined]  # the C encoder is not in the stubs
+    c_make_encoder,
+    encode_basestring,
+)
 from typing import Any, Callable
 
 
@@ -35,7 +38,7 @@ def scalar(value: str | int | float | bool | None) -> str:
     """The JSON text of a string, number, boolean or None, as ``json.dumps`` writes it
     (``ensure_ascii=False``)."""
     kind = type(value)
-    if kind is str:
+    if isinstance(value, str) and kind is str:
         return encode_basestring(value)
     if kind is int or kind is float:
         return "".join(_flat("\n")([value], 0))[1:-1]  # float repr, NaN/Infinity as json does

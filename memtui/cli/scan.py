@@ -7,7 +7,13 @@ are not proposed.  Exit 0 whatever is found (candidates are suggestions), 2 on a
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from memtui.core.consolidate import ScanResult
 
 from .common import (
     EXIT_FINDINGS,
@@ -96,7 +102,7 @@ def _shown(rows: int, limit: int) -> int:
     return rows if limit == 0 else min(rows, limit)
 
 
-def _table(title: str, total: int, limit: int) -> tuple[int, Any]:
+def _table(title: str, total: int, limit: int) -> tuple[int, Table]:
     """How many rows to show, and a table titled with "showing N of M" when that is fewer."""
     from rich.table import Table
 
@@ -110,7 +116,7 @@ def _fmt(score: float | None) -> str:
     return "—" if score is None else f"{score:.2f}"
 
 
-def _print_result(out: Any, result: Any, args: argparse.Namespace) -> None:
+def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) -> None:
     from pathlib import Path
 
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 import argparse
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from memtui.core.staleness import Row, StaleFacts
+
+    from .bigtable import Col
 
 from .common import (
     EXIT_FINDINGS,
@@ -117,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
-def _file_text(row: Any, n: str) -> str:
+def _file_text(row: Row, n: str) -> str:
     """A row's JSON object (:func:`memtui.core.staleness.row_json`) as the indented encoder
     writes it, its later lines starting with ``n``: a template instead of a walk, one per file.
 
@@ -168,7 +175,7 @@ def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) 
     return found
 
 
-def _print_report(out: Any, facts: Any, rows: list[Any], now: Any,
+def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetime | date,
                   args: argparse.Namespace) -> None:
     from memtui.core.ages import DATE_KEYS
 
@@ -210,7 +217,7 @@ def _print_report(out: Any, facts: Any, rows: list[Any], now: Any,
               "guard\n")
 
 
-def _columns() -> tuple[Any, ...]:
+def _columns() -> tuple[Col, ...]:
     from .bigtable import Col
 
     return (
