@@ -1,0 +1,180 @@
+"""``memtui loaded``: exactly what the loader reads from ``MEMORY.md``, and where it cuts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    Subparsers,
+    UsageError,
+    add_budget_options,
+    budget_config,
+    console,
+    esc,
+    find_roots,
+    plain,
+    print_json,
+    rel_root,
+    report_interrupted,
+)
+from .validate import budget_text
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import Console
+
+    from memtui.core.budget import Budget
+    from memtui.core.model import IndexLine, Snapshot
+
+
+def register(subparsers: Subparsers) -> None:
+    loaded = subparsers.add_parser(
+        "loaded",
+        help="show exactly what the loader reads from MEMORY.md and where it cuts",
+        description="Print exactly the text an agent loads from MEMORY.md at session start, "
+        "where the loader cuts, and which entries fall past the cut.",
+    )
+    loaded.add_argument("path", nargs="?", help="a memory root or a folder holding roots")
+    loaded.add_argument("--json", action="store_true", help="print JSON (see README)")
+    loaded.add_argument("--raw", action="store_true",
+                        help="print only the file's bytes of the lines that load, exactly as "
+                        "written, and nothing else")
+    add_budget_options(loaded)
+    loaded.set_defaults(func=run_loaded)
+
+
+def load_snapshot(root: Path, args: argparse.Namespace) -> Snapshot:
+    """A root's snapshot, read through its stat cache (saved: the parsed index is kept)."""
+    from memtui.core.statcache import load_cached
+    from memtui.core.store import RootError
+
+    try:
+        snapshot, cache = load_cached(root, budget_config(args))
+    except RootError as exc:
+        raise UsageError(str(exc)) from None
+    cache.save()
+    return snapshot
+
+
+def _entries_past(past: Sequence[IndexLine]) -> list[IndexLine]:
+    from memtui.core.model import LineKind
+
+    return [line for line in past if line.kind in (LineKind.ENTRY, LineKind.REGION)]
+
+
+def to_json(snapshot: Snapshot, budget: Budget, data: bytes, past: Sequence[IndexLine],
+            stripped: Sequence[IndexLine]) -> dict[str, Any]:
+    """The stable JSON object of what one root's loader reads (documented in the README)."""
+    return {
+        "root": str(snapshot.root),
+        "budget": budget.to_json(),
+        "cut_line": budget.cut_line,
+        "cut_reason": _cut_reason(budget),
+        "warning": budget.warning(),
+        "loader": budget.loader,
+        "stripped": [{"line": line.number, "text": line.raw} for line in stripped],
+        "loaded": data.decode("utf-8", "replace"),
+        "past_cut": [
+            {
+                "line": line.number,
+                "kind": line.kind.value,
+                "target": line.resolved or line.target or line.glob or None,
+                "text": line.raw,
+            }
+            for line in _entries_past(past)
+        ],
+    }
+
+
+def run_loaded(args: argparse.Namespace) -> int:
+    from memtui.core.budget import budget_of, index_loaded_text, lines_past_cut, loaded_file_bytes
+
+    roots = find_roots(args.path)
+    objects = []
+    out = console()
+    interrupted = False
+    for root in roots:
+        snapshot = load_snapshot(root, args)
+        interrupted |= report_interrupted(snapshot, args.path)
+        budget = budget_of(snapshot)
+        data = index_loaded_text(snapshot.index, budget) if snapshot.index.exists else b""
+        past = lines_past_cut(snapshot.index, budget)
+        by_number = {line.number: line for line in snapshot.index.lines}
+        stripped = [by_number[n] for n in budget.stripped]
+        if args.raw:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(loaded_file_bytes(snapshot.index, budget)
+                                    if snapshot.index.exists else b"")
+            sys.stdout.buffer.flush()
+            continue
+        if args.json:
+            objects.append(to_json(snapshot, budget, data, past, stripped))
+            continue
+        _print_loaded(out, snapshot, budget, data, past, stripped, args.path)
+    if args.json:
+        print_json(objects[0] if len(objects) == 1 else objects)
+    return EXIT_FINDINGS if interrupted else EXIT_OK
+
+
+def _print_loaded(out: Console, snapshot: Snapshot, budget: Budget, data: bytes,
+                  past: Sequence[IndexLine], stripped: Sequence[IndexLine], base: str | None) -> None:
+    """One root's loaded text between rules: what was stripped, the text, the cut and what
+    falls past it."""
+    out.rule(f"{esc(rel_root(snapshot.root, base))}/MEMORY.md — what the {budget.loader} loader "
+             "reads", style="cyan")
+    if not snapshot.index.exists:
+        out.print("[red]no MEMORY.md: the agent loads nothing from this folder[/]")
+        return
+    _print_stripped(out, budget, stripped)
+    sys.stdout.flush()
+    out.file.flush()
+    sys.stdout.write(plain(data.decode("utf-8", "replace"), lines=True))
+    if data and not data.endswith(b"\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    if budget.cut_line is None:
+        out.rule(f"end — all {budget.lines} lines load · {budget_text(budget)}", style="green")
+        return
+    out.rule(f"✂ the loader cuts here, at {esc(budget.cut_where())} ({_cut_reason(budget)})", style="red")
+    warning = budget.warning()
+    if warning is not None:
+        out.print("Claude Code tells the agent, after what loaded:", markup=False)
+        out.print(f"> WARNING: {warning}", markup=False)
+    entries = _entries_past(past)
+    out.print(
+        f"[red]{len(past)} line(s) never load[/], among them {len(entries)} "
+        f"entr{'y' if len(entries) == 1 else 'ies'}:"
+    )
+    for line in entries:
+        what = line.resolved or line.target or f"region {line.glob}"
+        out.print(f"  line {line.number}: [cyan]{esc(what)}[/]")
+
+
+def _print_stripped(out: Console, budget: Budget, stripped: Sequence[IndexLine]) -> None:
+    """Say which profile measured the index and show what it stripped before counting."""
+    if budget.loader == "raw":
+        out.print("[dim]loader raw: the file loads as it is (frontmatter and comments count)[/]")
+        return
+    if not stripped:
+        out.print(f"[dim]loader {budget.loader}: nothing to strip (no frontmatter, no comment blocks)[/]")
+        return
+    out.print(f"[dim]loader {budget.loader}: {len(stripped)} line(s) of frontmatter, HTML comment "
+              "blocks and blank lines at either end are stripped before counting; they never "
+              "load:[/]")
+    for line in stripped:
+        out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
+    out.rule(style="dim")
+
+
+def _cut_reason(budget: Budget) -> str | None:
+    if budget.cut_line is None:
+        return None
+    if budget.over_lines and budget.loaded_count == budget.max_lines:
+        return f"line cap {budget.max_lines}"
+    return f"{budget.unit[:-1]} cap {budget.max_bytes:,}"
