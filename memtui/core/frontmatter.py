@@ -80,7 +80,7 @@ class PlainFrontmatter(Frontmatter):
     from its fields, so they are made when first asked for (a validation never asks)."""
 
     @cached_property
-    def lines(self) -> tuple[FrontmatterLine, ...]:  # type: ignore[override]
+    def lines(self) -> tuple[FrontmatterLine, ...]:
         return plain_lines(self.fields)
 
     def __eq__(self, other: object) -> bool:

@@ -179,8 +179,9 @@ class IndexDraft:
         """:meth:`remove_entries` for many files in one edit; the removed lines by path."""
         removed: dict[str, list[IndexLine]] = {}
         for line in self.index.lines:
-            if line.kind is LineKind.ENTRY and line.resolved in paths:
-                removed.setdefault(line.resolved, []).append(line)
+            resolved = line.resolved
+            if line.kind is LineKind.ENTRY and resolved is not None and resolved in paths:
+                removed.setdefault(resolved, []).append(line)
         if removed:
             lines = [line for found in removed.values() for line in found]
             pinned = any(self.in_block(line, PINNED) for line in lines)

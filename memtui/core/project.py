@@ -356,18 +356,18 @@ class ProjectIndex:
         if fact == "git":
             return self.is_git is item[1]
         if fact == "top":
-            return tuple(sorted(self.top_level)) == item[1]
+            return bool(tuple(sorted(self.top_level)) == item[1])
         if fact == "files":
             tracked = self._tracked
-            return tracked == item[1] and (tracked is not None or self.files == item[2])
+            return bool(tracked == item[1] and (tracked is not None or self.files == item[2]))
         if fact == "ls":
-            return tuple(sorted(self._listing(item[1]))) == item[2]
+            return bool(tuple(sorted(self._listing(item[1]))) == item[2])
         if fact == "branches":
             branches = self.branches
-            return (None if branches is None else tuple(sorted(branches))) == item[1]
+            return bool((None if branches is None else tuple(sorted(branches))) == item[1])
         if fact == "ids":
             base = str(self.path) + os.sep
-            return [_stat_key(base + rel) for rel in self._sources()] == item[1]
+            return bool([_stat_key(base + rel) for rel in self._sources()] == item[1])
         return False
 
 

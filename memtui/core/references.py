@@ -233,10 +233,10 @@ def reference_keys(body: str, lowered: str | None = None) -> tuple[tuple[RefKind
             lowered = text.lower()
         for match in _branch_matches(text, lowered):
             quoted = match.group(1) or match.group(2) or match.group(3)
-            name = _branch_name(quoted, match.group(4))
-            if name:
-                found[(RefKind.BRANCH, name)] = None
-                found.pop((path_kind, name), None)  # `feature/x` after "branch" is no path
+            branch = _branch_name(quoted, match.group(4))
+            if branch:
+                found[(RefKind.BRANCH, branch)] = None
+                found.pop((path_kind, branch), None)  # `feature/x` after "branch" is no path
     return tuple(found)
 
 
