@@ -195,3 +195,14 @@ def test_core_imports_nothing_above_it() -> None:
     """The arrow of dependency runs one way: nothing in the core imports the app's layers."""
     loaded = loaded_by("memtui.core")
     assert not {m for m in loaded if _under(m, ABOVE_CORE)}
+
+
+def test_the_test_helpers_have_one_import_path() -> None:
+    """``conftest`` is one module under both names tests import it by, and its helpers are
+    :mod:`tests.support.roots`'s own objects."""
+    import conftest
+    from tests.conftest import corpus_roots, topic
+    from tests.support import roots
+
+    assert sys.modules["tests.conftest"] is sys.modules["conftest"] is conftest
+    assert topic is conftest.topic is roots.topic and corpus_roots is roots.corpus_roots
