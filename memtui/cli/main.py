@@ -2,9 +2,10 @@
 
 Each subcommand lives in its own module under ``memtui.cli`` with ``register(subparsers)`` (which
 sets ``func``) and defers heavy imports until it runs; add a module to :func:`subcommands` to add
-its commands.  ``memtui hook pre|stop|subagent-stop|session-start`` is answered before anything else loads:
-Claude Code runs ``hook pre`` on every file write, so its start-up time is the agent's wait.  Exit codes: 0 clean or applied, 1 error
-findings or a refused change, 2 a usage or I/O error — never a traceback for a user's mistake.
+its commands.  ``memtui hook pre|stop|subagent-stop|session-start`` is answered before anything
+else loads: Claude Code runs ``hook pre`` on every file write, so its start-up time is the agent's
+wait.  Exit codes: 0 clean or applied, 1 error findings or a refused change, 2 a usage or I/O
+error — never a traceback for a user's mistake.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The "read" column and the ``read:`` facet of the Staleness and Files views (DESIGN §12).
 
-The column (shown once there are sessions to count) shows how many of the last M Claude Code sessions read the file (``4/20``), or
-``dead`` (indexed, never read) and ``miss`` (read, but no index reaches it); blank until the
-transcripts are read or when there are none.  The facet ``read:dead``, ``read:recent`` (read in
-the last 14 days), ``read:active``, ``read:missing`` or ``read:never`` keeps the matching files.
+The column (shown once there are sessions to count) shows how many of the last M Claude Code
+sessions read the file (``4/20``), or ``dead`` (indexed, never read) and ``miss`` (read, but no
+index reaches it); blank until the transcripts are read or when there are none.  The facet
+``read:dead``, ``read:recent`` (read in the last 14 days), ``read:active``, ``read:missing`` or
+``read:never`` keeps the matching files.
 """
 
 from __future__ import annotations
