@@ -1,0 +1,371 @@
+"""Supersession candidates (DESIGN §6): a newer file that replaces an older one — proposed as
+*fold the earlier into the later* (the earlier archived with ``superseded_by``), never as a merge
+of equals.
+
+Three kinds, each read from the files' names, dates and words; the direction always comes from
+the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within one day):
+
+- **checkpoint** — successive notes of one work item: their names share the item's words (the
+  name less its date, the type or ``session`` prefix, stage words such as *plan*, *exec*,
+  *verified*, *COMPLETE* and version tags ``v2``), one item's words contained in the other's,
+  at least one of them rare in the root; dated at most :data:`CHAIN_DAYS` apart, the later one
+  after the earlier by date, version or stage; not about different parts of the item (past the
+  words the names share, each says something of its own), a review not replacing what it
+  reviews and replaced only by what answers it (approval, verification, close), unless the later
+  is a new version; and the later one restates the earlier: names it, or closes the item
+  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words.  Each note is linked to its nearest later note only
+  (a chain, not every pair).  A later note :data:`CONTAINED_RATIO` times larger holding
+  :data:`CONTAINED_SHARE` of the earlier's words is shown as "contained in".
+- **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
+  ``consolidation of``) a work item over a date range: every note of that item and of its type
+  dated within the range is folded into it.
+- **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
+  instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
+  names share a rare word, and their words :data:`SAME_SUBJECT`).
+
+*Strong* proposals (started checked by the dream) are a consolidation, a replacement said in
+the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
+whose later note only names the earlier is offered unchecked.  Pure: reads the files it
+is given, never the disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Collection, Iterable, Sequence
+
+from .ages import stated_date
+from .model import MemoryFile
+from .simjoin import TokenSets, overlap
+
+CHECKPOINT = "checkpoint"
+CONSOLIDATED = "consolidated"
+REPLACES = "replaces"
+CONTAINED = "contained"
+
+CHAIN_DAYS = 2  # successive notes of one work item are at most this many days apart
+RARE_NAMES = 25  # a shared name word held by more names than this says nothing of the item
+RESTATES = 0.5  # the share of the earlier note's words the later one holds to restate it
+CONTAINED_RATIO = 3.0  # the later note this many times larger ...
+CONTAINED_SHARE = 0.7  # ... holding this share of the earlier's words contains it
+SAME_SUBJECT = 0.4  # the title + body overlap two notes of one subject have at least
+REPLACE_DAYS = 30  # a replacement is looked for among notes at most this much older
+
+# Words of a name that say where the work stands, not what it is.  The number is the stage's
+# order within one day (a plan comes before its execution, which comes before the close).
+STAGES: dict[str, int] = {}
+for _rank, _words in enumerate((
+    "kickoff start started prep brainstorm investigation diagnosis recon draft drafted design "
+    "spec plan plans planning proposal scope",
+    "review reviewed codex handoff feedback rereview",
+    "approved decision",
+    "exec execution executing impl implement implemented implementation build built wired fix "
+    "fixes fixed rework rebuild rewrite deploy deployed results",
+    "verified verify verification proof proven test tests live",
+    "done complete completed closed close shipped consolidated final landed merged",
+)):
+    for _word in _words.split():
+        STAGES[_word] = _rank
+CLOSING = max(STAGES.values())
+REVIEW = STAGES["review"]
+#: what answers a review: its approval, a verification, the close (or a new version)
+ANSWERS = frozenset({STAGES["approved"], STAGES["verified"], CLOSING})
+_PREFIXES = frozenset({"session", "project", "feedback", "decision", "reference", "user", "review",
+                       "note", "notes", "log", "md"})
+_NAME_DATE = re.compile(r"(?<!\d)(?:\d{4}[-_]\d{2}[-_]\d{2}|\d{8})(?!\d)")
+_NAME_WORD = re.compile(r"[a-z0-9]+")
+_VERSION = re.compile(r"v(\d{1,3})")
+_CONSOLIDATES = re.compile(r"\b(?:consolidated|consolidation of|canonical merge)\b", re.IGNORECASE)
+_RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\s*(?:\.\.|–|—|to|-)\s*(\d{2}-\d{2}|\d{4}-\d{2}-\d{2})")
+_REPLACE_NAME = frozenset({"rename", "renamed", "replaces", "replaced", "replacement", "supersedes",
+                           "instead", "migrated", "switched"})
+_REPLACE_CLAIM = re.compile(
+    r"\b(?:renamed|replaces|replaced|instead of|no longer|supersedes|superseded)\b|\(was\s",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """A proposal: fold ``old`` into ``new`` (``new`` supersedes ``old``)."""
+
+    old: str
+    new: str
+    kind: str  # checkpoint | consolidated | replaces | contained
+    evidence: tuple[str, ...]  # why, in words a person reads
+    strong: bool  # the evidence suffices to start the item checked
+    days: int  # days between the two notes' dates
+    restated: float  # the share of old's words new holds (0 when a side has too few)
+
+    @property
+    def proposal(self) -> str:
+        return "contained in" if self.kind == CONTAINED else "fold the earlier into the later"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "old": self.old,
+            "new": self.new,
+            "kind": self.kind,
+            "proposal": self.proposal,
+            "evidence": list(self.evidence),
+            "strong": self.strong,
+            "days": self.days,
+            "restated": round(self.restated, 4),
+        }
+
+
+@dataclass(frozen=True)
+class _Note:
+    """What the proposals read of one file."""
+
+    index: int
+    path: str
+    stem: str  # the file name less ``.md``
+    when: datetime
+    item: frozenset[str]  # the work item's words
+    lead: tuple[str, ...]  # the name's words in order, less prefixes, versions and numbers
+    version: int
+    stage: int  # -1: no stage word
+    dated_name: bool
+
+
+def name_words(path: str) -> list[str]:
+    """A file name's words (lower case), its dates taken out."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith(".md"):
+        name = name[:-3]
+    return _NAME_WORD.findall(_NAME_DATE.sub(" ", name))
+
+
+def work_item(words: Iterable[str]) -> frozenset[str]:
+    """The words of a name that say what the work is: less prefixes, stages, versions, numbers."""
+    return frozenset(w for w in words if w not in _PREFIXES and w not in STAGES
+                     and not w.isdigit() and _VERSION.fullmatch(w) is None and len(w) >= 2)
+
+
+def _note(i: int, f: MemoryFile) -> _Note:
+    words = name_words(f.path)
+    versions = [int(m[1]) for w in words if (m := _VERSION.fullmatch(w))]
+    stages = [STAGES[w] for w in words if w in STAGES]
+    when, source = stated_date(f)
+    item = work_item(words)
+    return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, when, item,
+                 tuple(w for w in words if w not in _PREFIXES and _VERSION.fullmatch(w) is None
+                       and not w.isdigit()), max(versions) if versions else 1,
+                 max(stages) if stages else -1, source == "file name")
+
+
+def _order(n: _Note) -> tuple[Any, ...]:
+    return (n.when.date(), n.version, n.stage, n.path)
+
+
+def supersession_candidates(
+    files: Sequence[MemoryFile], sets: Sequence[TokenSets] | None = None,
+    rejected: Collection[tuple[str, str]] = (),
+) -> list[Supersession]:
+    """Every supersession proposal among ``files`` (see the module docstring), sorted strong
+    first, then by the newer file and the older.
+
+    ``sets`` are the files' token sets (:func:`memtui.core.consolidate.token_sets`, computed when
+    not given); a pair in ``rejected`` (either order) is not proposed.
+    """
+    if sets is None:
+        from .consolidate import root_token_sets
+
+        sets = root_token_sets(list(files))
+    notes = [_note(i, f) for i, f in enumerate(files)]
+    refused = {(a, b) if a <= b else (b, a) for a, b in rejected}
+    found: dict[tuple[int, int], Supersession] = {}
+
+    def add(old: _Note, new: _Note, proposal: Supersession) -> None:
+        key = (old.index, new.index)
+        pair = (old.path, new.path) if old.path <= new.path else (new.path, old.path)
+        if pair in refused or (new.index, old.index) in found:
+            return
+        if key not in found or (proposal.strong and not found[key].strong):
+            found[key] = proposal
+
+    by_word: dict[str, list[_Note]] = defaultdict(list)
+    for n in notes:
+        for word in n.item:
+            by_word[word].append(n)
+    rare = {w for w, ns in by_word.items() if len(ns) <= RARE_NAMES}
+
+    for old, new, proposal in _consolidations(files, sets, notes, by_word):
+        add(old, new, proposal)
+    for old, new, proposal in _checkpoints(files, sets, notes, by_word, rare):
+        add(old, new, proposal)
+    for old, new, proposal in _replacements(files, sets, notes, by_word, rare):
+        add(old, new, proposal)
+    out = list(found.values())
+    out.sort(key=lambda s: (not s.strong, s.new, s.old))
+    return out
+
+
+def _restated(sets: Sequence[TokenSets], old: int, new: int) -> float:
+    """The share of ``old``'s title + body words that ``new`` holds (0 when too few)."""
+    a, b = sets[old].full, sets[new].full
+    if len(a) < 3 or len(b) < 3:
+        return 0.0
+    return len(a & b) / len(a)
+
+
+def _names(f: MemoryFile, other: _Note) -> bool:
+    """Whether ``f``'s text names the other note's file."""
+    return other.stem in f.text
+
+
+def _common_lead(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many leading words two names share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _distinct(old: _Note, new: _Note, lead: int) -> bool:
+    """Whether two notes of one work item are about different parts of it: past their common
+    leading words (or their common item words) each name says something of its own besides
+    stages, and nothing of it in common."""
+    if lead:
+        rest_old = {w for w in old.lead[lead:] if w not in STAGES}
+        rest_new = {w for w in new.lead[lead:] if w not in STAGES}
+    else:
+        rest_old, rest_new = set(old.item - new.item), set(new.item - old.item)
+    return bool(rest_old) and bool(rest_new) and not rest_old & rest_new
+
+
+def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                 by_word: dict[str, list[_Note]], rare: set[str],
+                 ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Each dated note linked to the nearest later note of its work item that restates it.
+
+    One work item: the names start with the same two words (or one rare word), or one name's
+    item words are contained in the other's and they share a rare one.  Among the later notes of
+    its item, a note's successor is the one whose name shares the most leading words, then the
+    nearest."""
+    by_lead: dict[str, list[_Note]] = defaultdict(list)
+    for n in notes:
+        if n.dated_name and n.lead:
+            by_lead[n.lead[0]].append(n)
+    for old in notes:
+        if not old.dated_name or not old.item:
+            continue
+        best: tuple[tuple[Any, ...], _Note, int] | None = None
+        seen: set[int] = {old.index}
+        pool = [*(by_lead.get(old.lead[0], ()) if old.lead else ()),
+                *(n for word in old.item & rare for n in by_word[word])]
+        for new in pool:
+            if new.index in seen or not new.dated_name:
+                continue
+            seen.add(new.index)
+            days = (new.when.date() - old.when.date()).days
+            if not 0 <= days <= CHAIN_DAYS or _order(new) <= _order(old):
+                continue
+            lead = _common_lead(old.lead, new.lead)
+            if not (lead >= 2 or (lead == 1 and old.lead[0] in rare)
+                    or ((old.item <= new.item or new.item <= old.item) and old.item & new.item & rare)):
+                continue
+            if new.version <= old.version and (_distinct(old, new, lead) or new.stage == REVIEW
+                                                or (old.stage == REVIEW and new.stage not in ANSWERS)):
+                continue
+            closes = new.stage == CLOSING > old.stage or new.version > old.version
+            if not (_names(files[new.index], old)
+                    or (closes and _restated(sets, old.index, new.index) >= RESTATES)):
+                continue
+            key = (-lead, _order(new)[:3], -_restated(sets, old.index, new.index), new.path)
+            if best is None or key < best[0]:
+                best = (key, new, lead)
+        if best is None:
+            continue
+        yield old, best[1], _checkpoint(files, sets, old, best[1])
+
+
+def _checkpoint(files: Sequence[MemoryFile], sets: Sequence[TokenSets], old: _Note,
+                new: _Note) -> Supersession:
+    share = _restated(sets, old.index, new.index)
+    named = _names(files[new.index], old)
+    evidence = [f"one work item ({', '.join(sorted(old.item & new.item))})",
+                f"{(new.when.date() - old.when.date()).days} day(s) later"]
+    closes = new.stage == CLOSING and old.stage < CLOSING
+    versioned = new.version > old.version
+    if closes:
+        evidence.append("the later note closes the item")
+    if versioned:
+        evidence.append(f"a later version (v{old.version} → v{new.version})")
+    if named:
+        evidence.append(f"the later note names {old.stem}")
+    evidence.append(f"the later note holds {share:.0%} of the earlier's words")
+    kind = CHECKPOINT
+    small, large = len(sets[old.index].full), len(sets[new.index].full)
+    if small and large >= CONTAINED_RATIO * small and share >= CONTAINED_SHARE:
+        kind = CONTAINED
+    strong = closes or versioned
+    return Supersession(old.path, new.path, kind, tuple(evidence), strong,
+                        (new.when.date() - old.when.date()).days, share)
+
+
+def _consolidations(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                    by_word: dict[str, list[_Note]],
+                    ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """The notes a consolidating file says it consolidates: its work item, within its range."""
+    for new in notes:
+        f = files[new.index]
+        head = f.title + "\n" + f.description + "\n" + f.body[:1500]
+        if not new.item or not (_CONSOLIDATES.search(f.name.replace("-", " ").replace("_", " "))
+                                or _CONSOLIDATES.search(f.title + "\n" + f.description)):
+            continue
+        span = _RANGE.search(head)
+        if span is None:
+            continue
+        start = span[1]
+        end = span[2] if len(span[2]) == 10 else start[:5] + span[2]
+        members = set.intersection(*({n.index for n in by_word[w]} for w in new.item))
+        for i in sorted(members):
+            old = notes[i]
+            if i == new.index or not start <= old.when.date().isoformat() <= end:
+                continue
+            if files[i].type != f.type:  # "39 project beats": a lesson of the item stays
+                continue
+            share = _restated(sets, i, new.index)
+            evidence = (f"{new.stem} consolidates {', '.join(sorted(new.item))} "
+                        f"from {start} to {end}", f"the consolidation holds {share:.0%} of its words")
+            yield old, new, Supersession(old.path, new.path, CONSOLIDATED, evidence, True,
+                                         (new.when.date() - old.when.date()).days, share)
+
+
+def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                  by_word: dict[str, list[_Note]], rare: set[str],
+                  ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Older notes of the subject a note says it replaces."""
+    for new in notes:
+        f = files[new.index]
+        words = set(name_words(f.path))
+        in_name = bool(words & _REPLACE_NAME)
+        claim = f.title + "\n" + f.description
+        cue = _REPLACE_CLAIM.search(claim)
+        if not in_name and cue is None:
+            continue
+        seen: set[int] = set()
+        for word in new.item & rare:
+            for old in by_word[word]:
+                if old.index == new.index or old.index in seen:
+                    continue
+                seen.add(old.index)
+                days = (new.when.date() - old.when.date()).days
+                if not 0 < days <= REPLACE_DAYS:
+                    continue
+                same = overlap(sets[old.index].full, sets[new.index].full)
+                if same is None or same < SAME_SUBJECT:
+                    continue
+                said = "its name" if in_name else f"'{cue[0].strip()}'" if cue else ""
+                shared = ", ".join(sorted(old.item & new.item))
+                evidence = (f"{new.stem} says it replaces ({said}) something named {shared}",
+                            f"{days} day(s) later", f"the two share {same:.0%} of their words")
+                yield old, new, Supersession(old.path, new.path, REPLACES, evidence, in_name,
+                                             days, _restated(sets, old.index, new.index))
