@@ -5,7 +5,7 @@ of equals.
 Three kinds, each read from the files' names, dates and words; the direction always comes from
 the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within one day):
 
-- **checkpoint** — successive notes of one work item: their names share the item's words (the
+- **checkpoint** — successive session logs (``session_*``) of one work item: their names share the item's words (the
   name less its date, the type or ``session`` prefix, stage words such as *plan*, *exec*,
   *verified*, *COMPLETE* and version tags ``v2``), one item's words contained in the other's,
   at least one of them rare in the root; dated at most :data:`CHAIN_DAYS` apart, the later one
@@ -19,6 +19,9 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
 - **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
   ``consolidation of``) a work item over a date range: every note of that item and of its type
   dated within the range is folded into it.
+- **extends** — one rule stated twice: a note that says it extends (restates, refines, builds
+  on) another it names, by file name or title, quoted or linked in the sentence of the cue;
+  whatever their sizes (two short feedback files share few words by count).
 - **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
   instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
   names share a rare word, and their words :data:`SAME_SUBJECT`).
@@ -45,6 +48,7 @@ CHECKPOINT = "checkpoint"
 CONSOLIDATED = "consolidated"
 REPLACES = "replaces"
 CONTAINED = "contained"
+EXTENDS = "extends"
 
 CHAIN_DAYS = 2  # successive notes of one work item are at most this many days apart
 RARE_NAMES = 25  # a shared name word held by more names than this says nothing of the item
@@ -102,7 +106,11 @@ class Supersession:
 
     @property
     def proposal(self) -> str:
-        return "contained in" if self.kind == CONTAINED else "fold the earlier into the later"
+        if self.kind == CONTAINED:
+            return "contained in"
+        if self.kind == EXTENDS:
+            return "one rule stated twice: fold the extended into the extension"
+        return "fold the earlier into the later"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -200,6 +208,8 @@ def supersession_candidates(
         add(old, new, proposal)
     for old, new, proposal in _replacements(files, sets, notes, by_word, rare):
         add(old, new, proposal)
+    for old, new, proposal in _extensions(files, sets, notes):
+        add(old, new, proposal)
     out = list(found.values())
     out.sort(key=lambda s: (not s.strong, s.new, s.old))
     return out
@@ -215,7 +225,13 @@ def _restated(sets: Sequence[TokenSets], old: int, new: int) -> float:
 
 def _names(f: MemoryFile, other: _Note) -> bool:
     """Whether ``f``'s text names the other note's file."""
-    return other.stem in f.text
+    return other.stem in f.text  # a ``relates_to`` link counts: the author tied the two
+
+
+def _is_log(path: str) -> bool:
+    """Whether a file is a session log (``session_*``/``session-*``): where checkpoints are."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.startswith(("session_", "session-"))
 
 
 def _common_lead(a: tuple[str, ...], b: tuple[str, ...]) -> int:
@@ -249,19 +265,20 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
     item words are contained in the other's and they share a rare one.  Among the later notes of
     its item, a note's successor is the one whose name shares the most leading words, then the
     nearest."""
+    logs = [n for n in notes if n.dated_name and _is_log(n.path)]
     by_lead: dict[str, list[_Note]] = defaultdict(list)
-    for n in notes:
-        if n.dated_name and n.lead:
+    for n in logs:
+        if n.lead:
             by_lead[n.lead[0]].append(n)
-    for old in notes:
-        if not old.dated_name or not old.item:
+    for old in logs:
+        if not old.item:
             continue
         best: tuple[tuple[Any, ...], _Note, int] | None = None
         seen: set[int] = {old.index}
         pool = [*(by_lead.get(old.lead[0], ()) if old.lead else ()),
                 *(n for word in old.item & rare for n in by_word[word])]
         for new in pool:
-            if new.index in seen or not new.dated_name:
+            if new.index in seen or not new.dated_name or not _is_log(new.path):
                 continue
             seen.add(new.index)
             days = (new.when.date() - old.when.date()).days
@@ -369,3 +386,50 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
                             f"{days} day(s) later", f"the two share {same:.0%} of their words")
                 yield old, new, Supersession(old.path, new.path, REPLACES, evidence, in_name,
                                              days, _restated(sets, old.index, new.index))
+
+
+_EXTENDS = re.compile(r"\b(?:extends|extension of|restates|builds on|same (?:rule|lesson) as|"
+                      r"refines|generali[sz]es)\b", re.IGNORECASE)
+_QUOTED = re.compile(r"\"([^\"\n]{3,120})\"|“([^”\n]{3,120})”|\[\[([^\]\n]{3,160})\]\]|`([^`\n]{3,160})`")
+_SEP = re.compile(r"[\s_\-]+")
+
+
+def _phrase(text: str) -> str:
+    """A name, title or quoted phrase folded for comparison: lower case, separators as spaces,
+    ``.md`` and a type prefix taken off."""
+    text = text.strip().lower()
+    if text.endswith(".md"):
+        text = text[:-3]
+    text = text.rsplit("/", 1)[-1]
+    words = _SEP.sub(" ", text).strip().split(" ")
+    if words and words[0] in _PREFIXES:
+        words = words[1:]
+    return " ".join(words)
+
+
+def _extensions(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Rules stated twice: a note saying it extends (restates, refines …) another it names —
+    by file name or title, quoted or linked in the sentence of the cue — whatever their sizes."""
+    named: dict[str, int] = {}
+    for n, f in zip(notes, files):
+        for phrase in (_phrase(f.name), _phrase(f.title)):
+            if len(phrase) >= 8:
+                named.setdefault(phrase, n.index)
+    for new, f in zip(notes, files):
+        body = f.body
+        for cue in _EXTENDS.finditer(body):
+            start = max(body.rfind("\n", 0, cue.start()), body.rfind(". ", 0, cue.start()))
+            end = min((k for k in (body.find("\n", cue.end()), body.find(". ", cue.end())) if k >= 0),
+                      default=len(body))
+            for quoted in _QUOTED.finditer(body[start + 1 : end]):
+                target = named.get(_phrase(next(g for g in quoted.groups() if g)))
+                if target is None or target == new.index:
+                    continue
+                old = notes[target]
+                evidence = (f"{new.stem} says it {cue[0].lower()} {old.stem}",
+                            f"the two share {overlap(sets[old.index].full, sets[new.index].full) or 0:.0%} "
+                            "of their words")
+                yield old, new, Supersession(old.path, new.path, EXTENDS, evidence, False,
+                                             (new.when.date() - old.when.date()).days,
+                                             _restated(sets, old.index, new.index))
