@@ -8,7 +8,6 @@ misjudgment was found on (verdict before: the cause; after: the verdict the stat
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
