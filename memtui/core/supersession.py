@@ -19,8 +19,9 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
 - **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
   ``consolidation of``) a work item over a date range: every note of that item and of its type
   dated within the range is folded into it.
-- **extends** — one rule stated twice: a note that says it extends (restates, refines, builds
-  on) another it names, by file name or title, quoted or linked in the sentence of the cue;
+- **extends** — one rule stated twice: a note that says near its start (the first
+  :data:`EXTENDS_CHARS` characters of its body) that it extends (restates, refines, builds on)
+  another it names, by file name or title, quoted or linked in the sentence of the cue;
   whatever their sizes (two short feedback files share few words by count).
 - **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
   instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
@@ -36,12 +37,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime
 from typing import Any, Collection, Iterable, Sequence
 
-from .ages import stated_date
-from .model import MemoryFile
+from .ages import frontmatter_date, name_date, stated_date
+from .model import MemoryFile, Snapshot
 from .simjoin import TokenSets, overlap
 
 CHECKPOINT = "checkpoint"
@@ -57,6 +59,7 @@ CONTAINED_RATIO = 3.0  # the later note this many times larger ...
 CONTAINED_SHARE = 0.7  # ... holding this share of the earlier's words contains it
 SAME_SUBJECT = 0.4  # the title + body overlap two notes of one subject have at least
 REPLACE_DAYS = 30  # a replacement is looked for among notes at most this much older
+EXTENDS_CHARS = 2000  # a note says it extends another near its start
 
 # Words of a name that say where the work stands, not what it is.  The number is the stage's
 # order within one day (a plan comes before its execution, which comes before the close).
@@ -132,12 +135,18 @@ class _Note:
     index: int
     path: str
     stem: str  # the file name less ``.md``
-    when: datetime
     item: frozenset[str]  # the work item's words
     lead: tuple[str, ...]  # the name's words in order, less prefixes, versions and numbers
     version: int
     stage: int  # -1: no stage word
-    dated_name: bool
+    dated_name: bool  # dated by its name (no frontmatter date)
+    words: tuple[str, ...]  # the name's words
+    file: MemoryFile = field(compare=False, repr=False)
+
+    @cached_property
+    def when(self) -> datetime:
+        """The note's date (:func:`memtui.core.ages.stated_date`), read when first asked."""
+        return stated_date(self.file)[0]
 
 
 def name_words(path: str) -> list[str]:
@@ -148,22 +157,27 @@ def name_words(path: str) -> list[str]:
     return _NAME_WORD.findall(_NAME_DATE.sub(" ", name))
 
 
+def _is_version(word: str) -> bool:
+    """``v2``, ``v10`` …: a version tag (what :data:`_VERSION` matches whole)."""
+    return word[0] == "v" and 1 < len(word) <= 4 and word[1:].isdigit()
+
+
 def work_item(words: Iterable[str]) -> frozenset[str]:
     """The words of a name that say what the work is: less prefixes, stages, versions, numbers."""
-    return frozenset(w for w in words if w not in _PREFIXES and w not in STAGES
-                     and not w.isdigit() and _VERSION.fullmatch(w) is None and len(w) >= 2)
+    return frozenset(w for w in words if len(w) >= 2 and w not in _PREFIXES and w not in STAGES
+                     and not w.isdigit() and not _is_version(w))
 
 
 def _note(i: int, f: MemoryFile) -> _Note:
     words = name_words(f.path)
-    versions = [int(m[1]) for w in words if (m := _VERSION.fullmatch(w))]
+    versions = [int(w[1:]) for w in words if _is_version(w)]
     stages = [STAGES[w] for w in words if w in STAGES]
-    when, source = stated_date(f)
     item = work_item(words)
-    return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, when, item,
-                 tuple(w for w in words if w not in _PREFIXES and _VERSION.fullmatch(w) is None
+    dated = name_date(f.path) is not None and frontmatter_date(f) is None
+    return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, item,
+                 tuple(w for w in words if w not in _PREFIXES and not _is_version(w)
                        and not w.isdigit()), max(versions) if versions else 1,
-                 max(stages) if stages else -1, source == "file name")
+                 max(stages) if stages else -1, dated, tuple(words), f)
 
 
 def _order(n: _Note) -> tuple[Any, ...]:
@@ -213,6 +227,17 @@ def supersession_candidates(
     out = list(found.values())
     out.sort(key=lambda s: (not s.strong, s.new, s.old))
     return out
+
+
+def root_supersessions(snapshot: Snapshot, rejected: Collection[tuple[str, str]] = ()
+                       ) -> tuple[Supersession, ...]:
+    """The supersessions of a root for the dream: every consolidation candidate, session logs
+    included (:func:`memtui.core.consolidate.is_candidate`), less the ``rejected`` pairs.  Each
+    proposal's :attr:`Supersession.strong` says whether it starts checked."""
+    from .consolidate import is_candidate, root_token_sets
+
+    files = [f for f in snapshot.files.values() if is_candidate(f, True)]
+    return tuple(supersession_candidates(files, root_token_sets(files), rejected))
 
 
 def _restated(sets: Sequence[TokenSets], old: int, new: int) -> float:
@@ -362,8 +387,7 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
     """Older notes of the subject a note says it replaces."""
     for new in notes:
         f = files[new.index]
-        words = set(name_words(f.path))
-        in_name = bool(words & _REPLACE_NAME)
+        in_name = not _REPLACE_NAME.isdisjoint(new.words)
         claim = f.title + "\n" + f.description
         cue = _REPLACE_CLAIM.search(claim)
         if not in_name and cue is None:
@@ -390,6 +414,9 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
 
 _EXTENDS = re.compile(r"\b(?:extends|extension of|restates|builds on|same (?:rule|lesson) as|"
                       r"refines|generali[sz]es)\b", re.IGNORECASE)
+#: what a body holds when :data:`_EXTENDS` can match (a case-sensitive, cheaper first test)
+_HINT = re.compile("xten|XTEN|estate|ESTATE|uilds on|UILDS ON|efine|EFINE|enerali|ENERALI|"
+                   "ame rule|ame lesson|AME RULE|AME LESSON")
 _QUOTED = re.compile(r"\"([^\"\n]{3,120})\"|“([^”\n]{3,120})”|\[\[([^\]\n]{3,160})\]\]|`([^`\n]{3,160})`")
 _SEP = re.compile(r"[\s_\-]+")
 
@@ -411,13 +438,15 @@ def _extensions(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: l
                 ) -> Iterable[tuple[_Note, _Note, Supersession]]:
     """Rules stated twice: a note saying it extends (restates, refines …) another it names —
     by file name or title, quoted or linked in the sentence of the cue — whatever their sizes."""
+    cued = [(new, head) for new, head in ((n, f.body[:EXTENDS_CHARS]) for n, f in zip(notes, files))
+            if _HINT.search(head)]
     named: dict[str, int] = {}
-    for n, f in zip(notes, files):
-        for phrase in (_phrase(f.name), _phrase(f.title)):
-            if len(phrase) >= 8:
-                named.setdefault(phrase, n.index)
-    for new, f in zip(notes, files):
-        body = f.body
+    if cued:
+        for n, f in zip(notes, files):
+            for phrase in (_phrase(f.name), _phrase(f.title)):
+                if len(phrase) >= 8:
+                    named.setdefault(phrase, n.index)
+    for new, body in cued:  # the start of the body
         for cue in _EXTENDS.finditer(body):
             start = max(body.rfind("\n", 0, cue.start()), body.rfind(". ", 0, cue.start()))
             end = min((k for k in (body.find("\n", cue.end()), body.find(". ", cue.end())) if k >= 0),
