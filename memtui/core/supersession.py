@@ -10,7 +10,8 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
   *verified*, *COMPLETE* and version tags ``v2``), one item's words contained in the other's,
   at least one of them rare in the root; dated at most :data:`CHAIN_DAYS` apart, the later one
   after the earlier by date, version or stage; not about different parts of the item (past the
-  words the names share, each says something of its own), a review not replacing what it
+  words the names share, each says something of its own, or the later names a task or block
+  the earlier does not), a review not replacing what it
   reviews and replaced only by what answers it (approval, verification, close), unless the later
   is a new version; and the later one restates the earlier: names it, or closes the item
   (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words.  Each note is linked to its nearest later note only
@@ -25,7 +26,8 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
   whatever their sizes (two short feedback files share few words by count).
 - **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
   instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
-  names share a rare word, and their words :data:`SAME_SUBJECT`).
+  names share a rare word — two words when only the claim says it — and their words
+  :data:`SAME_SUBJECT`).
 
 *Strong* proposals (started checked by the dream) are a consolidation, a replacement said in
 the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
@@ -177,7 +179,7 @@ def _note(i: int, f: MemoryFile) -> _Note:
     return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, item,
                  tuple(w for w in words if w not in _PREFIXES and not _is_version(w)
                        and not w.isdigit()), max(versions) if versions else 1,
-                 max(stages) if stages else -1, dated, tuple(words), f)
+                 stages[-1] if stages else -1, dated, tuple(words), f)
 
 
 def _order(n: _Note) -> tuple[Any, ...]:
@@ -281,6 +283,16 @@ def _distinct(old: _Note, new: _Note, lead: int) -> bool:
     return bool(rest_old) and bool(rest_new) and not rest_old & rest_new
 
 
+_PART = re.compile(r"(?:t|task|step|block|part|unit)\d+")
+
+
+def _part(old: _Note, new: _Note, lead: int) -> bool:
+    """Whether the later note is about one part of the earlier's work: past the words the names
+    share it names a task, step, block or unit (``t11``, ``task2``, ``block1``) the earlier does not."""
+    rest = set(new.lead[lead:]) - set(old.lead)
+    return any(_PART.fullmatch(w) for w in rest)
+
+
 def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
                  by_word: dict[str, list[_Note]], rare: set[str],
                  ) -> Iterable[tuple[_Note, _Note, Supersession]]:
@@ -313,7 +325,8 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
             if not (lead >= 2 or (lead == 1 and old.lead[0] in rare)
                     or ((old.item <= new.item or new.item <= old.item) and old.item & new.item & rare)):
                 continue
-            if new.version <= old.version and (_distinct(old, new, lead) or new.stage == REVIEW
+            if new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead)
+                                                or new.stage == REVIEW
                                                 or (old.stage == REVIEW and new.stage not in ANSWERS)):
                 continue
             closes = new.stage == CLOSING > old.stage or new.version > old.version
@@ -401,6 +414,8 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
                 days = (new.when.date() - old.when.date()).days
                 if not 0 < days <= REPLACE_DAYS:
                     continue
+                if not in_name and len(old.item & new.item) < 2:
+                    continue  # a cue in the claim alone: the names must share two words
                 same = overlap(sets[old.index].full, sets[new.index].full)
                 if same is None or same < SAME_SUBJECT:
                     continue

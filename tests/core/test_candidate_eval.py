@@ -92,21 +92,22 @@ def test_precision_and_recall_on_real_folders_by_default(half: str) -> None:
 
 
 def test_sessions_included_does_not_regress() -> None:
-    # Successive notes of one work log: measured on the held-out half at precision 0.80 / recall
-    # 0.95 (the precision is under the 0.85 target: checkpoint links between different parts of
-    # one work item); this pins the level so a change that makes it worse fails.
+    # Successive notes of one work log: measured on the held-out half at precision 0.845 / recall
+    # 0.947 (the wrong ones: checkpoint links between different parts of one work item); this
+    # pins the level so a change that makes it worse fails.
     report = _corpus_report(sessions=True, half=ev.HELD_OUT)
-    assert report.precision >= 0.75 and report.recall >= 0.9
+    assert report.precision >= 0.8 and report.recall >= 0.9
     assert not any(r.unlabelled for r in report.roots)
 
 
 def test_the_authors_stripped_marks_are_proposed_again() -> None:
-    # measured: 62 of 97 marks (0.64; 24 of 58 without the one consolidation file), 0 reversed,
-    # and 0.87 of the read proposals right; pinned so a change that makes it worse fails
+    # measured: 64 of 97 marks (0.66; 26 of 58 without the one consolidation file), 0 reversed,
+    # and 0.92 of the proposals right (the authors' own and those read); pinned so a change
+    # that makes it worse fails
     marks = ev.evaluate_marks(CORPORA)
     if marks is None:
         pytest.skip(f"corpora not available at {CORPORA}")
     found, n = sum(marks.recovered.values()), sum(marks.marks.values())
-    assert n >= 90 and found / n >= 0.6 and marks.reversed == 0
+    assert n >= 90 and found / n >= 0.62 and marks.reversed == 0
     read = marks.right + marks.wrong
-    assert (found + marks.right) / (found + read) >= 0.85
+    assert not marks.unread and (found + marks.right) / (found + read) >= 0.88
