@@ -8,8 +8,8 @@ checks from :mod:`memtui.core.project`.  The clock is always a parameter.  Nothi
 anywhere; the results suggest, a person decides.
 
 **Status before age.**  A file the author declared superseded (``superseded_by`` naming a file
-of the root, ``status: superseded``, or named by a live file's ``supersedes``) is class
-``SUPERSEDED`` and ``status: archived`` class ``ARCHIVED``: action *prune* whatever the score.
+of the root, or ``status: superseded``) is class ``SUPERSEDED`` and ``status: archived`` class
+``ARCHIVED``: action *prune* whatever the score.
 A rule — type ``user``, ``feedback``, ``decision`` or ``value``, or a ``project`` file named as
 lessons, rules or a policy — and the declared successor of a superseded file are never pruned for their
 age alone: such a prune is shown as *review* with the hold's reason listed among the guards (the
@@ -234,8 +234,9 @@ class Lineage:
 
 
 def lineage_of(files: Mapping[str, MemoryFile]) -> Lineage:
-    """The declared supersessions of a root's files: ``superseded_by`` naming a file of the root,
-    ``supersedes`` of a file naming another (the named one is replaced), ``status: superseded``."""
+    """The declared supersessions of a root's files: a file is declared replaced by its own
+    ``superseded_by`` naming a file of the root, or ``status: superseded``; a successor is a live
+    file such a ``superseded_by`` names, or one whose ``supersedes`` names a file of the root."""
     superseded: dict[str, str] = {}
     for path, f in files.items():
         for name in f.frontmatter.names("superseded_by"):
@@ -244,16 +245,17 @@ def lineage_of(files: Mapping[str, MemoryFile]) -> Lineage:
                 break
         if f.status == "superseded":
             superseded.setdefault(path, "")
-    for path, f in files.items():
-        if path in superseded:
-            continue
-        for name in f.frontmatter.names("supersedes"):
-            if name in files and name != path:
-                superseded.setdefault(name, path)
     successors: dict[str, str] = {}
     for old, new in sorted(superseded.items()):
         if new and new not in superseded:
             successors.setdefault(new, old)
+    for path, f in sorted(files.items()):
+        if path in superseded or path in successors:
+            continue
+        for name in f.frontmatter.names("supersedes"):
+            if name in files and name != path:
+                successors[path] = name
+                break
     return Lineage(superseded, successors)
 
 

@@ -70,13 +70,15 @@ def test_a_superseded_file_is_pruned_whatever_its_age(make_root: MakeRoot) -> No
     _same_in_rows(report)
 
 
-def test_supersedes_on_the_successor_declares_the_older_one(make_root: MakeRoot) -> None:
+def test_supersedes_on_the_successor_makes_it_a_successor_not_the_older_one_superseded(
+        make_root: MakeRoot) -> None:
     report = _report(make_root, {
-        "plan_v1.md": topic("Plan v1", updated="2026-11-29"),
-        "plan_v2.md": topic("Plan v2", updated="2026-11-29", supersedes="plan_v1.md"),
+        "session_2026-03-01_plan-v1.md": topic("Plan v1"),
+        "session_2026-03-02_plan-v2.md": topic("Plan v2", supersedes="session_2026-03-01_plan-v1.md"),
     })
-    assert report.get("plan_v1.md").cls is StalenessClass.SUPERSEDED  # type: ignore[union-attr]
-    assert report.get("plan_v2.md").status is None  # type: ignore[union-attr]
+    old, new = report.get("session_2026-03-01_plan-v1.md"), report.get("session_2026-03-02_plan-v2.md")
+    assert old is not None and old.status is None and old.action is Action.PRUNE  # its age prunes it
+    assert new is not None and new.action is Action.REVIEW and new.guards[-1].kind == "successor"
 
 
 # ------------------------------------------------------------------------- successor pruned
