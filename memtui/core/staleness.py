@@ -37,7 +37,7 @@ from .gcpause import gc_paused
 from . import ages
 from .ages import FileAge, file_age, to_utc
 from .write.journal import pending_records
-from .model import BudgetConfig, MemoryFile, Snapshot
+from .model import ARCHIVE_DIR, BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from .project import State as ProjectState
 from .statcache import StatCache, cached
@@ -268,7 +268,7 @@ def status_for(memory_file: MemoryFile, lineage: Lineage | None = None) -> Guard
             return Guard("superseded", f"superseded by {new}, declared by the author")
     if memory_file.status == "superseded":
         return Guard("superseded", "status: superseded, declared by the author")
-    if memory_file.status == "archived":
+    if memory_file.status == "archived" and not memory_file.path.startswith(ARCHIVE_DIR + "/"):
         return Guard("archived", "status: archived, declared by the author")
     return None
 
