@@ -7,9 +7,20 @@
 The labels are ``tests/core/data/candidate_labels.tsv`` (pairs of real files under
 ``../shared/corpora``, each read by hand) and ``tests/core/data/candidate_synthetic.json``
 (small roots in other scripts, a dated family, a 50x size ratio; built in memory).  A labelled
-pair counts as proposed when ``scan`` lists it, as a duplicate or as "contained in".
+pair counts as proposed when ``scan`` lists it in any kind: a duplicate, "contained in", a
+contradiction, or a supersession (checkpoint, consolidated, replaces, contained).
 Precision = proposed TRUE / proposed; recall = proposed TRUE / TRUE.  Proposals nobody labelled
 are counted per root so the numbers cannot hide them.
+
+**Two halves.**  Every corpus label belongs to the *tune* or the *held-out* half by a fixed rule
+(:func:`half_of`: the CRC-32 of root, a and b, even = tune), written in the file's last column and
+checked against the rule.  Constants are chosen on the tune half only; both are printed.
+
+**The authors' own marks.**  ``superseded_by``/``supersedes`` stripped from an in-memory copy of
+every corpus root that has them; the supersessions ``scan --include-sessions`` proposes on the
+copy are compared with the author's pairs (split in halves the same way, on old and new), and
+the proposals the author did not make are counted against the verdicts read by hand in
+``tests/core/data/supersession_unmarked.tsv`` (unread ones are listed as such).
 
 Two modes: **default** — ``scan`` as it runs by default (``session_*`` files left out), over the
 labelled pairs without a session file; **sessions** — ``scan --include-sessions`` over every
@@ -22,7 +33,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +47,9 @@ from memtui.core.model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile,
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "core" / "data"
 LABELS = DATA / "candidate_labels.tsv"
+UNMARKED = DATA / "supersession_unmarked.tsv"
+TUNE, HELD_OUT = "tune", "held-out"
+KINDS = ("duplicate", "contained", "contradiction", "checkpoint", "consolidated", "replaces")
 SYNTHETIC = DATA / "candidate_synthetic.json"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
 
@@ -47,6 +63,7 @@ class Label:
     b: str
     true: bool
     reason: str
+    half: str = TUNE
 
     @property
     def key(self) -> tuple[str, str]:
@@ -66,6 +83,7 @@ class RootScore:
     out_of_scope: int = 0  # labelled pairs with a file that is no candidate (superseded, archived)
     unlabelled: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    kinds: dict[str, list[int]] = field(default_factory=dict)  # kind -> [TP, FP] of labelled proposals
 
 
 @dataclass
@@ -88,16 +106,25 @@ class Report:
         return self.total("tp") / true if true else 1.0
 
 
+def half_of(root: str, a: str, b: str) -> str:
+    """The half a pair belongs to: the CRC-32 of ``root``, and the pair in path order, even = tune."""
+    x, y = (a, b) if a <= b else (b, a)
+    return TUNE if zlib.crc32(f"{root}\t{x}\t{y}".encode("utf-8")) % 2 == 0 else HELD_OUT
+
+
 def read_labels(path: Path = LABELS) -> list[Label]:
-    """The corpus labels (comment lines start with ``#``)."""
+    """The corpus labels (comment lines start with ``#``); a ValueError when a row's half is not
+    the one :func:`half_of` gives."""
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        root, a, b, label, reason = line.split("\t")
+        root, a, b, label, reason, half = line.split("\t")
         if label not in ("TRUE", "FALSE"):
             raise ValueError(f"{path}: label must be TRUE or FALSE, not {label!r}")
-        out.append(Label(root, a, b, label == "TRUE", reason))
+        if half != half_of(root, a, b):
+            raise ValueError(f"{path}: {a} · {b} belongs to the {half_of(root, a, b)} half, not {half!r}")
+        out.append(Label(root, a, b, label == "TRUE", reason, half))
     return out
 
 
@@ -120,9 +147,25 @@ def snapshot_of(root: Path, texts: dict[str, str]) -> Snapshot:
     return Snapshot(root=root, index=index, archive_index=Index(ARCHIVE_INDEX_NAME, exists=False), files=files)
 
 
+def proposals(result: ScanResult) -> dict[tuple[str, str], tuple[str, str]]:
+    """Every proposal of a scan by its pair (in path order): its kind and evidence."""
+    got: dict[tuple[str, str], tuple[str, str]] = {}
+    for p in result.pairs:
+        got[(p.a, p.b)] = (p.kind, p.evidence)
+    for c in result.contradictions:
+        got.setdefault(_key(c.old, c.new), ("contradiction", c.negation))
+    for s in result.supersessions:
+        got.setdefault(_key(s.old, s.new), (s.kind, s.evidence[0]))
+    return got
+
+
+def _key(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
 def score_root(name: str, snapshot: Snapshot, result: ScanResult, labels: list[Label]) -> RootScore:
     """Compare one root's proposals with its labels."""
-    got = {(p.a, p.b): p for p in result.pairs}
+    got = proposals(result)
     out = RootScore(name, labelled=len(labels), proposed=len(got))
     keys = set()
     for label in labels:
@@ -131,31 +174,38 @@ def score_root(name: str, snapshot: Snapshot, result: ScanResult, labels: list[L
             out.out_of_scope += 1
             continue
         hit = label.key in got
+        if hit:
+            out.kinds.setdefault(got[label.key][0], [0, 0])[0 if label.true else 1] += 1
         if hit and label.true:
             out.tp += 1
         elif hit:
             out.fp += 1
-            out.wrong.append(f"proposed but FALSE: {label.a} · {label.b} ({label.reason})")
+            out.wrong.append(f"proposed ({got[label.key][0]}) but FALSE: {label.a} · {label.b} "
+                             f"({label.reason})")
         elif label.true:
             out.fn += 1
             out.wrong.append(f"missed TRUE: {label.a} · {label.b} ({label.reason})")
-    out.unlabelled = [f"{a} · {b} ({got[(a, b)].kind}, {got[(a, b)].evidence})" for a, b in got if (a, b) not in keys]
+    out.unlabelled = [f"{a} · {b} ({got[(a, b)][0]}, {got[(a, b)][1]})" for a, b in got if (a, b) not in keys]
     return out
 
 
 def evaluate_corpora(
-    threshold: float = DEFAULT_THRESHOLD, corpora: Path = CORPORA, *, sessions: bool = False
+    threshold: float = DEFAULT_THRESHOLD, corpora: Path = CORPORA, *, sessions: bool = False,
+    half: str | None = None,
 ) -> Report | None:
     """The corpus labels scored against ``scan`` of each labelled root (None without corpora).
 
-    Without ``sessions``, the default scan over the pairs without a session file.
+    Without ``sessions``, the default scan over the pairs without a session file; ``half``: only
+    the labels of that half (proposals nobody labelled are listed whatever the half).
     """
     from memtui.core.discover import roots_under
     from memtui.core.store import load_root
 
     if not corpora.is_dir():
         return None
-    labels = [lab for lab in read_labels() if sessions or not (is_session(lab.a) or is_session(lab.b))]
+    labels = [lab for lab in read_labels() if (sessions or not (is_session(lab.a) or is_session(lab.b)))
+              and (half is None or lab.half == half)]
+    every = {(lab.root, lab.key) for lab in read_labels()}
     # every root, so that proposals in roots nobody labelled show up as unlabelled
     by_root: dict[str, list[Label]] = {str(root.relative_to(corpora)): [] for root in roots_under(corpora)}
     for label in labels:
@@ -164,8 +214,117 @@ def evaluate_corpora(
     for name, group in sorted(by_root.items()):
         snapshot = load_root(corpora / name)
         result = scan(snapshot, threshold, include_sessions=sessions)
-        scores.append(score_root(name, snapshot, result, group))
+        score = score_root(name, snapshot, result, group)
+        score.unlabelled = [line for line in score.unlabelled  # labelled in the other half
+                            if (name, _key(*line.split(" (", 1)[0].split(" · "))) not in every]
+        scores.append(score)
     return Report(scores)
+
+
+@dataclass
+class MarkScore:
+    """The authors' stripped marks against the supersessions proposed on the stripped copy."""
+
+    marks: dict[str, int] = field(default_factory=dict)  # half -> marks
+    recovered: dict[str, int] = field(default_factory=dict)  # half -> proposed again (same direction)
+    reversed: int = 0  # proposed the other way round
+    proposed: int = 0
+    right: int = 0  # proposals the author did not make, read: right
+    wrong: int = 0  # ... read: wrong
+    unread: list[str] = field(default_factory=list)
+    per_root: list[tuple[str, int, int, int]] = field(default_factory=list)  # root, marks, recovered, proposed
+    without_consolidation: tuple[int, int] = (0, 0)  # marks and recovered, consolidations left out
+
+
+_MARK = re.compile(r"^(superseded_by|supersedes)\s*:.*$")
+
+
+def strip_marks(text: str) -> str:
+    """A file's text without its ``superseded_by``/``supersedes`` frontmatter lines."""
+    if not text.startswith("---"):
+        return text
+    lines = text.split("\n")
+    out = [lines[0]]
+    k = 1
+    while k < len(lines) and lines[k].strip() != "---":
+        if not _MARK.match(lines[k]):
+            out.append(lines[k])
+        k += 1
+    return "\n".join(out + lines[k:])
+
+
+def author_marks(snapshot: Snapshot) -> set[tuple[str, str]]:
+    """The (old, new) pairs the author declared: ``superseded_by`` or ``supersedes`` naming a file."""
+    out = set()
+    for path, f in snapshot.files.items():
+        for name in f.frontmatter.names("superseded_by"):
+            if name in snapshot.files and name != path:
+                out.add((path, name))
+        for name in f.frontmatter.names("supersedes"):
+            if name in snapshot.files and name != path:
+                out.add((name, path))
+    return out
+
+
+def read_verdicts(path: Path = UNMARKED) -> dict[tuple[str, str], bool]:
+    """The read verdicts on proposals the author did not make: (old, new) -> right."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        old, new, verdict = line.split("\t")
+        out[(old, new)] = verdict == "RIGHT"
+    return out
+
+
+def evaluate_marks(corpora: Path = CORPORA) -> MarkScore | None:
+    """:class:`MarkScore` over every corpus root with marks (None without corpora)."""
+    from dataclasses import replace
+
+    from memtui.core.discover import roots_under
+    from memtui.core.store import load_root
+
+    if not corpora.is_dir():
+        return None
+    verdicts = read_verdicts()
+    labelled = {(lab.root, lab.key): lab.true for lab in read_labels()}
+    out = MarkScore({TUNE: 0, HELD_OUT: 0}, {TUNE: 0, HELD_OUT: 0})
+    plain_marks = plain_found = 0
+    for root in roots_under(corpora):
+        snapshot = load_root(root)
+        marks = author_marks(snapshot)
+        if not marks:
+            continue
+        name = str(root.relative_to(corpora))
+        files = {}
+        for path, f in snapshot.files.items():
+            text = strip_marks(f.text)
+            files[path] = MemoryFile(path, len(text.encode("utf-8")), f.mtime, text, parse_frontmatter(text))
+        stripped = replace(snapshot, files=files)
+        found = {(s.old, s.new) for s in scan(stripped, include_sessions=True).supersessions}
+        for old, new in marks:
+            half = half_of(name, old, new)
+            out.marks[half] += 1
+            out.recovered[half] += (old, new) in found
+            out.reversed += (new, old) in found
+            if "consolidat" not in new:
+                plain_marks += 1
+                plain_found += (old, new) in found
+        out.proposed += len(found)
+        out.per_root.append((name, len(marks), len(marks & found), len(found)))
+        for pair in sorted(found - marks):
+            # read on the improv log's copy (same files in its earlier copies), else a corpus label
+            verdict = verdicts.get(pair) if name.startswith("jonahscohen__improv__") else None
+            if verdict is None:
+                verdict = labelled.get((name, _key(*pair)))
+            if verdict is None:
+                out.unread.append(f"{name}: {pair[0]} -> {pair[1]}")
+            elif verdict:
+                out.right += 1
+            else:
+                out.wrong += 1
+    out.without_consolidation = (plain_marks, plain_found)
+    return out
 
 
 def evaluate_synthetic(threshold: float = DEFAULT_THRESHOLD, *, sessions: bool = False) -> Report:
@@ -194,7 +353,24 @@ def _print(title: str, report: Report, unlabelled: bool) -> None:
                 print(f"      unlabelled: {line}")
     true = report.total("tp") + report.total("fn")
     print(f"  pairs {report.total('labelled')} ({true} TRUE) · precision {report.precision:.3f} · "
-          f"recall {report.recall:.3f}\n")
+          f"recall {report.recall:.3f} · {_kinds(report)}\n")
+
+
+def kind_counts(report: Report) -> dict[str, list[int]]:
+    """Labelled proposals per kind: kind -> [TP, FP]."""
+    out: dict[str, list[int]] = {}
+    for r in report.roots:
+        for kind, (tp, fp) in r.kinds.items():
+            counts = out.setdefault(kind, [0, 0])
+            counts[0] += tp
+            counts[1] += fp
+    return out
+
+
+def _kinds(report: Report) -> str:
+    counts = kind_counts(report)
+    return "by kind: " + (", ".join(f"{k} {tp} TP/{fp} FP" for k, (tp, fp) in sorted(counts.items()))
+                          or "none proposed")
 
 
 def main() -> int:
@@ -206,17 +382,42 @@ def main() -> int:
     summary = []
     for sessions in (False, True):
         mode = "sessions included" if sessions else "default (session files left out)"
-        corpus = evaluate_corpora(args.threshold, sessions=sessions)
-        if corpus is None:
-            print(f"corpora not found at {CORPORA}: corpus labels skipped\n")
-        else:
-            _print(f"corpora, {mode}", corpus, args.unlabelled)
+        for half in (TUNE, HELD_OUT):
+            corpus = evaluate_corpora(args.threshold, sessions=sessions, half=half)
+            if corpus is None:
+                print(f"corpora not found at {CORPORA}: corpus labels skipped\n")
+                continue
+            _print(f"corpora, {mode}, {half} half", corpus, args.unlabelled and half == TUNE)
+            summary.append(f"{mode:34} {half:8} precision {corpus.precision:.3f} · recall "
+                           f"{corpus.recall:.3f} ({corpus.total('tp') + corpus.total('fn')} TRUE, "
+                           f"{corpus.total('tp') + corpus.total('fp')} labelled proposed) · "
+                           f"{_kinds(corpus)}")
         synthetic = evaluate_synthetic(args.threshold, sessions=sessions)
         _print(f"synthetic, {mode}", synthetic, args.unlabelled)
-        both = Report((corpus.roots if corpus else []) + synthetic.roots)
-        summary.append(f"{mode:34} precision {both.precision:.3f} · recall {both.recall:.3f} "
-                       f"({both.total('tp') + both.total('fn')} TRUE, "
-                       f"{both.total('tp') + both.total('fp')} proposed)")
+        summary.append(f"{mode:34} {'synth':8} precision {synthetic.precision:.3f} · recall "
+                       f"{synthetic.recall:.3f}")
+    marks = evaluate_marks()
+    if marks is not None:
+        print("the authors' marks (superseded_by/supersedes stripped from a copy):")
+        for name, n, found, proposed in marks.per_root:
+            print(f"  {name[-62:]:62} marks {n:3d} · proposed again {found:3d} · proposals {proposed:3d}")
+        for half in (TUNE, HELD_OUT):
+            n, found = marks.marks[half], marks.recovered[half]
+            summary.append(f"{'authors marks':34} {half:8} recovered {found}/{n} = "
+                           f"{found / n if n else 1:.3f}")
+        n, found = sum(marks.marks.values()), sum(marks.recovered.values())
+        read = marks.right + marks.wrong
+        plain_n, plain_found = marks.without_consolidation
+        summary.append(f"{'authors marks':34} {'both':8} recovered {found}/{n} = {found / n:.3f} "
+                       f"(without the consolidation file's {n - plain_n}: {plain_found}/{plain_n}), "
+                       f"{marks.reversed} reversed")
+        summary.append(f"{'supersession proposals':34} {'':8} {marks.proposed}: {found} the authors', "
+                       f"{read} read ({marks.right} right, {marks.wrong} wrong), "
+                       f"{len(marks.unread)} unread · right {found + marks.right}/"
+                       f"{found + read} = {(found + marks.right) / max(1, found + read):.3f}")
+        for line in marks.unread:
+            print(f"  unread: {line}")
+        print()
     print("\n".join(summary))
     return 0
 

@@ -124,7 +124,7 @@ def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) ->
     summary = (
         f"[bold]{name}[/] — {result.considered} files considered · "
         f"{len(result.pairs)} pairs at ≥ {result.threshold:.2f} · {len(result.clusters)} clusters · "
-        f"{len(result.contradictions)} contradictions"
+        f"{len(result.contradictions)} contradictions · {len(result.supersessions)} supersessions"
     )
     if result.rejected_skipped:
         summary += f" · {result.rejected_skipped} rejected before, not shown"
@@ -189,5 +189,17 @@ def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) ->
                 f"{esc(c.old)} [dim](order unknown)[/]", esc(c.new))
             table.add_row(old, new, c.type, f"{c.score:.2f}", esc(c.negation),
                           esc(", ".join(c.subject)))
+        out.print(table)
+    if result.supersessions:
+        shown, table = _table("Supersessions (fold the earlier into the later; ✓ = strong evidence)",
+                              len(result.supersessions), args.limit)
+        table.add_column("older (folded)", overflow="fold")
+        table.add_column("newer (successor)", overflow="fold")
+        table.add_column("kind")
+        table.add_column("why", overflow="fold", ratio=2)
+        for found in result.supersessions[:shown]:
+            table.add_row(esc(found.old), esc(found.new),
+                          ("✓ " if found.strong else "  ") + found.proposal if found.kind != "contained"
+                          else "contained in", esc("; ".join(found.evidence)))
         out.print(table)
     out.print()

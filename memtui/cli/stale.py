@@ -41,6 +41,8 @@ _CLASS_LABEL = {
     "FRESH": "fresh",
     "PARTIALLY_STALE": "partly",
     "FULLY_STALE": "FULLY",
+    "SUPERSEDED": "superseded",
+    "ARCHIVED": "archived",
 }
 
 
@@ -149,8 +151,17 @@ def _file_text(row: Row, n: str) -> str:
         f'{m}"age_source": {text(f[4])},{m}"dated": {text(f[5])},'
         f'{m}"downgraded": {"true" if downgraded else "false"},{m}"references": {{'
         f'{m}  "found": {found:d},{m}  "missing": {missing:d},{m}  "unverifiable": {unverifiable:d}'
-        f'{m}}}{n}}}'
+        f'{m}}},{m}"status": {_status_text(f[14], m)}{n}}}'
     )
+
+
+def _status_text(status: tuple[str, str] | None, n: str) -> str:
+    """A row's declared status as the indented encoder writes it (``null`` when none)."""
+    if status is None:
+        return "null"
+    from .jsontext import scalar
+
+    return (f'{{{n}  "kind": {scalar(status[0])},{n}  "reason": {scalar(status[1])}{n}}}')
 
 
 _MODIFIER_KEYS = ('"kind": ', '"points": ', '"reason": ')
@@ -213,8 +224,8 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
     if unchecked:
         note += f"; {unchecked} URL(s) not checked (use --online)"
     out.print(f"{summary} — {note}.  class: evergreen = nothing to verify, fresh = all found, "
-              "partly / FULLY = some / all references gone; ↓ = all gone but held back by a "
-              "guard\n")
+              "partly / FULLY = some / all references gone; superseded / archived = declared by the "
+              "author (prune whatever the age); ↓ = all gone but held back by a guard\n")
 
 
 def _columns() -> tuple[Col, ...]:

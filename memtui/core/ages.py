@@ -1,7 +1,8 @@
 """How old a memory file is (DESIGN §5): frontmatter ``modified`` (the ISO 8601 timestamp Claude
 Code writes) / ``updated`` / ``date`` / ``created``, else a ``YYYY-MM-DD`` date in the file name,
-else the file's last commit (one ``git log`` for the whole root, parsed once), else its
-modification time.
+else a date the body states (:func:`body_date`), else the file's last commit (one ``git log`` for
+the whole root, parsed once), else its modification time.  :func:`stated_date` is the same order
+without git: what everything that orders files by date uses.
 
 The clock is always a parameter.  Dates are compared in UTC: a date is midnight UTC, a naive
 datetime is read as UTC; a date in the future counts as age 0; unreadable values are skipped.
@@ -18,6 +19,7 @@ from typing import Callable, Mapping
 
 from .discover import git_toplevel
 from .model import MemoryFile
+from .statcache import cached
 
 DATE_KEYS = ("modified", "updated", "date", "created")
 NAME_SOURCE = "file name"
@@ -87,6 +89,79 @@ def name_date(path: str) -> datetime | None:
         except ValueError:
             continue
     return None
+
+
+#: the body's date sources, as :attr:`FileAge.source` names them
+BODY_CAPTURED = "body _Captured:_"
+BODY_FIELD = "body Date:"
+BODY_LEADING = "body leading date"
+BODY_SOURCES = (BODY_CAPTURED, BODY_FIELD, BODY_LEADING)
+BODY_LINES = 10  # the first non-blank body lines a field or a leading date is looked for in
+
+_ISO = r"(\d{4}-\d{2}-\d{2})"
+# the writer's own line: ``_Captured: 2026-03-29_`` (also with a time after the date)
+_CAPTURED_RE = re.compile(r"^\s*_captured:\s*" + _ISO, re.IGNORECASE)
+# a field line whose label is a date: ``Date: …``, ``**Date**: …``, ``- **Date captured**: …``,
+# ``Research date: …`` (markup and an emoji before the label allowed)
+_FIELD_RE = re.compile(
+    r"^[\s>*_#\-+\W]*(?:[a-z]+\s+){0,2}date(?:\s+[a-z]+)?\s*[*_]*\s*:\s*[*_]*\s*" + _ISO,
+    re.IGNORECASE,
+)
+# a line that starts with a date once markup is taken off: ``## 2026-03-16 — D2 unit tests``
+_LEADING_RE = re.compile(r"^[\s>*_#\-+—–]*\(?" + _ISO + r"(?!\d)")
+
+
+def _day(text: str) -> datetime | None:
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        return None
+    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+
+
+def body_date(body: str) -> tuple[datetime, str] | None:
+    """The date a body states about itself, with its source: the writer's ``_Captured: <date>_``
+    line (anywhere), else a ``Date:`` field (``**Date**:``, ``Date captured:`` …) in the first
+    :data:`BODY_LINES` non-blank lines, else the latest date that starts one of those lines."""
+    head: list[str] = []
+    for line in body.splitlines():
+        if "_captured" in line[:40].lower():
+            match = _CAPTURED_RE.match(line)
+            if match and (day := _day(match[1])) is not None:
+                return day, BODY_CAPTURED
+        if len(head) < BODY_LINES and line.strip() and line.strip() != "---":
+            head.append(line)
+    for line in head:
+        match = _FIELD_RE.match(line)
+        if match and (day := _day(match[1])) is not None:
+            return day, BODY_FIELD
+    leading = [day for line in head if (match := _LEADING_RE.match(line))
+               and (day := _day(match[1])) is not None]
+    return (max(leading), BODY_LEADING) if leading else None
+
+
+def stated_date(memory_file: MemoryFile) -> tuple[datetime, str]:
+    """When a file was last true and where that comes from, without git: frontmatter dates, else
+    a date in its name, else a date in its body, else its modification time."""
+    found = frontmatter_date(memory_file)
+    if found is not None:
+        return found
+    named = name_date(memory_file.path)
+    if named is not None:
+        return named, NAME_SOURCE
+    stated = cached_body_date(memory_file)
+    if stated is not None:
+        return stated
+    return datetime.fromtimestamp(memory_file.mtime, timezone.utc), "mtime"
+
+
+def cached_body_date(memory_file: MemoryFile) -> tuple[datetime, str] | None:
+    """:func:`body_date` of a file's body, kept in the stat cache for files of a cached load."""
+    return cached(
+        memory_file, "ages/body-date", lambda f: body_date(f.body),
+        lambda v: () if v is None else (int(v[0].timestamp()), v[1]),
+        lambda p: (datetime.fromtimestamp(p[0], timezone.utc), p[1]) if p else None,
+    )
 
 
 def git_commit_dates(root: Path) -> dict[str, datetime]:
@@ -165,21 +240,14 @@ class FileAge:
 def file_age(memory_file: MemoryFile, now: datetime | date,
              git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
              ) -> FileAge:
-    """Age from frontmatter dates, else a date in the file name, else the last commit date, else
-    the modification time."""
+    """Age from :func:`stated_date`, where the last commit date (when known) comes before the
+    modification time."""
     moment = to_utc(now)
-    found = frontmatter_date(memory_file)
-    named = name_date(memory_file.path) if found is None else None
-    if found is not None:
-        when, source = found
-    elif named is not None:
-        when, source = named, NAME_SOURCE
-    else:
+    when, source = stated_date(memory_file)
+    if source == "mtime":
         dates = git_dates() if callable(git_dates) else git_dates
         commit = dates.get(memory_file.path) if dates else None
         if commit is not None:
             when, source = commit, "git"
-        else:
-            when, source = datetime.fromtimestamp(memory_file.mtime, timezone.utc), "mtime"
     days = max(0.0, (moment - when).total_seconds() / 86400.0)
     return FileAge(when, source, days)

@@ -14,7 +14,9 @@ Decisions the design leaves open, made here:
 - Similarity is rapidfuzz's ``fuzz.ratio`` (0–1 here) of title + body, each cut to
   :data:`SIMILARITY_CHARS`; pairs are listed most similar first.
 - Contradictions are found by :mod:`memtui.core.contradictions`; the newer file is the
-  successor.  Rejected pairs are proposed neither as duplicates nor as contradictions.
+  successor.  Supersessions (a newer note replacing an older one: checkpoint chains,
+  consolidations, replacements) by :mod:`memtui.core.supersession`; a pair proposed as one is
+  not also proposed as a merge of equals.  Rejected pairs are proposed as none of these.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from .model import BudgetConfig, MemoryFile, Snapshot
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 from .statcache import StatCache, cached
 from .store import list_root
+from .supersession import Supersession, supersession_candidates
 from .write.journal import pending_records
 from .write.safepath import check_stored_path
 
@@ -331,6 +334,7 @@ class ScanResult:
     rejected_skipped: int = 0  # proposals withheld because a person rejected them
     include_sessions: bool = False  # session files (session_*, session-*) took part
     session_files: int = 0  # session files that take part when included (left out by default)
+    supersessions: tuple[Supersession, ...] = ()  # fold the earlier into the later (not a merge)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -340,6 +344,7 @@ class ScanResult:
             "pairs": [p.to_json() for p in self.pairs],
             "clusters": [c.to_json() for c in self.clusters],
             "contradictions": [c.to_json() for c in self.contradictions],
+            "supersessions": [s.to_json() for s in self.supersessions],
         }
 
 
@@ -381,6 +386,7 @@ def scan_cached(
     cache.set_memo("scan", digest, (
         result.considered, tuple(map(astuple, result.pairs)), tuple(map(astuple, result.clusters)),
         tuple(map(astuple, result.contradictions)), result.rejected_skipped, result.session_files,
+        tuple(map(astuple, result.supersessions)),
     ))
     return result
 
@@ -427,7 +433,7 @@ def _scan_of(
 ) -> ScanResult:
     """The scan result :func:`scan_cached` kept; a ValueError when it names a path that is not
     one of ``names`` (the listing's memory files)."""
-    considered, pairs, clusters, contradictions, skipped, sessions = plain
+    considered, pairs, clusters, contradictions, skipped, sessions, supersessions = plain
 
     def known(path: Any) -> str:
         if path is not None and check_stored_path(path) not in names:
@@ -444,6 +450,7 @@ def _scan_of(
         rejected_skipped=skipped,
         include_sessions=include_sessions,
         session_files=sessions,
+        supersessions=tuple(Supersession(*s) for s in supersessions),
     )
     for p in result.pairs:
         known(p.a), known(p.b), known(p.contained_in)
@@ -451,6 +458,8 @@ def _scan_of(
         for path in c.files:
             known(path)
     for found in result.contradictions:
+        known(found.old), known(found.new)
+    for found in result.supersessions:
         known(found.old), known(found.new)
     return result
 
@@ -666,6 +675,9 @@ def _scan(
                 evidence=verdict.evidence,
             )
         )
+    supersessions = tuple(supersession_candidates(files, sets, refused))
+    folded = {_key(s.old, s.new) for s in supersessions}
+    pairs = [p for p in pairs if (p.a, p.b) not in folded]  # a successor, not a merge of equals
     pairs.sort(key=lambda p: (-p.similarity, -p.score, p.a, p.b))
 
     contradictions = []
@@ -686,6 +698,7 @@ def _scan(
         rejected_skipped=skipped,
         include_sessions=include_sessions,
         session_files=sessions,
+        supersessions=supersessions,
     )
 
 

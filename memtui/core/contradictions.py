@@ -10,7 +10,7 @@ shorter.  A cue somewhere else in the files does not count.
 
 A direction (the newer file supersedes the older) is proposed only when the two files' dates
 (:func:`stated_day`: frontmatter ``modified``/``updated``/``date``/``created``, else a date in
-the file name, else the modification time) fall on different days; otherwise the order is
+the file name, else one its body states, else the modification time) fall on different days; otherwise the order is
 unknown and the pair is offered for review.
 """
 
@@ -20,7 +20,6 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from itertools import chain
 from typing import Any, Hashable, Sequence
 
@@ -31,7 +30,6 @@ from .statcache import cached
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 
 CONTRADICTION_RANGE = (0.4, 0.6)
-_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
 @dataclass(frozen=True)
@@ -302,26 +300,15 @@ def find_contradictions(files: Sequence[MemoryFile], sets: Sequence[TokenSets]) 
 
 
 def stated_day(f: MemoryFile) -> str:
-    """The day a file was last true (ISO): its frontmatter date, a date in its name, or mtime."""
-    from .ages import frontmatter_date, name_date
+    """The day a file was last true (ISO), from :func:`memtui.core.ages.stated_date`."""
+    from .ages import stated_date
 
-    found = frontmatter_date(f)
-    if found is not None:
-        return found[0].date().isoformat()
-    named = name_date(f.path)
-    if named is not None:
-        return named.date().isoformat()
-    return datetime.fromtimestamp(f.mtime, timezone.utc).date().isoformat()
+    return stated_date(f)[0].date().isoformat()
 
 
 def freshness(f: MemoryFile) -> float:
-    """When a file was last true: ``updated``, ``date`` or ``created`` (UTC midnight), else mtime."""
-    for key in ("updated", "date", "created"):
-        match = _DATE.match(f.frontmatter.get(key).strip())
-        if match:
-            try:
-                day = datetime(int(match[1]), int(match[2]), int(match[3]), tzinfo=timezone.utc)
-            except ValueError:
-                continue
-            return day.timestamp()
-    return f.mtime
+    """When a file was last true (seconds since the epoch), from
+    :func:`memtui.core.ages.stated_date`: a stated date is its UTC midnight."""
+    from .ages import stated_date
+
+    return stated_date(f)[0].timestamp()

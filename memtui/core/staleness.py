@@ -7,16 +7,25 @@ Ages come from :mod:`memtui.core.ages`, references from :mod:`memtui.core.refere
 checks from :mod:`memtui.core.project`.  The clock is always a parameter.  Nothing here writes
 anywhere; the results suggest, a person decides.
 
+**Status before age.**  A file the author declared superseded (``superseded_by`` naming a file
+of the root, or ``status: superseded``) is class ``SUPERSEDED`` and ``status: archived`` class
+``ARCHIVED``: action *prune* whatever the score.
+A rule — type ``user``, ``feedback``, ``decision`` or ``value``, or a ``project`` file named as
+lessons, rules or a policy — and the declared successor of a superseded file are never pruned for their
+age alone: such a prune is shown as *review* with the hold's reason listed among the guards (the
+score stays the formula's).
+
 Decisions beyond the contract: "modified in the last 14 days" uses the same date the age comes
-from (frontmatter, else last commit, else mtime), so a fresh checkout does not make every file
-recent; guards are listed for every file (not only the downgraded ones) and never change the
-score or the action; archived files (under ``archive/`` or ``status: archived``) are left out of
-a root's report unless asked for.
+from (frontmatter, else file name, else the body, else last commit, else mtime), so a fresh
+checkout does not make every file recent; guards are listed for every file (not only the
+downgraded ones) and never change the score; archived files (under ``archive/`` or
+``status: archived``) are left out of a root's report unless asked for.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -27,7 +36,7 @@ from typing import Callable, Collection, Mapping
 from . import ages
 from .ages import FileAge, file_age, to_utc
 from .gcpause import gc_paused
-from .model import BudgetConfig, MemoryFile, Snapshot
+from .model import ARCHIVE_DIR, BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from .project import State as ProjectState
 from .references import (
@@ -46,6 +55,7 @@ HALF_LIVES: Mapping[str, float] = {
     "value": 365,
     "user": 180,
     "feedback": 90,
+    "decision": 90,  # a decision is a standing rule of the project: scored like feedback
     "reference": 60,
     "project": 14,
     "unknown": 30,
@@ -82,9 +92,25 @@ class StalenessClass(str, Enum):
     FRESH = "FRESH"  # every verifiable reference found
     PARTIALLY_STALE = "PARTIALLY_STALE"  # some missing (or all missing, but guarded)
     FULLY_STALE = "FULLY_STALE"  # every verifiable reference missing, no guard
+    SUPERSEDED = "SUPERSEDED"  # the author declared it replaced (status before age)
+    ARCHIVED = "ARCHIVED"  # ``status: archived`` outside archive/ (status before age)
 
 
 # ------------------------------------------------------------------------------------ formula
+
+
+#: types scored though the validator does not know them (common in real folders)
+SCORED_TYPES = frozenset({"decision"})
+
+
+def scoring_type(memory_file: MemoryFile) -> str:
+    """The type a file is scored as: a known type, ``decision``, else ``unknown``."""
+    known = memory_file.type
+    if known == "unknown":
+        raw = memory_file.frontmatter.get("type").strip().lower()
+        if raw in SCORED_TYPES:
+            return raw
+    return known
 
 
 def half_life(type_: str) -> float:
@@ -166,6 +192,7 @@ PINNED_GUARD = Guard("pinned", "pinned: a load-bearing fact, exempt from decay")
 TYPE_GUARDS: Mapping[str, Guard] = {
     "user": Guard("type-user", "type user: preferences do not decay because a path moved"),
     "feedback": Guard("type-feedback", "type feedback: the lesson outlives its example paths"),
+    "decision": Guard("type-decision", "type decision: the choice outlives its example paths"),
     "reference": Guard("type-reference", "type reference: the lesson outlives its example paths"),
 }
 
@@ -176,7 +203,7 @@ def guards_for(memory_file: MemoryFile, age: FileAge, type_: str | None = None,
     guards: list[Guard] = []
     if memory_file.pinned:
         guards.append(PINNED_GUARD)
-    type_guard = TYPE_GUARDS.get(memory_file.type if type_ is None else type_)
+    type_guard = TYPE_GUARDS.get(scoring_type(memory_file) if type_ is None else type_)
     if type_guard is not None:
         guards.append(type_guard)
     if age.days <= RECENT_DAYS:
@@ -187,6 +214,81 @@ def guards_for(memory_file: MemoryFile, age: FileAge, type_: str | None = None,
     if directive:
         guards.append(Guard("directive", f"the body is a directive ('{directive}')"))
     return tuple(guards)
+
+
+RULE_TYPES = frozenset({"user", "feedback", "decision", "value"})
+#: words that make a ``project`` file's name (not a session log's) a rule: lessons learnt, rules
+RULE_WORDS = frozenset({"lesson", "lessons", "rule", "rules", "principle", "principles", "policy"})
+_WORDS = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """What the authors of a root declared about replacement: ``superseded`` maps a file declared
+    replaced to its successor (or ``""`` for ``status: superseded`` alone), ``successors`` a
+    live successor to one file it replaces."""
+
+    superseded: Mapping[str, str]
+    successors: Mapping[str, str]
+
+
+def lineage_of(files: Mapping[str, MemoryFile]) -> Lineage:
+    """The declared supersessions of a root's files: a file is declared replaced by its own
+    ``superseded_by`` naming a file of the root, or ``status: superseded``; a successor is a live
+    file such a ``superseded_by`` names, or one whose ``supersedes`` names a file of the root."""
+    superseded: dict[str, str] = {}
+    for path, f in files.items():
+        for name in f.frontmatter.names("superseded_by"):
+            if name in files and name != path:
+                superseded.setdefault(path, name)
+                break
+        if f.status == "superseded":
+            superseded.setdefault(path, "")
+    successors: dict[str, str] = {}
+    for old, new in sorted(superseded.items()):
+        if new and new not in superseded:
+            successors.setdefault(new, old)
+    for path, f in sorted(files.items()):
+        if path in superseded or path in successors:
+            continue
+        for name in f.frontmatter.names("supersedes"):
+            if name in files and name != path:
+                successors[path] = name
+                break
+    return Lineage(superseded, successors)
+
+
+def status_for(memory_file: MemoryFile, lineage: Lineage | None = None) -> Guard | None:
+    """Why a file's status decides its action before its age (``superseded``/``archived``), or
+    None.  Without a lineage only the file's own ``status`` is read."""
+    if lineage is not None and memory_file.path in lineage.superseded:
+        new = lineage.superseded[memory_file.path]
+        if new:
+            return Guard("superseded", f"superseded by {new}, declared by the author")
+    if memory_file.status == "superseded":
+        return Guard("superseded", "status: superseded, declared by the author")
+    if memory_file.status == "archived" and not memory_file.path.startswith(ARCHIVE_DIR + "/"):
+        return Guard("archived", "status: archived, declared by the author")
+    return None
+
+
+def holds_for(memory_file: MemoryFile, lineage: Lineage | None = None,
+              type_: str | None = None) -> tuple[Guard, ...]:
+    """Why a file is not pruned for its age alone (a prune from age alone becomes a review)."""
+    out: list[Guard] = []
+    type_ = scoring_type(memory_file) if type_ is None else type_
+    if type_ in RULE_TYPES:
+        out.append(Guard("rule", f"type {type_}: a standing rule, not retired by age alone"))
+    elif type_ == "project":
+        name = memory_file.path.rsplit("/", 1)[-1].lower()
+        said = RULE_WORDS.intersection(_WORDS.findall(name))
+        if said and not name.startswith(("session_", "session-")):
+            out.append(Guard("rule", f"named as {min(said)}: a standing rule, not retired by "
+                                     "age alone"))
+    if lineage is not None and memory_file.path in lineage.successors:
+        out.append(Guard("successor", f"replaces {lineage.successors[memory_file.path]}: the "
+                                      "current version, not retired by age alone"))
+    return tuple(out)
 
 
 def classify(checks: tuple[ReferenceCheck, ...]) -> StalenessClass:
@@ -242,6 +344,8 @@ class StalenessResult:
     guards: tuple[Guard, ...]
     references: tuple[ReferenceCheck, ...]
     downgraded: bool = False  # FULLY_STALE turned PARTIALLY_STALE by a guard
+    status: Guard | None = None  # the declared status that decided the action (superseded, archived)
+    holds: tuple[Guard, ...] = ()  # what keeps a prune from age alone a review (listed when it does)
 
     @property
     def age_days(self) -> float:
@@ -284,6 +388,7 @@ class StalenessResult:
             "downgraded": self.downgraded,
             "references": {"found": counts[RefStatus.FOUND], "missing": counts[RefStatus.MISSING],
                            "unverifiable": counts[RefStatus.UNVERIFIABLE]},
+            "status": None if self.status is None else self.status.to_json(),
         }
 
 
@@ -309,10 +414,13 @@ def body_facts(memory_file: MemoryFile) -> tuple[tuple[tuple[RefKind, str], ...]
 def score_file(memory_file: MemoryFile, now: datetime | date,
                checker: ReferenceChecker | None = None,
                git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
-               ) -> StalenessResult:
-    """Score one file; without a checker every reference is unverifiable (no project known)."""
+               lineage: Lineage | None = None) -> StalenessResult:
+    """Score one file; without a checker every reference is unverifiable (no project known).
+
+    ``lineage``: the root's declared supersessions (:func:`lineage_of`); without it only the
+    file's own ``status`` is read."""
     age = file_age(memory_file, now, git_dates)
-    type_ = memory_file.type
+    type_ = scoring_type(memory_file)
     life = half_life(type_)
     base = decay_score(age.days, life)
     checker = checker or ReferenceChecker(None)
@@ -324,6 +432,14 @@ def score_file(memory_file: MemoryFile, now: datetime | date,
     downgraded = cls is StalenessClass.FULLY_STALE and bool(guards)
     if downgraded:
         cls = StalenessClass.PARTIALLY_STALE
+    status = status_for(memory_file, lineage)
+    holds = holds_for(memory_file, lineage, type_)
+    action = action_for(score)
+    if status is not None:
+        cls, action, downgraded = _STATUS_CLASS[status.kind], Action.PRUNE, False
+    elif action is Action.PRUNE and holds and not modifiers:
+        action = Action.REVIEW
+        guards = guards + holds
     return StalenessResult(
         path=memory_file.path,
         type=type_,
@@ -332,13 +448,19 @@ def score_file(memory_file: MemoryFile, now: datetime | date,
         base_score=base,
         modifiers=modifiers,
         score=score,
-        action=action_for(score),
+        action=action,
         bucket=bucket_for(score),
         cls=cls,
         guards=guards,
         references=checks,
         downgraded=downgraded,
+        status=status,
+        holds=holds,
     )
+
+
+_STATUS_CLASS = {"superseded": StalenessClass.SUPERSEDED, "archived": StalenessClass.ARCHIVED}
+_HOLD_KINDS = frozenset({"rule", "successor"})
 
 
 @dataclass(frozen=True)
@@ -388,11 +510,13 @@ def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None
 #: half-life, when (µs since the epoch, UTC), age source, dated, modifier points (None: no
 #: modifier), class before guards, guards before ``recent``, guards after it, modifiers
 #: ``(kind, points, reason)``, missing references ``(kind, ref, reason)``, reference counts
-#: ``(found, missing, unverifiable)`` and URLs not checked offline.
+#: ``(found, missing, unverifiable)``, URLs not checked offline, the declared status
+#: ``(kind, reason)`` (None: none) and the holds ``(kind, reason)`` on a prune from age alone.
 Facts = tuple[str, str, float, int, str, str, "int | None", str,
               tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
               tuple[tuple[str, int, str], ...], tuple[tuple[str, str, str], ...],
-              tuple[int, int, int], int]
+              tuple[int, int, int], int, "tuple[str, str] | None", tuple[tuple[str, str], ...]]
+FACTS_LENGTH = 16
 
 #: A file scored at one moment: score, path, age in days, base score, action, bucket, class,
 #: downgraded, guards ``(kind, reason)`` and the file's :data:`Facts`.
@@ -405,6 +529,11 @@ _FULLY, _PARTLY = StalenessClass.FULLY_STALE.value, StalenessClass.PARTIALLY_STA
 _PRUNE, _REVIEW, _KEEP = Action.PRUNE.value, Action.REVIEW.value, Action.KEEP.value
 _STALE, _TO_REVIEW, _AGING, _FRESH = (Bucket.STALE.value, Bucket.REVIEW.value, Bucket.AGING.value,
                                       Bucket.FRESH.value)
+
+
+def _reference_class(result: StalenessResult) -> StalenessClass:
+    """A result's class from its references alone (a declared status replaces it when shown)."""
+    return result.cls if result.status is None else _class_and_modifiers(result.references)[0]
 
 
 def facts_of(result: StalenessResult) -> Facts:
@@ -420,17 +549,20 @@ def facts_of(result: StalenessResult) -> Facts:
               and c.reason.startswith("not checked offline")):
             unchecked += 1
     age = result.age
-    guards = [(g.kind, g.reason) for g in result.guards if g.kind != "recent"]
+    guards = [(g.kind, g.reason) for g in result.guards
+              if g.kind != "recent" and g.kind not in _HOLD_KINDS]
     return (
         result.path, result.type, result.half_life, (age.when - _EPOCH) // _US, age.source,
         age.when.date().isoformat(),
         sum(m.points for m in result.modifiers) if result.modifiers else None,
-        (StalenessClass.FULLY_STALE if result.downgraded else result.cls).value,
+        (StalenessClass.FULLY_STALE if result.downgraded else _reference_class(result)).value,
         tuple(g for g in guards if g[0] not in _GUARDED_AFTER),
         tuple(g for g in guards if g[0] in _GUARDED_AFTER),
         tuple((m.kind, m.points, m.reason) for m in result.modifiers), tuple(missing),
         (counts[RefStatus.FOUND], counts[RefStatus.MISSING], counts[RefStatus.UNVERIFIABLE]),
         unchecked,
+        None if result.status is None else (result.status.kind, result.status.reason),
+        tuple((g.kind, g.reason) for g in result.holds),
     )
 
 
@@ -452,12 +584,19 @@ def rows_at(facts: list[Facts], now: datetime | date) -> list[Row]:
         else:
             guards = before + after if after else before
         downgraded = cls == _FULLY and bool(guards)
+        shown = _PARTLY if downgraded else cls
+        action = _PRUNE if score >= PRUNE_FROM else _REVIEW if score >= REVIEW_FROM else _KEEP
+        status = f[14]
+        if status is not None:
+            action, shown, downgraded = _PRUNE, _STATUS_CLASS[status[0]].value, False
+        elif action == _PRUNE and points is None and f[15]:
+            action = _REVIEW
+            guards = (*guards, *f[15])
         append((
-            score, f[0], days, base,
-            _PRUNE if score >= PRUNE_FROM else _REVIEW if score >= REVIEW_FROM else _KEEP,
+            score, f[0], days, base, action,
             _STALE if score >= PRUNE_FROM else _TO_REVIEW if score >= REVIEW_FROM
             else _AGING if score >= AGING_FROM else _FRESH,
-            _PARTLY if downgraded else cls, downgraded, guards, f,
+            shown, downgraded, guards, f,
         ))
     rows.sort(key=_row_order)
     return rows
@@ -488,6 +627,7 @@ def row_json(row: Row) -> dict[str, object]:
         "dated": f[5],
         "downgraded": downgraded,
         "references": {"found": found, "missing": missing, "unverifiable": unverifiable},
+        "status": None if f[14] is None else {"kind": f[14][0], "reason": f[14][1]},
     }
 
 
@@ -606,7 +746,7 @@ def _checked(kept: list[Facts], names: Collection[str]) -> list[Facts]:
     if type(kept) is not list:
         raise ValueError("not kept facts")
     for f in kept:
-        if type(f) is not tuple or len(f) != 14 or f[0] not in names:
+        if type(f) is not tuple or len(f) != FACTS_LENGTH or f[0] not in names:
             raise ValueError("cached staleness names another file")
     return kept
 
@@ -634,7 +774,8 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
         return commit_dates
 
     moment = to_utc(now)
-    results = [score_file(f, moment, checker, lazy_git_dates) for f in files]
+    lineage = lineage_of(snapshot.files)
+    results = [score_file(f, moment, checker, lazy_git_dates, lineage) for f in files]
     results.sort(key=lambda r: (-r.score, r.path))
     return StalenessReport(snapshot.root, now, project, tuple(results), online)
 

@@ -22,7 +22,7 @@ from .view import ListView
 
 FACETS = ("action", "class", "type", "read")
 CLASS_SHORT = {"EVERGREEN": "evergreen", "FRESH": "fresh", "PARTIALLY_STALE": "partly stale",
-               "FULLY_STALE": "fully stale"}
+               "FULLY_STALE": "fully stale", "SUPERSEDED": "superseded", "ARCHIVED": "archived"}
 
 
 def matches_facets(result: StalenessResult, facets: dict[str, str], usage: Usage | None = None) -> bool:

@@ -20,12 +20,16 @@ import eval_candidates as ev  # noqa: E402
 
 from memtui.core.consolidate import scan  # noqa: E402
 
-FLOOR = 0.85  # the issue's floor; the target is 0.9
+PRECISION_FLOOR, RECALL_FLOOR = 0.85, 0.75  # the default mode's floors (targets 0.95 / 0.85)
 
 
 def test_the_label_file_is_well_formed() -> None:
-    labels = ev.read_labels()
-    assert len(labels) >= 60 and len({lab.root for lab in labels}) >= 8
+    labels = ev.read_labels()  # also checks every row's half against the fixed rule
+    assert len(labels) >= 250 and len({lab.root for lab in labels}) >= 8
+    assert sum(lab.true for lab in labels) >= 80
+    assert sum(1 for lab in labels if ev.is_session(lab.a) or ev.is_session(lab.b)) >= 100
+    for half in (ev.TUNE, ev.HELD_OUT):
+        assert sum(1 for lab in labels if lab.half == half) >= 100
     assert all(lab.reason.strip() and lab.a != lab.b for lab in labels)
     assert len({(lab.root, lab.key) for lab in labels}) == len(labels)  # each pair once
     if CORPORA.is_dir():
@@ -66,24 +70,44 @@ def test_a_dated_family_pairs_only_near_copies() -> None:
     ]
 
 
-def _corpus_report(sessions: bool) -> ev.Report:
-    report = ev.evaluate_corpora(sessions=sessions, corpora=CORPORA)
+def test_the_halves_are_fixed_by_the_rule() -> None:
+    assert ev.half_of("r", "a.md", "b.md") == ev.half_of("r", "b.md", "a.md")
+    halves = {ev.half_of("root", f"x{k}.md", "y.md") for k in range(20)}
+    assert halves == {ev.TUNE, ev.HELD_OUT}
+
+
+def _corpus_report(sessions: bool, half: str | None = None) -> ev.Report:
+    report = ev.evaluate_corpora(sessions=sessions, corpora=CORPORA, half=half)
     if report is None:
         pytest.skip(f"corpora not available at {CORPORA}")
     return report
 
 
-def test_precision_and_recall_on_real_folders_by_default() -> None:
-    report = _corpus_report(sessions=False)
+@pytest.mark.parametrize("half", [ev.TUNE, ev.HELD_OUT])
+def test_precision_and_recall_on_real_folders_by_default(half: str) -> None:
+    report = _corpus_report(sessions=False, half=half)
     wrong = [line for r in report.roots for line in r.wrong]
-    assert report.precision >= FLOOR and report.recall >= FLOOR, wrong
+    assert report.precision >= PRECISION_FLOOR and report.recall >= RECALL_FLOOR, wrong
     assert not any(r.unlabelled for r in report.roots)  # every default proposal was read
 
 
 def test_sessions_included_does_not_regress() -> None:
-    # Beats of one work log share titles and words; with sessions included the measured level is
-    # precision 0.78 / recall 0.82 on the corpora (below the target, see the issue-9 note): this
-    # pins it so a change that makes it worse fails.
-    report = _corpus_report(sessions=True)
-    assert report.precision >= 0.75 and report.recall >= 0.8
+    # Successive notes of one work log: measured on the held-out half at precision 0.845 / recall
+    # 0.947 (the wrong ones: checkpoint links between different parts of one work item); this
+    # pins the level so a change that makes it worse fails.
+    report = _corpus_report(sessions=True, half=ev.HELD_OUT)
+    assert report.precision >= 0.8 and report.recall >= 0.9
     assert not any(r.unlabelled for r in report.roots)
+
+
+def test_the_authors_stripped_marks_are_proposed_again() -> None:
+    # measured: 64 of 97 marks (0.66; 26 of 58 without the one consolidation file), 0 reversed,
+    # and 0.92 of the proposals right (the authors' own and those read); pinned so a change
+    # that makes it worse fails
+    marks = ev.evaluate_marks(CORPORA)
+    if marks is None:
+        pytest.skip(f"corpora not available at {CORPORA}")
+    found, n = sum(marks.recovered.values()), sum(marks.marks.values())
+    assert n >= 90 and found / n >= 0.62 and marks.reversed == 0
+    read = marks.right + marks.wrong
+    assert not marks.unread and (found + marks.right) / (found + read) >= 0.88

@@ -66,7 +66,9 @@ def test_stale_on_a_demo_copy_shows_every_class_with_real_missing_references(
     missing = {(m["kind"], m["ref"]) for m in shim["missing"]}
     assert {("path", "internal/api/v1compat/catalog.go"), ("symbol", "SearchRepositoriesV1"),
             ("branch", "release-2.3")} <= missing
-    assert files["project_auth_ldap_group_mapping.md"]["class"] == "FULLY_STALE"
+    ldap = files["project_auth_ldap_group_mapping.md"]  # its author declared it superseded
+    assert (ldap["class"], ldap["action"], ldap["status"]["kind"]) == ("SUPERSEDED", "prune", "superseded")
+    assert ldap["references"]["missing"] and not ldap["references"]["found"]  # and every reference is gone
 
     work_in_progress = files["project_gc_concurrent_mark.md"]  # its code is on a branch, not main
     assert work_in_progress["class"] == "PARTIALLY_STALE"

@@ -74,7 +74,7 @@ def test_zero_when_new(type_: str) -> None:
 
 
 def test_half_lives_are_the_contract() -> None:
-    assert dict(HALF_LIVES) == {"value": 365, "user": 180, "feedback": 90, "reference": 60,
+    assert dict(HALF_LIVES) == {"value": 365, "user": 180, "feedback": 90, "decision": 90, "reference": 60,
                                 "project": 14, "unknown": 30}
 
 
@@ -308,7 +308,9 @@ def test_without_guard_fully_stale_stays(project: Path) -> None:
 def test_guard_does_not_touch_other_classes_or_the_score(project: Path) -> None:
     result = in_project(project, topic("a", type_="user", updated=OLD, body="src/app.py\n"))
     assert result.cls is StalenessClass.FRESH and not result.downgraded  # type: ignore[attr-defined]
-    assert [g.kind for g in result.guards] == ["type-user"]  # type: ignore[attr-defined]
+    # a rule is not pruned for its age alone: the hold is listed, the score is the formula's
+    assert [g.kind for g in result.guards] == ["type-user", "rule"]  # type: ignore[attr-defined]
+    assert result.action is Action.REVIEW  # type: ignore[attr-defined]
     assert result.score == pytest.approx(decay_score(400, 180))  # type: ignore[attr-defined]
 
 
@@ -382,5 +384,10 @@ def test_every_corpus_root_scores(root: Path) -> None:
     for result in report.results:
         assert 0.0 <= result.score <= 100.0
         assert not math.isnan(result.score)
-        assert result.action is action_for(result.score)
+        if result.status is not None:  # status before age
+            assert result.action is Action.PRUNE and result.cls.value == result.status.kind.upper()
+        elif result.holds and not result.modifiers and action_for(result.score) is Action.PRUNE:
+            assert result.action is Action.REVIEW and result.guards[-len(result.holds):] == result.holds
+        else:
+            assert result.action is action_for(result.score)
     report.to_json()

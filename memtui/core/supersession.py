@@ -1,0 +1,479 @@
+"""Supersession candidates (DESIGN §6): a newer file that replaces an older one — proposed as
+*fold the earlier into the later* (the earlier archived with ``superseded_by``), never as a merge
+of equals.
+
+Three kinds, each read from the files' names, dates and words; the direction always comes from
+the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within one day):
+
+- **checkpoint** — successive session logs (``session_*``) of one work item: their names share the item's words (the
+  name less its date, the type or ``session`` prefix, stage words such as *plan*, *exec*,
+  *verified*, *COMPLETE* and version tags ``v2``), one item's words contained in the other's,
+  at least one of them rare in the root; dated at most :data:`CHAIN_DAYS` apart, the later one
+  after the earlier by date, version or stage; not about different parts of the item (past the
+  words the names share, each says something of its own, or the later names a task or block
+  the earlier does not), a review not replacing what it
+  reviews and replaced only by what answers it (approval, verification, close), unless the later
+  is a new version; and the later one restates the earlier: names it, or closes the item
+  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words.  Each note is linked to its nearest later note only
+  (a chain, not every pair).  A later note :data:`CONTAINED_RATIO` times larger holding
+  :data:`CONTAINED_SHARE` of the earlier's words is shown as "contained in".
+- **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
+  ``consolidation of``) a work item over a date range: every note of that item and of its type
+  dated within the range is folded into it.
+- **extends** — one rule stated twice: a note that says near its start (the first
+  :data:`EXTENDS_CHARS` characters of its body) that it extends (restates, refines, builds on)
+  another it names, by file name or title, quoted or linked in the sentence of the cue;
+  whatever their sizes (two short feedback files share few words by count).
+- **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
+  instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
+  names share a rare word — two words when only the claim says it — and their words
+  :data:`SAME_SUBJECT`).
+
+*Strong* proposals (started checked by the dream) are a consolidation, a replacement said in
+the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
+whose later note only names the earlier is offered unchecked.  Pure: reads the files it
+is given, never the disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from datetime import datetime
+from typing import Any, Collection, Iterable, Sequence
+
+from .ages import frontmatter_date, name_date, stated_date
+from .model import MemoryFile, Snapshot
+from .simjoin import TokenSets, overlap
+
+CHECKPOINT = "checkpoint"
+CONSOLIDATED = "consolidated"
+REPLACES = "replaces"
+CONTAINED = "contained"
+EXTENDS = "extends"
+
+CHAIN_DAYS = 2  # successive notes of one work item are at most this many days apart
+RARE_NAMES = 25  # a shared name word held by more names than this says nothing of the item
+RESTATES = 0.5  # the share of the earlier note's words the later one holds to restate it
+CONTAINED_RATIO = 3.0  # the later note this many times larger ...
+CONTAINED_SHARE = 0.7  # ... holding this share of the earlier's words contains it
+SAME_SUBJECT = 0.4  # the title + body overlap two notes of one subject have at least
+REPLACE_DAYS = 30  # a replacement is looked for among notes at most this much older
+EXTENDS_CHARS = 2000  # a note says it extends another near its start
+
+# Words of a name that say where the work stands, not what it is.  The number is the stage's
+# order within one day (a plan comes before its execution, which comes before the close).
+STAGES: dict[str, int] = {}
+for _rank, _words in enumerate((
+    "kickoff start started prep brainstorm investigation diagnosis recon draft drafted design "
+    "spec plan plans planning proposal scope",
+    "review reviewed codex handoff feedback rereview",
+    "approved decision",
+    "exec execution executing impl implement implemented implementation build built wired fix "
+    "fixes fixed rework rebuild rewrite deploy deployed results",
+    "verified verify verification proof proven test tests live",
+    "done complete completed closed close shipped consolidated final landed merged",
+)):
+    for _word in _words.split():
+        STAGES[_word] = _rank
+CLOSING = max(STAGES.values())
+REVIEW = STAGES["review"]
+#: what answers a review: its approval, a verification, the close (or a new version)
+ANSWERS = frozenset({STAGES["approved"], STAGES["verified"], CLOSING})
+_PREFIXES = frozenset({"session", "project", "feedback", "decision", "reference", "user", "review",
+                       "note", "notes", "log", "md"})
+_NAME_DATE = re.compile(r"(?<!\d)(?:\d{4}[-_]\d{2}[-_]\d{2}|\d{8})(?!\d)")
+_NAME_WORD = re.compile(r"[a-z0-9]+")
+_VERSION = re.compile(r"v(\d{1,3})")
+_CONSOLIDATES = re.compile(r"\b(?:consolidated|consolidation of|canonical merge)\b", re.IGNORECASE)
+_RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\s*(?:\.\.|–|—|to|-)\s*(\d{2}-\d{2}|\d{4}-\d{2}-\d{2})")
+_REPLACE_NAME = frozenset({"rename", "renamed", "replaces", "replaced", "replacement", "supersedes",
+                           "instead", "migrated", "switched"})
+_REPLACE_CLAIM = re.compile(
+    r"\b(?:renamed|replaces|replaced|instead of|no longer|supersedes|superseded)\b|\(was\s",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """A proposal: fold ``old`` into ``new`` (``new`` supersedes ``old``)."""
+
+    old: str
+    new: str
+    kind: str  # checkpoint | consolidated | replaces | contained
+    evidence: tuple[str, ...]  # why, in words a person reads
+    strong: bool  # the evidence suffices to start the item checked
+    days: int  # days between the two notes' dates
+    restated: float  # the share of old's words new holds (0 when a side has too few)
+
+    @property
+    def proposal(self) -> str:
+        if self.kind == CONTAINED:
+            return "contained in"
+        if self.kind == EXTENDS:
+            return "one rule stated twice: fold the extended into the extension"
+        return "fold the earlier into the later"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "old": self.old,
+            "new": self.new,
+            "kind": self.kind,
+            "proposal": self.proposal,
+            "evidence": list(self.evidence),
+            "strong": self.strong,
+            "days": self.days,
+            "restated": round(self.restated, 4),
+        }
+
+
+@dataclass(frozen=True)
+class _Note:
+    """What the proposals read of one file."""
+
+    index: int
+    path: str
+    stem: str  # the file name less ``.md``
+    item: frozenset[str]  # the work item's words
+    lead: tuple[str, ...]  # the name's words in order, less prefixes, versions and numbers
+    version: int
+    stage: int  # -1: no stage word
+    dated_name: bool  # dated by its name (no frontmatter date)
+    words: tuple[str, ...]  # the name's words
+    file: MemoryFile = field(compare=False, repr=False)
+
+    @cached_property
+    def when(self) -> datetime:
+        """The note's date (:func:`memtui.core.ages.stated_date`), read when first asked."""
+        return stated_date(self.file)[0]
+
+
+def name_words(path: str) -> list[str]:
+    """A file name's words (lower case), its dates taken out."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith(".md"):
+        name = name[:-3]
+    return _NAME_WORD.findall(_NAME_DATE.sub(" ", name))
+
+
+def _is_version(word: str) -> bool:
+    """``v2``, ``v10`` …: a version tag (what :data:`_VERSION` matches whole)."""
+    return word[0] == "v" and 1 < len(word) <= 4 and word[1:].isdigit()
+
+
+def work_item(words: Iterable[str]) -> frozenset[str]:
+    """The words of a name that say what the work is: less prefixes, stages, versions, numbers."""
+    return frozenset(w for w in words if len(w) >= 2 and w not in _PREFIXES and w not in STAGES
+                     and not w.isdigit() and not _is_version(w))
+
+
+def _note(i: int, f: MemoryFile) -> _Note:
+    words = name_words(f.path)
+    versions = [int(w[1:]) for w in words if _is_version(w)]
+    stages = [STAGES[w] for w in words if w in STAGES]
+    item = work_item(words)
+    dated = name_date(f.path) is not None and frontmatter_date(f) is None
+    return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, item,
+                 tuple(w for w in words if w not in _PREFIXES and not _is_version(w)
+                       and not w.isdigit()), max(versions) if versions else 1,
+                 stages[-1] if stages else -1, dated, tuple(words), f)
+
+
+def _order(n: _Note) -> tuple[Any, ...]:
+    return (n.when.date(), n.version, n.stage, n.path)
+
+
+def supersession_candidates(
+    files: Sequence[MemoryFile], sets: Sequence[TokenSets] | None = None,
+    rejected: Collection[tuple[str, str]] = (),
+) -> list[Supersession]:
+    """Every supersession proposal among ``files`` (see the module docstring), sorted strong
+    first, then by the newer file and the older.
+
+    ``sets`` are the files' token sets (:func:`memtui.core.consolidate.token_sets`, computed when
+    not given); a pair in ``rejected`` (either order) is not proposed.
+    """
+    if sets is None:
+        from .consolidate import root_token_sets
+
+        sets = root_token_sets(list(files))
+    notes = [_note(i, f) for i, f in enumerate(files)]
+    refused = {(a, b) if a <= b else (b, a) for a, b in rejected}
+    found: dict[tuple[int, int], Supersession] = {}
+
+    def add(old: _Note, new: _Note, proposal: Supersession) -> None:
+        key = (old.index, new.index)
+        pair = (old.path, new.path) if old.path <= new.path else (new.path, old.path)
+        if pair in refused or (new.index, old.index) in found:
+            return
+        if key not in found or (proposal.strong and not found[key].strong):
+            found[key] = proposal
+
+    by_word: dict[str, list[_Note]] = defaultdict(list)
+    for n in notes:
+        for word in n.item:
+            by_word[word].append(n)
+    rare = {w for w, ns in by_word.items() if len(ns) <= RARE_NAMES}
+
+    for old, new, proposal in _consolidations(files, sets, notes, by_word):
+        add(old, new, proposal)
+    for old, new, proposal in _checkpoints(files, sets, notes, by_word, rare):
+        add(old, new, proposal)
+    for old, new, proposal in _replacements(files, sets, notes, by_word, rare):
+        add(old, new, proposal)
+    for old, new, proposal in _extensions(files, sets, notes):
+        add(old, new, proposal)
+    out = list(found.values())
+    out.sort(key=lambda s: (not s.strong, s.new, s.old))
+    return out
+
+
+def root_supersessions(snapshot: Snapshot, rejected: Collection[tuple[str, str]] = ()
+                       ) -> tuple[Supersession, ...]:
+    """The supersessions of a root for the dream: every consolidation candidate, session logs
+    included (:func:`memtui.core.consolidate.is_candidate`), less the ``rejected`` pairs.  Each
+    proposal's :attr:`Supersession.strong` says whether it starts checked."""
+    from .consolidate import is_candidate, root_token_sets
+
+    files = [f for f in snapshot.files.values() if is_candidate(f, True)]
+    return tuple(supersession_candidates(files, root_token_sets(files), rejected))
+
+
+def _restated(sets: Sequence[TokenSets], old: int, new: int) -> float:
+    """The share of ``old``'s title + body words that ``new`` holds (0 when too few)."""
+    a, b = sets[old].full, sets[new].full
+    if len(a) < 3 or len(b) < 3:
+        return 0.0
+    return len(a & b) / len(a)
+
+
+def _names(f: MemoryFile, other: _Note) -> bool:
+    """Whether ``f``'s text names the other note's file."""
+    return other.stem in f.text  # a ``relates_to`` link counts: the author tied the two
+
+
+def _is_log(path: str) -> bool:
+    """Whether a file is a session log (``session_*``/``session-*``): where checkpoints are."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.startswith(("session_", "session-"))
+
+
+def _common_lead(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many leading words two names share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _distinct(old: _Note, new: _Note, lead: int) -> bool:
+    """Whether two notes of one work item are about different parts of it: past their common
+    leading words (or their common item words) each name says something of its own besides
+    stages, and nothing of it in common."""
+    if lead:
+        rest_old = {w for w in old.lead[lead:] if w not in STAGES}
+        rest_new = {w for w in new.lead[lead:] if w not in STAGES}
+    else:
+        rest_old, rest_new = set(old.item - new.item), set(new.item - old.item)
+    return bool(rest_old) and bool(rest_new) and not rest_old & rest_new
+
+
+_PART = re.compile(r"(?:t|task|step|block|part|unit)\d+")
+
+
+def _part(old: _Note, new: _Note, lead: int) -> bool:
+    """Whether the later note is about one part of the earlier's work: past the words the names
+    share it names a task, step, block or unit (``t11``, ``task2``, ``block1``) the earlier does not."""
+    rest = set(new.lead[lead:]) - set(old.lead)
+    return any(_PART.fullmatch(w) for w in rest)
+
+
+def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                 by_word: dict[str, list[_Note]], rare: set[str],
+                 ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Each dated note linked to the nearest later note of its work item that restates it.
+
+    One work item: the names start with the same two words (or one rare word), or one name's
+    item words are contained in the other's and they share a rare one.  Among the later notes of
+    its item, a note's successor is the one whose name shares the most leading words, then the
+    nearest."""
+    logs = [n for n in notes if n.dated_name and _is_log(n.path)]
+    by_lead: dict[str, list[_Note]] = defaultdict(list)
+    for n in logs:
+        if n.lead:
+            by_lead[n.lead[0]].append(n)
+    for old in logs:
+        if not old.item:
+            continue
+        best: tuple[tuple[Any, ...], _Note, int] | None = None
+        seen: set[int] = {old.index}
+        pool = [*(by_lead.get(old.lead[0], ()) if old.lead else ()),
+                *(n for word in old.item & rare for n in by_word[word])]
+        for new in pool:
+            if new.index in seen or not new.dated_name or not _is_log(new.path):
+                continue
+            seen.add(new.index)
+            days = (new.when.date() - old.when.date()).days
+            if not 0 <= days <= CHAIN_DAYS or _order(new) <= _order(old):
+                continue
+            lead = _common_lead(old.lead, new.lead)
+            if not (lead >= 2 or (lead == 1 and old.lead[0] in rare)
+                    or ((old.item <= new.item or new.item <= old.item) and old.item & new.item & rare)):
+                continue
+            if new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead)
+                                                or new.stage == REVIEW
+                                                or (old.stage == REVIEW and new.stage not in ANSWERS)):
+                continue
+            closes = new.stage == CLOSING > old.stage or new.version > old.version
+            if not (_names(files[new.index], old)
+                    or (closes and _restated(sets, old.index, new.index) >= RESTATES)):
+                continue
+            key = (-lead, _order(new)[:3], -_restated(sets, old.index, new.index), new.path)
+            if best is None or key < best[0]:
+                best = (key, new, lead)
+        if best is None:
+            continue
+        yield old, best[1], _checkpoint(files, sets, old, best[1])
+
+
+def _checkpoint(files: Sequence[MemoryFile], sets: Sequence[TokenSets], old: _Note,
+                new: _Note) -> Supersession:
+    share = _restated(sets, old.index, new.index)
+    named = _names(files[new.index], old)
+    evidence = [f"one work item ({', '.join(sorted(old.item & new.item))})",
+                f"{(new.when.date() - old.when.date()).days} day(s) later"]
+    closes = new.stage == CLOSING and old.stage < CLOSING
+    versioned = new.version > old.version
+    if closes:
+        evidence.append("the later note closes the item")
+    if versioned:
+        evidence.append(f"a later version (v{old.version} → v{new.version})")
+    if named:
+        evidence.append(f"the later note names {old.stem}")
+    evidence.append(f"the later note holds {share:.0%} of the earlier's words")
+    kind = CHECKPOINT
+    small, large = len(sets[old.index].full), len(sets[new.index].full)
+    if small and large >= CONTAINED_RATIO * small and share >= CONTAINED_SHARE:
+        kind = CONTAINED
+    strong = closes or versioned
+    return Supersession(old.path, new.path, kind, tuple(evidence), strong,
+                        (new.when.date() - old.when.date()).days, share)
+
+
+def _consolidations(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                    by_word: dict[str, list[_Note]],
+                    ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """The notes a consolidating file says it consolidates: its work item, within its range."""
+    for new in notes:
+        f = files[new.index]
+        head = f.title + "\n" + f.description + "\n" + f.body[:1500]
+        if not new.item or not (_CONSOLIDATES.search(f.name.replace("-", " ").replace("_", " "))
+                                or _CONSOLIDATES.search(f.title + "\n" + f.description)):
+            continue
+        span = _RANGE.search(head)
+        if span is None:
+            continue
+        start = span[1]
+        end = span[2] if len(span[2]) == 10 else start[:5] + span[2]
+        members = set.intersection(*({n.index for n in by_word[w]} for w in new.item))
+        for i in sorted(members):
+            old = notes[i]
+            if i == new.index or not start <= old.when.date().isoformat() <= end:
+                continue
+            if files[i].type != f.type:  # "39 project beats": a lesson of the item stays
+                continue
+            share = _restated(sets, i, new.index)
+            evidence = (f"{new.stem} consolidates {', '.join(sorted(new.item))} "
+                        f"from {start} to {end}", f"the consolidation holds {share:.0%} of its words")
+            yield old, new, Supersession(old.path, new.path, CONSOLIDATED, evidence, True,
+                                         (new.when.date() - old.when.date()).days, share)
+
+
+def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                  by_word: dict[str, list[_Note]], rare: set[str],
+                  ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Older notes of the subject a note says it replaces."""
+    for new in notes:
+        f = files[new.index]
+        in_name = not _REPLACE_NAME.isdisjoint(new.words)
+        claim = f.title + "\n" + f.description
+        cue = _REPLACE_CLAIM.search(claim)
+        if not in_name and cue is None:
+            continue
+        seen: set[int] = set()
+        for word in new.item & rare:
+            for old in by_word[word]:
+                if old.index == new.index or old.index in seen:
+                    continue
+                seen.add(old.index)
+                days = (new.when.date() - old.when.date()).days
+                if not 0 < days <= REPLACE_DAYS:
+                    continue
+                if not in_name and len(old.item & new.item) < 2:
+                    continue  # a cue in the claim alone: the names must share two words
+                same = overlap(sets[old.index].full, sets[new.index].full)
+                if same is None or same < SAME_SUBJECT:
+                    continue
+                said = "its name" if in_name else f"'{cue[0].strip()}'" if cue else ""
+                shared = ", ".join(sorted(old.item & new.item))
+                evidence = (f"{new.stem} says it replaces ({said}) something named {shared}",
+                            f"{days} day(s) later", f"the two share {same:.0%} of their words")
+                yield old, new, Supersession(old.path, new.path, REPLACES, evidence, in_name,
+                                             days, _restated(sets, old.index, new.index))
+
+
+_EXTENDS = re.compile(r"\b(?:extends|extension of|restates|builds on|same (?:rule|lesson) as|"
+                      r"refines|generali[sz]es)\b", re.IGNORECASE)
+#: what a body holds when :data:`_EXTENDS` can match (a case-sensitive, cheaper first test)
+_HINT = re.compile("xten|XTEN|estate|ESTATE|uilds on|UILDS ON|efine|EFINE|enerali|ENERALI|"
+                   "ame rule|ame lesson|AME RULE|AME LESSON")
+_QUOTED = re.compile(r"\"([^\"\n]{3,120})\"|“([^”\n]{3,120})”|\[\[([^\]\n]{3,160})\]\]|`([^`\n]{3,160})`")
+_SEP = re.compile(r"[\s_\-]+")
+
+
+def _phrase(text: str) -> str:
+    """A name, title or quoted phrase folded for comparison: lower case, separators as spaces,
+    ``.md`` and a type prefix taken off."""
+    text = text.strip().lower()
+    if text.endswith(".md"):
+        text = text[:-3]
+    text = text.rsplit("/", 1)[-1]
+    words = _SEP.sub(" ", text).strip().split(" ")
+    if words and words[0] in _PREFIXES:
+        words = words[1:]
+    return " ".join(words)
+
+
+def _extensions(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Rules stated twice: a note saying it extends (restates, refines …) another it names —
+    by file name or title, quoted or linked in the sentence of the cue — whatever their sizes."""
+    cued = [(new, head) for new, head in ((n, f.body[:EXTENDS_CHARS]) for n, f in zip(notes, files))
+            if _HINT.search(head)]
+    named: dict[str, int] = {}
+    if cued:
+        for n, f in zip(notes, files):
+            for phrase in (_phrase(f.name), _phrase(f.title)):
+                if len(phrase) >= 8:
+                    named.setdefault(phrase, n.index)
+    for new, body in cued:  # the start of the body
+        for cue in _EXTENDS.finditer(body):
+            start = max(body.rfind("\n", 0, cue.start()), body.rfind(". ", 0, cue.start()))
+            end = min((k for k in (body.find("\n", cue.end()), body.find(". ", cue.end())) if k >= 0),
+                      default=len(body))
+            for quoted in _QUOTED.finditer(body[start + 1 : end]):
+                target = named.get(_phrase(next(g for g in quoted.groups() if g)))
+                if target is None or target == new.index:
+                    continue
+                old = notes[target]
+                evidence = (f"{new.stem} says it {cue[0].lower()} {old.stem}",
+                            f"the two share {overlap(sets[old.index].full, sets[new.index].full) or 0:.0%} "
+                            "of their words")
+                yield old, new, Supersession(old.path, new.path, EXTENDS, evidence, False,
+                                             (new.when.date() - old.when.date()).days,
+                                             _restated(sets, old.index, new.index))

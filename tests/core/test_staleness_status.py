@@ -1,0 +1,212 @@
+"""Status before age (DESIGN §5): the author's declared supersession and archive decide the action;
+rules and successors are not pruned for their age alone; a date the body states is an age.
+
+Each kind is checked on a small root and, where the corpora are present, on the real file the
+misjudgment was found on (verdict before: the cause; after: the verdict the status asks for).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from conftest import CORPORA, MakeRoot, topic
+from memtui.core.ages import BODY_CAPTURED, BODY_FIELD, BODY_LEADING, body_date, file_age
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.model import MemoryFile
+from memtui.core.staleness import (
+    Action,
+    StalenessClass,
+    action_for,
+    decay_score,
+    facts_of,
+    row_json,
+    rows_at,
+    score_root,
+)
+from memtui.core.store import load_root
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+MTIME = datetime(2026, 11, 30, tzinfo=timezone.utc).timestamp()
+
+
+def _report(make_root: MakeRoot, files: dict[str, str]):  # type: ignore[no-untyped-def]
+    root = make_root(files)
+    for path in root.rglob("*.md"):
+        import os
+
+        os.utime(path, (MTIME, MTIME))
+    return score_root(load_root(root), NOW, include_archived=True)
+
+
+def _same_in_rows(report) -> None:  # type: ignore[no-untyped-def]
+    """The clock-free facts scored again give the report's JSON, row for row."""
+    rows = rows_at([facts_of(r) for r in report.results], NOW)
+    assert [row_json(row) for row in rows] == [r.to_json() for r in report.results]
+
+
+# ------------------------------------------------------------------------- superseded kept
+
+def test_a_superseded_file_is_pruned_whatever_its_age(make_root: MakeRoot) -> None:
+    report = _report(make_root, {
+        "decision_old.md": topic("Old name", type_="decision", updated="2026-11-29",
+                                 superseded_by="decision_new.md"),
+        "decision_new.md": topic("New name", type_="decision", updated="2026-11-29"),
+        "note_retired.md": topic("Retired", updated="2026-11-29", status="superseded"),
+        "note_shelved.md": topic("Shelved", updated="2026-11-29", status="archived"),
+        "note_dangling.md": topic("Dangling", updated="2026-11-29", superseded_by="nowhere.md"),
+    })
+    old = report.get("decision_old.md")
+    assert old is not None and old.score < 50 and action_for(old.score) is Action.KEEP
+    assert (old.action, old.cls) == (Action.PRUNE, StalenessClass.SUPERSEDED)
+    assert old.status is not None and "decision_new.md" in old.status.reason
+    assert report.get("note_retired.md").cls is StalenessClass.SUPERSEDED  # type: ignore[union-attr]
+    shelved = report.get("note_shelved.md")
+    assert shelved is not None and (shelved.action, shelved.cls) == (Action.PRUNE, StalenessClass.ARCHIVED)
+    # superseded_by naming no file of the root is no declaration
+    dangling = report.get("note_dangling.md")
+    assert dangling is not None and dangling.status is None and dangling.action is Action.KEEP
+    _same_in_rows(report)
+
+
+def test_supersedes_on_the_successor_makes_it_a_successor_not_the_older_one_superseded(
+        make_root: MakeRoot) -> None:
+    report = _report(make_root, {
+        "session_2026-03-01_plan-v1.md": topic("Plan v1"),
+        "session_2026-03-02_plan-v2.md": topic("Plan v2", supersedes="session_2026-03-01_plan-v1.md"),
+    })
+    old, new = report.get("session_2026-03-01_plan-v1.md"), report.get("session_2026-03-02_plan-v2.md")
+    assert old is not None and old.status is None and old.action is Action.PRUNE  # its age prunes it
+    assert new is not None and new.action is Action.REVIEW and new.guards[-1].kind == "successor"
+
+
+# ------------------------------------------------------------------------- successor pruned
+
+def test_the_successor_is_not_pruned_for_its_age_alone(make_root: MakeRoot) -> None:
+    report = _report(make_root, {
+        "session_2026-05-26_rename.md": topic("Rename", superseded_by="session_2026-05-29_rename_again.md"),
+        "session_2026-05-29_rename_again.md": topic("Rename again"),
+        "session_2026-05-29_unrelated.md": topic("Unrelated"),
+    })
+    new = report.get("session_2026-05-29_rename_again.md")
+    assert new is not None and action_for(new.score) is Action.PRUNE
+    assert new.action is Action.REVIEW and new.guards[-1].kind == "successor"
+    assert new.score == pytest.approx(decay_score(new.age_days, 14))  # the score is the formula's
+    unrelated = report.get("session_2026-05-29_unrelated.md")
+    assert unrelated is not None and unrelated.action is Action.PRUNE  # an old log stays pruned
+    _same_in_rows(report)
+
+
+# ------------------------------------------------------------------------- dated rule
+
+@pytest.mark.parametrize("type_", ["feedback", "user", "decision", "value"])
+def test_a_rule_pruned_for_its_age_alone_is_reviewed(make_root: MakeRoot, type_: str) -> None:
+    report = _report(make_root, {f"{type_}_rules_2024-03-26.md": topic("Rules", type_=type_)})
+    [result] = report.results
+    assert action_for(result.score) is Action.PRUNE and result.action is Action.REVIEW
+    assert result.guards[-1].kind == "rule" and type_ in result.guards[-1].reason
+    _same_in_rows(report)
+
+
+def test_decision_scores_like_feedback_and_a_missing_reference_still_prunes(
+        make_root: MakeRoot) -> None:
+    report = _report(make_root, {
+        "decision_a.md": topic("A", type_="decision", updated="2026-09-01"),
+        "feedback_a.md": topic("A", type_="feedback", updated="2026-09-01"),
+    })
+    a, b = report.get("decision_a.md"), report.get("feedback_a.md")
+    assert a is not None and b is not None and a.half_life == b.half_life == 90
+    assert a.score == b.score
+    assert a.guards[0].kind == "type-decision"
+
+
+def test_a_project_file_named_as_lessons_is_a_rule_but_an_old_log_is_not(
+        make_root: MakeRoot) -> None:
+    report = _report(make_root, {
+        "project_funder_lessons_2026-03-30.md": topic("Funder-fit gate lessons"),
+        "project_sprint_2026-03-30.md": topic("Sprint"),
+        "session_2026-03-30_rules-split.md": topic("Rules split"),
+    })
+    assert report.get("project_funder_lessons_2026-03-30.md").action is Action.REVIEW  # type: ignore[union-attr]
+    assert report.get("project_sprint_2026-03-30.md").action is Action.PRUNE  # type: ignore[union-attr]
+    assert report.get("session_2026-03-30_rules-split.md").action is Action.PRUNE  # type: ignore[union-attr]
+
+
+# ------------------------------------------------------------------------- body date
+
+@pytest.mark.parametrize(
+    ("body", "source", "day"),
+    [
+        ("Some text.\n\n_Captured: 2026-03-29_\n", BODY_CAPTURED, "2026-03-29"),
+        ("**Date**: 2026-03-29\n\nText\n", BODY_FIELD, "2026-03-29"),
+        ("# Research\n\n- **Date**: 2026-03-19\n", BODY_FIELD, "2026-03-19"),
+        ("Research date: 2026-02-28\n", BODY_FIELD, "2026-02-28"),
+        ("## 2026-03-16 — D2 unit tests\n\n## 2026-03-18 — D3\n", BODY_LEADING, "2026-03-18"),
+        ("— 2026-07-24: a hook fired\n", BODY_LEADING, "2026-07-24"),
+        ("**Why:** the user said so (2026-04-30).\n", None, None),
+        ("Date: 2026-13-45\n", None, None),
+    ],
+)
+def test_body_dates(body: str, source: str | None, day: str | None) -> None:
+    found = body_date(body)
+    if source is None:
+        assert found is None
+    else:
+        assert found is not None and (found[1], found[0].date().isoformat()) == (source, day)
+
+
+def test_a_body_date_comes_after_the_name_and_before_git_and_mtime() -> None:
+    text = topic("Research", type_="reference", body="**Date**: 2026-03-29\n")
+    f = MemoryFile("research.md", len(text), MTIME, text, parse_frontmatter(text))
+    age = file_age(f, NOW, {"research.md": datetime(2026, 11, 1, tzinfo=timezone.utc)})
+    assert (age.source, age.when.date().isoformat()) == (BODY_FIELD, "2026-03-29")
+    named = MemoryFile("research_2026-05-01.md", len(text), MTIME, text, parse_frontmatter(text))
+    assert file_age(named, NOW).source == "file name"
+    dated = topic("Research", body="**Date**: 2026-03-29\n", updated="2026-10-01")
+    fm = MemoryFile("r.md", len(dated), MTIME, dated, parse_frontmatter(dated))
+    assert file_age(fm, NOW).source == "updated"
+
+
+# ------------------------------------------------------------------------- the real files
+
+def _corpus_report(name: str):  # type: ignore[no-untyped-def]
+    root = CORPORA / name
+    if not root.is_dir():
+        pytest.skip(f"corpus {name} not available")
+    return score_root(load_root(root), NOW)
+
+
+def test_on_the_improv_log_the_renamed_decision_is_pruned_and_its_successor_reviewed() -> None:
+    report = _corpus_report("jonahscohen__improv__claude-memory")
+    old = report.get("decision_improv_renamed_to_endow.md")
+    assert old is not None and (old.action, old.cls) == (Action.PRUNE, StalenessClass.SUPERSEDED)
+    new = report.get("session_2026-05-29_endow_to_justify_rename.md")
+    assert new is not None and new.action is Action.REVIEW
+    assert any(g.kind == "successor" for g in new.guards)
+    chain = {r.path: r for r in report.results if "_lane-design-v" in r.path}
+    versions = {path.split("_lane-design-v")[1].split("-")[0]: r for path, r in chain.items()}
+    for k in ("2", "3", "4", "5", "6", "7"):  # each superseded by the next
+        assert (versions[k].action, versions[k].cls) == (Action.PRUNE, StalenessClass.SUPERSEDED), k
+    assert versions["8"].status is None
+    decisions = [r for r in report.results if r.type == "decision"]
+    assert decisions and all(r.half_life == 90 for r in decisions)
+
+
+def test_on_the_pipeline_folder_dated_rules_are_reviewed() -> None:
+    report = _corpus_report("4444J99__application-pipeline__claude-memory")
+    for path in ("feedback_resume_cover_letter_quality_2026-03-26.md",
+                 "project_funder_fit_lessons_2026-03-30.md"):
+        result = report.get(path)
+        assert result is not None and result.action is Action.REVIEW, path
+        assert result.guards[-1].kind == "rule"
+    for result in report.results:  # the old session logs stay pruned
+        if "project_session_2026-03" in result.path:
+            assert result.action is Action.PRUNE, result.path
+
+
+def test_on_the_research_folder_a_stated_date_replaces_the_copy_time() -> None:
+    report = _corpus_report("markus41__claude__agent-memory/researcher")
+    result = report.get("syncfusion_mcp_research.md")
+    assert result is not None and result.age.source == BODY_FIELD
+    assert result.age.when.date().isoformat() == "2026-03-29" and result.action is Action.PRUNE

@@ -1,0 +1,144 @@
+"""Supersession candidates (DESIGN §6): checkpoint chains of session logs, consolidations, rules
+stated twice and replacements — each a "fold the earlier into the later" proposal, not a merge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPORA, topic
+from memtui.core.consolidate import scan
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.model import Index, MemoryFile, Snapshot
+from memtui.core.supersession import (
+    CHECKPOINT,
+    CONSOLIDATED,
+    CONTAINED,
+    EXTENDS,
+    REPLACES,
+    root_supersessions,
+    supersession_candidates,
+)
+
+SHARED = ("The collector wires renderUrl into the lane engine, adds a Playwright browser cache path, "
+          "isolates HOME for tests, and keeps four browser rules gated by the allowlist. ")
+
+
+def snapshot(texts: dict[str, str]) -> Snapshot:
+    files = {p: MemoryFile(p, len(t), 0.0, t, parse_frontmatter(t)) for p, t in texts.items()}
+    return Snapshot(Path("/synthetic"), Index("MEMORY.md", exists=False),
+                    Index("MEMORY-archive.md", exists=False), files)
+
+
+def found(texts: dict[str, str]) -> dict[tuple[str, str], object]:
+    snap = snapshot(texts)
+    return {(s.old, s.new): s for s in supersession_candidates(list(snap.files.values()))}
+
+
+def test_a_checkpoint_chain_links_each_note_to_the_next() -> None:
+    got = found({
+        "session_2026-06-14_p4b2-kickoff.md": topic("P4b-2 kickoff", body=SHARED),
+        "session_2026-06-14_p4b2-plan-approved.md": topic("P4b-2 plan approved",
+                                                          body=SHARED + "Follows session_2026-06-14_p4b2-kickoff."),
+        "session_2026-06-14_p4b2-COMPLETE.md": topic("P4b-2 COMPLETE", body=SHARED + "Merged."),
+    })
+    assert set(got) == {
+        ("session_2026-06-14_p4b2-kickoff.md", "session_2026-06-14_p4b2-plan-approved.md"),
+        ("session_2026-06-14_p4b2-plan-approved.md", "session_2026-06-14_p4b2-COMPLETE.md"),
+    }
+    named = got[("session_2026-06-14_p4b2-kickoff.md", "session_2026-06-14_p4b2-plan-approved.md")]
+    closing = got[("session_2026-06-14_p4b2-plan-approved.md", "session_2026-06-14_p4b2-COMPLETE.md")]
+    assert named.kind == closing.kind == CHECKPOINT  # type: ignore[attr-defined]
+    assert not named.strong and closing.strong  # type: ignore[attr-defined]  # naming alone: unchecked
+    assert "closes" in " ".join(closing.evidence)  # type: ignore[attr-defined]
+
+
+def test_parts_of_one_item_reviews_and_far_dates_are_not_chained() -> None:
+    got = found({
+        # different parts past the shared words
+        "session_2026-06-13_lane-p1-task4-scoring.md": topic("Task 4", body=SHARED),
+        "session_2026-06-13_lane-p1-task5-decision-flow-COMPLETE.md": topic("Task 5", body=SHARED),
+        # a review does not replace what it reviews
+        "session_2026-06-13_p3-plan-drafted.md": topic("P3 plan", body=SHARED),
+        "session_2026-06-13_p3-codex-review.md": topic("P3 review", body=SHARED + "session_2026-06-13_p3-plan-drafted"),
+        # ten days apart
+        "session_2026-05-01_sprint9_execution.md": topic("Sprint 9", body=SHARED),
+        "session_2026-05-11_sprint9_closed.md": topic("Sprint 9 closed", body=SHARED),
+    })
+    assert got == {}
+
+
+def test_a_much_larger_closing_note_contains_the_earlier() -> None:
+    got = found({
+        "session_2026-05-24_sprint3_execution.md": topic("Sprint 3 execution", body=SHARED),
+        "session_2026-05-24_sprint3_closed.md": topic(
+            "Sprint 3 closed", body=SHARED + " ".join(f"word{k}x" for k in range(200))),
+    })
+    [(pair, proposal)] = got.items()
+    assert pair == ("session_2026-05-24_sprint3_execution.md", "session_2026-05-24_sprint3_closed.md")
+    assert proposal.kind == CONTAINED and proposal.proposal == "contained in"  # type: ignore[attr-defined]
+
+
+def test_a_consolidation_folds_its_items_notes_of_its_type_within_its_range() -> None:
+    got = found({
+        "session_2026-06-05_tilt-lab-consolidated.md": topic(
+            "tilt-lab - consolidated", description="Canonical merge of tilt-lab beats (2026-05-29..06-04)",
+            body=SHARED),
+        "session_2026-05-30_tilt-lab-tooltips.md": topic("tooltips", body=SHARED),
+        "session_2026-05-20_tilt-lab-early.md": topic("too early", body=SHARED),
+        "session_2026-05-31_tilt-lab-lesson.md": topic("a lesson", type_="feedback", body=SHARED),
+    })
+    assert set(got) == {("session_2026-05-30_tilt-lab-tooltips.md", "session_2026-06-05_tilt-lab-consolidated.md")}
+    assert next(iter(got.values())).kind == CONSOLIDATED  # type: ignore[attr-defined]
+
+
+def test_a_short_rule_that_says_it_extends_another_is_proposed_whatever_the_overlap() -> None:
+    got = found({
+        "feedback_never_defer_to_human.md": topic("Never defer grunt work to the human", type_="feedback",
+                                                  body="The human is the conductor.\n"),
+        "feedback_never_defer_commands.md": topic("Run commands automatically", type_="feedback",
+                                                  body='Run them. This extends the existing "never defer '
+                                                       'to human" feedback.\n'),
+    })
+    [(pair, proposal)] = got.items()
+    assert pair == ("feedback_never_defer_to_human.md", "feedback_never_defer_commands.md")
+    assert proposal.kind == EXTENDS  # type: ignore[attr-defined]
+
+
+def test_a_note_whose_name_says_it_replaces_an_older_one() -> None:
+    got = found({
+        "decision_tool_named_endow.md": topic("Tool named endow", type_="project", body=SHARED, updated="2026-05-26"),
+        "session_2026-05-29_endow_to_justify_rename.md": topic("Rename endow to justify", body=SHARED),
+    })
+    assert [(k, v.kind, v.strong) for k, v in got.items()] == [  # type: ignore[attr-defined]
+        (("decision_tool_named_endow.md", "session_2026-05-29_endow_to_justify_rename.md"), REPLACES, True)]
+
+
+def test_scan_lists_a_supersession_once_and_withholds_rejected_ones() -> None:
+    texts = {
+        "session_2026-05-24_sprint3_execution.md": topic("Sprint 3 log", body=SHARED * 3),
+        "session_2026-05-24_sprint3_closed.md": topic("Sprint 3 log closed", body=SHARED * 3 + "Closed."),
+    }
+    snap = snapshot(texts)
+    result = scan(snap, include_sessions=True)
+    assert [(s.old, s.new) for s in result.supersessions] == [
+        ("session_2026-05-24_sprint3_execution.md", "session_2026-05-24_sprint3_closed.md")]
+    assert result.pairs == ()  # not also a merge of equals
+    assert result.to_json()["supersessions"][0]["proposal"] == "fold the earlier into the later"
+    assert scan(snap).supersessions == ()  # session logs left out by default
+    rejected = [("session_2026-05-24_sprint3_closed.md", "session_2026-05-24_sprint3_execution.md")]
+    assert scan(snap, include_sessions=True, rejected=rejected).supersessions == ()
+    assert root_supersessions(snap, rejected) == ()
+
+
+def test_the_issues_checkpoint_chains_on_the_improv_log() -> None:
+    root = CORPORA / "jonahscohen__improv__claude-memory"
+    if not root.is_dir():
+        pytest.skip("corpus not available")
+    from memtui.core.store import load_root
+
+    got = {(s.old, s.new): s for s in root_supersessions(load_root(root))}
+    for old, new in [("session_2026-05-24_sprint3_proper_execution.md", "session_2026-05-24_sprint3_proper_closed.md"),
+                     ("session_2026-05-28_tier1-build-team.md", "session_2026-05-28_tier1-shipped.md")]:
+        assert (old, new) in got and got[(old, new)].strong, (old, new)
