@@ -109,7 +109,7 @@ class Report:
 def half_of(root: str, a: str, b: str) -> str:
     """The half a pair belongs to: the CRC-32 of ``root``, and the pair in path order, even = tune."""
     x, y = (a, b) if a <= b else (b, a)
-    return TUNE if zlib.crc32(f"{root}\t{x}\t{y}".encode("utf-8")) % 2 == 0 else HELD_OUT
+    return TUNE if zlib.crc32(f"{root}\t{x}\t{y}".encode()) % 2 == 0 else HELD_OUT
 
 
 def read_labels(path: Path = LABELS) -> list[Label]:

@@ -14,8 +14,9 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
   the earlier does not), a review not replacing what it
   reviews and replaced only by what answers it (approval, verification, close), unless the later
   is a new version; and the later one restates the earlier: names it, or closes the item
-  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words.  Each note is linked to its nearest later note only
-  (a chain, not every pair).  A later note :data:`CONTAINED_RATIO` times larger holding
+  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words.
+  Each note is linked to its nearest later note only (a chain, not every pair).  A later note
+  :data:`CONTAINED_RATIO` times larger holding
   :data:`CONTAINED_SHARE` of the earlier's words is shown as "contained in".
 - **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
   ``consolidation of``) a work item over a date range: every note of that item and of its type
@@ -40,8 +41,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Collection, Iterable, Sequence
 
 from .ages import frontmatter_date, name_date, stated_date
