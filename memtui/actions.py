@@ -346,13 +346,26 @@ class UserActions(_Base):
         self.run_change(Request(partial(edit_file, path=path, data=edited.data), select=path))
 
     def _launch_editor(self, command: list[str]) -> int:
-        """Run the editor with the terminal handed over (or detached where it cannot be)."""
+        """Run the editor with the terminal handed over (or detached where it cannot be).
+
+        Nothing may escape the ``suspend()`` block: Textual resumes the screen only when the
+        block ends normally, so an editor that cannot be started (a missing program) is caught
+        inside it and raised again once the app is back.
+        """
+        failure: OSError | None = None
+        status = 0
         try:
             with self.suspend():
-                return subprocess.call(command)
+                try:
+                    status = subprocess.call(command)
+                except OSError as exc:
+                    failure = exc
         except SuspendNotSupported:
             return subprocess.call(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
+        if failure is not None:
+            raise failure
+        return status
 
     # ------------------------------------------------------------------ messages from the views
 

@@ -1,0 +1,44 @@
+"""What a new user meets in the first hour: an editor that cannot start, the gauge at 80 columns,
+marks in one list, help that scrolls, esc after a filter, the Dream screen's cursor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_support import make_app, press, screen_lines, settle
+
+
+def suspend_like_a_terminal(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Let the headless driver suspend as a terminal's does (Textual's own ``suspend()`` runs):
+    record when the app hands the terminal over and when it takes it back."""
+    calls: list[str] = []
+    driver = type(app._driver)
+    monkeypatch.setattr(driver, "can_suspend", True, raising=False)
+    monkeypatch.setattr(driver, "suspend_application_mode", lambda self: calls.append("suspend"),
+                        raising=False)
+    monkeypatch.setattr(driver, "resume_application_mode", lambda self: calls.append("resume"),
+                        raising=False)
+    return calls
+
+
+@pytest.mark.parametrize("editor", ["/nonexistent/editor", "memtui-no-such-editor --wait"])
+async def test_an_editor_that_cannot_start_gives_the_app_back(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch, editor: str) -> None:
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        calls = suspend_like_a_terminal(app, monkeypatch)
+        path = app.selected_path()
+        before = (demo_root / path).read_bytes()
+        await press(pilot, "e")
+        assert calls == ["suspend", "resume"]  # the screen came back
+        notices = [n.message for n in app._notifications]
+        assert any(m.startswith(f"cannot run the editor '{editor}'") for m in notices), notices
+        assert (demo_root / path).read_bytes() == before
+        await press(pilot, "3")  # the app still answers keys
+        assert app.main.active_view_name == "files"
