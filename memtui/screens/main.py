@@ -15,6 +15,7 @@ from memtui.core.scopes import Applicability, applicability, stale_reasons
 from memtui.core.seen import Change, Inbox
 from memtui.services.scoring import Proposal
 from memtui.services.workspace import Workspace
+from memtui.widgets.budget_gauge import BudgetGauge
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.files_view import FilesView
 from memtui.widgets.inbox_view import InboxView
@@ -103,7 +104,9 @@ class MainScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
+        narrow = event.size.width < NARROW_BELOW
+        self.set_class(narrow, "-narrow")
+        self.query_one(BudgetGauge).compact = narrow
 
     def on_mount(self) -> None:
         self.query_one(Tabs).can_focus = False

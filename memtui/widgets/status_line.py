@@ -42,6 +42,7 @@ class StatusLine(HeaderLine):
         self.workspace: Workspace | None = None
         self.read_only = False
         self._archived_count: tuple[object, int] = ((), 0)  # (the rows counted, how many archived)
+        self._path = ""  # the root as the user would type it, drawn after the counts
 
     def show(self, workspace: Workspace | None, read_only: bool = False) -> None:
         self.workspace = workspace
@@ -65,6 +66,7 @@ class StatusLine(HeaderLine):
     def _redraw(self) -> None:
         ws = self.workspace
         if ws is None:
+            self._path = ""
             self.update("no root open")
             return
         # the counts first and the folder last: a narrow terminal cuts the end, never the counts
@@ -88,11 +90,22 @@ class StatusLine(HeaderLine):
             parts.append(("scanning files…", "italic"))
         if self.busy:
             parts.append((self.busy, "italic"))
-        parts.append((display_path(ws.root), "bold"))
+        self._path = display_path(ws.root)
         joined: list[str | tuple[str, str]] = []
         for part in parts:
-            if joined:
-                joined.append(" · ")
             joined.append(part)
+            joined.append(" · ")
         self.set_class(ws.errors > 0, "-errors")
         self.update(Content.assemble(*joined))
+
+    def render(self) -> Content | str:
+        """The counts, then the folder, its start elided (``…``) when the line is too short."""
+        counts = self.text
+        if not isinstance(counts, Content) or not self._path:
+            return counts
+        width = self.content_region.width or self.size.width
+        room = width - counts.cell_length
+        path = self._path
+        if room < len(path):
+            path = "…" + path[len(path) - max(room, 16) + 1:]
+        return Content.assemble(counts, (path, "bold"))

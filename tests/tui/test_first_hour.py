@@ -10,6 +10,8 @@ import pytest
 
 from tui_support import make_app, press, screen_lines, settle
 
+from memtui.widgets.status_line import display_path
+
 
 def suspend_like_a_terminal(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Let the headless driver suspend as a terminal's does (Textual's own ``suspend()`` runs):
@@ -42,3 +44,21 @@ async def test_an_editor_that_cannot_start_gives_the_app_back(
         assert (demo_root / path).read_bytes() == before
         await press(pilot, "3")  # the app still answers keys
         assert app.main.active_view_name == "files"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 24)], ids=["80x24", "100x24"])
+async def test_the_budget_gauge_and_the_root_show_below_120_columns(
+        demo_root: Path, size: tuple[int, int]) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        budget = app.workspace.budget
+        lines = screen_lines(app)
+        gauge = [line for line in lines if line.lstrip().startswith("Budget")]
+        assert len(gauge) == 1, lines
+        assert f"{budget.lines}/{budget.max_lines} lines" in gauge[0]
+        assert f"{budget.utilization:.0%}" in gauge[0]
+        status = lines[-2].rstrip()
+        assert "✖ 2 errors" in status
+        # the folder's last part stays on the line (its start elided when there is no room)
+        assert status.endswith(display_path(demo_root)[-12:]), status
