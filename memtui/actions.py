@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -184,7 +185,19 @@ class UserActions(_Base):
         if self.read_only:
             self.notify("read-only: changes are disabled (--read-only)", severity="warning")
             return
+        if request.on_marks and not request.pinned:
+            request = replace(request, pinned=self._pinned_among_marks(request))
         self._plan_worker(request)
+
+    def _pinned_among_marks(self, request: Request) -> tuple[str, ...]:
+        """The pinned files a change of the marked files reaches (pinning them again and
+        unpinning them are what the verb says, so those two verbs ask nothing more)."""
+        verb = getattr(request.build, "keywords", {}).get("verb")
+        workspace = self.workspace
+        if verb in ("pin", "unpin") or workspace is None:
+            return ()
+        return tuple(sorted(path for path in self.marks
+                            if (f := workspace.file(path)) is not None and f.pinned))
 
     def show_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -51,6 +51,7 @@ class Request:
     confirm: bool = False
     select: str | None = None  # the file the cursor should be on afterwards
     on_marks: bool = False  # a change of the marked files: the marks clear once it is applied
+    pinned: tuple[str, ...] = ()  # pinned files among the marked ones: a second confirmation
 
     @classmethod
     def undo(cls) -> Request:

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from tui_support import make_app, press, screen_lines, settle
+from tui_support import digest, make_app, press, screen_lines, settle
+
+from memtui.screens.confirm import ConfirmChange
 
 from memtui.widgets.status_line import display_path
 
@@ -62,3 +64,43 @@ async def test_the_budget_gauge_and_the_root_show_below_120_columns(
         assert "✖ 2 errors" in status
         # the folder's last part stays on the line (its start elided when there is no room)
         assert status.endswith(display_path(demo_root)[-12:]), status
+
+
+async def test_star_marks_the_focused_list_and_pinned_files_ask_again(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        pinned = {p for p, f in app.workspace.snapshot.files.items() if f.pinned}
+        assert pinned
+        await press(pilot, "tab")  # Pinned → Recent
+        recent = app.main.query_one("#pane-recent").shown_paths()
+        await press(pilot, "asterisk")
+        assert app.marks == frozenset(recent) and not app.marks & pinned
+        await press(pilot, "shift+tab", "asterisk")  # now the Pinned pane's files too
+        assert pinned <= app.marks
+        before = digest(demo_root)
+        await press(pilot, "a")
+        assert isinstance(app.screen, ConfirmChange)
+        warning = str(app.screen.query_one("#confirm-pinned").render())
+        assert f"{len(pinned)} of the marked files are pinned" in warning
+        await press(pilot, "y")  # the first y only asks again
+        assert isinstance(app.screen, ConfirmChange) and digest(demo_root) == before
+        assert "included" in str(app.screen.query_one("#confirm-pinned").render())
+        await press(pilot, "y")
+        assert not isinstance(app.screen, ConfirmChange)
+        for path in pinned:
+            assert (demo_root / "archive" / path).is_file()
+
+
+async def test_marks_without_pinned_files_apply_on_one_y(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "tab", "asterisk")
+        recent = sorted(app.marks)
+        await press(pilot, "a")
+        assert isinstance(app.screen, ConfirmChange)
+        assert not app.screen.query("#confirm-pinned")
+        await press(pilot, "y")
+        assert not isinstance(app.screen, ConfirmChange)
+        assert all((demo_root / "archive" / path).is_file() for path in recent)
