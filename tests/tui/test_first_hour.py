@@ -11,6 +11,7 @@ import pytest
 from tui_support import digest, make_app, press, screen_lines, settle
 
 from memtui.screens.confirm import ConfirmChange
+from memtui.screens.help import HelpScreen
 
 from memtui.widgets.status_line import display_path
 
@@ -104,3 +105,27 @@ async def test_marks_without_pinned_files_apply_on_one_y(demo_root: Path) -> Non
         await press(pilot, "y")
         assert not isinstance(app.screen, ConfirmChange)
         assert all((demo_root / "archive" / path).is_file() for path in recent)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+async def test_help_scrolls_to_its_end_with_j_k_g_G(demo_root: Path, size: tuple[int, int]) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        body = app.screen.query_one("#help-body")
+        assert body.max_scroll_y > 0  # the table is taller than the dialog at these sizes
+
+        def shows(label: str) -> bool:
+            return any(label in line for line in screen_lines(app))
+
+        assert not shows("Leave memtui.")
+        await press(pilot, "G")
+        assert body.scroll_y == body.max_scroll_y and shows("Leave memtui.")
+        await press(pilot, "k")
+        assert body.scroll_y == body.max_scroll_y - 1
+        await press(pilot, "g")
+        assert body.scroll_y == 0 and shows("Change the memory")
+        await press(pilot, "j", "j")
+        assert body.scroll_y == 2
