@@ -125,6 +125,10 @@ class UserActions(_Base):
         letter stops it), and before the app's bindings run; a command that applies is left to
         its binding.
         """
+        if event.key == "escape" and self._clear_accepted_filter():
+            event.stop()
+            event.prevent_default()
+            return
         command = BY_KEY.get(event.key)
         if command is None or not (self.on_main_screen or command.anywhere):
             return
@@ -135,6 +139,18 @@ class UserActions(_Base):
         if active is not None and active.enabled:
             return  # another binding takes the key here (the filter's esc, a dialog's keys)
         self.say_why_not(command, reason)
+
+    def _clear_accepted_filter(self) -> bool:
+        """esc on a list under a filter kept with enter: clear the filter (marks come first:
+        with files marked, esc unmarks them and a second esc clears the filter)."""
+        if self.marks or not isinstance(self.screen, MainScreen):
+            return False
+        filter_bar = self.main.view().filter_bar
+        if filter_bar is None or not filter_bar.value or filter_bar.has_focus:
+            return False
+        filter_bar.action_clear_filter()
+        self.notify("filter cleared", timeout=2)
+        return True
 
     def selected_path(self) -> str | None:
         if not isinstance(self.screen, MainScreen):

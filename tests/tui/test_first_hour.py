@@ -129,3 +129,26 @@ async def test_help_scrolls_to_its_end_with_j_k_g_G(demo_root: Path, size: tuple
         assert body.scroll_y == 0 and shows("Change the memory")
         await press(pilot, "j", "j")
         assert body.scroll_y == 2
+
+
+async def test_esc_after_an_accepted_filter_clears_the_filter(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        everything = len(app.main.query_one("#pane-recent").shown_paths())
+        await press(pilot, "slash", "f", "e", "e", "d", "enter")
+        view = app.main.view("working")
+        assert view.filter_text == "feed" and not view.filter_bar.has_focus
+        assert len(app.main.query_one("#pane-recent").shown_paths()) < everything
+        await press(pilot, "escape")
+        assert view.filter_text == "" and not view.filter_bar.has_class("-active")
+        assert len(app.main.query_one("#pane-recent").shown_paths()) == everything
+        notices = [n.message for n in app._notifications]
+        assert not any("nothing is marked" in m for m in notices), notices
+        # with files marked, esc unmarks first; the filter goes with the next esc
+        await press(pilot, "slash", "f", "e", "e", "d", "enter", "space")
+        assert app.marks
+        await press(pilot, "escape")
+        assert not app.marks and view.filter_text == "feed"
+        await press(pilot, "escape")
+        assert view.filter_text == ""
