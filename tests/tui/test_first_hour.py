@@ -11,6 +11,7 @@ import pytest
 from tui_support import digest, make_app, press, screen_lines, settle
 
 from memtui.screens.confirm import ConfirmChange
+from memtui.screens.dream import DreamScreen
 from memtui.screens.help import HelpScreen
 
 from memtui.widgets.status_line import display_path
@@ -152,3 +153,31 @@ async def test_esc_after_an_accepted_filter_clears_the_filter(demo_root: Path) -
         assert not app.marks and view.filter_text == "feed"
         await press(pilot, "escape")
         assert view.filter_text == ""
+
+
+async def test_dream_j_k_move_the_cursor_and_the_header_counts_follow(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.plan is not None
+        plan = screen.plan
+        assert len(plan.items) >= 2
+        items = screen.items_list
+
+        def header() -> str:
+            return str(screen.query_one("#dream-title").render())
+
+        assert f"{len(plan.items)} items, {len(plan.default)} checked" in header()
+        await press(pilot, "j")
+        assert items.highlighted == 1
+        await press(pilot, "space")  # toggles the item under the cursor: the second one
+        assert screen.selected == plan.default ^ {1}
+        assert f"{len(screen.selected)} checked" in header()
+        await press(pilot, "k")
+        assert items.highlighted == 0
+        await press(pilot, "G")
+        assert items.highlighted == len(plan.items) - 1
+        await press(pilot, "g")
+        assert items.highlighted == 0
