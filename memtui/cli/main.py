@@ -49,15 +49,37 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     parser = MemtuiParser(
         prog="memtui",
+        usage="memtui [PATH] [--demo [--keep]] [--read-only] [--loader {claude-code,raw}]\n"
+              "       memtui COMMAND [options]   (memtui COMMAND --help for one command)",
         description="Triage the file memory of coding agents: what loads, what is stale, "
         "what to merge — every change validated, journaled and undoable.",
     )
     parser.add_argument("--version", action="version", version=_version())
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if command in (None, "-h", "--help"):
+        _describe_the_app(parser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog="memtui")
     modules = (_fast_module(command),) if command in FAST_COMMANDS else subcommands()
     for module in modules:
         module.register(subparsers)
     return parser
+
+
+def _describe_the_app(parser: argparse.ArgumentParser) -> None:
+    """``memtui --help``'s first part: how to open the app (the options of :func:`_app_parser`,
+    which parses them; here they are only shown)."""
+    import argparse
+
+    app = parser.add_argument_group(
+        "the app (memtui [PATH] …)",
+        "PATH is a memory root (a folder holding MEMORY.md), or a folder holding several (a root "
+        "picker opens); without PATH, the roots in the current folder, else Claude Code's for "
+        "this project. ? in the app lists every key.")
+    for action in _app_parser()._actions:
+        if action.option_strings and action.dest not in ("help",):
+            app.add_argument(*action.option_strings, dest=f"app_{action.dest}",
+                             help=action.help, default=argparse.SUPPRESS,
+                             **({"choices": action.choices} if action.choices else
+                                {"action": "store_true"}))
 
 
 def _version() -> str:
