@@ -14,6 +14,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import argparse
+    from pathlib import Path
     from types import ModuleType
     from typing import Callable, Sequence
 
@@ -168,6 +169,7 @@ def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], 
     except RootError as exc:
         raise UsageError(str(exc)) from None
     app_args = argparse.Namespace(**{**vars(args), "demo": False, "path": str(root)})
+    restore = {} if args.keep else _remove_on_hangup(root)
     try:
         return int(run_app(app_args))
     finally:
@@ -175,6 +177,36 @@ def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], 
             err_console().print(f"memtui: the demo copy is kept in {root.parent}")
         else:
             remove_demo_copy(root)
+        _restore_handlers(restore)
+
+
+def _remove_on_hangup(root: Path) -> dict[int, object]:
+    """When the terminal closes (SIGHUP) or the process is told to end (SIGTERM), remove the demo
+    copy, then end as the signal would have (unwinding instead can wait forever on the app's
+    threads writing to a terminal that is gone).  Returns the previous handlers."""
+    import os
+    import signal
+
+    from memtui.core.demo import remove_demo_copy
+
+    def ended(signum: int, frame: object) -> None:
+        remove_demo_copy(root)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    previous: dict[int, object] = {}
+    for name in ("SIGHUP", "SIGTERM"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            previous[sig] = signal.signal(sig, ended)
+    return previous
+
+
+def _restore_handlers(previous: dict[int, object]) -> None:
+    import signal
+
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
