@@ -56,3 +56,15 @@ def test_the_demo_copy_goes_when_the_terminal_closes(name: str, tmp_path: Path) 
     assert root.name == "memory" and str(root).startswith(str(tmp_path)), child
     assert child.returncode == -getattr(signal, name)  # ended by the signal, as without memtui
     assert not root.exists() and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("command", ["stale", "scan", "loaded", "list"])
+def test_a_reader_closing_the_pipe_is_not_an_error(demo_root: Path, command: str) -> None:
+    """``memtui stale | head``: the reader is gone before memtui writes; exit 0, no traceback."""
+    child = subprocess.Popen([sys.executable, "-m", "memtui", command, str(demo_root)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # before the child has imported anything: its first write finds no reader
+    err = child.stderr.read()
+    assert child.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "Broken pipe" not in err
