@@ -11,7 +11,7 @@ property test holds the two to that.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping
 
 from .changeset import Changeset, Result, apply_to_snapshot
@@ -22,6 +22,7 @@ from .validate import (
     _structural,
     entry_maps,
     mention_map,
+    named_past_cut,
     names_of,
     file_cross_findings,
     file_findings,
@@ -53,6 +54,7 @@ class FindingsCache:
     superseding: frozenset[str]  # files with ``superseded_by`` (the supersede graph's edges)
     mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
     names: Mapping[str, list[str]]  # validate.names_of the files (kept while no file comes or goes)
+    past_cut: Mapping[str, int] = field(default_factory=dict)  # validate.named_past_cut
 
 
 class _Subset(Mapping[str, MemoryFile]):
@@ -149,6 +151,7 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         superseding=superseding,
         mentions=reach.mention,
         names=names_of(snapshot.files),
+        past_cut=reach.past_cut,
     )
 
 
@@ -201,6 +204,9 @@ def revalidate(
     names = cache.names if not (result.added or result.removed) else names_of(files)
     mentioned = mention_map(after, names)
     affected |= cache.mentions.keys() ^ mentioned.keys()
+    past_cut = named_past_cut(after, names)
+    affected.update(path for path in cache.past_cut.keys() | past_cut.keys()
+                    if cache.past_cut.get(path) != past_cut.get(path))
     if set(cache.globs) != set(globs):
         changed = set(cache.globs) ^ set(globs)
         affected.update(path for path in files if first_glob(changed, path) is not None)
@@ -221,7 +227,7 @@ def revalidate(
         glob = first_glob(globs, path)
         if glob is not None:
             region[path] = glob
-    reach = Reach(direct, archived, region, region_hits, mentioned)
+    reach = Reach(direct, archived, region, region_hits, mentioned, past_cut)
 
     file_cross = dict(cache.file_cross)
     file_only = dict(cache.file_only)
@@ -258,5 +264,6 @@ def revalidate(
         superseding=frozen_superseding,
         mentions=mentioned,
         names=names,
+        past_cut=past_cut,
     )
     return after, new_cache
