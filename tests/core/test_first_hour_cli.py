@@ -68,3 +68,14 @@ def test_a_reader_closing_the_pipe_is_not_an_error(demo_root: Path, command: str
     err = child.stderr.read()
     assert child.wait(timeout=120) == 0, err
     assert "Traceback" not in err and "Broken pipe" not in err
+
+
+def test_the_pairs_heading_says_what_proposed_the_rows() -> None:
+    from memtui.core.consolidate import Candidate, pairs_summary
+
+    def pair(score: float, evidence: str) -> Candidate:
+        return Candidate("a.md", "b.md", score, None, score, 0.5, (), 0, evidence=evidence)
+
+    pairs = [pair(0.9, "body"), pair(0.7, "content"), pair(0.65, "content"), pair(0.6, "contained")]
+    assert pairs_summary(pairs, 0.8) == "4 pairs: 1 at overlap ≥ 0.80, 2 by content, 1 by contained"
+    assert pairs_summary(pairs[1:2], 0.8) == "1 pair: 1 by content"
