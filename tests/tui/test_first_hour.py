@@ -3,6 +3,7 @@ marks in one list, help that scrolls, esc after a filter, the Dream screen's cur
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +182,26 @@ async def test_dream_j_k_move_the_cursor_and_the_header_counts_follow(demo_root:
         assert items.highlighted == len(plan.items) - 1
         await press(pilot, "g")
         assert items.highlighted == 0
+
+
+async def test_the_staleness_view_counts_as_memtui_stale_with_archived_apart(
+        demo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from memtui.cli.main import main
+
+    assert main(["stale", str(demo_root), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)["files"]
+    prune = sum(1 for row in cli if row["action"] == "prune")
+    app = make_app(demo_root)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await press(pilot, "4")
+        header = str(app.main.query_one("#stale-header").render())
+        archived = sum(1 for f in app.workspace.snapshot.files.values() if f.archived)
+        assert archived
+        assert header.startswith(f"{len(cli)} files · {prune} prune · "), header
+        assert f"{archived} archived apart" in header
+        stale_list = app.main.query_one("#stale-list")
+        paths = [getattr(item, "path", None) for item in stale_list.items]
+        cut = paths.index(None)  # the archived heading
+        assert sorted(paths[:cut]) == sorted(row["path"] for row in cli)
+        assert all(app.workspace.snapshot.files[p].archived for p in paths[cut + 1:])
