@@ -129,8 +129,17 @@ class Plan:
 
     @property
     def verdict(self) -> str:
+        """The gate's word; an accepted change also lists the warnings it adds (a secret in a
+        gist is allowed through, never without a word)."""
         if self.accepted:
-            return "accepted by the validator: no new error, and the budget is not made worse"
+            text = "accepted by the validator: no new error, and the budget is not made worse"
+            added = [f for f in self.new_findings if f.severity != "error"]
+            if added:
+                count = len(added)
+                text += (f" — but it adds {count} warning{'s' if count != 1 else ''}:" + "".join(
+                    f"\n  ⚠ {f.rule} {f.path}{f':{f.line}' if f.line else ''} — {f.message}"
+                    for f in added))
+            return text
         text = refusal_text(self.gate_preview.gate)
         where = f" in {self.gate_preview.before.root} (neither root is changed)" if self.group else ""
         return f"refused{where} — {text}" if text else f"refused{where}"

@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import TextArea
 
 from tui_support import digest, make_app, press, screen_lines, settle
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen
 from memtui.screens.help import HelpScreen
+from memtui.screens.merge_review import MergeReviewScreen
 
 from memtui.widgets.status_line import display_path
 
@@ -205,3 +207,18 @@ async def test_the_staleness_view_counts_as_memtui_stale_with_archived_apart(
         cut = paths.index(None)  # the archived heading
         assert sorted(paths[:cut]) == sorted(row["path"] for row in cli)
         assert all(app.workspace.snapshot.files[p].archived for p in paths[cut + 1:])
+
+
+async def test_a_merge_verdict_names_the_secret_its_gist_adds(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "5", "m")
+        screen = app.screen
+        assert isinstance(screen, MergeReviewScreen)
+        gist = screen.query_one("#merge-gist", TextArea)
+        gist.text = gist.text + "\nCI pushes with ghp_" + "A1b2" * 9 + "\n"
+        await settle(pilot)
+        verdict = str(screen.query_one("#merge-verdict").render())
+        assert "✔" in verdict and "adds 1 warning" in verdict and "secret" in verdict, verdict
+        assert "GitHub token" in verdict
