@@ -238,7 +238,8 @@ class UserActions(_Base):
 
     def pick_root(self) -> None:
         if len(self.roots) > 1:
-            self.push_screen(RootPickerScreen(self.roots, can_go_back=True), self._picked)
+            self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root),
+                             self._picked)
 
     def pick_successor(self, path: str, marked: tuple[str, ...] = ()) -> None:
         """Ask which file supersedes ``path`` (or every marked file), then show that change."""

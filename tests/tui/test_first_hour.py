@@ -16,6 +16,8 @@ from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen
 from memtui.screens.help import HelpScreen
 from memtui.screens.merge_review import MergeReviewScreen
+from memtui.screens.pick_file import elide_middle
+from memtui.screens.root_picker import RootList, RootPickerScreen
 
 from memtui.widgets.status_line import display_path
 
@@ -222,3 +224,33 @@ async def test_a_merge_verdict_names_the_secret_its_gist_adds(demo_root: Path) -
         verdict = str(screen.query_one("#merge-verdict").render())
         assert "✔" in verdict and "adds 1 warning" in verdict and "secret" in verdict, verdict
         assert "GitHub token" in verdict
+
+
+def test_long_choices_under_one_folder_stay_apart() -> None:
+    base = "machine-local: /home/dev/.claude/projects/-home-dev-riftzen-bit-claude-backup-projects-memory"
+    one, two = f"{base}/alpha/memory", f"{base}/beta/memory"
+    width = 60
+    shown = {elide_middle(one, width), elide_middle(two, width)}
+    assert len(shown) == 2 and all(len(s) == width for s in shown)
+    assert all(s.startswith("machine-local") for s in shown)
+
+
+async def test_the_root_picker_marks_the_open_root_and_counts_errors(make_root: Any) -> None:
+    index = "# M\n- [A](a.md) — a\n"
+    good = make_root({"MEMORY.md": index, "a.md": "---\nname: A\ndescription: a\ntype: project\n---\nA\n"},
+                     name="good")
+    bad = make_root({"MEMORY.md": index, "a.md": "---\nname: A\ndescription: a\ntype: project\n---\nA\n",
+                     "orphan.md": "---\nname: O\ndescription: o\ntype: project\n---\nO\n"}, name="bad")
+    app = make_app(good, bad)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "enter")  # open the second root, "bad"
+        assert app.root == bad
+        await press(pilot, "o")
+        assert isinstance(app.screen, RootPickerScreen)
+        rows = app.screen.query_one(RootList)
+        lines = ["".join(seg.text for seg in rows.render_line(y)) for y in range(2)]
+        opened = [line for line in lines if "●" in line]
+        assert len(opened) == 1 and "bad" in opened[0], lines
+        assert "✖ 1" in opened[0] and "✔" in next(line for line in lines if "good" in line), lines
+        assert rows.highlighted.root == bad  # the cursor starts on the open root
