@@ -285,10 +285,18 @@ class UserActions(_Base):
             project = project_of(self.root)
             current = str(project) if project is not None else os.getcwd()
 
+        project = project_of(self.root) if self.root is not None else None
+        base = str(project) if project is not None else os.getcwd()
+
         def answered(value: str | None) -> None:
             if value is None:
                 return
-            path = os.path.abspath(os.path.expanduser(value)) if value else None
+            # a relative path is taken from the project the memory is about (else the cwd)
+            path = os.path.normpath(os.path.join(base, os.path.expanduser(value))) if value else None
+            if path is not None and not os.path.exists(path):
+                self.notify(f"scope: no such path {path} — the filter is unchanged "
+                            f"(a relative path starts at {base})", severity="warning", timeout=6)
+                return
             scope = self.main.set_scope(path)
             if scope is None:
                 self.notify("scope filter cleared: every entry shown", timeout=3)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import events, on
 from textual.app import ComposeResult
 from textual.reactive import Reactive
@@ -22,7 +24,7 @@ from memtui.widgets.inbox_view import InboxView
 from memtui.widgets.problems_view import ProblemsView
 from memtui.widgets.row_list import RowList
 from memtui.widgets.staleness_view import StalenessView
-from memtui.widgets.status_line import StatusLine
+from memtui.widgets.status_line import StatusLine, display_path
 from memtui.widgets.view import View
 from memtui.widgets.working_set_view import WorkingSetView
 
@@ -182,6 +184,7 @@ class MainScreen(Screen[None]):
         self.scope = self._applicability(self.workspace) if self.workspace is not None else None
         self._shown.clear()
         self._refresh_view(self.active_view_name)
+        self.query_one(StatusLine).scope = display_path(Path(path)) if path is not None else ""
         return self.scope
 
     def show_marks(self, marks: frozenset[str]) -> None:

@@ -36,6 +36,7 @@ class StatusLine(HeaderLine):
 
     busy: reactive[str] = reactive("")
     marked: reactive[int] = reactive(0)
+    scope: reactive[str] = reactive("")  # the scope filter's path while one is on (A)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -63,6 +64,9 @@ class StatusLine(HeaderLine):
     def watch_marked(self) -> None:
         self._redraw()
 
+    def watch_scope(self) -> None:
+        self._redraw()
+
     def _redraw(self) -> None:
         ws = self.workspace
         if ws is None:
@@ -75,6 +79,8 @@ class StatusLine(HeaderLine):
             parts.append((" read-only ", "bold reverse $warning"))
         if self.marked:
             parts.append((f"✓ {self.marked:,} marked", "bold $accent"))
+        if self.scope:
+            parts.append((f"scope {self.scope}", "bold $accent"))
         if ws.complete:
             files = len(ws.snapshot.files)
             archived = self._archived(ws)

@@ -254,3 +254,37 @@ async def test_the_root_picker_marks_the_open_root_and_counts_errors(make_root: 
         assert len(opened) == 1 and "bad" in opened[0], lines
         assert "✖ 1" in opened[0] and "✔" in next(line for line in lines if "good" in line), lines
         assert rows.highlighted.root == bad  # the cursor starts on the open root
+
+
+async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core.demo import copy_demo
+
+    monkeypatch.chdir(tmp_path)
+    root = copy_demo(tmp_path / "harbor", with_git=False)
+    project = root.parent
+    index = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert f"Scope: `{project.absolute()}/web`" in index and "/home/dev/harbor" not in index
+    app = make_app(root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+
+        async def answer(text: str) -> None:
+            await press(pilot, "A")
+            field = app.screen.query_one("#scope-input")
+            field.value = text
+            await press(pilot, "enter")
+
+        await answer("no/such/folder")
+        assert app.main.scope_path is None
+        assert any("no such path" in n.message for n in app._notifications)
+        await answer(str(project / "web"))
+        scope = app.main.scope
+        assert scope is not None
+        assert any(a.path == "path/web/ui_build.md" and a.scope == "web" for a in scope.applies)
+        app.clear_notifications()
+        await settle(pilot)
+        status = str(app.main.query_one("#status").render())
+        assert "scope " in status and "web" in status, status  # shown after the notice is gone
+        await answer("")
+        assert app.main.scope_path is None and "scope " not in str(app.main.query_one("#status").render())
