@@ -135,12 +135,11 @@ def run_validate(args: argparse.Namespace) -> int:
     for r in results:
         errors, warnings = _counts(r.findings)
         out.print(f"[bold]{esc(rel_root(r.root, args.path))}[/]  {_budget_text(r.budget)}")
-        for finding in r.findings:
-            out.print(_finding_text(finding))
+        _print_findings(out, r.findings)
         verdict = "[green]ok[/]" if not errors else "[red]failed[/]"
         out.print(
             f"{verdict}: {errors} error{'s' * (errors != 1)}, "
-            f"{warnings} warning{'s' * (warnings != 1)} in {r.files} files\n"
+            f"{warnings} warning{'s' * (warnings != 1)} in {r.files} file{'s' * (r.files != 1)}\n"
         )
     return EXIT_FINDINGS if failed else EXIT_OK
 
@@ -152,6 +151,28 @@ def _budget_text(budget: Any) -> str:
         f"[{colour}]{budget.lines}/{budget.max_lines} lines · {budget.bytes:,}/{budget.max_bytes:,} "
         f"{budget.unit} · {budget.utilization:.0%}[/] · ~{budget.tokens:,} tokens"
     )
+
+
+def _print_findings(out: Any, findings: Any) -> None:
+    """One finding a line; on a terminal narrower than a finding, wrapped at word boundaries
+    with the continuation lines indented under the rule (piped output keeps one a line)."""
+    from rich.table import Table
+
+    from .common import PIPED_WIDTH
+
+    if out.width >= PIPED_WIDTH or not findings:
+        for finding in findings:
+            out.print(_finding_text(finding))
+        return
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=10)
+    grid.add_column(overflow="fold")
+    for finding in findings:
+        colour = "red" if finding.severity == "error" else "yellow"
+        where = finding.path + (f":{finding.line}" if finding.line else "")
+        grid.add_row(f"  [{colour}]{finding.severity:7}[/]",
+                     f"[bold]{finding.rule}[/] [cyan]{esc(where)}[/] {esc(finding.message)}")
+    out.print(grid, soft_wrap=False)
 
 
 def _finding_text(finding: Any) -> str:
@@ -392,9 +413,15 @@ def run_list(args: argparse.Namespace) -> int:
             ] + ([_missing_row(missing)] if missing is not None else [])
         )
         return EXIT_OK
+    out = console()
+    names = [rel_root(row.root, args.path) for row in rows] + ([str(missing)] if missing else [])
+    # the root keeps its width on a narrow terminal (the figures after it are short); the
+    # layer and the bytes give way first
+    narrow = out.width < 120
+    root_width = min(max(map(len, names), default=4), max(16, out.width - (38 if narrow else 70)))
     table = Table(title=f"{len(rows)} memory root{'s' * (len(rows) != 1)}", title_justify="left")
     table.add_column("layer", no_wrap=True)
-    table.add_column("root", overflow="fold")
+    table.add_column("root", overflow="fold", min_width=root_width)
     table.add_column("files", justify="right", no_wrap=True)
     table.add_column("lines", justify="right", no_wrap=True)
     table.add_column(rows[0].budget.unit if rows else "bytes", justify="right", no_wrap=True)
@@ -425,7 +452,12 @@ def run_list(args: argparse.Namespace) -> int:
     if missing is not None:
         table.add_section()
         table.add_row("machine-local", str(missing), "[dim]none yet[/]", "", "", "", "", "")
-    out = console()
+    if narrow:
+        for header in ("layer", "bytes", "warnings"):
+            if root_width + sum(len(c.header) + 3 for c in table.columns if c.header != "root") + 4 \
+                    <= out.width:
+                break
+            table.columns = [c for c in table.columns if c.header != header]
     out.print(table)
     if duplicates:
 

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,45 @@ def test_the_pairs_heading_says_what_proposed_the_rows() -> None:
     pairs = [pair(0.9, "body"), pair(0.7, "content"), pair(0.65, "content"), pair(0.6, "contained")]
     assert pairs_summary(pairs, 0.8) == "4 pairs: 1 at overlap ≥ 0.80, 2 by content, 1 by contained"
     assert pairs_summary(pairs[1:2], 0.8) == "1 pair: 1 by content"
+
+
+def at_80_columns(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                  argv: list[str]) -> list[str]:
+    monkeypatch.setenv("COLUMNS", "80")
+    main(argv)
+    lines = capsys.readouterr().out.splitlines()
+    wide = [line for line in lines if line[:1] in "┏┃┡│└ " and len(line.rstrip()) > 80]
+    assert not wide, wide  # tables and findings fit (a title or summary line may run on)
+    return lines
+
+
+def test_stale_at_80_columns_keeps_every_file_name_whole(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = at_80_columns(monkeypatch, capsys, ["stale", str(demo_root)])
+    names = [p.relative_to(demo_root).as_posix() for p in demo_root.rglob("*.md")
+             if p.name not in ("MEMORY.md", "MEMORY-archive.md", "SCOPE.md")
+             and not p.relative_to(demo_root).as_posix().startswith("archive/")]
+    text = "\n".join(lines)
+    missing = [n for n in names if f"│{n} " not in text]
+    assert not missing, missing
+
+
+def test_list_at_80_columns_keeps_the_root_whole(
+        make_root: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    index = "# M\n- [A](a.md) — a\n"
+    topic_text = "---\nname: A\ndescription: a\ntype: project\n---\nA\n"
+    parent = make_root({"MEMORY.md": index, "a.md": topic_text}, name="holder/a-rather-long-root-name-one")
+    make_root({"MEMORY.md": index, "a.md": topic_text}, name="holder/a-rather-long-root-name-two")
+    lines = at_80_columns(monkeypatch, capsys, ["list", str(parent.parent)])
+    for name in ("a-rather-long-root-name-one", "a-rather-long-root-name-two"):
+        assert any(name in line for line in lines), lines
+
+
+def test_validate_at_80_columns_wraps_findings_under_the_rule(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = at_80_columns(monkeypatch, capsys, ["validate", str(demo_root)])
+    finding = next(i for i, line in enumerate(lines) if line.startswith("  error   orphan"))
+    follow = lines[finding + 1]
+    assert follow.startswith(" " * 10) and follow[10] != " "  # a hanging indent under the rule
+    words = " ".join(line.strip() for line in lines[finding:finding + 3]).split()
+    assert "MEMORY-archive.md" in words  # no word cut in two across the lines
