@@ -40,6 +40,7 @@ from memtui.services import scoring, writer
 from memtui.services.scoring import ScanResult, StalenessReport
 from memtui.services.watch import Identity, OpenWriter, fingerprint, index_identity, index_replaced
 from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_after
+from memtui.widgets.inbox_view import InboxView
 from memtui.widgets.working_set_view import WorkingSetView
 
 #: seconds between two looks at the folder for changes made by someone else
@@ -228,6 +229,8 @@ class MemtuiApp(UserActions, App[int]):
         if not self.read_only:
             try:
                 recovery = writer.recover(root)
+            except writer.UnsafeToChange as exc:
+                self.post_message(self.Failed(f"changes are not possible here: {exc}", "warning"))
             except writer.RecoveryFailed as exc:
                 self.post_message(self.Failed(f"could not finish an interrupted change: {exc}"))
             else:
@@ -410,6 +413,7 @@ class MemtuiApp(UserActions, App[int]):
                                          if usage is not None else None)
         except (SeenError, OSError) as exc:
             self.post_message(self.Failed(f"the inbox is unavailable: {exc}", "warning"))
+            self.call_from_thread(self.main.query_one(InboxView).show_unavailable, str(exc))
             return
         self.post_message(self.InboxReady(inbox, generation, marked))
 

@@ -239,6 +239,11 @@ class RecoveryFailed(Exception):
     """An interrupted change could not be rolled back (the message says which paths)."""
 
 
+class UnsafeToChange(RecoveryFailed):
+    """The folder cannot be changed at all (its ``.memtui`` is a symlink …): no interrupted
+    change is involved, and nothing will be written."""
+
+
 @dataclass(frozen=True)
 class Recovery:
     """What recovery did when the folder was opened: changes rolled back, records set aside."""
@@ -264,6 +269,8 @@ def recover(root: Path) -> Recovery:
     """Finish a change a crash interrupted (restore its before-images) and say what was done."""
     try:
         done = write.recover(root)
+    except write.UnsafeFolder as exc:
+        raise UnsafeToChange(str(exc)) from None
     except write.TxnError as exc:
         raise RecoveryFailed(str(exc)) from None
     return Recovery(tuple(done), tuple(done.quarantined), done.message)

@@ -288,3 +288,21 @@ async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,
         assert "scope " in status and "web" in status, status  # shown after the notice is gone
         await answer("")
         assert app.main.scope_path is None and "scope " not in str(app.main.query_one("#status").render())
+
+
+async def test_a_symlinked_memtui_folder_says_one_thing_in_the_inbox(demo_root: Path,
+                                                                     tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (demo_root / ".memtui").symlink_to(elsewhere)
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")
+        notices = [n.message for n in app._notifications]
+        assert not any("interrupted change" in m for m in notices), notices
+        assert any(m.startswith("changes are not possible here") for m in notices), notices
+        header = str(app.main.query_one("#inbox-header").render())
+        assert header.startswith("the inbox is unavailable")
+        lines = "\n".join(screen_lines(app))
+        assert "nothing changed" not in lines and "cannot tell what changed" in lines
