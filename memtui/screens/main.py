@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from memtui.commands import bindings
 from memtui.core.model import Finding
@@ -20,6 +20,7 @@ from memtui.services.workspace import Workspace
 from memtui.widgets.budget_gauge import BudgetGauge
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.files_view import FilesView
+from memtui.widgets.footer import VerbFooter
 from memtui.widgets.inbox_view import InboxView
 from memtui.widgets.problems_view import ProblemsView
 from memtui.widgets.row_list import RowList
@@ -103,7 +104,7 @@ class MainScreen(Screen[None]):
             with TabPane(VIEW_TITLES["inbox"], id="inbox"):
                 yield InboxView(id="view-inbox")
         yield StatusLine(id="status")
-        yield Footer(compact=True)
+        yield VerbFooter(NARROW_BELOW, compact=True)
 
     def on_resize(self, event: events.Resize) -> None:
         narrow = event.size.width < NARROW_BELOW
@@ -133,6 +134,9 @@ class MainScreen(Screen[None]):
             tabs.active = name
         if focus:
             self.call_after_refresh(self.view(name).focus_default)
+            refresh = getattr(self.app, "_refresh_binding_state", None)
+            if refresh is not None:  # the footer follows the row the focus lands on
+                self.call_after_refresh(refresh)
         else:
             self.call_after_refresh(self._ensure_focus)
 
@@ -236,3 +240,6 @@ class MainScreen(Screen[None]):
         focused = self.focused
         if focused is None or not any(node is view for node in focused.ancestors):
             view.focus_default()
+            refresh = getattr(self.app, "_refresh_binding_state", None)
+            if refresh is not None:  # what applies follows the row the focus lands on
+                self.call_after_refresh(refresh)

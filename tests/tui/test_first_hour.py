@@ -306,3 +306,26 @@ async def test_a_symlinked_memtui_folder_says_one_thing_in_the_inbox(demo_root: 
         assert header.startswith("the inbox is unavailable")
         lines = "\n".join(screen_lines(app))
         assert "nothing changed" not in lines and "cannot tell what changed" in lines
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+async def test_the_footer_shows_the_verbs_that_work(demo_root: Path, size: tuple[int, int]) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+
+        def footer() -> str:
+            return screen_lines(app)[-1]
+
+        assert "? Help" in footer() and "q Quit" in footer()  # never the keys cut off
+        if size[0] >= 200:
+            for key in ("p Pin / unpin", "a Archive", "s Supersede", "e Edit in $EDITOR",
+                        "R Rebuild index", "D Dream"):
+                assert key in footer(), (key, footer())
+        await press(pilot, "3")
+        files = app.main.view("files")
+        archived = next(p for p, f in app.workspace.snapshot.files.items() if f.archived)
+        assert files.select_path(archived)
+        await settle(pilot)
+        assert "r Restore" in footer(), footer()
+        assert "a Archive" not in footer()  # it does not apply to an archived file
