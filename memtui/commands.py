@@ -549,7 +549,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("dream", "D", "Dream",
             "One maintenance pass as a checklist: archive, merge, supersede, move index history "
             "out, rebuild; the checked items are gated and applied as one change.", CHANGE,
-            lambda app, s: app.open_dream(), writes=True, footer=True),
+            lambda app, s: app.open_dream(), footer=True),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda app, s: app.pick_root(), _switch_why_not, anywhere=True),
     Command("reload_root", "ctrl+r", "Reload", "Read the folder again from disk.", APP,

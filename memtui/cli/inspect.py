@@ -235,8 +235,8 @@ def run_loaded(args: argparse.Namespace) -> int:
                 }
             )
             continue
-        out.rule(f"{esc(rel_root(snapshot.root, args.path))}/MEMORY.md — what the {budget.loader} loader "
-                 "reads", style="cyan")
+        _rule(out, f"{esc(rel_root(snapshot.root, args.path))}/MEMORY.md — what the {budget.loader} "
+              "loader reads", style="cyan")
         if not snapshot.index.exists:
             out.print("[red]no MEMORY.md: the agent loads nothing from this folder[/]")
             continue
@@ -248,9 +248,9 @@ def run_loaded(args: argparse.Namespace) -> int:
             sys.stdout.write("\n")
         sys.stdout.flush()
         if budget.cut_line is None:
-            out.rule(f"end — all {budget.lines} lines load · {_budget_text(budget)}", style="green")
+            _rule(out, f"end — all {budget.lines} lines load · {_budget_text(budget)}", style="green")
             continue
-        out.rule(f"✂ the loader cuts here, at {esc(budget.cut_where())} ({reason})", style="red")
+        _rule(out, f"✂ the loader cuts here, at {esc(budget.cut_where())} ({reason})", style="red")
         warning = budget.warning()
         if warning is not None:
             out.print("Claude Code tells the agent, after what loaded:", markup=False)
@@ -283,7 +283,16 @@ def _print_stripped(out: Any, budget: Any, stripped: list[Any]) -> None:
               "load:[/]")
     for line in stripped:
         out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
-    out.rule(style="dim")
+    _rule(out, style="dim")
+
+
+def _rule(out: Any, title: str = "", style: str = "") -> None:
+    """A rule across the terminal; piped (no terminal width), 80 columns, not a thousand."""
+    from rich.rule import Rule
+
+    from .common import PIPED_WIDTH
+
+    out.print(Rule(title, style=style), width=80 if out.width >= PIPED_WIDTH else out.width)
 
 
 def _cut_reason(budget: Any) -> str | None:

@@ -408,6 +408,18 @@ def _free_name(snapshot: Snapshot, folder: str, slug: str, today: date) -> str:
     return folder + name
 
 
+def _names_by_type(snapshot: Snapshot, folder: str) -> bool:
+    """Whether most files of ``folder`` are named after their type (``feedback_use_go_vet.md``)."""
+    typed = total = 0
+    for path, f in snapshot.files.items():
+        parent = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+        if parent != folder:
+            continue
+        total += 1
+        typed += path.rsplit("/", 1)[-1].startswith(f"{f.type}_") if f.type in KNOWN_TYPES else 0
+    return total >= 3 and typed * 2 > total
+
+
 def remember(
     snapshot: Snapshot,
     title: str,
@@ -434,6 +446,8 @@ def remember(
     if not description:
         first = next((ln.strip().lstrip("#").strip() for ln in body.splitlines() if ln.strip()), "")
         description = (first[:117] + "…") if len(first) > 120 else (first or title)
+    if _names_by_type(snapshot, folder) and not slug.startswith(f"{type_}_"):
+        slug = f"{type_}_{slug}"  # the folder names its files feedback_…, project_…: so does this one
     path = _free_name(snapshot, folder, slug, today)
     text = (
         f"---\nname: {title}\ndescription: {description}\ntype: {type_}\n"

@@ -238,6 +238,10 @@ class DreamScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def action_apply(self) -> None:
+        if getattr(self.app, "read_only", False):  # the plan can be looked at, not applied
+            self.notify("read-only: changes are disabled (--read-only); the plan is shown only",
+                        severity="warning", timeout=4)
+            return
         plan, selected = self.plan, self.selected
         if plan is None or not selected:
             self.notify("nothing checked to apply", severity="warning", timeout=3)

@@ -219,7 +219,9 @@ class MainScreen(Screen[None]):
         return self.query_one(ConsolidateView).selected_candidate()
 
     def next_pane(self, step: int) -> None:
-        panes = [p for p in self.view().panes() if p.display]
+        """Tab / shift+tab: the next pane that shows something (an empty list is passed over)."""
+        panes = [p for p in self.view().panes()
+                 if p.display and not (isinstance(p, RowList) and not p.items)]
         if not panes:
             return
         focused = self.focused

@@ -27,15 +27,13 @@ class VerbFooter(Footer):
         self._narrow: bool | None = None
 
     def on_resize(self, event: events.Resize) -> None:
-        narrow = self.app.size.width < self.narrow_below
-        if narrow != self._narrow:
-            self._narrow = narrow
-            self.call_after_refresh(self.recompose)
+        if self._narrow is not None and (self.app.size.width < self.narrow_below) != self._narrow:
+            self.refresh(recompose=True)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
-        narrow = self.app.size.width < self.narrow_below
+        narrow = self._narrow = self.app.size.width < self.narrow_below
         active = self.screen.active_bindings
         first: dict[str, tuple[Binding, bool, str]] = {}
         for _, binding, enabled, tooltip in active.values():

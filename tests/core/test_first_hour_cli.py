@@ -122,3 +122,17 @@ def test_validate_at_80_columns_wraps_findings_under_the_rule(
     assert follow.startswith(" " * 10) and follow[10] != " "  # a hanging indent under the rule
     words = " ".join(line.strip() for line in lines[finding:finding + 3]).split()
     assert "MEMORY-archive.md" in words  # no word cut in two across the lines
+
+
+def test_remember_follows_a_folder_that_names_files_by_type(make_root: Any) -> None:
+    from memtui.core.store import load_root
+    from memtui.core.verbs import remember
+
+    typed = {f"{t}_{n}.md": f"---\nname: {n}\ndescription: d\ntype: {t}\n---\nx\n"
+             for t, n in (("feedback", "a"), ("project", "b"), ("user", "c"), ("feedback", "d"))}
+    root = make_root({"MEMORY.md": "# M\n", **typed})
+    change = remember(load_root(root), "Use go vet", type_="feedback")
+    assert "feedback_use_go_vet.md" in change.paths
+    plain = make_root({"MEMORY.md": "# M\n", "a.md": typed["feedback_a.md"],
+                       "b.md": typed["project_b.md"], "c.md": typed["user_c.md"]}, name="plain")
+    assert "use_go_vet.md" in remember(load_root(plain), "Use go vet", type_="feedback").paths

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.widgets import TextArea
+from textual.widgets._footer import FooterKey
 
 from tui_support import digest, make_app, press, screen_lines, settle
 
@@ -315,7 +316,11 @@ async def test_the_footer_shows_the_verbs_that_work(demo_root: Path, size: tuple
         await settle(pilot)
 
         def footer() -> str:
-            return screen_lines(app)[-1]
+            """The footer's keys as shown (key and label), those that fit on the line."""
+            keys = app.screen.query(FooterKey)
+            shown = [k for k in keys if not k.has_class("-command-palette")
+                     and k.region.right <= size[0] - 12]  # left of ^p palette
+            return " ".join(f"{k.key_display} {k.description}" for k in shown)
 
         assert "? Help" in footer() and "q Quit" in footer()  # never the keys cut off
         if size[0] >= 200:
@@ -329,3 +334,29 @@ async def test_the_footer_shows_the_verbs_that_work(demo_root: Path, size: tuple
         await settle(pilot)
         assert "r Restore" in footer(), footer()
         assert "a Archive" not in footer()  # it does not apply to an archived file
+
+
+async def test_tab_passes_over_an_empty_pane(make_root: Any) -> None:
+    topic_text = "---\nname: A\ndescription: a\ntype: project\n---\nA\n"
+    root = make_root({"MEMORY.md": "# M\n\n## Recent\n- [A](a.md) — a\n", "a.md": topic_text})
+    app = make_app(root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert app.screen.focused.id == "pane-recent"
+        await press(pilot, "tab")  # Regions is empty: the preview is next
+        assert app.screen.focused.id == "ws-preview"
+        await press(pilot, "tab")  # and Pinned (empty) is passed over on the way round
+        assert app.screen.focused.id == "pane-recent"
+
+
+async def test_dream_under_read_only_shows_the_plan_and_applies_nothing(demo_root: Path) -> None:
+    before = digest(demo_root)
+    app = make_app(demo_root, read_only=True)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        assert isinstance(app.screen, DreamScreen) and app.screen.plan is not None
+        await press(pilot, "a")
+        assert isinstance(app.screen, DreamScreen)
+        assert any("read-only" in n.message for n in app._notifications)
+    assert digest(demo_root) == before
