@@ -9,6 +9,9 @@ from textual.binding import Binding
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+#: the cells the command palette's key takes at the right end
+PALETTE_CELLS = 13
+
 #: the actions shown first on a narrow terminal
 FIRST = ("app.command('show_help')", "app.command('quit')")
 
@@ -42,6 +45,15 @@ class VerbFooter(Footer):
         keys = list(first.values())
         if narrow:
             keys.sort(key=lambda item: item[0].action not in FIRST)  # stable: the rest keep order
+            # only the keys that fit beside ^p palette (one running under it shows through)
+            room, fitted = self.app.size.width - PALETTE_CELLS, []
+            for item in keys:
+                binding = item[0]
+                room -= len(self.app.get_key_display(binding)) + len(one_word(binding.description)) + 2
+                if room < 0:
+                    break
+                fitted.append(item)
+            keys = fitted
         self.styles.grid_size_columns = len(keys)
         for binding, enabled, tooltip in keys:
             yield FooterKey(
