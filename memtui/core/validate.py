@@ -495,13 +495,14 @@ def named_past_cut(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None =
 
 
 def named_only_past_cut(reach: Reach, cut_line: int | None) -> list[str]:
-    """The files a line past the cut names and nothing the loader reads reaches (no loaded
-    entry, mention or region pointer, no archive-index entry)."""
+    """The files a line past the cut names (a mention or a link, not an entry: entries past the
+    cut are counted as such) and nothing the loader reads reaches (no entry, loaded mention,
+    region pointer or archive-index entry)."""
     if cut_line is None:
         return []
     return [path for path in reach.past_cut
             if path not in reach.archived and path not in reach.region and path not in reach.mention
-            and not any(line.number < cut_line for line in reach.direct.get(path, ()))]
+            and path not in reach.direct]
 
 
 def reach_of(snapshot: Snapshot) -> Reach:
