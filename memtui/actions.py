@@ -293,11 +293,11 @@ class UserActions(_Base):
                 return
             # a relative path is taken from the project the memory is about (else the cwd)
             path = os.path.normpath(os.path.join(base, os.path.expanduser(value))) if value else None
-            if path is not None and not os.path.exists(path):
-                self.notify(f"scope: no such path {path} — the filter is unchanged "
-                            f"(a relative path starts at {base})", severity="warning", timeout=6)
-                return
             scope = self.main.set_scope(path)
+            if path is not None and not os.path.exists(path):  # a Scope: of another machine
+                self.notify(f"scope: there is no {path} here (a relative path starts at {base}); "
+                            "filtering as if you worked there", severity="warning", timeout=8)
+                return
             if scope is None:
                 self.notify("scope filter cleared: every entry shown", timeout=3)
             else:

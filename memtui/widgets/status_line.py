@@ -79,8 +79,6 @@ class StatusLine(HeaderLine):
             parts.append((" read-only ", "bold reverse $warning"))
         if self.marked:
             parts.append((f"✓ {self.marked:,} marked", "bold $accent"))
-        if self.scope:
-            parts.append((f"scope {self.scope}", "bold $accent"))
         if ws.complete:
             files = len(ws.snapshot.files)
             archived = self._archived(ws)
@@ -94,6 +92,8 @@ class StatusLine(HeaderLine):
             parts.append((warnings, "$warning") if ws.warnings else warnings)
         else:
             parts.append(("scanning files…", "italic"))
+        if self.scope:  # after the counts: a long path never pushes them off the line
+            parts.append((f"scope {self.scope}", "bold $accent"))
         if self.busy:
             parts.append((self.busy, "italic"))
         self._path = display_path(ws.root)

@@ -260,12 +260,14 @@ async def test_the_root_picker_marks_the_open_root_and_counts_errors(make_root: 
 async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.core.demo import copy_demo
+    from memtui.core.layers import project_of
 
     monkeypatch.chdir(tmp_path)
     root = copy_demo(tmp_path / "harbor", with_git=False)
     project = root.parent
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert f"Scope: `{project.absolute()}/web`" in index and "/home/dev/harbor" not in index
+    base = project_of(root) or tmp_path  # where a relative answer starts
     app = make_app(root)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
@@ -276,9 +278,10 @@ async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,
             field.value = text
             await press(pilot, "enter")
 
-        await answer("no/such/folder")
-        assert app.main.scope_path is None
-        assert any("no such path" in n.message for n in app._notifications)
+        await answer("no/such/folder")  # said so, and filtered as if one worked there
+        assert app.main.scope_path == str(base / "no/such/folder")
+        assert any(f"there is no {base / 'no/such/folder'} here" in n.message
+                   for n in app._notifications)
         await answer(str(project / "web"))
         scope = app.main.scope
         assert scope is not None
