@@ -292,7 +292,11 @@ def _rule(out: Any, title: str = "", style: str = "") -> None:
 
     from .common import PIPED_WIDTH
 
-    out.print(Rule(title, style=style), width=80 if out.width >= PIPED_WIDTH else out.width)
+    from rich.text import Text
+
+    # piped: 80 columns, or as many as the title needs (a rule never cuts its title)
+    width = max(80, Text.from_markup(title).cell_len + 8) if out.width >= PIPED_WIDTH else out.width
+    out.print(Rule(title, style=style), width=width)
 
 
 def _cut_reason(budget: Any) -> str | None:
