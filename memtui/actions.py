@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -124,6 +125,10 @@ class UserActions(_Base):
         letter stops it), and before the app's bindings run; a command that applies is left to
         its binding.
         """
+        if event.key == "escape" and self._clear_accepted_filter():
+            event.stop()
+            event.prevent_default()
+            return
         command = BY_KEY.get(event.key)
         if command is None or not (self.on_main_screen or command.anywhere):
             return
@@ -134,6 +139,18 @@ class UserActions(_Base):
         if active is not None and active.enabled:
             return  # another binding takes the key here (the filter's esc, a dialog's keys)
         self.say_why_not(command, reason)
+
+    def _clear_accepted_filter(self) -> bool:
+        """esc on a list under a filter kept with enter: clear the filter (marks come first:
+        with files marked, esc unmarks them and a second esc clears the filter)."""
+        if self.marks or not isinstance(self.screen, MainScreen):
+            return False
+        filter_bar = self.main.view().filter_bar
+        if filter_bar is None or not filter_bar.value or filter_bar.has_focus:
+            return False
+        filter_bar.action_clear_filter()
+        self.notify("filter cleared", timeout=2)
+        return True
 
     def selected_path(self) -> str | None:
         if not isinstance(self.screen, MainScreen):
@@ -184,7 +201,19 @@ class UserActions(_Base):
         if self.read_only:
             self.notify("read-only: changes are disabled (--read-only)", severity="warning")
             return
+        if request.on_marks and not request.pinned:
+            request = replace(request, pinned=self._pinned_among_marks(request))
         self._plan_worker(request)
+
+    def _pinned_among_marks(self, request: Request) -> tuple[str, ...]:
+        """The pinned files a change of the marked files reaches (pinning them again and
+        unpinning them are what the verb says, so those two verbs ask nothing more)."""
+        verb = getattr(request.build, "keywords", {}).get("verb")
+        workspace = self.workspace
+        if verb in ("pin", "unpin") or workspace is None:
+            return ()
+        return tuple(sorted(path for path in self.marks
+                            if (f := workspace.file(path)) is not None and f.pinned))
 
     def show_help(self) -> None:
         self.push_screen(HelpScreen())
@@ -209,7 +238,8 @@ class UserActions(_Base):
 
     def pick_root(self) -> None:
         if len(self.roots) > 1:
-            self.push_screen(RootPickerScreen(self.roots, can_go_back=True), self._picked)
+            self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root),
+                             self._picked)
 
     def pick_successor(self, path: str, marked: tuple[str, ...] = ()) -> None:
         """Ask which file supersedes ``path`` (or every marked file), then show that change."""
@@ -255,11 +285,19 @@ class UserActions(_Base):
             project = project_of(self.root)
             current = str(project) if project is not None else os.getcwd()
 
+        project = project_of(self.root) if self.root is not None else None
+        base = str(project) if project is not None else os.getcwd()
+
         def answered(value: str | None) -> None:
             if value is None:
                 return
-            path = os.path.abspath(os.path.expanduser(value)) if value else None
+            # a relative path is taken from the project the memory is about (else the cwd)
+            path = os.path.normpath(os.path.join(base, os.path.expanduser(value))) if value else None
             scope = self.main.set_scope(path)
+            if path is not None and not os.path.exists(path):  # a Scope: of another machine
+                self.notify(f"scope: there is no {path} here (a relative path starts at {base}); "
+                            "filtering as if you worked there", severity="warning", timeout=8)
+                return
             if scope is None:
                 self.notify("scope filter cleared: every entry shown", timeout=3)
             else:
@@ -346,13 +384,26 @@ class UserActions(_Base):
         self.run_change(Request(partial(edit_file, path=path, data=edited.data), select=path))
 
     def _launch_editor(self, command: list[str]) -> int:
-        """Run the editor with the terminal handed over (or detached where it cannot be)."""
+        """Run the editor with the terminal handed over (or detached where it cannot be).
+
+        Nothing may escape the ``suspend()`` block: Textual resumes the screen only when the
+        block ends normally, so an editor that cannot be started (a missing program) is caught
+        inside it and raised again once the app is back.
+        """
+        failure: OSError | None = None
+        status = 0
         try:
             with self.suspend():
-                return subprocess.call(command)
+                try:
+                    status = subprocess.call(command)
+                except OSError as exc:
+                    failure = exc
         except SuspendNotSupported:
             return subprocess.call(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
+        if failure is not None:
+            raise failure
+        return status
 
     # ------------------------------------------------------------------ messages from the views
 

@@ -228,6 +228,8 @@ class MemtuiApp(UserActions, App[int]):
         if not self.read_only:
             try:
                 recovery = writer.recover(root)
+            except writer.UnsafeToChange as exc:
+                self.post_message(self.Failed(f"changes are not possible here: {exc}", "warning"))
             except writer.RecoveryFailed as exc:
                 self.post_message(self.Failed(f"could not finish an interrupted change: {exc}"))
             else:

@@ -13,7 +13,7 @@ Small tables always go to Rich: they are fast there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,6 +35,30 @@ class Col:
     overflow: str = "fold"
     ratio: int | None = None
     styled: bool = False
+    min_width: int | None = None  # a column that keeps its width (a file name's) on a narrow terminal
+
+
+def fit_columns(width: int, columns: Sequence[Col], rows: Sequence[Sequence[str]],
+                keep: int, order: Sequence[int]) -> tuple[list[Col], list[list[str]]]:
+    """The columns that fit ``width`` on a narrow terminal: column ``keep`` (the name) first at
+    its full width (as far as it can be), then the others in ``order`` (most wanted first) while
+    they fit, shown in that order; the rows cut to match."""
+    import re
+
+    def natural(i: int) -> int:
+        cells = [re.sub(r"\[/?[^\]]*\]", "", row[i]) if columns[i].styled else row[i]
+                 for row in rows]
+        return max([len(columns[i].header), *map(len, cells)]) + 3  # padding and a border
+
+    name = min(natural(keep), max(16, width - 24))
+    chosen, used = [keep], name + 1
+    for i in order:
+        need = natural(i) if columns[i].no_wrap or columns[i].styled else min(natural(i), 16)
+        if used + need <= width:
+            chosen.append(i)
+            used += need
+    shown = [replace(columns[keep], min_width=name - 3, ratio=None)] + [columns[i] for i in chosen[1:]]
+    return shown, [[row[i] for i in chosen] for row in rows]
 
 
 def rich_table(title: str, columns: Sequence[Col], rows: Sequence[Sequence[str]]) -> Table:
@@ -45,7 +69,8 @@ def rich_table(title: str, columns: Sequence[Col], rows: Sequence[Sequence[str]]
     table = Table(title=title, title_justify="left", expand=False, pad_edge=False)
     for col in columns:
         table.add_column(col.header, justify=col.justify, no_wrap=col.no_wrap,  # type: ignore[arg-type]
-                         overflow=col.overflow, ratio=col.ratio)  # type: ignore[arg-type]
+                         overflow=col.overflow, ratio=col.ratio,  # type: ignore[arg-type]
+                         min_width=col.min_width)
     for row in rows:
         table.add_row(*[cell if col.styled else escape(cell) for col, cell in zip(columns, row)])
     return table

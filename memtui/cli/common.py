@@ -116,7 +116,19 @@ def console() -> Console:
     out = Console(highlight=False, soft_wrap=True)
     if not out.is_terminal and not os.environ.get("COLUMNS"):
         out.width = PIPED_WIDTH
+    out.on_broken_pipe = _reader_left  # type: ignore[method-assign]
     return out
+
+
+def _reader_left() -> None:
+    """The reader closed the pipe (``memtui stale | head``): what it wanted was written, so
+    stop quietly with 0 (rich's own answer is exit 1).  Later writes go to the null device."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    raise SystemExit(0)
 
 
 def err_console() -> Console:

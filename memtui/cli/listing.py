@@ -164,9 +164,15 @@ def run_list(args: argparse.Namespace) -> int:
                     for item, row in zip(layers, rows)]
                    + ([_missing_json(missing)] if missing is not None else []))
         return EXIT_OK
+    out = console()
+    names = [rel_root(row.root, args.path) for row in rows] + ([str(missing)] if missing else [])
+    # the root keeps its width on a narrow terminal (the figures after it are short); the
+    # layer and the bytes give way first
+    narrow = out.width < 120
+    root_width = min(max(map(len, names), default=4), max(16, out.width - (38 if narrow else 70)))
     table = Table(title=f"{len(rows)} memory root{'s' * (len(rows) != 1)}", title_justify="left")
     table.add_column("layer", no_wrap=True)
-    table.add_column("root", overflow="fold")
+    table.add_column("root", overflow="fold", min_width=root_width)
     table.add_column("files", justify="right", no_wrap=True)
     table.add_column("lines", justify="right", no_wrap=True)
     units = rows[0].budget.unit if rows and rows[0].budget is not None else "bytes"
@@ -199,7 +205,12 @@ def run_list(args: argparse.Namespace) -> int:
     if missing is not None:
         table.add_section()
         table.add_row("machine-local", str(missing), "[dim]none yet[/]", "", "", "", "", "")
-    out = console()
+    if narrow:
+        for header in ("layer", units, "warnings"):
+            if root_width + sum(len(str(c.header)) + 3 for c in table.columns if c.header != "root") + 4 \
+                    <= out.width:
+                break
+            table.columns = [c for c in table.columns if c.header != header]
     out.print(table)
     if duplicates:
         out.print(f"[yellow]{len(duplicates)} fact{'s' * (len(duplicates) != 1)} kept in two "

@@ -126,7 +126,7 @@ def _print_loaded(out: Console, snapshot: Snapshot, budget: Budget, data: bytes,
                   past: Sequence[IndexLine], stripped: Sequence[IndexLine], base: str | None) -> None:
     """One root's loaded text between rules: what was stripped, the text, the cut and what
     falls past it."""
-    out.rule(f"{esc(rel_root(snapshot.root, base))}/MEMORY.md — what the {budget.loader} loader "
+    _rule(out, f"{esc(rel_root(snapshot.root, base))}/MEMORY.md — what the {budget.loader} loader "
              "reads", style="cyan")
     if not snapshot.index.exists:
         out.print("[red]no MEMORY.md: the agent loads nothing from this folder[/]")
@@ -139,9 +139,9 @@ def _print_loaded(out: Console, snapshot: Snapshot, budget: Budget, data: bytes,
         sys.stdout.write("\n")
     sys.stdout.flush()
     if budget.cut_line is None:
-        out.rule(f"end — all {budget.lines} lines load · {budget_text(budget)}", style="green")
+        _rule(out, f"end — all {budget.lines} lines load · {budget_text(budget)}", style="green")
         return
-    out.rule(f"✂ the loader cuts here, at {esc(budget.cut_where())} ({_cut_reason(budget)})", style="red")
+    _rule(out, f"✂ the loader cuts here, at {esc(budget.cut_where())} ({_cut_reason(budget)})", style="red")
     warning = budget.warning()
     if warning is not None:
         out.print("Claude Code tells the agent, after what loaded:", markup=False)
@@ -169,7 +169,7 @@ def _print_stripped(out: Console, budget: Budget, stripped: Sequence[IndexLine])
               "load:[/]")
     for line in stripped:
         out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
-    out.rule(style="dim")
+    _rule(out, style="dim")
 
 
 def _cut_reason(budget: Budget) -> str | None:
@@ -178,3 +178,15 @@ def _cut_reason(budget: Budget) -> str | None:
     if budget.over_lines and budget.loaded_count == budget.max_lines:
         return f"line cap {budget.max_lines}"
     return f"{budget.unit[:-1]} cap {budget.max_bytes:,}"
+
+
+def _rule(out: Console, title: str = "", style: str = "") -> None:
+    """A rule across the terminal; piped (no terminal width), 80 columns, not a thousand."""
+    from rich.rule import Rule
+    from rich.text import Text
+
+    from .common import PIPED_WIDTH
+
+    # piped: 80 columns, or as many as the title needs (a rule never cuts its title)
+    width = max(80, Text.from_markup(title).cell_len + 8) if out.width >= PIPED_WIDTH else out.width
+    out.print(Rule(title, style=style), width=width)

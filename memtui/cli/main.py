@@ -16,6 +16,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import argparse
+    from pathlib import Path
     from types import ModuleType
     from typing import Callable, Sequence
 
@@ -51,15 +52,37 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     parser = MemtuiParser(
         prog="memtui",
+        usage="memtui [PATH] [--demo [--keep]] [--read-only] [--loader {claude-code,raw}]\n"
+              "       memtui COMMAND [options]   (memtui COMMAND --help for one command)",
         description="Triage the file memory of coding agents: what loads, what is stale, "
         "what to merge — every change validated, journaled and undoable.",
     )
     parser.add_argument("--version", action="version", version=_version())
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if command in (None, "-h", "--help"):
+        _describe_the_app(parser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog="memtui")
     modules = (_fast_module(command),) if command in FAST_COMMANDS else subcommands()
     for module in modules:
         module.register(subparsers)
     return parser
+
+
+def _describe_the_app(parser: argparse.ArgumentParser) -> None:
+    """``memtui --help``'s first part: how to open the app (the options of :func:`_app_parser`,
+    which parses them; here they are only shown)."""
+    import argparse
+
+    app = parser.add_argument_group(
+        "the app (memtui [PATH] …)",
+        "PATH is a memory root (a folder holding MEMORY.md), or a folder holding several (a root "
+        "picker opens); without PATH, the roots in the current folder, else Claude Code's for "
+        "this project. ? in the app lists every key.")
+    for action in _app_parser()._actions:
+        if action.option_strings and action.dest not in ("help",):
+            app.add_argument(*action.option_strings, dest=f"app_{action.dest}",
+                             help=action.help, default=argparse.SUPPRESS,
+                             **({"choices": action.choices} if action.choices else
+                                {"action": "store_true"}))
 
 
 def _version() -> str:
@@ -196,6 +219,7 @@ def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], 
     except RootError as exc:
         raise UsageError(str(exc)) from None
     app_args = argparse.Namespace(**{**vars(args), "demo": False, "path": str(root)})
+    restore = {} if args.keep else _remove_on_hangup(root)
     try:
         return int(run_app(app_args))
     finally:
@@ -203,6 +227,36 @@ def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], 
             err_console().print(f"memtui: the demo copy is kept in {root.parent}")
         else:
             remove_demo_copy(root)
+        _restore_handlers(restore)
+
+
+def _remove_on_hangup(root: Path) -> dict[int, object]:
+    """When the terminal closes (SIGHUP) or the process is told to end (SIGTERM), remove the demo
+    copy, then end as the signal would have (unwinding instead can wait forever on the app's
+    threads writing to a terminal that is gone).  Returns the previous handlers."""
+    import os
+    import signal
+
+    from memtui.core.demo import remove_demo_copy
+
+    def ended(signum: int, frame: object) -> None:
+        remove_demo_copy(root)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    previous: dict[int, object] = {}
+    for name in ("SIGHUP", "SIGTERM"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            previous[sig] = signal.signal(sig, ended)
+    return previous
+
+
+def _restore_handlers(previous: dict[int, object]) -> None:
+    import signal
+
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

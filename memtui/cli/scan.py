@@ -112,6 +112,10 @@ def _table(title: str, total: int, limit: int) -> tuple[int, Table]:
     return shown, Table(title=title, title_justify="left", pad_edge=False)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 def _fmt(score: float | None) -> str:
     return "—" if score is None else f"{score:.2f}"
 
@@ -119,12 +123,15 @@ def _fmt(score: float | None) -> str:
 def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) -> None:
     from pathlib import Path
 
+    from memtui.core.consolidate import pairs_summary
 
     name = esc(rel_root(Path(result.root), args.path))
     summary = (
         f"[bold]{name}[/] — {result.considered} files considered · "
-        f"{len(result.pairs)} pairs at ≥ {result.threshold:.2f} · {len(result.clusters)} clusters · "
-        f"{len(result.contradictions)} contradictions · {len(result.supersessions)} supersessions"
+        f"{pairs_summary(result.pairs, result.threshold) if result.pairs else '0 pairs'} · "
+        f"{_count(len(result.clusters), 'cluster')} · "
+        f"{_count(len(result.contradictions), 'contradiction')} · "
+        f"{_count(len(result.supersessions), 'supersession')}"
     )
     if result.rejected_skipped:
         summary += f" · {result.rejected_skipped} rejected before, not shown"

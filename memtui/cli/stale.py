@@ -190,7 +190,7 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
                   args: argparse.Namespace) -> None:
     from memtui.core.ages import DATE_KEYS
 
-    from .bigtable import print_table
+    from .bigtable import fit_columns, print_table
 
     shown = [r for r in rows if not args.action or r[4] == args.action]
     project = (f"project {esc(str(facts.project.path))} ({facts.project.source})"
@@ -214,7 +214,10 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
         ]
         for score, path, days, _, action, _, cls, downgraded, guards, f in shown
     ]
-    print_table(out, title, _columns(), body)
+    columns = _columns()
+    if out.width < WIDE:  # the file keeps its width; the wordy columns go first
+        columns, body = fit_columns(out.width, columns, body, keep=7, order=(0, 1, 4, 2, 3, 6, 5))
+    print_table(out, title, columns, body)
     counts = {a: 0 for a in ACTIONS}
     for row in rows:
         counts[row[4]] += 1
@@ -226,6 +229,10 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
     out.print(f"{summary} — {note}.  class: evergreen = nothing to verify, fresh = all found, "
               "partly / FULLY = some / all references gone; superseded / archived = declared by the "
               "author (prune whatever the age); ↓ = all gone but held back by a guard\n")
+
+
+#: at this width and wider every column is shown; narrower, the file first and what fits
+WIDE = 120
 
 
 def _columns() -> tuple[Col, ...]:

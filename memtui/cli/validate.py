@@ -26,6 +26,8 @@ from .common import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from rich.console import Console
+
     from memtui.core.budget import Budget
     from memtui.core.model import Finding
 
@@ -98,12 +100,11 @@ def run_validate(args: argparse.Namespace) -> int:
     for r in results:
         errors, warnings = finding_counts(r.findings)
         out.print(f"[bold]{esc(rel_root(r.root, args.path))}[/]  {budget_text(r.budget)}")
-        for finding in r.findings:
-            out.print(_finding_text(finding))
+        _print_findings(out, r.findings)
         verdict = "[green]ok[/]" if not errors else "[red]failed[/]"
         out.print(
             f"{verdict}: {errors} error{'s' * (errors != 1)}, "
-            f"{warnings} warning{'s' * (warnings != 1)} in {r.files} files\n"
+            f"{warnings} warning{'s' * (warnings != 1)} in {r.files} file{'s' * (r.files != 1)}\n"
         )
     return EXIT_FINDINGS if failed else EXIT_OK
 
@@ -116,6 +117,28 @@ def budget_text(budget: Budget) -> str:
         f"[{colour}]{budget.lines}/{budget.max_lines} lines · {budget.bytes:,}/{budget.max_bytes:,} "
         f"{budget.unit} · {budget.utilization:.0%}[/] · ~{budget.tokens:,} tokens"
     )
+
+
+def _print_findings(out: Console, findings: Sequence[Finding]) -> None:
+    """One finding a line; on a terminal narrower than a finding, wrapped at word boundaries
+    with the continuation lines indented under the rule (piped output keeps one a line)."""
+    from rich.table import Table
+
+    from .common import PIPED_WIDTH
+
+    if out.width >= PIPED_WIDTH or not findings:
+        for finding in findings:
+            out.print(_finding_text(finding))
+        return
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=10)
+    grid.add_column(overflow="fold")
+    for finding in findings:
+        colour = "red" if finding.severity == "error" else "yellow"
+        where = finding.path + (f":{finding.line}" if finding.line else "")
+        grid.add_row(f"  [{colour}]{finding.severity:7}[/]",
+                     f"[bold]{finding.rule}[/] [cyan]{esc(where)}[/] {esc(finding.message)}")
+    out.print(grid, soft_wrap=False)
 
 
 def _finding_text(finding: Finding) -> str:

@@ -235,14 +235,19 @@ def fail(args: argparse.Namespace, message: str, code: int) -> int:
     if getattr(args, "json", False):
         print_json({"verb": args.verb, "accepted": False, "error": message, "changes": [], "findings": []})
     else:
-        err_console().print(f"[bold red]memtui {args.verb}:[/] {esc(message)}")
+        err_console().print(f"[bold red]memtui {args.verb}:[/] {esc(_unprefixed(args, message))}")
     return code
+
+
+def _unprefixed(args: argparse.Namespace, message: str) -> str:
+    """A core message without the verb it starts with ("memtui pin: pin: …" says it twice)."""
+    return message.removeprefix(f"{args.verb}: ")
 
 
 @contextlib.contextmanager
 def changing(args: argparse.Namespace) -> Iterator[None]:
     """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
-    from memtui.core.changeset import ChangesetError, Refusal, VerbError
+    from memtui.core.changeset import AlreadyDone, ChangesetError, Refusal, VerbError
     from memtui.core.rebuild import NothingToRebuild
     from memtui.core.store import RootError
     from memtui.core.write import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
@@ -255,6 +260,14 @@ def changing(args: argparse.Namespace) -> Iterator[None]:
                         "description": str(exc)})
         else:
             console().print(esc(str(exc)))
+        raise Exit(EXIT_OK) from None
+    except AlreadyDone as exc:  # a no-op: 0, with a notice saying why nothing changed
+        if args.json:
+            print_json({"verb": args.verb, "accepted": True, "changes": [], "findings": [],
+                        "description": f"nothing to do: {exc}"})
+        else:
+            err_console().print(f"[yellow]memtui {args.verb}:[/] nothing to do — "
+                                f"{esc(_unprefixed(args, str(exc)))}")
         raise Exit(EXIT_OK) from None
     except Refused as exc:
         raise Exit(_refused(args, exc.preview)) from None

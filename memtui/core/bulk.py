@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from . import verbs
-from .changeset import Changeset, Move, Operation, Refusal, VerbError
+from .changeset import AlreadyDone, Changeset, Move, Operation, Refusal, VerbError
 from .frontmatter import clear_key, set_key
 from .index_edit import IndexDraft, new_entry, portable_raw
 from .model import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
@@ -65,7 +65,7 @@ def _check_pin(batch: _Batch, f: MemoryFile) -> None:
     if _superseded(f):
         raise Refusal(f"'{f.path}' is superseded; pin its successor instead")
     if f.pinned and any(batch.index.in_block(line, "Pinned") for line in batch.index.entries_for(f.path)):
-        raise Refusal(f"'{f.path}' is already pinned")
+        raise AlreadyDone(f"'{f.path}' is already pinned")
 
 
 def _pin(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -86,7 +86,7 @@ def _pin(batch: _Batch, files: list[MemoryFile]) -> None:
 
 def _check_unpin(batch: _Batch, f: MemoryFile) -> None:
     if not f.pinned:
-        raise Refusal(f"'{f.path}' is not pinned")
+        raise AlreadyDone(f"'{f.path}' is not pinned")
 
 
 def _unpin(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -108,9 +108,9 @@ def _check_decay(batch: _Batch, f: MemoryFile) -> None:
     if f.pinned:
         raise Refusal(f"'{f.path}' is pinned; unpin it first (pinned files never decay)")
     if _in_archive(f.path):
-        raise Refusal(f"'{f.path}' is archived, already out of the working set")
+        raise AlreadyDone(f"'{f.path}' is archived, already out of the working set")
     if not batch.index.entries_for(f.path):
-        raise Refusal(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
+        raise AlreadyDone(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
 
 
 def _decay(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -127,7 +127,7 @@ def _check_promote(batch: _Batch, f: MemoryFile) -> None:
     if _in_archive(f.path) or f.status == "archived":
         raise Refusal(f"'{f.path}' is archived; restore it instead")
     if batch.index.entries_for(f.path):
-        raise Refusal(f"'{f.path}' is already in the working set")
+        raise AlreadyDone(f"'{f.path}' is already in the working set")
 
 
 def _promote(batch: _Batch, files: list[MemoryFile]) -> None:
@@ -137,7 +137,7 @@ def _promote(batch: _Batch, files: list[MemoryFile]) -> None:
 
 def _check_archive(batch: _Batch, f: MemoryFile, confirm: bool) -> None:
     if _in_archive(f.path):
-        raise Refusal(f"'{f.path}' is already archived")
+        raise AlreadyDone(f"'{f.path}' is already archived")
     if f.pinned and not confirm:
         raise Refusal(f"'{f.path}' is pinned; archiving it needs confirmation (--yes), and unpins it")
     if f"{ARCHIVE_DIR}/{f.path}" in batch.snapshot.files:
@@ -233,6 +233,7 @@ def bulk(snapshot: Snapshot, verb: str, paths: Iterable[str], *, confirm: bool =
     files: list[MemoryFile] = []
     seen: set[str] = set()
     skipped: list[tuple[str, str]] = []
+    done: list[tuple[str, str]] = []  # files already as the verb would leave them
     for path in paths:
         try:
             f = _resolve(snapshot, verb, path)
@@ -242,6 +243,9 @@ def bulk(snapshot: Snapshot, verb: str, paths: Iterable[str], *, confirm: bool =
                 check(batch, f, confirm)
             else:
                 check(batch, f)
+        except AlreadyDone as exc:  # already as the verb leaves it: nothing to do for it
+            done.append((normalize_path(path), str(exc)))
+            continue
         except VerbError as exc:
             if not skip:
                 raise type(exc)(f"{verb}: {exc}") from None  # a Refusal stays a refusal
@@ -249,6 +253,10 @@ def bulk(snapshot: Snapshot, verb: str, paths: Iterable[str], *, confirm: bool =
             continue
         seen.add(f.path)
         files.append(f)
+    if not files and done and not skipped:
+        raise AlreadyDone(done[0][1] if len(done) == 1 else
+                          f"all {len(done)} files are already so: {done[0][1]}, …")
+    skipped += done
     if not files:
         raise (Refusal if skipped else VerbError)(f"{verb}: none of the {len(skipped)} files can be changed"
                         + (f" ({skipped[0][1]})" if skipped else ""))

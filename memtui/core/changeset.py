@@ -47,6 +47,11 @@ class Refusal(VerbError):
     archived …): a refusal with its reason (exit 1), not a mistake in the command (exit 2)."""
 
 
+class AlreadyDone(Refusal):
+    """The folder is already as the verb would leave it (pin of a pinned file, decay of one out
+    of the working set …): nothing to do, said as a notice (exit 0), not a refusal."""
+
+
 @dataclass(frozen=True)
 class Write:
     """Replace a file's bytes; ``expected`` is what the file holds before this operation."""

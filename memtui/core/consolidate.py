@@ -779,3 +779,20 @@ def __getattr__(name: str) -> object:
     from . import rejections
 
     return getattr(rejections, name)
+
+
+def pairs_summary(pairs: Collection[Candidate], threshold: float) -> str:
+    """What proposed the pairs, in words: "7 pairs: 2 at overlap ≥ 0.80, 5 by content".
+
+    Not every pair reaches the overlap threshold (a near-copy, a contained file, similar
+    content or titles propose one too), so a count "at ≥ threshold" alone would misdescribe
+    the rows below it."""
+    at = sum(1 for p in pairs if p.score >= threshold)
+    other: dict[str, int] = {}
+    for p in pairs:
+        if p.score < threshold:
+            other[p.evidence] = other.get(p.evidence, 0) + 1
+    parts = [f"{at} at overlap ≥ {threshold:.2f}"] if at else []
+    parts += [f"{n} by {why}" for why, n in sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))]
+    count = len(pairs)
+    return f"{count} pair{'s' if count != 1 else ''}: " + ", ".join(parts)

@@ -116,6 +116,7 @@ def copy_demo(dest: Path | str | None = None, *, with_git: bool | None = None) -
     try:
         shutil.copytree(source, root, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        _write_own_location(root, project)
         if with_git is None:
             with_git = shutil.which("git") is not None
         if not (with_git and _build_git_project(project)):
@@ -123,6 +124,21 @@ def copy_demo(dest: Path | str | None = None, *, with_git: bool | None = None) -
     except OSError as exc:
         raise RootError(f"{project}: cannot write the demo copy ({exc.strerror or exc})") from None
     return root
+
+
+#: where the bundled demo says its project lives; a copy says where the copy is instead
+BUNDLED_LOCATION = b"/home/dev/harbor"
+
+
+def _write_own_location(root: Path, project: Path) -> None:
+    """Name the copy's own project folder wherever the bundled memory names its made-up one
+    (the index's description, the web scope's ``Scope:``), so ``memtui applies <copy>/web``
+    and the app's scope filter apply to the copy's own ``web/``."""
+    here = str(project.absolute()).encode()
+    for path in root.rglob("*.md"):
+        data = path.read_bytes()
+        if BUNDLED_LOCATION in data:
+            path.write_bytes(data.replace(BUNDLED_LOCATION, here))
 
 
 def remove_demo_copy(root: Path) -> None:

@@ -55,7 +55,14 @@ def edit_copy(name: str, data: bytes, launch: Launch = subprocess.call) -> Edite
     os.chmod(copy, 0o600)
     editor = editor_name()
     try:
-        status = launch([*shlex.split(editor), str(copy)])
+        words = shlex.split(editor)
+    except ValueError as exc:  # an unbalanced quote in $EDITOR
+        shutil.rmtree(folder, ignore_errors=True)
+        raise EditorFailed(f"cannot run the editor '{editor}': {exc}") from None
+    if not words:
+        words = ["vi"]
+    try:
+        status = launch([*words, str(copy)])
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         raise EditorFailed(f"cannot run the editor '{editor}': {exc.strerror or exc}") from None

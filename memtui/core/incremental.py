@@ -30,6 +30,7 @@ from .validate import (
     index_findings,
     index_tail_findings,
     mention_map,
+    named_past_cut,
     names_of,
     reach_of,
     region_globs,
@@ -205,6 +206,9 @@ def revalidate(
     names = cache.names if not (result.added or result.removed) else names_of(files)
     mentioned = mention_map(after, names)
     affected |= cache.mentions.keys() ^ mentioned.keys()
+    past_cut = named_past_cut(after, names)
+    affected.update(path for path in cache.reach.past_cut.keys() | past_cut.keys()
+                    if cache.reach.past_cut.get(path) != past_cut.get(path))
     if set(cache.globs) != set(globs):
         changed = set(cache.globs) ^ set(globs)
         affected.update(path for path in files if first_glob(changed, path) is not None)
@@ -221,7 +225,7 @@ def revalidate(
     affected &= files.keys()
 
     reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
-                  structural=structural)
+                  structural=structural, past_cut=past_cut)
 
     file_cross = dict(cache.file_cross)
     file_only = dict(cache.file_only)

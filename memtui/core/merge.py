@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Sequence
 
-from .changeset import Changeset, Create, Move, Operation, VerbError, Write
+from .changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
 from .contradictions import freshness
 from .frontmatter import clear_key, parse_frontmatter, set_key
 from .index_edit import IndexDraft, new_entry
@@ -52,7 +52,7 @@ def merge(
     sources = _sources(snapshot, paths)
     pinned = [f.path for f in sources if f.pinned]
     if pinned and not confirm_pinned:
-        raise VerbError(
+        raise Refusal(
             f"{', '.join(pinned)} {'is' if len(pinned) == 1 else 'are'} pinned; merging needs "
             "confirmation (--confirm-pinned), and the gist stays pinned"
         )

@@ -427,6 +427,7 @@ class Reach:
     region_hits: dict[int, int]  # region line number -> how many files it matches
     mention: Mapping[str, int] = field(default_factory=dict)  # file -> first loaded line naming it
     structural: frozenset[str] = frozenset()  # SCOPE.md files of declared memory bases
+    past_cut: Mapping[str, int] = field(default_factory=dict)  # file -> first line past the cut naming it
 
     def reaches(self, path: str) -> bool:
         """Whether an entry, an archive entry, a region pointer or a loaded mention reaches it."""
@@ -534,12 +535,45 @@ def mention_map(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None = No
     return out
 
 
+def named_past_cut(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None = None) -> dict[str, int]:
+    """Files named (by an entry, a link, a wikilink or a mention) on a line of ``MEMORY.md`` past
+    the loader's cut: file -> the first such line.  Empty when nothing is cut."""
+    index = snapshot.index
+    if not index.exists:
+        return {}
+    budget = measure(index, snapshot.config)
+    if budget.cut_line is None:
+        return {}
+    out: dict[str, int] = {}
+    for line in index.lines[budget.cut_line - 1:]:
+        if not line.refs:
+            continue
+        if by_name is None:
+            by_name = names_of(snapshot.files)
+        for ref in line.refs:
+            path = _ref_path(snapshot, ref, by_name)
+            if path is not None and path not in out:
+                out[path] = line.number
+    return out
+
+
+def named_only_past_cut(reach: Reach, cut_line: int | None) -> list[str]:
+    """The files a line past the cut names (a mention or a link, not an entry: entries past the
+    cut are counted as such) and nothing the loader reads reaches (no entry, loaded mention,
+    region pointer or archive-index entry)."""
+    if cut_line is None:
+        return []
+    return [path for path in reach.past_cut
+            if path not in reach.archived and path not in reach.region and path not in reach.mention
+            and path not in reach.direct]
+
+
 def reach_of(snapshot: Snapshot) -> Reach:
     """Direct, archive, region and mention reachability of every memory file."""
     direct, archived = entry_maps(snapshot)
     region, hits = region_map(snapshot.index, snapshot.files)
     return Reach(direct, archived, region, hits, mention_map(snapshot),
-                 structural=frozenset(_structural(snapshot)))
+                 structural=frozenset(_structural(snapshot)), past_cut=named_past_cut(snapshot))
 
 
 def _structural(snapshot: Snapshot) -> set[str]:
@@ -690,6 +724,11 @@ def index_findings(
 
     # budget
     past = entries_past_cut(index, budget)
+    if reach is None:
+        reach = reach_of(snapshot)
+    only_there = len(named_only_past_cut(reach, budget.cut_line))
+    named = (f", and {only_there} file{'s are' if only_there != 1 else ' is'} named only past it"
+             if only_there else "")
     if budget.over_lines:
         out.append(
             Finding(
@@ -700,7 +739,7 @@ def index_findings(
                 f"{budget.lines} {_counted(budget)}lines, over the loader's {budget.max_lines}; "
                 f"the loader stops at "
                 f"{budget.cut_where()} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
-                "fall past the cut — decay or archive entries, or run rebuild",
+                f"fall past the cut{named} — decay or archive entries, or run rebuild",
             )
         )
     if budget.over_bytes:
@@ -713,7 +752,7 @@ def index_findings(
                 f"{budget.bytes:,} {_counted(budget)}{budget.unit}, over the loader's "
                 f"{budget.max_bytes:,}; the loader stops "
                 f"at {budget.cut_where()} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
-                "fall past the cut — shorten hooks, decay or archive entries",
+                f"fall past the cut{named} — shorten hooks, decay or archive entries",
             )
         )
     if budget.utilization >= 0.90:
@@ -804,12 +843,16 @@ def file_cross_findings(snapshot: Snapshot, reach: Reach, path: str, f: MemoryFi
                 "does not reach; memtui reports it and leaves team memory to the team — index "
                 "it, or ask for it to be archived"))
         else:
+            past = reach.past_cut.get(path)
             out.append(
                 Finding(
                     "orphan",
                     ERROR,
                     path,
                     None,
+                    f"named only past the loader's cut (line {past} of MEMORY.md, never loaded), "
+                    "and no entry or region pointer reaches this file; promote it, decay it "
+                    "under a region, or archive it" if past is not None else
                     "no entry in MEMORY.md or MEMORY-archive.md and no region pointer reaches "
                     "this file; promote it, decay it under a region, or archive it",
                 )

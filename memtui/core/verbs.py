@@ -29,7 +29,7 @@ from dataclasses import replace
 from datetime import date
 from typing import Callable, Iterable
 
-from .changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write, apply_to_snapshot
+from .changeset import AlreadyDone, Changeset, Create, Move, Operation, Refusal, VerbError, Write, apply_to_snapshot
 from .frontmatter import clear_key, parse_frontmatter, set_key
 from .index_edit import IndexDraft, new_entry, one_line, portable_raw, with_hook
 from .model import (
@@ -160,7 +160,7 @@ def pin(snapshot: Snapshot, path: str) -> Changeset:
     entries = draft.entries_for(f.path)
     in_pinned = [line for line in entries if draft.in_block(line, "Pinned")]
     if f.pinned and in_pinned:
-        raise Refusal(f"'{f.path}' is already pinned")
+        raise AlreadyDone(f"'{f.path}' is already pinned")
     ops: list[Operation] = []
     if not f.pinned:
         ops.append(_text_write(f, set_key(f.text, "pinned", "true")))
@@ -179,7 +179,7 @@ def unpin(snapshot: Snapshot, path: str) -> Changeset:
     """Clear ``pinned``; the entry moves from the Pinned block to the top of Recent."""
     f = _file(snapshot, path)
     if not f.pinned:
-        raise Refusal(f"'{f.path}' is not pinned")
+        raise AlreadyDone(f"'{f.path}' is not pinned")
     ops: list[Operation] = [_text_write(f, _clear_pinned(f.text))]
     draft = _draft(snapshot)
     in_pinned = [line for line in draft.entries_for(f.path) if draft.in_block(line, "Pinned")]
@@ -200,11 +200,11 @@ def decay(snapshot: Snapshot, path: str) -> Changeset:
     if f.pinned:
         raise Refusal(f"'{f.path}' is pinned; unpin it first (pinned files never decay)")
     if _in_archive(f.path):
-        raise Refusal(f"'{f.path}' is archived, already out of the working set")
+        raise AlreadyDone(f"'{f.path}' is archived, already out of the working set")
     draft = _draft(snapshot)
     removed = draft.remove_entries(f.path)
     if not removed:
-        raise Refusal(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
+        raise AlreadyDone(f"'{f.path}' has no entry in {INDEX_NAME}; it is not in the working set")
     archive = _draft(snapshot, archive=True)
     how = _keep_reachable(snapshot, f, removed[0].hook or f.description or f.title, archive)
     ops = _draft_op(draft) + _draft_op(archive)
@@ -218,7 +218,7 @@ def promote(snapshot: Snapshot, path: str, hook: str | None = None) -> Changeset
         raise Refusal(f"'{f.path}' is archived; restore it instead")
     draft = _draft(snapshot)
     if draft.entries_for(f.path):
-        raise Refusal(f"'{f.path}' is already in the working set")
+        raise AlreadyDone(f"'{f.path}' is already in the working set")
     draft.add_recent(new_entry(f, hook if hook else hook_for(snapshot, f)))
     archive = _draft(snapshot, archive=True)
     archive.remove_entries(f.path)
@@ -233,7 +233,7 @@ def archive(snapshot: Snapshot, path: str, confirm: bool = False) -> Changeset:
     """Move a file into ``archive/``: its entries leave MEMORY.md and the archive index lists it."""
     f = _file(snapshot, path)
     if _in_archive(f.path):
-        raise Refusal(f"'{f.path}' is already archived")
+        raise AlreadyDone(f"'{f.path}' is already archived")
     if f.pinned and not confirm:
         raise Refusal(f"'{f.path}' is pinned; archiving it needs confirmation (--yes), and unpins it")
     dst = f"{ARCHIVE_DIR}/{f.path}"
@@ -404,6 +404,18 @@ def _free_name(snapshot: Snapshot, folder: str, slug: str, today: date) -> str:
     return folder + name
 
 
+def _names_by_type(snapshot: Snapshot, folder: str) -> bool:
+    """Whether most files of ``folder`` are named after their type (``feedback_use_go_vet.md``)."""
+    typed = total = 0
+    for path, f in snapshot.files.items():
+        parent = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+        if parent != folder:
+            continue
+        total += 1
+        typed += path.rsplit("/", 1)[-1].startswith(f"{f.type}_") if f.type in KNOWN_TYPES else 0
+    return total >= 3 and typed * 2 > total
+
+
 def remember(
     snapshot: Snapshot,
     title: str,
@@ -430,6 +442,8 @@ def remember(
     if not description:
         first = next((ln.strip().lstrip("#").strip() for ln in body.splitlines() if ln.strip()), "")
         description = (first[:117] + "…") if len(first) > 120 else (first or title)
+    if _names_by_type(snapshot, folder) and not slug.startswith(f"{type_}_"):
+        slug = f"{type_}_{slug}"  # the folder names its files feedback_…, project_…: so does this one
     path = _free_name(snapshot, folder, slug, today)
     text = (
         f"---\nname: {title}\ndescription: {description}\ntype: {type_}\n"

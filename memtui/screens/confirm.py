@@ -43,6 +43,9 @@ class ConfirmChange(ModalScreen[bool]):
         super().__init__(classes="-refused" if not plan.accepted else "")
         self.plan = plan
         self.title_text = title or plan.description
+        #: marked files that are pinned: the first y asks again, naming them
+        self.pinned = plan.request.pinned if plan.accepted else ()
+        self.pinned_confirmed = not self.pinned
 
     def compose(self) -> ComposeResult:
         plan = self.plan
@@ -63,6 +66,8 @@ class ConfirmChange(ModalScreen[bool]):
                     else:
                         verdict.append(f"  {line}\n")
             yield Static(verdict, id="confirm-verdict")
+            if self.pinned:
+                yield Static(self._pinned_text(), id="confirm-pinned")
             if plan.operations:
                 yield Static(operations_text(plan.operations), id="confirm-ops", markup=False)
             yield DiffView(plan.diff, id="confirm-diff")
@@ -82,12 +87,36 @@ class ConfirmChange(ModalScreen[bool]):
         for button in self.query(Button):
             button.compact = short
 
+    def _pinned_text(self) -> Text:
+        count = len(self.pinned)
+        names = ", ".join(self.pinned[:5]) + (f" and {count - 5} more" if count > 5 else "")
+        text = Text()
+        text.append(f"⚠ {count} of the marked files {'are' if count != 1 else 'is'} pinned: ",
+                    style="bold")
+        text.append(names)
+        if self.pinned_confirmed:
+            text.append("\n  included: y applies the change to them too, n cancels", style="bold")
+        else:
+            text.append("\n  the change reaches them too: y includes them, a second y applies")
+        return text
+
     def action_confirm(self) -> None:
-        if self.plan.accepted:
-            self.dismiss(True)
+        if not self.plan.accepted:
+            return
+        if not self.pinned_confirmed:
+            self.pinned_confirmed = True
+            self.query_one("#confirm-pinned", Static).update(self._pinned_text())
+            self.notify(f"{len(self.pinned)} pinned file{'s' if len(self.pinned) != 1 else ''} "
+                        "in this change: y again applies it to them too", severity="warning",
+                        timeout=4)
+            return
+        self.dismiss(True)
 
     def action_cancel(self) -> None:
         self.dismiss(False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm-yes" and self.plan.accepted)
+        if event.button.id == "confirm-yes":
+            self.action_confirm()
+        else:
+            self.dismiss(False)

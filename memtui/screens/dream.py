@@ -67,6 +67,10 @@ class DreamScreen(Screen[None]):
     BINDINGS = [
         Binding("a", "apply", "Apply checked", show=True),
         Binding("escape,q", "close", "Close", show=True),
+        Binding("j", "cursor('down')", "Down", show=False),
+        Binding("k", "cursor('up')", "Up", show=False),
+        Binding("g", "cursor('first')", "First", show=False),
+        Binding("G", "cursor('last')", "Last", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -172,15 +176,25 @@ class DreamScreen(Screen[None]):
         if not plan.items:
             title.update("Dream — nothing to do: the folder needs no maintenance · esc closes")
             return
-        waiting = len(plan.waiting)
-        title.update(f"Dream — {len(plan.items)} items, {len(plan.default)} checked"
-                     + (f", {waiting} waiting for you" if waiting else "")
-                     + " · space toggles · a applies the checked items as one change · esc closes")
         items.add_options([Selection(item_prompt(item), i, item.checked) for i, item in enumerate(plan.items)])
+        self._update_title()
         items.highlighted = 0
         items.focus()
         self._judge_worker(plan, self.selected)
         self._show_item(0)
+
+    def _update_title(self) -> None:
+        """The header's counts, from the boxes checked now."""
+        plan = self.plan
+        if plan is None or not plan.items:
+            return
+        selected = self.selected
+        waiting = len(plan.waiting)
+        items = len(plan.items)
+        self.query_one("#dream-title", Static).update(
+            f"Dream — {items} item{'s' if items != 1 else ''}, {len(selected)} checked"
+            + (f", {waiting} waiting for you" if waiting else "")
+            + " · space toggles · a applies the checked items as one change · esc closes")
 
     def on_dream_screen_judged(self, message: Judged) -> None:
         if message.selected != self.selected:
@@ -215,6 +229,7 @@ class DreamScreen(Screen[None]):
     def _on_toggled(self) -> None:
         if self.plan is None:
             return
+        self._update_title()
         self.query_one("#dream-verdict", Static).update("asking the validator…")
         self._judge_worker(self.plan, self.selected)
         self._show_item(self.items_list.highlighted)
@@ -222,6 +237,10 @@ class DreamScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def action_apply(self) -> None:
+        if getattr(self.app, "read_only", False):  # the plan can be looked at, not applied
+            self.notify("read-only: changes are disabled (--read-only); the plan is shown only",
+                        severity="warning", timeout=4)
+            return
         plan, selected = self.plan, self.selected
         if plan is None or not selected:
             self.notify("nothing checked to apply", severity="warning", timeout=3)
@@ -236,6 +255,13 @@ class DreamScreen(Screen[None]):
         chosen = tuple(plan.items[i] for i in sorted(selected))
         self.dismiss(None)
         self.app.run_change(Request(partial(dream.compose_items, items=chosen)))  # type: ignore[attr-defined]
+
+    def action_cursor(self, where: str) -> None:
+        """j k g G move the checklist's cursor as the arrows and home/end do."""
+        items = self.items_list
+        if items.option_count:
+            {"down": items.action_cursor_down, "up": items.action_cursor_up,
+             "first": items.action_first, "last": items.action_last}[where]()
 
     def action_close(self) -> None:
         self.dismiss(None)

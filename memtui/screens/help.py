@@ -40,6 +40,12 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape,q,question_mark,f1", "dismiss", "Close", show=True),
+        Binding("j,down", "scroll('down')", "Down", show=False),
+        Binding("k,up", "scroll('up')", "Up", show=False),
+        Binding("g,home", "scroll('home')", "Top", show=False),
+        Binding("G,end", "scroll('end')", "End", show=False),
+        Binding("space,pagedown,ctrl+d", "scroll('page_down')", "Page down", show=False),
+        Binding("b,pageup,ctrl+u", "scroll('page_up')", "Page up", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -48,4 +54,16 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield Static(help_table(getattr(self.app, "read_only", False)))
             yield Static("Every change is checked by the validator before a byte is written, "
-                         "journaled, and undoable with u.  esc closes.", classes="dialog-hint")
+                         "journaled, and undoable with u.  j/k scroll, g/G top and end, "
+                         "esc closes.", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body", VerticalScroll).focus()
+
+    def action_scroll(self, where: str) -> None:
+        """Move the keys table: a line, a page, or to either end (j k, space b, g G)."""
+        body = self.query_one("#help-body", VerticalScroll)
+        moves = {"down": body.scroll_down, "up": body.scroll_up, "home": body.scroll_home,
+                 "end": body.scroll_end, "page_down": body.scroll_page_down,
+                 "page_up": body.scroll_page_up}
+        moves[where](animate=False)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import events, on
 from textual.app import ComposeResult
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from memtui.commands import bindings
 from memtui.core.model import Finding
@@ -15,13 +17,15 @@ from memtui.core.scopes import Applicability, applicability, stale_reasons
 from memtui.core.seen import Change, Inbox
 from memtui.services.scoring import Proposal
 from memtui.services.workspace import Workspace
+from memtui.widgets.budget_gauge import BudgetGauge
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.files_view import FilesView
+from memtui.widgets.footer import VerbFooter
 from memtui.widgets.inbox_view import InboxView
 from memtui.widgets.problems_view import ProblemsView
 from memtui.widgets.row_list import RowList
 from memtui.widgets.staleness_view import StalenessView
-from memtui.widgets.status_line import StatusLine
+from memtui.widgets.status_line import StatusLine, display_path
 from memtui.widgets.view import View
 from memtui.widgets.working_set_view import WorkingSetView
 
@@ -100,10 +104,12 @@ class MainScreen(Screen[None]):
             with TabPane(VIEW_TITLES["inbox"], id="inbox"):
                 yield InboxView(id="view-inbox")
         yield StatusLine(id="status")
-        yield Footer(compact=True)
+        yield VerbFooter(NARROW_BELOW, compact=True)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
+        narrow = event.size.width < NARROW_BELOW
+        self.set_class(narrow, "-narrow")
+        self.query_one(BudgetGauge).compact = narrow
 
     def on_mount(self) -> None:
         self.query_one(Tabs).can_focus = False
@@ -128,6 +134,9 @@ class MainScreen(Screen[None]):
             tabs.active = name
         if focus:
             self.call_after_refresh(self.view(name).focus_default)
+            refresh = getattr(self.app, "_refresh_binding_state", None)
+            if refresh is not None:  # the footer follows the row the focus lands on
+                self.call_after_refresh(refresh)
         else:
             self.call_after_refresh(self._ensure_focus)
 
@@ -179,6 +188,7 @@ class MainScreen(Screen[None]):
         self.scope = self._applicability(self.workspace) if self.workspace is not None else None
         self._shown.clear()
         self._refresh_view(self.active_view_name)
+        self.query_one(StatusLine).scope = display_path(Path(path)) if path is not None else ""
         return self.scope
 
     def show_marks(self, marks: frozenset[str]) -> None:
@@ -209,7 +219,9 @@ class MainScreen(Screen[None]):
         return self.query_one(ConsolidateView).selected_candidate()
 
     def next_pane(self, step: int) -> None:
-        panes = [p for p in self.view().panes() if p.display]
+        """Tab / shift+tab: the next pane that shows something (an empty list is passed over)."""
+        panes = [p for p in self.view().panes()
+                 if p.display and not (isinstance(p, RowList) and not p.items)]
         if not panes:
             return
         focused = self.focused
@@ -230,3 +242,6 @@ class MainScreen(Screen[None]):
         focused = self.focused
         if focused is None or not any(node is view for node in focused.ancestors):
             view.focus_default()
+            refresh = getattr(self.app, "_refresh_binding_state", None)
+            if refresh is not None:  # what applies follows the row the focus lands on
+                self.call_after_refresh(refresh)

@@ -14,9 +14,18 @@ from memtui.services.search import fuzzy_filter
 from memtui.widgets.row_list import RowList
 
 
+def elide_middle(text: str, width: int) -> str:
+    """``text`` in ``width`` cells: its start and its end, the middle given up for ``…`` (the
+    end is what tells long paths under one folder apart)."""
+    if len(text) <= width or width < 8:
+        return text
+    head = max(4, width // 3)
+    return text[:head] + "…" + text[len(text) - (width - head - 1):]
+
+
 class PathList(RowList[str]):
     def render_item(self, item: str, width: int) -> Text:
-        return Text(item, no_wrap=True)
+        return Text(elide_middle(item, width), no_wrap=True)
 
 
 class PickFileScreen(ModalScreen[str | None]):

@@ -21,6 +21,7 @@ class RootSummary:
     bytes: int
     max_bytes: int
     utilization: float
+    errors: int | None = None  # the validator's errors, once counted (a full read: later)
 
 
 def count_memory_files(root: Path) -> int:
@@ -37,3 +38,14 @@ def summarize(root: Path, config: BudgetConfig = BudgetConfig()) -> RootSummary:
     budget = measure(index, config)
     return RootSummary(count_memory_files(root), budget.lines, budget.max_lines, budget.bytes,
                        budget.max_bytes, budget.utilization)
+
+
+def count_errors(root: Path, config: BudgetConfig = BudgetConfig()) -> int | None:
+    """How many errors the validator finds in a root (None when it cannot be read)."""
+    from memtui.core.store import RootError, load_root
+    from memtui.core.validate import errors, validate
+
+    try:
+        return len(errors(validate(load_root(root, config))))
+    except (OSError, RootError):
+        return None

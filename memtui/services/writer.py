@@ -51,6 +51,7 @@ class Request:
     confirm: bool = False
     select: str | None = None  # the file the cursor should be on afterwards
     on_marks: bool = False  # a change of the marked files: the marks clear once it is applied
+    pinned: tuple[str, ...] = ()  # pinned files among the marked ones: a second confirmation
 
     @classmethod
     def undo(cls) -> Request:
@@ -128,8 +129,17 @@ class Plan:
 
     @property
     def verdict(self) -> str:
+        """The gate's word; an accepted change also lists the warnings it adds (a secret in a
+        gist is allowed through, never without a word)."""
         if self.accepted:
-            return "accepted by the validator: no new error, and the budget is not made worse"
+            text = "accepted by the validator: no new error, and the budget is not made worse"
+            added = [f for f in self.new_findings if f.severity != "error"]
+            if added:
+                count = len(added)
+                text += (f" — but it adds {count} warning{'s' if count != 1 else ''}:" + "".join(
+                    f"\n  ⚠ {f.rule} {f.path}{f':{f.line}' if f.line else ''} — {f.message}"
+                    for f in added))
+            return text
         text = refusal_text(self.gate_preview.gate)
         where = f" in {self.gate_preview.before.root} (neither root is changed)" if self.group else ""
         return f"refused{where} — {text}" if text else f"refused{where}"
@@ -229,6 +239,11 @@ class RecoveryFailed(Exception):
     """An interrupted change could not be rolled back (the message says which paths)."""
 
 
+class UnsafeToChange(RecoveryFailed):
+    """The folder cannot be changed at all (its ``.memtui`` is a symlink …): no interrupted
+    change is involved, and nothing will be written."""
+
+
 @dataclass(frozen=True)
 class Recovery:
     """What recovery did when the folder was opened: changes rolled back, records set aside."""
@@ -254,6 +269,8 @@ def recover(root: Path) -> Recovery:
     """Finish a change a crash interrupted (restore its before-images) and say what was done."""
     try:
         done = write.recover(root)
+    except write.UnsafeFolder as exc:
+        raise UnsafeToChange(str(exc)) from None
     except write.TxnError as exc:
         raise RecoveryFailed(str(exc)) from None
     return Recovery(tuple(done), tuple(done.quarantined), done.message)

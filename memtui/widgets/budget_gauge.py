@@ -61,6 +61,8 @@ class BudgetGauge(Widget):
     budget: reactive[Budget | None] = reactive(None)
     pressure: reactive[tuple[Mapping[str, Any], ...]] = reactive(())
     not_loaded: reactive[int] = reactive(0)
+    #: one line, no border (a terminal under 120 columns, where the gauge sits above the preview)
+    compact: reactive[bool] = reactive(False, layout=True)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -91,6 +93,9 @@ class BudgetGauge(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+
+    def watch_compact(self, compact: bool) -> None:
+        self.set_class(compact, "-compact")
 
     def watch_budget(self, budget: Budget | None) -> None:
         subtitle, over, pressure = _frame(budget)
@@ -143,6 +148,8 @@ class BudgetGauge(Widget):
         """The gauge's lines for these figures at this width (before any wrapping)."""
         if budget is None:
             return [Text("reading MEMORY.md…", style=self._style("muted"))]
+        if self.compact:
+            return [self._one_line(budget, not_loaded, width)]
         lines = [
             self._meter("lines", budget.lines, budget.max_lines,
                         f"{budget.lines}/{budget.max_lines}", width),
@@ -181,6 +188,28 @@ class BudgetGauge(Widget):
         legend.append(f" marks {FILL_TARGET:.0%}, the working-set target", style=self._style("muted"))
         lines.append(legend)
         return lines
+
+
+    def _one_line(self, budget: Budget, not_loaded: int, width: int) -> Text:
+        """``Budget ███░│ 54/200 lines · 21.9k/25.0k · 87% PRESSURE · ✂ line 180 · 4 not loaded``:
+        the bar is the larger of the two utilisations, and comes only when there is room."""
+        role, word = state_of(budget.utilization)
+        line = Text.assemble(("Budget ", self._style("label") + Style(bold=True)))
+        figures = Text.assemble(
+            f"{budget.lines}/{budget.max_lines} lines · "
+            f"{human_bytes(budget.bytes)}/{human_bytes(budget.max_bytes)} · ",
+            (f"{budget.utilization:.0%} {word}", self._style(role) + Style(bold=True)))
+        if budget.cut_line is not None:
+            figures.append(f" · ✂ line {budget.cut_line}", style=self._style("error"))
+            if not_loaded:
+                figures.append(f" · {not_loaded} not loaded")
+        room = width - line.cell_len - figures.cell_len - 1
+        if room >= 8:
+            used = round(budget.utilization * 1000)
+            line.append_text(self._bar(used, 1000, min(room, 20)))
+            line.append(" ")
+        line.append_text(figures)
+        return line
 
 
 def _frame(budget: Budget | None) -> tuple[str | None, bool, bool]:

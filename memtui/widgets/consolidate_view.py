@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.commands import BY_NAME
-from memtui.core.consolidate import CONTAINED, ScanResult
+from memtui.core.consolidate import CONTAINED, ScanResult, pairs_summary
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
 
 from .row_list import Cell, RowList, Rule, compose_row
@@ -143,7 +143,8 @@ class ConsolidateView(ListView[Proposal]):
             return
         items: list[Proposal | Rule] = []
         if scan.pairs:
-            items.append(Rule(f"Pairs · {len(scan.pairs)} at overlap ≥ {scan.threshold:.2f}", "group"))
+            items.append(Rule(f"Pairs · {pairs_summary(scan.pairs, scan.threshold)} · columns: "
+                              "overlap, ~text similarity", "group"))
             items.extend(scan.pairs)
         multi = [c for c in scan.clusters if len(c.files) > 2]
         if multi:

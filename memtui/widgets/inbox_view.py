@@ -21,6 +21,9 @@ from .row_list import Cell, RowList, compose_row
 from .view import View, read_only
 
 #: a glyph and a word per kind (colour is never the only signal)
+#: the list's text when the look found no change
+EMPTY = "nothing changed outside memtui since the last look"
+
 KIND_MARK = {"added": ("+", "ok"), "changed": ("~", "warn"), "removed": ("-", "error"),
              "renamed": ("→", "muted")}
 
@@ -29,7 +32,7 @@ class ChangeList(RowList[Change]):
     """One row per change: kind, path (old → new for a rename), when."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(empty_text="nothing changed outside memtui since the last look", id=id)
+        super().__init__(empty_text=EMPTY, id=id)
 
     def item_key(self, item: Change) -> object:
         return (item.kind, item.path, item.old_path)
@@ -106,6 +109,7 @@ class InboxView(View):
         """Redraw from a new look at the folder, keeping the cursor on the same change."""
         self.inbox = inbox
         changes = self.change_list
+        changes.empty_text = EMPTY
         keep = changes.item_key(changes.highlighted) if changes.highlighted else None
         changes.set_items(list(inbox.changes), keep=keep)
         where = " · baseline kept in the user's cache (the folder cannot be written)" if inbox.in_cache else ""
@@ -114,11 +118,22 @@ class InboxView(View):
         elif inbox.seeded:
             header = (f"first look: {inbox.tracked} files remembered as seen; changes made outside "
                       f"memtui from now on appear here{where}")
+        elif not inbox.changes:  # the list itself says nothing changed: the header does not repeat it
+            header = f"files changed, added or removed outside memtui appear here{where}"
         else:
             count = len(inbox.changes)
             header = (f"{count} change{'s' if count != 1 else ''} outside memtui since the last look"
                       f"{where}" + ("" if read_only(self) else " · n marks one seen · N marks all · v reverts"))
         self.query_one("#inbox-header", HeaderLine).update(header)
+        self._update_detail()
+
+    def show_unavailable(self, reason: str) -> None:
+        """The folder's changes cannot be known: say so, and only that (not "nothing changed")."""
+        self.inbox = None
+        changes = self.change_list
+        changes.empty_text = "cannot tell what changed outside memtui: the inbox is unavailable"
+        changes.set_items([])
+        self.query_one("#inbox-header", HeaderLine).update(f"the inbox is unavailable: {reason}")
         self._update_detail()
 
     def selected_change(self) -> Change | None:

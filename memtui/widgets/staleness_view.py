@@ -17,7 +17,7 @@ from .filter_bar import FilterBar
 from .header_line import HeaderLine
 from .preview import Preview
 from .read_column import READ_VALUES, READ_WIDTH, matches_read, read_header, read_label, shows_reads
-from .row_list import Cell, RowList, compose_row
+from .row_list import Cell, RowList, Rule, compose_row
 from .view import ListView
 
 FACETS = ("action", "class", "type", "read")
@@ -155,27 +155,42 @@ class StalenessView(ListView[StalenessResult]):
         if self.stale_list.usage is not workspace.usage:
             self.stale_list.usage = workspace.usage
             self.query_one("#stale-columns", ColumnHeader).refresh()
-        rows = [r for r in report.results if matches_facets(r, parsed.facets, workspace.usage)]
-        rows = fuzzy_filter(parsed.text, rows, lambda r: r.path) if parsed.text else rows
+        files = workspace.snapshot.files
+        # archived files are scored too, but counted and listed apart (as `memtui stale` leaves
+        # them out): the live files first, then the archived under their own heading
+        live = [r for r in report.results if not (f := files.get(r.path)) or not f.archived]
+        archived = [r for r in report.results if (f := files.get(r.path)) and f.archived]
+        shown_live, shown_archived = (
+            [r for r in group if matches_facets(r, parsed.facets, workspace.usage)]
+            for group in (live, archived))
+        if parsed.text:
+            shown_live = fuzzy_filter(parsed.text, shown_live, lambda r: r.path)
+            shown_archived = fuzzy_filter(parsed.text, shown_archived, lambda r: r.path)
+        items: list[StalenessResult | Rule] = list(shown_live)
+        if shown_archived:
+            items.append(Rule(f"archived · {len(shown_archived):,} (not counted above; "
+                              "r restores)", "group"))
+            items.extend(shown_archived)
         problems = facet_problems(parsed.facets, parsed.unknown)
         self.stale_list.empty_text = "; ".join(problems) if problems else "no files match the filter"
         keep = self.stale_list.highlighted.path if self.stale_list.highlighted is not None else None
-        self.stale_list.set_items(rows, keep=None if self.typing else keep)
+        self.stale_list.set_items(items, keep=None if self.typing else keep)
         if self.typing:  # after a keystroke: the best match
             self.stale_list.cursor_to_top()
         counts = {"prune": 0, "review": 0, "keep": 0}
-        for result in report.results:
+        for result in live:
             counts[result.action.value] += 1
         project = (f" · checked against {report.project.path}" if report.project
                    else " · no project: references unverifiable")
-        shown = (f"showing {len(rows):,} of {len(report.results):,}" if len(rows) != len(report.results)
-                 else f"{len(rows):,} files")
+        shown = (f"showing {len(shown_live):,} of {len(live):,}" if len(shown_live) != len(live)
+                 else f"{len(live):,} files")
+        apart = f" · {len(archived):,} archived apart" if archived else ""
         if problems:
             header.update(Text("⚠ " + "; ".join(problems), style="bold"))
         else:
             header.update(
                 f"{shown} · {counts['prune']} prune · {counts['review']} review · "
-                f"{counts['keep']} keep · ✗ missing references · ◇ guards"
+                f"{counts['keep']} keep{apart} · ✗ missing references · ◇ guards"
                 f"{read_header(workspace.usage)}{project}"
             )
         self.schedule_preview()

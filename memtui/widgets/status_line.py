@@ -36,12 +36,14 @@ class StatusLine(HeaderLine):
 
     busy: reactive[str] = reactive("")
     marked: reactive[int] = reactive(0)
+    scope: reactive[str] = reactive("")  # the scope filter's path while one is on (A)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
         self.workspace: Workspace | None = None
         self.read_only = False
         self._archived_count: tuple[object, int] = ((), 0)  # (the rows counted, how many archived)
+        self._path = ""  # the root as the user would type it, drawn after the counts
 
     def show(self, workspace: Workspace | None, read_only: bool = False) -> None:
         self.workspace = workspace
@@ -62,9 +64,13 @@ class StatusLine(HeaderLine):
     def watch_marked(self) -> None:
         self._redraw()
 
+    def watch_scope(self) -> None:
+        self._redraw()
+
     def _redraw(self) -> None:
         ws = self.workspace
         if ws is None:
+            self._path = ""
             self.update("no root open")
             return
         # the counts first and the folder last: a narrow terminal cuts the end, never the counts
@@ -86,13 +92,26 @@ class StatusLine(HeaderLine):
             parts.append((warnings, "$warning") if ws.warnings else warnings)
         else:
             parts.append(("scanning files…", "italic"))
+        if self.scope:  # after the counts: a long path never pushes them off the line
+            parts.append((f"scope {self.scope}", "bold $accent"))
         if self.busy:
             parts.append((self.busy, "italic"))
-        parts.append((display_path(ws.root), "bold"))
+        self._path = display_path(ws.root)
         joined: list[str | tuple[str, str]] = []
         for part in parts:
-            if joined:
-                joined.append(" · ")
             joined.append(part)
+            joined.append(" · ")
         self.set_class(ws.errors > 0, "-errors")
         self.update(Content.assemble(*joined))
+
+    def render(self) -> Content | str:
+        """The counts, then the folder, its start elided (``…``) when the line is too short."""
+        counts = self.text
+        if not isinstance(counts, Content) or not self._path:
+            return counts
+        width = self.content_region.width or self.size.width
+        room = width - counts.cell_length
+        path = self._path
+        if room < len(path):
+            path = "…" + path[len(path) - max(room, 16) + 1:]
+        return Content.assemble(counts, (path, "bold"))

@@ -125,7 +125,11 @@ class WorkingSetView(View):
         self.schedule_preview()
 
     def shown_paths(self) -> list[str]:
-        return [path for pane in self.pane_widgets() for path in pane.shown_paths()]
+        """The files the focused pane shows (Recent's ``*`` marks Recent, not Pinned too)."""
+        pane = self.current_pane()
+        if pane is None:
+            pane = next((p for p in self.pane_widgets() if p.rows), None)
+        return pane.shown_paths() if pane is not None else []
 
     def select_path(self, path: str) -> bool:
         for pane in self.pane_widgets():

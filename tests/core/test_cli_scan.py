@@ -74,7 +74,8 @@ def test_several_roots_give_a_list(make_root: MakeRoot, capsys: pytest.CaptureFi
 def test_tables(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scan", str(root)]) == 0
     out = capsys.readouterr().out
-    assert "1 pairs at ≥ 0.80" in out and "1 contradictions" in out
+    assert "1 pair: 1 at overlap ≥ 0.80" in out and "1 contradiction" in out
+    assert "1 pairs" not in out and "1 contradictions" not in out
     assert "Near-duplicates" in out and "gc_operations.md" in out and "shared words" in out
     assert "Contradictions" in out and "always/never" in out
     assert "--include-sessions" in out

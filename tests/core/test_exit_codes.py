@@ -47,21 +47,48 @@ def root(make_root: MakeRoot) -> Path:
     [
         (["decay", "p.md"], "pinned"),
         (["restore", "a.md"], "not archived"),
-        (["pin", "p.md"], "already pinned"),
-        (["unpin", "a.md"], "not pinned"),
-        (["promote", "a.md"], "already in the working set"),
+        (["archive", "p.md"], "pinned"),
+        (["merge", "p.md", "a.md"], "pinned"),
     ],
 )
 def test_a_failed_precondition_is_a_refusal_with_its_reason(
         root: Path, capsys: pytest.CaptureFixture[str], argv: list[str], reason: str) -> None:
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
-    assert main([argv[0], str(root / argv[1])]) == 1
+    files = [str(root / arg) if arg.endswith(".md") else arg for arg in argv[1:]]
+    assert main([argv[0], *files]) == 1
     err = capsys.readouterr().err
     assert reason in err and "Traceback" not in err
-    assert main([argv[0], str(root / argv[1]), "--json"]) == 1
+    assert f"memtui {argv[0]}: {argv[0]}:" not in err  # the verb is named once
+    assert main([argv[0], *files, "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["accepted"] is False and reason in data["error"]
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["pin", "p.md"], "already pinned"),
+        (["unpin", "a.md"], "not pinned"),
+        (["promote", "a.md"], "already in the working set"),
+    ],
+)
+def test_a_verb_with_nothing_to_do_is_0_with_a_notice(
+        root: Path, capsys: pytest.CaptureFixture[str], argv: list[str], reason: str) -> None:
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert main([argv[0], str(root / argv[1])]) == 0
+    err = capsys.readouterr().err
+    assert "nothing to do" in err and reason in err
+    assert main([argv[0], str(root / argv[1]), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["accepted"] is True and data["changes"] == [] and reason in data["description"]
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
+def test_decay_of_a_decayed_file_is_0(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decay", str(root / "a.md")]) == 0
+    assert main(["decay", str(root / "a.md")]) == 0
+    assert "nothing to do" in capsys.readouterr().err
 
 
 def test_a_missing_file_is_still_a_usage_error(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

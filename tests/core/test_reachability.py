@@ -121,3 +121,36 @@ def test_improv_2026_06_01_line_7_wikilink_is_a_broken_link() -> None:
     found = [(f.line, f.subject) for f in validate(snapshot) if f.rule == "broken-link"]
     assert (7, "feedback_clone_1to1.md") in found
     assert reach_of(snapshot).mention.get("session_2026-05-29_tilt-lab-recon-team.md") == 11
+
+
+def past_cut_root(make_root: MakeRoot, where: int) -> Path:
+    """An index of 230 lines that names ``notes.md`` on line ``where`` (the cut is at 201)."""
+    lines = ["# Memory"] + [f"- line {n}" for n in range(2, 231)]
+    lines[where - 1] = "- see `notes.md` for the palette"
+    return make_root({"MEMORY.md": "\n".join(lines) + "\n", "notes.md": topic("notes")})
+
+
+def test_a_file_named_only_past_the_cut_is_said_so(make_root: MakeRoot) -> None:
+    snapshot = load_root(past_cut_root(make_root, 215))
+    findings = validate(snapshot)
+    orphan = next(f for f in findings if f.rule == "orphan" and f.path == "notes.md")
+    assert orphan.message.startswith("named only past the loader's cut (line 215 of MEMORY.md")
+    budget = next(f for f in findings if f.rule == "budget-lines")
+    assert "0 entries fall past the cut, and 1 file is named only past it" in budget.message
+
+
+def test_a_file_named_above_the_cut_is_not_named_only_past_it(make_root: MakeRoot) -> None:
+    findings = validate(load_root(past_cut_root(make_root, 20)))
+    assert not [f for f in findings if f.path == "notes.md"]
+    budget = next(f for f in findings if f.rule == "budget-lines")
+    assert "named only past it" not in budget.message
+
+
+def test_incremental_validation_follows_names_past_the_cut(make_root: MakeRoot) -> None:
+    before = load_root(past_cut_root(make_root, 20))
+    cache = findings_cache(before)
+    old = before.index.render()
+    moved = old.replace(b"- see `notes.md` for the palette\n", b"- line 20\n", 1) + b"see notes.md\n"
+    for data in (moved, old + b"see notes.md\n"):
+        after, cached = incremental_validate(before, cache, Changeset("t", "", (Write("MEMORY.md", data, old),)))
+        assert list(cached.findings) == validate(after)

@@ -16,6 +16,7 @@ from memtui.screens.help import HelpScreen
 from memtui.screens.merge_review import MergeReviewScreen, SideBySide
 from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.root_picker import RootPickerScreen
+from memtui.widgets.row_list import Rule
 from tui_support import digest, make_app, press, screen_lines, settle
 
 
@@ -85,10 +86,13 @@ async def test_staleness_facets_filter_by_action(demo_root: Path) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await press(pilot, "4", "slash", *"action:prune")
-        rows = app.main.view("staleness").stale_list.items
+        items = list(app.main.view("staleness").stale_list.items)
+        rows = [row for row in items if not isinstance(row, Rule)]
         assert rows and all(row.action.value == "prune" for row in rows)
-        scores = [row.score for row in rows]
-        assert scores == sorted(scores, reverse=True)
+        cut = next((i for i, item in enumerate(items) if isinstance(item, Rule)), len(items))
+        for group in (items[:cut], items[cut + 1:]):  # the live files, then the archived apart
+            scores = [row.score for row in group]
+            assert scores == sorted(scores, reverse=True)
 
 
 async def test_enter_on_a_problem_jumps_to_its_file(demo_root: Path) -> None:
@@ -345,13 +349,19 @@ def test_run_demo_uses_a_fresh_copy_and_removes_it(monkeypatch: pytest.MonkeyPat
         seen["root"] = root
         seen["digest"] = digest(root)
         seen["writable"] = os.access(root, os.W_OK)
+        seen["scope_named"] = f"Scope: `{root.parent.absolute()}/web`" in (
+            root / "MEMORY.md").read_text(encoding="utf-8")
         return 0
 
     monkeypatch.setattr(app_module.MemtuiApp, "run", fake_run)
     assert main(["--demo", "--read-only"]) == 0
     root = seen["root"]
     assert root != demo_source() and seen["writable"]
-    assert seen["digest"] == digest(demo_source())
+    # the bundled demo, but naming the copy's own location (the web scope's Scope:)
+    bundled = digest(demo_source())
+    assert {p: h for p, h in seen["digest"].items() if h != bundled.get(p)}.keys() == {
+        "MEMORY.md", "path/web/SCOPE.md"}
+    assert seen["scope_named"]
     assert not root.exists()  # the copy is removed on quitting
 
 

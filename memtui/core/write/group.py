@@ -41,11 +41,12 @@ from __future__ import annotations
 import os
 import stat
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
-from ..changeset import Changeset
+from ..changeset import Changeset, Create, Move
+from ..incremental import findings_cache
 from ..model import Snapshot
 from ..store import load_root
 from . import fs, recovery
@@ -124,8 +125,23 @@ def in_lock_order(previews: Sequence[Preview]) -> tuple[Preview, ...]:
 
 
 def plan_group(parts: Sequence[tuple[Snapshot, Changeset]]) -> GroupPreview:
-    """Plan and gate each root's changeset (pure: nothing is touched)."""
-    return GroupPreview(in_lock_order([plan(snapshot, changeset) for snapshot, changeset in parts]))
+    """Plan and gate each root's changeset (pure: nothing is touched).
+
+    A file that leaves one root (moved within it, to its archive) and arrives in another (created
+    there under the same name) brings its findings along: what it already had is not new in the
+    root it arrives in."""
+    caches = [findings_cache(snapshot) for snapshot, _ in parts]
+    leaving = [{op.src for op in changeset.ops if isinstance(op, Move)} for _, changeset in parts]
+    previews = []
+    for i, (snapshot, changeset) in enumerate(parts):
+        arriving = {op.path.rsplit("/", 1)[-1]: op.path for op in changeset.ops
+                    if isinstance(op, Create)}
+        carried = [replace(f, path=arriving[f.path.rsplit("/", 1)[-1]])
+                   for j, cache in enumerate(caches) if j != i
+                   for f in cache.findings
+                   if f.path in leaving[j] and f.path.rsplit("/", 1)[-1] in arriving]
+        previews.append(plan(snapshot, changeset, caches[i], carried=carried))
+    return GroupPreview(in_lock_order(previews))
 
 
 def commit_group(group: GroupPreview, timeout: float = fs.LOCK_TIMEOUT) -> GroupApplied:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..budget import measure
 from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot
@@ -85,6 +85,9 @@ class Preview:
     #: path -> (before-image bytes, atime ns, mtime ns): an undo that writes those bytes back
     #: gives the file those times back too
     restores: Mapping[str, tuple[bytes, int, int]] = field(default_factory=dict, repr=False)
+    #: the findings before as the gate compared them (moved with their files, a baseline's
+    #: and a promotion's added); empty: ``before_cache``'s
+    gated_before: tuple[Finding, ...] = field(default=(), repr=False)
 
     @property
     def accepted(self) -> bool:
@@ -99,7 +102,7 @@ class Preview:
     def new_findings(self) -> list[Finding]:
         """Findings (errors and warnings) the change adds, keyed by rule, path and subject."""
         had: dict[tuple[str, str, str], int] = {}
-        for f in self.before_cache.findings:
+        for f in self.gated_before or self.before_cache.findings:
             had[f.key] = had.get(f.key, 0) + 1
         out = []
         for f in self.cache.findings:
@@ -148,19 +151,40 @@ class Baseline:
         return cls(errors, int(value.get("lines", 0)), int(value.get("bytes", 0)))
 
 
+def moved_findings(findings: Iterable[Finding], ops: Iterable[Operation]) -> list[Finding]:
+    """The findings as the change's moves carry them: a file archived (or moved otherwise)
+    keeps its findings at its new path, and a finding about it (its subject) follows it too.
+
+    The gate keys findings by rule, path and subject; without this, an error a file already
+    had would count as new once the file moved (DESIGN §2)."""
+    moves: dict[str, str] = {}
+    for op in ops:
+        if isinstance(op, Move):
+            # a chain a → b → c ends at c
+            for src, dst in list(moves.items()):
+                if dst == op.src:
+                    moves[src] = op.dst
+            moves.setdefault(op.src, op.dst)
+    if not moves:
+        return list(findings)
+    return [replace(f, path=moves.get(f.path, f.path), subject=moves.get(f.subject, f.subject))
+            if f.path in moves or f.subject in moves else f for f in findings]
+
+
 def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None = None,
-         baseline: Baseline | None = None) -> Preview:
+         baseline: Baseline | None = None, carried: Iterable[Finding] = ()) -> Preview:
     """Play a changeset on a copy of the snapshot and gate it.  Pure: touches nothing.
 
     Pass the snapshot's :class:`FindingsCache` (from a previous plan or
     :func:`~memtui.core.incremental.findings_cache`) to validate only what the change affects.
     A ``baseline`` (undo and redo) also allows the errors and size of the state returned to.
+    ``carried``: findings files bring with them from another root (a promotion to a layer).
     """
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
     result = apply_to_snapshot(snapshot, changeset.ops)
     after, after_cache = revalidate(snapshot, cache, result)
-    before_findings = list(cache.findings)
+    before_findings = moved_findings(cache.findings, changeset.ops) + list(carried)
     before_budget = measure(snapshot.index, snapshot.config)
     if baseline is not None:
         before_findings += [Finding(rule, "error", path, None, "", subject)
@@ -169,7 +193,27 @@ def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None =
                                 bytes=max(before_budget.bytes, baseline.bytes))
     verdict = gate(before_findings, list(after_cache.findings), before_budget,
                    measure(after.index, after.config))
-    return Preview(snapshot, changeset, after, cache, after_cache, verdict, result.initial)
+    if verdict.refusing:
+        verdict = replace(verdict, refusing=tuple(_say_if_already_there(f, before_findings)
+                                                  for f in verdict.refusing))
+    return Preview(snapshot, changeset, after, cache, after_cache, verdict, result.initial,
+                   gated_before=tuple(before_findings))
+
+
+def _say_if_already_there(finding: Finding, before: list[Finding]) -> Finding:
+    """A refusing error that the folder already had in another file (the same rule about the
+    same subject) says so: the change did not invent it, it copied it where the gate counts it
+    as new."""
+    if not finding.subject:
+        return finding
+    for old in before:
+        if old.rule != finding.rule or old.severity != finding.severity or old.key == finding.key:
+            continue
+        if old.subject == finding.subject:
+            where = f"{old.path}:{old.line}" if old.line else old.path
+            return replace(finding, message=f"{finding.message} (already there before this "
+                                            f"change, as {where})")
+    return finding
 
 
 def baseline_of(preview: Preview) -> Baseline:
