@@ -8,8 +8,9 @@
   instead of linking it); otherwise the line is kept as it is;
 - a broken ``[[wikilink]]`` or link inside a hook is repointed the same way, or unlinked with
   its words kept;
-- **duplicate entries** of one file in ``MEMORY.md`` become one: the leading entry (a link that
-  opens its list item, not a prose bullet) keeps every distinct hook of the others;
+- **duplicate entries** of one file in ``MEMORY.md`` become one: the first keeps every distinct
+  hook of the others (with their titles); only entries whose link opens the list item count — a
+  prose bullet that links the file is an inline fact and stays as it is;
 - a file listed in both indexes leaves the index it does not belong in (a live file its
   archive-index line, an archived one its active entry);
 - a **live unreachable file** gets an entry next to its siblings (the last entry of its name
@@ -257,6 +258,20 @@ def family_of(name: str) -> str | None:
     return glob if glob_regex(glob) is not None else None
 
 
+def entry_hook(f: MemoryFile) -> str:
+    """The hook of a new entry: the file's ``description``, else its body's first sentence,
+    else its title."""
+    if f.description:
+        return f.description
+    for line in f.body.splitlines():
+        text = line.strip().lstrip("\ufeff#>-*+ ").strip()
+        if len(text) >= 12 and not text.startswith(("```", "|", "<!--", "---")) and text != f.title:
+            text = " ".join(text.split())
+            cut = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+            return cut if len(cut) <= 150 else cut[:149].rsplit(" ", 1)[0] + "…"
+    return f.title
+
+
 def _is_live(f: MemoryFile) -> bool:
     return not (f.archived or f.status == "superseded" or f.frontmatter.names("superseded_by"))
 
@@ -357,20 +372,24 @@ def _merge_duplicates(snapshot: Snapshot, active: LineEdit, report: RepairPlan, 
             groups[line.resolved].append(pos)
     lines = active.index.lines
     for path, positions in groups.items():
+        # a prose bullet that links the file (an inline fact) is the author's text, not an entry
+        positions = [p for p in positions if entry_is_lead(lines[p])]
         if len(positions) < 2:
             continue
-        lead = [p for p in positions if entry_is_lead(lines[p])]
-        keep = lead[0] if lead else positions[0]
+        keep = positions[0]
         current = active.replaced.get(keep, [lines[keep].raw])
         base = current[0] if current else lines[keep].raw
         hooks: list[str] = []
+        own_title = lines[keep].title.strip()
         for p in [keep] + [p for p in positions if p != keep]:
-            hook = lines[p].hook.strip() if p != keep else lines[keep].hook.strip()
-            if not hook and p != keep and not entry_is_lead(lines[p]):
-                hook = lines[p].raw.strip().lstrip("-*+ ").strip()
+            hook = lines[p].hook.strip()
+            title = lines[p].title.strip()
+            if p != keep and hook and title and title != own_title and title not in hook \
+                    and title.lower() != path.rpartition("/")[2].lower():
+                hook = f"{title}: {hook}"  # the other entry's title says what its hook is about
             if hook and not any(hook in h for h in hooks):
                 hooks = [h for h in hooks if h not in hook] + [hook]
-        merged = "; ".join(hooks)
+        merged = "; ".join(h.rstrip(".") if k < len(hooks) - 1 else h for k, h in enumerate(hooks))
         new = with_hook(base, merged) if merged and merged != lines[keep].hook.strip() else base
         for p in positions:
             if p != keep:
@@ -461,7 +480,7 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     recent: list[str] = []
     for path in singles:
         f = files[path]
-        raw = new_entry(f, f.description or f.title)
+        raw = new_entry(f, entry_hook(f))
         fam = family_of(path.rpartition("/")[2])
         keys = [("family", fam)] if fam else []
         keys += [("type", f.frontmatter.get("type").strip().lower() or "?"), ("folder", path.rpartition("/")[0])]

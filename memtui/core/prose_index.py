@@ -122,8 +122,8 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
         content = [ln for ln in body if ln.kind is not LineKind.BLANK]
         files = [p for p in _named_files(snapshot, body, names) if p not in listed]
         title = heading_title(heading)
-        if has_children and len(content) <= SHORT_SECTION and not files:
-            out += _blank_then(out, [heading.raw] + [ln.raw for ln in content])
+        if level == 1 or has_children and len(content) <= SHORT_SECTION and not files:
+            out += _blank_then(out, [heading.raw] + [ln.raw for ln in body])
             continue
         if level == 1:
             out += _blank_then(out, [heading.raw] + [ln.raw for ln in body])
