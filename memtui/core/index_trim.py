@@ -66,8 +66,11 @@ def within_target(snapshot: Snapshot, target_lines: int | None = None) -> bool:
 def first_clause(text: str, limit: int) -> str:
     """The text up to its first clause break, cut at a word under ``limit`` characters."""
     text = " ".join(text.split())
-    match = _CLAUSE.search(text)
-    head = text[: match.start()] if match and match.start() >= 12 else text
+    head = text
+    for match in _CLAUSE.finditer(text):  # the first clause long enough to say something
+        if match.start() >= min(40, limit // 2):
+            head = text[: match.start()]
+            break
     if len(head) > limit:
         head = head[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:-—") + "…"
     return head

@@ -1,6 +1,6 @@
 """A prose-dump index becomes pointers (DESIGN §4.1 rule 5): "a pointer file, not a content dump".
 
-An index past its fill target whose text is mostly detail (entries are fewer than a tenth of its
+An index past its fill target that the loader does not read in full, whose text is mostly detail (entries are fewer than a tenth of its
 content lines, and some section runs long) is rewritten one section at a time, in order: a
 section whose text names exactly one memory file becomes that file's entry (the heading as the
 title, the file's ``description`` or the section's first sentence as the hook); a section
@@ -39,6 +39,8 @@ def is_prose_dump(snapshot: Snapshot, target_lines: int | None = None) -> bool:
     t_lines, t_bytes = target_size(snapshot.config, target_lines)
     if budget.lines <= t_lines and budget.bytes <= t_bytes:
         return False
+    if budget.cut_line is None and not budget.over_lines and not budget.over_bytes:
+        return False  # every fact loads: moving them out would hide what the loader reads today
     content = [ln for ln in index.lines if ln.kind not in (LineKind.BLANK, LineKind.COMMENT)]
     entries = sum(1 for ln in content if ln.kind is LineKind.ENTRY)
     if entries * 10 >= len(content):
@@ -79,7 +81,7 @@ def _first_sentence(lines: list[IndexLine]) -> str:
         text = line.raw.strip()
         if not text or text.startswith(("```", "|", "<!--")):
             continue
-        text = _LABEL.sub("", text, count=1).strip().strip("`*_ ")
+        text = _LABEL.sub("", text, count=1).strip().strip("*_ ")
         if len(text) < 12 or text.lower().endswith(".md") or text.endswith(":"):
             continue
         text = _SENTENCE.split(text, maxsplit=1)[0]
