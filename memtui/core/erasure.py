@@ -4,7 +4,9 @@ Every non-blank line that leaves ``MEMORY.md`` or ``MEMORY-archive.md`` must be 
 the change's result: as a line of either index, or inside a file the change wrote, created or
 moved (``MEMORY-history.md``, the archive index, a topic file).  An entry line may come back
 rewritten (a decayed pointer listed again with its hook, a link repointed, a path moved into
-``archive/``): what must survive of it is its hook, or its title when it has no hook.
+``archive/``): what must survive of it is its hook, or its title when it has no hook.  The block
+headings memtui writes itself (``## Pinned``, ``## Recent``, ``## Regions``) are structure and
+may go with their last entry.
 
 :func:`erased_lines` is pure and linear: one set of the result's lines, and a substring search
 over the changed files only for the few lines that are not found whole.
@@ -42,6 +44,10 @@ def _needles(line: IndexLine) -> tuple[str, ...]:
     return (whole,)
 
 
+#: the block headings memtui itself writes and drops with their last entry: structure, not text
+BLOCK_HEADINGS = frozenset({"## pinned", "## recent", "## regions"})
+
+
 def _lines_of(index: Index) -> Iterable[str]:
     return (line.raw.strip() for line in index.lines) if index.exists else ()
 
@@ -61,7 +67,7 @@ def erased_lines(before: Snapshot, after: Snapshot, touched: Iterable[str]) -> l
             if line.kind is LineKind.BLANK:
                 continue
             text = line.raw.strip()
-            if text and text not in kept:
+            if text and text not in kept and " ".join(text.lower().split()) not in BLOCK_HEADINGS:
                 missing.append((index, line))
     if not missing:
         return []

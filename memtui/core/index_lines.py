@@ -17,7 +17,7 @@ from datetime import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .changeset import Create, Operation, VerbError, Write
+from .changeset import Changeset, Create, Operation, VerbError, Write
 from .frontmatter import parse_frontmatter
 from .index_edit import IndexDraft, dominant_ending, heading_level, new_entry
 from .model import (
@@ -246,3 +246,24 @@ def file_age_key(f: MemoryFile, entry: str = "") -> tuple[str, float]:
         if found:
             return "-".join(found.groups()), f.mtime
     return datetime.fromtimestamp(f.mtime).date().isoformat(), f.mtime
+
+
+def keep_erased(snapshot: Snapshot, changeset: Changeset, what: str | None = None) -> Changeset:
+    """The changeset, with the index lines it would take out without a trace appended to
+    ``MEMORY-history.md`` (a decayed entry a region covers, a replaced hook, a dropped line)."""
+    from .changeset import apply_to_snapshot
+    from .erasure import erased_lines
+
+    touched = changeset.paths
+    if not any(path == INDEX_NAME or path.lower() == snapshot.archive_index.path.lower() for path in touched):
+        return changeset
+    after = apply_to_snapshot(snapshot, changeset.ops).snapshot
+    erased = erased_lines(snapshot, after, touched)
+    if not erased:
+        return changeset
+    title = what or f"lines {changeset.verb} took out of the index (their text before)"
+    by_raw = {(line.number, line.raw.strip()): line.raw for index in (snapshot.index, snapshot.archive_index)
+              for line in index.lines}
+    raws = [by_raw.get((e.line, e.text), e.text) for e in erased]
+    extra = history_ops(after, history_block(title, raws))
+    return Changeset(changeset.verb, changeset.description, changeset.ops + tuple(extra), changeset.diff)

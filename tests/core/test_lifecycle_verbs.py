@@ -193,8 +193,10 @@ def test_decay_under_a_region_only_removes_the_entry(make_root: MakeRoot) -> Non
         "- [Lesson one](lesson_one.md) — first lesson\n")})
     snapshot = load_root(root)
     changeset = verbs.decay(snapshot, "lesson_one.md")
-    assert [op.path for op in changeset.ops] == ["MEMORY.md"]  # type: ignore[union-attr]
+    # the entry leaves MEMORY.md; its line is kept in MEMORY-history.md (listed in the archive index)
+    assert [op.path for op in changeset.ops] == ["MEMORY.md", "MEMORY-history.md", "MEMORY-archive.md"]  # type: ignore[union-attr]
     assert "lesson_one.md" not in index_after(snapshot, changeset)
+    assert b"- [Lesson one](lesson_one.md) \xe2\x80\x94 first lesson\n" in after(snapshot, changeset)["MEMORY-history.md"]  # type: ignore[operator]
     assert "region pointer covers it" in changeset.description
     no_new_errors(snapshot, changeset)
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import txn, verbs
+from memtui.core import verbs, write
 from memtui.core.changeset import Changeset, apply_to_snapshot
 from memtui.core.erasure import erased_lines
 from memtui.core.index_lines import HISTORY_NAME, configured_target_lines
@@ -233,7 +233,7 @@ def test_files_declared_superseded_move_to_the_archive_with_their_lines(make_roo
         "MEMORY.md": "## Decisions\n- [Old plan](old.md) — the old plan\n- [New plan](new.md) — the new plan\n",
         "old.md": topic("Old plan", superseded_by="new.md"), "new.md": topic("New plan", supersedes="old.md")})
     snapshot = load_root(root)
-    applied = txn.run(snapshot, archive_declared(snapshot))
+    applied = write.run(snapshot, archive_declared(snapshot))
     assert applied.preview.accepted
     after = load_root(root)
     assert text(after) == "## Decisions\n- [New plan](new.md) — the new plan\n"

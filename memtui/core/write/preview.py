@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..budget import measure
-from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot
+from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
+from ..erasure import erased_lines
 from ..incremental import FindingsCache, findings_cache, revalidate
 from ..model import Finding, Snapshot
 from ..validate import GateResult, gate
@@ -169,7 +170,21 @@ def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None =
                                 bytes=max(before_budget.bytes, baseline.bytes))
     verdict = gate(before_findings, list(after_cache.findings), before_budget,
                    measure(after.index, after.config))
+    if baseline is None:  # an undo or redo writes back journaled bytes: it erases nothing
+        verdict = _erasing(snapshot, changeset, after, verdict)
     return Preview(snapshot, changeset, after, cache, after_cache, verdict, result.initial)
+
+
+def _erasing(snapshot: Snapshot, changeset: Changeset, after: Snapshot, verdict: GateResult) -> GateResult:
+    """The verdict refused when the change loses the text of an index line (DESIGN §2)."""
+    touched = changeset.paths
+    if not any(path == snapshot.index.path or is_archive_index(path) for path in touched):
+        return verdict
+    erased = erased_lines(snapshot, after, touched)
+    if not erased:
+        return verdict
+    refusing = tuple(Finding("erased-text", "error", e.path, e.line, e.message(), e.text) for e in erased)
+    return replace(verdict, accepted=False, refusing=verdict.refusing + refusing)
 
 
 def baseline_of(preview: Preview) -> Baseline:
