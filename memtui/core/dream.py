@@ -54,6 +54,7 @@ KINDS = ("history", "repair", "supersede-declared", "archive", "merge", "superse
 INDEX_KINDS = ("repair", "lesson", "pointers", "shorten", "decay")
 PINNED_NOTE = "needs review: pinned"
 EVIDENCE_SHOWN = 6
+DIFF_KEPT_LINES = 5_000
 
 Builder = Callable[[Snapshot], Changeset]
 
@@ -70,7 +71,7 @@ class DreamItem:
     build: Builder = field(compare=False, repr=False)
     note: str = ""  # why it starts unchecked
     diff: str = field(default="", compare=False, repr=False)  # its diff in the default selection
-    # ("" for an unchecked item: see :func:`item_diff`)
+    # ("" for an unchecked item or a huge index: see :func:`item_diff`)
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "paths": list(self.paths), "reason": self.reason,
@@ -242,15 +243,15 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
 
 def _index_items(target_lines: int | None) -> list[DreamItem]:
     """The index items, built (and explained) on the state the items before them leave."""
-    from .index_repair import lessons, repair
-    from .index_trim import decay, shorten
+    from .index_repair import lessons
+    from .index_trim import shorten
     from .prose_index import pointers
 
     return [
         DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "
                   "pointers whose target is evident, unlink broken links in hooks (words kept), merge "
                   "duplicate entries keeping every hook, index live unreachable files beside their "
-                  "siblings", (), True, repair),
+                  "siblings", (), True, _remembered("repair", lambda s: _repair_with_report(s))),
         DreamItem("lesson", (INDEX_NAME,), "a pointer to a missing file whose hook is the only copy "
                   "of its lesson: the hook becomes that topic file", (), True, lessons),
         DreamItem("pointers", (INDEX_NAME,), "the index is a prose dump past its fill target: one "
@@ -261,8 +262,38 @@ def _index_items(target_lines: int | None) -> list[DreamItem]:
                   (), True, lambda s: shorten(s, target_lines)),
         DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
                   "status before age into MEMORY-archive.md under their headings (rules and pins last)",
-                  (), True, lambda s: decay(s, target_lines)),
+                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines))),
     ]
+
+
+#: what the last build of an index item found, by kind: (the snapshot it read, the evidence)
+_FOUND: dict[str, tuple[Snapshot, list[str]]] = {}
+
+
+def _remembered(kind: str, build: Callable[[Snapshot], tuple[Changeset, list[str]]]) -> Builder:
+    """A builder that keeps the evidence it found, so explaining the item reads it again for free."""
+
+    def run(state: Snapshot) -> Changeset:
+        changeset, evidence = build(state)
+        _FOUND[kind] = (state, evidence)
+        return changeset
+
+    return run
+
+
+def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
+    from .index_repair import plan_repair
+
+    changeset, report = plan_repair(state)
+    return changeset, report.evidence
+
+
+def _decay_with_plan(state: Snapshot, target_lines: int | None) -> tuple[Changeset, list[str]]:
+    from .index_trim import decay, decay_plan
+
+    chosen = decay_plan(state, target_lines)
+    lines = state.index.lines
+    return decay(state, target_lines, chosen), [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in chosen]
 
 
 def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_lines: int | None) -> DreamItem:
@@ -272,7 +303,10 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
 
     evidence: list[str] = []
     paths = item.paths
-    if item.kind == "repair":
+    found = _FOUND.pop(item.kind, None)
+    if found is not None and found[0] is state:
+        evidence = found[1]
+    elif item.kind == "repair":
         evidence = plan_repair(state)[1].evidence
     elif item.kind == "lesson":
         found = lesson_paths(state)
@@ -393,7 +427,9 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
             changeset = item.build(state)
         except VerbError:  # NothingToRebuild, or a file an earlier item already moved
             return True
-        diff = changeset.diff or unified_diff(state, changeset)
+        # a diff is kept for the view when cheap; a huge index's diff is built when looked at
+        small = len(state.index.lines) + len(state.archive_index.lines) <= DIFF_KEPT_LINES
+        diff = changeset.diff or (unified_diff(state, changeset) if small else "")
         if item.kind in INDEX_KINDS:
             item = _explain(item, state, changeset, target_lines)
         gated = plan(state, changeset, state_cache)

@@ -178,24 +178,58 @@ def sections(index: Index) -> list[tuple[int, int, int]]:
     return out
 
 
+class Outline:
+    """An index's headings, read once: the heading each line sits under, the sub-headings of
+    each heading, and which headings hold anything."""
+
+    def __init__(self, index: Index) -> None:
+        lines = index.lines
+        self.levels = [heading_level(line) for line in lines]
+        self.owner = innermost_headings(index, self.levels)
+        self.heads = [pos for pos, level in enumerate(self.levels) if level]
+        self.children: dict[int, list[int]] = {}
+        self.content: dict[int, list[int]] = {}  # non-blank, non-heading lines of a heading's own part
+        self.filled: set[int] = set()
+        for pos, line in enumerate(lines):
+            head = self.owner[pos]
+            if head is None or line.kind is LineKind.BLANK:
+                continue
+            self.filled.add(head)
+            if self.levels[pos]:
+                self.children.setdefault(head, []).append(pos)
+            else:
+                self.content.setdefault(head, []).append(pos)
+
+    def emptied(self, removed: set[int]) -> set[int]:
+        """Headings whose every content line (and sub-heading) leaves with ``removed``, and
+        that held something: removing those lines would leave them empty, so they go too."""
+        gone: set[int] = set()
+        for pos in reversed(self.heads):  # innermost first: a parent sees its children's verdicts
+            if pos not in self.filled:
+                continue
+            if all(p in removed for p in self.content.get(pos, ())) and \
+                    all(child in gone for child in self.children.get(pos, ())):
+                gone.add(pos)
+        return gone
+
+
 def emptied_headings(index: Index, removed: set[int]) -> set[int]:
-    """Headings whose every content line (and sub-heading) is in ``removed``, and that had
-    content: removing those lines would leave them empty, so they go too."""
-    lines = index.lines
-    gone: set[int] = set()
-    for pos, _level, end in reversed(sections(index)):
-        body = [j for j in range(pos + 1, end) if lines[j].kind is not LineKind.BLANK]
-        if body and all(j in removed or j in gone for j in body):
-            gone.add(pos)
-    return gone
+    """:meth:`Outline.emptied` for one question."""
+    return Outline(index).emptied(removed)
 
 
-def heading_path(index: Index, pos: int) -> list[str]:
-    """The heading lines above position ``pos`` that enclose it, outermost first."""
-    out: list[str] = []
-    for head, _level, end in sections(index):
-        if head < pos < end:
-            out.append(index.lines[head].raw)
+def innermost_headings(index: Index, levels: list[int] | None = None) -> list[int | None]:
+    """For every position, the position of the nearest heading that encloses it (None above
+    the first heading); one pass."""
+    out: list[int | None] = []
+    stack: list[tuple[int, int]] = []  # (position, level)
+    for pos, line in enumerate(index.lines):
+        out.append(stack[-1][0] if stack else None)
+        level = levels[pos] if levels is not None else heading_level(line)
+        if level:
+            while stack and stack[-1][1] >= level:
+                stack.pop()
+            stack.append((pos, level))
     return out
 
 

@@ -20,8 +20,7 @@ import re
 from collections import defaultdict
 from typing import Mapping
 
-from .budget import measure
-from .index import parse_index
+from .budget import line_sizes, measure
 from .changeset import Changeset, Operation
 from .changeset import Move
 from .index_edit import heading_title, new_entry, with_hook
@@ -31,8 +30,8 @@ from .index_lines import (
     LONG_HOOK,
     LineEdit,
     archive_index_of,
-    emptied_headings,
-    heading_path,
+    Outline,
+    innermost_headings,
     history_block,
     history_ops,
     file_age_key,
@@ -180,12 +179,17 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None) -> list[tupl
     ranked.sort(key=lambda item: (item[0][0], item[0][1], item[1]))
     must = sum(1 for item in ranked if item[0][0] < 2)  # declared superseded, archived: always
 
+    sizes = line_sizes(index)
+    outline = Outline(index)
+    counted = set(range(len(index.lines))) - {n - 1 for n in budget.stripped}
+
     def fits(k: int) -> bool:
+        """Whether the index is within its target once the first ``k`` ranked entries go (the
+        lines they take with them are plain lines: what leaves is subtracted, nothing parsed)."""
         if k == 0:
             return lines <= t_lines and size <= t_bytes
-        edit = _decayed_index(index, {pos for _, pos, _ in ranked[:k]})
-        after = measure(parse_index(edit, index.path), snapshot.config)
-        return after.lines <= t_lines and after.bytes <= t_bytes
+        gone = _removal(index, {pos for _, pos, _ in ranked[:k]}, outline) & counted
+        return lines - len(gone) <= t_lines and size - sum(sizes[p] for p in gone) <= t_bytes
 
     low, high = must, len(ranked)  # the fewest decays (in order) that bring it within its target
     if fits(low):
@@ -200,17 +204,10 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None) -> list[tupl
     return [(pos, why) for _, pos, why in ranked[:high]]
 
 
-def _decayed_index(index: Index, removed: set[int]) -> bytes:
-    edit = LineEdit(index)
-    for pos in _removal(index, removed):
-        edit.remove(pos)
-    return edit.render()
-
-
-def _removal(index: Index, removed: set[int]) -> set[int]:
+def _removal(index: Index, removed: set[int], outline: Outline | None = None) -> set[int]:
     """The positions that leave with ``removed``: the entries, the headings they leave empty,
     and the blank lines that would be left doubled where a heading went."""
-    emptied = emptied_headings(index, removed)
+    emptied = (outline or Outline(index)).emptied(removed)
     gone = removed | emptied
     lines = index.lines
     for pos in sorted(emptied):
@@ -222,9 +219,12 @@ def _removal(index: Index, removed: set[int]) -> set[int]:
     return gone
 
 
-def decay(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
-    """Decay entries past the fill target into the archive index, under their headings."""
-    chosen = decay_plan(snapshot, target_lines)
+def decay(snapshot: Snapshot, target_lines: int | None = None,
+          chosen: list[tuple[int, str]] | None = None) -> Changeset:
+    """Decay entries past the fill target into the archive index, under their headings
+    (``chosen``: the :func:`decay_plan` already made for this snapshot)."""
+    if chosen is None:
+        chosen = decay_plan(snapshot, target_lines)
     if not chosen:
         raise NothingToTrim("nothing may decay: the index is within its target, or what is left "
                             "is pinned, a rule, or live in an index that loads in full")
@@ -237,14 +237,16 @@ def decay_lines(snapshot: Snapshot, positions: list[int], relink: dict[str, str]
     new place when ``relink`` moves it)."""
     index = snapshot.index
     removed = set(positions)
-    emptied = emptied_headings(index, removed)
+    outline = Outline(index)
+    emptied = outline.emptied(removed)
     edit = LineEdit(index)
-    for pos in _removal(index, removed):
+    for pos in _removal(index, removed, outline):
         edit.remove(pos)
     lines = index.lines
     by_heading: dict[str, list[str]] = defaultdict(list)
+    owner = innermost_headings(index)
     for pos in sorted(removed):
-        heads = heading_path(index, pos)
+        heads = [lines[owner[pos]].raw] if owner[pos] is not None else []  # type: ignore[index]
         line = lines[pos]
         raw = line.raw.lstrip()
         if relink and line.resolved in relink:
