@@ -330,3 +330,17 @@ def test_rebuild_within_target_changes_nothing_but_repairs(make_root: MakeRoot,
     history = after.files[HISTORY_NAME].text if HISTORY_NAME in after.files else ""
     for raw in old:  # every line stays, or its old text is in the history (a repaired line)
         assert raw in new or raw in history
+
+
+def test_the_gate_refuses_a_change_that_erases_index_text(make_root: MakeRoot) -> None:
+    from memtui.core.changeset import Write
+
+    snapshot = load_root(make_root({"MEMORY.md": "# M\n\nkeep me\n- [A](a.md) — the hook of a\n",
+                                    "a.md": topic("A")}))
+    lost = Changeset("edit", "x", (Write("MEMORY.md", b"# M\n\n- [A](a.md) \xe2\x80\x94 the hook of a\n",
+                                         snapshot.index.render()),))
+    preview = write.plan(snapshot, lost)
+    assert not preview.accepted and [f.rule for f in preview.gate.refusing] == ["erased-text"]
+    assert "keep me" in preview.refusal_message()
+    kept = verbs.drop_line(snapshot, "MEMORY.md", 4)  # a verb that takes a line out keeps it
+    assert write.plan(snapshot, kept).accepted

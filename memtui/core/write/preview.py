@@ -170,9 +170,14 @@ def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None =
                                 bytes=max(before_budget.bytes, baseline.bytes))
     verdict = gate(before_findings, list(after_cache.findings), before_budget,
                    measure(after.index, after.config))
-    if baseline is None:  # an undo or redo writes back journaled bytes: it erases nothing
-        verdict = _erasing(snapshot, changeset, after, verdict)
+    if baseline is None and changeset.verb not in AUTHOR_WRITES:  # an undo or redo writes back
+        verdict = _erasing(snapshot, changeset, after, verdict)    # journaled bytes: erases nothing
     return Preview(snapshot, changeset, after, cache, after_cache, verdict, result.initial)
+
+
+#: changes that are the author's own edit of the index, not memtui's: the agent's write played by
+#: the PreToolUse hook (its policy judges it); the erasure rule binds what memtui writes
+AUTHOR_WRITES = frozenset({"hook"})
 
 
 def _erasing(snapshot: Snapshot, changeset: Changeset, after: Snapshot, verdict: GateResult) -> GateResult:
