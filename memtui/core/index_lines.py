@@ -224,11 +224,12 @@ def innermost_headings(index: Index, levels: list[int] | None = None) -> list[in
     out: list[int | None] = []
     stack: list[tuple[int, int]] = []  # (position, level)
     for pos, line in enumerate(index.lines):
-        out.append(stack[-1][0] if stack else None)
         level = levels[pos] if levels is not None else heading_level(line)
-        if level:
+        if level:  # a heading sits under its parent, not under the sibling it ends
             while stack and stack[-1][1] >= level:
                 stack.pop()
+        out.append(stack[-1][0] if stack else None)
+        if level:
             stack.append((pos, level))
     return out
 
