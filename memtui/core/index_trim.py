@@ -24,7 +24,7 @@ from .budget import line_sizes, measure
 from .changeset import Changeset, Operation
 from .changeset import Move
 from .index_edit import heading_title, new_entry, with_hook
-from .index_repair import _relink
+from .index_targets import relink as relink_line
 from .index_lines import (
     NothingToRebuild,
     LONG_HOOK,
@@ -251,7 +251,7 @@ def decay_lines(snapshot: Snapshot, positions: list[int], relink: dict[str, str]
         raw = line.raw.lstrip()
         if relink and line.resolved in relink:
             kind = "wikilink" if line.form is not None and line.form.value == "wikilink" else "link"
-            raw = _relink(raw, line.target, kind, relink[line.resolved], False)
+            raw = relink_line(raw, line.target, kind, relink[line.resolved], False)
         by_heading[heads[-1] if heads else ""].append(raw)
     archive = archive_index_of(snapshot)
     aedit = LineEdit(archive)
@@ -276,7 +276,7 @@ def decay_lines(snapshot: Snapshot, positions: list[int], relink: dict[str, str]
         for pos, line in enumerate(archive.lines):
             if line.kind is LineKind.ENTRY and line.resolved in relink:
                 kind = "wikilink" if line.form is not None and line.form.value == "wikilink" else "link"
-                new = _relink(line.raw, line.target, kind, relink[line.resolved], False)
+                new = relink_line(line.raw, line.target, kind, relink[line.resolved], False)
                 if new != line.raw:
                     aedit.replace(pos, new)
     ops: list[Operation] = index_op(index, edit.render()) + index_op(archive, aedit.render())
