@@ -175,9 +175,9 @@ def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None =
     return Preview(snapshot, changeset, after, cache, after_cache, verdict, result.initial)
 
 
-#: changes that are the author's own edit of the index, not memtui's: the agent's write played by
-#: the PreToolUse hook (its policy judges it); the erasure rule binds what memtui writes
-AUTHOR_WRITES = frozenset({"hook"})
+#: changes that are not memtui's own edit of the index: the agent's write played by the PreToolUse
+#: hook (its policy judges it), and a revert, which writes back the bytes a person last saw
+AUTHOR_WRITES = frozenset({"hook", "revert"})
 
 
 def _erasing(snapshot: Snapshot, changeset: Changeset, after: Snapshot, verdict: GateResult) -> GateResult:
