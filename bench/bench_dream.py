@@ -9,14 +9,19 @@ runs: loading the root, one full validation, the consolidation scan and the stal
 (the same-run baselines), then the whole dream plan (which does all of those, builds every item
 and gates each on the ones before it) and the gate of the default selection as one change —
 with the plan's ratio to one validation.  Then the inbox: seeding the baseline, and a look after
-ten outside edits.  The target is a plan under 3 s at 10,000 files.
+ten outside edits.  The target is a plan under 3 s at 10,000 files.  ``--index-lines 300000``
+also times a root whose index is a 300,000-line rot (rebuild and the dream plan, which must stay
+linear), and ``--compare ../other-checkout`` times the same roots with another memtui (the
+code before a change) in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -86,29 +91,100 @@ def prepare(dest: Path, n: int) -> Path:
     return root
 
 
+def big_index(dest: Path, lines: int, files: int = 1_000) -> Path:
+    """A root of ``files`` topic files whose index has ``lines`` lines: a section heading every
+    thousand lines, every third line an entry (so each file is listed many times), the rest
+    inline facts — a rotted index far past any cap."""
+    root = make_root(dest, files)
+    index = root / "MEMORY.md"
+    names = sorted(p.name for p in root.glob("*.md") if not p.name.startswith("MEMORY"))
+    out = [index.read_text().rstrip("\n")]
+    for i in range(lines):
+        if i % 1000 == 0:
+            out.append(f"## Part {i // 1000}")
+        name = names[i % len(names)]
+        out.append(f"- [{name}]({name}) — fact {i} about the registry" if i % 3 == 0
+                   else f"- inline fact {i}: the sweeper runs nightly")
+    index.write_text("\n".join(out) + "\n")
+    return root
+
+
+def measure_root(root: Path, repeat: int, with_inbox: bool) -> dict[str, object]:
+    """The timings of one root (seconds, best of ``repeat``), as a dict (``--json`` prints it)."""
+    from memtui.core import verbs
+
+    t_load, snapshot = best(repeat, lambda: load_root(root))
+    t_validate, _ = best(repeat, lambda: validate(snapshot))
+    out: dict[str, object] = {"files": len(snapshot.files), "index_lines": len(snapshot.index.lines),
+                              "load": t_load, "validate": t_validate}
+    if with_inbox:
+        out["scan"] = best(repeat, lambda: scan(snapshot))[0]
+        out["staleness"] = best(repeat, lambda: score_root(snapshot, NOW))[0]
+
+    def rebuild() -> object:
+        try:
+            return verbs.rebuild(snapshot)
+        except verbs.NothingToRebuild:
+            return None
+
+    out["rebuild"] = best(repeat, rebuild)[0]
+    t_plan, plan = best(repeat, lambda: dream.plan_dream(snapshot, NOW))
+    out["plan"] = t_plan
+    out["items"] = dict(sorted({item.kind: sum(1 for i in plan.items if i.kind == item.kind)
+                                for item in plan.items}.items()))
+    if plan.default:
+        t_gate, verdict = best(repeat, lambda: dream.preview(plan, plan.default))
+        out["gate"], out["accepted"] = t_gate, verdict.accepted
+    return out
+
+
+def compare(src: str, root: Path, repeat: int) -> dict[str, object] | None:
+    """:func:`measure_root` run by the memtui at ``src`` (another checkout), on the same root."""
+    env = dict(os.environ, PYTHONPATH=src)
+    done = subprocess.run([sys.executable, __file__, "--measure", str(root), "--repeat", str(repeat)],
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"baseline at {src} failed: {done.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(done.stdout)
+
+
+def report(label: str, ours: dict[str, object], base: dict[str, object] | None) -> None:
+    print(f"{label}: {ours['files']:,} files, {ours['index_lines']:,} index lines; items {ours['items']}"
+          + (f"; default set accepted: {ours['accepted']}" if "accepted" in ours else ""))
+    if base is not None:
+        print(f"  baseline items {base['items']}")
+    for key in ("load", "validate", "scan", "staleness", "rebuild", "plan", "gate"):
+        if key not in ours:
+            continue
+        value = float(ours[key])  # type: ignore[arg-type]
+        line = f"  {key:<10}{value * 1000:10.0f} ms   {value / float(ours['validate']):5.1f}× validate"  # type: ignore[arg-type]
+        if base is not None and key in base:
+            before = float(base[key])  # type: ignore[arg-type]
+            line += f"   baseline {before * 1000:10.0f} ms   ({before / value:5.1f}× faster now)" if value else ""
+        print(line)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--index-lines", type=int, default=0, metavar="N",
+                        help="also time a root whose index has N lines (e.g. 300000)")
+    parser.add_argument("--compare", metavar="SRC", help="another memtui checkout to time on the same roots")
+    parser.add_argument("--measure", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:  # the child of --compare: one root, as JSON
+        print(json.dumps(measure_root(Path(args.measure), args.repeat, with_inbox=False)))
+        return 0
     with tempfile.TemporaryDirectory(prefix="memtui-bench-dream-") as tmp:
         os.environ["MEMTUI_CACHE_DIR"] = str(Path(tmp) / "cache")
         root = prepare(Path(tmp) / "root", args.files)
-        t_load, snapshot = best(args.repeat, lambda: load_root(root))
-        t_validate, _ = best(args.repeat, lambda: validate(snapshot))
-        t_scan, _ = best(args.repeat, lambda: scan(snapshot))
-        t_stale, _ = best(args.repeat, lambda: score_root(snapshot, NOW))
-        t_plan, plan = best(args.repeat, lambda: dream.plan_dream(snapshot, NOW))
-        t_gate, verdict = best(args.repeat, lambda: dream.preview(plan, plan.default))
-        kinds = {kind: sum(1 for item in plan.items if item.kind == kind) for kind in dream.KINDS}
-        print(f"root: {len(snapshot.files):,} files; items: {kinds}; default set accepted: {verdict.accepted}")
-        print(f"load        {t_load * 1000:8.0f} ms")
-        print(f"validate    {t_validate * 1000:8.0f} ms   (baseline)")
-        print(f"scan        {t_scan * 1000:8.0f} ms")
-        print(f"staleness   {t_stale * 1000:8.0f} ms")
-        print(f"dream plan  {t_plan * 1000:8.0f} ms   {t_plan / t_validate:5.1f}× validate   "
-              f"target < 3000 ms: {'ok' if t_plan < 3 else 'MISSED'}")
-        print(f"gate of the default set {t_gate * 1000:5.0f} ms")
+        ours = measure_root(root, args.repeat, with_inbox=True)
+        base = compare(args.compare, root, args.repeat) if args.compare else None
+        report("synthetic root", ours, base)
+        print(f"  dream plan target < 3000 ms: {'ok' if float(ours['plan']) < 3 else 'MISSED'}")  # type: ignore[arg-type]
+        snapshot = load_root(root)
         start = time.perf_counter()
         seen.inbox(snapshot)
         t_seed = time.perf_counter() - start
@@ -120,6 +196,11 @@ def main() -> int:
         t_look, look = best(args.repeat, lambda: seen.inbox(fresh))
         print(f"inbox seed  {t_seed * 1000:8.0f} ms   look {t_look * 1000:6.0f} ms "
               f"({len(look.changes)} changes)")
+        if args.index_lines:
+            big = big_index(Path(tmp) / "big", args.index_lines)
+            ours = measure_root(big, 1, with_inbox=False)
+            base = compare(args.compare, big, 1) if args.compare else None
+            report(f"a {args.index_lines:,}-line index", ours, base)
     return 0
 
 

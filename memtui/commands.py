@@ -470,8 +470,9 @@ COMMANDS: tuple[Command, ...] = (
             "Mark the selected file obsolete and pick its successor; shows the change first.",
             CHANGE, _run_supersede, _or_marked(_not_archived), writes=True, footer=True),
     Command("rebuild_index", "R", "Rebuild index",
-            "Regenerate MEMORY.md from disk (Pinned, Recent to 80%, regions); shows the diff "
-            "first.", CHANGE, lambda app, s: app.run_change(Request(verbs.rebuild, confirm=True)),
+            "Edit MEMORY.md back within its contract: repairs, a prose dump made pointers, "
+            "long lines and decay only past the fill target; shows the diff first.", CHANGE,
+            lambda app, s: app.run_change(Request(verbs.rebuild, confirm=True)),
             writes=True, footer=True),
     Command("edit_file", "e", "Edit in $EDITOR",
             "Edit a copy of the selected file in $EDITOR; the result is written through the "
@@ -547,8 +548,9 @@ COMMANDS: tuple[Command, ...] = (
             "Take every change of the Inbox as seen.", CHANGE,
             lambda app, s: app.mark_seen(None), _mark_all_seen_why_not, writes=True),
     Command("dream", "D", "Dream",
-            "One maintenance pass as a checklist: archive, merge, supersede, move index history "
-            "out, rebuild; the checked items are gated and applied as one change.", CHANGE,
+            "One maintenance pass as a checklist: history out of the index, repairs, declared "
+            "supersessions, archive, merge, supersede, trims; the checked items are gated and "
+            "applied as one change.", CHANGE,
             lambda app, s: app.open_dream(), footer=True),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda app, s: app.pick_root(), _switch_why_not, anywhere=True),

@@ -32,11 +32,13 @@ if TYPE_CHECKING:
 def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "dream",
-        help="plan one maintenance pass (archive, merge, supersede, history, rebuild)",
-        description="Plan one maintenance pass: archive fully stale files no guard holds back, "
-        "merge near-duplicate clusters, supersede contradictions with a known direction, move "
-        "HTML-comment history from MEMORY.md to MEMORY-history.md, rebuild the index. Items "
-        "touching a pinned file start unchecked. Without --yes nothing is written.",
+        help="plan one maintenance pass (history, repair, archive, merge, supersede, trim)",
+        description="Plan one maintenance pass: move HTML-comment history from MEMORY.md to "
+        "MEMORY-history.md, repair the indexes, archive files their author declared superseded "
+        "and fully stale files no guard holds back, merge near-duplicate clusters, supersede "
+        "contradictions with a known direction, recover lessons kept only as hooks, turn a "
+        "prose-dump index into pointers, and past the fill target shorten long lines and decay "
+        "entries. Items touching a pinned file start unchecked. Without --yes nothing is written.",
     )
     parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
     parser.add_argument("--dry-run", action="store_true", help="print the plan with each item's diff; touch nothing")
@@ -45,6 +47,9 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--repo", metavar="DIR", help="the project references point into (as for `stale`)")
     parser.add_argument("--now", metavar="DATE", help="judge staleness as of this date (default: now)")
     add_budget_options(parser)
+    from .verbs import add_target_option
+
+    add_target_option(parser)
     parser.set_defaults(func=run, verb="dream")
 
 
@@ -74,7 +79,8 @@ def _run(args: argparse.Namespace) -> int:
         plans: list[DreamPlan] = []
 
         def planner(snapshot: Snapshot) -> Preview:
-            found = dream.plan_dream(snapshot, now, repo=repo, rejected=read_rejected(root))
+            found = dream.plan_dream(snapshot, now, repo=repo, rejected=read_rejected(root),
+                                     target_lines=args.target_lines)
             plans.append(found)
             if not found.default:
                 raise _NothingChecked

@@ -30,6 +30,7 @@ from .common import (
     esc,
     find_roots,
     note_applied,
+    positive_int,
     print_json,
 )
 
@@ -70,7 +71,8 @@ def register(subparsers: Subparsers) -> None:
         ("merge", "fold files into one gist with provenance; the sources move to archive/", _add_merge),
         ("edit", "change an entry's hook (--hook), or edit the file in $EDITOR", _add_edit),
         ("remember", "create a new memory file with an entry in Recent", _add_remember),
-        ("rebuild", "regenerate MEMORY.md: Pinned, Recent, Regions (shows the diff)", _add_rebuild),
+        ("rebuild", "edit MEMORY.md back within its contract: repairs, then trims past the fill "
+         "target (shows the diff)", _add_rebuild),
     ]
     for name, help_text, add in specs:
         parser = subparsers.add_parser(name, help=help_text, description=help_text[:1].upper() + help_text[1:] + ".")
@@ -122,6 +124,13 @@ def _add_remember(parser: argparse.ArgumentParser) -> None:
 
 def _add_rebuild(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
+    add_target_option(parser)
+
+
+def add_target_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--target-lines", type=positive_int, default=None, metavar="N",
+                        help="the index's fill target in lines: nothing is trimmed within it "
+                        "(default: config index.target_lines, else 80%% of the line cap)")
 
 
 # ---------------------------------------------------------------- roots and paths
@@ -344,7 +353,8 @@ def _run(args: argparse.Namespace) -> int:
     if verb == "rebuild":
         with changing(args):
             root = root_of_path(args.path)
-        return apply_changeset(args, root, verbs.rebuild, diff=True)
+        target = args.target_lines
+        return apply_changeset(args, root, lambda s: verbs.rebuild(s, target), diff=True)
     if verb == "remember":
         with changing(args):
             root = Path(args.root).expanduser().absolute() if args.root else root_of_path(None)

@@ -15,6 +15,7 @@ from . import verbs
 from .changeset import AlreadyDone, Changeset, Move, Operation, Refusal, VerbError
 from .frontmatter import clear_key, set_key
 from .index_edit import IndexDraft, new_entry, portable_raw
+from .index_lines import keep_erased
 from .model import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
 from .verbs import (
     _clear_pinned,
@@ -268,4 +269,4 @@ def bulk(snapshot: Snapshot, verb: str, paths: Iterable[str], *, confirm: bool =
     description = f"{verb} {names}"
     if skipped:
         description += f"; {len(skipped)} left out"
-    return BulkChange(Changeset(verb, description, tuple(ops)), tuple(skipped))
+    return BulkChange(keep_erased(snapshot, Changeset(verb, description, tuple(ops))), tuple(skipped))

@@ -4,23 +4,28 @@
 APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and proposes, in order:
 
 1. ``history`` — the block-level HTML comments of ``MEMORY.md`` move, byte for byte, to
-   ``MEMORY-history.md`` (created with a small frontmatter, appended to afterwards, reachable
-   through an entry in the archive index, never loaded);
-2. ``archive`` — each ``FULLY_STALE`` file (after guards: no guard held it back);
-3. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out): a gist
-   with ``consolidated_from``, the sources archived with ``folded_into``;
-4. ``supersede`` — each contradiction whose direction is known (``ordered``: the dates differ);
-5. ``rebuild`` — the index regenerated from the result (Pinned, Recent to 80% of the cap,
-   derived region pointers, archived entries out of the active index).
+   ``MEMORY-history.md`` (created with a small frontmatter, reachable through the archive
+   index, never loaded);
+2. ``repair`` — the indexes repaired (:mod:`.index_repair`): dangling pointers repointed where
+   one target is evident, broken links in hooks unlinked, duplicates merged with every hook,
+   live unreachable files indexed beside their siblings;
+3. ``supersede-declared`` — the files their author declared superseded (``superseded_by``
+   naming an existing file, ``status: superseded``) move to ``archive/``, their entries into the
+   archive index under their headings;
+4. ``archive`` — each ``FULLY_STALE`` file (after guards: no guard held it back);
+5. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out);
+6. ``supersede`` — each contradiction whose direction is known (the dates differ);
+7. ``lesson`` — a dangling pointer whose hook is the only copy of a lesson becomes its file;
+8. ``pointers`` — a prose-dump index rewritten as one entry per topic (:mod:`.prose_index`);
+9. ``shorten`` and ``decay`` — only past the fill target (:mod:`.index_trim`).
 
-A file belongs to at most one item (the first that claims it).  Items start checked except those
-needing a person: a cluster or contradiction holding a pinned file ("needs review: pinned"), a
-cluster to be reviewed pair by pair (oversized or chained), and an item the validator refuses on
-top of the ones before it.  The selected items compose into ONE changeset (:func:`compose`):
-each item's builder runs on the result of the items before it, so several items may rewrite
-``MEMORY.md``; :func:`preview` gates the whole selection — one verdict, one journal record, one
-undo.  After the checked items are applied, a second plan proposes nothing checked: what is left
-are the items waiting for a person.
+A file belongs to at most one of the items 3–6 (the first that claims it).  Items start checked
+except those needing a person: a cluster or contradiction holding a pinned file ("needs review:
+pinned"), a cluster to be reviewed pair by pair (oversized or chained), and an item the
+validator refuses on top of the ones before it.  The selected items compose into ONE changeset
+(:func:`compose`): each item's builder runs on the result of the items before it; :func:`preview`
+gates the whole selection — one verdict, one journal record, one undo.  After the checked items
+are applied, a second plan proposes nothing checked.
 """
 
 from __future__ import annotations
@@ -36,25 +41,20 @@ from .contradictions import freshness
 from .frontmatter import parse_frontmatter
 from .incremental import FindingsCache, findings_cache
 from .index_edit import IndexDraft, new_entry
+from .index_lines import HISTORY_HEADER, HISTORY_NAME, configured_target_lines
 from .merge import merge
 from .model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text
-from .rebuild import NothingToRebuild, rebuild
+from .rebuild import NothingToRebuild
 from .staleness import StalenessClass, score_root
 from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
 
-HISTORY_NAME = "MEMORY-history.md"
-HISTORY_HEADER = (
-    "---\n"
-    "name: MEMORY.md history\n"
-    "description: session history moved out of MEMORY.md by memtui dream (HTML comments, byte for "
-    "byte); reachable through the archive index, never loaded\n"
-    "type: reference\n"
-    "---\n\n"
-)
-KINDS = ("history", "archive", "merge", "supersede", "rebuild")
+KINDS = ("history", "repair", "supersede-declared", "archive", "merge", "supersede", "lesson",
+         "pointers", "shorten", "decay")
+INDEX_KINDS = ("repair", "lesson", "pointers", "shorten", "decay")
 PINNED_NOTE = "needs review: pinned"
 EVIDENCE_SHOWN = 6
+DIFF_KEPT_LINES = 5_000
 
 Builder = Callable[[Snapshot], Changeset]
 
@@ -63,7 +63,7 @@ Builder = Callable[[Snapshot], Changeset]
 class DreamItem:
     """One proposed maintenance step: what, on which files, why, and whether it starts checked."""
 
-    kind: str  # history | archive | merge | supersede | rebuild
+    kind: str  # one of KINDS
     paths: tuple[str, ...]
     reason: str
     evidence: tuple[str, ...]
@@ -71,7 +71,7 @@ class DreamItem:
     build: Builder = field(compare=False, repr=False)
     note: str = ""  # why it starts unchecked
     diff: str = field(default="", compare=False, repr=False)  # its diff in the default selection
-    # ("" for an unchecked item: see :func:`item_diff`)
+    # ("" for an unchecked item or a huge index: see :func:`item_diff`)
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "paths": list(self.paths), "reason": self.reason,
@@ -241,9 +241,109 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
     return items
 
 
-def _rebuild_item() -> DreamItem:
-    return DreamItem("rebuild", (INDEX_NAME,), "rebuild the index: Pinned, Recent to 80% of the cap, "
-                     "region pointers, archived entries out of the active index", (), True, rebuild)
+def _index_items(target_lines: int | None) -> list[DreamItem]:
+    """The index items, built (and explained) on the state the items before them leave."""
+    from .index_repair import lessons
+    from .index_trim import shorten
+    from .prose_index import pointers
+
+    return [
+        DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "
+                  "pointers whose target is evident, unlink broken links in hooks (words kept), merge "
+                  "duplicate entries keeping every hook, index live unreachable files beside their "
+                  "siblings", (), True, _remembered("repair", lambda s: _repair_with_report(s))),
+        DreamItem("lesson", (INDEX_NAME,), "a pointer to a missing file whose hook is the only copy "
+                  "of its lesson: the hook becomes that topic file", (), True, lessons),
+        DreamItem("pointers", (INDEX_NAME,), "the index is a prose dump past its fill target: one "
+                  "entry per topic, long sections into topic files, the old text kept whole in "
+                  "MEMORY-history.md", (), True, lambda s: pointers(s, target_lines)),
+        DreamItem("shorten", (INDEX_NAME,), "past the fill target: entry lines over ~200 characters "
+                  "shortened to the description or first clause (full lines kept in MEMORY-history.md)",
+                  (), True, lambda s: shorten(s, target_lines)),
+        DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
+                  "status before age into MEMORY-archive.md under their headings (rules and pins last)",
+                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines))),
+    ]
+
+
+#: what the last build of an index item found, by kind: (the snapshot it read, the evidence)
+_FOUND: dict[str, tuple[Snapshot, list[str]]] = {}
+
+
+def _remembered(kind: str, build: Callable[[Snapshot], tuple[Changeset, list[str]]]) -> Builder:
+    """A builder that keeps the evidence it found, so explaining the item reads it again for free."""
+
+    def run(state: Snapshot) -> Changeset:
+        changeset, evidence = build(state)
+        _FOUND[kind] = (state, evidence)
+        return changeset
+
+    return run
+
+
+def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
+    from .index_repair import plan_repair
+
+    changeset, report = plan_repair(state)
+    return changeset, report.evidence
+
+
+def _decay_with_plan(state: Snapshot, target_lines: int | None) -> tuple[Changeset, list[str]]:
+    from .index_trim import decay, decay_plan
+
+    chosen = decay_plan(state, target_lines)
+    lines = state.index.lines
+    return decay(state, target_lines, chosen), [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in chosen]
+
+
+def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_lines: int | None) -> DreamItem:
+    """An index item with the evidence of what it does on ``state``."""
+    from .index_repair import lesson_paths, plan_repair
+    from .index_trim import decay_plan
+
+    evidence: list[str] = []
+    paths = item.paths
+    found = _FOUND.pop(item.kind, None)
+    if found is not None and found[0] is state:
+        evidence = found[1]
+    elif item.kind == "repair":
+        evidence = plan_repair(state)[1].evidence
+    elif item.kind == "lesson":
+        found = lesson_paths(state)
+        evidence = [f"{path}: missing, no evident target; its hook: '{' '.join(line.hook.split())[:90]}'"
+                    for path, line in found]
+        paths = tuple(path for path, _ in found)
+    elif item.kind == "decay":
+        lines = state.index.lines
+        evidence = [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in decay_plan(state, target_lines)]
+    elif item.kind == "shorten":
+        kept = {line.raw for line in apply_to_snapshot(state, changeset.ops).snapshot.index.lines}
+        evidence = [f"line {line.number} {line.resolved}: {len(line.raw)} characters" for line in state.index.lines
+                    if line.kind is LineKind.ENTRY and line.raw not in kept]
+    evidence = [changeset.description] + evidence
+    shown = tuple(evidence[: EVIDENCE_SHOWN * 2]) + ((f"… and {len(evidence) - EVIDENCE_SHOWN * 2} more",)
+                                                     if len(evidence) > EVIDENCE_SHOWN * 2 else ())
+    return _with(item, evidence=shown, paths=paths)
+
+
+def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
+    from .index_trim import archive_declared, declared_superseded
+
+    found = declared_superseded(snapshot)
+    if not found:
+        return []
+    paths = tuple(path for path, _ in found)
+    evidence = tuple(f"{path}: {why}" for path, why in found[: EVIDENCE_SHOWN * 2])
+    if len(found) > EVIDENCE_SHOWN * 2:
+        evidence += (f"… and {len(found) - EVIDENCE_SHOWN * 2} more",)
+
+    def build(s: Snapshot, chosen: tuple[str, ...] = paths) -> Changeset:
+        return archive_declared(s, [p for p in chosen if p in s.files])
+
+    return [DreamItem("supersede-declared", paths,
+                      f"{len(paths)} file{'s' if len(paths) != 1 else ''} their author declared superseded: "
+                      "move to archive/, their entries into the archive index under their headings",
+                      evidence, True, build)]
 
 
 def plan_dream(
@@ -254,16 +354,20 @@ def plan_dream(
     rejected: Collection[tuple[str, str]] = (),
     cache: FindingsCache | None = None,
     consulted: Mapping[str, str] | None = None,
+    target_lines: int | None = None,
 ) -> DreamPlan:
     """Every maintenance item for one root, each gated on top of the checked ones before it.
 
     ``consulted`` maps the files the agent read in the last 14 days to why (by default read from
     Claude Code's transcripts, :func:`memtui.core.usage.consulted_recently`): none of them is
-    archived as stale.
+    archived as stale.  ``target_lines`` is the index's fill target (default: config
+    ``index.target_lines``, else 80% of the line cap).
     """
     today = now.date() if isinstance(now, datetime) else now
     if consulted is None:
         consulted = _consulted(snapshot, now)
+    if target_lines is None:
+        target_lines = configured_target_lines()
     proposals: list[DreamItem] = []
     if comment_blocks(snapshot.index):
         blocks = comment_blocks(snapshot.index)
@@ -273,16 +377,22 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    archived = _archive_items(snapshot, now, repo, consulted)
+    index_items = _index_items(target_lines)
+    proposals += [item for item in index_items if item.kind == "pointers"]
+    proposals += [item for item in index_items if item.kind == "repair"]
+    declared = _declared_items(snapshot)
+    proposals += declared
+    taken = {p for item in declared for p in item.paths}
+    archived = [item for item in _archive_items(snapshot, now, repo, consulted) if not taken & set(item.paths)]
     proposals += archived
     found = scan(snapshot, rejected=rejected)
-    proposals += _merge_items(snapshot, found, today, {p for item in archived for p in item.paths})
+    proposals += _merge_items(snapshot, found, today, taken | {p for item in archived for p in item.paths})
     proposals += _supersede_items(snapshot, found)
-    proposals.append(_rebuild_item())
+    proposals += [item for item in index_items if item.kind not in ("pointers", "repair")]
 
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
-    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals)), cache)
+    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines)), cache)
 
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
@@ -295,11 +405,12 @@ def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
         return {}
 
 
-def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[DreamItem]) -> list[DreamItem]:
+def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[DreamItem],
+                   target_lines: int | None = None) -> list[DreamItem]:
     """Build and gate each proposal on the result of the checked ones before it.
 
     An item the validator refuses there (say, a merge that grows an index already over its cap)
-    is tried once more after the rebuild, followed by a second rebuild when it then passes — so
+    is tried once more after the index items, followed by those again when it then passes — so
     that applying the checked items leaves nothing checked for the next plan.
     """
     state, state_cache = snapshot, cache
@@ -316,7 +427,11 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
             changeset = item.build(state)
         except VerbError:  # NothingToRebuild, or a file an earlier item already moved
             return True
-        diff = changeset.diff or unified_diff(state, changeset)
+        # a diff is kept for the view when cheap; a huge index's diff is built when looked at
+        small = len(state.index.lines) + len(state.archive_index.lines) <= DIFF_KEPT_LINES
+        diff = changeset.diff or (unified_diff(state, changeset) if small else "")
+        if item.kind in INDEX_KINDS:
+            item = _explain(item, state, changeset, target_lines)
         gated = plan(state, changeset, state_cache)
         if gated.accepted:
             state, state_cache = gated.after, gated.cache
@@ -328,7 +443,7 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
         return False
 
     for item in proposals:
-        if item.kind in ("archive", "merge", "supersede"):
+        if item.kind in ("supersede-declared", "archive", "merge", "supersede"):
             if claimed & set(item.paths):
                 continue
             claimed.update(item.paths)
@@ -338,8 +453,9 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
         before = len(items)
         for item in held:
             attempt(item, last_try=True)
-        if any(item.checked for item in items[before:]) and not any(h.kind == "rebuild" for h in held):
-            attempt(_rebuild_item(), last_try=True)
+        if any(item.checked for item in items[before:]):
+            for item in _index_items(target_lines):
+                attempt(item, last_try=True)
     return items
 
 

@@ -16,6 +16,7 @@ from typing import Iterable
 from .changeset import Changeset, Operation, VerbError
 from .index import region_line
 from .index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
+from .index_lines import keep_erased
 from .model import ARCHIVE_INDEX_NAME, Index, Snapshot
 from .validate import glob_regex, validate
 from .verbs import _draft_op
@@ -172,5 +173,6 @@ def drop_broken_links(snapshot: Snapshot, lines: Iterable[tuple[str, int]] | Non
         ops += _draft_op(draft)
     if not ops:
         raise VerbError("no broken links to drop")
-    return Changeset("drop-broken-links",
-                     f"drop {len(wanted)} broken link line{'s' * (len(wanted) != 1)}", tuple(ops))
+    return keep_erased(snapshot, Changeset("drop-broken-links",
+                       f"drop {len(wanted)} broken link line{'s' * (len(wanted) != 1)}", tuple(ops)),
+                       "broken links dropped (the lines, kept here)")

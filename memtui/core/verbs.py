@@ -32,6 +32,7 @@ from typing import Callable, Iterable
 from .changeset import AlreadyDone, Changeset, Create, Move, Operation, Refusal, VerbError, Write, apply_to_snapshot
 from .frontmatter import clear_key, parse_frontmatter, set_key
 from .index_edit import IndexDraft, new_entry, one_line, portable_raw, with_hook
+from .index_lines import keep_erased
 from .model import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX_NAME,
@@ -172,7 +173,7 @@ def pin(snapshot: Snapshot, path: str) -> Changeset:
     if archive.remove_entries(f.path):
         ops += _draft_op(archive)
     ops += _draft_op(draft)
-    return Changeset("pin", f"pin {f.path}", tuple(ops))
+    return keep_erased(snapshot, Changeset("pin", f"pin {f.path}", tuple(ops)))
 
 
 def unpin(snapshot: Snapshot, path: str) -> Changeset:
@@ -188,7 +189,7 @@ def unpin(snapshot: Snapshot, path: str) -> Changeset:
         draft.remove_entries(f.path)
         draft.add_recent(raw)
     ops += _draft_op(draft)
-    return Changeset("unpin", f"unpin {f.path}", tuple(ops))
+    return keep_erased(snapshot, Changeset("unpin", f"unpin {f.path}", tuple(ops)))
 
 
 # ---------------------------------------------------------------- decay / promote
@@ -208,7 +209,7 @@ def decay(snapshot: Snapshot, path: str) -> Changeset:
     archive = _draft(snapshot, archive=True)
     how = _keep_reachable(snapshot, f, removed[0].hook or f.description or f.title, archive)
     ops = _draft_op(draft) + _draft_op(archive)
-    return Changeset("decay", f"decay {f.path} ({how})", tuple(ops))
+    return keep_erased(snapshot, Changeset("decay", f"decay {f.path} ({how})", tuple(ops)))
 
 
 def promote(snapshot: Snapshot, path: str, hook: str | None = None) -> Changeset:
@@ -320,7 +321,7 @@ def supersede(snapshot: Snapshot, old: str, new: str, confirm: bool = False) -> 
             archive_draft.remove_entries(new_f.path)  # the successor is in the working set now
         _keep_reachable(snapshot, old_f, hook, archive_draft)
     ops += _draft_op(draft) + _draft_op(archive_draft)
-    return Changeset("supersede", f"supersede {old_f.path} by {new_f.path}", tuple(ops))
+    return keep_erased(snapshot, Changeset("supersede", f"supersede {old_f.path} by {new_f.path}", tuple(ops)))
 
 
 # ---------------------------------------------------------------- edit
@@ -344,7 +345,8 @@ def edit_hook(snapshot: Snapshot, path: str, hook: str) -> Changeset:
             if raw == line.raw:
                 raise Refusal(f"the entry for '{f.path}' already has that hook")
             draft.items[line.number - 1] = (raw, draft.items[line.number - 1][1])
-            return Changeset("edit", f"new hook for {f.path}", tuple(_draft_op(draft)))
+            return keep_erased(snapshot, Changeset("edit", f"new hook for {f.path}", tuple(_draft_op(draft))),
+                               "hooks replaced by an edit (the lines before)")
     raise Refusal(f"'{f.path}' has no entry to edit; promote it first")
 
 
@@ -370,8 +372,8 @@ def drop_line(snapshot: Snapshot, index_path: str, number: int) -> Changeset:
     draft.remove([number - 1])
     shown = line.raw.strip()
     shown = shown if len(shown) <= 60 else shown[:59] + "…"
-    return Changeset("drop-line", f"remove line {number} of {index.path}: {shown}",
-                     tuple(_draft_op(draft)))
+    return keep_erased(snapshot, Changeset("drop-line", f"remove line {number} of {index.path}: {shown}",
+                                           tuple(_draft_op(draft))))
 
 
 # ---------------------------------------------------------------- remember

@@ -152,7 +152,8 @@ class DreamScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="dream-diff", description="dream diff worker")
     def _diff_worker(self, plan: DreamPlan, position: int, selected: frozenset[int]) -> None:
         item = plan.items[position]
-        diff = item.diff if item.checked and selected == plan.default else dream.item_diff(plan, position, selected)
+        kept = item.diff if item.checked and selected == plan.default else ""
+        diff = kept or dream.item_diff(plan, position, selected)
         self.post_message(self.Diffed(position, diff))
 
     # ------------------------------------------------------------------ results

@@ -159,7 +159,7 @@ def test_rebuild_shows_the_diff(make_root: MakeRoot, capsys: pytest.CaptureFixtu
     root = make_root({**VALID_ROOT, "stray.md": "---\nname: Stray\ndescription: lost\ntype: user\n---\n"})
     code, out, _ = run(capsys, "rebuild", str(root), "--dry-run")
     assert code == 0
-    assert "+++ b/MEMORY-archive.md" in out and "+- [Stray](stray.md) — lost" in out
+    assert "+++ b/MEMORY.md" in out and "+- [Stray](stray.md) — lost" in out  # live: indexed, not archived
     code, out, _ = run(capsys, "rebuild", str(root))
     assert code == 0 and "applied: rebuild MEMORY.md" in out
     code, out, _ = run(capsys, "rebuild", str(root))

@@ -202,7 +202,8 @@ def test_plan_follows_the_rules(rules_root: tuple[Path, Path]) -> None:
     assert not pinned_merge.checked and pinned_merge.note == "needs review: pinned (pool_pinned.md)"
     assert by_kind[("merge", ("cache_a.md", "cache_b.md"))].checked
     assert by_kind[("history", ("MEMORY.md", HISTORY_NAME))].checked
-    assert [item.kind for item in plan.items][-1] == "rebuild"
+    # within its fill target and with nothing to repair, the index is left as the author wrote it
+    assert not {"repair", "shorten", "decay", "pointers"} & {item.kind for item in plan.items}
     dream_and_check(root, project)
 
 
@@ -243,7 +244,7 @@ def test_dream_on_the_demo_with_history(tmp_path: Path) -> None:
     title_end = index.index("\n") + 1
     (root / "MEMORY.md").write_text(index[:title_end] + HISTORY_BLOCKS[0] + index[title_end:] + HISTORY_BLOCKS[1])
     plan = dream_and_check(root)
-    assert {"history", "merge", "rebuild"} <= {item.kind for item in plan.items}
+    assert {"history", "merge"} <= {item.kind for item in plan.items}
 
 
 @pytest.mark.parametrize("name", CORPUS_ROOTS)

@@ -43,8 +43,10 @@ def test_drop_line_removes_one_entry_and_keeps_every_other_byte(make_root) -> No
     root = make_root({"MEMORY.md": index, "a.md": topic("A"), "c.md": topic("C")})
     snapshot = load_root(root)
     changeset = drop_line(snapshot, "MEMORY.md", 4)
-    (write,) = changeset.ops
+    write, history, listing = changeset.ops  # the dropped line is kept in MEMORY-history.md
     assert write.data.decode() == index.replace("- [Gone](gone.md) — broken\n", "")
+    assert history.path == "MEMORY-history.md" and b"- [Gone](gone.md) \xe2\x80\x94 broken\n" in history.data
+    assert listing.path == "MEMORY-archive.md"
     with pytest.raises(VerbError, match="not an entry"):
         drop_line(snapshot, "MEMORY.md", 1)
     with pytest.raises(VerbError, match="no line 99"):

@@ -114,10 +114,13 @@ def test_broken_links_in_both_indexes_drop_as_one_change(make_root: MakeRoot) ->
     before = tree(root)
     snapshot = load_root(root)
     changeset = drop_broken_links(snapshot)
-    assert set(changeset.paths) == {"MEMORY.md", "MEMORY-archive.md"}
+    assert set(changeset.paths) == {"MEMORY.md", "MEMORY-archive.md", "MEMORY-history.md"}
     write.run(snapshot, changeset)
     assert (root / "MEMORY.md").read_text() == "# M\n- [A](a.md) — a\n- [B](b.md) — b\n"
-    assert (root / "MEMORY-archive.md").read_text() == "# Archive\n"
+    assert (root / "MEMORY-archive.md").read_text().startswith("# Archive\n- [MEMORY.md history](MEMORY-history.md)")
+    history = (root / "MEMORY-history.md").read_text()  # the dropped lines are kept, not erased
+    assert all(line in history for line in ("- [Gone](gone.md) — gone", "- [Lost](lost.md) — lost",
+                                            "- [Old](archive/old.md) — old"))
     assert not [f for f in validate(load_root(root)) if f.rule == "broken-link"]
     assert len(list_records(root)) == 1
     write.undo(load_root(root))

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..budget import measure
-from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot
+from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
+from ..erasure import erased_lines
 from ..incremental import FindingsCache, findings_cache, revalidate
 from ..model import Finding, Snapshot
 from ..validate import GateResult, gate
@@ -193,6 +194,8 @@ def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None =
                                 bytes=max(before_budget.bytes, baseline.bytes))
     verdict = gate(before_findings, list(after_cache.findings), before_budget,
                    measure(after.index, after.config))
+    if baseline is None and changeset.verb not in AUTHOR_WRITES:  # an undo or redo writes back
+        verdict = _erasing(snapshot, changeset, after, verdict)    # journaled bytes: erases nothing
     if verdict.refusing:
         verdict = replace(verdict, refusing=tuple(_say_if_already_there(f, before_findings)
                                                   for f in verdict.refusing))
@@ -214,6 +217,23 @@ def _say_if_already_there(finding: Finding, before: list[Finding]) -> Finding:
             return replace(finding, message=f"{finding.message} (already there before this "
                                             f"change, as {where})")
     return finding
+
+
+#: changes that are not memtui's own edit of the index: the agent's write played by the PreToolUse
+#: hook (its policy judges it), and a revert, which writes back the bytes a person last saw
+AUTHOR_WRITES = frozenset({"hook", "revert"})
+
+
+def _erasing(snapshot: Snapshot, changeset: Changeset, after: Snapshot, verdict: GateResult) -> GateResult:
+    """The verdict refused when the change loses the text of an index line (DESIGN §2)."""
+    touched = changeset.paths
+    if not any(path == snapshot.index.path or is_archive_index(path) for path in touched):
+        return verdict
+    erased = erased_lines(snapshot, after, touched)
+    if not erased:
+        return verdict
+    refusing = tuple(Finding("erased-text", "error", e.path, e.line, e.message(), e.text) for e in erased)
+    return replace(verdict, accepted=False, refusing=verdict.refusing + refusing)
 
 
 def baseline_of(preview: Preview) -> Baseline:

@@ -1,0 +1,347 @@
+"""Rebuild edits the author's index (DESIGN §4.1): small roots, exact results, and properties."""
+
+from __future__ import annotations
+
+import itertools
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memtui.core import verbs, write
+from memtui.core.changeset import Changeset, apply_to_snapshot
+from memtui.core.erasure import erased_lines
+from memtui.core.index_lines import HISTORY_NAME, configured_target_lines
+from memtui.core.index_repair import lessons
+from memtui.core.index_trim import archive_declared
+from memtui.core.model import BudgetConfig, Snapshot
+from memtui.core.prose_index import is_prose_dump, pointers
+from memtui.core.store import load_root
+from memtui.core.validate import validate
+from tests.conftest import MakeRoot, topic
+
+
+def result(snapshot: Snapshot, changeset: Changeset) -> Snapshot:
+    return apply_to_snapshot(snapshot, changeset.ops).snapshot
+
+
+def text(snapshot: Snapshot, path: str = "MEMORY.md") -> str:
+    if path == "MEMORY.md":
+        return snapshot.index.render().decode()
+    if path == "MEMORY-archive.md":
+        return snapshot.archive_index.render().decode()
+    return snapshot.files[path].text
+
+
+def errors(snapshot: Snapshot) -> set[tuple[str, str, str]]:
+    return {f.key for f in validate(snapshot) if f.severity == "error"}
+
+
+SECTIONED = (
+    "# Memory\n\nRead this first.\n\n"
+    "## Feedback\n- [Be brief](feedback_brief.md) — answer first, detail after\n\n"
+    "## Sessions\n- [Day one](session_2026-01-01_a.md) — set the repo up\n"
+    "- Inline fact: the API key lives in the vault.\n"
+)
+SECTIONED_FILES: dict[str, str | bytes] = {
+    "MEMORY.md": SECTIONED,
+    "feedback_brief.md": topic("Be brief", "answer first", type_="feedback"),
+    "session_2026-01-01_a.md": topic("Day one", "repo set up"),
+}
+
+
+def test_an_index_within_target_with_nothing_wrong_is_left_alone(make_root: MakeRoot) -> None:
+    with pytest.raises(verbs.NothingToRebuild):
+        verbs.rebuild(load_root(make_root(dict(SECTIONED_FILES))))
+
+
+def test_an_unreachable_live_file_is_indexed_beside_its_siblings(make_root: MakeRoot) -> None:
+    files = dict(SECTIONED_FILES, **{
+        "session_2026-02-01_b.md": topic("Day two", "first deploy"),
+        "feedback_tests.md": topic("Tests first", "write the test before the fix", type_="feedback"),
+    })
+    snapshot = load_root(make_root(files))
+    after = result(snapshot, verbs.rebuild(snapshot))
+    assert text(after) == (
+        "# Memory\n\nRead this first.\n\n"
+        "## Feedback\n- [Be brief](feedback_brief.md) — answer first, detail after\n"
+        "- [Tests first](feedback_tests.md) — write the test before the fix\n\n"
+        "## Sessions\n- [Day one](session_2026-01-01_a.md) — set the repo up\n"
+        "- [Day two](session_2026-02-01_b.md) — first deploy\n"
+        "- Inline fact: the API key lives in the vault.\n"
+    )
+    assert not after.archive_index.exists  # a live file is never filed as archived
+    assert not errors(after)
+
+
+def test_a_family_of_many_unreachable_files_gets_one_region_line(make_root: MakeRoot) -> None:
+    files = dict(SECTIONED_FILES)
+    files.update({f"log_2026-03-{d:02d}.md": topic(f"Log {d}") for d in range(1, 8)})
+    snapshot = load_root(make_root(files))
+    after = result(snapshot, verbs.rebuild(snapshot))
+    assert text(after).endswith("\n## Regions\n- region `log_*.md` → 7 more log notes; grep the memory dir\n")
+    assert text(after).startswith(SECTIONED)
+    assert not errors(after)
+
+
+@pytest.mark.parametrize(("target", "files", "repointed"), [
+    ("session_2026-05-23_task8.md", ["session_2026-05-23_task8_9.md"], "session_2026-05-23_task8_9.md"),
+    ("notes.md", ["sub/notes.md"], "sub/notes.md"),
+    ("old.md", ["archive/old.md"], None),  # the active entry moves to the archive index
+    ("task.md", ["task_1.md", "task_2.md"], False),  # two candidates: nothing is evident, kept
+])
+def test_a_dangling_pointer_is_repointed_only_when_one_target_is_evident(
+        make_root: MakeRoot, target: str, files: list[str], repointed: str | None | bool) -> None:
+    line = f"- [The note]({target}) — what the note says"
+    root_files: dict[str, str | bytes] = {"MEMORY.md": f"# Memory\n\n## Notes\n{line}\n- [Other](other.md) — x\n",
+                                          "other.md": topic("Other")}
+    for path in files:
+        root_files[path] = topic("The note")
+    if len(files) > 1:  # the ambiguous files are indexed already
+        root_files["MEMORY.md"] = str(root_files["MEMORY.md"]) + "".join(f"- [{p}]({p}) — x\n" for p in files)
+    snapshot = load_root(make_root(root_files))
+    if repointed is False:
+        changeset = None
+        try:
+            changeset = verbs.rebuild(snapshot)
+        except verbs.NothingToRebuild:
+            pass
+        after = result(snapshot, changeset) if changeset else snapshot
+        assert line in text(after)  # kept, never dropped
+        return
+    after = result(snapshot, verbs.rebuild(snapshot))
+    if repointed is None:
+        assert line not in text(after) and "- [The note](archive/old.md) — what the note says" in text(after, "MEMORY-archive.md")
+    else:
+        assert f"- [The note]({repointed}) — what the note says" in text(after)
+    assert line in after.files[HISTORY_NAME].text  # the old text is kept
+    assert not errors(after)
+
+
+def test_a_broken_wikilink_in_a_hook_is_unlinked_with_its_words(make_root: MakeRoot) -> None:
+    snapshot = load_root(make_root({
+        "MEMORY.md": "- [A](a.md) — clone it 1:1 [[feedback_clone]] always\n", "a.md": topic("A")}))
+    after = result(snapshot, verbs.rebuild(snapshot))
+    assert text(after) == "- [A](a.md) — clone it 1:1 feedback_clone always\n"
+    assert "[[feedback_clone]]" in after.files[HISTORY_NAME].text and not errors(after)
+
+
+def test_duplicates_become_one_entry_keeping_every_hook(make_root: MakeRoot) -> None:
+    snapshot = load_root(make_root({
+        "MEMORY.md": "## Audits\n- [March 16](audits.md) — two audits.\n- [March 17](audits.md) — score 8.6.\n"
+                     "- Score went up, see [the audits](audits.md).\n",
+        "audits.md": topic("Audits")}))
+    after = result(snapshot, verbs.rebuild(snapshot))
+    assert text(after) == ("## Audits\n- [March 16](audits.md) — two audits; March 17: score 8.6.\n"
+                           "- Score went up, see [the audits](audits.md).\n")  # the prose bullet stays
+
+
+def past_target(make_root: MakeRoot) -> Snapshot:
+    lines = ["# Memory", "", "## Rules"]
+    files: dict[str, str | bytes] = {}
+    for i in range(3):
+        lines.append(f"- [Rule {i}](feedback_r{i}.md) — rule {i}")
+        files[f"feedback_r{i}.md"] = topic(f"Rule {i}", type_="feedback")
+    lines += ["", "## Old sessions"]
+    for i in range(6):
+        lines.append(f"- [S{i}](session_2025-01-0{i + 1}.md) — session {i}")
+        files[f"session_2025-01-0{i + 1}.md"] = topic(f"S{i}")
+    lines += ["", "## New", "- [Long](project_long.md) — " + "very long detail " * 20]
+    files["project_long.md"] = topic("Long", "the short description")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    return load_root(make_root(files), BudgetConfig(max_lines=15, max_bytes=25_000))
+
+
+def test_past_the_target_decay_goes_episodic_oldest_first_into_the_archive_under_headings(make_root: MakeRoot) -> None:
+    snapshot = past_target(make_root)
+    assert len(snapshot.index.lines) == 17  # over the 15-line cap: not loaded in full
+    after = result(snapshot, verbs.rebuild(snapshot))
+    index, archive = text(after), text(after, "MEMORY-archive.md")
+    assert "- [Rule 0](feedback_r0.md) — rule 0" in index  # rules go last
+    assert "session_2025-01-01.md" not in index and "## Old sessions\n- [S0](session_2025-01-01.md) — session 0" in archive
+    assert "- [Long](project_long.md) — the short description" in index  # shortened to the description
+    assert "very long detail very long detail" in after.files[HISTORY_NAME].text
+    assert len(after.index.lines) <= 12 and not errors(after)
+    assert not erased_lines(snapshot, after, [op.path for op in verbs.rebuild(snapshot).ops])  # type: ignore[union-attr]
+
+
+def test_a_heading_whose_last_entry_decays_goes_with_it(make_root: MakeRoot) -> None:
+    snapshot = past_target(make_root)
+    after = result(snapshot, verbs.rebuild(snapshot, target_lines=6))
+    index = text(after)
+    if "session_" not in index:
+        assert "## Old sessions" not in index
+    headings = [ln for ln in after.index.lines if ln.raw.startswith("#")]
+    for heading in headings:  # no empty heading is left behind
+        pos = heading.number
+        rest = [ln for ln in after.index.lines[pos:] if ln.raw.strip()]
+        assert rest and not rest[0].raw.startswith("## ") or heading.raw.startswith("# ")
+
+
+def test_the_target_lines_option_and_config(make_root: MakeRoot, tmp_path: Path) -> None:
+    snapshot = past_target(make_root)
+    loose = result(snapshot, verbs.rebuild(snapshot, target_lines=14))
+    tight = result(snapshot, verbs.rebuild(snapshot, target_lines=8))
+    assert len(tight.index.lines) < len(loose.index.lines)
+    config = tmp_path / "cfg" / "memtui"
+    config.mkdir(parents=True)
+    (config / "config.json").write_text('{"index": {"target_lines": 140}}')
+    assert configured_target_lines({"XDG_CONFIG_HOME": str(tmp_path / "cfg")}) == 140
+    (config / "config.json").write_text('{"index": {"target_lines": "lots"}}')
+    assert configured_target_lines({"XDG_CONFIG_HOME": str(tmp_path / "cfg")}) is None
+
+
+def test_an_index_that_loads_in_full_keeps_every_live_pointer(make_root: MakeRoot) -> None:
+    snapshot = past_target(make_root)
+    roomy = load_root(Path(snapshot.root), BudgetConfig(max_lines=18, max_bytes=25_000))  # 17 of 18
+    after = result(roomy, verbs.rebuild(roomy))
+    assert {ln.resolved for ln in roomy.index.entries} == {ln.resolved for ln in after.index.entries}
+
+
+def test_a_prose_dump_becomes_pointers_and_the_old_text_is_kept_whole(make_root: MakeRoot) -> None:
+    detail = "".join(f"- detail line {i} about the topic\n" for i in range(14))
+    index = ("# Research index\n\nWhat we found.\n\n## Knowledge\n\n### Blazor guide\n- **File**: `blazor.md`\n"
+             + detail + "\n### How to use\nWhen researching, check the guide first. Then the rest.\n" + detail)
+    snapshot = load_root(make_root({"MEMORY.md": index, "blazor.md": topic("Blazor", "Blazor patterns")}),
+                         BudgetConfig(max_lines=30, max_bytes=25_000))
+    assert is_prose_dump(snapshot)
+    changeset = pointers(snapshot)
+    after = result(snapshot, changeset)
+    assert text(after) == ("# Research index\n\nWhat we found.\n\n## Knowledge\n\n"
+                           "- [Blazor guide](blazor.md) — Blazor patterns\n"
+                           "- [How to use](how_to_use.md) — When researching, check the guide first.\n")
+    assert index in after.files[HISTORY_NAME].text
+    assert detail in after.files["how_to_use.md"].text
+    assert not errors(after) and not erased_lines(snapshot, after, changeset.paths)
+
+
+def test_a_lesson_kept_only_as_a_hook_becomes_its_topic_file(make_root: MakeRoot) -> None:
+    snapshot = load_root(make_root({
+        "MEMORY.md": "- [Discipline](feedback_discipline.md) — never drop per-task memory writes to look fast\n"
+                     "- [Gone](gone.md)\n"}))
+    after = result(snapshot, lessons(snapshot))
+    f = after.files["feedback_discipline.md"]
+    assert f.type == "feedback" and "never drop per-task memory writes to look fast" in f.body
+    assert "gone.md" not in after.files  # no hook, no lesson: the pointer is kept as it is
+    assert [k for k in errors(after) if k[0] == "broken-link"] == [("broken-link", "MEMORY.md", "gone.md")]
+
+
+def test_files_declared_superseded_move_to_the_archive_with_their_lines(make_root: MakeRoot) -> None:
+    root = make_root({
+        "MEMORY.md": "## Decisions\n- [Old plan](old.md) — the old plan\n- [New plan](new.md) — the new plan\n",
+        "old.md": topic("Old plan", superseded_by="new.md"), "new.md": topic("New plan", supersedes="old.md")})
+    snapshot = load_root(root)
+    applied = write.run(snapshot, archive_declared(snapshot))
+    assert applied.preview.accepted
+    after = load_root(root)
+    assert text(after) == "## Decisions\n- [New plan](new.md) — the new plan\n"
+    assert "## Decisions\n- [Old plan](archive/old.md) — the old plan" in text(after, "MEMORY-archive.md")
+    assert (root / "archive" / "old.md").exists()
+
+
+# ---------------------------------------------------------------- the erasure check
+
+
+def test_erasure_check_finds_a_lost_line_and_accepts_a_moved_one(make_root: MakeRoot) -> None:
+    snapshot = load_root(make_root({"MEMORY.md": "# M\n\nkeep me\n- [A](a.md) — the hook of a\n",
+                                    "a.md": topic("A")}))
+    from memtui.core.changeset import Write
+
+    lost = Changeset("x", "x", (Write("MEMORY.md", b"# M\n", snapshot.index.render()),))
+    gone = erased_lines(snapshot, result(snapshot, lost), lost.paths)
+    assert [(e.line, e.text) for e in gone] == [(3, "keep me"), (4, "- [A](a.md) — the hook of a")]
+    moved = verbs.decay(snapshot, "a.md")
+    assert [e.text for e in erased_lines(snapshot, result(snapshot, moved), moved.paths)] == []
+
+
+# ---------------------------------------------------------------- properties
+
+EXAMPLE = itertools.count()  # each example gets a folder of its own
+WORDS = st.text(string.ascii_lowercase + " ", min_size=3, max_size=30).map(lambda s: s.strip() or "word")
+
+
+@st.composite
+def indexes(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
+    """A random index with sections, prose and entries (some dangling, some duplicated), and its files."""
+    files: dict[str, str] = {}
+    lines = ["# Memory", ""]
+    for s in range(draw(st.integers(1, 4))):
+        lines.append(f"## Section {s}")
+        for k in range(draw(st.integers(0, 6))):
+            kind = draw(st.sampled_from(["entry", "entry", "prose", "dangling", "dup", "blank"]))
+            name = f"{draw(st.sampled_from(['feedback', 'session', 'note']))}_{s}_{k}.md"
+            if kind == "entry":
+                files[name] = topic(name[:-3], draw(WORDS))
+                lines.append(f"- [{name[:-3]}]({name}) — {draw(WORDS)}")
+            elif kind == "dup" and files:
+                other = sorted(files)[0]
+                lines.append(f"- [again]({other}) — {draw(WORDS)}")
+            elif kind == "dangling":
+                lines.append(f"- [lost]({name}) — {draw(WORDS)}")
+            elif kind == "prose":
+                lines.append(draw(WORDS))
+            else:
+                lines.append("")
+        lines.append("")
+    for k in range(draw(st.integers(0, 3))):
+        files[f"orphan_{k}.md"] = topic(f"Orphan {k}", draw(WORDS))
+    return "\n".join(lines) + "\n", files
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(indexes(), st.integers(4, 40))
+def test_rebuild_keeps_every_line_and_hook_somewhere(make_root: MakeRoot, drawn: tuple[str, dict[str, str]],
+                                                     max_lines: int) -> None:
+    index, files = drawn
+    snapshot = load_root(make_root({"MEMORY.md": index, **files}, f"ex{next(EXAMPLE)}"),
+                         BudgetConfig(max_lines=max_lines, max_bytes=25_000))
+    try:
+        changeset = verbs.rebuild(snapshot)
+    except verbs.NothingToRebuild:
+        return
+    after = result(snapshot, changeset)
+    assert erased_lines(snapshot, after, changeset.paths) == []
+    everything = "\n".join([text(after), after.archive_index.render().decode()]
+                           + [f.text for f in after.files.values()])
+    for line in snapshot.index.lines:
+        if line.raw.strip():
+            assert (line.hook or line.raw.strip()) in everything
+    assert not errors(after) - errors(snapshot)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(indexes())
+def test_rebuild_within_target_changes_nothing_but_repairs(make_root: MakeRoot,
+                                                           drawn: tuple[str, dict[str, str]]) -> None:
+    index, files = drawn
+    snapshot = load_root(make_root({"MEMORY.md": index, **files}, f"ex{next(EXAMPLE)}"),
+                         BudgetConfig(max_lines=10_000, max_bytes=1_000_000))
+    try:
+        changeset = verbs.rebuild(snapshot)
+    except verbs.NothingToRebuild:
+        return
+    assert changeset.description.startswith("rebuild MEMORY.md: repair the indexes")
+    assert "decay" not in changeset.description and "shorten" not in changeset.description
+    after = result(snapshot, changeset)
+    old = [ln.raw for ln in snapshot.index.lines]
+    new = {ln.raw for ln in after.index.lines}
+    history = after.files[HISTORY_NAME].text if HISTORY_NAME in after.files else ""
+    for raw in old:  # every line stays, or its old text is in the history (a repaired line)
+        assert raw in new or raw in history
+
+
+def test_the_gate_refuses_a_change_that_erases_index_text(make_root: MakeRoot) -> None:
+    from memtui.core.changeset import Write
+
+    snapshot = load_root(make_root({"MEMORY.md": "# M\n\nkeep me\n- [A](a.md) — the hook of a\n",
+                                    "a.md": topic("A")}))
+    lost = Changeset("edit", "x", (Write("MEMORY.md", b"# M\n\n- [A](a.md) \xe2\x80\x94 the hook of a\n",
+                                         snapshot.index.render()),))
+    preview = write.plan(snapshot, lost)
+    assert not preview.accepted and [f.rule for f in preview.gate.refusing] == ["erased-text"]
+    assert "keep me" in preview.refusal_message()
+    dangling = load_root(make_root({"MEMORY.md": "# M\n- [Gone](gone.md) — a lost lesson\n"}, "dangling"))
+    kept = verbs.drop_line(dangling, "MEMORY.md", 2)  # a verb that takes a line out keeps its text
+    assert write.plan(dangling, kept).accepted
