@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
-from memtui.commands import bindings
+from memtui.commands import BY_NAME, CommandHost, bindings, shown_keys_of
 from memtui.core.model import Finding
 from memtui.core.scopes import Applicability, applicability, stale_reasons
 from memtui.core.seen import Change, Inbox
@@ -108,6 +108,9 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(Tabs).can_focus = False
         self.query_one("#no-index").display = False
+        keymap = self.app.keymap if isinstance(self.app, CommandHost) else None
+        self.query_one(ConsolidateView).sessions_key = shown_keys_of(BY_NAME["toggle_sessions"],
+                                                                     keymap)
 
     # ------------------------------------------------------------------ down: the app calls these
 

@@ -2,7 +2,8 @@
 
 Keys: ``ctrl+s`` (or ``a`` outside the editor) accepts, ``n`` skips to the next candidate, ``x``
 rejects the pair for good, ``e`` edits the gist, ``esc`` leaves the editor or the screen.  The
-screen never writes: accepting hands the merge to the app, which runs it through the gate.
+screen never writes: accepting posts the reviewed plan (:class:`MergeReviewScreen.Accepted`) to
+the app, which applies it through the gate as it was reviewed.
 """
 
 from __future__ import annotations
@@ -143,6 +144,21 @@ class MergeReviewScreen(Screen[None]):
         Binding("e", "edit_gist", "Edit gist", show=True),
         Binding("escape", "back", "Back", show=True),
     ]
+
+    class Accepted(Message):
+        """The reviewed merge, to apply as it was reviewed."""
+
+        def __init__(self, plan: writer.Plan) -> None:
+            super().__init__()
+            self.plan = plan
+
+    class Rejected(Message):
+        """A pair the user says is no duplicate: never propose it again."""
+
+        def __init__(self, a: str, b: str) -> None:
+            super().__init__()
+            self.a = a
+            self.b = b
 
     class Verdict(Message):
         def __init__(self, plan: writer.Plan | None, error: str = "", gist: str = "") -> None:
@@ -336,7 +352,7 @@ class MergeReviewScreen(Screen[None]):
         self._applying = True
         self.plan = None
         self.query_one("#merge-verdict", Static).update(Text("merging…\n", style="italic"))
-        self.app.apply_plan(plan)  # type: ignore[attr-defined]
+        self.post_message(self.Accepted(plan))
 
     def action_skip(self) -> None:
         self._advance("skipped")
@@ -346,7 +362,7 @@ class MergeReviewScreen(Screen[None]):
         if len(group) != 2:
             self.notify("reject the pairs of a cluster one by one", timeout=3)
             return
-        self.app.reject_pair(*group)  # type: ignore[attr-defined]
+        self.post_message(self.Rejected(*group))
         self._advance()
 
     def action_edit_gist(self) -> None:
