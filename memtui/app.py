@@ -314,7 +314,9 @@ class MemtuiApp(UserActions):
 
     @on(TabbedContent.TabActivated)
     def _view_activated(self, event: TabbedContent.TabActivated) -> None:
-        """Big roots are scanned for duplicates only once someone looks at the candidates."""
+        """Another view: the footer follows what applies there (it recomposes only when that
+        changed); big roots are scanned for duplicates once someone looks at the candidates."""
+        self._refresh_binding_state()
         if event.pane.id != "consolidate" or self._scan_requested:
             return
         self._scan_requested = True

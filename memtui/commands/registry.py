@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from memtui.core import verbs
 from memtui.core.bulk import bulk
@@ -417,7 +417,7 @@ def _navigation_keys() -> tuple[tuple[str, str, str], ...]:
 NAVIGATION_KEYS: tuple[tuple[str, str, str], ...] = _navigation_keys()
 
 
-def bindings() -> list[Binding]:
+def bindings() -> list[BindingType]:
     """A binding per command, each running ``app.command('<name>')``; its id is the command's
     name (what a keymap names) and its tooltip the command's help."""
     return [

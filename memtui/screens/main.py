@@ -69,7 +69,7 @@ NARROW_BELOW = 120
 class MainScreen(Screen[None]):
     """Working set, Problems, Files, Staleness, Consolidate, Inbox; the app drives them."""
 
-    BINDINGS = bindings()  # type: ignore[assignment]
+    BINDINGS = bindings()
 
     #: the focused widget, without Textual's repaint of the whole screen when it moves: what the
     #: focus changes is drawn by the restyled widgets themselves (their ``:focus`` rules)
@@ -223,9 +223,6 @@ class MainScreen(Screen[None]):
     def _on_tab(self, event: TabbedContent.TabActivated) -> None:
         self._refresh_view(self.active_view_name)
         self.call_after_refresh(self._ensure_focus)
-        refresh = getattr(self.app, "_refresh_binding_state", None)
-        if refresh is not None:
-            refresh()  # the footer recomposes only when what applies has changed
 
     def _ensure_focus(self) -> None:
         """Focus the view's first pane unless something inside it already has the focus."""
