@@ -13,7 +13,7 @@ from textual.message import Message
 from tui_support import digest, make_app, press, settle
 
 from memtui.core import dream
-from memtui.core.journal import list_records
+from memtui.core.write.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.services import writer
