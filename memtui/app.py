@@ -14,7 +14,8 @@ import threading
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from functools import wraps
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -26,7 +27,6 @@ from textual.widgets import TabbedContent
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.actions import UserActions
-from memtui.worker_errors import report_worker_error
 from memtui.commands import MemtuiCommands
 from memtui.core import review, seen
 from memtui.core.editor import EditedCopy
@@ -45,6 +45,7 @@ from memtui.services.scoring import ScanResult, StalenessReport
 from memtui.services.watch import Identity, OpenWriter, fingerprint, index_identity, index_replaced
 from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_after
 from memtui.widgets.working_set_view import WorkingSetView
+from memtui.worker_errors import report_worker_error
 
 if TYPE_CHECKING:
     from memtui.commands import CommandHost
@@ -57,6 +58,21 @@ AUTO_SCAN_MAX_FILES = 2_000
 QUICK_PASS_FROM = 300
 #: seconds the full scan waits for that first paint, at most
 QUICK_PAINT_WAIT = 1.0
+
+M = TypeVar("M", bound=Message)
+
+
+def while_shown(handler: Callable[[MemtuiApp, M], None]) -> Callable[[MemtuiApp, M], None]:
+    """A handler of a worker's result that does nothing once the main screen is gone (a worker
+    that finishes while the app closes posts to an app without it)."""
+
+    @wraps(handler)
+    def handle(app: MemtuiApp, message: M) -> None:
+        if app.is_screen_installed("main"):
+            handler(app, message)
+
+    return handle
+
 
 @dataclass(frozen=True)
 class MarkSeen:
@@ -300,16 +316,16 @@ class MemtuiApp(UserActions):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that failed: a notice saying what failed, its traceback in the log, and the
-        screen as it was (a change that failed half-way reads the folder again)."""
+        screen as it was (after a failed change the folder is read again: the plan worker also
+        writes a change it need not confirm)."""
         if event.state is not WorkerState.ERROR:
             return
         worker = event.worker
         report_worker_error(self, worker)
-        if self.is_running and self.main.is_mounted:
+        if self.is_screen_installed("main"):
             self.main.set_busy("")
             self.main.query_one(WorkingSetView).loading = False
         if worker.group == "write":
-            _release_gc()
             self.reload()
 
     @on(TabbedContent.TabActivated)
@@ -458,12 +474,14 @@ class MemtuiApp(UserActions):
             return
         self.post_message(self.UsageRead(found, generation))
 
+    @while_shown
     def on_memtui_app_usage_read(self, message: UsageRead) -> None:
         if message.generation != self._generation or self.workspace is None:
             return
         self.workspace = self.workspace.with_usage(message.usage)
         self.main.show_workspace(self.workspace, self.read_only)
 
+    @while_shown
     def on_memtui_app_inbox_ready(self, message: InboxReady) -> None:
         if message.generation != self._generation:
             return
@@ -545,6 +563,7 @@ class MemtuiApp(UserActions):
 
     # ------------------------------------------------------------------ worker results
 
+    @while_shown
     def on_memtui_app_loaded(self, message: Loaded) -> None:
         if message.generation != self._generation:
             return
@@ -582,6 +601,7 @@ class MemtuiApp(UserActions):
             main.show_view(main.active_view_name)
         self._refresh_binding_state()
 
+    @while_shown
     def on_memtui_app_scored(self, message: Scored) -> None:
         if message.generation != self._generation or self.workspace is None:
             return
@@ -594,6 +614,7 @@ class MemtuiApp(UserActions):
             self._freeze_scores = False
             _freeze_heap()
 
+    @while_shown
     def on_memtui_app_scanned(self, message: Scanned) -> None:
         if message.generation != self._generation or self.workspace is None:
             return
@@ -602,12 +623,14 @@ class MemtuiApp(UserActions):
         self.main.show_workspace(self.workspace, self.read_only)
         self._refresh_binding_state()
 
+    @while_shown
     def on_memtui_app_failed(self, message: Failed) -> None:
         self.main.set_busy("")
         self.main.query_one(WorkingSetView).loading = False
         # plain text: names from the folder may hold brackets that are not markup
         self.notify(message.text, severity=message.severity, timeout=8, markup=False)
 
+    @while_shown
     def on_memtui_app_folder_changed(self, message: FolderChanged) -> None:
         self.notify("the folder changed on disk — reloaded", timeout=3)
         self.reload()
@@ -624,6 +647,7 @@ class MemtuiApp(UserActions):
 
         self.push_screen(ConfirmChange(plan), decided)
 
+    @while_shown
     def on_memtui_app_applied(self, message: Applied) -> None:
         outcome = message.outcome
         if outcome.ok and message.on_marks:
