@@ -203,7 +203,7 @@ class UserActions(App[int]):
                 builders = [partial(supersede, old=old, new=successor, confirm=True)
                             for old in olds if old != successor]
                 self.host.run_change(Request(partial(compose, builders=builders), confirm=True,
-                                        select=olds[0], on_marks=bool(marked)))
+                                             select=olds[0], on_marks=bool(marked)))
 
         choices = [p for p, f in workspace.snapshot.files.items() if p not in olds and not f.archived]
         title = f"Supersede {path} by…" if not marked else f"Supersede the {len(olds)} marked files by…"

@@ -100,6 +100,9 @@ def _pretty_key(key: str) -> str:
     return key
 
 
+# ---------------------------------------------------------------- what the commands run
+
+
 def _run_mark_seen(host: CommandHost, s: Situation) -> None:
     change = host.main.selected_change()
     if change is not None:
@@ -115,9 +118,6 @@ def _run_revert(host: CommandHost, s: Situation) -> None:
         host.run_change(Request(partial(revert, path=change.path), confirm=True))
 
 
-# ---------------------------------------------------------------- what the commands run
-
-
 def _bulk_build(snapshot: Snapshot, verb: str, paths: tuple[str, ...]) -> Changeset:
     """``verb`` on the marked files as one changeset; the files it does not apply to are left
     out (the description says how many)."""
@@ -127,7 +127,7 @@ def _bulk_build(snapshot: Snapshot, verb: str, paths: tuple[str, ...]) -> Change
 def _on_marked(host: CommandHost, s: Situation, verb: str) -> None:
     """A file verb on every marked file: one change, always shown first (one confirm, one undo)."""
     host.run_change(Request(partial(_bulk_build, verb=verb, paths=s.marked), confirm=True,
-                           select=s.marked[0], on_marks=True))
+                            select=s.marked[0], on_marks=True))
 
 
 def _change(build: Callable[..., Changeset], confirm: bool = False, verb: str = "") -> Run:
@@ -194,7 +194,7 @@ def _run_quick_fix(host: CommandHost, s: Situation) -> None:
         paths = tuple(f.path for f in findings)
         lines = tuple((f.path, f.line) for f in findings if f.line)
         host.run_change(Request(partial(_group_fix, rule=group.rule, paths=paths, lines=lines),
-                               confirm=True))
+                                confirm=True))
         return
     if s.finding is not None and s.workspace is not None:
         request = quick_fix_request(s.finding, s.workspace)
