@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
+from textual.worker import Worker, WorkerState
 
 from memtui.core.changeset import Create, VerbError
 from memtui.core.merge import gist_draft, merge
@@ -31,6 +32,7 @@ from memtui.services.diff import SideRow, side_by_side, similarity_summary
 from memtui.services.scoring import Cluster, Proposal, ScanResult, files_of
 from memtui.services.workspace import Workspace
 from memtui.widgets.theme import foreground_only
+from memtui.worker_errors import report_worker_error
 
 MARKERS = {"same": " ", "changed": "~", "left": "−", "right": "+"}
 
@@ -272,7 +274,8 @@ class MergeReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------------ the verdict
 
-    @work(thread=True, exclusive=True, group="merge-verdict", description="verdict worker")
+    @work(thread=True, exclusive=True, group="merge-verdict", description="checking the merge",
+          exit_on_error=False)
     def _verdict_worker(self, workspace: Workspace, group: tuple[str, ...], gist: str) -> None:
         build = partial(merge, paths=group, body=gist, confirm_pinned=True)
         try:
@@ -281,6 +284,13 @@ class MergeReviewScreen(Screen[None]):
             self.post_message(self.Verdict(None, str(exc), gist))
             return
         self.post_message(self.Verdict(plan, gist=gist))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's one worker error policy, for this screen's worker: a notice, not a crash."""
+        if event.state is WorkerState.ERROR:
+            report_worker_error(self, event.worker)
+            self.query_one("#merge-verdict", Static).update(
+                Text("✖ the validator could not check this merge (see the notice)\n"))
 
     def _compute_verdict(self) -> None:
         verdict = self.query_one("#merge-verdict", Static)

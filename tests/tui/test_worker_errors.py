@@ -55,3 +55,18 @@ async def test_a_failing_scan_is_a_notice(demo_root: Path, monkeypatch: pytest.M
         assert "the duplicate scan failed: boom" in notes(posted)
         assert app.is_running and app.return_code is None
         assert app.main.query_one("#status").busy == ""
+
+
+async def test_a_failing_merge_verdict_is_a_notice(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.screens.merge_review import MergeReviewScreen
+
+    posted: list[Message] = []
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40), message_hook=posted.append) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(writer, "plan", boom)
+        await press(pilot, "5", "m")
+        assert isinstance(app.screen, MergeReviewScreen)
+        assert "checking the merge failed: boom" in notes(posted)
+        assert app.is_running and app.return_code is None
