@@ -1,24 +1,26 @@
-"""What the commands of the registry can ask the app to do, and which of them apply where.
+"""The app's side of the commands: whether a key applies here, and the asks that need no worker.
 
-A mixin of :class:`memtui.app.MemtuiApp`, kept apart so the app module holds the workers and this
-one the decisions.  Every key runs ``app.command('<name>')``: the registry
-(:mod:`memtui.commands`) says whether it applies and what it runs.  Changes only ever ask for a
-plan (:meth:`run_change`); the workers and the writer do the rest.
+:class:`UserActions` is the base of :class:`memtui.app.MemtuiApp`, kept apart so the app module
+holds the workers and this one the decisions.  Every key runs ``app.command('<name>')``: the
+registry (:mod:`memtui.commands`) says whether it applies and what it runs on the app, seen as
+a :class:`~memtui.commands.CommandHost`.  Changes only ever ask for a plan
+(:meth:`CommandHost.run_change`); the workers and the writer do the rest.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Mapping
 
 from textual import events
-from textual.app import SuspendNotSupported
+from textual.app import App, SuspendNotSupported
+from textual.screen import Screen
 
-from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation
+from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation, by_key
 from memtui.core.editor import EditedCopy, EditorFailed, edit_copy, editor_name
 from memtui.core.layers import layer_of, project_of
 from memtui.core.model import INDEX_NAME
@@ -29,73 +31,74 @@ from memtui.screens.index_text import IndexTextScreen
 from memtui.screens.main import MainScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import PickFileScreen
-from memtui.screens.root_picker import RootPickerScreen
 from memtui.screens.scope_prompt import ScopePromptScreen
 from memtui.services.scoring import Contradiction, Proposal
 from memtui.services.workspace import Workspace
-from memtui.services.writer import Plan, Request
+from memtui.services.writer import Request
 from memtui.widgets.consolidate_view import ConsolidateView
 from memtui.widgets.problems_view import ProblemsView
 from memtui.widgets.row_list import RowList
 from memtui.widgets.working_set_view import WorkingSetView
 
 if TYPE_CHECKING:
-    from textual.app import App
-    from textual.worker import Worker
-
-    _Base = App[int]
-else:
-    _Base = object
+    from memtui.commands import CommandHost
+    from memtui.core.seen import Inbox
 
 #: the commands the footer may show; the footer is redrawn when their applicability changes
 FOOTER_COMMANDS = tuple(command for command in COMMANDS if command.footer)
 
 
-class UserActions(_Base):
-    """The registry's commands on the app, and what they may ask of it."""
+class UserActions(App[int]):
+    """The registry's commands on the app: the hooks that decide, and the asks that need no worker."""
 
-    # provided by MemtuiApp
+    #: the app as the commands see it (the app itself, checked against the protocol where set)
+    host: CommandHost
     roots: list[Path]
     root: Path | None
     read_only: bool
     workspace: Workspace | None
+    inbox: Inbox | None
     edit_copies: dict[str, EditedCopy]
-    _binding_state: tuple[object, ...]
-
-    if TYPE_CHECKING:
-
-        @property
-        def main(self) -> MainScreen: ...
-
-        def reload(self, keep: str | None = None) -> None: ...
-
-        def _picked(self, root: Path | None) -> None: ...
-
-        def _plan_worker(self, request: Request) -> Worker[None]: ...
-
-        def _apply_worker(self, plan: Plan) -> Worker[None]: ...
-
-        def _reject_worker(self, root: Path, a: str, b: str, undo: bool = False) -> Worker[None]: ...
-
-        def _scan_worker(self, workspace: Workspace, generation: int) -> Worker[None]: ...
-
-    include_sessions: bool
-    _generation: int
-    _scan_requested: bool
+    marks: frozenset[str] = frozenset()
+    last_rejected: tuple[str, str] | None = None  # the pair rejected last (x), for X
+    keymap: Mapping[str, str] = MappingProxyType({})  # the user's: command name → keys
+    _keys: Mapping[str, Command] = BY_KEY  # the command each key runs, after the keymap
+    _binding_state: tuple[bool | None, ...] = ()
 
     # ------------------------------------------------------------------ the registry's hooks
+
+    @property
+    def main(self) -> MainScreen:
+        screen = self.get_screen("main")
+        if not isinstance(screen, MainScreen):
+            raise TypeError("the screen named 'main' is not the main screen")
+        return screen
+
+    def is_main(self, screen: Screen[object]) -> bool:
+        return isinstance(screen, MainScreen)
 
     @property
     def on_main_screen(self) -> bool:
         return isinstance(self.screen, MainScreen)
 
+    def apply_keymap(self, keymap: Mapping[str, str]) -> None:
+        """Rebind commands by name (``{"pin_entry": "ctrl+t"}``): their bindings, the keys that
+        say why a command does not apply, help and the palette follow."""
+        self.keymap = MappingProxyType(dict(keymap))
+        self._keys = by_key(keymap)
+        self.set_keymap(dict(keymap))
+
+    def situation(self, screen: Screen[object] | None = None) -> Situation:
+        """What the commands look at on ``screen`` (default: the screen shown)."""
+        return Situation(self.host, screen if screen is not None else self.screen)
+
     def command_state(self, command: Command) -> bool | None:
         """Whether a command applies here: True, None (shown disabled) or False (hidden)."""
-        return command.state(Situation(self))  # type: ignore[arg-type]
+        return command.state(self.situation())
 
-    def why_not(self, command: Command) -> str | None:
-        """Why a command does not apply here, or None when it does."""
-        return command.reason(Situation(self))  # type: ignore[arg-type]
+    def why_not(self, command: Command, screen: Screen[object] | None = None) -> str | None:
+        """Why a command does not apply on ``screen`` (default: here), or None when it does."""
+        return command.reason(self.situation(screen))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "command" and parameters and str(parameters[0]) in BY_NAME:
@@ -106,12 +109,13 @@ class UserActions(_Base):
         """Run a registry command by the name its binding gives."""
         self.run_command(BY_NAME[name])
 
-    def run_command(self, command: Command) -> None:
-        """Run a command, or say in one line why it does not apply here."""
-        situation = Situation(self)  # type: ignore[arg-type]
+    def run_command(self, command: Command, screen: Screen[object] | None = None) -> None:
+        """Run a command as it applies on ``screen`` (default: the screen shown), or say in one
+        line why it does not apply there."""
+        situation = self.situation(screen)
         reason = command.reason(situation)
         if reason is None:
-            command.run(self, situation)  # type: ignore[arg-type]
+            command.run(self.host, situation)
         else:
             self.say_why_not(command, reason)
 
@@ -129,11 +133,11 @@ class UserActions(_Base):
             event.stop()
             event.prevent_default()
             return
-        command = BY_KEY.get(event.key)
+        command = self._keys.get(event.key)
         if command is None or not (self.on_main_screen or command.anywhere):
             return
         reason = self.why_not(command)
-        if reason is None or reason == "not on this screen":
+        if reason is None:
             return
         active = self.screen.active_bindings.get(event.key)
         if active is not None and active.enabled:
@@ -167,15 +171,13 @@ class UserActions(_Base):
     def _refresh_binding_state(self) -> None:
         """Redraw the footer only when one of its keys starts or stops applying (a redraw
         recomposes the footer, which costs more than moving the cursor)."""
-        situation = Situation(self)  # type: ignore[arg-type]
+        situation = self.situation()
         state = tuple(command.state(situation) for command in FOOTER_COMMANDS)
         if state != self._binding_state:
             self._binding_state = state
             self.refresh_bindings()
 
     # ------------------------------------------------------------------ marks
-
-    marks: frozenset[str]
 
     def set_marks(self, marks: frozenset[str]) -> None:
         """Mark exactly these files: every list draws them, the status line counts them."""
@@ -196,25 +198,6 @@ class UserActions(_Base):
 
     # ------------------------------------------------------------------ what commands ask for
 
-    def run_change(self, request: Request) -> None:
-        """Plan a change in a worker; apply at once, or confirm first, or show the refusal."""
-        if self.read_only:
-            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
-            return
-        if request.on_marks and not request.pinned:
-            request = replace(request, pinned=self._pinned_among_marks(request))
-        self._plan_worker(request)
-
-    def _pinned_among_marks(self, request: Request) -> tuple[str, ...]:
-        """The pinned files a change of the marked files reaches (pinning them again and
-        unpinning them are what the verb says, so those two verbs ask nothing more)."""
-        verb = getattr(request.build, "keywords", {}).get("verb")
-        workspace = self.workspace
-        if verb in ("pin", "unpin") or workspace is None:
-            return ()
-        return tuple(sorted(path for path in self.marks
-                            if (f := workspace.file(path)) is not None and f.pinned))
-
     def show_help(self) -> None:
         self.push_screen(HelpScreen())
 
@@ -222,24 +205,6 @@ class UserActions(_Base):
         """MEMORY.md as it is on disk, with the loader's cut and the stripped lines drawn."""
         if self.workspace is not None:
             self.push_screen(IndexTextScreen(self.workspace))
-
-    def toggle_sessions(self) -> None:
-        """Include the session files in the duplicate scan, or leave them out again; rescans."""
-        self.include_sessions = not self.include_sessions
-        what = "included" if self.include_sessions else "left out"
-        workspace = self.workspace
-        self._scan_requested = True
-        if workspace is None or not workspace.complete:
-            self.notify(f"session files {what} once the folder is read", timeout=3)
-            return
-        self.notify(f"session files {what}: scanning again…", timeout=3)
-        self.main.set_busy("scanning for near-duplicates…")
-        self._scan_worker(workspace, self._generation)
-
-    def pick_root(self) -> None:
-        if len(self.roots) > 1:
-            self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root),
-                             self._picked)
 
     def pick_successor(self, path: str, marked: tuple[str, ...] = ()) -> None:
         """Ask which file supersedes ``path`` (or every marked file), then show that change."""
@@ -252,8 +217,8 @@ class UserActions(_Base):
             if successor:
                 builders = [partial(supersede, old=old, new=successor, confirm=True)
                             for old in olds if old != successor]
-                self.run_change(Request(partial(compose, builders=builders), confirm=True,
-                                        select=olds[0], on_marks=bool(marked)))
+                self.host.run_change(Request(partial(compose, builders=builders), confirm=True,
+                                             select=olds[0], on_marks=bool(marked)))
 
         choices = [p for p, f in workspace.snapshot.files.items() if p not in olds and not f.archived]
         title = f"Supersede {path} by…" if not marked else f"Supersede the {len(olds)} marked files by…"
@@ -271,7 +236,7 @@ class UserActions(_Base):
         def picked(choice: str | None) -> None:
             if choice in others:
                 build = partial(promotion_parts, path=path, target_root=others[choice])
-                self.run_change(Request(group=build, confirm=True, select=f"archive/{path}"))
+                self.host.run_change(Request(group=build, confirm=True, select=f"archive/{path}"))
 
         if len(others) == 1:
             picked(next(iter(others)))
@@ -313,7 +278,7 @@ class UserActions(_Base):
                 self._pick_current(old, new)
             case Contradiction(old=old, new=new):
                 build = partial(supersede, old=old, new=new, confirm=True)
-                self.run_change(Request(build, confirm=True, select=old))
+                self.host.run_change(Request(build, confirm=True, select=old))
             case _:
                 if self.workspace is None:
                     return
@@ -329,29 +294,9 @@ class UserActions(_Base):
             if current in (a, b):
                 old = b if current == a else a
                 build = partial(supersede, old=old, new=current, confirm=True)
-                self.run_change(Request(build, confirm=True, select=old))
+                self.host.run_change(Request(build, confirm=True, select=old))
 
         self.push_screen(PickFileScreen("Order unknown — which one is current?", [a, b]), picked)
-
-    def apply_plan(self, plan: Plan) -> None:
-        """Apply a plan someone already reviewed (the merge review's accept)."""
-        if not self.read_only:
-            self._apply_worker(plan)
-
-    last_rejected: tuple[str, str] | None = None
-
-    def reject_pair(self, a: str, b: str) -> None:
-        """Remember that a proposed pair is not a duplicate, so it is not proposed again."""
-        if self.root is not None and not self.read_only:
-            self.last_rejected = (a, b)
-            self._reject_worker(self.root, a, b)
-
-    def unreject_pair(self) -> None:
-        """Take back the last rejection of this session: the pair may be proposed again."""
-        if self.root is not None and not self.read_only and self.last_rejected is not None:
-            a, b = self.last_rejected
-            self.last_rejected = None
-            self._reject_worker(self.root, a, b, undo=True)
 
     def edit_in_editor(self, path: str | None) -> None:
         """Edit a private copy in $EDITOR, then write it back through the gate like any change.
@@ -381,7 +326,7 @@ class UserActions(_Base):
             return
         self.edit_copies[path] = edited  # removed once its bytes are in the folder (app.py)
         self.notify(f"checking your edit of {path} (your copy: {edited.copy})", timeout=4)
-        self.run_change(Request(partial(edit_file, path=path, data=edited.data), select=path))
+        self.host.run_change(Request(partial(edit_file, path=path, data=edited.data), select=path))
 
     def _launch_editor(self, command: list[str]) -> int:
         """Run the editor with the terminal handed over (or detached where it cannot be).

@@ -11,16 +11,20 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from functools import wraps
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeVar
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widgets import TabbedContent
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
@@ -41,6 +45,10 @@ from memtui.services.scoring import ScanResult, StalenessReport
 from memtui.services.watch import Identity, OpenWriter, fingerprint, index_identity, index_replaced
 from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_after
 from memtui.widgets.working_set_view import WorkingSetView
+from memtui.worker_errors import report_worker_error
+
+if TYPE_CHECKING:
+    from memtui.commands import CommandHost
 
 #: seconds between two looks at the folder for changes made by someone else
 WATCH_INTERVAL = 1.5
@@ -51,7 +59,29 @@ QUICK_PASS_FROM = 300
 #: seconds the full scan waits for that first paint, at most
 QUICK_PAINT_WAIT = 1.0
 
-class MemtuiApp(UserActions, App[int]):
+M = TypeVar("M", bound=Message)
+
+
+def while_shown(handler: Callable[[MemtuiApp, M], None]) -> Callable[[MemtuiApp, M], None]:
+    """A handler of a worker's result that does nothing once the main screen is gone (a worker
+    that finishes while the app closes posts to an app without it)."""
+
+    @wraps(handler)
+    def handle(app: MemtuiApp, message: M) -> None:
+        if app.is_screen_installed("main"):
+            handler(app, message)
+
+    return handle
+
+
+@dataclass(frozen=True)
+class MarkSeen:
+    """Changes of the Inbox to take as seen: these paths, or every change (``paths`` None)."""
+
+    paths: tuple[str, ...] | None = None
+
+
+class MemtuiApp(UserActions):
     """Triage one memory root (or pick one of several) by keystroke."""
 
     CSS_PATH = str(styles_dir() / "app.tcss")
@@ -85,7 +115,7 @@ class MemtuiApp(UserActions, App[int]):
             self.generation = generation
 
     class Failed(Message):
-        def __init__(self, text: str, severity: str = "error") -> None:
+        def __init__(self, text: str, severity: SeverityLevel = "error") -> None:
             super().__init__()
             self.text = text
             self.severity = severity
@@ -111,11 +141,11 @@ class MemtuiApp(UserActions, App[int]):
             self.touched = touched
 
     class InboxReady(Message):
-        def __init__(self, inbox: seen.Inbox, generation: int, marked: int = -1) -> None:
+        def __init__(self, inbox: seen.Inbox, generation: int, marked: int | None = None) -> None:
             super().__init__()
             self.inbox = inbox
             self.generation = generation
-            self.marked = marked  # how many changes a mark-seen took (-1: a plain look)
+            self.marked = marked  # how many changes a mark-seen took (None: a plain look)
 
     class UsageRead(Message):
         def __init__(self, usage: Usage, generation: int) -> None:
@@ -149,8 +179,10 @@ class MemtuiApp(UserActions, App[int]):
         watch: bool = True,
         config: BudgetConfig = BudgetConfig(),
         record_pressure: bool = True,
+        keymap: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
+        self.host: CommandHost = self
         self.roots = roots
         self.read_only = read_only
         self.fixed_now = now
@@ -163,7 +195,7 @@ class MemtuiApp(UserActions, App[int]):
         self._own_change = False
         self._generation = 0
         self._keep: str | None = None
-        self._binding_state: tuple[object, ...] = ()
+        self._binding_state: tuple[bool | None, ...] = ()
         self._scan_requested = False
         self.scorer = scoring.Scorer()
         self._root_gone = False
@@ -173,14 +205,13 @@ class MemtuiApp(UserActions, App[int]):
         self.edit_copies: dict[str, EditedCopy] = {}  # $EDITOR copies whose edit has not landed
         self.include_sessions = False  # the Consolidate view's session toggle (S)
         self._freeze_scores = False  # the next scores come from a fresh read (see _freeze_heap)
+        self.last_rejected: tuple[str, str] | None = None  # the pair rejected last (x), for X
+        if keymap:
+            self.apply_keymap(keymap)
 
     @property
     def now(self) -> datetime:
         return self.fixed_now or datetime.now(timezone.utc)
-
-    @property
-    def main(self) -> MainScreen:
-        return self.get_screen("main")  # type: ignore[return-value]
 
     async def on_mount(self) -> None:
         self.install_screen(MainScreen(), "main")
@@ -191,6 +222,11 @@ class MemtuiApp(UserActions, App[int]):
             self.push_screen(RootPickerScreen(self.roots), self._picked)
         if self.watch_folder:
             self.set_interval(self.watch_interval, self.poll_folder)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's system commands but its Quit: the registry's Quit is the palette's one."""
+        return (command for command in super().get_system_commands(screen)
+                if command.title != "Quit")
 
     def _picked(self, root: Path | None) -> None:
         if root is not None:
@@ -222,7 +258,8 @@ class MemtuiApp(UserActions, App[int]):
 
     # ------------------------------------------------------------------ workers
 
-    @work(thread=True, exclusive=True, group="load", description="load worker")
+    @work(thread=True, exclusive=True, group="load", description="reading the folder",
+          exit_on_error=False)
     def _load_worker(self, root: Path, quick: bool, generation: int) -> None:
         worker = get_current_worker()
         if not self.read_only:
@@ -257,21 +294,11 @@ class MemtuiApp(UserActions, App[int]):
         one message (one redraw); a big one sees its scores first."""
         worker = get_current_worker()
         small = len(workspace.snapshot.files) <= AUTO_SCAN_MAX_FILES
-        report: StalenessReport | None
-        try:
-            report = self.scorer.score(workspace.snapshot, self.now)
-        except Exception as exc:  # a scoring bug must not take the app down
-            self.post_message(self.Failed(f"staleness scoring failed: {exc}", "warning"))
-            report = None
+        report = self.scorer.score(workspace.snapshot, self.now)
         if worker.is_cancelled:
             return
         if small:
-            candidates: ScanResult | None
-            try:
-                candidates = scoring.scan(workspace.snapshot, self.include_sessions)
-            except Exception as exc:
-                self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
-                candidates = None
+            candidates = scoring.scan(workspace.snapshot, self.include_sessions)
             self.post_message(self.Scored(report, generation, candidates))
             return
         self.post_message(self.Scored(report, generation))
@@ -279,19 +306,35 @@ class MemtuiApp(UserActions, App[int]):
             self._scan(workspace, generation)
 
     def _scan(self, workspace: Workspace, generation: int) -> None:
-        try:
-            scan = scoring.scan(workspace.snapshot, self.include_sessions)
-            self.post_message(self.Scanned(scan, generation))
-        except Exception as exc:
-            self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
+        scan = scoring.scan(workspace.snapshot, self.include_sessions)
+        self.post_message(self.Scanned(scan, generation))
 
-    @work(thread=True, exclusive=True, group="scan", description="scan worker")
+    @work(thread=True, exclusive=True, group="scan", description="the duplicate scan",
+          exit_on_error=False)
     def _scan_worker(self, workspace: Workspace, generation: int) -> None:
         self._scan(workspace, generation)
 
+    # ------------------------------------------------------------------ one worker error policy
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that failed: a notice saying what failed, its traceback in the log, and the
+        screen as it was (after a failed change the folder is read again: the plan worker also
+        writes a change it need not confirm)."""
+        if event.state is not WorkerState.ERROR:
+            return
+        worker = event.worker
+        report_worker_error(self, worker)
+        if self.is_screen_installed("main"):
+            self.main.set_busy("")
+            self.main.query_one(WorkingSetView).loading = False
+        if worker.group == "write":
+            self.reload()
+
     @on(TabbedContent.TabActivated)
     def _view_activated(self, event: TabbedContent.TabActivated) -> None:
-        """Big roots are scanned for duplicates only once someone looks at the candidates."""
+        """Another view: the footer follows what applies there (it recomposes only when that
+        changed); big roots are scanned for duplicates once someone looks at the candidates."""
+        self._refresh_binding_state()
         if event.pane.id != "consolidate" or self._scan_requested:
             return
         self._scan_requested = True
@@ -300,8 +343,10 @@ class MemtuiApp(UserActions, App[int]):
             self.main.set_busy("scanning for near-duplicates…")
             self._scan_worker(workspace, self._generation)
 
-    @work(thread=True, exclusive=True, group="watch", description="watch worker")
-    def _watch_worker(self, root: Path, known: int, generation: int, index: Identity) -> None:
+    @work(thread=True, exclusive=True, group="watch", description="looking for changes on disk",
+          exit_on_error=False)
+    def _watch_worker(self, root: Path, known: int | None, generation: int,
+                      index: Identity) -> None:
         if not root.is_dir():
             if not self._root_gone:
                 self._root_gone = True
@@ -310,9 +355,9 @@ class MemtuiApp(UserActions, App[int]):
         self._root_gone = False
         stamp = fingerprint(root)
         identity, writers = index_replaced(root, index)
-        if identity != index:  # fingerprint 0: memtui's own change was the last one
-            self.post_message(self.IndexSeen(identity, generation, writers, own=known == 0))
-        if known == 0:
+        if identity != index:  # no fingerprint: memtui's own change was the last one
+            self.post_message(self.IndexSeen(identity, generation, writers, own=known is None))
+        if known is None:
             self.post_message(self.Baseline(stamp, generation))
         elif stamp != known:
             self.post_message(self.FolderChanged())
@@ -340,7 +385,8 @@ class MemtuiApp(UserActions, App[int]):
         if not busy:
             self._watch_worker(workspace.root, workspace.fingerprint, self._generation, self._index)
 
-    @work(thread=True, exclusive=True, group="write", description="plan worker")
+    @work(thread=True, exclusive=True, group="write", description="planning the change",
+          exit_on_error=False)
     def _plan_worker(self, request: writer.Request) -> None:
         workspace = self.workspace
         if workspace is None:
@@ -362,7 +408,8 @@ class MemtuiApp(UserActions, App[int]):
             if not shown:
                 _release_gc()
 
-    @work(thread=True, exclusive=True, group="write", description="apply worker")
+    @work(thread=True, exclusive=True, group="write", description="applying the change",
+          exit_on_error=False)
     def _apply_worker(self, plan: writer.Plan) -> None:
         workspace = self.workspace
         if workspace is not None:
@@ -380,14 +427,15 @@ class MemtuiApp(UserActions, App[int]):
         outcome = writer.apply(plan)
         if outcome.ok and outcome.snapshot is not None:
             after = workspace_after(workspace, outcome.snapshot, outcome.cache, plan.touched)
-            # fingerprint 0: the watcher takes a new baseline instead of reloading our own change
-            self.post_message(self.Applied(outcome, _select(plan), replace(after, fingerprint=0),
+            # no fingerprint: the watcher takes a new baseline instead of reloading our own change
+            self.post_message(self.Applied(outcome, _select(plan), replace(after, fingerprint=None),
                                            plan.touched, plan.request.on_marks))
             return True
         self.post_message(self.Applied(outcome, _select(plan)))
         return False
 
-    @work(thread=True, group="reject", description="reject worker")
+    @work(thread=True, group="reject", description="remembering the rejection",
+          exit_on_error=False)
     def _reject_worker(self, root: Path, a: str, b: str, undo: bool = False) -> None:
         try:
             scoring.reject_pair(root, a, b, undo=undo)
@@ -398,14 +446,12 @@ class MemtuiApp(UserActions, App[int]):
                 f"rejected {a} ⇄ {b}; not proposed again · X takes it back")
         self.post_message(self.Applied(writer.Outcome(True, said)))
 
-    @work(thread=True, exclusive=True, group="inbox", description="inbox worker")
-    def _inbox_worker(self, snapshot: Snapshot, generation: int, mark: tuple[str, ...] | bool) -> None:
+    @work(thread=True, exclusive=True, group="inbox", description="the inbox", exit_on_error=False)
+    def _inbox_worker(self, snapshot: Snapshot, generation: int, mark: MarkSeen | None = None) -> None:
         """Look at what changed outside memtui (the first look seeds the baseline); ``mark``
-        takes those paths (True: every change) as seen first."""
+        takes its changes as seen first."""
         try:
-            marked = -1
-            if mark is not False:
-                marked = seen.mark_seen(snapshot, None if mark is True else mark)
+            marked = seen.mark_seen(snapshot, mark.paths) if mark is not None else None
             inbox = seen.inbox(snapshot, persist=not self.read_only)
             usage = self.workspace.usage if self.workspace is not None else None
             inbox = review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()}
@@ -419,7 +465,8 @@ class MemtuiApp(UserActions, App[int]):
             return
         self.post_message(self.InboxReady(inbox, generation, marked))
 
-    @work(thread=True, exclusive=True, group="usage", description="usage worker")
+    @work(thread=True, exclusive=True, group="usage", description="reading Claude Code's transcripts",
+          exit_on_error=False)
     def _usage_worker(self, snapshot: Snapshot, generation: int) -> None:
         """Read the evidence of use from Claude Code's transcripts (read-only, cached)."""
         try:
@@ -429,18 +476,20 @@ class MemtuiApp(UserActions, App[int]):
             return
         self.post_message(self.UsageRead(found, generation))
 
+    @while_shown
     def on_memtui_app_usage_read(self, message: UsageRead) -> None:
         if message.generation != self._generation or self.workspace is None:
             return
         self.workspace = self.workspace.with_usage(message.usage)
         self.main.show_workspace(self.workspace, self.read_only)
 
+    @while_shown
     def on_memtui_app_inbox_ready(self, message: InboxReady) -> None:
         if message.generation != self._generation:
             return
         self.inbox = message.inbox
         self.main.show_inbox(message.inbox)
-        if message.marked >= 0:
+        if message.marked is not None:
             self.notify(f"marked {message.marked} change{'s' if message.marked != 1 else ''} as seen",
                         timeout=3)
         self._refresh_binding_state()
@@ -449,7 +498,75 @@ class MemtuiApp(UserActions, App[int]):
         """Take the selected change (``paths``), or every change (None), as seen."""
         workspace = self.workspace
         if workspace is not None and workspace.complete:
-            self._inbox_worker(workspace.snapshot, self._generation, True if paths is None else paths)
+            self._inbox_worker(workspace.snapshot, self._generation, MarkSeen(paths))
+
+    # ------------------------------------------------------------------ what commands ask for
+
+    def run_change(self, request: writer.Request) -> None:
+        """Plan a change in a worker; apply at once, or confirm first, or show the refusal."""
+        if self.read_only:
+            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
+            return
+        if request.on_marks and not request.pinned:
+            request = replace(request, pinned=self._pinned_among_marks(request))
+        self._plan_worker(request)
+
+    def _pinned_among_marks(self, request: writer.Request) -> tuple[str, ...]:
+        """The pinned files a change of the marked files reaches (pinning them again and
+        unpinning them are what the verb says, so those two verbs ask nothing more)."""
+        verb = getattr(request.build, "keywords", {}).get("verb")
+        workspace = self.workspace
+        if verb in ("pin", "unpin") or workspace is None:
+            return ()
+        return tuple(sorted(path for path in self.marks
+                            if (f := workspace.file(path)) is not None and f.pinned))
+
+    def apply_reviewed(self, plan: writer.Plan) -> None:
+        """Apply a plan exactly as it was reviewed (the merge review's or the Dream's)."""
+        if self.read_only:
+            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
+            return
+        self._apply_worker(plan)
+
+    def on_merge_review_screen_accepted(self, message: MergeReviewScreen.Accepted) -> None:
+        self.apply_reviewed(message.plan)
+
+    def on_merge_review_screen_rejected(self, message: MergeReviewScreen.Rejected) -> None:
+        self.reject_pair(message.a, message.b)
+
+    def on_dream_screen_chosen(self, message: DreamScreen.Chosen) -> None:
+        self.apply_reviewed(message.plan)
+
+    def reject_pair(self, a: str, b: str) -> None:
+        """Remember that a proposed pair is not a duplicate, so it is not proposed again."""
+        if self.root is not None and not self.read_only:
+            self.last_rejected = (a, b)
+            self._reject_worker(self.root, a, b)
+
+    def unreject_pair(self) -> None:
+        """Take back the last rejection of this session: the pair may be proposed again."""
+        if self.root is not None and not self.read_only and self.last_rejected is not None:
+            a, b = self.last_rejected
+            self.last_rejected = None
+            self._reject_worker(self.root, a, b, undo=True)
+
+    def toggle_sessions(self) -> None:
+        """Include the session files in the duplicate scan, or leave them out again; rescans."""
+        self.include_sessions = not self.include_sessions
+        what = "included" if self.include_sessions else "left out"
+        workspace = self.workspace
+        self._scan_requested = True
+        if workspace is None or not workspace.complete:
+            self.notify(f"session files {what} once the folder is read", timeout=3)
+            return
+        self.notify(f"session files {what}: scanning again…", timeout=3)
+        self.main.set_busy("scanning for near-duplicates…")
+        self._scan_worker(workspace, self._generation)
+
+    def pick_root(self) -> None:
+        if len(self.roots) > 1:
+            self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root),
+                             self._picked)
 
     def open_dream(self) -> None:
         """The Dream screen on the folder as it is now."""
@@ -461,6 +578,7 @@ class MemtuiApp(UserActions, App[int]):
 
     # ------------------------------------------------------------------ worker results
 
+    @while_shown
     def on_memtui_app_loaded(self, message: Loaded) -> None:
         if message.generation != self._generation:
             return
@@ -484,7 +602,7 @@ class MemtuiApp(UserActions, App[int]):
         if workspace.complete:
             main.set_busy("")
             if not self._own_change:  # memtui's own changes are never news: no new look
-                self._inbox_worker(workspace.snapshot, self._generation, False)
+                self._inbox_worker(workspace.snapshot, self._generation)
                 self._usage_worker(workspace.snapshot, self._generation)
                 _freeze_heap()
                 self._freeze_scores = True
@@ -498,6 +616,7 @@ class MemtuiApp(UserActions, App[int]):
             main.show_view(main.active_view_name)
         self._refresh_binding_state()
 
+    @while_shown
     def on_memtui_app_scored(self, message: Scored) -> None:
         if message.generation != self._generation or self.workspace is None:
             return
@@ -510,6 +629,7 @@ class MemtuiApp(UserActions, App[int]):
             self._freeze_scores = False
             _freeze_heap()
 
+    @while_shown
     def on_memtui_app_scanned(self, message: Scanned) -> None:
         if message.generation != self._generation or self.workspace is None:
             return
@@ -518,13 +638,14 @@ class MemtuiApp(UserActions, App[int]):
         self.main.show_workspace(self.workspace, self.read_only)
         self._refresh_binding_state()
 
+    @while_shown
     def on_memtui_app_failed(self, message: Failed) -> None:
         self.main.set_busy("")
         self.main.query_one(WorkingSetView).loading = False
         # plain text: names from the folder may hold brackets that are not markup
-        self.notify(message.text, severity=message.severity, timeout=8,  # type: ignore[arg-type]
-                    markup=False)
+        self.notify(message.text, severity=message.severity, timeout=8, markup=False)
 
+    @while_shown
     def on_memtui_app_folder_changed(self, message: FolderChanged) -> None:
         self.notify("the folder changed on disk — reloaded", timeout=3)
         self.reload()
@@ -541,6 +662,7 @@ class MemtuiApp(UserActions, App[int]):
 
         self.push_screen(ConfirmChange(plan), decided)
 
+    @while_shown
     def on_memtui_app_applied(self, message: Applied) -> None:
         outcome = message.outcome
         if outcome.ok and message.on_marks:
@@ -564,7 +686,7 @@ class MemtuiApp(UserActions, App[int]):
         self.call_after_refresh(self._rescore_later, message.workspace, message.touched,
                                 self._generation)
         if self._touches_inbox(message.touched):  # a revert, or a change to a listed file: look again
-            self.call_after_refresh(self._inbox_worker, message.workspace.snapshot, self._generation, False)
+            self.call_after_refresh(self._inbox_worker, message.workspace.snapshot, self._generation)
 
     def _touches_inbox(self, touched: tuple[str, ...]) -> bool:
         """Whether a change of memtui's touched a path the Inbox lists."""
@@ -586,20 +708,14 @@ class MemtuiApp(UserActions, App[int]):
                 edited.discard()
                 del self.edit_copies[path]
 
-    @work(thread=True, exclusive=True, group="score", description="rescore worker")
+    @work(thread=True, exclusive=True, group="score", description="scoring the change",
+          exit_on_error=False)
     def _rescore_worker(self, workspace: Workspace, touched: tuple[str, ...], generation: int) -> None:
         """Score the touched files again and rescan if candidates are shown (after a change)."""
-        try:
-            report = self.scorer.rescore(workspace.staleness, workspace.snapshot, touched, self.now)
-        except Exception as exc:  # a scoring bug must not take the app down
-            self.post_message(self.Failed(f"staleness scoring failed: {exc}", "warning"))
-            report = workspace.staleness
+        report = self.scorer.rescore(workspace.staleness, workspace.snapshot, touched, self.now)
         candidates: ScanResult | None = None
         if workspace.candidates is not None or self._scan_requested:
-            try:
-                candidates = scoring.scan(workspace.snapshot, self.include_sessions)
-            except Exception as exc:
-                self.post_message(self.Failed(f"consolidation scan failed: {exc}", "warning"))
+            candidates = scoring.scan(workspace.snapshot, self.include_sessions)
         self.post_message(self.Scored(report, generation, candidates))
 
 

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
+from memtui.terminal_text import escaped, plain  # the verbs print through plain
+
 if TYPE_CHECKING:  # Rich loads only when something is printed through it
     from rich.console import Console
 
@@ -137,33 +139,8 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-#: characters a terminal may act on rather than show: C0 and C1 controls, DEL, and the
-#: bidirectional overrides that make text read differently from what it is
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 #: a file name's bytes that are not UTF-8, as Python holds them (``surrogateescape``)
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_NAMED = {"\x1b": "\\e", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _shown(match: re.Match[str]) -> str:
-    ch = match.group()
-    if 0xDC80 <= ord(ch) <= 0xDCFF:  # a byte of a name that is not UTF-8: shown as that byte
-        return f"\\x{ord(ch) - 0xDC00:02x}"
-    return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
-
-
-def plain(text: str, lines: bool = False) -> str:
-    """``text`` safe to put on a terminal: control characters written as escapes (ESC as ``\\e``).
-
-    A memory folder may hold file names and text crafted to drive the terminal (retitle it,
-    clear it, hide a line).  With ``lines`` the line breaks (``\\n``, ``\\r\\n``) and tabs of a
-    multi-line text are kept.  Only ``--raw`` output skips this.
-    """
-    if lines:
-        return "\n".join(
-            "\t".join(_CONTROL.sub(_shown, cell) for cell in line.split("\t"))
-            for line in text.replace("\r\n", "\n").split("\n"))
-    return _CONTROL.sub(_shown, text)
 
 
 def esc(text: object) -> str:
@@ -201,7 +178,7 @@ def print_json(value: Any) -> None:  # a JSON value
 
     text = dumps_indented(value)
     if _SURROGATE.search(text):  # a name that is not UTF-8: its bytes as \xNN in the string
-        text = _SURROGATE.sub(lambda m: "\\" + _shown(m), text)
+        text = _SURROGATE.sub(lambda m: "\\" + escaped(m), text)
     sys.stdout.write(text + "\n")
 
 

@@ -25,5 +25,23 @@ def run(args: argparse.Namespace) -> int:
             roots = [check_root(path)]  # no MEMORY.md: the app shows the empty states
         except RootError as missing:
             raise UsageError(str(missing)) from None
-    app = MemtuiApp(roots, read_only=args.read_only, config=budget_config(args))
+    app = MemtuiApp(roots, read_only=args.read_only, config=budget_config(args),
+                    keymap=user_keymap())
     return int(app.run() or 0)
+
+
+def user_keymap() -> dict[str, str]:
+    """The keymap of the user's config, its names checked against the registry (a
+    :class:`UsageError` names the file and what is wrong)."""
+    from memtui.commands import unknown_in_keymap
+    from memtui.core.user_config import config_path, configured_keymap
+
+    try:
+        keymap = configured_keymap()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    unknown = unknown_in_keymap(keymap)
+    if unknown:
+        raise UsageError(f"{config_path()}: the keymap names no command {', '.join(unknown)} "
+                         "(the ids are in the README's key table)")
+    return keymap

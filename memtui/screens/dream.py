@@ -4,12 +4,12 @@ The plan (:func:`memtui.core.dream.plan_dream`) is built in a worker.  Each item
 (``space`` toggles; all on except those that wait for a person); the right side shows the
 highlighted item's diff, built on the items checked before it, and the validator's verdict on
 the whole checked set, recomputed in a worker whenever a box changes.  ``a`` applies the checked
-set as ONE changeset through the app's writer (one journal record, one ``u``).
+set as ONE changeset: the screen posts the very preview the validator judged
+(:class:`DreamScreen.Chosen`) and the app commits it (one journal record, one ``u``).
 """
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from rich.text import Text
@@ -28,7 +28,7 @@ from memtui.core.consolidate import read_rejected
 from memtui.core.dream import DreamItem, DreamPlan
 from memtui.core.write import Preview
 from memtui.services.workspace import Workspace
-from memtui.services.writer import Request
+from memtui.services.writer import Plan, Request
 from memtui.widgets.diff_view import DiffView
 
 
@@ -81,6 +81,13 @@ class DreamScreen(Screen[None]):
     DreamScreen #dream-diff { height: 1fr; padding: 0 1; }
     DreamScreen #dream-verdict { height: auto; padding: 0 1; background: $boost; }
     """
+
+    class Chosen(Message):
+        """The checked items, planned and gated as reviewed: the app applies this plan."""
+
+        def __init__(self, plan: Plan) -> None:
+            super().__init__()
+            self.plan = plan
 
     class Planned(Message):
         def __init__(self, plan: DreamPlan | None, error: str = "") -> None:
@@ -253,9 +260,8 @@ class DreamScreen(Screen[None]):
             self.notify("the validator refuses the checked items; uncheck what it names",
                         severity="error", timeout=4)
             return
-        chosen = tuple(plan.items[i] for i in sorted(selected))
+        self.app.post_message(self.Chosen(Plan(Request(), self.preview)))
         self.dismiss(None)
-        self.app.run_change(Request(partial(dream.compose_items, items=chosen)))  # type: ignore[attr-defined]
 
     def action_cursor(self, where: str) -> None:
         """j k g G move the checklist's cursor as the arrows and home/end do."""

@@ -10,13 +10,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from memtui.commands import help_groups
+from memtui.commands import CommandHost, Keymap, help_groups
 
 
-def help_table(read_only: bool = False) -> Table:
+def help_table(read_only: bool = False, keymap: Keymap | None = None) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(justify="right", style="bold", no_wrap=True)
-    groups = list(help_groups())
+    groups = list(help_groups(keymap))
     widest = max(len(text) for group, rows in groups for text in (group, *(r[1] for r in rows)))
     table.add_column(no_wrap=True, min_width=widest)  # group headings are never cut
     table.add_column(ratio=1)
@@ -52,7 +52,9 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-dialog", classes="dialog"):
             yield Static("memtui — keys", classes="dialog-title")
             with VerticalScroll(id="help-body"):
-                yield Static(help_table(getattr(self.app, "read_only", False)))
+                host = self.app if isinstance(self.app, CommandHost) else None
+                yield Static(help_table(host is not None and host.read_only,
+                                        host.keymap if host is not None else None))
             yield Static("Every change is checked by the validator before a byte is written, "
                          "journaled, and undoable with u.  j/k scroll, g/G top and end, "
                          "esc closes.", classes="dialog-hint")

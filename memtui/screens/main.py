@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
-from memtui.commands import bindings
+from memtui.commands import BY_NAME, CommandHost, bindings, shown_keys_of
 from memtui.core.model import Finding
 from memtui.core.scopes import Applicability, applicability, stale_reasons
 from memtui.core.seen import Change, Inbox
@@ -73,7 +73,7 @@ NARROW_BELOW = 120
 class MainScreen(Screen[None]):
     """Working set, Problems, Files, Staleness, Consolidate, Inbox; the app drives them."""
 
-    BINDINGS = bindings()  # type: ignore[assignment]
+    BINDINGS = bindings()
 
     #: the focused widget, without Textual's repaint of the whole screen when it moves: what the
     #: focus changes is drawn by the restyled widgets themselves (their ``:focus`` rules)
@@ -114,6 +114,9 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(Tabs).can_focus = False
         self.query_one("#no-index").display = False
+        keymap = self.app.keymap if isinstance(self.app, CommandHost) else None
+        self.query_one(ConsolidateView).sessions_key = shown_keys_of(BY_NAME["toggle_sessions"],
+                                                                     keymap)
 
     # ------------------------------------------------------------------ down: the app calls these
 
@@ -232,9 +235,6 @@ class MainScreen(Screen[None]):
     def _on_tab(self, event: TabbedContent.TabActivated) -> None:
         self._refresh_view(self.active_view_name)
         self.call_after_refresh(self._ensure_focus)
-        refresh = getattr(self.app, "_refresh_binding_state", None)
-        if refresh is not None:
-            refresh()  # the footer recomposes only when what applies has changed
 
     def _ensure_focus(self) -> None:
         """Focus the view's first pane unless something inside it already has the focus."""

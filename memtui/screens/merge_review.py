@@ -2,7 +2,8 @@
 
 Keys: ``ctrl+s`` (or ``a`` outside the editor) accepts, ``n`` skips to the next candidate, ``x``
 rejects the pair for good, ``e`` edits the gist, ``esc`` leaves the editor or the screen.  The
-screen never writes: accepting hands the merge to the app, which runs it through the gate.
+screen never writes: accepting posts the reviewed plan (:class:`MergeReviewScreen.Accepted`) to
+the app, which applies it through the gate as it was reviewed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
+from textual.worker import Worker, WorkerState
 
 from memtui.core.changeset import Create, VerbError
 from memtui.core.merge import gist_draft, merge
@@ -30,6 +32,7 @@ from memtui.services.diff import SideRow, side_by_side, similarity_summary
 from memtui.services.scoring import Cluster, Proposal, ScanResult, files_of
 from memtui.services.workspace import Workspace
 from memtui.widgets.theme import foreground_only
+from memtui.worker_errors import report_worker_error
 
 MARKERS = {"same": " ", "changed": "~", "left": "−", "right": "+"}
 
@@ -144,6 +147,21 @@ class MergeReviewScreen(Screen[None]):
         Binding("escape", "back", "Back", show=True),
     ]
 
+    class Accepted(Message):
+        """The reviewed merge, to apply as it was reviewed."""
+
+        def __init__(self, plan: writer.Plan) -> None:
+            super().__init__()
+            self.plan = plan
+
+    class Rejected(Message):
+        """A pair the user says is no duplicate: never propose it again."""
+
+        def __init__(self, a: str, b: str) -> None:
+            super().__init__()
+            self.a = a
+            self.b = b
+
     class Verdict(Message):
         def __init__(self, plan: writer.Plan | None, error: str = "", gist: str = "") -> None:
             super().__init__()
@@ -256,7 +274,8 @@ class MergeReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------------ the verdict
 
-    @work(thread=True, exclusive=True, group="merge-verdict", description="verdict worker")
+    @work(thread=True, exclusive=True, group="merge-verdict", description="checking the merge",
+          exit_on_error=False)
     def _verdict_worker(self, workspace: Workspace, group: tuple[str, ...], gist: str) -> None:
         build = partial(merge, paths=group, body=gist, confirm_pinned=True)
         try:
@@ -265,6 +284,13 @@ class MergeReviewScreen(Screen[None]):
             self.post_message(self.Verdict(None, str(exc), gist))
             return
         self.post_message(self.Verdict(plan, gist=gist))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's one worker error policy, for this screen's worker: a notice, not a crash."""
+        if event.state is WorkerState.ERROR:
+            report_worker_error(self, event.worker)
+            self.query_one("#merge-verdict", Static).update(
+                Text("✖ the validator could not check this merge (see the notice)\n"))
 
     def _compute_verdict(self) -> None:
         verdict = self.query_one("#merge-verdict", Static)
@@ -336,7 +362,7 @@ class MergeReviewScreen(Screen[None]):
         self._applying = True
         self.plan = None
         self.query_one("#merge-verdict", Static).update(Text("merging…\n", style="italic"))
-        self.app.apply_plan(plan)  # type: ignore[attr-defined]
+        self.post_message(self.Accepted(plan))
 
     def action_skip(self) -> None:
         self._advance("skipped")
@@ -346,7 +372,7 @@ class MergeReviewScreen(Screen[None]):
         if len(group) != 2:
             self.notify("reject the pairs of a cluster one by one", timeout=3)
             return
-        self.app.reject_pair(*group)  # type: ignore[attr-defined]
+        self.post_message(self.Rejected(*group))
         self._advance()
 
     def action_edit_gist(self) -> None:

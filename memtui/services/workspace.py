@@ -132,7 +132,8 @@ class Workspace:
     complete: bool = False
     staleness: StalenessReport | None = None  # once scored
     candidates: ScanResult | None = None  # once scanned
-    fingerprint: int = 0  # services.watch.fingerprint of the folder before it was read
+    fingerprint: int | None = None  # services.watch.fingerprint of the folder before it was read
+    # (None: not taken yet; after memtui's own change the watcher takes it as the new baseline)
     cache: FindingsCache | None = None  # lets the gate re-check only a change
     mentions: Mapping[str, int] = field(default_factory=dict)  # file -> loaded index line naming it
     usage: Usage | None = None  # evidence of use from Claude Code's transcripts, once read

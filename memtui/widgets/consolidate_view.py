@@ -10,7 +10,6 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from memtui.commands import BY_NAME
 from memtui.core.consolidate import CONTAINED, ScanResult, pairs_summary
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
 
@@ -104,6 +103,9 @@ class ConsolidateView(ListView[Proposal]):
 
     LIST_ID = "candidate-list"
 
+    #: the key of "Include sessions" as the note names it (the main screen sets the registry's)
+    sessions_key = "S"
+
     class Review(Message):
         """Enter on a candidate: open the merge review (or the supersede confirmation)."""
 
@@ -162,7 +164,7 @@ class ConsolidateView(ListView[Proposal]):
 
     def _show_sessions_note(self, scan: ScanResult | None) -> None:
         note = self.query_one("#sessions-note", Static)
-        text = sessions_note(scan, BY_NAME["toggle_sessions"].shown_keys) if scan else ""
+        text = sessions_note(scan, self.sessions_key) if scan else ""
         note.update(text)
         note.display = bool(text)
 

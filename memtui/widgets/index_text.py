@@ -17,9 +17,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.cli.common import plain
 from memtui.core.budget import Budget
 from memtui.core.model import INDEX_NAME, Index
+from memtui.terminal_text import plain
 
 from .preview import Preview
 
@@ -109,7 +109,8 @@ class IndexText(ScrollView, can_focus=True):
         *Preview.BINDINGS,  # the same scrolling keys as the preview
         Binding("left,h", "scroll_left", "Left", show=False),
         Binding("right,l", "scroll_right", "Right", show=False),
-        Binding("c", "to_cut", "Jump to the cut", show=True),
+        Binding("c", "to_cut", "Jump to the cut", show=True,
+                tooltip="In the index text (i): jump to the loader's cut line."),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:

@@ -94,13 +94,14 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     """A cursor over a sequence of items, drawn one line per item."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor_down", "Down", show=False),
-        Binding("up,k", "cursor_up", "Up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("home,g", "first", "First", show=False),
-        Binding("end,G", "last", "Last", show=False),
-        Binding("enter", "select", "Open", show=False),
+        Binding("j,down", "cursor_down", "Down", show=False, tooltip="Move the cursor down."),
+        Binding("k,up", "cursor_up", "Up", show=False, tooltip="Move the cursor up."),
+        Binding("pagedown", "page_down", "Page down", show=False, tooltip="A page down."),
+        Binding("pageup", "page_up", "Page up", show=False, tooltip="A page up."),
+        Binding("g,home", "first", "First", show=False, tooltip="Go to the first row."),
+        Binding("G,end", "last", "Last", show=False, tooltip="Go to the last row."),
+        Binding("enter", "select", "Open", show=False,
+                tooltip="Jump to the file of a problem, review a candidate, pick a root."),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -143,6 +143,22 @@ def test_help_screen(snap_compare: Any, demo_root: Path) -> None:
     assert snap_compare(make_app(demo_root), terminal_size=(130, 60), run_before=ready("question_mark"))
 
 
+def test_command_palette(snap_compare: Any, demo_root: Path) -> None:
+    """The command palette (ctrl+p) over the Working set, the first pinned file selected, "mark"
+    typed: Mark / unmark (space) and Mark all shown (*) apply, each with its help; Clear marks
+    says "not here: nothing is marked …", Mark seen and Mark all seen "not here: marking seen
+    applies to the Inbox view (6)" — the registry's reasons for this screen, never "not on
+    this screen"."""
+
+    def steady_cursor(pilot: Any) -> None:
+        from textual.widgets import Input
+
+        pilot.app.screen.query_one(Input).cursor_blink = False
+
+    assert snap_compare(make_app(demo_root), terminal_size=SIZE,
+                        run_before=ready("ctrl+p", *"mark", then=steady_cursor))
+
+
 def test_empty_folder(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An empty folder: the working-set tab explains that the folder holds no memory yet, how
     memory gets there, and that R writes a first MEMORY.md; the status line says 1 error

@@ -64,7 +64,7 @@ async def test_palette_offers_registry_actions(demo_root: Path) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         provider = MemtuiCommands(app.screen)
-        labels = [action.label for action in provider._available()]
+        labels = [command.label for command, reason in provider.applicability() if reason is None]
         assert "Pin / unpin" in labels and "Staleness" in labels
         assert "Restore" not in labels  # nothing archived is selected
 
