@@ -136,7 +136,8 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
                     kind = "wikilink" if line.form is not None and line.form.value == "wikilink" else "link"
                     new = relink(raw, line.target, kind, found.target, found.mention)
                     if new != raw:
-                        report.repointed.append(f"{edit.index.path}:{line.number} {line.target} → {found.target}: {found.why}")
+                        report.repointed.append(f"{edit.index.path}:{line.number} {line.target} → "
+                                                f"{found.target}: {found.why}")
                         if found.archived and is_active:
                             to_archive.append(new.lstrip())
                             old_lines.append(raw)

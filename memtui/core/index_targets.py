@@ -63,7 +63,8 @@ class Targets:
         exact_case = [p for p in same if p.rpartition("/")[0] == folder]
         if len(exact_case) == 1:
             return Repoint(exact_case[0], f"{exact_case[0]} is the same name in another case")
-        down = [p for p in same if p.rpartition("/")[0].rpartition("/")[0] == folder and "/" in p[len(folder):].lstrip("/")]
+        down = [p for p in same
+                if p.rpartition("/")[0].rpartition("/")[0] == folder and "/" in p[len(folder):].lstrip("/")]
         down = [p for p in down if not p.startswith(ARCHIVE_DIR + "/")]
         if len(down) == 1:
             return Repoint(down[0], f"{name} is one folder down, at {down[0]}")

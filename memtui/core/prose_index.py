@@ -1,7 +1,8 @@
 """A prose-dump index becomes pointers (DESIGN §4.1 rule 5): "a pointer file, not a content dump".
 
-An index past its fill target that the loader does not read in full, whose text is mostly detail (entries are fewer than a tenth of its
-content lines, and some section runs long) is rewritten one section at a time, in order: a
+An index past its fill target that the loader does not read in full, whose text is mostly
+detail (entries are fewer than a tenth of its content lines, and some section runs long) is
+rewritten one section at a time, in order: a
 section whose text names exactly one memory file becomes that file's entry (the heading as the
 title, the file's ``description`` or the section's first sentence as the hook); a section
 naming several files becomes one entry per file under its heading; another long section moves
