@@ -23,6 +23,8 @@ from .view import View, read_only
 #: a glyph and a word per kind (colour is never the only signal)
 #: the list's text when the look found no change
 EMPTY = "nothing changed outside memtui since the last look"
+#: the list's text when the folder's changes cannot be known (never also "nothing changed")
+UNAVAILABLE = "cannot tell what changed outside memtui: the inbox is unavailable"
 
 KIND_MARK = {"added": ("+", "ok"), "changed": ("~", "warn"), "removed": ("-", "error"),
              "renamed": ("→", "muted")}
@@ -109,7 +111,7 @@ class InboxView(View):
         """Redraw from a new look at the folder, keeping the cursor on the same change."""
         self.inbox = inbox
         changes = self.change_list
-        changes.empty_text = EMPTY
+        changes.empty_text = UNAVAILABLE if inbox.note.startswith("the inbox is unavailable") else EMPTY
         keep = changes.item_key(changes.highlighted) if changes.highlighted else None
         changes.set_items(list(inbox.changes), keep=keep)
         where = " · baseline kept in the user's cache (the folder cannot be written)" if inbox.in_cache else ""
@@ -131,7 +133,7 @@ class InboxView(View):
         """The folder's changes cannot be known: say so, and only that (not "nothing changed")."""
         self.inbox = None
         changes = self.change_list
-        changes.empty_text = "cannot tell what changed outside memtui: the inbox is unavailable"
+        changes.empty_text = UNAVAILABLE
         changes.set_items([])
         self.query_one("#inbox-header", HeaderLine).update(f"the inbox is unavailable: {reason}")
         self._update_detail()
