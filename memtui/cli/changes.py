@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .common import (
     EXIT_FINDINGS,
@@ -31,7 +31,8 @@ from .common import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from memtui.core.seen import Change
+    from memtui.core.model import Snapshot
+    from memtui.core.seen import Change, Inbox
 
 
 def register(subparsers: Subparsers) -> None:
@@ -199,7 +200,7 @@ def _print_long(changes: list[Change], header: str) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _named(inbox: Any, snapshot: Any) -> Any:
+def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
     """The inbox with the session that wrote each change, from the file or the transcripts."""
     from memtui.core import review
     from memtui.core.usage import usage_of

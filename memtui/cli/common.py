@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
-from memtui.terminal_text import escaped, plain  # the verbs print through plain
+from memtui.terminal_text import escaped
+from memtui.terminal_text import plain as plain  # re-exported: the verbs print through plain
 
 if TYPE_CHECKING:  # Rich loads only when something is printed through it
+    from typing import TextIO
+
     from rich.console import Console
 
     from memtui.core.model import BudgetConfig, Snapshot
@@ -51,7 +54,7 @@ class GuardedOutput:
     """A text stream whose write errors raise :class:`OutputFailed` (everything else is the
     wrapped stream's)."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
@@ -66,7 +69,7 @@ class GuardedOutput:
         except OSError as exc:
             raise OutputFailed(exc) from None
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)
 
 
@@ -76,9 +79,8 @@ class MemtuiParser(argparse.ArgumentParser):
     Subcommand parsers inherit the class (``add_subparsers`` uses the parent's type).
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return _Formatter(prog=self.prog)
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.partition(" ")[2]

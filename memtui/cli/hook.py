@@ -40,6 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
     from typing import Any, BinaryIO, TextIO
 
+    from memtui.core.discover import ClaudeRoot
+    from memtui.core.model import Finding, Snapshot
+
     from .common import Subparsers
 
 RUNNERS = ("pre", "stop", "subagent-stop", "session-start")
@@ -162,11 +165,12 @@ def interactive(env: Mapping[str, str]) -> bool:
 def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO) -> dict[str, Any] | None:
     """PreToolUse: judge a memory write; None (allow silently) for everything else."""
     tool = payload.get("tool_name")
-    tool_input = payload.get("tool_input")
+    given = payload.get("tool_input")
+    tool_input: dict[str, Any] = given if isinstance(given, dict) else {}
     if tool not in WRITE_TOOLS:
         _say(err, f"memtui hook pre: tool_name {tool!r} is not Write or Edit; nothing checked")
         return None
-    file_path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
+    file_path = tool_input.get("file_path")
     if not isinstance(file_path, str) or not os.path.isabs(file_path):
         _say(err, "memtui hook pre: tool_input.file_path is missing or not absolute; nothing checked")
         return None
@@ -245,7 +249,7 @@ ASK_SKIPPED = ("memtui hook pre --ask: this session cannot ask a person (CLAUDE_
                "a budget overflow.")
 
 
-def _first_call(payload: Mapping[str, Any], root: str, before: Any, ask_skipped: bool,
+def _first_call(payload: Mapping[str, Any], root: str, before: tuple[Finding, ...] | None, ask_skipped: bool,
                 env: Mapping[str, str]) -> str | None:
     """Take the root's baseline at the session's first hook call (when SessionStart did not),
     and say once a session that ``--ask`` is skipped; returns that note, or None."""
@@ -280,7 +284,7 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- stop, subagent-stop, session-start
 
 
-def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_user: bool) -> list[Any]:
+def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_user: bool) -> list[ClaudeRoot]:
     from pathlib import Path
 
     from memtui.core.discover import TEAM, claude_roots
@@ -290,7 +294,7 @@ def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_us
             if r.enabled and r.kind != TEAM]
 
 
-def _owned(payload: Mapping[str, Any], env: Mapping[str, str], agent: str | None) -> list[Any]:
+def _owned(payload: Mapping[str, Any], env: Mapping[str, str], agent: str | None) -> list[ClaudeRoot]:
     """The memory an agent owns: the main agent its project's auto and shared memory, a subagent
     its own agent memories (project, local and user scope)."""
     from memtui.core.discover import AGENT
@@ -300,7 +304,7 @@ def _owned(payload: Mapping[str, Any], env: Mapping[str, str], agent: str | None
     return [r for r in _claude_roots(payload, env, True) if r.kind == AGENT and r.path.name == agent]
 
 
-def _block_new(payload: Mapping[str, Any], roots: list[Any], event: str) -> dict[str, Any] | None:
+def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) -> dict[str, Any] | None:
     """Block once for the errors this session introduced in ``roots``; None when there are none
     (or when the session cannot be told apart: no ``session_id``)."""
     if payload.get("stop_hook_active") is True:
@@ -313,7 +317,7 @@ def _block_new(payload: Mapping[str, Any], roots: list[Any], event: str) -> dict
     from memtui.core.store import RootError
 
     state = SessionState.load(sid)
-    new: list[tuple[str, Any]] = []
+    new: list[tuple[str, list[Finding]]] = []
     problems: list[str] = []
     for root in roots:
         if not root.holds_memory():
@@ -358,7 +362,7 @@ def _subagent_stop(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     return _block_new(payload, _owned(payload, env, agent), "subagent-stop")
 
 
-def _to_prune(snapshot: Any) -> int:
+def _to_prune(snapshot: Snapshot) -> int:
     """Files whose age alone puts them at "prune" (no reference checks: a hook must be quick)."""
     from datetime import datetime, timezone
 

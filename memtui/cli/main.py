@@ -38,12 +38,16 @@ def _fast_module(command: str) -> ModuleType:
     """The one module that registers a fast command; only it is imported."""
     name = FAST_COMMANDS[command]
     if name == "stale":
-        from . import stale as module
-    elif name == "scan":
-        from . import scan as module
-    else:
-        from . import inspect as module
-    return module
+        from . import stale
+
+        return stale
+    if name == "scan":
+        from . import scan
+
+        return scan
+    from . import inspect
+
+    return inspect
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -122,7 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .common import EXIT_USAGE, UsageError, err_console, esc
 
     parser = build_parser(args_list[0] if args_list else None)
-    commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+    choices = parser._subparsers._group_actions[0].choices if parser._subparsers else None
+    commands = set(choices or ())
     try:
         if args_list and (args_list[0] in commands or args_list[0] in ("-h", "--help", "--version")):
             args, extra = parser.parse_known_args(args_list)
@@ -156,7 +161,7 @@ def _run_command(args: argparse.Namespace) -> int:
 
     APPLIED.clear()
     real = sys.stdout
-    sys.stdout = GuardedOutput(real)  # type: ignore[assignment]
+    sys.stdout = GuardedOutput(real)
     try:
         code = int(args.func(args))
         sys.stdout.flush()

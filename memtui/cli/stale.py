@@ -214,7 +214,7 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
         ]
         for score, path, days, _, action, _, cls, downgraded, guards, f in shown
     ]
-    columns = _columns()
+    columns = list(_columns())
     if out.width < WIDE:  # the file keeps its width; the wordy columns go first
         columns, body = fit_columns(out.width, columns, body, keep=7, order=(0, 1, 4, 2, 3, 6, 5))
     print_table(out, title, columns, body)

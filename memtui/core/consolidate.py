@@ -435,10 +435,9 @@ def _scan_of(
     one of ``names`` (the listing's memory files)."""
     considered, pairs, clusters, contradictions, skipped, sessions, supersessions = plain
 
-    def known(path: Any) -> str:
+    def known(path: str | None) -> None:
         if path is not None and check_stored_path(path) not in names:
             raise ValueError(f"cached scan names {path!r}")
-        return path
 
     result = ScanResult(
         root=root,
@@ -452,15 +451,12 @@ def _scan_of(
         session_files=sessions,
         supersessions=tuple(Supersession(*s) for s in supersessions),
     )
-    for p in result.pairs:
-        known(p.a), known(p.b), known(p.contained_in)
-    for c in result.clusters:
-        for path in c.files:
-            known(path)
-    for found in result.contradictions:
-        known(found.old), known(found.new)
-    for found in result.supersessions:
-        known(found.old), known(found.new)
+    named = [path for p in result.pairs for path in (p.a, p.b, p.contained_in)]
+    named += [path for c in result.clusters for path in c.files]
+    named += [path for found in result.contradictions for path in (found.old, found.new)]
+    named += [path for superseded in result.supersessions for path in (superseded.old, superseded.new)]
+    for path in named:
+        known(path)
     return result
 
 

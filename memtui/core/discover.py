@@ -179,8 +179,8 @@ def _git_from_git(cwd: Path) -> GitRoots | None:
             common, top = Path(lines[0]), Path(lines[1])
             project = common.parent if common.name == ".git" else top
             return GitRoots(project, top)
-    top = git_toplevel(cwd)
-    return GitRoots(top, top) if top is not None else None
+    nearest = git_toplevel(cwd)
+    return GitRoots(nearest, nearest) if nearest is not None else None
 
 
 #: the kinds of :class:`ClaudeRoot`

@@ -309,10 +309,10 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
     elif item.kind == "repair":
         evidence = plan_repair(state)[1].evidence
     elif item.kind == "lesson":
-        found = lesson_paths(state)
+        missing = lesson_paths(state)
         evidence = [f"{path}: missing, no evident target; its hook: '{' '.join(line.hook.split())[:90]}'"
-                    for path, line in found]
-        paths = tuple(path for path, _ in found)
+                    for path, line in missing]
+        paths = tuple(path for path, _ in missing)
     elif item.kind == "decay":
         lines = state.index.lines
         evidence = [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in decay_plan(state, target_lines)]

@@ -129,10 +129,10 @@ def with_hooks(value: dict[str, Any], prefix: str, ask: bool = False,
             entry["command"] = command
             if sub == "pre":
                 _set_failure(entry, fail_closed)
-        for group in hooks.get(event, []):
-            if isinstance(group, dict) and group.get("matcher") in OLD_MATCHERS and matcher \
-                    and any(memtui_hook_of(h) == sub for h in group.get("hooks", [])):
-                group["matcher"] = matcher
+        for existing in hooks.get(event, []):
+            if isinstance(existing, dict) and existing.get("matcher") in OLD_MATCHERS and matcher \
+                    and any(memtui_hook_of(h) == sub for h in existing.get("hooks", [])):
+                existing["matcher"] = matcher
         if found:
             continue
         group: dict[str, Any] = {"matcher": matcher} if matcher else {}

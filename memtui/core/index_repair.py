@@ -197,7 +197,8 @@ def _append(edit: LineEdit, raws: list[str]) -> None:
 def _merge_duplicates(snapshot: Snapshot, active: LineEdit, report: RepairPlan, old_lines: list[str]) -> None:
     groups: dict[str, list[int]] = defaultdict(list)
     for pos, line in enumerate(active.index.lines):
-        if line.kind is LineKind.ENTRY and line.resolved in snapshot.files and not line.scope:
+        if line.kind is LineKind.ENTRY and line.resolved is not None and line.resolved in snapshot.files \
+                and not line.scope:
             groups[line.resolved].append(pos)
     lines = active.index.lines
     for path, positions in groups.items():
@@ -276,7 +277,8 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     # where the siblings are: the last entry of the same family, type, folder
     last_by: dict[tuple[str, str], int] = {}
     for pos, line in enumerate(lines):
-        if line.kind is LineKind.ENTRY and line.resolved in files and not line.scope:
+        if line.kind is LineKind.ENTRY and line.resolved is not None and line.resolved in files \
+                and not line.scope:
             f = files[line.resolved]
             name = line.resolved.rpartition("/")[2]
             fam = family_of(name)
@@ -313,15 +315,15 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
         fam = family_of(path.rpartition("/")[2])
         keys = [("family", fam)] if fam else []
         keys += [("type", f.frontmatter.get("type").strip().lower() or "?"), ("folder", path.rpartition("/")[0])]
-        pos = next((last_by[k] for k in keys if k in last_by), None)
+        beside = next((last_by[k] for k in keys if k in last_by), None)
         where = next((k for k in keys if k in last_by), None)
-        if pos is None:
+        if beside is None:
             recent.append(raw)
             report.indexed.append(f"{path}: reached by nothing; entry added under ## Recent")
         else:
-            active.insert_after(pos, raw)
+            active.insert_after(beside, raw)
             report.indexed.append(f"{path}: reached by nothing; entry added beside its {where[0]} "
-                                  f"({where[1] or 'top level'}) at line {pos + 1}" if where else path)
+                                  f"({where[1] or 'top level'}) at line {beside + 1}" if where else path)
     tail: list[str] = []
     if recent:
         heading = next((pos for pos, line in enumerate(lines) if line.kind is LineKind.HEADING

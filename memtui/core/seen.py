@@ -287,9 +287,9 @@ def compare(snapshot: Snapshot, loc: Location, state: SeenState) -> tuple[list[C
     for path, data in old_bytes.items():
         if data is not None:
             then[path] = data
-    for old, new in renames:
+    for was, new in renames:
         then.pop(new, None)
-        then[old] = current[new]
+        then[was] = current[new]
     before = validate(baseline_snapshot(snapshot, then))
     after = validate(snapshot)
     fresh = _new_findings(before, after)

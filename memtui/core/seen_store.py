@@ -118,7 +118,7 @@ class Location:
     folder: Path
     in_root: bool
 
-    def lock(self) -> ContextManager[None]:
+    def lock(self) -> ContextManager[object]:
         """The root's lock over the store's files for an in-root store; nothing for a cache store."""
         if self.in_root:
             from .write import side_files

@@ -696,7 +696,7 @@ def _kept(hit: tuple[Consulted, list[Facts]], names: Collection[str], root: Path
         raise ValueError("kept for another project")
     if log is not None and ages.git_log_state(root) != log:
         raise ValueError("the root's git history moved")
-    if project is not None and not cache.get(project).holds(state):
+    if project is not None and (state is None or not cache.get(project).holds(state)):
         raise ValueError("the project changed")
     return files
 
@@ -756,7 +756,7 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
                 found: Project | None | bool = False,
                 logs: list[tuple[object, ...] | None] | None = None) -> StalenessReport:
     project = (find_project(snapshot.root, Path(repo) if repo is not None else None)
-               if found is False else found)
+               if isinstance(found, bool) else found)
     index = (cache or ProjectCache()).get(project) if project is not None else None
     checker = ReferenceChecker(index, online=online, fetcher=fetcher)
     files = [f for f in snapshot.files.values() if include_archived or not f.archived]

@@ -328,7 +328,8 @@ def _load_cache(path: Path | None, folder: Path) -> dict[str, Any]:
     if (not isinstance(value, dict) or value.get("format") != FORMAT
             or value.get("folder") != os.path.realpath(folder) or not isinstance(value.get("files"), dict)):
         return {}
-    return value["files"]
+    files: dict[str, Any] = value["files"]
+    return files
 
 
 def _save_cache(path: Path, folder: Path, files: Mapping[str, Any]) -> None:

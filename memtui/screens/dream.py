@@ -10,6 +10,7 @@ set as ONE changeset: the screen posts the very preview the validator judged
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 from rich.text import Text
@@ -134,7 +135,7 @@ class DreamScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="dream-plan", description="dream plan worker")
     def _plan_worker(self, workspace: Workspace) -> None:
-        now = getattr(self.app, "now", None)
+        now: datetime = getattr(self.app, "now", None) or datetime.now(timezone.utc)
         try:
             plan = dream.plan_dream(workspace.snapshot, now, rejected=read_rejected(Path(workspace.root)),
                                     cache=workspace.cache)
@@ -230,7 +231,7 @@ class DreamScreen(Screen[None]):
         self._diff_worker(plan, position, self.selected)
 
     @on(SelectionList.SelectionHighlighted, "#dream-items")
-    def _on_highlighted(self, event: SelectionList.SelectionHighlighted) -> None:
+    def _on_highlighted(self, event: SelectionList.SelectionHighlighted[int]) -> None:
         self._show_item(event.selection_index)
 
     @on(SelectionList.SelectedChanged, "#dream-items")

@@ -171,7 +171,7 @@ class ProblemsView(ListView["RuleGroup | Finding"]):
             return
         findings = fuzzy_filter(self.filter_text, workspace.findings,
                                 lambda f: f"{f.rule} {f.path} {f.message}")
-        finding_list = self.row_list
+        finding_list = self.query_one(f"#{self.LIST_ID}", FindingList)
         keep = finding_list.item_key(finding_list.highlighted) if finding_list.highlighted else None
         by_rule: dict[str, list[Finding]] = {}
         for finding in findings:

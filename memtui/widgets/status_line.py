@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rich.console import RenderableType
 from textual.content import Content
 from textual.reactive import reactive
 
@@ -104,7 +105,7 @@ class StatusLine(HeaderLine):
         self.set_class(ws.errors > 0, "-errors")
         self.update(Content.assemble(*joined))
 
-    def render(self) -> Content | str:
+    def render(self) -> RenderableType:
         """The counts, then the folder, its start elided (``…``) when the line is too short."""
         counts = self.text
         if not isinstance(counts, Content) or not self._path:

@@ -72,7 +72,7 @@ Typical use (what the CLI does)::
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..changeset import Changeset, Create, Move, Write
@@ -229,12 +229,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use, so that reading modules below the writer
-    (the journal's read side, the safe-path checks) never pulls in the gate."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module if module.startswith("..") else "." + module, __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # the type checker reads the imports above: a name not among them is an error
+
+    def __getattr__(name: str) -> object:
+        """Import a public name's module on first use, so that reading modules below the writer
+        (the journal's read side, the safe-path checks) never pulls in the gate."""
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module if module.startswith("..") else "." + module, __name__),
+                        name)
+        globals()[name] = value
+        return value

@@ -136,7 +136,8 @@ def open_replaced(path: str) -> int | None:
 
 def read_fd(fd: int) -> bytes:
     """Every byte of an open file, from the start (whatever its offset)."""
-    chunks, offset = [], 0
+    chunks: list[bytes] = []
+    offset = 0
     while True:
         chunk = os.pread(fd, max(os.fstat(fd).st_size - offset, 0) + 1, offset)
         if not chunk:
