@@ -140,19 +140,10 @@ class SessionState:
                            "blocked": self.blocked, "said": self.said},
                           ensure_ascii=False).encode("utf-8")
         target = self.path_for(self.session_id)
-        tmp = str(folder / f".{target.stem}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-            self.dirty = False
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        from .write import replace_file
+
+        replace_file(os.path.realpath(folder), target.name, data)
+        self.dirty = False
         if not self.existed:
             self.existed = True
             _prune(folder)

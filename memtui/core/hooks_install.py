@@ -19,7 +19,6 @@ import difflib
 import json
 import os
 import shlex
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -256,32 +255,8 @@ def write(path: str, text: str, old_text: str | None) -> str | None:
 
 
 def _replace(folder: str, target: str, data: bytes, mode: int) -> None:
-    """Write ``target`` through an exclusive temp file in its folder: fsync, chmod, replace."""
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(folder)
+    """Write ``target`` through an exclusive temp file in its folder (a real path: :func:`write`
+    resolved it): fsync, ``mode``, replace."""
+    from .write import replace_file
 
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    replace_file(folder, os.path.basename(target), data, mode=mode, sync=True)

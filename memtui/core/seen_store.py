@@ -19,8 +19,8 @@ root (:func:`~memtui.core.write.safepath.check_stored_path`; others are quaranti
 name must match ``copies-<16 hex>.pack``, a copy must decompress to at most :data:`COPY_LIMIT`
 bytes with the hash it is stored under, and nothing under the store is opened through a symlink.  An in-root
 store is written through the writer's side-file API (:func:`memtui.core.write.write_side_file`,
-under the root's lock); a cache store by the same recipe here (exclusive temp file with an
-unpredictable name, fsync, ``os.replace``) — the root is not written at all.
+under the root's lock); a cache store by the same recipe (:func:`memtui.core.write.replace_file`:
+exclusive temp file with an unpredictable name, fsync, ``os.replace``) — the root is not written at all.
 """
 
 from __future__ import annotations
@@ -326,8 +326,10 @@ def _write(loc: Location, name: str, data: bytes) -> None:
         except TxnError as exc:  # busy, a symlink on the way, a read-only disk
             raise SeenError(str(exc)) from None
         return
+    from .write import replace_file
+
     folder, _, base = (loc.folder / name).as_posix().rpartition("/")
-    _write_cache_file(Path(folder), base, data)
+    replace_file(folder, base, data, sync=True)  # the folder: made by save_state's _ensure_folder
 
 
 def _remove(loc: Location, name: str) -> None:
@@ -341,14 +343,6 @@ def _remove(loc: Location, name: str) -> None:
             os.unlink(loc.folder / name)
     except (TxnError, OSError):
         pass
-
-
-def _write_cache_file(folder: Path, name: str, data: bytes) -> None:
-    """Write ``folder/name`` in the user's cache: exclusive temp file (unpredictable name) in the
-    folder opened without following a symlink, fsync, replace."""
-    from .statcache import write_cache_file
-
-    write_cache_file(folder, name, data, sync=True)
 
 
 #: a temp file a save left behind when it was cut off (this module's, or the writer's side file)

@@ -180,35 +180,14 @@ def read_cache_file(folder: Path, name: str, limit: int = MAX_CACHE_BYTES) -> by
         os.close(fd)
 
 
-def write_cache_file(folder: Path, name: str, data: bytes, sync: bool = False) -> None:
-    """Write ``folder/name`` in the user's cache: the folder (made ``0o700`` with its parents when
-    missing) is opened without following a symlink, the bytes go to an exclusively created temp
-    file with an unpredictable name in it, which then replaces ``name``.  Raises OSError."""
+def write_cache_file(folder: Path, name: str, data: bytes) -> None:
+    """Write ``folder/name`` in the user's cache (:func:`memtui.core.write.replace_file`, no
+    fsync), the folder made ``0o700`` with its parents when missing.  Raises OSError."""
+    from .write import replace_file
+
     if not os.path.isdir(folder):
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    dir_fd = _open_folder(folder)
-    try:
-        tmp = f".{name}.{os.urandom(8).hex()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     0o600, dir_fd=dir_fd)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                if sync:
-                    os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dir_fd)
-            except OSError:
-                pass
-            raise
-    finally:
-        os.close(dir_fd)
+    replace_file(folder, name, data)
 
 
 _FINGERPRINT: tuple[Any, ...] | None = None

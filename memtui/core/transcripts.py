@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -333,23 +332,14 @@ def _load_cache(path: Path | None, folder: Path) -> dict[str, Any]:
 
 
 def _save_cache(path: Path, folder: Path, files: Mapping[str, Any]) -> None:
-    """Write the cache atomically (exclusive temp file with an unpredictable name, replace)."""
+    """Write the cache atomically (:func:`memtui.core.write.replace_file`); a failure is ignored."""
+    from .write import replace_file
+
     data = json.dumps({"format": FORMAT, "folder": os.path.realpath(folder), "files": files},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        replace_file(os.path.realpath(path.parent), path.name, data)
     except OSError:
         pass  # the cache is never required
 

@@ -55,13 +55,20 @@ def test_core_imports_nothing_above_it() -> None:
     assert not {m for m in loaded if m.startswith(upward)}
 
 
-# ---------------------------------------------------------------- the app's arrows, as a table
+# ---------------------------------------------------------------- the nevers, as a table
 
 PACKAGE = Path(__file__).resolve().parents[2] / "memtui"
+ABOVE_CORE = ("memtui.app", "memtui.actions", "memtui.commands", "memtui.services", "memtui.widgets",
+              "memtui.screens", "memtui.cli")
 
-#: (package, what it never imports, why) — every import statement counts, those under
-#: ``if TYPE_CHECKING:`` too (a type-only arrow is still an arrow a reader follows)
-APP_NEVERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+#: (who, what it never imports, why) — every import statement counts, those in a function and
+#: under ``if TYPE_CHECKING:`` too (a type-only arrow is still an arrow a reader follows); "who"
+#: is a module or package of memtui, ``A - B`` every module of A outside B
+NEVERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("memtui.core", ("textual", *ABOVE_CORE),
+     "the core is plain Python under every layer, and the only code that writes a memory folder"),
+    ("memtui - memtui.core.write", ("memtui.core.write.fs",),
+     "the writer's file layer is reached through the face, memtui.core.write"),
     ("memtui.widgets", ("memtui.cli", "memtui.commands", "memtui.app", "memtui.actions",
                         "memtui.screens"),
      "a widget draws and posts messages; it knows no screen, command, app or CLI"),
@@ -74,6 +81,37 @@ APP_NEVERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "services are plain Python under the app"),
     ("memtui.terminal_text", ("memtui", "textual", "rich"), "a leaf both the CLI and widgets use"),
 )
+
+#: (call, the one module that makes it, why)
+CALL_NEVERS: tuple[tuple[str, str, str], ...] = (
+    ("os.replace", "memtui.core.write.fs", "a file is put in place by one layer (fsync, temp file, checks)"),
+    ("os.link", "memtui.core.write.fs", "a file is moved without replacing what is there by one layer"),
+    ("os.rename", "memtui.core.write.fs", "os.replace's twin: the same one layer"),
+)
+
+
+def table() -> str:
+    """The nevers as a reader sees them: one line each."""
+    lines = [f"{who:<28} never imports {', '.join(nevers)}  ({why})" for who, nevers, why in NEVERS]
+    lines += [f"{'memtui - ' + only:<28} never calls {call}  ({why})" for call, only, why in CALL_NEVERS]
+    return "\n".join(lines)
+
+
+def module_of(path: Path) -> str:
+    """The dotted name of a file of the package (a package's ``__init__`` is the package)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def within(module: str, scope: str) -> bool:
+    return module == scope or module.startswith(scope + ".")
+
+
+def files_of(who: str) -> list[Path]:
+    """The files ``who`` names (``A - B``: A's files outside B)."""
+    inside, _, outside = (part.strip() for part in who.partition(" - "))
+    return [path for path in sorted(PACKAGE.rglob("*.py"))
+            if within(module_of(path), inside) and not (outside and within(module_of(path), outside))]
 
 
 def imported_names(path: Path) -> set[str]:
@@ -96,14 +134,63 @@ def imported_names(path: Path) -> set[str]:
     return names
 
 
-def test_the_app_arrows_run_one_way() -> None:
+def calls_made(path: Path) -> set[str]:
+    """Every ``os.<name>`` the file refers to (called or passed on) and every name it takes
+    from ``os`` (``from os import replace`` would hide a call)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os":
+            found.add(f"os.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "os" and not node.level:
+            found.update(f"os.{alias.name}" for alias in node.names)
+    return found
+
+
+def broken_nevers() -> list[str]:
     broken: list[str] = []
-    for package, nevers, why in APP_NEVERS:
-        base = PACKAGE.joinpath(*package.split(".")[1:])
-        files = sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
-        assert files, package
+    for who, nevers, why in NEVERS:
+        files = files_of(who)
+        assert files, who
         for path in files:
             for name in imported_names(path):
-                if any(name == never or name.startswith(never + ".") for never in nevers):
+                if any(within(name, never) for never in nevers):
                     broken.append(f"{path.relative_to(PACKAGE.parent)} imports {name} ({why})")
+    for path in sorted(PACKAGE.rglob("*.py")):
+        made = calls_made(path)
+        for call, only, why in CALL_NEVERS:
+            if call in made and module_of(path) != only:
+                broken.append(f"{path.relative_to(PACKAGE.parent)} calls {call} ({why})")
+    return broken
+
+
+def test_the_nevers_hold() -> None:
+    print(table())  # shown with -s, and beside a failure
+    broken = broken_nevers()
     assert not broken, "\n".join(broken)
+
+
+def test_the_checks_see_what_they_look_for() -> None:
+    """The file layer is where the table says (so a never about it cannot hold by finding nothing)."""
+    fs = PACKAGE / "core" / "write" / "fs.py"
+    assert {"os.replace", "os.link"} <= calls_made(fs)
+    assert fs not in files_of("memtui - memtui.core.write")
+    assert PACKAGE / "core" / "statcache.py" in files_of("memtui - memtui.core.write")
+    assert "memtui.core.write.fs" in imported_names(PACKAGE / "core" / "write" / "group.py")
+
+
+def test_the_writer_face_exports_what_it_declares() -> None:
+    """``memtui.core.write`` imports lazily: its type-checking imports, its ``__all__`` and the
+    table its ``__getattr__`` reads name the same things, and each resolves."""
+    import memtui.core.write as face
+
+    tree = ast.parse((PACKAGE / "core" / "write" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.If)
+             and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+             for inner in node.body if isinstance(inner, ast.ImportFrom) for alias in inner.names}
+    assert typed == set(face.__all__) == set(face._EXPORTS)
+    for name in face.__all__:
+        assert getattr(face, name) is not None
+
+
+if __name__ == "__main__":
+    print(table())

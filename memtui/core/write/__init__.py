@@ -55,7 +55,8 @@ The public API (everything callers need is importable from here):
   its pending halves are finished or restored by :func:`recover` as its coordinator decided, and
   :func:`commit` of an undo or redo of it replays every half;
 - memtui's own bookkeeping files (``.memtui/…``, the pressure log): :func:`write_side_file`,
-  :func:`append_side_file` — same lock, same safe file layer;
+  :func:`append_side_file` — same lock, same safe file layer; a file outside any memory folder
+  (the caches, Claude Code's settings) is written by :func:`replace_file`;
 - errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
   :class:`ChangedOnDisk` (and :class:`ReadOnlyFile`), :class:`WriteFailed`,
   :class:`NothingToUndo`, :class:`UnsafeFolder`.
@@ -86,7 +87,15 @@ if TYPE_CHECKING:
         UnsafeFolder,
         WriteFailed,
     )
-    from .fs import LOCK_TIMEOUT, append_side_file, remove_side_file, root_lock, side_files, write_side_file
+    from .fs import (
+        LOCK_TIMEOUT,
+        append_side_file,
+        remove_side_file,
+        replace_file,
+        root_lock,
+        side_files,
+        write_side_file,
+    )
     from .group import (
         GroupApplied,
         GroupPreview,
@@ -149,6 +158,7 @@ _EXPORTS: dict[str, str] = {
     "remove_side_file": "fs",
     "side_files": "fs",
     "append_side_file": "fs",
+    "replace_file": "fs",
     "Recovered": "recovery",
     "open_root": "recovery",
     "recover": "recovery",
@@ -219,6 +229,7 @@ __all__ = [
     "refusal_lines",
     "refusal_text",
     "remove_side_file",
+    "replace_file",
     "replay_group_plan",
     "root_lock",
     "run",

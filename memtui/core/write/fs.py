@@ -10,10 +10,8 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
-import logging
 import os
 import re
-import secrets
 import stat
 import threading
 import time
@@ -42,10 +40,6 @@ from .safepath import (
 
 LOCK_TIMEOUT = 5.0
 QUARANTINE_DIR = ".memtui/quarantine"
-
-_log = logging.getLogger("memtui")
-
-
 
 
 class FileSystem:
@@ -144,6 +138,43 @@ def read_fd(fd: int) -> bytes:
             return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
+
+
+def replace_file(folder: Path | str, name: str, data: bytes, *, mode: int = 0o600, sync: bool = False) -> None:
+    """Write ``folder/name`` at once, for a file outside any memory folder (memtui's caches,
+    Claude Code's settings): ``folder`` is opened without following a symlink at its last part
+    (a caller that means to follow one passes its real path), the bytes go to an exclusively
+    created temp file ``.<name>.<16 hex>.tmp`` in it (``mode``), which then replaces ``name``;
+    with ``sync``, the temp file before the rename and the folder after it are fsynced.  The
+    temp file goes on any failure.  Raises OSError."""
+    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        tmp = f".{name}.{os.urandom(8).hex()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                     dir_fd=dir_fd)
+        try:
+            try:
+                write_all(fd, data)
+                if mode != 0o600:
+                    os.fchmod(fd, mode)
+                if sync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except OSError:
+                pass
+            raise
+        if sync:
+            try:
+                os.fsync(dir_fd)
+            except OSError:
+                pass  # some file systems cannot fsync a folder; the file itself is synced
+    finally:
+        os.close(dir_fd)
 
 
 #: ``link`` errors meaning "this file system has no hard links" (not "the name is taken")
@@ -345,7 +376,7 @@ _TMP_TAIL = re.compile(r"[0-9a-f]{16}\.tmp")
 def tmp_path(root: Path, rel: str, rid: str) -> str:
     """A fresh, unpredictable temp name next to ``rel``: ``.<name>.<record id>.<random>.tmp``."""
     folder, _, name = rel.rpartition("/")
-    return abs_path(root, (folder + "/" if folder else "") + f".{name}.{rid}.{secrets.token_hex(8)}.tmp")
+    return abs_path(root, (folder + "/" if folder else "") + f".{name}.{rid}.{os.urandom(8).hex()}.tmp")
 
 
 def remove_tmps(root: Path, rels: Iterable[str], rid: str) -> None:
@@ -384,7 +415,7 @@ def next_seq(root: Path) -> int:
 def write_record(root: Path, rid: str, record: dict[str, Any]) -> None:
     ensure_dir(root, JOURNAL_DIR)
     folder = journal_dir(root)
-    tmp = str(folder / f".{rid}.{secrets.token_hex(8)}.tmp")
+    tmp = str(folder / f".{rid}.{os.urandom(8).hex()}.tmp")
     # a path that is not UTF-8 (a file name as it is on disk) is kept as its bytes
     data = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape")
     disk.write_tmp(tmp, data, None)
@@ -443,7 +474,7 @@ def write_side_file(root: Path | str, rel: str, data: bytes, timeout: float = LO
         if os.path.islink(target):
             raise UnsafeFolder(f"'{rel}' is a symlink; memtui does not write through it — remove it")
         folder, _, name = rel.rpartition("/")
-        tmp = abs_path(root, (folder + "/" if folder else "") + f".{name}.side.{secrets.token_hex(8)}.tmp")
+        tmp = abs_path(root, (folder + "/" if folder else "") + f".{name}.side.{os.urandom(8).hex()}.tmp")
         try:
             disk.write_tmp(tmp, data, None)
             disk.replace(tmp, target)
