@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from memtui.core import dream, write
-    from memtui.core.consolidate import read_rejected
+    from memtui.core.rejections import read_rejected
 
     from .stale import parse_now, parse_repo
     from .verbs import changing, root_of_path, say_recovered

@@ -71,7 +71,8 @@ def parse_threshold(text: str | None) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.consolidate import read_rejected, scan_root
+    from memtui.core.consolidate import scan_root
+    from memtui.core.rejections import read_rejected
     from memtui.core.store import RootError
 
     threshold = parse_threshold(args.threshold)

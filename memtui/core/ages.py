@@ -95,7 +95,6 @@ def name_date(path: str) -> datetime | None:
 BODY_CAPTURED = "body _Captured:_"
 BODY_FIELD = "body Date:"
 BODY_LEADING = "body leading date"
-BODY_SOURCES = (BODY_CAPTURED, BODY_FIELD, BODY_LEADING)
 BODY_LINES = 10  # the first non-blank body lines a field or a leading date is looked for in
 
 _ISO = r"(\d{4}-\d{2}-\d{2})"

@@ -33,7 +33,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from .model import (
     CLAUDE_CODE_LOADER,
@@ -615,24 +615,3 @@ def loaded_file_bytes(index: Index, budget: Budget) -> bytes:
     if index.bom and lines and lines[0].number == 1:
         data = b"\xef\xbb\xbf" + data
     return data
-
-
-if TYPE_CHECKING:
-    from .pressure import PRESSURE_FILE as PRESSURE_FILE
-    from .pressure import PRESSURE_LOCK_TIMEOUT as PRESSURE_LOCK_TIMEOUT
-    from .pressure import read_pressure as read_pressure
-    from .pressure import record_budget as record_budget
-    from .pressure import record_pressure as record_pressure
-
-#: the pressure log's names, kept here for callers of this module (its I/O is memtui.core.pressure)
-_PRESSURE_NAMES = frozenset({"PRESSURE_FILE", "PRESSURE_LOCK_TIMEOUT", "read_pressure", "record_budget",
-                             "record_pressure"})
-
-
-def __getattr__(name: str) -> object:
-    """The pressure log's names from :mod:`memtui.core.pressure`, where its I/O lives."""
-    if name not in _PRESSURE_NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import pressure
-
-    return getattr(pressure, name)

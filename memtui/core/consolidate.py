@@ -30,7 +30,7 @@ from dataclasses import astuple, dataclass
 from itertools import chain, product
 from pathlib import Path
 from sys import intern
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable
+from typing import Any, Callable, Collection, Iterable
 
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
@@ -754,27 +754,6 @@ def pair_key(a: str, b: str) -> tuple[str, str]:
 
 
 _key = pair_key
-
-
-if TYPE_CHECKING:
-    from .rejections import REJECTED_FILE as REJECTED_FILE
-    from .rejections import forget_rejected as forget_rejected
-    from .rejections import parse_rejected as parse_rejected
-    from .rejections import read_rejected as read_rejected
-    from .rejections import remember_rejected as remember_rejected
-
-#: the rejection store's names, kept here for callers of this module (memtui.core.rejections)
-_REJECTION_NAMES = frozenset({"REJECTED_FILE", "parse_rejected", "read_rejected", "remember_rejected",
-                              "forget_rejected"})
-
-
-def __getattr__(name: str) -> object:
-    """The rejection store's names from :mod:`memtui.core.rejections`, where its I/O lives."""
-    if name not in _REJECTION_NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import rejections
-
-    return getattr(rejections, name)
 
 
 def pairs_summary(pairs: Collection[Candidate], threshold: float) -> str:

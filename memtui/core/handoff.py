@@ -106,7 +106,6 @@ class ParsedState:
     repeated: tuple[str, ...]
     handoffs: int
     stamp: datetime | None  # the newest '## Handoff:' moment (naive: local time)
-    stamp_has_time: bool
 
 
 def parse_state(text: str) -> ParsedState:
@@ -115,7 +114,6 @@ def parse_state(text: str) -> ParsedState:
     seen: dict[str, int] = {}
     handoffs = 0
     stamp: datetime | None = None
-    has_time = False
     for line in lines:
         match = _HANDOFF.match(line)
         if match:
@@ -127,7 +125,7 @@ def parse_state(text: str) -> ParsedState:
                 continue
             moment = datetime.combine(day, clock)
             if stamp is None or moment > stamp:
-                stamp, has_time = moment, match.group(2) is not None
+                stamp = moment
             continue
         heading = _HEADING.match(line)
         if heading:
@@ -136,7 +134,7 @@ def parse_state(text: str) -> ParsedState:
                 seen[name] = seen.get(name, 0) + 1
     present = tuple(h for h in HEADINGS if h in seen)
     repeated = tuple(h for h in HEADINGS if seen.get(h, 0) > 1)
-    return ParsedState(len(lines), present, repeated, handoffs, stamp, has_time)
+    return ParsedState(len(lines), present, repeated, handoffs, stamp)
 
 
 def count_commits(project: Path, since: datetime) -> int | None:

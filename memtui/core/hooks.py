@@ -337,14 +337,10 @@ def stop_reason(new: Sequence[tuple[str, Sequence[Finding]]], limit: int = 8) ->
     return fit([head], items, [], REASON_CAP, "run `memtui validate` on the folder")
 
 
-#: commands the SessionStart note may name: they print and exit, with no terminal needed
-NO_TERMINAL_COMMANDS = ("memtui validate", "memtui loaded")
-
-
 def session_lines(reports: Sequence[RootReport]) -> list[str]:
     """What the agent is told at session start: one line a root that needs attention (facts
-    only), then which commands give the details — they print and exit, with no terminal needed
-    (:data:`NO_TERMINAL_COMMANDS`; never the bare app)."""
+    only), then which commands give the details — ``memtui validate`` and ``memtui loaded``,
+    which print and exit with no terminal needed (never the bare app)."""
     notes: list[str] = []
     for report in reports:
         b = report.budget

@@ -29,7 +29,6 @@ def in_team(path: str) -> bool:
 SCOPE_FILE = "SCOPE.md"
 
 KNOWN_TYPES = frozenset({"value", "user", "feedback", "project", "reference"})
-KNOWN_STATUSES = frozenset({"active", "stale", "archived", "superseded"})
 PROVENANCE_KEYS = ("consolidated_from", "supersedes", "superseded_by", "folded_into")
 LIST_KEYS = PROVENANCE_KEYS + ("relates_to",)
 

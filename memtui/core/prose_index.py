@@ -115,7 +115,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
     created: list[Operation] = []
     taken = {p.rpartition("/")[2].lower() for p in snapshot.files}
     listed: set[str] = set()
-    head_pos, top = sections[0]
+    _, top = sections[0]
     out += [ln.raw for ln in top]
     for k, (pos, body) in enumerate(sections[1:], start=1):
         assert pos is not None

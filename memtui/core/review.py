@@ -124,18 +124,3 @@ def unseen_message(roots: Iterable[tuple[Path, int]]) -> str | None:
             "— memtui changes")
 
 
-def session_start_message(roots: Iterable[Path | str]) -> str | None:
-    """The SessionStart hook's ``systemMessage`` for these roots (read-only; a root that cannot
-    be read counts nothing)."""
-    from .statcache import load_cached
-    from .store import RootError
-
-    counts = []
-    for root in roots:
-        try:
-            snapshot, cache = load_cached(root)
-        except (RootError, OSError):
-            continue
-        cache.save()
-        counts.append((Path(root), unseen_count(snapshot)))
-    return unseen_message(counts)

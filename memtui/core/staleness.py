@@ -291,19 +291,10 @@ def holds_for(memory_file: MemoryFile, lineage: Lineage | None = None,
     return tuple(out)
 
 
-def classify(checks: tuple[ReferenceCheck, ...]) -> StalenessClass:
-    """EVERGREEN (nothing verifiable), FRESH (all found), PARTIALLY_ or FULLY_STALE."""
-    return _class_and_modifiers(checks)[0]
-
-
-def modifiers_for(checks: tuple[ReferenceCheck, ...]) -> tuple[Modifier, ...]:
-    """One modifier per kind of missing reference, in the order paths, symbols, branches, URLs."""
-    return _class_and_modifiers(checks)[1]
-
-
 def _class_and_modifiers(checks: tuple[ReferenceCheck, ...],
                          ) -> tuple[StalenessClass, tuple[Modifier, ...]]:
-    """:func:`classify` and :func:`modifiers_for` in one pass over the checks."""
+    """The class — EVERGREEN (nothing verifiable), FRESH (all found), PARTIALLY_ or FULLY_STALE —
+    and one modifier per kind of missing reference (paths, symbols, branches, URLs), in one pass."""
     found = 0
     missing: dict[RefKind, list[str]] = {}
     for check in checks:

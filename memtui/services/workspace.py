@@ -58,10 +58,6 @@ class EntryRow:
     glob: str = ""  # region pointers only
     covers: int | None = None  # files a region pointer matches (None until the full scan)
 
-    @property
-    def is_region(self) -> bool:
-        return bool(self.glob) or self.pane == REGIONS
-
 
 @dataclass(frozen=True)
 class WorkingSet:

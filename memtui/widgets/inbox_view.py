@@ -129,15 +129,6 @@ class InboxView(View):
         self.query_one("#inbox-header", HeaderLine).update(header)
         self._update_detail()
 
-    def show_unavailable(self, reason: str) -> None:
-        """The folder's changes cannot be known: say so, and only that (not "nothing changed")."""
-        self.inbox = None
-        changes = self.change_list
-        changes.empty_text = UNAVAILABLE
-        changes.set_items([])
-        self.query_one("#inbox-header", HeaderLine).update(f"the inbox is unavailable: {reason}")
-        self._update_detail()
-
     def selected_change(self) -> Change | None:
         return self.change_list.highlighted
 

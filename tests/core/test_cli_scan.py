@@ -9,7 +9,7 @@ import pytest
 
 from conftest import MakeRoot, topic
 from memtui.cli.main import main
-from memtui.core.consolidate import remember_rejected
+from memtui.core.rejections import remember_rejected
 
 SHARED = "Garbage collection marks every referenced blob and then sweeps the unreferenced ones"
 

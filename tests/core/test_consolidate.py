@@ -17,8 +17,6 @@ from memtui.core.consolidate import (
     clusters_of,
     name_template,
     proposed_pairs,
-    read_rejected,
-    remember_rejected,
     root_token_sets,
     scan,
     token_list,
@@ -28,6 +26,7 @@ from memtui.core.consolidate import (
 from memtui.core.contradictions import contradicting_pairs, stance
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.model import MemoryFile
+from memtui.core.rejections import read_rejected, remember_rejected
 from memtui.core.simjoin import (
     TokenSets,
     brute_force_pairs,

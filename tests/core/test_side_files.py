@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core import write
-from memtui.core.budget import read_pressure, record_pressure
-from memtui.core.consolidate import read_rejected, remember_rejected
+from memtui.core.pressure import read_pressure, record_pressure
+from memtui.core.rejections import read_rejected, remember_rejected
 from memtui.core.store import load_root
 from memtui.core.write.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
 from tests.conftest import MakeRoot
