@@ -13,7 +13,7 @@ from memtui.core import verbs, write
 from memtui.core.model import Snapshot
 from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot
-from tests.core.writer_support import VALID_ROOT
+from tests.support.writer import VALID_ROOT
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_a_dry_run_reads_only(root: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_a_refused_change_touches_nothing(root: Path) -> None:
     from memtui.core.changeset import Changeset, Create
-    from tests.core.writer_support import tree
+    from tests.support.writer import tree
 
     before = tree(root, include_memtui=True)
     orphan = Changeset("remember", "an unreachable file", (Create("orphan.md", b"# Orphan\n"),))

@@ -14,7 +14,7 @@ from memtui.core.demo import demo_source
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
 from memtui.core.write.journal import list_records
-from tests.core.writer_support import tree
+from tests.support.writer import tree
 
 RECENT = ["project_gc_concurrent_mark.md", "feedback_run_conformance_before_push.md",
           "project_release_2_5_status.md", "reference_gc_runbook.md", "project_oidc_group_sync.md"]

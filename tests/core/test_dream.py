@@ -21,7 +21,7 @@ from memtui.core.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write.journal import list_records
 from tests.conftest import CORPORA, MakeRoot, topic
-from tests.core.writer_support import tree
+from tests.support.writer import tree
 
 DEMO = Path(__file__).resolve().parents[2] / "memtui" / "demo"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

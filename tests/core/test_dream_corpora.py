@@ -26,7 +26,7 @@ from memtui.core.model import Index, LineKind, MemoryFile, Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.conftest import CORPORA, corpus_roots
-from tests.core.writer_support import tree, writable_copy
+from tests.support.writer import tree, writable_copy
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 ROOTS = [p.relative_to(CORPORA).as_posix() for p in corpus_roots()]

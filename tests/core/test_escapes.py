@@ -20,7 +20,7 @@ from memtui.core import verbs, write
 from memtui.core.store import load_root
 from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot
-from tests.core.writer_support import VALID_ROOT, tree
+from tests.support.writer import VALID_ROOT, tree
 
 
 @pytest.fixture

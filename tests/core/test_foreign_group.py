@@ -25,7 +25,7 @@ from memtui.core.store import load_root
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write.journal import list_records
 from memtui.core.write.recovery import resolve_pending
-from tests.core.writer_support import VALID_ROOT, tree
+from tests.support.writer import VALID_ROOT, tree
 
 _SPY: list[Callable[[str, tuple[object, ...]], None]] = []
 

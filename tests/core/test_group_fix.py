@@ -18,7 +18,7 @@ from memtui.core.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot, topic
-from tests.core.writer_support import tree
+from tests.support.writer import tree
 
 INDEX = (
     "# Memory\n\n## Recent\n"

@@ -18,7 +18,7 @@ from memtui.core.validate import secret_findings, validate
 from memtui.core.write.fs import disk
 from tests.conftest import MakeRoot, topic
 from tests.core.test_escapes import snap
-from tests.core.writer_support import VALID_ROOT, Crash, tree
+from tests.support.writer import VALID_ROOT, Crash, tree
 
 INDEX = "# Memory\n\n## Recent\n- [Alpha](a.md) — the alpha fact\n"
 A = topic("Alpha", "alpha fact")

@@ -15,7 +15,7 @@ from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.conftest import MakeRoot, corpus, corpus_roots, topic
-from tests.core.writer_support import VALID_ROOT, writable_copy
+from tests.support.writer import VALID_ROOT, writable_copy
 
 HUGE = BudgetConfig(max_lines=1_000_000, max_bytes=100_000_000)
 

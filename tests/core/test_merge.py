@@ -15,7 +15,7 @@ from memtui.core.merge import merge
 from memtui.core.model import decode_bytes
 from memtui.core.store import load_root
 from memtui.core.validate import errors, validate
-from tests.core.writer_support import writable_copy
+from tests.support.writer import writable_copy
 
 TODAY = date(2026, 11, 29)
 INDEX = (

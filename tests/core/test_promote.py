@@ -21,7 +21,7 @@ from memtui.core.write import commit_group, plan_group
 from memtui.core.write import fs as write_fs
 from memtui.core.write.journal import list_records
 from tests.conftest import topic
-from tests.core.writer_support import VALID_ROOT, Crash, Faults, tree
+from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 
 SHARED_INDEX = "# Team memory\n\n## Recent\n- [Build](build.md) — how the build runs\n"
 SHARED = {"MEMORY.md": SHARED_INDEX, "build.md": topic("Build", "how the build runs")}

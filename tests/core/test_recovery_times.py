@@ -19,7 +19,7 @@ from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot, topic
-from tests.core.writer_support import VALID_ROOT, Crash, Faults, tree
+from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 
 DAY = 86_400 * 10**9
 OLD = 1_700_000_000 * 10**9  # November 2023

@@ -25,7 +25,7 @@ from memtui.core.write import commit_group, plan_group
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
 from tests.conftest import copy_demo_to
-from tests.core.writer_support import VALID_ROOT, Crash, Faults, tree
+from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 
 NOW = date(2026, 11, 30)
 LINE = b"- appended by the agent between the check and the rename\n"

@@ -15,7 +15,7 @@ from memtui.core import verbs, write
 from memtui.core.merge import merge
 from memtui.core.store import load_root
 from memtui.core.write import rootcommit
-from tests.core.writer_support import VALID_ROOT, Crash, tree
+from tests.support.writer import VALID_ROOT, Crash, tree
 
 OLD = 1_700_000_000 * 10**9
 DAY = 86_400 * 10**9

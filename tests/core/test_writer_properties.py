@@ -37,7 +37,7 @@ from memtui.core.store import load_root
 from memtui.core.validate import reach_of, validate
 from memtui.core.write.journal import decode_value, journal_dir
 from tests.conftest import topic
-from tests.core.writer_support import VALID_ROOT, tree
+from tests.support.writer import VALID_ROOT, tree
 
 # ---------------------------------------------------------------- incremental == full
 

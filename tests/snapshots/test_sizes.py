@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import FIXED_MTIME, freeze_mtimes  # noqa: E402
 from memtui.core import seen  # noqa: E402
-from tui_support import make_app, settle  # noqa: E402
+from tests.support.app import make_app, settle  # noqa: E402
 
 VIEWS = {"working": "1", "problems": "2", "files": "3", "staleness": "4", "consolidate": "5"}
 

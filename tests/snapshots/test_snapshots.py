@@ -13,7 +13,7 @@ from typing import Any, Callable
 import pytest
 
 from conftest import freeze_mtimes
-from tui_support import make_app, settle
+from tests.support.app import make_app, settle
 
 SIZE = (130, 40)
 

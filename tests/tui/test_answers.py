@@ -14,7 +14,7 @@ from textual.widgets import Footer
 from conftest import topic
 from memtui.commands import COMMANDS, MemtuiCommands
 from memtui.screens.confirm import ConfirmChange
-from tui_support import digest, make_app, press, screen_lines, settle
+from tests.support.app import digest, make_app, press, screen_lines, settle
 
 PINNED_FILE = "value_never_lose_referenced_blobs.md"
 RECENT_FILE = "project_gc_concurrent_mark.md"

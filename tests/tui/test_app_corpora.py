@@ -6,7 +6,7 @@ import pytest
 
 from conftest import corpus_roots
 from memtui.screens.main import VIEWS
-from tui_support import make_app, press, settle
+from tests.support.app import make_app, press, settle
 
 ROOTS = corpus_roots()
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memtui.services.search import fuzzy_filter, parse_facets
-from tui_support import make_app, press, settle
+from tests.support.app import make_app, press, settle
 
 SHIM = "project_v1_catalog_shim.md"
 TITLES = ["Registry v1 catalog shim for legacy clients", "GC runbook", "Session: v1 shim removal",

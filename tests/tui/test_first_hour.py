@@ -18,7 +18,7 @@ from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import elide_middle
 from memtui.screens.root_picker import RootList, RootPickerScreen
 from memtui.widgets.status_line import display_path
-from tui_support import digest, make_app, press, screen_lines, settle
+from tests.support.app import digest, make_app, press, screen_lines, settle
 
 
 def suspend_like_a_terminal(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:

@@ -12,7 +12,7 @@ from textual.notifications import Notify
 
 from tests.conftest import topic
 from tests.core.test_escapes import snap
-from tui_support import make_app, settle
+from tests.support.app import make_app, settle
 
 INDEX = "# Memory\n\n## Recent\n- [Alpha](a.md) — the alpha fact\n"
 

@@ -9,7 +9,7 @@ import pytest
 from memtui.core.write.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.widgets.inbox_view import InboxView
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ from memtui.widgets.consolidate_view import ConsolidateView, contradiction_words
 from memtui.widgets.index_text import IndexText
 from memtui.widgets.preview import Preview
 from memtui.widgets.working_set_view import WorkingSetView
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "core" / "data" / "candidate_synthetic.json"
 

@@ -12,7 +12,7 @@ from memtui.cli.common import UsageError
 from memtui.cli.open_app import user_keymap
 from memtui.commands import COMMANDS, help_groups
 from memtui.screens.main import MainScreen
-from tui_support import make_app, press, settle
+from tests.support.app import make_app, press, settle
 
 RECENT_FILE = "project_gc_concurrent_mark.md"
 

@@ -15,7 +15,7 @@ from memtui.widgets.files_view import FileList
 from memtui.widgets.handoff_pane import HandoffPane
 from memtui.widgets.working_set import WorkingSetPane
 from tests.conftest import topic
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 SCOPED = {
     "MEMORY.md": (

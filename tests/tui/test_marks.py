@@ -8,7 +8,7 @@ from typing import Any
 
 from memtui.core.write.journal import list_records
 from memtui.screens.confirm import ConfirmChange
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 RECENT_FIRST = "project_gc_concurrent_mark.md"
 

@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.notifications import Notify
 
 from memtui.screens.merge_review import MergeReviewScreen
-from tui_support import make_app, press, settle
+from tests.support.app import make_app, press, settle
 
 WORDS = ("kestrel granite harbor lantern meadow nectar orchid pebble quartz raven saffron timber "
          "umber velvet").split()

@@ -12,7 +12,7 @@ from textual.notifications import Notify
 
 from memtui.commands import BY_NAME, MemtuiCommands
 from memtui.screens.main import MainScreen
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 RECENT_FILE = "project_gc_concurrent_mark.md"
 

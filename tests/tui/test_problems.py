@@ -10,7 +10,7 @@ from memtui.core.write.journal import list_records
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.problems_view import RuleGroup
 from tests.conftest import topic
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 FAMILY = [f"session_2026-05-23_{part}_notes_from_a_long_day.md" for part in ("a", "b", "c", "d")]
 

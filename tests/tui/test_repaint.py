@@ -20,7 +20,7 @@ from memtui.widgets.budget_gauge import BudgetGauge, state_of
 from memtui.widgets.files_view import FileList
 from memtui.widgets.row_list import RowList
 from memtui.widgets.working_set import WorkingSetPane
-from tui_support import NOW, make_app, press, settle
+from tests.support.app import NOW, make_app, press, settle
 
 RECENT_FIRST = "project_gc_concurrent_mark.md"
 LISTS = ("#pane-pinned", "#pane-recent", "#pane-regions", "#files-list")

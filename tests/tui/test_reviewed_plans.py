@@ -15,7 +15,7 @@ from memtui.core.write.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.services import writer
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 
 def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.root_picker import RootList
-from tui_support import make_app, press, settle
+from tests.support.app import make_app, press, settle
 
 
 async def test_a_rejected_pair_can_be_taken_back(demo_root: Path) -> None:

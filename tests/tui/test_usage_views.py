@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_support import make_app, press, screen_lines, settle
+from tests.support.app import make_app, press, screen_lines, settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from test_usage import install_fixtures  # noqa: E402

@@ -10,7 +10,7 @@ from textual.notifications import Notify
 from memtui.commands import BY_NAME
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.working_set_view import WorkingSetView
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 RECENT_FIRST = "project_gc_concurrent_mark.md"
 

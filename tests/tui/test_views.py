@@ -17,7 +17,7 @@ from memtui.screens.merge_review import MergeReviewScreen, SideBySide
 from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.root_picker import RootPickerScreen
 from memtui.widgets.row_list import Rule
-from tui_support import digest, make_app, press, screen_lines, settle
+from tests.support.app import digest, make_app, press, screen_lines, settle
 
 
 async def test_number_keys_switch_views_and_focus_their_list(demo_root: Path) -> None:

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.notifications import Notify
 
 from memtui.services import scoring, writer
-from tui_support import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, settle
 
 RECENT_FILE = "project_gc_concurrent_mark.md"
 

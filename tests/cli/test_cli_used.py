@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_usage import S1, S2, install_fixtures
 
 from memtui.cli.main import main
+from tests.core.test_usage import S1, S2, install_fixtures
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from memtui.cli.main import main
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
 from tests.conftest import MakeRoot
-from tests.core.writer_support import VALID_ROOT, tree
+from tests.support.writer import VALID_ROOT, tree
 
 
 @pytest.fixture
