@@ -1,37 +1,19 @@
 """pytest's hooks and fixtures for every test: temp folders under ``tmp_path`` (and nothing left
 behind by the run), no pressure log, a private stat cache, a root builder and a fresh copy of the
-demo.  The shared helpers live in :mod:`tests.support.roots`; their names are re-exported here for
-the tests that import them from ``conftest``."""
+demo.  Tests import nothing from here: the shared helpers are :mod:`tests.support`'s."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from tests.support.roots import (  # re-exported: older tests import these from conftest
-    CORPORA,
-    FIXED_MTIME,
-    MakeRoot,
-    copy_demo_to,
-    corpus,
-    corpus_roots,
-    freeze_mtimes,
-    topic,
-)
-
-__all__ = ["CORPORA", "FIXED_MTIME", "MakeRoot", "copy_demo_to", "corpus", "corpus_roots", "freeze_mtimes",
-           "topic"]
-
-# one module under both names it is imported by (pytest loads it as ``conftest``; some tests
-# write ``tests.conftest``): its hooks and state exist once
-sys.modules.setdefault("conftest", sys.modules[__name__])
-sys.modules.setdefault("tests.conftest", sys.modules[__name__])
+from tests.support.layers import make_layers
+from tests.support.roots import CORPORA, MakeRoot, copy_demo_to
 
 #: the temp folder of the run outside the tests themselves: it must be empty at the end
 SESSION_TEMP: Path | None = None
@@ -133,3 +115,9 @@ def demo_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh copy of the bundled demo at ``<tmp>/memory``; the current folder is ``<tmp>``."""
     monkeypatch.chdir(tmp_path)
     return copy_demo_to(tmp_path / "memory")
+
+
+@pytest.fixture
+def layers(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A project's memory in three layers: (machine-local, shared, one agent's)."""
+    return make_layers(tmp_path)

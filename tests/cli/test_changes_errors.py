@@ -17,7 +17,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import seen_store
 from memtui.core.seen_store import location
-from tests.conftest import MakeRoot, topic
+from tests.support.roots import MakeRoot, topic
 
 BAD = os.fsdecode(b"project_\xff\xfebad.md")  # a name that is not UTF-8, as Python holds it
 ROOT = {

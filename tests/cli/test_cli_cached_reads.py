@@ -9,12 +9,12 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import statcache
-from tests.conftest import topic
-from tests.core.test_promote import FACT, SHARED_INDEX, layers  # noqa: F401 — the fixture
+from tests.support.layers import FACT, SHARED_INDEX
+from tests.support.roots import topic
 
 
 def test_list_and_loaded_answer_alike_without_the_cache_cold_and_warm(
-        layers: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+        layers: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     local, shared, _ = layers
     (local / "deploy_rule.md").write_text(topic("Staging deploy rule", "release branch only", body=FACT))

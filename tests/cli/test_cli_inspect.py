@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from tests.conftest import topic
+from tests.support.roots import topic
 
 CLEAN = {"MEMORY.md": "# M\n- [Alpha](a.md) — the alpha fact\n", "a.md": topic("Alpha", "a")}
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, topic
 from memtui.cli.main import main
 from memtui.core.rejections import remember_rejected
+from tests.support.roots import MakeRoot, topic
 
 SHARED = "Garbage collection marks every referenced blob and then sweeps the unreferenced ones"
 

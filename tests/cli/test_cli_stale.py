@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, topic
 from memtui.cli.main import main
+from tests.support.roots import MakeRoot, topic
 
 NOW = date(2026, 11, 29)
 

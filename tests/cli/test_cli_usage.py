@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import build_parser, main
-from tests.conftest import topic
+from tests.support.roots import topic
 
 
 def subcommands() -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from tests.core.test_usage import S1, S2, install_fixtures
+from tests.support.usage import S1, S2, install_fixtures
 
 
 @pytest.fixture

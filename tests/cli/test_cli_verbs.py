@@ -12,7 +12,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
-from tests.conftest import MakeRoot
+from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT, tree
 
 

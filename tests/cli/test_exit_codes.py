@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, topic
 from memtui.cli.main import main
+from tests.support.roots import MakeRoot, topic
 
 
 def test_a_folder_of_memory_files_without_an_index_is_a_root(

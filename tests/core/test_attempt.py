@@ -12,7 +12,7 @@ from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.model import Snapshot
 from memtui.core.write.journal import list_records
-from tests.conftest import MakeRoot
+from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT
 
 

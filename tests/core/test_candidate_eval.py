@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPORA
+from tests.support.roots import CORPORA
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 

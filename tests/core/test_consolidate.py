@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import MakeRoot, corpus, topic
 from memtui.core.consolidate import (
     brute_force_proposed,
     clusters_of,
@@ -36,6 +35,7 @@ from memtui.core.simjoin import (
     similar_pairs,
 )
 from memtui.core.store import load_root
+from tests.support.roots import MakeRoot, corpus, topic
 
 # ------------------------------------------------------------------------------ tokens and scores
 

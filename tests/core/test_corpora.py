@@ -14,7 +14,7 @@ from memtui.core.index import parse_index
 from memtui.core.model import BudgetConfig, encode_text
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import corpus, corpus_roots
+from tests.support.roots import corpus, corpus_roots
 
 ROOTS = corpus_roots()
 

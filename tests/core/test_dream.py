@@ -20,7 +20,7 @@ from memtui.core.staleness import StalenessClass, score_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write.journal import list_records
-from tests.conftest import CORPORA, MakeRoot, topic
+from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree
 
 DEMO = Path(__file__).resolve().parents[2] / "memtui" / "demo"

@@ -15,7 +15,7 @@ import pytest
 
 from memtui.core import dream
 from memtui.core.store import load_root
-from tests.conftest import CORPORA
+from tests.support.roots import CORPORA
 
 TSV = Path(__file__).parent / "data" / "dream_acceptance.tsv"
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

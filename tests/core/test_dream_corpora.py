@@ -25,7 +25,7 @@ from memtui.core.index_lines import sections
 from memtui.core.model import Index, LineKind, MemoryFile, Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import CORPORA, corpus_roots
+from tests.support.roots import CORPORA, corpus_roots
 from tests.support.writer import tree, writable_copy
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

@@ -19,8 +19,8 @@ from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.store import load_root
 from memtui.core.write.journal import list_records
-from tests.conftest import MakeRoot
-from tests.support.writer import VALID_ROOT, tree
+from tests.support.roots import MakeRoot
+from tests.support.writer import VALID_ROOT, snap, tree
 
 
 @pytest.fixture
@@ -37,14 +37,6 @@ def outside(tmp_path: Path) -> Path:
     (folder / "empty").mkdir()
     os.chmod(folder, 0o1777)
     return folder
-
-
-def snap(folder: Path) -> dict[str, Any]:
-    """Every path under ``folder`` (itself included) with its mode and bytes."""
-    out: dict[str, Any] = {".": stat.S_IMODE(os.lstat(folder).st_mode)}
-    for rel, data in tree(folder, include_memtui=True).items():
-        out[rel] = (stat.S_IMODE(os.lstat(folder / rel.rstrip("/")).st_mode), data)
-    return out
 
 
 def _record(root: Path, value: dict[str, Any], name: str = "00000001-do.pending.json") -> Path:

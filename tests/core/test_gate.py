@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memtui.core.store import load_root
 from memtui.core.validate import gate
-from tests.conftest import topic
+from tests.support.roots import topic
 
 A = topic("Alpha", "a")
 

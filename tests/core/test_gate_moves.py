@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import MakeRoot, topic
 from memtui.core import write
 from memtui.core.bulk import bulk
 from memtui.core.changeset import Changeset, Create
 from memtui.core.promote import promotion
 from memtui.core.store import load_root
 from memtui.core.verbs import archive, restore
+from tests.support.roots import MakeRoot, topic
 
 INDEX = ("# Memory\n\n## Recent\n- [Old](old.md) — the old note\n- [Other](other.md) — another\n")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import topic
 from memtui.core.changeset import Create, VerbError
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.merge import gist_draft, merge
@@ -12,6 +11,7 @@ from memtui.core.model import Finding, decode_bytes
 from memtui.core.quickfix import quick_fix_for
 from memtui.core.store import load_root
 from memtui.core.verbs import drop_line
+from tests.support.roots import topic
 
 
 @pytest.mark.parametrize("nl", ["\n", "\r\n"], ids=["lf", "crlf"])

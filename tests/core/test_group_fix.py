@@ -17,7 +17,7 @@ from memtui.core.group_fix import (
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write.journal import list_records
-from tests.conftest import MakeRoot, topic
+from tests.support.roots import MakeRoot, topic
 from tests.support.writer import tree
 
 INDEX = (

@@ -16,7 +16,7 @@ from memtui.core.discover import encode_project_path
 from memtui.core.handoff import HEADINGS, handoff_findings, parse_state, read_state
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import topic
+from tests.support.roots import topic
 
 ROOT_FILES = {"MEMORY.md": "# M\n- [A](a.md) — a fact\n", "a.md": topic("A")}
 

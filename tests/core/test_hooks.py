@@ -12,32 +12,16 @@ from typing import Any
 
 import pytest
 
-from memtui.cli.hook import run_hook
 from memtui.cli.main import main
 from memtui.core.claude_settings import encode_project_path, memory_root_of, project_dir_of
-from tests.conftest import topic
+from tests.support.hooks import call, pre
+from tests.support.roots import topic
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """A Claude Code environment of its own: config folder under tmp_path, nothing inherited."""
     return {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
-
-
-def call(event: str, payload: Any, env: dict[str, str], *flags: str) -> tuple[int, str, str]:
-    """Run one hook in-process the way Claude Code runs it: JSON on stdin → (exit, stdout, stderr)."""
-    raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    out, err = io.StringIO(), io.StringIO()
-    code = run_hook(event, "--ask" in flags, io.BytesIO(raw), out, err, env)
-    return code, out.getvalue(), err.getvalue()
-
-
-def pre(tool: str, file_path: Path | str, cwd: Path, **tool_input: Any) -> dict[str, Any]:
-    return {
-        "session_id": "3f0c", "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd),
-        "hook_event_name": "PreToolUse", "permission_mode": "default", "tool_name": tool,
-        "tool_use_id": "toolu_01", "tool_input": {"file_path": str(file_path), **tool_input},
-    }
 
 
 def deny(reason: str) -> str:

@@ -12,7 +12,7 @@ from memtui.core.budget import budget_of
 from memtui.core.model import BudgetConfig
 from memtui.core.store import RootError, load_root
 from memtui.core.validate import validate
-from tests.conftest import topic
+from tests.support.roots import topic
 
 INDEX = "- [Alpha](a.md) — alpha\n"
 

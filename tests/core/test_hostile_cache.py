@@ -15,7 +15,7 @@ from memtui.core import statcache
 from memtui.core.statcache import StatCache, validate_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import topic
+from tests.support.roots import topic
 
 HOUR_NS = 3600 * 10**9
 ROOT = {

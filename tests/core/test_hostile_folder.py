@@ -16,9 +16,8 @@ from memtui.core.discover import discover
 from memtui.core.store import load_root
 from memtui.core.validate import secret_findings, validate
 from memtui.core.write.fs import disk
-from tests.conftest import MakeRoot, topic
-from tests.core.test_escapes import snap
-from tests.support.writer import VALID_ROOT, Crash, tree
+from tests.support.roots import MakeRoot, topic
+from tests.support.writer import VALID_ROOT, Crash, snap, tree
 
 INDEX = "# Memory\n\n## Recent\n- [Alpha](a.md) — the alpha fact\n"
 A = topic("Alpha", "alpha fact")

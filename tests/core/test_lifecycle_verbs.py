@@ -14,7 +14,7 @@ from memtui.core.changeset import Changeset, Create, Move, VerbError, Write, app
 from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import MakeRoot, corpus, corpus_roots, topic
+from tests.support.roots import MakeRoot, corpus, corpus_roots, topic
 from tests.support.writer import VALID_ROOT, writable_copy
 
 HUGE = BudgetConfig(max_lines=1_000_000, max_bytes=100_000_000)

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, topic
 from memtui.cli.main import main
 from memtui.core.budget import configured_loader, loaded_text, measure, stripped_lines
 from memtui.core.index import parse_index
 from memtui.core.model import BudgetConfig
 from memtui.core.store import load_root
 from memtui.core.validate import validate
+from tests.support.roots import MakeRoot, topic
 
 RAW = BudgetConfig(loader="raw")
 CLAUDE = BudgetConfig()

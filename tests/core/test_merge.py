@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, corpus, topic
 from memtui.core import write
 from memtui.core.changeset import Create, VerbError
 from memtui.core.frontmatter import clear_key
@@ -15,6 +14,7 @@ from memtui.core.merge import merge
 from memtui.core.model import decode_bytes
 from memtui.core.store import load_root
 from memtui.core.validate import errors, validate
+from tests.support.roots import MakeRoot, corpus, topic
 from tests.support.writer import writable_copy
 
 TODAY = date(2026, 11, 29)

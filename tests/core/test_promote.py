@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from memtui.cli.main import main
 from memtui.core import write
-from memtui.core.discover import encode_project_path
 from memtui.core.layers import cross_layer_duplicates, layer_of
 from memtui.core.promote import Collision, promotion
 from memtui.core.store import load_root
@@ -20,30 +18,9 @@ from memtui.core.validate import errors, validate
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write import fs as write_fs
 from memtui.core.write.journal import list_records
-from tests.conftest import topic
-from tests.support.writer import VALID_ROOT, Crash, Faults, tree
-
-SHARED_INDEX = "# Team memory\n\n## Recent\n- [Build](build.md) — how the build runs\n"
-SHARED = {"MEMORY.md": SHARED_INDEX, "build.md": topic("Build", "how the build runs")}
-
-
-@pytest.fixture
-def layers(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A project (a git work tree with a shared ``memory/`` and one agent's memory) and its
-    machine-local Claude Code folder under a fake home: (local, shared, agent)."""
-    project = tmp_path / "work" / "proj"
-    project.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    local = tmp_path / "home" / ".claude" / "projects" / encode_project_path(project) / "memory"
-    shared = project / "memory"
-    agent = project / ".claude" / "agent-memory" / "reviewer"
-    for root, files in ((local, VALID_ROOT), (shared, SHARED),
-                        (agent, {"MEMORY.md": "# Reviewer\n- [Style](style.md) — review style\n",
-                                 "style.md": topic("Style", "review style")})):
-        root.mkdir(parents=True)
-        for rel, text in files.items():
-            (root / rel).write_bytes(text.encode() if isinstance(text, str) else text)
-    return local, shared, agent
+from tests.support.layers import FACT, SHARED, SHARED_INDEX
+from tests.support.roots import topic
+from tests.support.writer import Crash, Faults, tree
 
 
 def files(root: Path) -> dict[str, bytes | None]:
@@ -81,10 +58,6 @@ def test_list_groups_a_projects_roots_by_layer(layers: tuple[Path, Path, Path], 
     assert main(["list", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.index("machine-local") < out.index("shared") < out.index("agents")
-
-
-FACT = ("Staging deploys run from the release branch only; the pipeline refuses tags pushed "
-        "from feature branches, and the smoke suite must pass before promotion to production.\n")
 
 
 def test_the_same_fact_in_two_layers_is_found(layers: tuple[Path, Path, Path], tmp_path: Path,

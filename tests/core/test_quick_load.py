@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import topic
 from memtui.core.store import load_indexed, load_root
+from tests.support.roots import topic
 
 
 def test_quick_mode_reads_only_what_the_index_lists(make_root) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, corpus_roots
 from memtui.core.model import LineKind
 from memtui.core.store import load_root
 from memtui.core.validate import ORPHAN, REGION, SCOPE, TEAM, glob_matches, validate
 from memtui.core.verbs import region_covers
 from memtui.services.workspace import full_workspace
+from tests.support.roots import MakeRoot, corpus_roots
 
 ROOTS = corpus_roots()
 

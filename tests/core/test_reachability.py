@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, corpus, topic
 from memtui.core.changeset import Changeset, Write
 from memtui.core.incremental import findings_cache, incremental_validate
 from memtui.core.model import BudgetConfig
 from memtui.core.store import load_root
 from memtui.core.validate import mention_map, reach_of, validate
+from tests.support.roots import MakeRoot, corpus, topic
 
 
 def rules_for(root: Path, path: str, config: BudgetConfig = BudgetConfig()) -> set[str]:

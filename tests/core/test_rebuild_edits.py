@@ -20,7 +20,7 @@ from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.prose_index import is_prose_dump, pointers
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import MakeRoot, topic
+from tests.support.roots import MakeRoot, topic
 
 
 def result(snapshot: Snapshot, changeset: Changeset) -> Snapshot:

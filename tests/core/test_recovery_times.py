@@ -18,7 +18,7 @@ from memtui.core.store import load_root
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
-from tests.conftest import MakeRoot, topic
+from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 
 DAY = 86_400 * 10**9

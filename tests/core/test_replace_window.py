@@ -24,7 +24,7 @@ from memtui.core.store import load_root
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
-from tests.conftest import copy_demo_to
+from tests.support.roots import copy_demo_to
 from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 
 NOW = date(2026, 11, 30)

@@ -9,7 +9,7 @@ import pytest
 from memtui.core.model import BudgetConfig
 from memtui.core.store import load_root
 from memtui.core.validate import RULES, validate
-from tests.conftest import topic
+from tests.support.roots import topic
 
 A = topic("Alpha", "alpha fact")
 B = topic("Beta", "beta fact")

@@ -10,7 +10,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core.scopes import applicability, normalize, relation
 from memtui.core.store import load_root
-from tests.conftest import topic
+from tests.support.roots import topic
 
 #: a root with GLOBAL and three scopes: an umbrella (/w), a project under it (/w/app), and a
 #: sub-package of that project (/w/app/pkg); plus a sibling project (/w/other)

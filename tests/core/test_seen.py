@@ -16,7 +16,7 @@ from memtui.core import seen, seen_store, verbs, write
 from memtui.core.merge import merge
 from memtui.core.seen_store import COPY_LIMIT, SeenError, location, store_size
 from memtui.core.store import load_root
-from tests.conftest import MakeRoot, topic
+from tests.support.roots import MakeRoot, topic
 
 DEMO = Path(__file__).resolve().parents[2] / "memtui" / "demo"
 

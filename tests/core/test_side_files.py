@@ -16,8 +16,8 @@ from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.rejections import read_rejected, remember_rejected
 from memtui.core.store import load_root
 from memtui.core.write.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
-from tests.conftest import MakeRoot
-from tests.core.test_escapes import snap
+from tests.support.roots import MakeRoot
+from tests.support.writer import snap
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from memtui.core.project import ProjectIndex, find_project
 from memtui.core.staleness import row_json, rows_at, score_root, stale_facts_root
 from memtui.core.statcache import StatCache
 from memtui.core.store import load_root
-from tests.conftest import topic
+from tests.support.roots import topic
 
 NOW = date(2026, 11, 30)
 HOUR_NS = 3600 * 10**9

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MakeRoot, corpus_roots, topic
 from memtui.core import ages as ages_module
 from memtui.core.ages import parse_date, parse_git_log
 from memtui.core.project import ProjectCache
@@ -27,6 +26,7 @@ from memtui.core.staleness import (
     score_root,
 )
 from memtui.core.store import load_root
+from tests.support.roots import MakeRoot, corpus_roots, topic
 
 NOW = date(2026, 11, 29)
 GIT_ENV = {

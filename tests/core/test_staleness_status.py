@@ -11,7 +11,6 @@ from datetime import datetime, timezone
 
 import pytest
 
-from conftest import CORPORA, MakeRoot, topic
 from memtui.core.ages import BODY_CAPTURED, BODY_FIELD, BODY_LEADING, body_date, file_age
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.model import MemoryFile
@@ -26,6 +25,7 @@ from memtui.core.staleness import (
     score_root,
 )
 from memtui.core.store import load_root
+from tests.support.roots import CORPORA, MakeRoot, topic
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 MTIME = datetime(2026, 11, 30, tzinfo=timezone.utc).timestamp()

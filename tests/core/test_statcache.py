@@ -26,7 +26,7 @@ from memtui.core.staleness import (
 from memtui.core.statcache import StatCache, load_cached, validate_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import topic
+from tests.support.roots import topic
 
 NOW = date(2026, 11, 30)
 HOUR_NS = 3600 * 10**9
@@ -323,7 +323,7 @@ def test_another_budget_config_is_another_answer(make_root) -> None:
 def test_the_pre_hook_decides_alike_with_a_warm_cache(make_root, tmp_path, monkeypatch) -> None:
     """The pre hook reads the root through the cache (every agent write): its decisions with a
     warm, aged cache are those without a cache."""
-    from tests.core.test_hooks import call, pre
+    from tests.support.hooks import call, pre
 
     root = make_root(ROOT)
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPORA, topic
 from memtui.core.consolidate import scan
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.model import Index, MemoryFile, Snapshot
@@ -20,6 +19,7 @@ from memtui.core.supersession import (
     root_supersessions,
     supersession_candidates,
 )
+from tests.support.roots import CORPORA, topic
 
 SHARED = ("The collector wires renderUrl into the lane engine, adds a Playwright browser cache path, "
           "isolates HOME for tests, and keeps four browser rules gated by the allowlist. ")

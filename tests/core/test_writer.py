@@ -19,7 +19,7 @@ from memtui.core.validate import validate
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import MAX_RECORDS, list_records, stacks
-from tests.conftest import MakeRoot, topic
+from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 
 REPO = Path(__file__).resolve().parents[2]

@@ -36,7 +36,7 @@ from memtui.core.model import Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import reach_of, validate
 from memtui.core.write.journal import decode_value, journal_dir
-from tests.conftest import topic
+from tests.support.roots import topic
 from tests.support.writer import VALID_ROOT, tree
 
 # ---------------------------------------------------------------- incremental == full

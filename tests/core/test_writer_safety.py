@@ -25,7 +25,7 @@ from memtui.core import verbs, write
 from memtui.core.store import load_root
 from memtui.core.write.fs import disk
 from memtui.core.write.journal import list_records
-from tests.conftest import MakeRoot
+from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT, Crash, tree
 
 AGENT = b"- AGENT WROTE THIS MEANWHILE\n"

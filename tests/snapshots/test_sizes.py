@@ -3,17 +3,15 @@ the preview stacked under the list, the status line keeping its counts) and at 2
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import FIXED_MTIME, freeze_mtimes  # noqa: E402
-from memtui.core import seen  # noqa: E402
-from tests.support.app import make_app, settle  # noqa: E402
+from memtui.core import seen
+from tests.support.app import make_app, settle
+from tests.support.roots import FIXED_MTIME, freeze_mtimes
 
 VIEWS = {"working": "1", "problems": "2", "files": "3", "staleness": "4", "consolidate": "5"}
 

@@ -12,8 +12,8 @@ from typing import Any, Callable
 
 import pytest
 
-from conftest import freeze_mtimes
 from tests.support.app import make_app, settle
+from tests.support.roots import freeze_mtimes
 
 SIZE = (130, 40)
 

@@ -73,3 +73,14 @@ def digest(root: Path) -> dict[str, str]:
         if path.is_file() and not any(part.startswith(".") for part in rel.split("/")):
             out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+#: the first Recent entry of the demo's index
+RECENT_FIRST = "project_gc_concurrent_mark.md"
+
+
+async def focus_recent(pilot: Any) -> None:
+    """Put the cursor on the first Recent entry of the demo (wherever it is now)."""
+    assert pilot.app.main.view("working").select_path(RECENT_FIRST)
+    await settle(pilot)
+    assert pilot.app.selected_path() == RECENT_FIRST

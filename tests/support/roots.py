@@ -2,7 +2,7 @@
 topic-file text and the demo copied with fixed modification times.
 
 Tests import them from here (``from tests.support.roots import topic``); ``tests/conftest.py``
-holds only pytest's hooks and fixtures and re-exports these names for older imports.
+holds only pytest's hooks and fixtures.
 """
 
 from __future__ import annotations

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any, Callable
 
 from memtui.core.write.fs import disk
-from tests.conftest import topic
+from tests.support.roots import topic
 
 
 def writable_copy(source: Path, dest: Path) -> Path:
@@ -96,3 +97,11 @@ class Faults:
 
 class Crash(BaseException):
     """A simulated power cut: not an Exception, so the writer cannot roll back."""
+
+
+def snap(folder: Path) -> dict[str, Any]:
+    """Every path under ``folder`` (itself included) with its mode and bytes."""
+    out: dict[str, Any] = {".": stat.S_IMODE(os.lstat(folder).st_mode)}
+    for rel, data in tree(folder, include_memtui=True).items():
+        out[rel] = (stat.S_IMODE(os.lstat(folder / rel.rstrip("/")).st_mode), data)
+    return out

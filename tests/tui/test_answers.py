@@ -11,10 +11,10 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import Footer
 
-from conftest import topic
 from memtui.commands import COMMANDS, MemtuiCommands
 from memtui.screens.confirm import ConfirmChange
 from tests.support.app import digest, make_app, press, screen_lines, settle
+from tests.support.roots import topic
 
 PINNED_FILE = "value_never_lose_referenced_blobs.md"
 RECENT_FILE = "project_gc_concurrent_mark.md"

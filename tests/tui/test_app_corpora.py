@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import corpus_roots
 from memtui.screens.main import VIEWS
 from tests.support.app import make_app, press, settle
+from tests.support.roots import corpus_roots
 
 ROOTS = corpus_roots()
 

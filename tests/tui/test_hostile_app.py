@@ -10,9 +10,9 @@ import pytest
 from textual.message import Message
 from textual.notifications import Notify
 
-from tests.conftest import topic
-from tests.core.test_escapes import snap
 from tests.support.app import make_app, settle
+from tests.support.roots import topic
+from tests.support.writer import snap
 
 INDEX = "# Memory\n\n## Recent\n- [Alpha](a.md) — the alpha fact\n"
 

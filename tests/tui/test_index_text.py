@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPORA, freeze_mtimes, topic
 from memtui.core.model import BudgetConfig
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.index_text import IndexTextScreen
@@ -21,6 +20,7 @@ from memtui.widgets.index_text import IndexText
 from memtui.widgets.preview import Preview
 from memtui.widgets.working_set_view import WorkingSetView
 from tests.support.app import digest, make_app, press, settle
+from tests.support.roots import CORPORA, freeze_mtimes, topic
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "core" / "data" / "candidate_synthetic.json"
 

@@ -14,8 +14,8 @@ from memtui.screens.scope_prompt import ScopePromptScreen
 from memtui.widgets.files_view import FileList
 from memtui.widgets.handoff_pane import HandoffPane
 from memtui.widgets.working_set import WorkingSetPane
-from tests.conftest import topic
 from tests.support.app import digest, make_app, press, settle
+from tests.support.roots import topic
 
 SCOPED = {
     "MEMORY.md": (

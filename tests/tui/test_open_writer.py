@@ -12,8 +12,7 @@ from textual.notifications import Notify
 from memtui.core import verbs, write
 from memtui.core.store import load_root
 from memtui.services.watch import OpenWriter, index_identity, index_replaced
-from tests.support.app import make_app, press, settle
-from tests.tui.test_verbs import RECENT_FIRST, focus_recent
+from tests.support.app import RECENT_FIRST, focus_recent, make_app, press, settle
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="reads /proc (Linux)")
 

@@ -9,8 +9,8 @@ from typing import Any
 from memtui.core.write.journal import list_records
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.problems_view import RuleGroup
-from tests.conftest import topic
 from tests.support.app import digest, make_app, press, settle
+from tests.support.roots import topic
 
 FAMILY = [f"session_2026-05-23_{part}_notes_from_a_long_day.md" for part in ("a", "b", "c", "d")]
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.app import make_app, press, screen_lines, settle
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from test_usage import install_fixtures  # noqa: E402
+from tests.support.usage import install_fixtures
 
 
 @pytest.fixture

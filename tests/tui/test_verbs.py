@@ -10,16 +10,7 @@ from textual.notifications import Notify
 from memtui.commands import BY_NAME
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.working_set_view import WorkingSetView
-from tests.support.app import digest, make_app, press, settle
-
-RECENT_FIRST = "project_gc_concurrent_mark.md"
-
-
-async def focus_recent(pilot) -> None:
-    """Put the cursor on the first Recent entry of the demo (wherever it is now)."""
-    assert pilot.app.main.view("working").select_path(RECENT_FIRST)
-    await settle(pilot)
-    assert pilot.app.selected_path() == RECENT_FIRST
+from tests.support.app import RECENT_FIRST, digest, focus_recent, make_app, press, settle
 
 
 def memory_md(root: Path) -> str:
