@@ -58,6 +58,7 @@ EXTENDS = "extends"
 CHAIN_DAYS = 2  # successive notes of one work item are at most this many days apart
 RARE_NAMES = 25  # a shared name word held by more names than this says nothing of the item
 RESTATES = 0.5  # the share of the earlier note's words the later one holds to restate it
+VERSION_RESTATES = 0.2  # ... when the later is a new version of the earlier (v2 of a plan)
 CONTAINED_RATIO = 3.0  # the later note this many times larger ...
 CONTAINED_SHARE = 0.7  # ... holding this share of the earlier's words contains it
 SAME_SUBJECT = 0.4  # the title + body overlap two notes of one subject have at least
@@ -145,6 +146,7 @@ class _Note:
     dated_name: bool  # dated by its name (no frontmatter date)
     words: tuple[str, ...]  # the name's words
     file: MemoryFile = field(compare=False, repr=False)
+    tagged: bool = False  # the name carries a version tag (v2 …); untagged notes are version 1
 
     @cached_property
     def when(self) -> datetime:
@@ -180,11 +182,31 @@ def _note(i: int, f: MemoryFile) -> _Note:
     return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, item,
                  tuple(w for w in words if w not in _PREFIXES and not _is_version(w)
                        and not w.isdigit()), max(versions) if versions else 1,
-                 stages[-1] if stages else -1, dated, tuple(words), f)
+                 stages[-1] if stages else -1, dated, tuple(words), f, bool(versions))
 
 
 def _order(n: _Note) -> tuple[Any, ...]:
     return (n.when.date(), n.version, n.stage, n.path)
+
+
+def _new_version(old: _Note, new: _Note) -> bool:
+    """Whether ``new`` is a later version of ``old``: its name carries a higher version tag than
+    the earlier's, or the earlier is an untagged plan or draft (the first version of it).  A tag
+    after an untagged note of another stage names a version of the product, not of the note."""
+    return new.tagged and new.version > old.version and (old.tagged or old.stage == 0)
+
+
+def _after(new: _Note, old: _Note) -> bool:
+    """Whether ``new`` comes after ``old``: by date; then by version when both names carry one;
+    then by the stage of the work when both names say one (a COMPLETE note without a version
+    tag closes the ``v2`` plan it follows); then by version, stage and path."""
+    if new.when.date() != old.when.date():
+        return new.when.date() > old.when.date()
+    if new.tagged and old.tagged and new.version != old.version:
+        return new.version > old.version
+    if new.stage != old.stage and min(new.stage, old.stage) >= 0:
+        return new.stage > old.stage
+    return _order(new) > _order(old)
 
 
 def supersession_candidates(
@@ -320,19 +342,23 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
                 continue
             seen.add(new.index)
             days = (new.when.date() - old.when.date()).days
-            if not 0 <= days <= CHAIN_DAYS or _order(new) <= _order(old):
+            if not 0 <= days <= CHAIN_DAYS or not _after(new, old):
                 continue
             lead = _common_lead(old.lead, new.lead)
-            if not (lead >= 2 or (lead == 1 and old.lead[0] in rare)
-                    or ((old.item <= new.item or new.item <= old.item) and old.item & new.item & rare)):
+            versioned = _new_version(old, new)
+            named = _names(files[new.index], old)
+            contained = (old.item <= new.item or new.item <= old.item) and bool(old.item & new.item & rare)
+            if not (lead >= 2 or (lead == 1 and old.lead[0] in rare) or contained
+                    or (versioned and named and lead >= 1)):
                 continue
             if new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead)
                                                 or new.stage == REVIEW
                                                 or (old.stage == REVIEW and new.stage not in ANSWERS)):
                 continue
             closes = new.stage == CLOSING > old.stage or new.version > old.version
-            if not (_names(files[new.index], old)
-                    or (closes and _restated(sets, old.index, new.index) >= RESTATES)):
+            restated = _restated(sets, old.index, new.index)
+            if not (named or (closes and restated >= RESTATES)
+                    or (versioned and (contained or lead >= 2) and restated >= VERSION_RESTATES)):
                 continue
             key = (-lead, _order(new)[:3], -_restated(sets, old.index, new.index), new.path)
             if best is None or key < best[0]:
