@@ -8,13 +8,18 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
 - **checkpoint** — successive session logs (``session_*``) of one work item: their names share the item's words (the
   name less its date, the type or ``session`` prefix, stage words such as *plan*, *exec*,
   *verified*, *COMPLETE* and version tags ``v2``), one item's words contained in the other's,
-  at least one of them rare in the root; dated at most :data:`CHAIN_DAYS` apart, the later one
-  after the earlier by date, version or stage; not about different parts of the item (past the
+  at least one of them rare in the root (or the later, a new version, names the earlier and
+  shares its first word); dated at most :data:`CHAIN_DAYS` apart, the later one after the
+  earlier by date, then version (when both names carry one), then stage; not about different
+  parts of the item (past the
   words the names share, each says something of its own, or the later names a task or block
   the earlier does not), a review not replacing what it
   reviews and replaced only by what answers it (approval, verification, close), unless the later
   is a new version; and the later one restates the earlier: names it, or closes the item
-  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words.
+  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words,
+  or is a new version of it (``v2`` after an untagged plan or draft, or a higher tag: a tag after
+  a note of another stage names the product's version, not the note's) holding
+  :data:`VERSION_RESTATES` of them.
   Each note is linked to its nearest later note only (a chain, not every pair).  A later note
   :data:`CONTAINED_RATIO` times larger holding
   :data:`CONTAINED_SHARE` of the earlier's words is shown as "contained in".
