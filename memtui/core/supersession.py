@@ -98,6 +98,18 @@ _CONSOLIDATES = re.compile(r"\b(?:consolidated|consolidation of|canonical merge)
 _RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\s*(?:\.\.|–|—|to|-)\s*(\d{2}-\d{2}|\d{4}-\d{2}-\d{2})")
 _REPLACE_NAME = frozenset({"rename", "renamed", "replaces", "replaced", "replacement", "supersedes",
                            "instead", "migrated", "switched"})
+#: substrings (lower case) a text holds when :data:`_CONSOLIDATES` or :data:`_REPLACE_CLAIM` can
+#: match it: a cheap first test before the regular expression
+_CONSOLIDATES_HINTS = ("consolidat", "canonical merge")
+_REPLACE_HINTS = ("renamed", "replace", "instead of", "no longer", "supersede", "(was")
+
+
+def _may_say(hints: tuple[str, ...], text: str) -> bool:
+    """Whether the lower-cased text holds one of the hints."""
+    lower = text.lower()
+    return any(hint in lower for hint in hints)
+
+
 _REPLACE_CLAIM = re.compile(
     r"\b(?:renamed|replaces|replaced|instead of|no longer|supersedes|superseded)\b|\(was\s",
     re.IGNORECASE,
@@ -403,11 +415,13 @@ def _consolidations(files: Sequence[MemoryFile], sets: Sequence[TokenSets], note
     """The notes a consolidating file says it consolidates: its work item, within its range."""
     for new in notes:
         f = files[new.index]
-        head = f.title + "\n" + f.description + "\n" + f.body[:1500]
-        if not new.item or not (_CONSOLIDATES.search(f.name.replace("-", " ").replace("_", " "))
-                                or _CONSOLIDATES.search(f.title + "\n" + f.description)):
+        if not new.item:
             continue
-        span = _RANGE.search(head)
+        name, claim = f.name.replace("-", " ").replace("_", " "), f.title + "\n" + f.description
+        if not _may_say(_CONSOLIDATES_HINTS, name + "\n" + claim) or not (
+                _CONSOLIDATES.search(name) or _CONSOLIDATES.search(claim)):
+            continue
+        span = _RANGE.search(claim + "\n" + f.body[:1500])
         if span is None:
             continue
         start = span[1]
@@ -434,7 +448,7 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
         f = files[new.index]
         in_name = not _REPLACE_NAME.isdisjoint(new.words)
         claim = f.title + "\n" + f.description
-        cue = _REPLACE_CLAIM.search(claim)
+        cue = _REPLACE_CLAIM.search(claim) if _may_say(_REPLACE_HINTS, claim) else None
         if not in_name and cue is None:
             continue
         seen: set[int] = set()
