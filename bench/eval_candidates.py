@@ -8,7 +8,8 @@ The labels are ``tests/core/data/candidate_labels.tsv`` (pairs of real files und
 ``../shared/corpora``, each read by hand) and ``tests/core/data/candidate_synthetic.json``
 (small roots in other scripts, a dated family, a 50x size ratio; built in memory).  A labelled
 pair counts as proposed when ``scan`` lists it in any kind: a duplicate, "contained in", a
-contradiction, or a supersession (checkpoint, consolidated, replaces, contained).
+contradiction, or a supersession (declared, checkpoint, consolidated, replaces, extends,
+contained).
 Precision = proposed TRUE / proposed; recall = proposed TRUE / TRUE.  Proposals nobody labelled
 are counted per root so the numbers cannot hide them.
 
@@ -57,7 +58,8 @@ UNMARKED = DATA / "supersession_unmarked.tsv"
 TUNE, HELD_OUT = "tune", "held-out"
 SOURCES = ("reader", "proposals", "marks", "sample")
 PROPOSALS = "proposals"
-KINDS = ("duplicate", "contained", "contradiction", "checkpoint", "consolidated", "replaces")
+KINDS = ("duplicate", "contained", "contradiction", "checkpoint", "consolidated", "replaces", "extends",
+         "declared")
 SYNTHETIC = DATA / "candidate_synthetic.json"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
 

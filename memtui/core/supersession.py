@@ -2,8 +2,9 @@
 *fold the earlier into the later* (the earlier archived with ``superseded_by``), never as a merge
 of equals.
 
-Three kinds, each read from the files' names, dates and words; the direction always comes from
-the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within one day):
+The kinds below, each read from the files' frontmatter, names, dates and words; the direction
+comes from the author (``supersedes``) or else from the dates (:func:`memtui.core.ages.stated_date`,
+the stage of the work within one day):
 
 - **checkpoint** — successive session logs (``session_*``) of one work item: their names share the item's words (the
   name less its date, the type or ``session`` prefix, stage words such as *plan*, *exec*,
@@ -23,6 +24,8 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
   Each note is linked to its nearest later note only (a chain, not every pair).  A later note
   :data:`CONTAINED_RATIO` times larger holding
   :data:`CONTAINED_SHARE` of the earlier's words is shown as "contained in".
+- **declared** — the author's own word: a note whose ``supersedes`` names another candidate
+  (the older one not yet marked ``superseded_by``), whatever their names and words.
 - **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
   ``consolidation of``) a work item over a date range: every note of that item and of its type
   dated within the range is folded into it.
@@ -35,7 +38,7 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
   names share a rare word — two words when only the claim says it — and their words
   :data:`SAME_SUBJECT`).
 
-*Strong* proposals (started checked by the dream) are a consolidation, a replacement said in
+*Strong* proposals (started checked by the dream) are a declared one, a consolidation, a replacement said in
 the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
 whose later note only names the earlier is offered unchecked.  Pure: reads the files it
 is given, never the disk.
@@ -59,6 +62,7 @@ CONSOLIDATED = "consolidated"
 REPLACES = "replaces"
 CONTAINED = "contained"
 EXTENDS = "extends"
+DECLARED = "declared"
 
 CHAIN_DAYS = 2  # successive notes of one work item are at most this many days apart
 RARE_NAMES = 25  # a shared name word held by more names than this says nothing of the item
@@ -258,6 +262,8 @@ def supersession_candidates(
             by_word[word].append(n)
     rare = {w for w, ns in by_word.items() if len(ns) <= RARE_NAMES}
 
+    for old, new, proposal in _declared(files, sets, notes):
+        add(old, new, proposal)
     for old, new, proposal in _consolidations(files, sets, notes, by_word):
         add(old, new, proposal)
     for old, new, proposal in _checkpoints(files, sets, notes, by_word, rare):
@@ -407,6 +413,23 @@ def _checkpoint(files: Sequence[MemoryFile], sets: Sequence[TokenSets], old: _No
     strong = closes or versioned
     return Supersession(old.path, new.path, kind, tuple(evidence), strong,
                         (new.when.date() - old.when.date()).days, share)
+
+
+def _declared(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+              ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """The author's own word: a note whose ``supersedes`` names another candidate of the root
+    (the older one carries no ``superseded_by`` yet, or it would be no candidate)."""
+    by_path = {n.path: n for n in notes}
+    for new in notes:
+        for name in files[new.index].frontmatter.names("supersedes"):
+            old = by_path.get(name)
+            if old is None or old.index == new.index:
+                continue
+            evidence = (f"{new.stem} says it supersedes {old.stem} (supersedes: in its frontmatter)",
+                        f"the later note holds {_restated(sets, old.index, new.index):.0%} of the earlier's words")
+            yield old, new, Supersession(old.path, new.path, DECLARED, evidence, True,
+                                         (new.when.date() - old.when.date()).days,
+                                         _restated(sets, old.index, new.index))
 
 
 def _consolidations(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],

@@ -92,15 +92,16 @@ def test_precision_and_recall_on_real_folders_by_default(half: str) -> None:
 
 
 def test_sessions_included_does_not_regress() -> None:
-    # Successive notes of one work log: measured on the held-out half at precision 0.843 / recall
-    # 0.833 (the wrong ones: checkpoint links between different parts of one work item; the
-    # misses: mostly pairs sampled without looking at memtui's proposals, where recall is 0.458 —
-    # the proposals' own pairs flatter it); pinned so a change that makes either worse fails.
+    # Successive notes of one work log: measured on the held-out half at precision 0.849 / recall
+    # 0.898 (the wrong ones: checkpoint links between different parts of one work item; the
+    # misses: mostly pairs sampled without looking at memtui's proposals, where it is 0.941 /
+    # 0.667 — the proposals' own pairs flatter recall); pinned so a change that makes either
+    # worse fails.
     report = _corpus_report(sessions=True, half=ev.HELD_OUT)
-    assert report.precision >= 0.8 and report.recall >= 0.8
+    assert report.precision >= 0.8 and report.recall >= 0.85
     assert not any(r.unlabelled for r in report.roots)
     honest = _corpus_report(sessions=True, half=ev.HELD_OUT, unbiased=True)
-    assert honest.precision >= 0.85 and honest.recall >= 0.4
+    assert honest.precision >= 0.85 and honest.recall >= 0.6
 
 
 def test_labels_carry_where_they_came_from() -> None:

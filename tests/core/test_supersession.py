@@ -15,6 +15,7 @@ from memtui.core.supersession import (
     CHECKPOINT,
     CONSOLIDATED,
     CONTAINED,
+    DECLARED,
     EXTENDS,
     REPLACES,
     root_supersessions,
@@ -179,3 +180,18 @@ def test_an_untagged_close_follows_the_v2_plan_it_closes() -> None:
         "session_2026-06-13_p4a2-COMPLETE.md": topic("P4a-2 COMPLETE", body=PLAN + REVIEWED + "Merged to main."),
     })
     assert set(got) == {("session_2026-06-13_p4a2-v2-approved.md", "session_2026-06-13_p4a2-COMPLETE.md")}
+
+
+def test_the_authors_supersedes_is_proposed_whatever_the_names_and_words() -> None:
+    got = found({
+        "session_2026-06-18_content-guard-spinner-allowlist.md": topic("Spinner glyph allowlist", body=PLAN),
+        "session_2026-06-18_content-guard-emoji-presentation.md": topic(
+            "Emoji-presentation model", body=REVIEWED,
+            supersedes="session_2026-06-18_content-guard-spinner-allowlist.md"),
+        "feedback_other.md": topic("Other", body=REVIEWED, supersedes="feedback_missing.md"),  # names no file
+    })
+    [proposal] = got.values()
+    assert (proposal.old, proposal.new, proposal.kind) == (  # type: ignore[attr-defined]
+        "session_2026-06-18_content-guard-spinner-allowlist.md",
+        "session_2026-06-18_content-guard-emoji-presentation.md", DECLARED)
+    assert proposal.strong  # type: ignore[attr-defined]
