@@ -8,7 +8,8 @@ The labels are ``tests/core/data/candidate_labels.tsv`` (pairs of real files und
 ``../shared/corpora``, each read by hand) and ``tests/core/data/candidate_synthetic.json``
 (small roots in other scripts, a dated family, a 50x size ratio; built in memory).  A labelled
 pair counts as proposed when ``scan`` lists it in any kind: a duplicate, "contained in", a
-contradiction, or a supersession (checkpoint, consolidated, replaces, contained).
+contradiction, or a supersession (declared, checkpoint, consolidated, replaces, extends,
+contained).
 Precision = proposed TRUE / proposed; recall = proposed TRUE / TRUE.  Proposals nobody labelled
 are counted per root so the numbers cannot hide them.
 
@@ -21,6 +22,11 @@ every corpus root that has them; the supersessions ``scan --include-sessions`` p
 copy are compared with the author's pairs (split in halves the same way, on old and new), and
 the proposals the author did not make are counted against the verdicts read by hand in
 ``tests/core/data/supersession_unmarked.tsv`` (unread ones are listed as such).
+
+**The label bias.**  Each block of the labels says where its pairs came from (``#@ source:``):
+an independent reading, memtui's own proposals (read, then labelled: recall on them flatters
+memtui), the authors' marks, or a fixed sample not drawn from the proposals.  Every half is also
+reported on the pairs not drawn from proposals alone.
 
 Two modes: **default** — ``scan`` as it runs by default (``session_*`` files left out), over the
 labelled pairs without a session file; **sessions** — ``scan --include-sessions`` over every
@@ -37,6 +43,7 @@ import re
 import sys
 import zlib
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 
 from memtui.core.consolidate import DEFAULT_THRESHOLD, ScanResult, is_candidate, is_session, scan
@@ -49,7 +56,10 @@ DATA = REPO / "tests" / "core" / "data"
 LABELS = DATA / "candidate_labels.tsv"
 UNMARKED = DATA / "supersession_unmarked.tsv"
 TUNE, HELD_OUT = "tune", "held-out"
-KINDS = ("duplicate", "contained", "contradiction", "checkpoint", "consolidated", "replaces")
+SOURCES = ("reader", "proposals", "marks", "sample")
+PROPOSALS = "proposals"
+KINDS = ("duplicate", "contained", "contradiction", "checkpoint", "consolidated", "replaces", "extends",
+         "declared")
 SYNTHETIC = DATA / "candidate_synthetic.json"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
 
@@ -64,6 +74,7 @@ class Label:
     true: bool
     reason: str
     half: str = TUNE
+    source: str = "reader"  # reader | proposals | marks | sample: where the pair came from
 
     @property
     def key(self) -> tuple[str, str]:
@@ -113,10 +124,17 @@ def half_of(root: str, a: str, b: str) -> str:
 
 
 def read_labels(path: Path = LABELS) -> list[Label]:
-    """The corpus labels (comment lines start with ``#``); a ValueError when a row's half is not
-    the one :func:`half_of` gives."""
+    """The corpus labels (comment lines start with ``#``; a ``#@ source: <name>`` line names where
+    the rows below it came from); a ValueError when a row's half is not the one :func:`half_of`
+    gives."""
     out = []
+    source = "reader"
     for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#@ source:"):
+            source = line.split(":", 1)[1].strip()
+            if source not in SOURCES:
+                raise ValueError(f"{path}: unknown source {source!r}")
+            continue
         if not line.strip() or line.startswith("#"):
             continue
         root, a, b, label, reason, half = line.split("\t")
@@ -124,7 +142,7 @@ def read_labels(path: Path = LABELS) -> list[Label]:
             raise ValueError(f"{path}: label must be TRUE or FALSE, not {label!r}")
         if half != half_of(root, a, b):
             raise ValueError(f"{path}: {a} · {b} belongs to the {half_of(root, a, b)} half, not {half!r}")
-        out.append(Label(root, a, b, label == "TRUE", reason, half))
+        out.append(Label(root, a, b, label == "TRUE", reason, half, source))
     return out
 
 
@@ -191,12 +209,13 @@ def score_root(name: str, snapshot: Snapshot, result: ScanResult, labels: list[L
 
 def evaluate_corpora(
     threshold: float = DEFAULT_THRESHOLD, corpora: Path = CORPORA, *, sessions: bool = False,
-    half: str | None = None,
+    half: str | None = None, unbiased: bool = False,
 ) -> Report | None:
     """The corpus labels scored against ``scan`` of each labelled root (None without corpora).
 
     Without ``sessions``, the default scan over the pairs without a session file; ``half``: only
-    the labels of that half (proposals nobody labelled are listed whatever the half).
+    the labels of that half (proposals nobody labelled are listed whatever the half);
+    ``unbiased``: only the pairs not drawn from memtui's own proposals.
     """
     from memtui.core.discover import roots_under
     from memtui.core.store import load_root
@@ -204,7 +223,7 @@ def evaluate_corpora(
     if not corpora.is_dir():
         return None
     labels = [lab for lab in read_labels() if (sessions or not (is_session(lab.a) or is_session(lab.b)))
-              and (half is None or lab.half == half)]
+              and (half is None or lab.half == half) and not (unbiased and lab.source == PROPOSALS)]
     every = {(lab.root, lab.key) for lab in read_labels()}
     # every root, so that proposals in roots nobody labelled show up as unlabelled
     by_root: dict[str, list[Label]] = {str(root.relative_to(corpora)): [] for root in roots_under(corpora)}
@@ -382,19 +401,22 @@ def main() -> int:
     summary = []
     for sessions in (False, True):
         mode = "sessions included" if sessions else "default (session files left out)"
-        for half in (TUNE, HELD_OUT):
-            corpus = evaluate_corpora(args.threshold, sessions=sessions, half=half)
+        for half, unbiased in product((TUNE, HELD_OUT), (False, True)):
+            corpus = evaluate_corpora(args.threshold, sessions=sessions, half=half, unbiased=unbiased)
             if corpus is None:
-                print(f"corpora not found at {CORPORA}: corpus labels skipped\n")
+                if not unbiased:
+                    print(f"corpora not found at {CORPORA}: corpus labels skipped\n")
                 continue
-            _print(f"corpora, {mode}, {half} half", corpus, args.unlabelled and half == TUNE)
-            summary.append(f"{mode:34} {half:8} precision {corpus.precision:.3f} · recall "
+            which = f"{half} half" + (", pairs not drawn from memtui's proposals" if unbiased else "")
+            _print(f"corpora, {mode}, {which}", corpus, args.unlabelled and half == TUNE and not unbiased)
+            summary.append(f"{mode:34} {half + (' (not proposals)' if unbiased else ''):24} precision "
+                           f"{corpus.precision:.3f} · recall "
                            f"{corpus.recall:.3f} ({corpus.total('tp') + corpus.total('fn')} TRUE, "
                            f"{corpus.total('tp') + corpus.total('fp')} labelled proposed) · "
                            f"{_kinds(corpus)}")
         synthetic = evaluate_synthetic(args.threshold, sessions=sessions)
         _print(f"synthetic, {mode}", synthetic, args.unlabelled)
-        summary.append(f"{mode:34} {'synth':8} precision {synthetic.precision:.3f} · recall "
+        summary.append(f"{mode:34} {'synth':24} precision {synthetic.precision:.3f} · recall "
                        f"{synthetic.recall:.3f}")
     marks = evaluate_marks()
     if marks is not None:
@@ -403,15 +425,15 @@ def main() -> int:
             print(f"  {name[-62:]:62} marks {n:3d} · proposed again {found:3d} · proposals {proposed:3d}")
         for half in (TUNE, HELD_OUT):
             n, found = marks.marks[half], marks.recovered[half]
-            summary.append(f"{'authors marks':34} {half:8} recovered {found}/{n} = "
+            summary.append(f"{'authors marks':34} {half:24} recovered {found}/{n} = "
                            f"{found / n if n else 1:.3f}")
         n, found = sum(marks.marks.values()), sum(marks.recovered.values())
         read = marks.right + marks.wrong
         plain_n, plain_found = marks.without_consolidation
-        summary.append(f"{'authors marks':34} {'both':8} recovered {found}/{n} = {found / n:.3f} "
+        summary.append(f"{'authors marks':34} {'both':24} recovered {found}/{n} = {found / n:.3f} "
                        f"(without the consolidation file's {n - plain_n}: {plain_found}/{plain_n}), "
                        f"{marks.reversed} reversed")
-        summary.append(f"{'supersession proposals':34} {'':8} {marks.proposed}: {found} the authors', "
+        summary.append(f"{'supersession proposals':34} {'':24} {marks.proposed}: {found} the authors', "
                        f"{read} read ({marks.right} right, {marks.wrong} wrong), "
                        f"{len(marks.unread)} unread · right {found + marks.right}/"
                        f"{found + read} = {(found + marks.right) / max(1, found + read):.3f}")

@@ -248,14 +248,36 @@ def contradicting_pairs(
 
 
 def _clashing_pairs(said: Sequence[tuple[Cue, ...]], groups: Sequence[Hashable]) -> set[tuple[int, int]]:
-    """The pairs ``i < j`` of one group whose cues :func:`clash` (see :func:`contradicting_pairs`)."""
-    negative: dict[tuple[str, Hashable, str], list[tuple[int, int]]] = {}
+    """The pairs ``i < j`` of one group whose cues :func:`clash` (see :func:`contradicting_pairs`).
+
+    Two subjects of ``a`` and ``b`` words are the same when they share ``t = ceil(min(a, b) / 2)``
+    words or more (at least one).  With every subject's words in one order (rarest in all the
+    subjects first), two subjects sharing ``t`` words share a word among the first ``a - t + 1``
+    of one and the first ``b - t + 1`` of the other: a ``-`` cue of ``b`` words is indexed, for
+    each ``t`` it can meet, under those first words only, and a ``+`` cue looks up its own first
+    words — so the commonest words, which most subjects hold, are seldom looked at.  A ``-`` cue's
+    entries at its own ``t = ceil(b / 2)`` are its *own* level (partners at least as long); at a
+    lower ``t`` they serve only partners shorter than it.  Every pair found is then checked
+    exactly, so this finds the same pairs as comparing every ``+`` cue with every ``-`` cue.
+    """
+    freq: Counter[str] = Counter(w for cs in said for cue in cs for w in cue.subject)
+
+    def ordered(words: frozenset[str]) -> list[str]:
+        return sorted(words, key=lambda w: (freq[w], w))
+
+    # (cue pair, group, t, own level?, word) -> the '-' cues (file, cue) indexed under it
+    negative: dict[tuple[str, Hashable, int, bool, str], list[tuple[int, int]]] = {}
     for j, cs in enumerate(said):
         group = groups[j]
         for k, cue in enumerate(cs):
-            if cue.sign == "-":
-                for word in cue.subject:
-                    negative.setdefault((cue.pair, group, word), []).append((j, k))
+            if cue.sign != "-":
+                continue
+            words = ordered(cue.subject)
+            b = len(words)
+            own = (b + 1) // 2
+            for t in range(1, own + 1):
+                for word in words[: b - t + 1]:
+                    negative.setdefault((cue.pair, group, t, t == own, word), []).append((j, k))
     out: set[tuple[int, int]] = set()
     if not negative:
         return out
@@ -264,11 +286,26 @@ def _clashing_pairs(said: Sequence[tuple[Cue, ...]], groups: Sequence[Hashable])
         for cue in cs:
             if cue.sign != "+":
                 continue
-            lists = [negative.get((cue.pair, group, word), ()) for word in cue.subject]
-            size = len(cue.subject)
-            for (j, k), shared in Counter(chain.from_iterable(lists)).items():
-                if j != i and 2 * shared >= min(size, len(said[j][k].subject)):
-                    out.add((i, j) if i < j else (j, i))
+            words = ordered(cue.subject)
+            a = len(words)
+            top = (a + 1) // 2
+            seen: set[tuple[int, int]] = set()
+            for t in range(1, top + 1):
+                # below its own level, a '+' cue meets only shorter '-' cues (at their own level)
+                levels = (True, False) if t == top else (True,)
+                for word in words[: a - t + 1]:
+                    for own in levels:
+                        for found in negative.get((cue.pair, group, t, own, word), ()):
+                            if found in seen:
+                                continue
+                            seen.add(found)
+                            j, k = found
+                            if j == i:
+                                continue
+                            other = said[j][k].subject
+                            shared = len(cue.subject & other)
+                            if shared and 2 * shared >= min(a, len(other)):
+                                out.add((i, j) if i < j else (j, i))
     return out
 
 

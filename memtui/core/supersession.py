@@ -2,22 +2,30 @@
 *fold the earlier into the later* (the earlier archived with ``superseded_by``), never as a merge
 of equals.
 
-Three kinds, each read from the files' names, dates and words; the direction always comes from
-the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within one day):
+The kinds below, each read from the files' frontmatter, names, dates and words; the direction
+comes from the author (``supersedes``) or else from the dates (:func:`memtui.core.ages.stated_date`,
+the stage of the work within one day):
 
 - **checkpoint** — successive session logs (``session_*``) of one work item: their names share the item's words (the
   name less its date, the type or ``session`` prefix, stage words such as *plan*, *exec*,
   *verified*, *COMPLETE* and version tags ``v2``), one item's words contained in the other's,
-  at least one of them rare in the root; dated at most :data:`CHAIN_DAYS` apart, the later one
-  after the earlier by date, version or stage; not about different parts of the item (past the
+  at least one of them rare in the root (or the later, a new version, names the earlier and
+  shares its first word); dated at most :data:`CHAIN_DAYS` apart, the later one after the
+  earlier by date, then version (when both names carry one), then stage; not about different
+  parts of the item (past the
   words the names share, each says something of its own, or the later names a task or block
   the earlier does not), a review not replacing what it
   reviews and replaced only by what answers it (approval, verification, close), unless the later
   is a new version; and the later one restates the earlier: names it, or closes the item
-  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words.
+  (COMPLETE, DONE, CLOSED, shipped, a higher version …) holding :data:`RESTATES` of its words,
+  or is a new version of it (``v2`` after an untagged plan or draft, or a higher tag: a tag after
+  a note of another stage names the product's version, not the note's) holding
+  :data:`VERSION_RESTATES` of them.
   Each note is linked to its nearest later note only (a chain, not every pair).  A later note
   :data:`CONTAINED_RATIO` times larger holding
   :data:`CONTAINED_SHARE` of the earlier's words is shown as "contained in".
+- **declared** — the author's own word: a note whose ``supersedes`` names another candidate
+  (the older one not yet marked ``superseded_by``), whatever their names and words.
 - **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
   ``consolidation of``) a work item over a date range: every note of that item and of its type
   dated within the range is folded into it.
@@ -30,7 +38,7 @@ the dates (:func:`memtui.core.ages.stated_date`, the stage of the work within on
   names share a rare word — two words when only the claim says it — and their words
   :data:`SAME_SUBJECT`).
 
-*Strong* proposals (started checked by the dream) are a consolidation, a replacement said in
+*Strong* proposals (started checked by the dream) are a declared one, a consolidation, a replacement said in
 the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
 whose later note only names the earlier is offered unchecked.  Pure: reads the files it
 is given, never the disk.
@@ -54,10 +62,12 @@ CONSOLIDATED = "consolidated"
 REPLACES = "replaces"
 CONTAINED = "contained"
 EXTENDS = "extends"
+DECLARED = "declared"
 
 CHAIN_DAYS = 2  # successive notes of one work item are at most this many days apart
 RARE_NAMES = 25  # a shared name word held by more names than this says nothing of the item
 RESTATES = 0.5  # the share of the earlier note's words the later one holds to restate it
+VERSION_RESTATES = 0.2  # ... when the later is a new version of the earlier (v2 of a plan)
 CONTAINED_RATIO = 3.0  # the later note this many times larger ...
 CONTAINED_SHARE = 0.7  # ... holding this share of the earlier's words contains it
 SAME_SUBJECT = 0.4  # the title + body overlap two notes of one subject have at least
@@ -92,6 +102,18 @@ _CONSOLIDATES = re.compile(r"\b(?:consolidated|consolidation of|canonical merge)
 _RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\s*(?:\.\.|–|—|to|-)\s*(\d{2}-\d{2}|\d{4}-\d{2}-\d{2})")
 _REPLACE_NAME = frozenset({"rename", "renamed", "replaces", "replaced", "replacement", "supersedes",
                            "instead", "migrated", "switched"})
+#: substrings (lower case) a text holds when :data:`_CONSOLIDATES` or :data:`_REPLACE_CLAIM` can
+#: match it: a cheap first test before the regular expression
+_CONSOLIDATES_HINTS = ("consolidat", "canonical merge")
+_REPLACE_HINTS = ("renamed", "replace", "instead of", "no longer", "supersede", "(was")
+
+
+def _may_say(hints: tuple[str, ...], text: str) -> bool:
+    """Whether the lower-cased text holds one of the hints."""
+    lower = text.lower()
+    return any(hint in lower for hint in hints)
+
+
 _REPLACE_CLAIM = re.compile(
     r"\b(?:renamed|replaces|replaced|instead of|no longer|supersedes|superseded)\b|\(was\s",
     re.IGNORECASE,
@@ -145,6 +167,7 @@ class _Note:
     dated_name: bool  # dated by its name (no frontmatter date)
     words: tuple[str, ...]  # the name's words
     file: MemoryFile = field(compare=False, repr=False)
+    tagged: bool = False  # the name carries a version tag (v2 …); untagged notes are version 1
 
     @cached_property
     def when(self) -> datetime:
@@ -180,11 +203,31 @@ def _note(i: int, f: MemoryFile) -> _Note:
     return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, item,
                  tuple(w for w in words if w not in _PREFIXES and not _is_version(w)
                        and not w.isdigit()), max(versions) if versions else 1,
-                 stages[-1] if stages else -1, dated, tuple(words), f)
+                 stages[-1] if stages else -1, dated, tuple(words), f, bool(versions))
 
 
 def _order(n: _Note) -> tuple[Any, ...]:
     return (n.when.date(), n.version, n.stage, n.path)
+
+
+def _new_version(old: _Note, new: _Note) -> bool:
+    """Whether ``new`` is a later version of ``old``: its name carries a higher version tag than
+    the earlier's, or the earlier is an untagged plan or draft (the first version of it).  A tag
+    after an untagged note of another stage names a version of the product, not of the note."""
+    return new.tagged and new.version > old.version and (old.tagged or old.stage == 0)
+
+
+def _after(new: _Note, old: _Note) -> bool:
+    """Whether ``new`` comes after ``old``: by date; then by version when both names carry one;
+    then by the stage of the work when both names say one (a COMPLETE note without a version
+    tag closes the ``v2`` plan it follows); then by version, stage and path."""
+    if new.when.date() != old.when.date():
+        return new.when.date() > old.when.date()
+    if new.tagged and old.tagged and new.version != old.version:
+        return new.version > old.version
+    if new.stage != old.stage and min(new.stage, old.stage) >= 0:
+        return new.stage > old.stage
+    return _order(new) > _order(old)
 
 
 def supersession_candidates(
@@ -219,6 +262,8 @@ def supersession_candidates(
             by_word[word].append(n)
     rare = {w for w, ns in by_word.items() if len(ns) <= RARE_NAMES}
 
+    for old, new, proposal in _declared(files, sets, notes):
+        add(old, new, proposal)
     for old, new, proposal in _consolidations(files, sets, notes, by_word):
         add(old, new, proposal)
     for old, new, proposal in _checkpoints(files, sets, notes, by_word, rare):
@@ -320,19 +365,23 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
                 continue
             seen.add(new.index)
             days = (new.when.date() - old.when.date()).days
-            if not 0 <= days <= CHAIN_DAYS or _order(new) <= _order(old):
+            if not 0 <= days <= CHAIN_DAYS or not _after(new, old):
                 continue
             lead = _common_lead(old.lead, new.lead)
-            if not (lead >= 2 or (lead == 1 and old.lead[0] in rare)
-                    or ((old.item <= new.item or new.item <= old.item) and old.item & new.item & rare)):
+            versioned = _new_version(old, new)
+            named = _names(files[new.index], old)
+            contained = (old.item <= new.item or new.item <= old.item) and bool(old.item & new.item & rare)
+            if not (lead >= 2 or (lead == 1 and old.lead[0] in rare) or contained
+                    or (versioned and named and lead >= 1)):
                 continue
             if new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead)
                                                 or new.stage == REVIEW
                                                 or (old.stage == REVIEW and new.stage not in ANSWERS)):
                 continue
             closes = new.stage == CLOSING > old.stage or new.version > old.version
-            if not (_names(files[new.index], old)
-                    or (closes and _restated(sets, old.index, new.index) >= RESTATES)):
+            restated = _restated(sets, old.index, new.index)
+            if not (named or (closes and restated >= RESTATES)
+                    or (versioned and (contained or lead >= 2) and restated >= VERSION_RESTATES)):
                 continue
             key = (-lead, _order(new)[:3], -_restated(sets, old.index, new.index), new.path)
             if best is None or key < best[0]:
@@ -366,17 +415,36 @@ def _checkpoint(files: Sequence[MemoryFile], sets: Sequence[TokenSets], old: _No
                         (new.when.date() - old.when.date()).days, share)
 
 
+def _declared(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+              ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """The author's own word: a note whose ``supersedes`` names another candidate of the root
+    (the older one carries no ``superseded_by`` yet, or it would be no candidate)."""
+    by_path = {n.path: n for n in notes}
+    for new in notes:
+        for name in files[new.index].frontmatter.names("supersedes"):
+            old = by_path.get(name)
+            if old is None or old.index == new.index:
+                continue
+            evidence = (f"{new.stem} says it supersedes {old.stem} (supersedes: in its frontmatter)",
+                        f"the later note holds {_restated(sets, old.index, new.index):.0%} of the earlier's words")
+            yield old, new, Supersession(old.path, new.path, DECLARED, evidence, True,
+                                         (new.when.date() - old.when.date()).days,
+                                         _restated(sets, old.index, new.index))
+
+
 def _consolidations(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
                     by_word: dict[str, list[_Note]],
                     ) -> Iterable[tuple[_Note, _Note, Supersession]]:
     """The notes a consolidating file says it consolidates: its work item, within its range."""
     for new in notes:
         f = files[new.index]
-        head = f.title + "\n" + f.description + "\n" + f.body[:1500]
-        if not new.item or not (_CONSOLIDATES.search(f.name.replace("-", " ").replace("_", " "))
-                                or _CONSOLIDATES.search(f.title + "\n" + f.description)):
+        if not new.item:
             continue
-        span = _RANGE.search(head)
+        name, claim = f.name.replace("-", " ").replace("_", " "), f.title + "\n" + f.description
+        if not _may_say(_CONSOLIDATES_HINTS, name + "\n" + claim) or not (
+                _CONSOLIDATES.search(name) or _CONSOLIDATES.search(claim)):
+            continue
+        span = _RANGE.search(claim + "\n" + f.body[:1500])
         if span is None:
             continue
         start = span[1]
@@ -403,7 +471,7 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
         f = files[new.index]
         in_name = not _REPLACE_NAME.isdisjoint(new.words)
         claim = f.title + "\n" + f.description
-        cue = _REPLACE_CLAIM.search(claim)
+        cue = _REPLACE_CLAIM.search(claim) if _may_say(_REPLACE_HINTS, claim) else None
         if not in_name and cue is None:
             continue
         seen: set[int] = set()

@@ -76,8 +76,8 @@ def test_the_halves_are_fixed_by_the_rule() -> None:
     assert halves == {ev.TUNE, ev.HELD_OUT}
 
 
-def _corpus_report(sessions: bool, half: str | None = None) -> ev.Report:
-    report = ev.evaluate_corpora(sessions=sessions, corpora=CORPORA, half=half)
+def _corpus_report(sessions: bool, half: str | None = None, unbiased: bool = False) -> ev.Report:
+    report = ev.evaluate_corpora(sessions=sessions, corpora=CORPORA, half=half, unbiased=unbiased)
     if report is None:
         pytest.skip(f"corpora not available at {CORPORA}")
     return report
@@ -92,22 +92,37 @@ def test_precision_and_recall_on_real_folders_by_default(half: str) -> None:
 
 
 def test_sessions_included_does_not_regress() -> None:
-    # Successive notes of one work log: measured on the held-out half at precision 0.845 / recall
-    # 0.947 (the wrong ones: checkpoint links between different parts of one work item); this
-    # pins the level so a change that makes it worse fails.
+    # Successive notes of one work log: measured on the held-out half at precision 0.849 / recall
+    # 0.898 (the wrong ones: checkpoint links between different parts of one work item; the
+    # misses: mostly pairs sampled without looking at memtui's proposals, where it is 0.941 /
+    # 0.667 — the proposals' own pairs flatter recall); pinned so a change that makes either
+    # worse fails.
     report = _corpus_report(sessions=True, half=ev.HELD_OUT)
-    assert report.precision >= 0.8 and report.recall >= 0.9
+    assert report.precision >= 0.8 and report.recall >= 0.85
     assert not any(r.unlabelled for r in report.roots)
+    honest = _corpus_report(sessions=True, half=ev.HELD_OUT, unbiased=True)
+    assert honest.precision >= 0.85 and honest.recall >= 0.6
+
+
+def test_labels_carry_where_they_came_from() -> None:
+    labels = ev.read_labels()
+    sources = {lab.source for lab in labels}
+    assert sources == set(ev.SOURCES)
+    # pairs not drawn from memtui's proposals: enough of them, in both halves, some TRUE
+    honest = [lab for lab in labels if lab.source != ev.PROPOSALS]
+    assert len(honest) >= 150 and sum(lab.true for lab in honest) >= 30
+    assert {lab.half for lab in honest} == {ev.TUNE, ev.HELD_OUT}
 
 
 def test_the_authors_stripped_marks_are_proposed_again() -> None:
-    # measured: 64 of 97 marks (0.66; 26 of 58 without the one consolidation file), 0 reversed,
-    # and 0.92 of the proposals right (the authors' own and those read); pinned so a change
-    # that makes it worse fails
+    # measured: 71 of 97 marks (0.73; tune half 32/40, held-out 39/57 = 0.684; 33 of 58 without
+    # the one consolidation file), 0 reversed, and 0.91 of the proposals right (the authors' own
+    # and those read); pinned so a change that makes it worse fails
     marks = ev.evaluate_marks(CORPORA)
     if marks is None:
         pytest.skip(f"corpora not available at {CORPORA}")
     found, n = sum(marks.recovered.values()), sum(marks.marks.values())
-    assert n >= 90 and found / n >= 0.62 and marks.reversed == 0
+    assert n >= 90 and found / n >= 0.7 and marks.reversed == 0
+    assert marks.recovered[ev.HELD_OUT] / marks.marks[ev.HELD_OUT] >= 0.65
     read = marks.right + marks.wrong
     assert not marks.unread and (found + marks.right) / (found + read) >= 0.88

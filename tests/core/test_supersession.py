@@ -14,6 +14,7 @@ from memtui.core.supersession import (
     CHECKPOINT,
     CONSOLIDATED,
     CONTAINED,
+    DECLARED,
     EXTENDS,
     REPLACES,
     root_supersessions,
@@ -142,3 +143,55 @@ def test_the_issues_checkpoint_chains_on_the_improv_log() -> None:
     for old, new in [("session_2026-05-24_sprint3_proper_execution.md", "session_2026-05-24_sprint3_proper_closed.md"),
                      ("session_2026-05-28_tier1-build-team.md", "session_2026-05-28_tier1-shipped.md")]:
         assert (old, new) in got and got[(old, new)].strong, (old, new)
+
+
+PLAN = ("Loop execution walks the verb steps once per iteration, the iteration boundary runs the "
+        "required validators, convergence is persisted with a stable signature, and ralph becomes "
+        "the convergence loop. ")
+REVIEWED = ("Codex closed the stall and cap findings; coverage preflight per record; typed errors for "
+            "a throwing validator; advisory outcomes persisted; committing and executing next. ")
+
+
+def test_a_new_version_of_a_plan_replaces_it_though_it_restates_little() -> None:
+    # the v2 plan shares a fifth of the drafted plan's words and does not name it
+    got = found({
+        "session_2026-06-14_lane-p4c-plan.md": topic("Lane P4c plan drafted", body=PLAN),
+        "session_2026-06-14_p4c-v2-approved.md": topic("P4c v2 approved", body=PLAN[:48] + REVIEWED),
+    })
+    [proposal] = got.values()
+    assert (proposal.old, proposal.new) == (  # type: ignore[attr-defined]
+        "session_2026-06-14_lane-p4c-plan.md", "session_2026-06-14_p4c-v2-approved.md")
+    assert 0.2 <= proposal.restated < 0.5  # type: ignore[attr-defined]
+
+
+def test_a_version_tag_after_a_note_of_another_stage_is_the_products_version() -> None:
+    # the same texts as above, but the earlier note is no plan or draft: "v2" names the product's
+    # next version, not a version of the earlier note, and a fifth of its words restates nothing
+    got = found({
+        "session_2026-06-14_lane-p4c-tier5-completion.md": topic("Lane P4c tier 5", body=PLAN),
+        "session_2026-06-14_p4c-v2-approved.md": topic("P4c v2 approved", body=PLAN[:48] + REVIEWED),
+    })
+    assert got == {}
+
+
+def test_an_untagged_close_follows_the_v2_plan_it_closes() -> None:
+    got = found({
+        "session_2026-06-13_p4a2-v2-approved.md": topic("P4a-2 v2 approved", body=PLAN + REVIEWED),
+        "session_2026-06-13_p4a2-COMPLETE.md": topic("P4a-2 COMPLETE", body=PLAN + REVIEWED + "Merged to main."),
+    })
+    assert set(got) == {("session_2026-06-13_p4a2-v2-approved.md", "session_2026-06-13_p4a2-COMPLETE.md")}
+
+
+def test_the_authors_supersedes_is_proposed_whatever_the_names_and_words() -> None:
+    got = found({
+        "session_2026-06-18_content-guard-spinner-allowlist.md": topic("Spinner glyph allowlist", body=PLAN),
+        "session_2026-06-18_content-guard-emoji-presentation.md": topic(
+            "Emoji-presentation model", body=REVIEWED,
+            supersedes="session_2026-06-18_content-guard-spinner-allowlist.md"),
+        "feedback_other.md": topic("Other", body=REVIEWED, supersedes="feedback_missing.md"),  # names no file
+    })
+    [proposal] = got.values()
+    assert (proposal.old, proposal.new, proposal.kind) == (  # type: ignore[attr-defined]
+        "session_2026-06-18_content-guard-spinner-allowlist.md",
+        "session_2026-06-18_content-guard-emoji-presentation.md", DECLARED)
+    assert proposal.strong  # type: ignore[attr-defined]
