@@ -118,7 +118,7 @@ class IndexText(ScrollView, can_focus=True):
         self.border_title = INDEX_NAME
         self.rows: list[TextRow] = []
         self._gutter = 4
-        self._cache: dict[int, Strip] = {}
+        self._cache: dict[int, tuple[Strip, Strip]] = {}
 
     def show(self, index: Index, budget: Budget) -> None:
         """Draw this index under this budget (the workspace's)."""
@@ -147,30 +147,39 @@ class IndexText(ScrollView, can_focus=True):
     def _style(self, role: str) -> Style:
         return self.get_component_rich_style(f"index-text--{role}", partial=True)
 
-    def _render_row(self, row: TextRow) -> Strip:
-        text = Text(no_wrap=True, end="")
+    def _render_row(self, row: TextRow) -> tuple[Strip, Strip]:
+        """A row as its gutter (the line number and its mark, fixed) and its body (scrolls)."""
+        gutter = Text(no_wrap=True, end="")
+        body = Text(no_wrap=True, end="")
         if row.number == 0:
-            text.append(" " * (self._gutter + 1) + row.text, style=self._style("cut"))
+            gutter.append(" " * (self._gutter + 1) + row.text, style=self._style("cut"))
         else:
-            text.append(f"{row.number:>{self._gutter}} ", style=self._style("number"))
-            text.append("·" if row.stripped else "✂" if row.past_cut else "│",
-                        style=self._style("number"))
-            text.append(" ")
-            body = self._style("stripped" if row.stripped else "past" if row.past_cut else "number")
-            text.append(row.text, style=body if (row.stripped or row.past_cut) else None)
+            gutter.append(f"{row.number:>{self._gutter}} ", style=self._style("number"))
+            gutter.append("·" if row.stripped else "✂" if row.past_cut else "│",
+                          style=self._style("number"))
+            gutter.append(" ")
+            style = self._style("stripped" if row.stripped else "past" if row.past_cut else "number")
+            body.append(row.text, style=style if (row.stripped or row.past_cut) else None)
             if row.label:
-                text.append("  " + row.label, style=self._style("label"))
-        segments = list(text.render(self.app.console))
-        return Strip(segments)
+                body.append("  " + row.label, style=self._style("label"))
+        console = self.app.console
+        return Strip(list(gutter.render(console))), Strip(list(body.render(console)))
 
     def render_line(self, y: int) -> Strip:
+        """The gutter stays put while the body scrolls sideways (the cut's rule stays whole)."""
         width = self.scrollable_content_region.width or self.size.width
         scroll_x, scroll_y = self.scroll_offset
         index = y + scroll_y
         style = self.rich_style
         if not 0 <= index < len(self.rows):
             return Strip.blank(width, style)
-        strip = self._cache.get(index)
-        if strip is None:
-            strip = self._cache[index] = self._render_row(self.rows[index])
-        return strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
+        parts = self._cache.get(index)
+        if parts is None:
+            parts = self._cache[index] = self._render_row(self.rows[index])
+        gutter, body = parts
+        if self.rows[index].number == 0:
+            return gutter.crop_extend(0, width, style).apply_style(style)
+        fixed = min(width, self._gutter + 3)
+        line = Strip.join([gutter.crop_extend(0, fixed, style),
+                           body.crop_extend(scroll_x, scroll_x + width - fixed, style)])
+        return line.apply_style(style)
