@@ -271,7 +271,11 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         old = self.virtual_size
         viewport = self.scrollable_content_region.height
         same_bar = viewport > 0 and (old.height > viewport) == (rows > viewport)
-        if same_bar and old.width == new.width and self.is_mounted:
+        # a list as tall as its rows (height: auto) grows or shrinks with them: lay out again
+        # unless it is at its cap before and after
+        fits = not self.styles.height or not self.styles.height.is_auto or (
+            old.height >= viewport and rows >= viewport)
+        if same_bar and fits and old.width == new.width and self.is_mounted:
             self.set_reactive(RowList.virtual_size, new)
             self._scroll_update(new)
             if refresh:

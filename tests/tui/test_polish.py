@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memtui.screens.index_text import IndexTextScreen
 from memtui.widgets.index_text import IndexText
+from memtui.widgets.working_set import WorkingSetPane
 from tui_support import make_app, press, settle
 
 
@@ -33,3 +34,18 @@ async def test_the_index_text_keeps_its_line_numbers_when_scrolled_sideways(demo
             assert now[:6] == was[:6], (y, was, now)  # the number and its mark stay
         assert after[0].startswith("   1 │")
         assert after[0] != before[0]  # the text itself moved
+
+
+async def test_the_pinned_pane_fits_its_rows_after_unpin_and_undo(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        pinned = app.main.query_one("#pane-pinned", WorkingSetPane)
+        rows = len(pinned.items)
+        assert rows == 3 and pinned.outer_size.height == rows + 2  # two border lines
+        await press(pilot, "p")  # unpin the first pinned file
+        assert len(pinned.items) == rows - 1
+        assert pinned.outer_size.height == rows + 1, "an empty row is left"
+        await press(pilot, "u")
+        assert len(pinned.items) == rows
+        assert pinned.outer_size.height == rows + 2
