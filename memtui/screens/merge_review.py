@@ -46,60 +46,67 @@ def review_queue(candidate: Proposal, scan: ScanResult | None) -> list[tuple[str
     return [files_of(candidate)]
 
 
+def _table(sides: int, show_header: bool) -> Table:
+    """A borderless table of ``sides`` (marker, text) column pairs: the marker has a column of
+    its own, so a long line wraps under its text and never under the marker."""
+    table = Table(expand=True, show_edge=False, box=None, padding=(0, 1), collapse_padding=True,
+                  pad_edge=False, show_header=show_header, header_style="bold")
+    for _ in range(sides):
+        table.add_column(width=1, no_wrap=True)
+        table.add_column(ratio=1, overflow="fold")
+    return table
+
+
 def side_table(rows: Sequence[SideRow], left_name: str, right_name: str,
                removed: Style | str = "red", added: Style | str = "green",
                same: Style | str = "dim") -> Table:
     """The two files in two columns; − only left, + only right, ~ changed (differences bold)."""
-    table = Table(expand=True, show_edge=False, box=None, padding=(0, 1), show_header=True,
-                  header_style="bold")
-    table.add_column(f"− {left_name}", ratio=1, overflow="fold")
-    table.add_column(f"+ {right_name}", ratio=1, overflow="fold")
+    table = _table(2, show_header=True)
+    table.columns[0].header, table.columns[1].header = "−", left_name
+    table.columns[2].header, table.columns[3].header = "+", right_name
     for row in rows:
-        left = _side(row, row.left, row.left_spans, "left", removed)
-        right = _side(row, row.right, row.right_spans, "right", added)
-        if row.kind == "same":
-            left.stylize(same)
-            right.stylize(same)
-        table.add_row(left, right)
+        table.add_row(*_side(row, row.left, row.left_spans, "left", removed, same),
+                      *_side(row, row.right, row.right_spans, "right", added, same))
     return table
 
 
 def stacked_table(rows: Sequence[SideRow], left_name: str, right_name: str,
                   removed: Style | str = "red", added: Style | str = "green",
                   same: Style | str = "dim") -> Table:
-    """The two files one above the other (for narrow terminals): all of the left, then the right."""
-    table = Table(expand=True, show_edge=False, box=None, padding=(0, 1), show_header=False)
-    table.add_column(ratio=1, overflow="fold")
-    for n, (side, name, style) in enumerate((("left", left_name, removed),
-                                             ("right", right_name, added))):
-        marker = "−" if side == "left" else "+"
-        table.add_row(Text(f"{marker} {name}", style="bold underline"), end_section=False)
-        for row in rows:
-            line, spans = ((row.left, row.left_spans) if side == "left"
-                           else (row.right, row.right_spans))
-            if line is None:
-                continue
-            text = _side(row, line, spans, side, style)
-            if row.kind == "same":
-                text.stylize(same)
-            table.add_row(text)
-        if n == 0:
-            table.add_row(Text())
+    """The two files in one column for narrow terminals, as a unified diff reads: a line both
+    share once, a changed line as its − left then its + right version."""
+    table = _table(1, show_header=False)
+    table.add_row(Text("−", style=removed), Text(left_name, style="bold underline"))
+    table.add_row(Text("+", style=added), Text(right_name, style="bold underline"))
+    for row in rows:
+        if row.kind == "same":
+            table.add_row(*_side(row, row.left, row.left_spans, "left", removed, same))
+            continue
+        if row.left is not None:
+            _, text = _side(row, row.left, row.left_spans, "left", removed, same)
+            table.add_row(Text("−", style=removed), text)
+        if row.right is not None:
+            _, text = _side(row, row.right, row.right_spans, "right", added, same)
+            table.add_row(Text("+", style=added), text)
     return table
 
 
 def _side(row: SideRow, line: str | None, spans: Sequence[tuple[int, int]], side: str,
-          style: Style | str) -> Text:
-    """One column of a row: the marker, the line in its side's style, differences bold."""
+          style: Style | str, same: Style | str) -> tuple[Text, Text]:
+    """One side of a row as its marker and its line, in its side's style, differences bold."""
     if line is None:
-        return Text()
+        return Text(), Text()
     other = "right" if side == "left" else "left"
-    text = Text(f"{MARKERS[row.kind] if row.kind != other else ' '} {line}")
+    marker = Text(MARKERS[row.kind] if row.kind != other else " ")
+    text = Text(line)
     if row.kind in (side, "changed"):
+        marker.stylize(style)
         text.stylize(style)
+    elif row.kind == "same":
+        text.stylize(same)
     for start, end in spans:
-        text.stylize("bold reverse", start + 2, end + 2)
-    return text
+        text.stylize("bold reverse", start, end)
+    return marker, text
 
 
 class SideBySide(Static):

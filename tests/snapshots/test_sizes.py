@@ -86,7 +86,8 @@ def test_marks_and_confirm_at_80x24(snap_compare: Any, demo_root: Path) -> None:
 
 
 def test_merge_review_at_80x24(snap_compare: Any, demo_root: Path) -> None:
-    """The merge review of the demo's candidate pair at 80×24: the two sides stacked, the left
-    file above the right, each line the full width."""
+    """The merge review of the demo's candidate pair at 80×24: both files in one column as a
+    unified diff reads (the two names on top, a shared line once, a changed line as its − then
+    its + version), a wrapped line hanging under its text, never under the marker column."""
     assert snap_compare(make_app(demo_root), terminal_size=(80, 24),
                         run_before=keys_then_settle("5", "m"))

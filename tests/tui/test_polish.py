@@ -4,11 +4,16 @@ what a broken index is called, titles taken from the link text, fuzzy matches be
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widget import Widget
 
 from memtui.screens.index_text import IndexTextScreen
+from memtui.screens.merge_review import MergeReviewScreen
 from memtui.widgets.index_text import IndexText
 from memtui.widgets.working_set import WorkingSetPane
-from tui_support import make_app, press, settle
+from tui_support import make_app, press, screen_lines, settle
 
 
 def shown(text: IndexText) -> list[str]:
@@ -49,3 +54,35 @@ async def test_the_pinned_pane_fits_its_rows_after_unpin_and_undo(demo_root: Pat
         await press(pilot, "u")
         assert len(pinned.items) == rows
         assert pinned.outer_size.height == rows + 2
+
+
+def region_lines(app: Any, widget: Widget) -> list[str]:
+    """The screen's text inside a widget's content region."""
+    region = widget.content_region
+    lines = screen_lines(app)[region.y:region.bottom]
+    return [line[region.x:region.right] for line in lines]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+async def test_merge_review_shows_both_files_and_wraps_under_the_text(
+        demo_root: Path, size: tuple[int, int]) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "5", "m")
+        assert isinstance(app.screen, MergeReviewScreen)
+        sides = app.screen.query_one("#merge-sides")
+        lines = region_lines(app, sides)
+        text = "\n".join(lines)
+        # both files' first heading is in view, whatever the width
+        assert "# GC operations runbook" in text and "# GC runbook: running" in text, text
+        columns = [lines[0].index("− reference_gc_operations.md")]  # where the markers stand
+        if size[0] >= 120:
+            columns.append(lines[0].index("+ reference_gc_runbook.md"))
+        for line in lines:
+            for column in columns:
+                assert line[column] in "−+~ " and line[column + 1] == " ", (column, line)
+        # (lines of the pair are wider than a column: the check above met their continuations)
+        width = sides.content_region.width // len(columns)
+        body = (demo_root / "reference_gc_operations.md").read_text(encoding="utf-8")
+        assert max(len(line) for line in body.splitlines()) > width

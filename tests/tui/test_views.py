@@ -168,7 +168,8 @@ async def test_the_confirm_dialog_buttons_are_whole_at_any_size(demo_root: Path,
 @pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])
 async def test_merge_review_stacks_its_sides_below_120_columns(demo_root: Path,
                                                                size: tuple[int, int]) -> None:
-    """Below 120 columns the left file is shown above the right one, each the full width."""
+    """Below 120 columns the two files share one column, each line the full width: a changed
+    line as its left (−) then its right (+) version."""
     a, b = "reference_gc_operations.md", "reference_gc_runbook.md"
     app = make_app(demo_root)
     async with app.run_test(size=size) as pilot:
@@ -180,7 +181,9 @@ async def test_merge_review_stacks_its_sides_below_120_columns(demo_root: Path,
         assert len(with_a) == 1
         if size[0] < 120:
             assert f"+ {b}" not in with_a[0]  # the right side's heading is not beside the left
-            assert "~ # GC operations runbook: running and recovering garbage collection" in "\n".join(lines)
+            shown = "\n".join(lines)
+            assert "− # GC operations runbook: running and recovering garbage collection" in shown
+            assert "+ # GC runbook: running and recovering garbage collection" in shown
             sides = app.screen.query_one("#merge-table", SideBySide)
             whole = [sides.render_line(y).text for y in range(sides.size.height)]
             left_at = next(i for i, line in enumerate(whole) if f"− {a}" in line)
