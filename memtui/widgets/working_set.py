@@ -111,10 +111,12 @@ class WorkingSetPane(RowList[EntryRow]):
         if item.scope:
             title = Text(f"{item.scope}/", style=self.style_of("muted")) + title
         score = self.score_for(item.path) if item.path else None
+        # without a hook (the description often sits in the link text) the title takes the room
+        hook_width = min(hook.cell_len, width // 3) if not item.hook else None
         cells = [
             Cell(glyph, 1),
             Cell(title, None, weight=2, min_width=12),
-            Cell(hook, None, weight=3, min_width=8),
+            Cell(hook, hook_width, weight=3, min_width=8),
             Cell(Text(item.type or "—", style=self.style_of("muted")), 9),
         ]
         if score is not None:

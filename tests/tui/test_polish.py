@@ -86,3 +86,24 @@ async def test_merge_review_shows_both_files_and_wraps_under_the_text(
         width = sides.content_region.width // len(columns)
         body = (demo_root / "reference_gc_operations.md").read_text(encoding="utf-8")
         assert max(len(line) for line in body.splitlines()) > width
+
+
+async def test_a_title_without_a_hook_takes_the_hooks_room(make_root: Any) -> None:
+    """The description sits in the link text (as in real folders): the title is shown, not a
+    short cut of it beside an empty hook column."""
+    title = ("Beats evolution STAGE 2 IMPLEMENTED - the compiler with verify, an atomic swap "
+             "and a regression test")
+    root = make_root({
+        "MEMORY.md": f"# Memory\n\n- [{title}](project_beats.md)\n- [Short](project_short.md) — a hook\n",
+        "project_beats.md": "---\nname: Beats\ndescription: the compiler\ntype: project\n---\n\nBody.\n",
+        "project_short.md": "---\nname: Short\ndescription: s\ntype: project\n---\n\nBody.\n",
+    })
+    app = make_app(root, read_only=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        row = next(line for line in screen_lines(app) if "Beats evolution" in line)
+        assert title[:60] in row, row
+        assert "(no hook)" in row
+        short = next(line for line in screen_lines(app) if "Short" in line)
+        assert "a hook" in short
+        assert row.index("project ") == short.index("project ")  # the type column stays put
