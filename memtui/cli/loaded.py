@@ -129,7 +129,9 @@ def _print_loaded(out: Console, snapshot: Snapshot, budget: Budget, data: bytes,
     _rule(out, f"{esc(rel_root(snapshot.root, base))}/MEMORY.md — what the {budget.loader} loader "
              "reads", style="cyan")
     if not snapshot.index.exists:
-        out.print("[red]no MEMORY.md: the agent loads nothing from this folder[/]")
+        unread = next((s.reason for s in snapshot.skipped if s.path == snapshot.index.path), None)
+        what = f"MEMORY.md not read ({esc(unread)})" if unread else "no MEMORY.md"
+        out.print(f"[red]{what}: the agent loads nothing from this folder[/]")
         return
     _print_stripped(out, budget, stripped)
     sys.stdout.flush()

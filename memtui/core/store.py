@@ -154,6 +154,8 @@ def list_root(root: Path | str) -> Listing:
                             skipped.append(Skipped(rel, "symlinked folder; not entered"))
                             continue
                     if entry.is_dir(follow_symlinks=False):
+                        if not prefix and name == INDEX_NAME:
+                            skipped.append(Skipped(rel, INDEX_IS_FOLDER))
                         continue  # walk_root enters it
                     if not entry.is_file():
                         kind = _special_kind(entry.path)
@@ -180,6 +182,10 @@ def list_root(root: Path | str) -> Listing:
                 memory.append((rel, entry.path))
     return Listing(root_path, root_real, tuple(memory), index_path, archive, tuple(other),
                    tuple(nested), tuple(skipped), frozenset(outside))
+
+
+#: why a root's ``MEMORY.md`` was not read when it is a folder
+INDEX_IS_FOLDER = "a folder, not a file"
 
 
 #: reads one memory file: (path to open, root-relative path) -> MemoryFile

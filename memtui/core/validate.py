@@ -35,6 +35,7 @@ from .model import (
     Snapshot,
     in_team,
 )
+from .store import INDEX_IS_FOLDER
 from .write.journal import JOURNAL_DIR
 
 ERROR = "error"
@@ -708,18 +709,20 @@ def index_findings(
         budget = measure(index, snapshot.config)
     if not index.exists:
         unread = next((s.reason for s in snapshot.skipped if s.path == index.path), None)
-        out.append(
-            Finding(
-                "index-missing",
-                ERROR,
-                index.path,
-                None,
-                f"MEMORY.md was not read ({unread}); memtui never follows it — replace it by a "
-                "real file (or point memtui at the folder it leads to)" if unread else
-                "this folder has no MEMORY.md, so the agent loads nothing from it; create one "
-                "(memtui rebuild) or point memtui at the right folder",
-            )
-        )
+        if unread == INDEX_IS_FOLDER:
+            message = ("MEMORY.md is a folder, not a file, so the agent loads nothing from this "
+                       "folder; move that folder aside, then create the index (memtui rebuild)")
+        elif unread:
+            message = (f"MEMORY.md was not read ({unread}); memtui never follows it — replace it "
+                       "by a real file (or point memtui at the folder it leads to)")
+        else:
+            message = ("this folder has no MEMORY.md, so the agent loads nothing from it; create "
+                       "one (memtui rebuild) or point memtui at the right folder")
+        out.append(Finding("index-missing", ERROR, index.path, None, message))
+        return out
+    noise = not_text(index)
+    if noise is not None:
+        out.append(Finding("index-missing", ERROR, index.path, None, noise))
         return out
 
     # budget
@@ -1002,6 +1005,25 @@ def _invisible(text: str) -> str | None:
     return None
 
 
+#: characters no index text holds: control characters (but tab, line feed, carriage return) and
+#: the bytes that are not UTF-8 (kept as surrogates by :func:`decode_bytes`)
+_NOISE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\udc80-\udcff]")
+
+
+def not_text(index: Index) -> str | None:
+    """Why ``MEMORY.md`` is not text (a binary file: at least 5% of its characters are control
+    characters or bytes that are not UTF-8), or None when it is text."""
+    total = noise = 0
+    for line in index.lines:
+        total += len(line.raw)
+        noise += len(_NOISE.findall(line.raw))
+    if noise < 8 or noise * 20 < total:
+        return None
+    return (f"MEMORY.md is not text: {noise:,} of its {total:,} characters are control characters "
+            "or bytes that are not UTF-8 (a binary file?), so the agent loads noise; restore it "
+            "from a backup, or move it aside and create the index (memtui rebuild)")
+
+
 def neutralized_findings(index: Index, stripped: set[int] | frozenset[int]) -> list[Finding]:
     """``neutralized-text``: a loaded index line holding what Claude Code neutralizes before it
     loads the index (CLAUDE-CODE.md, v2.1.284) — invisible characters (control, format,
@@ -1010,6 +1032,8 @@ def neutralized_findings(index: Index, stripped: set[int] | frozenset[int]) -> l
     (``<system-reminder>``, ``<function_results>``, …).  What the agent reads then differs from
     the file."""
     out: list[Finding] = []
+    if not_text(index) is not None:
+        return out  # one index-missing says it (not a warning on every line)
     for line in index.lines:
         if line.number in stripped:
             continue

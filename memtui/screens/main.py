@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.markup import escape
 from textual import events, on
 from textual.app import ComposeResult
 from textual.reactive import Reactive
@@ -12,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from memtui.commands import BY_NAME, CommandHost, bindings, shown_keys_of
-from memtui.core.model import Finding
+from memtui.core.model import INDEX_NAME, Finding
 from memtui.core.scopes import Applicability, applicability, stale_reasons
 from memtui.core.seen import Change, Inbox
 from memtui.services.scoring import Proposal
@@ -57,11 +58,15 @@ def empty_message(workspace: Workspace, read_only: bool = False) -> str:
         )
     count = len(workspace.snapshot.files)
     files = f"{count} memory file{'s' if count != 1 else ''}" if workspace.complete else "memory files"
+    unread = next((s.reason for s in workspace.snapshot.skipped if s.path == INDEX_NAME), None)
+    what = f"MEMORY.md here is not read ({escape(unread)})" if unread else "No MEMORY.md here"
     return (
-        "[b]No MEMORY.md here — the agent loads nothing from this folder.[/b]\n\n"
+        f"[b]{what} — the agent loads nothing from this folder.[/b]\n\n"
         f"{files} found, none of them reachable.\n\n"
         + (READ_ONLY_HINT + " Press [b]3[/b] to look at the files." if read_only else
-           "Press [b]R[/b] to build the index from them (Pinned, Recent up to 80% of the budget, "
+           ("Move it aside (memtui writes only a regular file there), then press " if unread
+            else "Press ")
+           + "[b]R[/b] to build the index from them (Pinned, Recent up to 80% of the budget, "
            "region pointers for the rest; shown as a diff first), or [b]3[/b] to look at the files.")
     )
 

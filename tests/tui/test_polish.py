@@ -3,6 +3,7 @@ what a broken index is called, titles taken from the link text, fuzzy matches be
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +108,29 @@ async def test_a_title_without_a_hook_takes_the_hooks_room(make_root: Any) -> No
         short = next(line for line in screen_lines(app) if "Short" in line)
         assert "a hook" in short
         assert row.index("project ") == short.index("project ")  # the type column stays put
+
+
+async def test_a_memory_md_folder_is_named_in_the_app(make_root: Any) -> None:
+    root = make_root({"a.md": "---\nname: A\ndescription: a\ntype: user\n---\n\nBody.\n",
+                      "MEMORY.md/old.md": "---\nname: Old\ndescription: o\ntype: user\n---\n"})
+    app = make_app(root, read_only=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "MEMORY.md here is not read (a folder, not a file)" in shown, shown
+        await press(pilot, "2")
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "MEMORY.md is a folder, not a file" in shown, shown
+
+
+async def test_a_binary_memory_md_is_one_problem_in_the_app(make_root: Any) -> None:
+    root = make_root({"MEMORY.md": random.Random(24).randbytes(3000),
+                      "a.md": "---\nname: A\ndescription: a\ntype: user\n---\n\nBody.\n"})
+    app = make_app(root, read_only=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        rules = [f.rule for f in app.workspace.findings]
+        assert "index-missing" in rules and "neutralized-text" not in rules, rules
+        await press(pilot, "2")
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "MEMORY.md is not text" in shown, shown
