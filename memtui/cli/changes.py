@@ -123,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
     if result.in_cache and seen_store_writable(root):
         where = f" (kept in {result.store}: a look changes nothing in the folder)"
     if result.seeded:
-        out.print(f"first look at {_escape(str(root))}: {result.tracked} files remembered as seen"
+        tracked = seen.tracked_words(result.tracked, snapshot)
+        out.print(f"first look at {_escape(str(root))}: {tracked} remembered as seen"
                   f"{_escape(where)}; changes made outside memtui from now on will be listed here")
         return code
     for name in result.quarantined:

@@ -111,6 +111,15 @@ def tracked_bytes(snapshot: Snapshot) -> dict[str, bytes]:
     return out
 
 
+def tracked_words(tracked: int, snapshot: Snapshot) -> str:
+    """A baseline's count as the Files tab counts: the memory files, then the indexes by name
+    ("58 files, MEMORY.md and MEMORY-archive.md")."""
+    names = [index.path for index in (snapshot.index, snapshot.archive_index) if index.exists]
+    files = max(0, tracked - len(names))
+    words = [f"{files:,} file{'s' if files != 1 else ''}", *names]
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+
+
 def _fingerprints(current: Mapping[str, bytes]) -> dict[str, tuple[str, int]]:
     return {path: (sha256(data), len(data)) for path, data in current.items()}
 

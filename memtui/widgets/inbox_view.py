@@ -13,7 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from memtui.core.seen import Change, Inbox
+from memtui.core.seen import Change, Inbox, tracked_words
 from memtui.services.workspace import Workspace
 
 from .header_line import HeaderLine
@@ -106,6 +106,8 @@ class InboxView(View):
 
     def show(self, workspace: Workspace) -> None:
         super().show(workspace)
+        if self.inbox is not None:  # the header counts the workspace's files
+            self.show_inbox(self.inbox)
 
     def show_inbox(self, inbox: Inbox) -> None:
         """Redraw from a new look at the folder, keeping the cursor on the same change."""
@@ -118,7 +120,9 @@ class InboxView(View):
         if inbox.note:
             header = inbox.note
         elif inbox.seeded:
-            header = (f"first look: {inbox.tracked} files remembered as seen; changes made outside "
+            tracked = (tracked_words(inbox.tracked, self.workspace.snapshot) if self.workspace
+                       else f"{inbox.tracked} files")
+            header = (f"first look: {tracked} remembered as seen; changes made outside "
                       f"memtui from now on appear here{where}")
         elif not inbox.changes:  # the list itself says nothing changed: the header does not repeat it
             header = f"files changed, added or removed outside memtui appear here{where}"

@@ -134,3 +134,15 @@ async def test_a_binary_memory_md_is_one_problem_in_the_app(make_root: Any) -> N
         await press(pilot, "2")
         shown = " ".join(" ".join(screen_lines(app)).split())
         assert "MEMORY.md is not text" in shown, shown
+
+
+async def test_the_inbox_counts_files_as_the_files_tab_does(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        files = len(app.workspace.snapshot.files)
+        await press(pilot, "6")
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert f"Files {files}" in shown
+        assert (f"first look: {files} files, MEMORY.md and MEMORY-archive.md remembered as seen"
+                in shown), shown
