@@ -3,7 +3,10 @@
 A query is words, matched in any order (``shim v1`` finds "Registry v1 catalog shim"): every word
 must match the item's text — as a substring, or for words of three letters or more as a close
 fuzzy match (rapidfuzz's partial ratio) so a typo still finds the file.  Items are ranked by how
-well the words match (whole words and word starts first), best first; ties keep list order.
+well the words match, best first: a substring above a fuzzy match, whole words and word starts
+first; a fuzzy match scores as well as the text's closest word (rapidfuzz's ratio: "relase" is
+nearer "release" than "releases").  Ties go to the matches nearer the start of the text (a title
+before a hook), then keep list order.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ _WORD_START, _WHOLE_WORD = 10.0, 5.0
 _MEMO_WORDS = 32
 
 
+#: a word's match in one text: its score and where in the text it is
+Hit = tuple[float, int]
+
+
 class SearchKeys:
     """The processed search text of each item of a list, computed once per list (not per key).
 
@@ -37,38 +44,65 @@ class SearchKeys:
         self.texts = [utils.default_process(key(item)) for item in items]
         # processed texts hold no whitespace but " ": a word start is " word" in " text "
         self.padded = [f" {text} " for text in self.texts]
-        self._memo: dict[str, dict[int, float]] = {}
+        self._memo: dict[str, dict[int, Hit]] = {}
+        self._vocabulary: list[str] | None = None
 
-    def word_scores(self, word: str) -> dict[int, float]:
-        """Index → score of every text ``word`` matches, over the whole list (memoised)."""
+    def closest_words(self, word: str) -> list[tuple[str, float]]:
+        """Every word of the list's texts within the cutoff of ``word`` by rapidfuzz's ratio,
+        closest first (one call over the list's distinct words, gathered on first use)."""
+        if self._vocabulary is None:
+            self._vocabulary = sorted(set(" ".join(self.texts).split()))
+        return [(w, float(score)) for w, score, _ in process.extract(
+            word, self._vocabulary, scorer=fuzz.ratio, processor=None, score_cutoff=CUTOFF,
+            limit=None)]
+
+    def word_scores(self, word: str) -> dict[int, Hit]:
+        """Index → (score, position) of every text ``word`` matches, over the whole list
+        (memoised)."""
         scores = self._memo.pop(word, None)
         if scores is None:
-            scores = _word_scores(word, range(len(self.texts)), self.texts, self.padded)
+            scores = _word_scores(word, range(len(self.texts)), self)
             if len(self._memo) >= _MEMO_WORDS:
                 self._memo.pop(next(iter(self._memo), ""), None)
         self._memo[word] = scores  # most recent last
         return scores
 
 
-def _word_scores(word: str, indices: Iterable[int], texts: Sequence[str],
-                 padded: Sequence[str]) -> dict[int, float]:
-    """Index → score of every text ``word`` matches (substring, else fuzzy for 3+ letters)."""
-    scores: dict[int, float] = {}
+def _word_scores(word: str, indices: Iterable[int], keys: SearchKeys) -> dict[int, Hit]:
+    """Index → (score, position) of every text ``word`` matches (substring, else fuzzy for 3+
+    letters)."""
+    texts, padded = keys.texts, keys.padded
+    scores: dict[int, Hit] = {}
     fuzzy = len(word) >= 3
     start, whole = f" {word}", f" {word} "
     rest: list[int] = []
     for i in indices:
-        if word in texts[i]:
+        at = texts[i].find(word)
+        if at >= 0:
             text = padded[i]
             scores[i] = (100.0 + _WORD_START + (_WHOLE_WORD if whole in text else 0.0)
-                         if start in text else 100.0)
+                         if start in text else 100.0, at)
         elif fuzzy:
             rest.append(i)
     if rest:
         others = [texts[i] for i in rest]
-        for _, score, j in process.extract(word, others, scorer=fuzz.partial_ratio, processor=None,
-                                           score_cutoff=CUTOFF, limit=None):
-            scores[rest[j]] = float(score)
+        hits = process.extract(word, others, scorer=fuzz.partial_ratio, processor=None,
+                               score_cutoff=CUTOFF, limit=None)
+        closest = [(f" {w} ", ratio) for w, ratio in keys.closest_words(word)] if hits else []
+        for _, partial, j in hits:
+            i = rest[j]
+            # as good as the text's closest word, when that beats the partial ratio; placed
+            # where that word first stands (a word not close by itself: after every other)
+            text = padded[i]
+            hit: Hit = (float(partial), len(texts[i]))
+            for near, ratio in closest:
+                if ratio <= partial:
+                    break
+                at = text.find(near)
+                if at >= 0:
+                    hit = (ratio, at)
+                    break
+            scores[i] = hit
     return scores
 
 
@@ -89,17 +123,17 @@ def fuzzy_scores(query: str, items: Sequence[T], key: Callable[[T], str],
         return [(item, 0.0) for item in items]
     if keys is None or keys.items is not items:
         keys = SearchKeys(items, key)
-    total: dict[int, float] = {}
+    total: dict[int, Hit] = {}  # index → (summed score, summed position)
     for n, word in enumerate(dict.fromkeys(words)):
         if n == 0:
             total = dict(keys.word_scores(word))
         else:  # only the texts every earlier word matched
-            scores = _word_scores(word, total, keys.texts, keys.padded)
-            total = {i: total[i] + s for i, s in scores.items()}
+            scores = _word_scores(word, total, keys)
+            total = {i: (total[i][0] + s, total[i][1] + at) for i, (s, at) in scores.items()}
         if not total:
             return []
-    ranked = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(items[i], score) for i, score in ranked]
+    ranked = sorted(total.items(), key=lambda kv: (-kv[1][0], kv[1][1], kv[0]))
+    return [(items[i], score) for i, (score, _) in ranked]
 
 
 @dataclass(frozen=True)

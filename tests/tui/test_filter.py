@@ -18,8 +18,8 @@ TITLES = ["Registry v1 catalog shim for legacy clients", "GC runbook", "Session:
 
 @pytest.mark.parametrize("query, found", [
     ("catalog shim", [TITLES[0]]),
-    ("shim v1", [TITLES[0], TITLES[2]]),
-    ("v1 shim", [TITLES[0], TITLES[2]]),
+    ("shim v1", [TITLES[2], TITLES[0]]),  # equal matches: the words nearer the start first
+    ("v1 shim", [TITLES[2], TITLES[0]]),
     ("shim catalog v1", [TITLES[0]]),
     ("runbok", [TITLES[1]]),  # a typo still finds it
     ("gc mark", [TITLES[3]]),

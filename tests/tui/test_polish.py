@@ -146,3 +146,22 @@ async def test_the_inbox_counts_files_as_the_files_tab_does(demo_root: Path) -> 
         assert f"Files {files}" in shown
         assert (f"first look: {files} files, MEMORY.md and MEMORY-archive.md remembered as seen"
                 in shown), shown
+
+
+async def test_the_filter_puts_the_best_match_first(demo_root: Path) -> None:
+    """A typo ("relase") matches many entries alike by partial ratio: the entries whose own word
+    it is ("Release train") come before those that only hold a longer one ("releases"), and a
+    title before a hook."""
+    app = make_app(demo_root, read_only=True)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash", *"relase")
+        pinned = app.main.query_one("#pane-pinned", WorkingSetPane)
+        recent = app.main.query_one("#pane-recent", WorkingSetPane)
+        titles = [row.title for row in pinned.rows]
+        assert titles[0].startswith("Release train"), titles
+        titles = [row.title for row in recent.rows]
+        force_push = titles.index("Never force-push release branches")
+        schema = next(i for i, t in enumerate(titles) if t.startswith("Schema changes"))
+        assert force_push < schema, titles  # "release" in its title, not only in its hook
+        assert pinned.highlighted is not None and pinned.highlighted.title.startswith("Release")

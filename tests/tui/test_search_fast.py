@@ -1,5 +1,6 @@
 """The filter's fast path (memoised word scores, substring tests on padded texts, one rapidfuzz
-call per word) ranks exactly as the plain per-keystroke scoring it replaced."""
+call per word and one over the list's distinct words) ranks exactly as the plain per-keystroke
+scoring."""
 
 from __future__ import annotations
 
@@ -15,15 +16,15 @@ _WORD_START, _WHOLE_WORD = 10.0, 5.0
 
 
 def reference_scores(query: str, texts: list[str]) -> list[tuple[str, float]]:
-    """The scoring as it was: every word re-scored with regexes and a dict per keystroke."""
+    """The scoring done plainly: every word re-scored with regexes and a dict per keystroke."""
     words = utils.default_process(query).split()
     if not words:
         return [(t, 0.0) for t in texts]
     processed = [utils.default_process(t) for t in texts]
     candidates = dict(enumerate(processed))
-    total: dict[int, float] = {}
+    total: dict[int, tuple[float, int]] = {}
     for n, word in enumerate(dict.fromkeys(words)):
-        scores: dict[int, float] = {}
+        scores: dict[int, tuple[float, int]] = {}
         start = re.compile(r"(?:^|\s)" + re.escape(word))
         whole = re.compile(r"(?:^|\s)" + re.escape(word) + r"(?:\s|$)")
         for i, text in candidates.items():
@@ -33,18 +34,32 @@ def reference_scores(query: str, texts: list[str]) -> list[tuple[str, float]]:
                     score += _WORD_START
                     if whole.search(text):
                         score += _WHOLE_WORD
-                scores[i] = score
+                scores[i] = (score, text.index(word))
         if len(word) >= 3:
             rest = {i: text for i, text in candidates.items() if i not in scores}
             for _, score, i in process.extract(word, rest, scorer=fuzz.partial_ratio,
                                                processor=None, score_cutoff=CUTOFF, limit=None):
-                scores[i] = float(score)
-        total = scores if n == 0 else {i: total[i] + s for i, s in scores.items()}
+                scores[i] = landed_score(word, rest[i], float(score))
+        total = scores if n == 0 else {i: (total[i][0] + s, total[i][1] + at)
+                                       for i, (s, at) in scores.items()}
         if not total:
             return []
         candidates = {i: processed[i] for i in total}
-    ranked = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(texts[i], score) for i, score in ranked]
+    ranked = sorted(total.items(), key=lambda kv: (-kv[1][0], kv[1][1], kv[0]))
+    return [(texts[i], score) for i, (score, _) in ranked]
+
+
+def landed_score(word: str, text: str, partial: float) -> tuple[float, int]:
+    """A fuzzy match's score and place: its closest word by ratio (the first of equals in
+    alphabetical order), where that word first stands as a word; else the partial ratio, last."""
+    ratios = {w: fuzz.ratio(word, w) for w in text.split()}
+    best = max((r for r in ratios.values() if r >= CUTOFF), default=0.0)
+    if best <= partial:
+        return partial, len(text)
+    near = min(w for w, r in ratios.items() if r == best)
+    place = re.search(r"(?:^| )" + re.escape(near) + r"(?: |$)", text)
+    assert place is not None
+    return best, place.start() + (place.group()[0] == " ")
 
 
 #: few letters, so words collide, start words, end words and nearly match; odd separators too
