@@ -25,6 +25,8 @@ from .view import View, read_only
 EMPTY = "nothing changed outside memtui since the last look"
 #: the list's text when the folder's changes cannot be known (never also "nothing changed")
 UNAVAILABLE = "cannot tell what changed outside memtui: the inbox is unavailable"
+#: the list's text when there is no baseline (not "since the last look": there was none)
+NO_BASELINE = "nothing to compare with yet"
 
 KIND_MARK = {"added": ("+", "ok"), "changed": ("~", "warn"), "removed": ("-", "error"),
              "renamed": ("→", "muted")}
@@ -113,7 +115,12 @@ class InboxView(View):
         """Redraw from a new look at the folder, keeping the cursor on the same change."""
         self.inbox = inbox
         changes = self.change_list
-        changes.empty_text = UNAVAILABLE if inbox.note.startswith("the inbox is unavailable") else EMPTY
+        if inbox.note.startswith("the inbox is unavailable"):
+            changes.empty_text = UNAVAILABLE
+        elif inbox.note:  # no baseline: there was no last look to compare with
+            changes.empty_text = NO_BASELINE
+        else:
+            changes.empty_text = EMPTY
         keep = changes.item_key(changes.highlighted) if changes.highlighted else None
         changes.set_items(list(inbox.changes), keep=keep)
         where = " · baseline kept in the user's cache (the folder cannot be written)" if inbox.in_cache else ""

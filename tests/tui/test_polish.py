@@ -165,3 +165,24 @@ async def test_the_filter_puts_the_best_match_first(demo_root: Path) -> None:
         schema = next(i for i, t in enumerate(titles) if t.startswith("Schema changes"))
         assert force_push < schema, titles  # "release" in its title, not only in its hook
         assert pinned.highlighted is not None and pinned.highlighted.title.startswith("Release")
+
+
+@pytest.mark.parametrize("view", ["5", "6"], ids=["consolidate", "inbox"])
+async def test_a_stacked_detail_pane_has_no_bar_down_its_side(demo_root: Path, view: str) -> None:
+    app = make_app(demo_root, read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, view)
+        lines = screen_lines(app)
+        bars = [line for line in lines if line.startswith("│") and not line.endswith("│")]
+        assert not bars, "\n".join(lines)
+
+
+async def test_without_a_baseline_the_inbox_does_not_speak_of_a_last_look(demo_root: Path) -> None:
+    app = make_app(demo_root, read_only=True)  # read-only: no baseline may be written
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "no baseline yet" in shown
+        assert "since the last" not in shown, shown
