@@ -106,13 +106,16 @@ class StatusLine(HeaderLine):
         self.update(Content.assemble(*joined))
 
     def render(self) -> RenderableType:
-        """The counts, then the folder, its start elided (``…``) when the line is too short."""
+        """The counts, then the folder, its start elided (``…``) when the line is too short (left
+        out when not even its last part fits)."""
         counts = self.text
         if not isinstance(counts, Content) or not self._path:
             return counts
         width = self.content_region.width or self.size.width
         room = width - counts.cell_length
         path = self._path
+        if room < len(path) and room < 12:  # no room for a useful part: no path, no dangling ·
+            return counts[:-3]
         if room < len(path):
-            path = "…" + path[len(path) - max(room, 16) + 1:]
+            path = "…" + path[len(path) - room + 1:]
         return Content.assemble(counts, (path, "bold"))

@@ -186,3 +186,14 @@ async def test_without_a_baseline_the_inbox_does_not_speak_of_a_last_look(demo_r
         shown = " ".join(" ".join(screen_lines(app)).split())
         assert "no baseline yet" in shown
         assert "since the last" not in shown, shown
+
+
+async def test_the_status_line_ends_on_a_word_when_the_folder_does_not_fit(demo_root: Path) -> None:
+    app = make_app(demo_root, read_only=True)  # read-only and marks: the counts fill the line
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "3", "space", "j", "space")
+        status = screen_lines(app)[-2].rstrip()
+        assert "✓ 2 marked" in status and "⚠ 1 warning" in status, status
+        assert not status.endswith("·"), status
+        assert not status.endswith("…"), status
