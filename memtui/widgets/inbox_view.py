@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -75,9 +75,29 @@ def change_detail(change: Change) -> RenderableType:
     if change.note:
         parts.append(Text(change.note, style="italic"))
     if change.diff:
-        parts.append(Syntax(change.diff.rstrip("\n"), "diff", theme="ansi_dark",
-                            background_color="default", word_wrap=True))
+        parts.append(wrapped_diff(change.diff))
     return Group(*parts)
+
+
+#: how a diff line is drawn, by how it starts (first match wins): file and hunk headers whole
+_DIFF_HEADS = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"))
+_DIFF_MARKS = {"+": "green", "-": "red"}
+
+
+def wrapped_diff(diff: str) -> Table:
+    """A unified diff whose long lines wrap under their text: the ``+``/``-`` marker keeps a
+    column of its own (a wrapped line never starts under it)."""
+    table = Table.grid(expand=True)
+    table.add_column(width=1, no_wrap=True)
+    table.add_column(ratio=1, overflow="fold")
+    for line in diff.rstrip("\n").splitlines():
+        head = next((style for prefix, style in _DIFF_HEADS if line.startswith(prefix)), None)
+        if head is not None:
+            table.add_row(Text(line[:1], style=head), Text(line[1:], style=head))
+            continue
+        style = _DIFF_MARKS.get(line[:1], "")
+        table.add_row(Text(line[:1], style=style), Text(line[1:], style=style))
+    return table
 
 
 class InboxView(View):

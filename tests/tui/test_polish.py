@@ -197,3 +197,22 @@ async def test_the_status_line_ends_on_a_word_when_the_folder_does_not_fit(demo_
         assert "✓ 2 marked" in status and "⚠ 1 warning" in status, status
         assert not status.endswith("·"), status
         assert not status.endswith("…"), status
+
+
+async def test_the_inbox_diff_wraps_under_its_text(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 50)) as pilot:  # narrow: the detail under the list
+        await settle(pilot)
+        edited = demo_root / "reference_release_train.md"
+        long_line = "RC builds " + "now need the upgrade test from the previous minor " * 3
+        edited.write_text(edited.read_text(encoding="utf-8") + long_line + "\n", encoding="utf-8")
+        await press(pilot, "ctrl+r", "6")
+        detail = app.main.query_one("#inbox-detail")
+        lines = region_lines(app, detail)
+        added = next((i for i, line in enumerate(lines) if line.startswith("+RC builds")), None)
+        assert added is not None, "\n".join(screen_lines(app))
+        assert lines[added + 1].startswith(" ") and lines[added + 1].strip(), lines
+        for line in lines[added + 1:]:
+            if not line.strip():
+                break
+            assert line[0] == " ", lines  # a continuation: under the text, not the marker
