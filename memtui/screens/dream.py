@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+from rich.segment import Segment
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,7 +21,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Footer, SelectionList, Static
+from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from memtui.core import dream
@@ -33,10 +36,28 @@ from memtui.services.writer import Plan, Request
 from memtui.widgets.diff_view import DiffView
 
 
+class Checklist(SelectionList[int]):
+    """A selection list whose box also says by its glyph whether an item is checked (X or
+    blank), not by its colour alone."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        try:
+            selection = self.get_option_at_index(round(self.scroll_offset.y) + y)
+        except OptionDoesNotExist:
+            return strip
+        segments = list(strip)  # the box: its left side, its inner glyph, its right side, …
+        if selection.value not in self.selected and len(segments) > 1:
+            segments[1] = Segment(" " * len(segments[1].text), segments[1].style)
+            return Strip(segments, strip.cell_length)
+        return strip
+
+
 def item_prompt(item: DreamItem) -> Text:
     """A checklist line: kind, files, and why it waits (if it does)."""
     text = Text()
-    text.append(f"{item.kind:<9}", style="bold")
+    text.append(item.kind, style="bold")
+    text.append(" " * max(1, 9 - len(item.kind)))  # a long kind still stands apart from its files
     shown = ", ".join(item.paths[:3]) + (f" +{len(item.paths) - 3}" if len(item.paths) > 3 else "")
     text.append(shown)
     if item.note:
@@ -120,7 +141,7 @@ class DreamScreen(Screen[None]):
         with Vertical():
             yield Static("Dream — one maintenance pass: planning…", id="dream-title", classes="list-header")
             with Horizontal(id="dream-body"):
-                yield SelectionList[int](id="dream-items")
+                yield Checklist(id="dream-items")
                 with Vertical(id="dream-side"):
                     yield Static(id="dream-reason")
                     yield DiffView("", id="dream-diff")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual.widget import Widget
 
+from memtui.screens.dream import DreamScreen
 from memtui.screens.index_text import IndexTextScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.widgets.index_text import IndexText
@@ -216,3 +217,24 @@ async def test_the_inbox_diff_wraps_under_its_text(demo_root: Path) -> None:
             if not line.strip():
                 break
             assert line[0] == " ", lines  # a continuation: under the text, not the marker
+
+
+async def test_dream_boxes_say_checked_by_their_glyph(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.plan is not None
+        items = screen.items_list
+        kinds = [item.kind for item in screen.plan.items]
+
+        def rows() -> list[str]:
+            return [items.render_line(y).text for y in range(len(kinds))]
+
+        assert all(row.startswith("▐X▌") for row in rows()), rows()
+        await press(pilot, "j", "space")  # uncheck the second item
+        drawn = rows()
+        assert drawn[1].startswith("▐ ▌") and drawn[0].startswith("▐X▌"), drawn
+        for row, kind in zip(drawn, kinds):
+            assert f" {kind} " in row, (kind, row)  # a long kind stands apart from its files
