@@ -9,7 +9,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.conftest import MakeRoot, topic
+from tests.support.roots import MakeRoot, topic
 
 A = topic("Alpha", "alpha fact")
 

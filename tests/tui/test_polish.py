@@ -15,7 +15,7 @@ from memtui.screens.index_text import IndexTextScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.widgets.index_text import IndexText
 from memtui.widgets.working_set import WorkingSetPane
-from tui_support import make_app, press, screen_lines, settle
+from tests.support.app import make_app, press, screen_lines, settle
 
 
 def shown(text: IndexText) -> list[str]:
