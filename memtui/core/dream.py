@@ -241,8 +241,11 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
     return items
 
 
-def _index_items(target_lines: int | None) -> list[DreamItem]:
-    """The index items, built (and explained) on the state the items before them leave."""
+def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
+                 stale: frozenset[str] = frozenset()) -> list[DreamItem]:
+    """The index items, built (and explained) on the state the items before them leave.
+    ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
+    repair indexes them); ``stale``: the fully stale files no guard holds."""
     from .index_repair import lessons
     from .index_trim import shorten
     from .prose_index import pointers
@@ -262,7 +265,7 @@ def _index_items(target_lines: int | None) -> list[DreamItem]:
                   (), True, lambda s: shorten(s, target_lines)),
         DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
                   "status before age into MEMORY-archive.md under their headings (rules and pins last)",
-                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines))),
+                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale))),
     ]
 
 
@@ -288,10 +291,11 @@ def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
     return changeset, report.evidence
 
 
-def _decay_with_plan(state: Snapshot, target_lines: int | None) -> tuple[Changeset, list[str]]:
+def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[str] = frozenset(),
+                     stale: frozenset[str] = frozenset()) -> tuple[Changeset, list[str]]:
     from .index_trim import decay, decay_plan
 
-    chosen = decay_plan(state, target_lines)
+    chosen = decay_plan(state, target_lines, keep=keep, stale=stale)
     lines = state.index.lines
     return decay(state, target_lines, chosen), [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in chosen]
 
@@ -299,7 +303,6 @@ def _decay_with_plan(state: Snapshot, target_lines: int | None) -> tuple[Changes
 def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_lines: int | None) -> DreamItem:
     """An index item with the evidence of what it does on ``state``."""
     from .index_repair import lesson_paths, plan_repair
-    from .index_trim import decay_plan
 
     evidence: list[str] = []
     paths = item.paths
@@ -313,9 +316,6 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
         evidence = [f"{path}: missing, no evident target; its hook: '{' '.join(line.hook.split())[:90]}'"
                     for path, line in missing]
         paths = tuple(path for path, _ in missing)
-    elif item.kind == "decay":
-        lines = state.index.lines
-        evidence = [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in decay_plan(state, target_lines)]
     elif item.kind == "shorten":
         kept = {line.raw for line in apply_to_snapshot(state, changeset.ops).snapshot.index.lines}
         evidence = [f"line {line.number} {line.resolved}: {len(line.raw)} characters" for line in state.index.lines
@@ -377,13 +377,18 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    index_items = _index_items(target_lines)
+    from .rebuild import unlisted_live
+
+    stale_items = _archive_items(snapshot, now, repo, consulted)
+    keep = unlisted_live(snapshot)
+    stale = frozenset(p for item in stale_items for p in item.paths)
+    index_items = _index_items(target_lines, keep, stale)
     proposals += [item for item in index_items if item.kind == "pointers"]
     proposals += [item for item in index_items if item.kind == "repair"]
     declared = _declared_items(snapshot)
     proposals += declared
     taken = {p for item in declared for p in item.paths}
-    archived = [item for item in _archive_items(snapshot, now, repo, consulted) if not taken & set(item.paths)]
+    archived = [item for item in stale_items if not taken & set(item.paths)]
     proposals += archived
     found = scan(snapshot, rejected=rejected)
     proposals += _merge_items(snapshot, found, today, taken | {p for item in archived for p in item.paths})
@@ -392,7 +397,8 @@ def plan_dream(
 
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
-    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines)), cache)
+    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines,
+                                                    lambda: _index_items(target_lines, keep, stale))), cache)
 
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
@@ -406,7 +412,8 @@ def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
 
 
 def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[DreamItem],
-                   target_lines: int | None = None) -> list[DreamItem]:
+                   target_lines: int | None = None,
+                   index_items: Callable[[], list[DreamItem]] | None = None) -> list[DreamItem]:
     """Build and gate each proposal on the result of the checked ones before it.
 
     An item the validator refuses there (say, a merge that grows an index already over its cap)
@@ -454,7 +461,7 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
         for item in held:
             attempt(item, last_try=True)
         if any(item.checked for item in items[before:]):
-            for item in _index_items(target_lines):
+            for item in (index_items() if index_items is not None else _index_items(target_lines)):
                 attempt(item, last_try=True)
     return items
 

@@ -345,3 +345,53 @@ def test_the_gate_refuses_a_change_that_erases_index_text(make_root: MakeRoot) -
     dangling = load_root(make_root({"MEMORY.md": "# M\n- [Gone](gone.md) — a lost lesson\n"}, "dangling"))
     kept = verbs.drop_line(dangling, "MEMORY.md", 2)  # a verb that takes a line out keeps its text
     assert write.plan(dangling, kept).accepted
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(indexes(), st.integers(2, 12))
+def test_a_tiny_target_never_files_a_live_unindexed_file_as_archived(
+        make_root: MakeRoot, drawn: tuple[str, dict[str, str]], target: int) -> None:
+    index, files = drawn
+    snapshot = load_root(make_root({"MEMORY.md": index, **files}, f"ex{next(EXAMPLE)}"),
+                         BudgetConfig(max_lines=14, max_bytes=25_000))
+    try:
+        changeset = verbs.rebuild(snapshot, target_lines=target)
+    except verbs.NothingToRebuild:
+        return
+    after = result(snapshot, changeset)
+    listed = {ln.resolved for idx in (snapshot.index, snapshot.archive_index) for ln in idx.entries}
+    archived_now = {ln.resolved for ln in after.archive_index.entries} - {HISTORY_NAME}
+    live_new = {p for p in archived_now - listed if p in after.files and not after.files[p].archived}
+    if live_new:  # only the last resort: nothing the author listed was left to decay under the cap
+        still = {ln.resolved for ln in after.index.entries if ln.resolved in after.files}
+        assert not still & listed, (index, target)
+        assert not errors(after) - errors(snapshot)  # ... and it was needed to stay within the cap
+
+
+def test_rebuild_decays_a_fully_stale_file_before_episodic_ones(make_root: MakeRoot, tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    project = tmp_path / "project"
+    (project / "internal" / "present").mkdir(parents=True)
+    (project / "internal" / "present" / "here.go").write_text("package present\n")
+    gone = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"
+    files: dict[str, str | bytes] = {
+        # fully stale, and the newest: age alone would keep it
+        "notes_sweeper.md": topic("Sweeper layout", type_="project", body=gone, updated="2026-06-01"),
+        "notes_guarded.md": topic("Sweeper rule", type_="feedback", body=gone, updated="2026-06-01"),
+    }
+    lines = ["# Memory", "", "## Notes", "- [Sweeper](notes_sweeper.md) — where the sweeper lives",
+             "- [Rule](notes_guarded.md) — the sweeper rule", "", "## Sessions"]
+    for i in range(6):
+        files[f"session_2025-01-0{i + 1}.md"] = topic(f"S{i}", body="See `internal/present/here.go`.\n")
+        lines.append(f"- [S{i}](session_2025-01-0{i + 1}.md) — session {i}")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    snapshot = load_root(make_root(files), BudgetConfig(max_lines=12, max_bytes=25_000))
+    now = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    changeset = verbs.rebuild(snapshot, target_lines=11, now=now, repo=project)
+    after = result(snapshot, changeset)
+    archive = text(after, "MEMORY-archive.md")
+    assert "- [Sweeper](notes_sweeper.md) — where the sweeper lives" in archive  # fully stale: first
+    assert "notes_guarded.md" in text(after)  # a guard (type feedback) holds it
+    assert "session_2025-01-02.md" in text(after)  # two decays were enough: the stale file and S0
+    assert not erased_lines(snapshot, after, changeset.paths)
