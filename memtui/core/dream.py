@@ -19,6 +19,8 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
 8. ``pointers`` — a prose-dump index rewritten as one entry per topic (:mod:`.prose_index`);
 9. ``shorten`` and ``decay`` — only past the fill target (:mod:`.index_trim`).
 
+Team memory (a ``team/`` subfolder, written by teammates' sessions) is reported, never changed
+here: no item archives, merges, supersedes, indexes or recreates a file under ``team/``.
 A file belongs to at most one of the items 3–6 (the first that claims it).  Items start checked
 except those needing a person: a cluster or contradiction holding a pinned file ("needs review:
 pinned"), a cluster to be reviewed pair by pair (oversized or chained), and an item the
@@ -43,7 +45,17 @@ from .incremental import FindingsCache, findings_cache
 from .index_edit import IndexDraft, new_entry
 from .index_lines import HISTORY_HEADER, HISTORY_NAME, configured_target_lines
 from .merge import merge
-from .model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text
+from .model import (
+    ARCHIVE_INDEX_NAME,
+    INDEX_NAME,
+    Index,
+    IndexLine,
+    LineKind,
+    MemoryFile,
+    Snapshot,
+    encode_text,
+    in_team,
+)
 from .rebuild import NothingToRebuild
 from .staleness import StalenessClass, score_root
 from .verbs import archive, region_covers, supersede
@@ -172,6 +184,8 @@ def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | 
     for result in score_root(snapshot, now, repo).results:
         if result.cls is not StalenessClass.FULLY_STALE or result.guards or result.path == HISTORY_NAME:
             continue
+        if in_team(result.path):  # team memory: reported, changed only when asked
+            continue
         if result.path in consulted:  # seed 004: consulted in the last 14 days, never archived as stale
             continue
         f = snapshot.files[result.path]
@@ -194,7 +208,8 @@ def _merge_items(snapshot: Snapshot, found: object, today: date, taken: set[str]
     """One item per cluster of the proposed pairs, less the files ``taken`` by earlier items (as
     the next plan would see them, once those are archived)."""
     taken = taken | {HISTORY_NAME}
-    pairs = [p for p in getattr(found, "pairs", ()) if p.a not in taken and p.b not in taken]
+    pairs = [p for p in getattr(found, "pairs", ())
+             if p.a not in taken and p.b not in taken and not in_team(p.a) and not in_team(p.b)]
     items = []
     for cluster in clusters_of((p.a, p.b) for p in pairs):
         members = set(cluster.files)
@@ -223,7 +238,7 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
     items = []
     for c in getattr(found, "contradictions", ()):
         old, new = snapshot.files.get(c.old), snapshot.files.get(c.new)
-        if old is None or new is None or HISTORY_NAME in (c.old, c.new):
+        if old is None or new is None or HISTORY_NAME in (c.old, c.new) or in_team(c.old) or in_team(c.new):
             continue
         if not c.ordered:
             continue  # order unknown (the dates do not differ): no direction to propose

@@ -337,7 +337,7 @@ def declared_superseded(snapshot: Snapshot) -> list[tuple[str, str]]:
     files = snapshot.files
     names = {p.rpartition("/")[2] for p in files}
     for path, f in files.items():
-        if f.archived or f.pinned or path.startswith("archive/"):
+        if f.archived or f.pinned or path.startswith("archive/") or in_team(path):
             continue
         successors = f.frontmatter.names("superseded_by")
         alive = [s for s in successors if s in files or s.rpartition("/")[2] in names]

@@ -314,3 +314,25 @@ def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None
         (("a.md", "b.md"), True, ""), (("c.md", "d.md"), False, "needs review: pinned (c.md)")]
     write.run(snapshot, items[0].build(snapshot))
     assert "superseded_by: b.md" in (root / "a.md").read_text()
+
+
+def test_dream_leaves_team_memory_alone(make_root: MakeRoot) -> None:
+    body = ("Postgres connection pooling: pgbouncer in transaction mode, pool size 40 per replica, "
+            "server idle timeout 600 seconds, prepared statements disabled for the pooler.\n")
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n## Notes\n- [Mine](mine.md) — my note\n- [Lost](team/lost.md) — a lesson "
+                     "kept only here, long enough to be worth a file of its own\n",
+        "mine.md": topic("Mine"),
+        "team/pool_a.md": topic("Postgres connection pooling settings", body=body, updated="2026-10-01"),
+        "team/pool_b.md": topic("Postgres connection pooling settings (copy)", body=body, updated="2026-10-02"),
+        "team/old.md": topic("Old", superseded_by="team/pool_a.md"),
+    })
+    snapshot = load_root(root)
+    assert any(p.a.startswith("team/") for p in scan(snapshot).pairs)  # there is something to do ...
+    plan = plan_dream(snapshot, NOW)
+    touched = {p for item in plan.items if item.checked for p in item.paths}
+    assert not {p for p in touched if p.startswith("team/")}  # ... and no item does it
+    if plan.default:
+        changeset = dream.compose(plan, plan.default)
+        assert not [op for op in changeset.ops if getattr(op, "path", "").startswith("team/")
+                    or getattr(op, "src", "").startswith("team/")]
