@@ -17,7 +17,8 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
 6. ``supersede`` — each contradiction whose direction is known (the dates differ);
 7. ``lesson`` — a dangling pointer whose hook is the only copy of a lesson becomes its file;
 8. ``pointers`` — a prose-dump index rewritten as one entry per topic (:mod:`.prose_index`);
-9. ``shorten`` and ``decay`` — only past the fill target (:mod:`.index_trim`).
+9. ``compact``, ``shorten`` and ``decay`` — only past the fill target (:mod:`.index_compact`,
+   :mod:`.index_trim`).
 
 Team memory (a ``team/`` subfolder, written by teammates' sessions) is reported, never changed
 here: no item archives, merges, supersedes, indexes or recreates a file under ``team/``.
@@ -62,8 +63,8 @@ from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
 
 KINDS = ("history", "repair", "supersede-declared", "archive", "merge", "supersede", "lesson",
-         "pointers", "shorten", "decay")
-INDEX_KINDS = ("repair", "lesson", "pointers", "shorten", "decay")
+         "pointers", "compact", "shorten", "decay")
+INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "decay")
 PINNED_NOTE = "needs review: pinned"
 EVIDENCE_SHOWN = 6
 DIFF_KEPT_LINES = 5_000
@@ -261,6 +262,7 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
     """The index items, built (and explained) on the state the items before them leave.
     ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
     repair indexes them); ``stale``: the fully stale files no guard holds."""
+    from .index_compact import compact
     from .index_repair import lessons
     from .index_trim import shorten
     from .prose_index import pointers
@@ -275,6 +277,9 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
         DreamItem("pointers", (INDEX_NAME,), "the index is a prose dump past its fill target: one "
                   "entry per topic, long sections into topic files, the old text kept whole in "
                   "MEMORY-history.md", (), True, lambda s: pointers(s, target_lines)),
+        DreamItem("compact", (INDEX_NAME,), "past the fill target: the repeated folder of a PATH_SCOPE "
+                  "section's entries written once, as its Memory base (old lines kept in MEMORY-history.md)",
+                  (), True, lambda s: compact(s, target_lines)),
         DreamItem("shorten", (INDEX_NAME,), "past the fill target: entry lines over ~200 characters "
                   "shortened to the description or first clause (full lines kept in MEMORY-history.md)",
                   (), True, lambda s: shorten(s, target_lines)),

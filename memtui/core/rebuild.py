@@ -3,7 +3,8 @@
 An existing index is the author's document: :func:`rebuild` composes the phases of a careful
 curator, each a changeset of its own that the dream also proposes as an item — the repairs
 (:mod:`.index_repair`), a prose dump made pointers (:mod:`.prose_index`), then, only past the
-fill target, long lines shortened and entries decayed (:mod:`.index_trim`).  Sections,
+fill target, path text compacted into Memory base sections (:mod:`.index_compact`), long lines
+shortened and entries decayed (:mod:`.index_trim`).  Sections,
 headings, order, prose and hooks stay; every line that leaves is found again in an index,
 ``MEMORY-history.md`` or a topic file.
 
@@ -201,11 +202,13 @@ def phases(target_lines: int | None = None, keep: frozenset[str] = frozenset(),
             else frozenset()
         return decay(s, target_lines, keep=keep, stale=found)
 
+    from .index_compact import compact
     from .index_repair import repair
 
     return [
         ("repair", repair),
         ("pointers", lambda s: pointers(s, target_lines)),
+        ("compact", lambda s: compact(s, target_lines)),
         ("shorten", lambda s: shorten(s, target_lines)),
         ("decay", decay_phase),
     ]

@@ -395,3 +395,48 @@ def test_rebuild_decays_a_fully_stale_file_before_episodic_ones(make_root: MakeR
     assert "notes_guarded.md" in text(after)  # a guard (type feedback) holds it
     assert "session_2025-01-02.md" in text(after)  # two decays were enough: the stale file and S0
     assert not erased_lines(snapshot, after, changeset.paths)
+
+
+def scoped_root(make_root: MakeRoot, base_line: bool) -> Snapshot:
+    lines = ["# Memory", "", "## GLOBAL", "- [Be brief](global/feedback_brief.md) — answer first", "",
+             "## PATH_SCOPE: api", "Scope: `/srv/api`"] + (["Memory base: `path/api/`"] if base_line else [])
+    files: dict[str, str | bytes] = {"global/feedback_brief.md": topic("Be brief", type_="feedback"),
+                                     "path/api/SCOPE.md": topic("API scope")}
+    for i in range(5):
+        lines.append(f"- [Endpoint {i}](path/api/project_endpoint_{i}.md) — endpoint {i} takes a token")
+        files[f"path/api/project_endpoint_{i}.md"] = topic(f"Endpoint {i}", type_="project")
+    lines.append("- [Shared](global/feedback_brief.md) — also applies here")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    return load_root(make_root(files, f"scoped{int(base_line)}"), BudgetConfig(max_lines=200, max_bytes=25_000))
+
+
+@pytest.mark.parametrize("base_line", [True, False])
+def test_past_the_target_a_path_scope_section_s_paths_go_into_its_memory_base(
+        make_root: MakeRoot, base_line: bool) -> None:
+    from memtui.core.index_compact import NothingToCompact, compact
+
+    snapshot = scoped_root(make_root, base_line)
+    with pytest.raises(NothingToCompact):  # within the target: nothing
+        compact(snapshot)
+    size = len(snapshot.index.render())
+    changeset = compact(snapshot, target_lines=4) if base_line else None
+    if not base_line:  # a new Memory base line is a line more: only when the bytes are too many
+        with pytest.raises(NothingToCompact):
+            compact(snapshot, target_lines=4)
+        tight = load_root(Path(snapshot.root), BudgetConfig(max_lines=200, max_bytes=size))
+        changeset = compact(tight, target_lines=4)
+        snapshot = tight
+    assert changeset is not None
+    after = result(snapshot, changeset)
+    index = text(after)
+    assert "- [Endpoint 3](project_endpoint_3.md) — endpoint 3 takes a token" in index
+    assert index.count("Memory base: `path/api/`") == 1
+    assert index.index("Scope: `/srv/api`") < index.index("Memory base:") < index.index("[Endpoint 0]")
+    assert "- [Be brief](global/feedback_brief.md) — answer first" in index  # not a PATH_SCOPE: whole
+    assert "- [Shared](global/feedback_brief.md) — also applies here" in index  # another folder: as it was
+    assert {ln.resolved for ln in after.index.entries} == {ln.resolved for ln in snapshot.index.entries}
+    assert "- [Endpoint 3](path/api/project_endpoint_3.md) — endpoint 3 takes a token" in \
+        after.files[HISTORY_NAME].text
+    assert len(after.index.render()) < len(snapshot.index.render())
+    assert not errors(after) - errors(snapshot)
+    assert write.plan(snapshot, changeset).accepted  # the gate's erasure check passes
