@@ -17,8 +17,8 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
 6. ``supersede`` — each contradiction whose direction is known (the dates differ);
 7. ``lesson`` — a dangling pointer whose hook is the only copy of a lesson becomes its file;
 8. ``pointers`` — a prose-dump index rewritten as one entry per topic (:mod:`.prose_index`);
-9. ``compact``, ``shorten`` and ``decay`` — only past the fill target (:mod:`.index_compact`,
-   :mod:`.index_trim`).
+9. ``compact``, ``shorten``, ``detail`` and ``decay`` — only past the fill target
+   (:mod:`.index_compact`, :mod:`.index_trim`, :mod:`.index_detail`).
 
 Team memory (a ``team/`` subfolder, written by teammates' sessions) is reported, never changed
 here: no item archives, merges, supersedes, indexes or recreates a file under ``team/``.
@@ -63,8 +63,8 @@ from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
 
 KINDS = ("history", "repair", "supersede-declared", "archive", "merge", "supersede", "lesson",
-         "pointers", "compact", "shorten", "decay")
-INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "decay")
+         "pointers", "compact", "shorten", "detail", "decay")
+INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "detail", "decay")
 PINNED_NOTE = "needs review: pinned"
 EVIDENCE_SHOWN = 6
 DIFF_KEPT_LINES = 5_000
@@ -263,6 +263,7 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
     ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
     repair indexes them); ``stale``: the fully stale files no guard holds."""
     from .index_compact import compact
+    from .index_detail import move_detail
     from .index_repair import lessons
     from .index_trim import shorten
     from .prose_index import pointers
@@ -283,6 +284,9 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
         DreamItem("shorten", (INDEX_NAME,), "past the fill target: entry lines over ~200 characters "
                   "shortened to the description or first clause (full lines kept in MEMORY-history.md)",
                   (), True, lambda s: shorten(s, target_lines)),
+        DreamItem("detail", (INDEX_NAME,), "past the fill target, in an index that does not load in full: "
+                  "long detail (sub-bullets under an entry, prose blocks) moved byte for byte into topic "
+                  "files of its own, each reached by one entry line", (), True, lambda s: move_detail(s, target_lines)),
         DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
                   "status before age into MEMORY-archive.md under their headings (rules and pins last)",
                   (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale))),

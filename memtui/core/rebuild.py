@@ -4,7 +4,8 @@ An existing index is the author's document: :func:`rebuild` composes the phases 
 curator, each a changeset of its own that the dream also proposes as an item — the repairs
 (:mod:`.index_repair`), a prose dump made pointers (:mod:`.prose_index`), then, only past the
 fill target, path text compacted into Memory base sections (:mod:`.index_compact`), long lines
-shortened and entries decayed (:mod:`.index_trim`).  Sections,
+shortened (:mod:`.index_trim`), long detail moved into topic files (:mod:`.index_detail`) and
+entries decayed (:mod:`.index_trim`).  Sections,
 headings, order, prose and hooks stay; every line that leaves is found again in an index,
 ``MEMORY-history.md`` or a topic file.
 
@@ -203,6 +204,7 @@ def phases(target_lines: int | None = None, keep: frozenset[str] = frozenset(),
         return decay(s, target_lines, keep=keep, stale=found)
 
     from .index_compact import compact
+    from .index_detail import move_detail
     from .index_repair import repair
 
     return [
@@ -210,6 +212,7 @@ def phases(target_lines: int | None = None, keep: frozenset[str] = frozenset(),
         ("pointers", lambda s: pointers(s, target_lines)),
         ("compact", lambda s: compact(s, target_lines)),
         ("shorten", lambda s: shorten(s, target_lines)),
+        ("detail", lambda s: move_detail(s, target_lines)),
         ("decay", decay_phase),
     ]
 

@@ -440,3 +440,46 @@ def test_past_the_target_a_path_scope_section_s_paths_go_into_its_memory_base(
     assert len(after.index.render()) < len(snapshot.index.render())
     assert not errors(after) - errors(snapshot)
     assert write.plan(snapshot, changeset).accepted  # the gate's erasure check passes
+
+
+DETAIL = [f"  - step {i}: run the migration on replica {i} with the lock held and check the row counts"
+          for i in range(5)]
+PROSE = ["The deploy window is Tuesday morning; nobody deploys on Fridays.",
+         "Staging mirrors production nightly at 02:00 and takes about forty minutes.",
+         "Rollbacks go through the release channel, never straight to the cluster.",
+         "A release needs two approvals from the on-call rota before the tag is cut.",
+         "```", "make release TAG=v1", "```"]
+
+
+def detailed_root(make_root: MakeRoot, max_lines: int) -> Snapshot:
+    lines = ["# Memory", "", "## Ops", "- [Migrations](project_migrations.md) — how we migrate", *DETAIL,
+             "- [Brief](feedback_brief.md) — answer first", "", "## Deploys", *PROSE]
+    files: dict[str, str | bytes] = {
+        "MEMORY.md": "\n".join(lines) + "\n",
+        "project_migrations.md": topic("Migrations", type_="project"),
+        "feedback_brief.md": topic("Brief", type_="feedback"),
+        "project_migrations_detail.md": topic("The author's own file"),
+    }
+    return load_root(make_root(files, f"detail{max_lines}"), BudgetConfig(max_lines=max_lines, max_bytes=25_000))
+
+
+def test_past_the_target_long_detail_moves_byte_for_byte_into_topic_files(make_root: MakeRoot) -> None:
+    from memtui.core.index_detail import NothingToMove, move_detail
+
+    with pytest.raises(NothingToMove):  # loads in full: every fact reaches the session as it is
+        move_detail(detailed_root(make_root, 19), target_lines=8)
+    snapshot = detailed_root(make_root, 12)
+    changeset = move_detail(snapshot, target_lines=8)
+    after = result(snapshot, changeset)
+    index = text(after)
+    created = {op.path: after.files[op.path].text for op in changeset.ops if op.path != "MEMORY.md"}  # type: ignore[union-attr]
+    assert "project_migrations_detail.md" not in created  # never a file the author wrote
+    sub = next(t for p, t in created.items() if p.startswith("project_migrations_detail"))
+    assert "\n".join(DETAIL) + "\n" in sub and "type: project" in sub and "moved_from: MEMORY.md" in sub
+    prose = next(t for p, t in created.items() if p.startswith("deploys_notes"))
+    assert "\n".join(PROSE) + "\n" in prose and sub.startswith("---\nname: ")
+    assert "  - [Migrations: detail](project_migrations_detail_2.md) — " in index
+    assert "- [Deploys: notes](deploys_notes.md) — The deploy window is Tuesday morning;" in index
+    assert index.index("## Ops") < index.index("Migrations: detail") < index.index("[Brief]") < index.index("## Deploys")
+    assert len(after.index.lines) == 9 and not errors(after) - errors(snapshot)
+    assert write.plan(snapshot, changeset).accepted  # the gate's erasure check finds the moved text
