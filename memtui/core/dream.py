@@ -13,6 +13,10 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
    naming an existing file, ``status: superseded``) move to ``archive/``, their entries into the
    archive index under their headings;
 4. ``archive`` — each ``FULLY_STALE`` file (after guards: no guard held it back);
+   ``successor`` — the supersessions found in the root (:func:`.supersession.root_supersessions`:
+   a later note of the same work item that closes or restates it): the strong ones as one item,
+   each earlier note folded into the later (``superseded_by``, then ``archive/``); a weak one,
+   or one whose earlier note is a decision or rule record, waits for a person;
 5. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out);
 6. ``supersede`` — each contradiction whose direction is known (the dates differ);
 7. ``lesson`` — a dangling pointer whose hook is the only copy of a lesson becomes its file;
@@ -44,7 +48,7 @@ from .contradictions import freshness
 from .frontmatter import parse_frontmatter
 from .incremental import FindingsCache, findings_cache
 from .index_edit import IndexDraft, new_entry
-from .index_lines import HISTORY_HEADER, HISTORY_NAME, configured_target_lines
+from .index_lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
 from .merge import merge
 from .model import (
     ARCHIVE_INDEX_NAME,
@@ -59,10 +63,11 @@ from .model import (
 )
 from .rebuild import NothingToRebuild
 from .staleness import StalenessClass, score_root
+from .supersession import Supersession
 from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
 
-KINDS = ("history", "repair", "supersede-declared", "archive", "merge", "supersede", "lesson",
+KINDS = ("history", "repair", "supersede-declared", "archive", "successor", "merge", "supersede", "lesson",
          "pointers", "compact", "shorten", "detail", "decay")
 INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "detail", "decay")
 PINNED_NOTE = "needs review: pinned"
@@ -370,6 +375,152 @@ def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
                       evidence, True, build)]
 
 
+def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Changeset:
+    """Fold each earlier note into the later one that supersedes it (``(old, new)`` pairs, a
+    chain in order): ``status: superseded`` and ``superseded_by`` on the old, ``supersedes`` on
+    the new (only those frontmatter lines change); the last successor of the chain gets an entry
+    below the old one's when it has none; then the old files move to ``archive/`` with their
+    entries, byte for byte, into the archive index under their headings."""
+    from .frontmatter import set_key
+    from .index_trim import archive_declared
+
+    files = snapshot.files
+    texts: dict[str, str] = {}  # each file's new text, every breadcrumb in it: one write per file
+    olds: list[str] = []
+    taken = dict(pairs)
+    for old, new in pairs:
+        old_f, new_f = files.get(old), files.get(new)
+        if old_f is None or new_f is None or old_f.pinned or old_f.frontmatter.names("superseded_by"):
+            continue
+        if new_f.archived or new_f.frontmatter.names("superseded_by") and new not in taken:
+            continue
+        text = set_key(set_key(texts.get(old, old_f.text), "status", "superseded"), "superseded_by", new)
+        texts[old] = text
+        current = texts.get(new, new_f.text)
+        names = list(parse_frontmatter(current).names("supersedes"))
+        if old not in names:
+            texts[new] = set_key(current, "supersedes", ", ".join(names + [old]))
+        olds.append(old)
+    if not olds:
+        raise VerbError("no earlier note is left to fold into its successor")
+    ops: list[Operation] = [Write(path, encode_text(text), files[path].data) for path, text in texts.items()]
+    state = apply_to_snapshot(snapshot, ops).snapshot
+    # the last successor of a chain takes the place of an earlier note's entry when it has none
+    successor = {old: taken[old] for old in olds}
+    index = state.index
+    listed = {line.resolved for line in index.entries}
+    edit = LineEdit(index)
+    for pos, line in enumerate(index.lines):
+        if line.kind is not LineKind.ENTRY or line.scope or line.resolved not in successor:
+            continue
+        last, seen = successor[line.resolved], {line.resolved}
+        while last in successor and last not in seen:
+            seen.add(last)
+            last = successor[last]
+        if last in listed or last not in state.files:
+            continue
+        f = state.files[last]
+        indent = line.raw[: len(line.raw) - len(line.raw.lstrip())]
+        edit.insert_after(pos, indent + new_entry(f, f.description or f.title))
+        listed.add(last)
+    if edit.changed:
+        placed = index_op(index, edit.render())
+        state = apply_to_snapshot(state, placed).snapshot
+        ops += placed
+    moved = archive_declared(state, olds)
+    return Changeset("supersede", f"fold {len(olds)} earlier note{'s' if len(olds) != 1 else ''} into the "
+                     "later notes that supersede them (superseded_by, then archive/)", tuple(ops) + moved.ops)
+
+
+def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]], taken: set[str]
+                       ) -> tuple[list[Supersession], list[Supersession]]:
+    """(the strong supersessions, one successor per note, a chain from its oldest link; every
+    proposal) of a root, less pinned files, team memory and files earlier items claim."""
+    from .supersession import root_supersessions
+
+    found = [x for x in root_supersessions(snapshot, rejected)
+             if not {x.old, x.new} & (taken | {HISTORY_NAME}) and not in_team(x.old) and not in_team(x.new)
+             and x.old in snapshot.files and not snapshot.files[x.old].pinned]
+    olds: dict[str, str] = {}
+    strong = []
+    for x in sorted((x for x in found if x.strong and not _a_record(snapshot.files[x.old])),
+                    key=lambda x: (x.old, x.new)):
+        if x.old not in olds:  # one successor per note: the first strong one
+            olds[x.old] = x.new
+            strong.append(x)
+
+    def depth(old: str) -> int:  # a chain folds from its oldest link
+        n, seen = 0, {old}
+        while old in olds and olds[old] not in seen:
+            old = olds[old]
+            seen.add(old)
+            n += 1
+        return n
+
+    return sorted(strong, key=lambda x: (-depth(x.old), x.old)), found
+
+
+def _a_record(f: MemoryFile) -> bool:
+    """A decision or a rule: its reasons are not restated by the log that closes the work, so a
+    fold into it waits for a person."""
+    kind = f.frontmatter.get("type").strip().lower()
+    return kind in ("decision", "feedback", "user") or "decision" in f.stem.lower().replace("_", "-").split("-")
+
+
+#: rounds of folding a plan looks ahead: a chain's earlier links point at their successor only
+#: once the notes between are folded (design → execution → closed)
+FOLD_ROUNDS = 4
+
+
+def _successor_items(snapshot: Snapshot, rejected: Collection[tuple[str, str]], taken: set[str]) -> list[DreamItem]:
+    """The supersessions found in the root (:func:`memtui.core.supersession.root_supersessions`):
+    the strong ones as one checked item — folded round after round, as the notes between a
+    chain's links leave, so that the next plan finds none — and each weak one on its own,
+    unchecked.  Pinned files, team memory and files earlier items claim are left out."""
+    ordered, found = _strong_successors(snapshot, rejected, taken)
+    chosen: list[Supersession] = []
+    state = snapshot
+    for _ in range(FOLD_ROUNDS):
+        fresh = [x for x in ordered if x.old not in {c.old for c in chosen}]
+        if not fresh:
+            break
+        try:
+            state = apply_to_snapshot(state, fold_successors(state, [(x.old, x.new) for x in fresh]).ops).snapshot
+        except VerbError:
+            break
+        chosen += fresh
+        ordered, _ = _strong_successors(state, rejected, taken)
+    items: list[DreamItem] = []
+    if chosen:
+        pairs = tuple((x.old, x.new) for x in chosen)
+        evidence = tuple(f"{x.old} → {x.new} ({x.kind}): {'; '.join(x.evidence[:2])}"
+                         for x in chosen[: EVIDENCE_SHOWN * 2])
+        if len(chosen) > EVIDENCE_SHOWN * 2:
+            evidence += (f"… and {len(chosen) - EVIDENCE_SHOWN * 2} more",)
+
+        def build(s: Snapshot, chosen_pairs: tuple[tuple[str, str], ...] = pairs) -> Changeset:
+            return fold_successors(s, chosen_pairs)
+
+        paths = tuple(dict.fromkeys(p for pair in pairs for p in pair))
+        items.append(DreamItem("successor", paths,
+                               f"{len(pairs)} note{'s' if len(pairs) != 1 else ''} superseded by a later note of "
+                               "the same work item: fold the earlier into the later (superseded_by, archive/)",
+                               evidence, True, build))
+    folded = {x.old for x in chosen}
+    for x in found:
+        if x.strong and not _a_record(snapshot.files[x.old]) or x.old in folded or x.new in folded:
+            continue
+
+        def build_one(s: Snapshot, pair: tuple[str, str] = (x.old, x.new)) -> Changeset:
+            return fold_successors(s, [pair])
+
+        note = ("needs review: a decision or rule record" if x.strong
+                else "needs review: the later note only names the earlier")
+        items.append(DreamItem("successor", (x.old, x.new), f"{x.new} may supersede {x.old} ({x.proposal})",
+                               tuple(x.evidence[:EVIDENCE_SHOWN]), False, build_one, note))
+    return items
+
+
 def plan_dream(
     snapshot: Snapshot,
     now: datetime | date,
@@ -415,7 +566,11 @@ def plan_dream(
     archived = [item for item in stale_items if not taken & set(item.paths)]
     proposals += archived
     found = scan(snapshot, rejected=rejected)
-    proposals += _merge_items(snapshot, found, today, taken | {p for item in archived for p in item.paths})
+    successors = _successor_items(snapshot, rejected, taken | {p for item in archived for p in item.paths})
+    proposals += successors
+    folded = {p for item in successors if item.checked for p in item.paths}
+    proposals += _merge_items(snapshot, found, today,
+                              taken | folded | {p for item in archived for p in item.paths})
     proposals += _supersede_items(snapshot, found)
     proposals += [item for item in index_items if item.kind not in ("pointers", "repair")]
 
@@ -474,7 +629,8 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
         return False
 
     for item in proposals:
-        if item.kind in ("supersede-declared", "archive", "merge", "supersede"):
+        if item.kind in ("supersede-declared", "archive", "merge", "supersede") or \
+                item.kind == "successor" and item.checked:
             if claimed & set(item.paths):
                 continue
             claimed.update(item.paths)

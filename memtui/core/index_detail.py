@@ -10,7 +10,8 @@ today; moving it out would hide it).  Two kinds of detail move:
   block whole) of at least :data:`PROSE_LINES` lines.
 
 A block is moved only when it is at least :data:`DETAIL_CHARS` characters, it names no memory
-file (a mention may be how a file is reached) and it does not split a fenced block.  The
+file (a mention may be how a file is reached), it does not split a fenced block and it holds no
+directive (``never``, ``do not``, ``avoid``: a standing rule stays where it loads).  The
 largest blocks move first, until the index is within its target.  Each block lands byte for
 byte, below a frontmatter (``name``, ``description``, ``type``, ``moved_from``) and a title, in
 a topic file of its own under a name no file has (never a file the author wrote), and its
@@ -28,9 +29,9 @@ from .changeset import Changeset, Create, Operation
 from .index_edit import heading_title, one_line
 from .index_lines import LineEdit, NothingToRebuild, index_op, innermost_headings, target_size
 from .model import Index, IndexLine, LineKind, Snapshot, encode_text
-from .prose_index import _first_sentence, _free, _slug
+from .prose_index import _free, _slug
 
-PROSE_LINES = 4  # a prose block this many lines long may move
+PROSE_LINES = 6  # a prose block this many lines long may move (a few lines of inline facts stay)
 SUB_LINES = 2  # sub-bullets under an entry: this many lines at least
 DETAIL_CHARS = 300  # ... and this many characters
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -59,9 +60,26 @@ def _indent(raw: str) -> int:
 
 
 def _movable(lines: tuple[IndexLine, ...]) -> bool:
+    """Long enough, naming no memory file, no fence split, and no directive (a standing rule a
+    session must see unbidden stays where it loads)."""
+    from .staleness import directive_word
+
     text = sum(len(line.raw.strip()) for line in lines)
     fences = sum(1 for line in lines if _FENCE.match(line.raw))
-    return text >= DETAIL_CHARS and fences % 2 == 0 and not any(line.refs for line in lines)
+    return (text >= DETAIL_CHARS and fences % 2 == 0 and not any(line.refs for line in lines)
+            and directive_word("\n".join(line.raw for line in lines)) is None)
+
+
+_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*")
+
+
+def _hook(lines: tuple[IndexLine, ...]) -> str:
+    """The block's first line as a hook: list marker and emphasis dropped, cut under 150."""
+    for line in lines:
+        text = one_line(_MARK.sub("", line.raw, count=1).replace("**", "").replace("__", ""))
+        if len(text) >= 12 and not _FENCE.match(line.raw):
+            return text if len(text) <= 150 else text[:149].rsplit(" ", 1)[0] + "…"
+    return f"{len(lines)} lines moved out of the index"
 
 
 def blocks(index: Index) -> list[Block]:
@@ -135,10 +153,11 @@ def move_detail(snapshot: Snapshot, target_lines: int | None = None) -> Changese
             head = owner[block.start]
             section = heading_title(index.lines[head]) if head is not None else ""
             title = f"{section}: notes" if section else "Notes"
-            name = _free(snapshot, taken, _slug(section or one_line(moved[0].raw)[:40]) + "_notes")
+            slug = _slug(section or one_line(moved[0].raw)[:40])
+            name = _free(snapshot, taken, ("index" if slug == "section" else slug) + "_notes")
             kind, indent = "reference", ""
         title = title.replace("[", "(").replace("]", ")")
-        hook = _first_sentence(list(moved)) or f"{len(moved)} lines moved out of the index"
+        hook = _hook(moved)
         front = (f"---\nname: {title}\ndescription: {one_line(hook)}\ntype: {kind}\n"
                  f"moved_from: {index.path}\n---\n\n# {title}\n\n")
         created.append(Create(name, encode_text(front + _text(moved))))

@@ -190,6 +190,7 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None, *, keep: Col
     lines, size = budget.lines, budget.bytes
     ranked: list[tuple[tuple[int, tuple[str, float]], int, str]] = []
     held: list[tuple[tuple[int, tuple[str, float]], int, str]] = []  # just indexed: the last resort
+    stuck: set[str] = set()  # files with an entry that stays: none of their entries decays
     for pos, line in enumerate(index.lines):
         if line.kind is not LineKind.ENTRY or line.scope:
             continue
@@ -198,12 +199,15 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None, *, keep: Col
             continue
         rank = decay_rank(line, f, stale)
         if rank is None or (loads_in_full and rank[0] >= 2):
+            stuck.add(f.path)
             continue
         if f.path in keep:
             held.append(((rank[0], file_age_key(f, line.raw)), pos,
                          "just indexed, but nothing else brings the index within its cap"))
             continue
         ranked.append(((rank[0], file_age_key(f, line.raw)), pos, rank[1]))
+    ranked = [item for item in ranked if index.lines[item[1]].resolved not in stuck]
+    held = [item for item in held if index.lines[item[1]].resolved not in stuck]
     ranked.sort(key=lambda item: (item[0][0], item[0][1], item[1]))
     must = sum(1 for item in ranked if item[0][0] < 2)  # declared superseded, archived: always
 
@@ -240,7 +244,11 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None, *, keep: Col
         start = len(ranked)
         ranked += held
         high = fewest(start, len(ranked), *cap)
-    return [(pos, why) for _, pos, why in ranked[:high]]
+    # a file's entries go together (one left behind would list it in both indexes)
+    lines_of = index.lines
+    chosen = {lines_of[pos].resolved for _, pos, _ in ranked[:high]}
+    out = ranked[:high] + [item for item in ranked[high:] if lines_of[item[1]].resolved in chosen]
+    return [(pos, why) for _, pos, why in out if lines_of[pos].resolved not in stuck]
 
 
 def _removal(index: Index, removed: set[int], outline: Outline | None = None) -> set[int]:

@@ -446,8 +446,9 @@ DETAIL = [f"  - step {i}: run the migration on replica {i} with the lock held an
           for i in range(5)]
 PROSE = ["The deploy window is Tuesday morning; nobody deploys on Fridays.",
          "Staging mirrors production nightly at 02:00 and takes about forty minutes.",
-         "Rollbacks go through the release channel, never straight to the cluster.",
+         "Rollbacks go through the release channel, not straight to the cluster.",
          "A release needs two approvals from the on-call rota before the tag is cut.",
+         "The changelog is written by the release captain of the week.",
          "```", "make release TAG=v1", "```"]
 
 
@@ -467,7 +468,7 @@ def test_past_the_target_long_detail_moves_byte_for_byte_into_topic_files(make_r
     from memtui.core.index_detail import NothingToMove, move_detail
 
     with pytest.raises(NothingToMove):  # loads in full: every fact reaches the session as it is
-        move_detail(detailed_root(make_root, 19), target_lines=8)
+        move_detail(detailed_root(make_root, 20), target_lines=8)
     snapshot = detailed_root(make_root, 12)
     changeset = move_detail(snapshot, target_lines=8)
     after = result(snapshot, changeset)
@@ -479,7 +480,7 @@ def test_past_the_target_long_detail_moves_byte_for_byte_into_topic_files(make_r
     prose = next(t for p, t in created.items() if p.startswith("deploys_notes"))
     assert "\n".join(PROSE) + "\n" in prose and sub.startswith("---\nname: ")
     assert "  - [Migrations: detail](project_migrations_detail_2.md) — " in index
-    assert "- [Deploys: notes](deploys_notes.md) — The deploy window is Tuesday morning;" in index
+    assert "- [Deploys: notes](deploys_notes.md) — The deploy window is Tuesday morning; nobody" in index
     assert index.index("## Ops") < index.index("Migrations: detail") < index.index("[Brief]") < index.index("## Deploys")
     assert len(after.index.lines) == 9 and not errors(after) - errors(snapshot)
     assert write.plan(snapshot, changeset).accepted  # the gate's erasure check finds the moved text
