@@ -35,10 +35,12 @@ def register(subparsers: Subparsers) -> None:
         help="plan one maintenance pass (history, repair, archive, merge, supersede, trim)",
         description="Plan one maintenance pass: move HTML-comment history from MEMORY.md to "
         "MEMORY-history.md, repair the indexes, archive files their author declared superseded "
-        "and fully stale files no guard holds back, merge near-duplicate clusters, supersede "
-        "contradictions with a known direction, recover lessons kept only as hooks, turn a "
-        "prose-dump index into pointers, and past the fill target shorten long lines and decay "
-        "entries. Items touching a pinned file start unchecked. Without --yes nothing is written.",
+        "and fully stale files no guard holds back, fold session logs into the later note that "
+        "closes their work item, merge near-duplicate clusters, supersede contradictions with a "
+        "known direction, recover lessons kept only as hooks, turn a prose-dump index into "
+        "pointers, and past the fill target compact Memory-base paths, shorten long lines, move "
+        "long detail into topic files and decay entries. Items touching a pinned file start "
+        "unchecked; team/ memory is left alone. Without --yes nothing is written.",
     )
     parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
     parser.add_argument("--dry-run", action="store_true", help="print the plan with each item's diff; touch nothing")

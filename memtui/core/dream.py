@@ -13,12 +13,19 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
    naming an existing file, ``status: superseded``) move to ``archive/``, their entries into the
    archive index under their headings;
 4. ``archive`` — each ``FULLY_STALE`` file (after guards: no guard held it back);
+   ``successor`` — the supersessions found in the root (:func:`.supersession.root_supersessions`:
+   a later note of the same work item that closes or restates it): the strong ones as one item,
+   each earlier note folded into the later (``superseded_by``, then ``archive/``); a weak one,
+   or one whose earlier note is a decision or rule record, waits for a person;
 5. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out);
 6. ``supersede`` — each contradiction whose direction is known (the dates differ);
 7. ``lesson`` — a dangling pointer whose hook is the only copy of a lesson becomes its file;
 8. ``pointers`` — a prose-dump index rewritten as one entry per topic (:mod:`.prose_index`);
-9. ``shorten`` and ``decay`` — only past the fill target (:mod:`.index_trim`).
+9. ``compact``, ``shorten``, ``detail`` and ``decay`` — only past the fill target
+   (:mod:`.index_compact`, :mod:`.index_trim`, :mod:`.index_detail`).
 
+Team memory (a ``team/`` subfolder, written by teammates' sessions) is reported, never changed
+here: no item archives, merges, supersedes, indexes or recreates a file under ``team/``.
 A file belongs to at most one of the items 3–6 (the first that claims it).  Items start checked
 except those needing a person: a cluster or contradiction holding a pinned file ("needs review:
 pinned"), a cluster to be reviewed pair by pair (oversized or chained), and an item the
@@ -41,17 +48,28 @@ from .contradictions import freshness
 from .frontmatter import parse_frontmatter
 from .incremental import FindingsCache, findings_cache
 from .index_edit import IndexDraft, new_entry
-from .index_lines import HISTORY_HEADER, HISTORY_NAME, configured_target_lines
+from .index_lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
 from .merge import merge
-from .model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text
+from .model import (
+    ARCHIVE_INDEX_NAME,
+    INDEX_NAME,
+    Index,
+    IndexLine,
+    LineKind,
+    MemoryFile,
+    Snapshot,
+    encode_text,
+    in_team,
+)
 from .rebuild import NothingToRebuild
 from .staleness import StalenessClass, score_root
+from .supersession import Supersession
 from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
 
-KINDS = ("history", "repair", "supersede-declared", "archive", "merge", "supersede", "lesson",
-         "pointers", "shorten", "decay")
-INDEX_KINDS = ("repair", "lesson", "pointers", "shorten", "decay")
+KINDS = ("history", "repair", "supersede-declared", "archive", "successor", "merge", "supersede", "lesson",
+         "pointers", "compact", "shorten", "detail", "decay")
+INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "detail", "decay")
 PINNED_NOTE = "needs review: pinned"
 EVIDENCE_SHOWN = 6
 DIFF_KEPT_LINES = 5_000
@@ -172,6 +190,8 @@ def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | 
     for result in score_root(snapshot, now, repo).results:
         if result.cls is not StalenessClass.FULLY_STALE or result.guards or result.path == HISTORY_NAME:
             continue
+        if in_team(result.path):  # team memory: reported, changed only when asked
+            continue
         if result.path in consulted:  # seed 004: consulted in the last 14 days, never archived as stale
             continue
         f = snapshot.files[result.path]
@@ -194,7 +214,8 @@ def _merge_items(snapshot: Snapshot, found: object, today: date, taken: set[str]
     """One item per cluster of the proposed pairs, less the files ``taken`` by earlier items (as
     the next plan would see them, once those are archived)."""
     taken = taken | {HISTORY_NAME}
-    pairs = [p for p in getattr(found, "pairs", ()) if p.a not in taken and p.b not in taken]
+    pairs = [p for p in getattr(found, "pairs", ())
+             if p.a not in taken and p.b not in taken and not in_team(p.a) and not in_team(p.b)]
     items = []
     for cluster in clusters_of((p.a, p.b) for p in pairs):
         members = set(cluster.files)
@@ -223,7 +244,7 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
     items = []
     for c in getattr(found, "contradictions", ()):
         old, new = snapshot.files.get(c.old), snapshot.files.get(c.new)
-        if old is None or new is None or HISTORY_NAME in (c.old, c.new):
+        if old is None or new is None or HISTORY_NAME in (c.old, c.new) or in_team(c.old) or in_team(c.new):
             continue
         if not c.ordered:
             continue  # order unknown (the dates do not differ): no direction to propose
@@ -241,8 +262,13 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
     return items
 
 
-def _index_items(target_lines: int | None) -> list[DreamItem]:
-    """The index items, built (and explained) on the state the items before them leave."""
+def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
+                 stale: frozenset[str] = frozenset()) -> list[DreamItem]:
+    """The index items, built (and explained) on the state the items before them leave.
+    ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
+    repair indexes them); ``stale``: the fully stale files no guard holds."""
+    from .index_compact import compact
+    from .index_detail import move_detail
     from .index_repair import lessons
     from .index_trim import shorten
     from .prose_index import pointers
@@ -257,12 +283,18 @@ def _index_items(target_lines: int | None) -> list[DreamItem]:
         DreamItem("pointers", (INDEX_NAME,), "the index is a prose dump past its fill target: one "
                   "entry per topic, long sections into topic files, the old text kept whole in "
                   "MEMORY-history.md", (), True, lambda s: pointers(s, target_lines)),
+        DreamItem("compact", (INDEX_NAME,), "past the fill target: the repeated folder of a PATH_SCOPE "
+                  "section's entries written once, as its Memory base (old lines kept in MEMORY-history.md)",
+                  (), True, lambda s: compact(s, target_lines)),
         DreamItem("shorten", (INDEX_NAME,), "past the fill target: entry lines over ~200 characters "
                   "shortened to the description or first clause (full lines kept in MEMORY-history.md)",
                   (), True, lambda s: shorten(s, target_lines)),
+        DreamItem("detail", (INDEX_NAME,), "past the fill target, in an index that does not load in full: "
+                  "long detail (sub-bullets under an entry, prose blocks) moved byte for byte into topic "
+                  "files of its own, each reached by one entry line", (), True, lambda s: move_detail(s, target_lines)),
         DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
                   "status before age into MEMORY-archive.md under their headings (rules and pins last)",
-                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines))),
+                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale))),
     ]
 
 
@@ -288,10 +320,11 @@ def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
     return changeset, report.evidence
 
 
-def _decay_with_plan(state: Snapshot, target_lines: int | None) -> tuple[Changeset, list[str]]:
+def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[str] = frozenset(),
+                     stale: frozenset[str] = frozenset()) -> tuple[Changeset, list[str]]:
     from .index_trim import decay, decay_plan
 
-    chosen = decay_plan(state, target_lines)
+    chosen = decay_plan(state, target_lines, keep=keep, stale=stale)
     lines = state.index.lines
     return decay(state, target_lines, chosen), [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in chosen]
 
@@ -299,7 +332,6 @@ def _decay_with_plan(state: Snapshot, target_lines: int | None) -> tuple[Changes
 def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_lines: int | None) -> DreamItem:
     """An index item with the evidence of what it does on ``state``."""
     from .index_repair import lesson_paths, plan_repair
-    from .index_trim import decay_plan
 
     evidence: list[str] = []
     paths = item.paths
@@ -313,9 +345,6 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
         evidence = [f"{path}: missing, no evident target; its hook: '{' '.join(line.hook.split())[:90]}'"
                     for path, line in missing]
         paths = tuple(path for path, _ in missing)
-    elif item.kind == "decay":
-        lines = state.index.lines
-        evidence = [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in decay_plan(state, target_lines)]
     elif item.kind == "shorten":
         kept = {line.raw for line in apply_to_snapshot(state, changeset.ops).snapshot.index.lines}
         evidence = [f"line {line.number} {line.resolved}: {len(line.raw)} characters" for line in state.index.lines
@@ -344,6 +373,152 @@ def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
                       f"{len(paths)} file{'s' if len(paths) != 1 else ''} their author declared superseded: "
                       "move to archive/, their entries into the archive index under their headings",
                       evidence, True, build)]
+
+
+def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Changeset:
+    """Fold each earlier note into the later one that supersedes it (``(old, new)`` pairs, a
+    chain in order): ``status: superseded`` and ``superseded_by`` on the old, ``supersedes`` on
+    the new (only those frontmatter lines change); the last successor of the chain gets an entry
+    below the old one's when it has none; then the old files move to ``archive/`` with their
+    entries, byte for byte, into the archive index under their headings."""
+    from .frontmatter import set_key
+    from .index_trim import archive_declared
+
+    files = snapshot.files
+    texts: dict[str, str] = {}  # each file's new text, every breadcrumb in it: one write per file
+    olds: list[str] = []
+    taken = dict(pairs)
+    for old, new in pairs:
+        old_f, new_f = files.get(old), files.get(new)
+        if old_f is None or new_f is None or old_f.pinned or old_f.frontmatter.names("superseded_by"):
+            continue
+        if new_f.archived or new_f.frontmatter.names("superseded_by") and new not in taken:
+            continue
+        text = set_key(set_key(texts.get(old, old_f.text), "status", "superseded"), "superseded_by", new)
+        texts[old] = text
+        current = texts.get(new, new_f.text)
+        names = list(parse_frontmatter(current).names("supersedes"))
+        if old not in names:
+            texts[new] = set_key(current, "supersedes", ", ".join(names + [old]))
+        olds.append(old)
+    if not olds:
+        raise VerbError("no earlier note is left to fold into its successor")
+    ops: list[Operation] = [Write(path, encode_text(text), files[path].data) for path, text in texts.items()]
+    state = apply_to_snapshot(snapshot, ops).snapshot
+    # the last successor of a chain takes the place of an earlier note's entry when it has none
+    successor = {old: taken[old] for old in olds}
+    index = state.index
+    listed = {line.resolved for line in index.entries}
+    edit = LineEdit(index)
+    for pos, line in enumerate(index.lines):
+        if line.kind is not LineKind.ENTRY or line.scope or line.resolved not in successor:
+            continue
+        last, seen = successor[line.resolved], {line.resolved}
+        while last in successor and last not in seen:
+            seen.add(last)
+            last = successor[last]
+        if last in listed or last not in state.files:
+            continue
+        f = state.files[last]
+        indent = line.raw[: len(line.raw) - len(line.raw.lstrip())]
+        edit.insert_after(pos, indent + new_entry(f, f.description or f.title))
+        listed.add(last)
+    if edit.changed:
+        placed = index_op(index, edit.render())
+        state = apply_to_snapshot(state, placed).snapshot
+        ops += placed
+    moved = archive_declared(state, olds)
+    return Changeset("supersede", f"fold {len(olds)} earlier note{'s' if len(olds) != 1 else ''} into the "
+                     "later notes that supersede them (superseded_by, then archive/)", tuple(ops) + moved.ops)
+
+
+def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]], taken: set[str]
+                       ) -> tuple[list[Supersession], list[Supersession]]:
+    """(the strong supersessions, one successor per note, a chain from its oldest link; every
+    proposal) of a root, less pinned files, team memory and files earlier items claim."""
+    from .supersession import root_supersessions
+
+    found = [x for x in root_supersessions(snapshot, rejected)
+             if not {x.old, x.new} & (taken | {HISTORY_NAME}) and not in_team(x.old) and not in_team(x.new)
+             and x.old in snapshot.files and not snapshot.files[x.old].pinned]
+    olds: dict[str, str] = {}
+    strong = []
+    for x in sorted((x for x in found if x.strong and not _a_record(snapshot.files[x.old])),
+                    key=lambda x: (x.old, x.new)):
+        if x.old not in olds:  # one successor per note: the first strong one
+            olds[x.old] = x.new
+            strong.append(x)
+
+    def depth(old: str) -> int:  # a chain folds from its oldest link
+        n, seen = 0, {old}
+        while old in olds and olds[old] not in seen:
+            old = olds[old]
+            seen.add(old)
+            n += 1
+        return n
+
+    return sorted(strong, key=lambda x: (-depth(x.old), x.old)), found
+
+
+def _a_record(f: MemoryFile) -> bool:
+    """A decision or a rule: its reasons are not restated by the log that closes the work, so a
+    fold into it waits for a person."""
+    kind = f.frontmatter.get("type").strip().lower()
+    return kind in ("decision", "feedback", "user") or "decision" in f.stem.lower().replace("_", "-").split("-")
+
+
+#: rounds of folding a plan looks ahead: a chain's earlier links point at their successor only
+#: once the notes between are folded (design → execution → closed)
+FOLD_ROUNDS = 4
+
+
+def _successor_items(snapshot: Snapshot, rejected: Collection[tuple[str, str]], taken: set[str]) -> list[DreamItem]:
+    """The supersessions found in the root (:func:`memtui.core.supersession.root_supersessions`):
+    the strong ones as one checked item — folded round after round, as the notes between a
+    chain's links leave, so that the next plan finds none — and each weak one on its own,
+    unchecked.  Pinned files, team memory and files earlier items claim are left out."""
+    ordered, found = _strong_successors(snapshot, rejected, taken)
+    chosen: list[Supersession] = []
+    state = snapshot
+    for _ in range(FOLD_ROUNDS):
+        fresh = [x for x in ordered if x.old not in {c.old for c in chosen}]
+        if not fresh:
+            break
+        try:
+            state = apply_to_snapshot(state, fold_successors(state, [(x.old, x.new) for x in fresh]).ops).snapshot
+        except VerbError:
+            break
+        chosen += fresh
+        ordered, _ = _strong_successors(state, rejected, taken)
+    items: list[DreamItem] = []
+    if chosen:
+        pairs = tuple((x.old, x.new) for x in chosen)
+        evidence = tuple(f"{x.old} → {x.new} ({x.kind}): {'; '.join(x.evidence[:2])}"
+                         for x in chosen[: EVIDENCE_SHOWN * 2])
+        if len(chosen) > EVIDENCE_SHOWN * 2:
+            evidence += (f"… and {len(chosen) - EVIDENCE_SHOWN * 2} more",)
+
+        def build(s: Snapshot, chosen_pairs: tuple[tuple[str, str], ...] = pairs) -> Changeset:
+            return fold_successors(s, chosen_pairs)
+
+        paths = tuple(dict.fromkeys(p for pair in pairs for p in pair))
+        items.append(DreamItem("successor", paths,
+                               f"{len(pairs)} note{'s' if len(pairs) != 1 else ''} superseded by a later note of "
+                               "the same work item: fold the earlier into the later (superseded_by, archive/)",
+                               evidence, True, build))
+    folded = {x.old for x in chosen}
+    for x in found:
+        if x.strong and not _a_record(snapshot.files[x.old]) or x.old in folded or x.new in folded:
+            continue
+
+        def build_one(s: Snapshot, pair: tuple[str, str] = (x.old, x.new)) -> Changeset:
+            return fold_successors(s, [pair])
+
+        note = ("needs review: a decision or rule record" if x.strong
+                else "needs review: the later note only names the earlier")
+        items.append(DreamItem("successor", (x.old, x.new), f"{x.new} may supersede {x.old} ({x.proposal})",
+                               tuple(x.evidence[:EVIDENCE_SHOWN]), False, build_one, note))
+    return items
 
 
 def plan_dream(
@@ -377,22 +552,32 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    index_items = _index_items(target_lines)
+    from .rebuild import unlisted_live
+
+    stale_items = _archive_items(snapshot, now, repo, consulted)
+    keep = unlisted_live(snapshot)
+    stale = frozenset(p for item in stale_items for p in item.paths)
+    index_items = _index_items(target_lines, keep, stale)
     proposals += [item for item in index_items if item.kind == "pointers"]
     proposals += [item for item in index_items if item.kind == "repair"]
     declared = _declared_items(snapshot)
     proposals += declared
     taken = {p for item in declared for p in item.paths}
-    archived = [item for item in _archive_items(snapshot, now, repo, consulted) if not taken & set(item.paths)]
+    archived = [item for item in stale_items if not taken & set(item.paths)]
     proposals += archived
     found = scan(snapshot, rejected=rejected)
-    proposals += _merge_items(snapshot, found, today, taken | {p for item in archived for p in item.paths})
+    successors = _successor_items(snapshot, rejected, taken | {p for item in archived for p in item.paths})
+    proposals += successors
+    folded = {p for item in successors if item.checked for p in item.paths}
+    proposals += _merge_items(snapshot, found, today,
+                              taken | folded | {p for item in archived for p in item.paths})
     proposals += _supersede_items(snapshot, found)
     proposals += [item for item in index_items if item.kind not in ("pointers", "repair")]
 
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
-    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines)), cache)
+    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines,
+                                                    lambda: _index_items(target_lines, keep, stale))), cache)
 
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
@@ -406,7 +591,8 @@ def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
 
 
 def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[DreamItem],
-                   target_lines: int | None = None) -> list[DreamItem]:
+                   target_lines: int | None = None,
+                   index_items: Callable[[], list[DreamItem]] | None = None) -> list[DreamItem]:
     """Build and gate each proposal on the result of the checked ones before it.
 
     An item the validator refuses there (say, a merge that grows an index already over its cap)
@@ -443,7 +629,8 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
         return False
 
     for item in proposals:
-        if item.kind in ("supersede-declared", "archive", "merge", "supersede"):
+        if item.kind in ("supersede-declared", "archive", "merge", "supersede") or \
+                item.kind == "successor" and item.checked:
             if claimed & set(item.paths):
                 continue
             claimed.update(item.paths)
@@ -454,7 +641,7 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
         for item in held:
             attempt(item, last_try=True)
         if any(item.checked for item in items[before:]):
-            for item in _index_items(target_lines):
+            for item in (index_items() if index_items is not None else _index_items(target_lines)):
                 attempt(item, last_try=True)
     return items
 

@@ -43,7 +43,7 @@ from .index_lines import (
     index_op,
 )
 from .index_targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
-from .model import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text
+from .model import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
 from .validate import _structural, glob_regex, reach_of
 
 REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
@@ -259,7 +259,7 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     reach = reach_of(snapshot)
     structural = _structural(snapshot)
     orphans = [path for path, f in snapshot.files.items()
-               if path not in structural and path != HISTORY_NAME
+               if path not in structural and path != HISTORY_NAME and not in_team(path)
                and not reach.direct.get(path) and path not in reach.archived
                and path not in reach.region and path not in reach.mention]
     if not orphans:
@@ -358,6 +358,8 @@ def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
             if not is_dangling(snapshot, line) or line.scope:
                 continue
             assert line.resolved is not None
+            if in_team(line.resolved):  # team memory is its teammates' to write
+                continue
             text = (line.hook or (line.title if entry_is_lead(line) else "")).strip()
             if len(text) < LESSON_MIN or line.resolved in seen or targets.find(line.resolved) is not None:
                 continue

@@ -6,19 +6,24 @@ Nothing here runs on an index within its target.  Past it:
    is within its target: the title is cut to its first clause and the hook becomes the file's
    ``description`` or the hook's first clause; the full line is kept in ``MEMORY-history.md``.
 2. :func:`decay` — pointers leave the working set by **status before age**: files the author
-   declared superseded, archived files still listed, then episodic entries (``session_*`` logs,
-   ``project`` notes) oldest first, then the others; ``user``/``feedback``/``decision`` rules
-   last.  Pinned files and informal pins (``** ACTIVE **``, ``START HERE``, ``CRITICAL``) never
-   decay here.  An index that the loader reads in full keeps every pointer to a live file: only
-   the declared-superseded and archived ones leave it.  Each decayed line goes, byte for byte,
-   into ``MEMORY-archive.md`` under its section's heading; a heading left empty goes with it.
+   declared superseded, archived files still listed, ``FULLY_STALE`` files no guard holds
+   (:func:`fully_stale`), then episodic entries (``session_*`` logs, ``project`` notes) oldest
+   first, then the others; ``user``/``feedback``/``decision`` rules last.  An entry the same
+   pass has just added (a live file that had no entry) decays only when nothing else brings the
+   index within its cap — else the pass would file a live note as archived.  Pinned files and
+   informal pins (``** ACTIVE **``, ``START HERE``, ``CRITICAL``) never decay here.  An index
+   that the loader reads in full keeps every pointer to a live file: only the
+   declared-superseded and archived ones leave it.  Each decayed line goes, byte for byte, into
+   ``MEMORY-archive.md`` under its section's heading; a heading left empty goes with it.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Mapping
+from datetime import date, datetime
+from pathlib import Path
+from typing import Collection, Mapping
 
 from .budget import line_sizes, measure
 from .changeset import Changeset, Move, Operation
@@ -37,7 +42,7 @@ from .index_lines import (
     target_size,
 )
 from .index_targets import relink as relink_line
-from .model import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text
+from .model import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
 
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*|\bCRITICAL\b|START HERE")
 RULE_TYPES = ("user", "feedback", "decision")
@@ -138,25 +143,44 @@ def _declared_superseded(f: MemoryFile) -> bool:
     return f.status == "superseded" or bool(f.frontmatter.names("superseded_by"))
 
 
-def decay_rank(line: IndexLine, f: MemoryFile) -> tuple[int, str] | None:
-    """The decay order of an entry's file: (class, why); None when it never decays here."""
+def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = ()) -> tuple[int, str] | None:
+    """The decay order of an entry's file: (class, why); None when it never decays here.
+    ``stale``: the files ``FULLY_STALE`` with no guard holding them (:func:`fully_stale`)."""
     if f.pinned or INFORMAL_PIN.search(line.raw):
         return None
     if _declared_superseded(f):
         return 0, "declared superseded by its author"
     if f.archived:
         return 1, "archived, still listed"
+    if f.path in stale:
+        return 2, "fully stale: every reference it makes is gone, no guard holds it"
     kind = f.frontmatter.get("type").strip().lower()
     name = f.name.lower()
     if name.startswith(("session_", "session-")) or kind == "project":
-        return 2, "episodic (a session log or project note)"
+        return 3, "episodic (a session log or project note)"
     if kind in RULE_TYPES or name.startswith(tuple(t + "_" for t in RULE_TYPES)):
-        return 4, f"a {kind or name.split('_', 1)[0]} rule"
-    return 3, f"type {kind or 'unknown'}"
+        return 5, f"a {kind or name.split('_', 1)[0]} rule"
+    return 4, f"type {kind or 'unknown'}"
 
 
-def decay_plan(snapshot: Snapshot, target_lines: int | None = None) -> list[tuple[int, str]]:
-    """Positions of the entries to decay, in order, each with why."""
+def fully_stale(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None) -> frozenset[str]:
+    """The files of a root that are ``FULLY_STALE`` with no guard holding them back (DESIGN §5),
+    pinned files aside."""
+    from .staleness import StalenessClass, score_root
+
+    return frozenset(r.path for r in score_root(snapshot, now, repo).results
+                     if r.cls is StalenessClass.FULLY_STALE and not r.guards
+                     and r.path in snapshot.files and not snapshot.files[r.path].pinned)
+
+
+def decay_plan(snapshot: Snapshot, target_lines: int | None = None, *, keep: Collection[str] = (),
+               stale: Collection[str] = ()) -> list[tuple[int, str]]:
+    """Positions of the entries to decay, in order, each with why.
+
+    ``keep``: files whose entries never decay here — those the same pass has just indexed (a
+    live file that had no entry would otherwise go straight into the archive index, filed as
+    archived).  ``stale``: the fully stale files no guard holds (:func:`fully_stale`), which
+    decay after the archived ones and before the episodic ones."""
     index = snapshot.index
     if not index.exists or within_target(snapshot, target_lines):
         return []
@@ -165,16 +189,25 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None) -> list[tupl
     t_lines, t_bytes = target_size(snapshot.config, target_lines)
     lines, size = budget.lines, budget.bytes
     ranked: list[tuple[tuple[int, tuple[str, float]], int, str]] = []
+    held: list[tuple[tuple[int, tuple[str, float]], int, str]] = []  # just indexed: the last resort
+    stuck: set[str] = set()  # files with an entry that stays: none of their entries decays
     for pos, line in enumerate(index.lines):
         if line.kind is not LineKind.ENTRY or line.scope:
             continue
         f = snapshot.files.get(line.resolved or "")
-        if f is None:
+        if f is None or in_team(f.path):
             continue
-        rank = decay_rank(line, f)
+        rank = decay_rank(line, f, stale)
         if rank is None or (loads_in_full and rank[0] >= 2):
+            stuck.add(f.path)
+            continue
+        if f.path in keep:
+            held.append(((rank[0], file_age_key(f, line.raw)), pos,
+                         "just indexed, but nothing else brings the index within its cap"))
             continue
         ranked.append(((rank[0], file_age_key(f, line.raw)), pos, rank[1]))
+    ranked = [item for item in ranked if index.lines[item[1]].resolved not in stuck]
+    held = [item for item in held if index.lines[item[1]].resolved not in stuck]
     ranked.sort(key=lambda item: (item[0][0], item[0][1], item[1]))
     must = sum(1 for item in ranked if item[0][0] < 2)  # declared superseded, archived: always
 
@@ -182,25 +215,40 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None) -> list[tupl
     outline = Outline(index)
     counted = set(range(len(index.lines))) - {n - 1 for n in budget.stripped}
 
-    def fits(k: int) -> bool:
-        """Whether the index is within its target once the first ``k`` ranked entries go (the
+    def fits(k: int, max_lines: int = t_lines, max_bytes: int = t_bytes) -> bool:
+        """Whether the index is within these sizes once the first ``k`` ranked entries go (the
         lines they take with them are plain lines: what leaves is subtracted, nothing parsed)."""
         if k == 0:
-            return lines <= t_lines and size <= t_bytes
+            return lines <= max_lines and size <= max_bytes
         gone = _removal(index, {pos for _, pos, _ in ranked[:k]}, outline) & counted
-        return lines - len(gone) <= t_lines and size - sum(sizes[p] for p in gone) <= t_bytes
+        return lines - len(gone) <= max_lines and size - sum(sizes[p] for p in gone) <= max_bytes
 
-    low, high = must, len(ranked)  # the fewest decays (in order) that bring it within its target
-    if fits(low):
-        high = low
-    else:
+    def fewest(low: int, high: int, *limits: int) -> int:
+        """The fewest decays (in order) in ``low..high`` that bring the index within ``limits``."""
+        if fits(low, *limits):
+            return low
         while low < high:
             mid = (low + high) // 2
-            if fits(mid):
+            if fits(mid, *limits):
                 high = mid
             else:
                 low = mid + 1
-    return [(pos, why) for _, pos, why in ranked[:high]]
+        return high
+
+    high = fewest(must, len(ranked))
+    cap = (snapshot.config.max_lines, snapshot.config.max_bytes)
+    if held and high == len(ranked) and not fits(high, *cap):
+        # the entries this pass added stay unless the index cannot be brought within its cap
+        # without them: then the oldest of them decay, only as many as the cap needs
+        held.sort(key=lambda item: (item[0][0], item[0][1], item[1]))
+        start = len(ranked)
+        ranked += held
+        high = fewest(start, len(ranked), *cap)
+    # a file's entries go together (one left behind would list it in both indexes)
+    lines_of = index.lines
+    chosen = {lines_of[pos].resolved for _, pos, _ in ranked[:high]}
+    out = ranked[:high] + [item for item in ranked[high:] if lines_of[item[1]].resolved in chosen]
+    return [(pos, why) for _, pos, why in out if lines_of[pos].resolved not in stuck]
 
 
 def _removal(index: Index, removed: set[int], outline: Outline | None = None) -> set[int]:
@@ -219,11 +267,13 @@ def _removal(index: Index, removed: set[int], outline: Outline | None = None) ->
 
 
 def decay(snapshot: Snapshot, target_lines: int | None = None,
-          chosen: list[tuple[int, str]] | None = None) -> Changeset:
+          chosen: list[tuple[int, str]] | None = None, *, keep: Collection[str] = (),
+          stale: Collection[str] = ()) -> Changeset:
     """Decay entries past the fill target into the archive index, under their headings
-    (``chosen``: the :func:`decay_plan` already made for this snapshot)."""
+    (``chosen``: the :func:`decay_plan` already made for this snapshot; ``keep`` and ``stale``
+    as there)."""
     if chosen is None:
-        chosen = decay_plan(snapshot, target_lines)
+        chosen = decay_plan(snapshot, target_lines, keep=keep, stale=stale)
     if not chosen:
         raise NothingToTrim("nothing may decay: the index is within its target, or what is left "
                             "is pinned, a rule, or live in an index that loads in full")
@@ -295,7 +345,7 @@ def declared_superseded(snapshot: Snapshot) -> list[tuple[str, str]]:
     files = snapshot.files
     names = {p.rpartition("/")[2] for p in files}
     for path, f in files.items():
-        if f.archived or f.pinned or path.startswith("archive/"):
+        if f.archived or f.pinned or path.startswith("archive/") or in_team(path):
             continue
         successors = f.frontmatter.names("superseded_by")
         alive = [s for s in successors if s in files or s.rpartition("/")[2] in names]

@@ -3,7 +3,9 @@
 An existing index is the author's document: :func:`rebuild` composes the phases of a careful
 curator, each a changeset of its own that the dream also proposes as an item — the repairs
 (:mod:`.index_repair`), a prose dump made pointers (:mod:`.prose_index`), then, only past the
-fill target, long lines shortened and entries decayed (:mod:`.index_trim`).  Sections,
+fill target, path text compacted into Memory base sections (:mod:`.index_compact`), long lines
+shortened (:mod:`.index_trim`), long detail moved into topic files (:mod:`.index_detail`) and
+entries decayed (:mod:`.index_trim`).  Sections,
 headings, order, prose and hooks stay; every line that leaves is found again in an index,
 ``MEMORY-history.md`` or a topic file.
 
@@ -21,6 +23,8 @@ An index that does not exist yet is written by :func:`generate` as the three blo
 from __future__ import annotations
 
 import re
+from datetime import date, datetime, timezone
+from pathlib import Path
 from typing import Callable, Iterable
 
 from .budget import FILL_TARGET, stripped_lines, text_size
@@ -34,7 +38,7 @@ from .validate import _structural, glob_regex
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*")
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
 
-__all__ = ["NothingToRebuild", "file_age_key", "generate", "rebuild", "phases", "family_glob"]
+__all__ = ["NothingToRebuild", "file_age_key", "generate", "rebuild", "phases", "family_glob", "unlisted_live"]
 
 
 def family_glob(name: str) -> tuple[str, str] | None:
@@ -178,32 +182,58 @@ def generate(snapshot: Snapshot) -> Changeset:
 Phase = Callable[[Snapshot], Changeset]
 
 
-def phases(target_lines: int | None = None) -> list[tuple[str, Phase]]:
-    """The editing phases of a rebuild, named, in the order they compose."""
-    from .index_repair import repair
-    from .index_trim import decay, shorten
+def unlisted_live(snapshot: Snapshot) -> frozenset[str]:
+    """Live files no entry of either index lists: what a repair indexes, and what the decay of
+    the same pass must not file straight away in the archive index."""
+    listed = {line.resolved for index in (snapshot.index, snapshot.archive_index) for line in index.entries}
+    return frozenset(path for path, f in snapshot.files.items()
+                     if path not in listed and not f.archived and not path.startswith(ARCHIVE_DIR + "/"))
+
+
+def phases(target_lines: int | None = None, keep: frozenset[str] = frozenset(),
+           stale: Callable[[Snapshot], frozenset[str]] | None = None) -> list[tuple[str, Phase]]:
+    """The editing phases of a rebuild, named, in the order they compose.  ``keep``: files the
+    decay leaves alone (:func:`unlisted_live` of the snapshot the pass started from);
+    ``stale``: the fully stale files no guard holds, read from the state the decay sees."""
+    from .index_trim import decay, shorten, within_target
     from .prose_index import pointers
+
+    def decay_phase(s: Snapshot) -> Changeset:
+        found = stale(s) if stale is not None and s.index.exists and not within_target(s, target_lines) \
+            else frozenset()
+        return decay(s, target_lines, keep=keep, stale=found)
+
+    from .index_compact import compact
+    from .index_detail import move_detail
+    from .index_repair import repair
 
     return [
         ("repair", repair),
         ("pointers", lambda s: pointers(s, target_lines)),
+        ("compact", lambda s: compact(s, target_lines)),
         ("shorten", lambda s: shorten(s, target_lines)),
-        ("decay", lambda s: decay(s, target_lines)),
+        ("detail", lambda s: move_detail(s, target_lines)),
+        ("decay", decay_phase),
     ]
 
 
-def rebuild(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
+def rebuild(snapshot: Snapshot, target_lines: int | None = None, now: datetime | date | None = None,
+            repo: Path | str | None = None) -> Changeset:
     """Edit ``MEMORY.md`` back within its contract (write it when missing); the diff is in the
     result.  ``target_lines`` is the fill target (default: config ``index.target_lines``, else
-    80% of the line cap)."""
+    80% of the line cap); ``now`` the clock the decay's staleness reads (default: the current
+    time), ``repo`` the project its references are checked in."""
     if not snapshot.index.exists:
         return generate(snapshot)
     if target_lines is None:
         target_lines = configured_target_lines()
+    from .index_trim import fully_stale
+
+    clock = now if now is not None else datetime.now(timezone.utc)
     state = snapshot
     ops: list[Operation] = []
     done: list[str] = []
-    for _name, build in phases(target_lines):
+    for _name, build in phases(target_lines, unlisted_live(snapshot), lambda s: fully_stale(s, clock, repo)):
         try:
             changeset = build(state)
         except NothingToRebuild:

@@ -314,3 +314,56 @@ def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None
         (("a.md", "b.md"), True, ""), (("c.md", "d.md"), False, "needs review: pinned (c.md)")]
     write.run(snapshot, items[0].build(snapshot))
     assert "superseded_by: b.md" in (root / "a.md").read_text()
+
+
+def test_dream_leaves_team_memory_alone(make_root: MakeRoot) -> None:
+    body = ("Postgres connection pooling: pgbouncer in transaction mode, pool size 40 per replica, "
+            "server idle timeout 600 seconds, prepared statements disabled for the pooler.\n")
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n## Notes\n- [Mine](mine.md) — my note\n- [Lost](team/lost.md) — a lesson "
+                     "kept only here, long enough to be worth a file of its own\n",
+        "mine.md": topic("Mine"),
+        "team/pool_a.md": topic("Postgres connection pooling settings", body=body, updated="2026-10-01"),
+        "team/pool_b.md": topic("Postgres connection pooling settings (copy)", body=body, updated="2026-10-02"),
+        "team/old.md": topic("Old", superseded_by="team/pool_a.md"),
+    })
+    snapshot = load_root(root)
+    assert any(p.a.startswith("team/") for p in scan(snapshot).pairs)  # there is something to do ...
+    plan = plan_dream(snapshot, NOW)
+    touched = {p for item in plan.items if item.checked for p in item.paths}
+    assert not {p for p in touched if p.startswith("team/")}  # ... and no item does it
+    if plan.default:
+        changeset = dream.compose(plan, plan.default)
+        assert not [op for op in changeset.ops if getattr(op, "path", "").startswith("team/")
+                    or getattr(op, "src", "").startswith("team/")]
+
+
+def test_dream_folds_a_closed_work_item_s_earlier_logs_and_leaves_decisions_to_a_person(make_root: MakeRoot) -> None:
+    body = ("Sprint two builds the landing composition data, the copywriting handler and the flow registry "
+            "wiring, with tests for each handler and a review of the registry.\n")
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n## Sessions\n- [Plan](session_2026-05-24_sprint2_plan.md) — sprint 2 plan\n"
+                     "- [Why](session_2026-05-24_sprint2_registry-decision.md) — why the registry\n",
+        "session_2026-05-24_sprint2_plan.md": topic("Sprint 2 plan", body=body, type_="project"),
+        "session_2026-05-24_sprint2_registry-decision.md": topic("Sprint 2 registry decision", body=body,
+                                                                 type_="project"),
+        "session_2026-05-24_sprint2_closed.md": topic(
+            "Sprint 2 closed", type_="project",
+            body="Closed. " + body + "Follows session_2026-05-24_sprint2_plan.md.\n"),
+    })
+    snapshot = load_root(root)
+    plan = plan_dream(snapshot, NOW)
+    folds = [item for item in plan.items if item.kind == "successor"]
+    checked = [item for item in folds if item.checked]
+    assert len(checked) == 1 and "session_2026-05-24_sprint2_plan.md" in checked[0].paths
+    assert "session_2026-05-24_sprint2_registry-decision.md" not in checked[0].paths
+    assert all(item.note.startswith("needs review") for item in folds if not item.checked)
+    write.run(snapshot, dream.compose(plan, plan.default))
+    after = load_root(root)
+    assert "archive/session_2026-05-24_sprint2_plan.md" in after.files
+    assert "superseded_by: session_2026-05-24_sprint2_closed.md" in \
+        after.files["archive/session_2026-05-24_sprint2_plan.md"].text
+    index = after.index.render().decode()
+    assert "(session_2026-05-24_sprint2_closed.md)" in index  # the successor takes the entry's place
+    assert "(session_2026-05-24_sprint2_registry-decision.md)" in index
+    assert not plan_dream(after, NOW).default

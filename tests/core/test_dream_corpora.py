@@ -130,7 +130,9 @@ def test_one_dream_on_every_corpus_root(name: str, corpora_copy: Path,
         assert errors(after)["broken-link"] <= errors(before)["broken-link"]
         for old, new in EVIDENT.get(name, []):
             assert not any(ln.target == old for ln in after.index.entries)
-            assert new in after.index.render().decode("utf-8", "surrogateescape"), new
+            # (in the archive index when a later item folds the repointed note into its successor)
+            listed = (after.index.render() + after.archive_index.render()).decode("utf-8", "surrogateescape")
+            assert new in listed, new
         # a second dream proposes nothing checked
         again = dream.plan_dream(after, NOW)
         assert not again.default, [(i.kind, i.evidence[:2]) for i in again.items if i.checked]

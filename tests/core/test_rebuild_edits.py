@@ -345,3 +345,142 @@ def test_the_gate_refuses_a_change_that_erases_index_text(make_root: MakeRoot) -
     dangling = load_root(make_root({"MEMORY.md": "# M\n- [Gone](gone.md) — a lost lesson\n"}, "dangling"))
     kept = verbs.drop_line(dangling, "MEMORY.md", 2)  # a verb that takes a line out keeps its text
     assert write.plan(dangling, kept).accepted
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(indexes(), st.integers(2, 12))
+def test_a_tiny_target_never_files_a_live_unindexed_file_as_archived(
+        make_root: MakeRoot, drawn: tuple[str, dict[str, str]], target: int) -> None:
+    index, files = drawn
+    snapshot = load_root(make_root({"MEMORY.md": index, **files}, f"ex{next(EXAMPLE)}"),
+                         BudgetConfig(max_lines=14, max_bytes=25_000))
+    try:
+        changeset = verbs.rebuild(snapshot, target_lines=target)
+    except verbs.NothingToRebuild:
+        return
+    after = result(snapshot, changeset)
+    listed = {ln.resolved for idx in (snapshot.index, snapshot.archive_index) for ln in idx.entries}
+    archived_now = {ln.resolved for ln in after.archive_index.entries} - {HISTORY_NAME}
+    live_new = {p for p in archived_now - listed if p in after.files and not after.files[p].archived}
+    if live_new:  # only the last resort: nothing the author listed was left to decay under the cap
+        still = {ln.resolved for ln in after.index.entries if ln.resolved in after.files}
+        assert not still & listed, (index, target)
+        assert not errors(after) - errors(snapshot)  # ... and it was needed to stay within the cap
+
+
+def test_rebuild_decays_a_fully_stale_file_before_episodic_ones(make_root: MakeRoot, tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    project = tmp_path / "project"
+    (project / "internal" / "present").mkdir(parents=True)
+    (project / "internal" / "present" / "here.go").write_text("package present\n")
+    gone = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"
+    files: dict[str, str | bytes] = {
+        # fully stale, and the newest: age alone would keep it
+        "notes_sweeper.md": topic("Sweeper layout", type_="project", body=gone, updated="2026-06-01"),
+        "notes_guarded.md": topic("Sweeper rule", type_="feedback", body=gone, updated="2026-06-01"),
+    }
+    lines = ["# Memory", "", "## Notes", "- [Sweeper](notes_sweeper.md) — where the sweeper lives",
+             "- [Rule](notes_guarded.md) — the sweeper rule", "", "## Sessions"]
+    for i in range(6):
+        files[f"session_2025-01-0{i + 1}.md"] = topic(f"S{i}", body="See `internal/present/here.go`.\n")
+        lines.append(f"- [S{i}](session_2025-01-0{i + 1}.md) — session {i}")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    snapshot = load_root(make_root(files), BudgetConfig(max_lines=12, max_bytes=25_000))
+    now = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    changeset = verbs.rebuild(snapshot, target_lines=11, now=now, repo=project)
+    after = result(snapshot, changeset)
+    archive = text(after, "MEMORY-archive.md")
+    assert "- [Sweeper](notes_sweeper.md) — where the sweeper lives" in archive  # fully stale: first
+    assert "notes_guarded.md" in text(after)  # a guard (type feedback) holds it
+    assert "session_2025-01-02.md" in text(after)  # two decays were enough: the stale file and S0
+    assert not erased_lines(snapshot, after, changeset.paths)
+
+
+def scoped_root(make_root: MakeRoot, base_line: bool) -> Snapshot:
+    lines = ["# Memory", "", "## GLOBAL", "- [Be brief](global/feedback_brief.md) — answer first", "",
+             "## PATH_SCOPE: api", "Scope: `/srv/api`"] + (["Memory base: `path/api/`"] if base_line else [])
+    files: dict[str, str | bytes] = {"global/feedback_brief.md": topic("Be brief", type_="feedback"),
+                                     "path/api/SCOPE.md": topic("API scope")}
+    for i in range(5):
+        lines.append(f"- [Endpoint {i}](path/api/project_endpoint_{i}.md) — endpoint {i} takes a token")
+        files[f"path/api/project_endpoint_{i}.md"] = topic(f"Endpoint {i}", type_="project")
+    lines.append("- [Shared](global/feedback_brief.md) — also applies here")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    return load_root(make_root(files, f"scoped{int(base_line)}"), BudgetConfig(max_lines=200, max_bytes=25_000))
+
+
+@pytest.mark.parametrize("base_line", [True, False])
+def test_past_the_target_a_path_scope_section_s_paths_go_into_its_memory_base(
+        make_root: MakeRoot, base_line: bool) -> None:
+    from memtui.core.index_compact import NothingToCompact, compact
+
+    snapshot = scoped_root(make_root, base_line)
+    with pytest.raises(NothingToCompact):  # within the target: nothing
+        compact(snapshot)
+    size = len(snapshot.index.render())
+    changeset = compact(snapshot, target_lines=4) if base_line else None
+    if not base_line:  # a new Memory base line is a line more: only when the bytes are too many
+        with pytest.raises(NothingToCompact):
+            compact(snapshot, target_lines=4)
+        tight = load_root(Path(snapshot.root), BudgetConfig(max_lines=200, max_bytes=size))
+        changeset = compact(tight, target_lines=4)
+        snapshot = tight
+    assert changeset is not None
+    after = result(snapshot, changeset)
+    index = text(after)
+    assert "- [Endpoint 3](project_endpoint_3.md) — endpoint 3 takes a token" in index
+    assert index.count("Memory base: `path/api/`") == 1
+    assert index.index("Scope: `/srv/api`") < index.index("Memory base:") < index.index("[Endpoint 0]")
+    assert "- [Be brief](global/feedback_brief.md) — answer first" in index  # not a PATH_SCOPE: whole
+    assert "- [Shared](global/feedback_brief.md) — also applies here" in index  # another folder: as it was
+    assert {ln.resolved for ln in after.index.entries} == {ln.resolved for ln in snapshot.index.entries}
+    assert "- [Endpoint 3](path/api/project_endpoint_3.md) — endpoint 3 takes a token" in \
+        after.files[HISTORY_NAME].text
+    assert len(after.index.render()) < len(snapshot.index.render())
+    assert not errors(after) - errors(snapshot)
+    assert write.plan(snapshot, changeset).accepted  # the gate's erasure check passes
+
+
+DETAIL = [f"  - step {i}: run the migration on replica {i} with the lock held and check the row counts"
+          for i in range(5)]
+PROSE = ["The deploy window is Tuesday morning; nobody deploys on Fridays.",
+         "Staging mirrors production nightly at 02:00 and takes about forty minutes.",
+         "Rollbacks go through the release channel, not straight to the cluster.",
+         "A release needs two approvals from the on-call rota before the tag is cut.",
+         "The changelog is written by the release captain of the week.",
+         "```", "make release TAG=v1", "```"]
+
+
+def detailed_root(make_root: MakeRoot, max_lines: int) -> Snapshot:
+    lines = ["# Memory", "", "## Ops", "- [Migrations](project_migrations.md) — how we migrate", *DETAIL,
+             "- [Brief](feedback_brief.md) — answer first", "", "## Deploys", *PROSE]
+    files: dict[str, str | bytes] = {
+        "MEMORY.md": "\n".join(lines) + "\n",
+        "project_migrations.md": topic("Migrations", type_="project"),
+        "feedback_brief.md": topic("Brief", type_="feedback"),
+        "project_migrations_detail.md": topic("The author's own file"),
+    }
+    return load_root(make_root(files, f"detail{max_lines}"), BudgetConfig(max_lines=max_lines, max_bytes=25_000))
+
+
+def test_past_the_target_long_detail_moves_byte_for_byte_into_topic_files(make_root: MakeRoot) -> None:
+    from memtui.core.index_detail import NothingToMove, move_detail
+
+    with pytest.raises(NothingToMove):  # loads in full: every fact reaches the session as it is
+        move_detail(detailed_root(make_root, 20), target_lines=8)
+    snapshot = detailed_root(make_root, 12)
+    changeset = move_detail(snapshot, target_lines=8)
+    after = result(snapshot, changeset)
+    index = text(after)
+    created = {op.path: after.files[op.path].text for op in changeset.ops if op.path != "MEMORY.md"}  # type: ignore[union-attr]
+    assert "project_migrations_detail.md" not in created  # never a file the author wrote
+    sub = next(t for p, t in created.items() if p.startswith("project_migrations_detail"))
+    assert "\n".join(DETAIL) + "\n" in sub and "type: project" in sub and "moved_from: MEMORY.md" in sub
+    prose = next(t for p, t in created.items() if p.startswith("deploys_notes"))
+    assert "\n".join(PROSE) + "\n" in prose and sub.startswith("---\nname: ")
+    assert "  - [Migrations: detail](project_migrations_detail_2.md) — " in index
+    assert "- [Deploys: notes](deploys_notes.md) — The deploy window is Tuesday morning; nobody" in index
+    assert index.index("## Ops") < index.index("Migrations: detail") < index.index("[Brief]") < index.index("## Deploys")
+    assert len(after.index.lines) == 9 and not errors(after) - errors(snapshot)
+    assert write.plan(snapshot, changeset).accepted  # the gate's erasure check finds the moved text
