@@ -79,7 +79,7 @@ class UserActions(App[int]):
 
     @property
     def on_main_screen(self) -> bool:
-        return isinstance(self.screen, MainScreen)
+        return bool(self.screen_stack) and isinstance(self.screen, MainScreen)
 
     def apply_keymap(self, keymap: Mapping[str, str]) -> None:
         """Rebind commands by name (``{"pin_entry": "ctrl+t"}``): their bindings, the keys that
@@ -170,7 +170,10 @@ class UserActions(App[int]):
 
     def _refresh_binding_state(self) -> None:
         """Redraw the footer only when one of its keys starts or stops applying (a redraw
-        recomposes the footer, which costs more than moving the cursor)."""
+        recomposes the footer, which costs more than moving the cursor; nothing to redraw once
+        the last screen is gone, while the app shuts down)."""
+        if not self.screen_stack:
+            return
         situation = self.situation()
         state = tuple(command.state(situation) for command in FOOTER_COMMANDS)
         if state != self._binding_state:
