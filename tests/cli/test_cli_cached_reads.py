@@ -30,9 +30,9 @@ def test_list_and_loaded_answer_alike_without_the_cache_cold_and_warm(
     loads: list[str] = []
     load = statcache.StatCache.load
 
-    def counted(self: statcache.StatCache, listing, config=statcache.BudgetConfig()):  # type: ignore[no-untyped-def]
+    def counted(self: statcache.StatCache, listing, config=statcache.BudgetConfig(), **kw):  # type: ignore[no-untyped-def]
         loads.append(Path(listing.root).name)
-        return load(self, listing, config)
+        return load(self, listing, config, **kw)
 
     monkeypatch.setattr(statcache.StatCache, "load", counted)
     commands = (["list", str(tmp_path), "--json"], ["list", str(tmp_path)],
