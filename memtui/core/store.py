@@ -341,3 +341,44 @@ def _archive_index_name(root: Path) -> str:
     except OSError:
         pass
     return ARCHIVE_INDEX_NAME
+
+
+@dataclass(frozen=True)
+class IndexOnly:
+    """A root's ``MEMORY.md`` parsed as :func:`load_root` parses it, without reading any other
+    file (what ``memtui loaded`` shows): its entries resolve against the root's listing."""
+
+    root: Path
+    index: Index
+    config: BudgetConfig
+    interrupted: tuple[str, ...]
+
+
+def load_index_only(root: Path | str, config: BudgetConfig = BudgetConfig()) -> IndexOnly:
+    """The index of a root from one listing and one read: an entry's target exists when it is
+    a memory file of the listing that :func:`load_root` could read (regular, readable, within
+    the read limit), checked only for the targets the index names."""
+    listing = list_root(root)
+    paths = dict(listing.memory)
+    known: dict[str, bool] = {}
+
+    def exists(rel: str) -> bool:
+        found = known.get(rel)
+        if found is None:
+            path = paths.get(rel)
+            found = False
+            if path is not None:
+                try:
+                    found = (os.stat(path).st_size <= MAX_READ_BYTES and os.access(path, os.R_OK))
+                except OSError:
+                    found = False
+            known[rel] = found
+        return found
+
+    index = Index(path=INDEX_NAME, exists=False)
+    if listing.index_path is not None:
+        try:
+            index = parse_index(_read_bytes(listing.index_path), INDEX_NAME, exists)
+        except (OSError, TooLarge):
+            pass
+    return IndexOnly(listing.root, index, config, pending_records(listing.root))
