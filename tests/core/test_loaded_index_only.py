@@ -41,10 +41,15 @@ def test_the_demo_and_an_awkward_root_print_alike(make_root: MakeRoot, capsysbin
                      "- [nested](inner/x.md) — in a nested root\n- [text](notes.txt) — not markdown\n"
                      "- [deep](sub/deep.md) — in a folder\n- [base](deep.md) — by its base name\n"
                      "- [link](link.md) — a symlink inside\n- [out](out.md) — a symlink outside\n"
+                     "- [hid](.hid/x.md) — a dot-folder\n- [ld](linkdir/deep.md) — a symlinked folder\n"
+                     "- [arch](memory-archive.md) — the archive index\n- [dot](./a.md) — dotted\n"
+                     "- [up](sub/../a.md) — up and back\n- [dir](sub.md) — a folder named .md\n"
                      "- region `sub/*.md` → more\n" + "".join(f"- line {i}\n" for i in range(260)),
         "a.md": topic("a"), ".hidden.md": topic("hidden"), "notes.txt": "text\n",
         "inner/MEMORY.md": "# Inner\n", "inner/x.md": topic("x"), "sub/deep.md": topic("deep"),
+        ".hid/x.md": topic("hid"), "memory-archive.md": "# Archive\n", "sub.md/x.md": topic("d"),
     })
+    os.symlink("sub", root / "linkdir")
     os.symlink("a.md", root / "link.md")
     os.symlink(str(make_root({"o.md": "x"}, name="elsewhere") / "o.md"), root / "out.md")
     new, old = outputs(root, capsysbinary, monkeypatch)
