@@ -898,7 +898,8 @@ def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], i
         handoff = set(handoff_findings(snapshot.handoff))
         cache.set_memo("validate", digest, (
             findings_plain(f for f in findings if f not in handoff and f.rule != "interrupted-change"),
-            astuple(budget),
+            tuple([getattr(budget, f.name) for f in fields(budget)]),  # flat: ints, strs and
+            # tuples of ints (astuple would deep-copy a long index's line numbers one by one)
             len(snapshot.files),
         ))
     cache.save()
