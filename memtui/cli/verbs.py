@@ -316,7 +316,6 @@ def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snaps
     ``cached``: the root loaded through its stat cache (every text read when it will commit)."""
     from memtui.core import write
     from memtui.core.statcache import cache_of, cached_loader
-    from memtui.core.store import load_root
 
     def plan_cached(snapshot: Snapshot) -> Preview:
         try:  # the gate validates the root from its files' kept findings
@@ -333,7 +332,7 @@ def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snaps
                                     load=cached_loader(texts=not args.dry_run))
         else:
             outcome = write.attempt(root, lambda snapshot: write.plan(snapshot, build(snapshot)),
-                                    config=budget_config(args), dry_run=args.dry_run, load=load_root)
+                                    config=budget_config(args), dry_run=args.dry_run)
         return report(args, outcome, diff)
     raise AssertionError("unreachable")  # pragma: no cover
 
