@@ -352,6 +352,7 @@ class IndexOnly:
     index: Index
     config: BudgetConfig
     interrupted: tuple[str, ...]
+    skipped: tuple[Skipped, ...] = ()  # the index, when it could not be read, and why
 
 
 def load_index_only(root: Path | str, config: BudgetConfig = BudgetConfig()) -> IndexOnly:
@@ -377,12 +378,17 @@ def load_index_only(root: Path | str, config: BudgetConfig = BudgetConfig()) -> 
 
     index = Index(path=INDEX_NAME, exists=False)
     index_path = str(root_path / INDEX_NAME)
+    skipped: tuple[Skipped, ...] = ()
     if _listed_file(index_path, root_real):
         try:
             index = parse_index(_read_bytes(index_path), INDEX_NAME, exists)
-        except (OSError, TooLarge):
-            pass
-    return IndexOnly(root_path, index, config, pending_records(root_path))
+        except TooLarge as exc:
+            skipped = (Skipped(INDEX_NAME, str(exc)),)
+        except OSError as exc:
+            skipped = (Skipped(INDEX_NAME, f"cannot read: {exc.strerror or exc}"),)
+    elif os.path.lexists(index_path):  # there but not a file to read: the listing says why
+        skipped = tuple(s for s in list_root(root_path).skipped if s.path == INDEX_NAME)
+    return IndexOnly(root_path, index, config, pending_records(root_path), skipped)
 
 
 def _listed_memory_file(root: Path, root_real: str, rel: str) -> str | None:

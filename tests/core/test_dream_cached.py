@@ -21,7 +21,7 @@ from memtui.core.model import Snapshot
 from memtui.core.rebuild import NothingToRebuild, rebuild
 from memtui.core.statcache import load_cached
 from memtui.core.store import load_root
-from tests.conftest import CORPORA, MakeRoot, corpus_roots, topic
+from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 HOUR_NS = 3600 * 10**9

@@ -16,7 +16,7 @@ from memtui.cli import loaded
 from memtui.cli.common import budget_config
 from memtui.cli.main import main
 from memtui.core import store
-from tests.conftest import CORPORA, MakeRoot, corpus_roots, topic
+from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 
 DEMO = Path(__file__).resolve().parents[2] / "memtui" / "demo"
 MODES: tuple[list[str], ...] = ([], ["--json"], ["--raw"])
@@ -54,7 +54,10 @@ def test_the_demo_and_an_awkward_root_print_alike(make_root: MakeRoot, capsysbin
     os.symlink(str(make_root({"o.md": "x"}, name="elsewhere") / "o.md"), root / "out.md")
     new, old = outputs(root, capsysbinary, monkeypatch)
     assert new == old
-    assert b"cuts here" in new[0][1]  # the cut, and entries past it
+    assert b"cuts here" in new[0][1]
+    folder = make_root({"MEMORY.md/x.md": "x", "a.md": topic("a")}, name="folder-index")
+    new, old = outputs(folder, capsysbinary, monkeypatch)  # not read, and why
+    assert new == old and b"not read" in new[0][1]  # the cut, and entries past it
 
 
 @pytest.mark.parametrize("name", [p.relative_to(CORPORA).as_posix() for p in corpus_roots()])
