@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from memtui.core import dream, write
     from memtui.core.rejections import read_rejected
+    from memtui.core.statcache import cached_loader
 
     from .stale import parse_now, parse_repo
     from .verbs import changing, root_of_path, say_recovered
@@ -88,9 +89,10 @@ def _run(args: argparse.Namespace) -> int:
                 raise _NothingChecked
             return dream.preview(found, found.default)
 
-        try:
-            outcome = write.attempt(root, planner, config=budget_config(args),
-                                    dry_run=args.dry_run or not args.yes)
+        dry_run = args.dry_run or not args.yes
+        try:  # planned on the stat cache's kept facets (every text read when it will commit)
+            outcome = write.attempt(root, planner, config=budget_config(args), dry_run=dry_run,
+                                    load=cached_loader(texts=not dry_run))
         except _NothingChecked:
             return _report(args, plans[-1], None, None)
         say_recovered(outcome.recovered)

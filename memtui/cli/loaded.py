@@ -20,7 +20,7 @@ from .common import (
     plain,
     print_json,
     rel_root,
-    report_interrupted,
+    report_pending,
 )
 from .validate import budget_text
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from memtui.core.budget import Budget
     from memtui.core.model import IndexLine, Snapshot
+    from memtui.core.store import IndexOnly
 
 
 def register(subparsers: Subparsers) -> None:
@@ -62,13 +63,23 @@ def load_snapshot(root: Path, args: argparse.Namespace) -> Snapshot:
     return snapshot
 
 
+def load_index(root: Path, args: argparse.Namespace) -> IndexOnly:
+    """A root's index parsed as a full load parses it, from one listing and one read."""
+    from memtui.core.store import RootError, load_index_only
+
+    try:
+        return load_index_only(root, budget_config(args))
+    except RootError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _entries_past(past: Sequence[IndexLine]) -> list[IndexLine]:
     from memtui.core.model import LineKind
 
     return [line for line in past if line.kind in (LineKind.ENTRY, LineKind.REGION)]
 
 
-def to_json(snapshot: Snapshot, budget: Budget, data: bytes, past: Sequence[IndexLine],
+def to_json(snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes, past: Sequence[IndexLine],
             stripped: Sequence[IndexLine]) -> dict[str, Any]:
     """The stable JSON object of what one root's loader reads (documented in the README)."""
     return {
@@ -93,16 +104,16 @@ def to_json(snapshot: Snapshot, budget: Budget, data: bytes, past: Sequence[Inde
 
 
 def run_loaded(args: argparse.Namespace) -> int:
-    from memtui.core.budget import budget_of, index_loaded_text, lines_past_cut, loaded_file_bytes
+    from memtui.core.budget import index_loaded_text, lines_past_cut, loaded_file_bytes, measure
 
     roots = find_roots(args.path)
     objects = []
     out = console()
     interrupted = False
     for root in roots:
-        snapshot = load_snapshot(root, args)
-        interrupted |= report_interrupted(snapshot, args.path)
-        budget = budget_of(snapshot)
+        snapshot = load_index(root, args)  # the index alone: nothing here reads a topic file
+        interrupted |= report_pending(snapshot.root, snapshot.interrupted, args.path)
+        budget = measure(snapshot.index, snapshot.config)
         data = index_loaded_text(snapshot.index, budget) if snapshot.index.exists else b""
         past = lines_past_cut(snapshot.index, budget)
         by_number = {line.number: line for line in snapshot.index.lines}
@@ -122,7 +133,7 @@ def run_loaded(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
-def _print_loaded(out: Console, snapshot: Snapshot, budget: Budget, data: bytes,
+def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes,
                   past: Sequence[IndexLine], stripped: Sequence[IndexLine], base: str | None) -> None:
     """One root's loaded text between rules: what was stripped, the text, the cut and what
     falls past it."""

@@ -311,13 +311,28 @@ def say_recovered(recovered: Recovered) -> None:
 
 
 def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snapshot], Changeset],
-                    diff: bool = False) -> int:
-    """Build, gate and (unless a dry run) commit one change through the writer's one protocol."""
+                    diff: bool = False, cached: bool = False) -> int:
+    """Build, gate and (unless a dry run) commit one change through the writer's one protocol;
+    ``cached``: the root loaded through its stat cache (every text read when it will commit)."""
     from memtui.core import write
+    from memtui.core.statcache import cache_of, cached_loader
+
+    def plan_cached(snapshot: Snapshot) -> Preview:
+        try:  # the gate validates the root from its files' kept findings
+            return write.plan(snapshot, build(snapshot))
+        finally:
+            stat_cache = cache_of(snapshot)
+            if stat_cache is not None:
+                stat_cache.save()
 
     with changing(args):
-        outcome = write.attempt(root, lambda snapshot: write.plan(snapshot, build(snapshot)),
-                                config=budget_config(args), dry_run=args.dry_run)
+        if cached:
+            outcome = write.attempt(root, plan_cached,
+                                    config=budget_config(args), dry_run=args.dry_run,
+                                    load=cached_loader(texts=not args.dry_run))
+        else:
+            outcome = write.attempt(root, lambda snapshot: write.plan(snapshot, build(snapshot)),
+                                    config=budget_config(args), dry_run=args.dry_run)
         return report(args, outcome, diff)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -354,7 +369,8 @@ def _run(args: argparse.Namespace) -> int:
         with changing(args):
             root = root_of_path(args.path)
         target = args.target_lines
-        return apply_changeset(args, root, lambda s: verbs.rebuild(s, target), diff=True)
+        return apply_changeset(args, root, lambda s: verbs.rebuild(s, target), diff=True,
+                               cached=True)
     if verb == "remember":
         with changing(args):
             root = Path(args.root).expanduser().absolute() if args.root else root_of_path(None)

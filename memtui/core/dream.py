@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 from .changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
-from .consolidate import clusters_of, scan
+from .consolidate import clusters_of, scan, scan_cached
 from .contradictions import freshness
 from .frontmatter import parse_frontmatter
 from .incremental import FindingsCache, findings_cache
@@ -62,7 +62,8 @@ from .model import (
     in_team,
 )
 from .rebuild import NothingToRebuild
-from .staleness import StalenessClass, score_root
+from .staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
+from .statcache import StatCache, cache_of
 from .supersession import Supersession
 from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
@@ -185,9 +186,9 @@ def move_history(snapshot: Snapshot) -> Changeset:
 
 
 def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | None,
-                   consulted: Mapping[str, str]) -> list[DreamItem]:
+                   consulted: Mapping[str, str], stat_cache: StatCache | None = None) -> list[DreamItem]:
     items = []
-    for result in score_root(snapshot, now, repo).results:
+    for result in _scored(snapshot, now, repo, stat_cache):
         if result.cls is not StalenessClass.FULLY_STALE or result.guards or result.path == HISTORY_NAME:
             continue
         if in_team(result.path):  # team memory: reported, changed only when asked
@@ -208,6 +209,14 @@ def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | 
         items.append(DreamItem("archive", (result.path,), "fully stale: every reference it makes is "
                                "gone and no guard holds it back", tuple(evidence), True, build))
     return items
+
+
+def _scored(snapshot: Snapshot, now: datetime | date, repo: Path | str | None,
+            stat_cache: StatCache | None) -> Sequence[StalenessResult | Scored]:
+    """Every live file scored: from the stat cache's kept facts when ``snapshot`` is its load."""
+    if stat_cache is None:
+        return score_root(snapshot, now, repo).results
+    return scored_cached(snapshot, stat_cache, now, repo)
 
 
 def _merge_items(snapshot: Snapshot, found: object, today: date, taken: set[str]) -> list[DreamItem]:
@@ -554,7 +563,8 @@ def plan_dream(
             True, move_history))
     from .rebuild import unlisted_live
 
-    stale_items = _archive_items(snapshot, now, repo, consulted)
+    stat_cache = cache_of(snapshot)  # a load through the stat cache: its kept facets and answers
+    stale_items = _archive_items(snapshot, now, repo, consulted, stat_cache)
     keep = unlisted_live(snapshot)
     stale = frozenset(p for item in stale_items for p in item.paths)
     index_items = _index_items(target_lines, keep, stale)
@@ -565,7 +575,8 @@ def plan_dream(
     taken = {p for item in declared for p in item.paths}
     archived = [item for item in stale_items if not taken & set(item.paths)]
     proposals += archived
-    found = scan(snapshot, rejected=rejected)
+    found = (scan(snapshot, rejected=rejected) if stat_cache is None
+             else scan_cached(snapshot, stat_cache, rejected=rejected))
     successors = _successor_items(snapshot, rejected, taken | {p for item in archived for p in item.paths})
     proposals += successors
     folded = {p for item in successors if item.checked for p in item.paths}
@@ -576,6 +587,8 @@ def plan_dream(
 
     if cache is None or cache.snapshot is not snapshot:
         cache = findings_cache(snapshot)
+    if stat_cache is not None:
+        stat_cache.save()  # what was learnt, for the next plan (the user's cache folder)
     return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines,
                                                     lambda: _index_items(target_lines, keep, stale))), cache)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import replace
+from dataclasses import MISSING, replace
+from dataclasses import fields as dataclass_fields
 from typing import Callable
 
 from .model import (
@@ -181,6 +182,15 @@ def _parse_entry(
 #: ``.md`` on the line (so no other reference); anything else takes the general path
 _FAST_ENTRY = re.compile(r"- \[([^\[\]]*)\]\(([A-Za-z0-9_][\w.\-]*\.md)\)([^\[`]*)")
 _new = object.__new__
+_LINE_DEFAULTS = {f.name: f.default for f in dataclass_fields(IndexLine) if f.default is not MISSING}
+
+
+def _plain_item(raw: str) -> bool:
+    """A list item ``- words`` with nothing an entry, region, scope field, comment or reference
+    could start with: no bracket, backtick, ``<`` or ``.md`` (the general path finds nothing in
+    it: a TEXT line with every field at its default)."""
+    return (raw.startswith("- ") and "[" not in raw and "`" not in raw and "<" not in raw
+            and ".md" not in raw.lower())
 
 
 def parse_index(
@@ -199,17 +209,27 @@ def parse_index(
     in_fence = False
     fast = _FAST_ENTRY.fullmatch
     for number, (raw, ending) in enumerate(split_lines(text), start=1):
-        if scope is None and not in_comment and not in_fence and (m := fast(raw)) is not None:
-            link_text, target, after = m.groups()
-            if target.lower() not in _INDEX_NAMES and ".md" not in after.lower():
-                line = _new(IndexLine)  # many per index: no dataclass __init__
-                line.__dict__.update({
-                    "number": number, "raw": raw, "ending": ending, "kind": LineKind.ENTRY,
-                    "section": section, "scope": "", "form": EntryForm.LINK, "target": target,
-                    "resolved": target, "escapes": False, "title": link_text.strip(),
-                    "hook": _strip_hook(after), "link_text": link_text, "glob": "",
-                    "refs": (Ref("link", target, target, False),),
-                })
+        if scope is None and not in_comment and not in_fence:
+            m = fast(raw)
+            if m is not None:
+                link_text, target, after = m.groups()
+                if target.lower() not in _INDEX_NAMES and ".md" not in after.lower():
+                    line = _new(IndexLine)  # many per index: no dataclass __init__
+                    line.__dict__.update({
+                        "number": number, "raw": raw, "ending": ending, "kind": LineKind.ENTRY,
+                        "section": section, "scope": "", "form": EntryForm.LINK, "target": target,
+                        "resolved": target, "escapes": False, "title": link_text.strip(),
+                        "hook": _strip_hook(after), "link_text": link_text, "glob": "",
+                        "refs": (Ref("link", target, target, False),),
+                    })
+                    lines.append(line)
+                    continue
+            elif _plain_item(raw):  # a list item of words: nothing in it to parse
+                line = _new(IndexLine)
+                values = line.__dict__
+                values.update(_LINE_DEFAULTS)
+                values["number"], values["raw"], values["ending"] = number, raw, ending
+                values["kind"], values["section"] = LineKind.TEXT, section
                 lines.append(line)
                 continue
         kind = LineKind.TEXT
@@ -269,17 +289,15 @@ def parse_index(
             refs = line_refs(raw, scope.memory_base if scope is not None else "")
             if refs:
                 fields["refs"] = refs
-        lines.append(
-            IndexLine(
-                number=number,
-                raw=raw,
-                ending=ending,
-                kind=kind,
-                section=section,
-                scope=scope.name if scope is not None else "",
-                **fields,  # type: ignore[arg-type]
-            )
-        )
+        line = _new(IndexLine)  # the dataclass's fields, set without its frozen __init__
+        values = line.__dict__
+        values.update(_LINE_DEFAULTS)
+        values["number"], values["raw"], values["ending"], values["kind"] = number, raw, ending, kind
+        values["section"] = section
+        if scope is not None:
+            values["scope"] = scope.name
+        values.update(fields)
+        lines.append(line)
     if scope is not None:
         scopes.append(scope)
     return Index(path=path, exists=True, lines=tuple(lines), bom=bom, scopes=tuple(scopes))

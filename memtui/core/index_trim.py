@@ -257,12 +257,16 @@ def _removal(index: Index, removed: set[int], outline: Outline | None = None) ->
     emptied = (outline or Outline(index)).emptied(removed)
     gone = removed | emptied
     lines = index.lines
+    reach = 0  # where the last walk stopped: a heading inside that run stops there too
     for pos in sorted(emptied):
+        if pos < reach:
+            continue  # (one walk per run of leaving lines: linear, however many headings)
         nxt = pos + 1
         while nxt < len(lines) and (nxt in gone or lines[nxt].kind is LineKind.BLANK):
             if lines[nxt].kind is LineKind.BLANK:
                 gone.add(nxt)
             nxt += 1
+        reach = nxt
     return gone
 
 

@@ -672,6 +672,59 @@ def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | s
         return StaleFacts(snapshot.root, project, online, facts, snapshot.interrupted)
 
 
+class Scored:
+    """A file scored from its kept facts (:func:`scored_cached`), by the names of
+    :class:`StalenessResult`: what the dream's archive step reads of a result (the objects
+    made only when asked for: most files are only filtered on their class and guards)."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: Row) -> None:
+        self._row = row
+
+    @property
+    def path(self) -> str:
+        return self._row[1]
+
+    @property
+    def score(self) -> float:
+        return self._row[0]
+
+    @property
+    def age_days(self) -> float:
+        return self._row[2]
+
+    @property
+    def age(self) -> FileAge:
+        f = self._row[9]
+        return FileAge(_EPOCH + f[3] * _US, f[4], self._row[2])
+
+    @property
+    def cls(self) -> StalenessClass:
+        return StalenessClass(self._row[6])
+
+    @property
+    def guards(self) -> tuple[Guard, ...]:
+        return tuple(Guard(kind, reason) for kind, reason in self._row[8])
+
+    @property
+    def modifiers(self) -> tuple[Modifier, ...]:
+        return tuple(Modifier(kind, points, reason) for kind, points, reason in self._row[9][10])
+
+    @property
+    def missing(self) -> tuple[ReferenceCheck, ...]:
+        return tuple(ReferenceCheck(RefKind(kind), text, RefStatus.MISSING, reason)
+                     for kind, text, reason in self._row[9][11])
+
+
+def scored_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | date,
+                  repo: Path | str | None = None) -> list[Scored]:
+    """``score_root(snapshot, now, repo).results`` (offline, archived files left out) from
+    :func:`stale_facts_cached`: the same order, paths, scores, ages, classes, guards, modifiers
+    and missing references."""
+    return [Scored(row) for row in rows_at(stale_facts_cached(snapshot, stat_cache, repo).files, now)]
+
+
 #: What kept stale facts were made from besides the memory files: the project's
 #: :meth:`~memtui.core.project.ProjectIndex.state` (None: no project) and
 #: :func:`~memtui.core.ages.git_log_state` of the root (None: git's dates were not asked for).

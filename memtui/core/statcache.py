@@ -330,7 +330,8 @@ class CachedFile(MemoryFile):
     """A memory file from a cached load: its text is read from disk only when first asked for.
 
     A text read late is the file as it is then (a read-only run that outlives a change sees the
-    new text); nothing that writes loads through the cache.
+    new text); what writes loads through the cache only with ``texts`` (every text read with
+    the stat key its facets are looked up by).
     """
 
     _open: str | None = None
@@ -486,6 +487,7 @@ class StatCache:
         self.used: dict[str, Key] = {}  # the key each memory file was read (or found) under
         self._listed: set[str] | None = None
         self._loaded: tuple[Listing, BudgetConfig] | None = None
+        self.snapshot: Snapshot | None = None  # what :meth:`load` gave
         if path is not None:
             self._load(path)
 
@@ -611,12 +613,56 @@ class StatCache:
         f.__dict__["size"] = len(data)
         return f
 
-    def load(self, listing: Listing, config: BudgetConfig = BudgetConfig()) -> Snapshot:
-        """The snapshot of a listing, read through the cache."""
+    def read_whole(self, path: str, rel: str) -> MemoryFile:
+        """A memory file read in full (its text is the bytes read, as a plain load's is), its
+        frontmatter and facets from the cache when the key of the bytes read is the cached one."""
+        if self.path is None:
+            return read_memory_file(path, rel)
+        try:
+            data, st = read_with_stat(path)
+        except TooLarge:
+            try:
+                self.used[rel] = stat_key(os.stat(path))
+            except OSError:
+                pass
+            raise
+        key = self.used[rel] = stat_key(st)
+        text = decode_bytes(data)
+        if len(data) != st.st_size:  # changed while read: nothing of the cache applies to it
+            key = self.used[rel] = (-1, 0, 0, 0)
+        entry = self.section("base").get(rel)
+        plain = entry[1].get("fm") if entry is not None and entry[0] == key else None
+        fm = None
+        if plain is not None:
+            try:
+                fm = frontmatter_of(plain)
+            except (TypeError, ValueError):
+                fm = None
+        if fm is None:
+            self.reads += 1
+            fm = parse_frontmatter(text)
+            if key[0] >= 0 and key[1] < self._limit and key[3] < self._limit:
+                self.put_in("base", "fm", rel, key, frontmatter_plain(fm))
+        else:
+            self.hits += 1
+        f = _cached_file(rel, path, st, fm, self, key, text)
+        f.__dict__["size"] = len(data)
+        return f
+
+    def load(self, listing: Listing, config: BudgetConfig = BudgetConfig(), *,
+             texts: bool = False) -> Snapshot:
+        """The snapshot of a listing, read through the cache.
+
+        ``texts``: every file's text read now (what a change is planned on: its bytes are the
+        ones the writer checks the disk against), only its frontmatter and facets from the cache;
+        otherwise a file whose stat key is unchanged is not read until its text is asked for.
+        """
         self._listed = {rel for rel, _ in listing.memory}
         self._loaded = (listing, config)
         with gc_paused():  # many small acyclic objects: the collector's passes would only cost
-            return snapshot_of(listing, config, self.read, self.parse_index)
+            self.snapshot = snapshot_of(listing, config, self.read_whole if texts else self.read,
+                                        self.parse_index)
+        return self.snapshot
 
     def parse_index(self, data: bytes, rel: str, exists: Callable[[str], bool]) -> Index:
         """:func:`memtui.core.index.parse_index`, kept whole: keyed by the index's bytes and the
@@ -751,12 +797,34 @@ def index_keys(listing: Listing) -> list[Key | None] | None:
         return None
 
 
+def cache_of(snapshot: Snapshot) -> StatCache | None:
+    """The stat cache that loaded ``snapshot`` (its whole-root answers are about this very
+    snapshot), or None: a plain load, a snapshot made from another (a change applied), or a
+    cache that loaded again since."""
+    for f in snapshot.files.values():
+        cache = f.__dict__.get("_cache") if type(f) is CachedFile else None
+        return cache if cache is not None and cache.snapshot is snapshot else None
+    return None
+
+
+def cached_loader(texts: bool) -> Callable[[Path, BudgetConfig], Snapshot]:
+    """A loader for :func:`memtui.core.write.attempt`: the root through its stat cache
+    (:func:`cache_of` finds the cache again; ``texts`` as for :meth:`StatCache.load`)."""
+
+    def load(root: Path, config: BudgetConfig) -> Snapshot:
+        return StatCache.open(root).load(list_root(root), config, texts=texts)
+
+    return load
+
+
 def load_cached(
-    root: Path | str, config: BudgetConfig = BudgetConfig(), clock: Callable[[], int] = time.time_ns
+    root: Path | str, config: BudgetConfig = BudgetConfig(), clock: Callable[[], int] = time.time_ns,
+    *, texts: bool = False,
 ) -> tuple[Snapshot, StatCache]:
-    """A root's snapshot read through its stat cache (call ``cache.save()`` when done)."""
+    """A root's snapshot read through its stat cache (call ``cache.save()`` when done);
+    ``texts`` as for :meth:`StatCache.load`."""
     cache = StatCache.open(root, clock)
-    return cache.load(list_root(root), config), cache
+    return cache.load(list_root(root), config, texts=texts), cache
 
 
 # ------------------------------------------------------------------------ validation
@@ -830,7 +898,8 @@ def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], i
         handoff = set(handoff_findings(snapshot.handoff))
         cache.set_memo("validate", digest, (
             findings_plain(f for f in findings if f not in handoff and f.rule != "interrupted-change"),
-            astuple(budget),
+            tuple([getattr(budget, f.name) for f in fields(budget)]),  # flat: ints, strs and
+            # tuples of ints (astuple would deep-copy a long index's line numbers one by one)
             len(snapshot.files),
         ))
     cache.save()

@@ -341,3 +341,89 @@ def _archive_index_name(root: Path) -> str:
     except OSError:
         pass
     return ARCHIVE_INDEX_NAME
+
+
+@dataclass(frozen=True)
+class IndexOnly:
+    """A root's ``MEMORY.md`` parsed as :func:`load_root` parses it, without reading any other
+    file (what ``memtui loaded`` shows): its entries resolve against the root's listing."""
+
+    root: Path
+    index: Index
+    config: BudgetConfig
+    interrupted: tuple[str, ...]
+    skipped: tuple[Skipped, ...] = ()  # the index, when it could not be read, and why
+
+
+def load_index_only(root: Path | str, config: BudgetConfig = BudgetConfig()) -> IndexOnly:
+    """The index of a root from one read, no walk: an entry's target exists when
+    :func:`list_root` would list it as a memory file that :func:`load_root` could read (regular,
+    readable, within the read limit), checked only for the targets the index names."""
+    root_path = check_root(Path(root))
+    root_real = os.path.realpath(root_path)
+    known: dict[str, bool] = {}
+
+    def exists(rel: str) -> bool:
+        found = known.get(rel)
+        if found is None:
+            path = _listed_memory_file(root_path, root_real, rel)
+            found = False
+            if path is not None:
+                try:
+                    found = os.stat(path).st_size <= MAX_READ_BYTES and os.access(path, os.R_OK)
+                except OSError:
+                    found = False
+            known[rel] = found
+        return found
+
+    index = Index(path=INDEX_NAME, exists=False)
+    index_path = str(root_path / INDEX_NAME)
+    skipped: tuple[Skipped, ...] = ()
+    if _listed_file(index_path, root_real):
+        try:
+            index = parse_index(_read_bytes(index_path), INDEX_NAME, exists)
+        except TooLarge as exc:
+            skipped = (Skipped(INDEX_NAME, str(exc)),)
+        except OSError as exc:
+            skipped = (Skipped(INDEX_NAME, f"cannot read: {exc.strerror or exc}"),)
+    elif os.path.lexists(index_path):  # there but not a file to read: the listing says why
+        skipped = tuple(s for s in list_root(root_path).skipped if s.path == INDEX_NAME)
+    return IndexOnly(root_path, index, config, pending_records(root_path), skipped)
+
+
+def _listed_memory_file(root: Path, root_real: str, rel: str) -> str | None:
+    """The path to open of ``rel`` when :func:`list_root` lists it as a memory file (by the same
+    rules, asked of this one path), else None."""
+    parts = rel.split("/")
+    if (not rel or any(not part or part.startswith(".") for part in parts)
+            or not parts[-1].lower().endswith(".md")):
+        return None
+    if len(parts) == 1 and (rel == INDEX_NAME or rel.lower() == ARCHIVE_INDEX_NAME.lower()):
+        return None
+    folder = str(root)
+    for part in parts[:-1]:  # walk_root enters only real, visible folders that are no other root
+        folder = os.path.join(folder, part)
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode) or not os.access(folder, os.R_OK | os.X_OK):
+                return None
+        except OSError:
+            return None
+        if os.path.lexists(os.path.join(folder, INDEX_NAME)):
+            return None
+    path = os.path.join(folder, parts[-1])
+    return path if _listed_file(path, root_real) else None
+
+
+def _listed_file(path: str, root_real: str) -> bool:
+    """Whether :func:`list_root` takes the entry at ``path`` as a file to read: a regular file,
+    or a symlink to one inside the root."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode):
+            return True
+        if not stat.S_ISLNK(st.st_mode):
+            return False
+        real = os.path.realpath(path)
+        return _within(real, root_real) and not os.path.isdir(real) and os.path.isfile(path)
+    except OSError:
+        return False

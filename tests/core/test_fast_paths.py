@@ -127,6 +127,9 @@ INDEX_LINES = [
     "## PATH_SCOPE: api", "Scope: `src/api`", "- **Memory base:** `sub/`", "# Memory", "## Recent",
     "<!-- open", "closed -->", "<!-- one line -->", "```", "~~~", "", "text naming alpha.md",
     "- [t](http://x.com/alpha.md) x", "- [Alpha](alpha.md)(x) y", "- [Alpha]( alpha.md ) x",
+    "- plain words of a note", "- words naming alpha.md", "- words naming ALPHA.MD", "- words <b>",
+    "- words `code`", "- words [x] y", "- ", "- region words → more", "-  two spaces", "- words -->",
+    "- words <!-- c", "- **bold words**", "- Scope: words", "-\tword", "- words\r",
 ]
 
 
@@ -146,9 +149,12 @@ def same_index(data: bytes) -> None:
     fast = parse_index(data, "MEMORY.md", exists)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(indexmod, "_FAST_ENTRY", NEVER)
+        m.setattr(indexmod, "_plain_item", lambda raw: False)
         general = parse_index(data, "MEMORY.md", exists)
     assert fast == general
     assert [vars(line) for line in fast.lines] == [vars(line) for line in general.lines]
+    for line in fast.lines:  # every field set, as the dataclass's own __init__ sets them
+        assert vars(indexmod.IndexLine(**vars(line))) == vars(line)
     assert fast.render() == data
 
 

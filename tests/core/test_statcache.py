@@ -11,10 +11,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import statcache
+from memtui.core import statcache, write
 from memtui.core.consolidate import scan, scan_cached, scan_root
-from memtui.core.model import BudgetConfig
+from memtui.core.dream import plan_dream
+from memtui.core.dream import preview as dream_preview
+from memtui.core.model import BudgetConfig, Snapshot
 from memtui.core.project import find_project
+from memtui.core.rebuild import NothingToRebuild, rebuild
 from memtui.core.staleness import (
     _question,
     row_json,
@@ -48,20 +51,45 @@ def cache_files(tmp_path: Path) -> list[Path]:
     return sorted(folder.glob("*.cache")) if folder.is_dir() else []
 
 
-def cold(root: Path) -> tuple[object, object, object]:
+def plans(snapshot: Snapshot) -> tuple[object, object]:
+    """The dream's plan (every item, and the verdict on the checked ones) and rebuild's gated
+    change, as comparable data."""
+    found = plan_dream(snapshot, NOW, consulted={})
+    items = [(i.kind, i.paths, i.reason, i.evidence, i.checked, i.note) for i in found.items]
+    verdict = None
+    if found.default:
+        gated = dream_preview(found, found.default)
+        verdict = (gated.accepted, gated.changeset.ops, gated.new_findings)
+    try:
+        rebuilt = write.plan(snapshot, rebuild(snapshot))
+    except NothingToRebuild:
+        return (items, verdict), None
+    return (items, verdict), (rebuilt.accepted, rebuilt.changeset.ops, rebuilt.new_findings)
+
+
+def cold(root: Path) -> tuple[object, ...]:
     snapshot = load_root(root)
-    return (validate(snapshot), score_root(snapshot, NOW).results, scan(snapshot, 0.5))
+    return (validate(snapshot), score_root(snapshot, NOW).results, scan(snapshot, 0.5),
+            plans(snapshot))
 
 
-def warm(root: Path, clock=aged) -> tuple[tuple[object, object, object], StatCache, object]:  # type: ignore[no-untyped-def]
+def warm(root: Path, clock=aged, twice: bool = True) -> tuple[tuple[object, ...], StatCache, object]:  # type: ignore[no-untyped-def]
     result = validate_root(root, clock=clock)
     snapshot, cache = load_cached(root, clock=clock)
     answer = scan_cached(snapshot, cache, 0.5)  # from the previous run's memo when unchanged
     assert scan_cached(snapshot, cache, 0.5) == answer  # from this run's memo, if it kept one
     found = (validate(snapshot), score_root(snapshot, NOW).results, answer)
+    assert statcache.cache_of(snapshot) is (cache if cache.path and snapshot.files else None)
+    planned = plans(snapshot)  # from the kept facets and whole-root answers, then kept
+    if twice:
+        assert plans(snapshot) == planned  # from this run's memos
+    whole, again = load_cached(root, clock=clock, texts=True)  # as a commit plans: texts read
+    assert statcache.cache_of(whole) is (again if again.path and whole.files else None)
+    assert all("text" in f.__dict__ for f in whole.files.values())
+    assert plans(whole) == planned
     cache.save()
     assert result.findings == found[0]
-    return found, cache, result
+    return (*found, planned), cache, result
 
 
 ROOT = {
@@ -300,10 +328,13 @@ def test_warm_equals_cold_over_random_edits(tmp_path_factory, steps) -> None:  #
                 # an aged clock says the cache was written long after every change; an edit
                 # in the same timestamp tick as the last one contradicts that story
                 assume(full_stat(path) != before)
-        found, cache, _ = warm(root, aged if is_aged else time.time_ns)
+        found, cache, _ = warm(root, aged if is_aged else time.time_ns, twice=False)
         assert found == cold(root)
-        if not ever_aged:
-            assert cache.hits == 0  # nothing young was kept
+        if not ever_aged:  # nothing young was kept (a file may have aged past the window
+            limit = cache.since_ns - statcache.RACY_NS  # while the steps ran)
+            old = [p for p in root.rglob("*.md") if p.name != "MEMORY.md"
+                   and max(p.stat().st_mtime_ns, p.stat().st_ctime_ns) < limit]
+            assert cache.hits <= len(old)
 
 
 def test_another_budget_config_is_another_answer(make_root) -> None:

@@ -33,6 +33,8 @@ from .rootcommit import Applied, commit_root
 Planner = Callable[[Snapshot], Preview]
 #: the same for a change over several roots: every root's snapshot in, the gated group out
 GroupPlanner = Callable[[Sequence[Snapshot]], GroupPreview]
+#: loads a root for a planner (:func:`memtui.core.store.load_root`, or through the stat cache)
+Loader = Callable[[Path, BudgetConfig], Snapshot]
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,12 @@ def _head(root: Path) -> str | None:
 
 def attempt(root: Path | str, planner: Planner | None = None, *, reviewed: Preview | None = None,
             config: BudgetConfig | None = None, dry_run: bool = False,
-            timeout: float = LOCK_TIMEOUT) -> Attempt:
+            timeout: float = LOCK_TIMEOUT, load: Loader | None = None) -> Attempt:
     """Run one change on ``root`` by the protocol of DESIGN §3 (see the module docstring).
 
-    A dry run reads only: no recovery, no lock, nothing created in the root.  Raises the
+    A dry run reads only: no recovery, no lock, nothing created in the root.  ``load`` gives
+    the snapshot the planner plans on (default :func:`~memtui.core.store.load_root`; for a
+    commit, one whose texts are the bytes read, as its are).  Raises the
     writer's errors (:class:`Busy`, :class:`ChangedOnDisk`, :class:`WriteFailed`, …); a gate's
     refusal is not an error but an :class:`Attempt` whose ``preview`` is refused.
     """
@@ -95,12 +99,13 @@ def attempt(root: Path | str, planner: Planner | None = None, *, reviewed: Previ
     config = config if config is not None else BudgetConfig()
     recovered = Recovered() if dry_run else recover(root, timeout)
     head = None if dry_run else _head(root)
-    preview = planner(load_root(root, config))
+    load = load if load is not None else load_root
+    preview = planner(load(root, config))
     if dry_run or not preview.accepted:
         return Attempt(preview, None, recovered)
     with root_lock(root, timeout):
         if _head(root) != head:  # another memtui committed meanwhile: plan again, under the lock
-            preview = planner(load_root(root, config))
+            preview = planner(load(root, config))
             if not preview.accepted:
                 return Attempt(preview, None, recovered)
         return Attempt(preview, commit(preview, timeout), recovered)
