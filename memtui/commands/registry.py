@@ -342,11 +342,11 @@ COMMANDS: tuple[Command, ...] = (
             "findings each change brought.", VIEWS, _show("inbox")),
     Command("mark_seen", "n", "Mark seen",
             "Take the selected change of the Inbox as seen.", CHANGE, _run_mark_seen,
-            why.mark_seen_why_not, writes=True),
+            why.mark_seen_why_not, writes=True, footer=True),
     Command("revert_change", "v", "Revert change",
             "Take the selected change of the Inbox back: the bytes last seen are written back "
             "through the gate (an added file moves to archive/), one change that u undoes.",
-            CHANGE, _run_revert, why.revert_why_not, writes=True),
+            CHANGE, _run_revert, why.revert_why_not, writes=True, footer=True),
     Command("mark_all_seen", "N", "Mark all seen",
             "Take every change of the Inbox as seen.", CHANGE,
             lambda host, s: host.mark_seen(None), why.mark_all_seen_why_not, writes=True),

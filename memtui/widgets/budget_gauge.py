@@ -173,7 +173,7 @@ class BudgetGauge(Widget):
                 plural = "ies" if not_loaded != 1 else "y"
                 cut.append(f" · {not_loaded} entr{plural} not loaded")
             lines.append(cut)
-        history = Text.assemble(("press. ", self._style("label")))
+        history = Text.assemble(("peaks  ", self._style("label")))
         values = [float(s.get("utilization", 0) or 0) for s in pressure]
         if values:
             spark_width = max(4, width - 7 - 14)
