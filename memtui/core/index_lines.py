@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Iterable
 
 from .changeset import Changeset, Create, Operation, VerbError, Write
 from .frontmatter import parse_frontmatter
@@ -151,6 +152,18 @@ def _bytes_of(snapshot: Snapshot, path: str) -> bytes | None:
         return snapshot.archive_index.render() if snapshot.archive_index.exists else None
     f = snapshot.files.get(path)
     return f.data if f is not None else None
+
+
+def collapse_blank_lines(raws: Iterable[str]) -> list[str]:
+    """Lines with runs of blank lines made one, and no blank line at either end."""
+    out: list[str] = []
+    for raw in raws:
+        if not raw.strip() and (not out or not out[-1].strip()):
+            continue
+        out.append(raw)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
 
 
 def history_block(title: str, raws: list[str]) -> str:

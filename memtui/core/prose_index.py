@@ -18,7 +18,7 @@ import re
 from .budget import measure
 from .changeset import Changeset, Create, Operation
 from .index_edit import heading_level, heading_title, new_entry
-from .index_lines import NothingToRebuild, history_block, history_ops, index_op, target_size
+from .index_lines import NothingToRebuild, collapse_blank_lines, history_block, history_ops, index_op, target_size
 from .model import Index, IndexLine, LineKind, Snapshot, encode_text
 from .validate import names_of
 
@@ -155,7 +155,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             created.append(Create(name, data))
             entries.append(f"- [{_title(title)}]({name}) — {hook}")
         out += _blank_then(out, [heading.raw] + entries) if level <= 2 or has_children else entries
-    new = "\n".join(_collapse(out)) + "\n"
+    new = "\n".join(collapse_blank_lines(out)) + "\n"
     data = (b"\xef\xbb\xbf" if index.bom else b"") + encode_text(new.replace("\n", _nl(index)))
     ops: list[Operation] = index_op(index, data) + created
     old = index.render().decode("utf-8", "surrogateescape").lstrip("\ufeff")
@@ -178,15 +178,4 @@ def _nl(index: Index) -> str:
 
 def _blank_then(out: list[str], raws: list[str]) -> list[str]:
     return ([""] if out and out[-1].strip() else []) + raws
-
-
-def _collapse(raws: list[str]) -> list[str]:
-    out: list[str] = []
-    for raw in raws:
-        if not raw.strip() and (not out or not out[-1].strip()):
-            continue
-        out.append(raw)
-    while out and not out[-1].strip():
-        out.pop()
-    return out
 

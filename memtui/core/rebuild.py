@@ -52,18 +52,6 @@ def family_glob(name: str) -> tuple[str, str] | None:
     return (glob, match.group(1)) if glob_regex(glob) is not None else None
 
 
-def _collapse(raws: Iterable[str]) -> list[str]:
-    """Lines with runs of blank lines made one, and no blank line at either end."""
-    out: list[str] = []
-    for raw in raws:
-        if not raw.strip() and (not out or not out[-1].strip()):
-            continue
-        out.append(raw)
-    while out and not out[-1].strip():
-        out.pop()
-    return out
-
-
 def _newest_first(snapshot: Snapshot, paths: Iterable[str], entries: dict[str, IndexLine]) -> list[str]:
     def key(path: str) -> tuple[tuple[str, float], str]:
         line = entries.get(path)
