@@ -26,9 +26,9 @@ from memtui.core import verbs, write
 from memtui.core.bulk import bulk
 from memtui.core.changeset import unified_diff
 from memtui.core.incremental import findings_cache
+from memtui.core.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from memtui.core.write.journal import list_records
 
 
 def seconds(start: float) -> float:

@@ -74,10 +74,10 @@ def run(args: argparse.Namespace) -> int:
     root — a first baseline goes to the user's cache unless the root already keeps one.
     """
     from memtui.core import seen, write
+    from memtui.core.journal import JournalError
+    from memtui.core.safepath import UnsafePath
     from memtui.core.seen_store import SeenError
     from memtui.core.store import RootError, load_root
-    from memtui.core.write.journal import JournalError
-    from memtui.core.write.safepath import UnsafePath
 
     from .common import note_applied, report_interrupted
     from .verbs import Exit, changing, fail, root_of_path, say_recovered

@@ -165,8 +165,8 @@ def report_pending(root: Path, interrupted: tuple[str, ...], base: str | None = 
     """:func:`report_interrupted` of a root's pending journal records, without a snapshot."""
     if not interrupted:
         return False
+    from memtui.core.journal import JOURNAL_DIR
     from memtui.core.validate import INTERRUPTED_MESSAGE
-    from memtui.core.write.journal import JOURNAL_DIR
 
     for name in interrupted:
         err_console().print(

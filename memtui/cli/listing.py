@@ -123,9 +123,9 @@ def _missing_json(root: Path) -> dict[str, Any]:
 def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
     """A root validated through its stat cache (its kept answer when nothing changed); read
     (``read``) when its files are needed."""
+    from memtui.core.journal import pending_records
     from memtui.core.statcache import validate_root
     from memtui.core.store import RootError, list_root
-    from memtui.core.write.journal import pending_records
 
     try:
         result = validate_root(root, budget_config(args))

@@ -34,13 +34,13 @@ from typing import Any, Callable, Collection, Iterable
 
 from .contradictions import Contradiction, find_contradictions
 from .gcpause import gc_paused
+from .journal import pending_records
 from .model import BudgetConfig, MemoryFile, Snapshot
+from .safepath import check_stored_path
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 from .statcache import StatCache, cached
 from .store import list_root
 from .supersession import Supersession, supersession_candidates
-from .write.journal import pending_records
-from .write.safepath import check_stored_path
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import write
 from .budget import PRESSURE_THRESHOLD, Budget, budget_of
 from .model import Snapshot
-from .write.safepath import UnsafePath, read_private_file
+from .safepath import UnsafePath, read_private_file
 
 PRESSURE_FILE = ".memory-pressure.jsonl"
 PRESSURE_LOCK_TIMEOUT = 0.5  # a sample is skipped rather than wait long for a busy root

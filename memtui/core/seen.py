@@ -25,6 +25,7 @@ from typing import Iterable, Mapping
 from .changeset import Create, Move, Write, in_attic, is_archive_index
 from .frontmatter import parse_frontmatter
 from .index import parse_index
+from .journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
 from .model import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
 from .seen_store import (
     Location,
@@ -40,7 +41,6 @@ from .seen_store import (
     sha256,
 )
 from .validate import validate
-from .write.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
 
 KINDS = ("added", "changed", "removed", "renamed")
 

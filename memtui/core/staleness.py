@@ -36,6 +36,7 @@ from typing import Callable, Collection, Mapping
 from . import ages
 from .ages import FileAge, file_age, to_utc
 from .gcpause import gc_paused
+from .journal import pending_records
 from .model import ARCHIVE_DIR, BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from .project import State as ProjectState
@@ -47,7 +48,6 @@ from .references import (
 )
 from .statcache import StatCache, cached
 from .store import list_root
-from .write.journal import pending_records
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 

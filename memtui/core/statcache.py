@@ -31,7 +31,7 @@ CRC-32s), then one ``marshal`` blob per section, each decoded only when first as
 ``base`` (frontmatter, per-file findings), ``stale`` (references, directive), ``scan`` (tokens,
 stance) and ``memo`` (whole-root answers).  Entries are plain tuples, ``path → (key, facets)``.
 Paths read back are only ever looked up by the paths of the current listing; findings read back
-must name a plain relative path of the listing (:func:`memtui.core.write.safepath.check_stored_path`),
+must name a plain relative path of the listing (:func:`memtui.core.safepath.check_stored_path`),
 or the entry is ignored.  The handoff state lives outside the root and depends on the day: its
 warnings are never cached.
 """
@@ -68,6 +68,7 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
+from .safepath import check_stored_path
 from .store import (
     MAX_READ_BYTES,
     Listing,
@@ -77,7 +78,6 @@ from .store import (
     read_with_stat,
     snapshot_of,
 )
-from .write.safepath import check_stored_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -856,7 +856,7 @@ def validate_root(
 def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], int]) -> Validation:
     from .budget import Budget, budget_of
     from .handoff import handoff_findings, state_for_root
-    from .write.journal import pending_records
+    from .journal import pending_records
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)

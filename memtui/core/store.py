@@ -19,6 +19,7 @@ from typing import Callable
 from .frontmatter import parse_frontmatter
 from .handoff import state_for_root
 from .index import parse_index
+from .journal import pending_records
 from .model import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -30,7 +31,6 @@ from .model import (
     decode_bytes,
 )
 from .walk import walk_root
-from .write.journal import pending_records
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 

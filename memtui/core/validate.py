@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 from .budget import Budget, entries_past_cut, measure
 from .handoff import handoff_findings
 from .index import resolve_target
+from .journal import JOURNAL_DIR
 from .model import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
@@ -36,7 +37,6 @@ from .model import (
     in_team,
 )
 from .store import INDEX_IS_FOLDER
-from .write.journal import JOURNAL_DIR
 
 ERROR = "error"
 WARNING = "warning"

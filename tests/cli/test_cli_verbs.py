@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
+from memtui.core.journal import list_records
 from memtui.core.write.fs import disk
-from memtui.core.write.journal import list_records
 from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT, tree
 

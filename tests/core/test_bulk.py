@@ -11,9 +11,9 @@ from memtui.core import verbs, write
 from memtui.core.bulk import BULK_VERBS, bulk
 from memtui.core.changeset import Changeset, VerbError, apply_to_snapshot
 from memtui.core.demo import demo_source
+from memtui.core.journal import list_records
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
-from memtui.core.write.journal import list_records
 from tests.support.writer import tree
 
 RECENT = ["project_gc_concurrent_mark.md", "feedback_run_conformance_before_push.md",

@@ -15,11 +15,11 @@ from memtui.cli.main import main
 from memtui.core import dream, write
 from memtui.core.consolidate import scan
 from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
+from memtui.core.journal import list_records
 from memtui.core.model import Snapshot
 from memtui.core.staleness import StalenessClass, score_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from memtui.core.write.journal import list_records
 from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree
 

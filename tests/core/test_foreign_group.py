@@ -20,10 +20,10 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
+from memtui.core.journal import list_records
 from memtui.core.promote import promotion
 from memtui.core.store import load_root
 from memtui.core.write import commit_group, plan_group
-from memtui.core.write.journal import list_records
 from memtui.core.write.recovery import resolve_pending
 from tests.support.writer import VALID_ROOT, tree
 

@@ -14,9 +14,9 @@ from memtui.core.group_fix import (
     drop_broken_links,
     orphan_families,
 )
+from memtui.core.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from memtui.core.write.journal import list_records
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import tree
 

@@ -61,14 +61,23 @@ PACKAGE = Path(__file__).resolve().parents[2] / "memtui"
 ABOVE_CORE = ("memtui.app", "memtui.actions", "memtui.commands", "memtui.services", "memtui.widgets",
               "memtui.screens", "memtui.cli")
 
+#: every module of the writer package but its face
+WRITER_MODULES = tuple(sorted(f"memtui.core.write.{path.stem}" for path in (PACKAGE / "core" / "write").glob("*.py")
+                              if path.stem != "__init__"))
+
 #: (who, what it never imports, why) — every import statement counts, those in a function and
 #: under ``if TYPE_CHECKING:`` too (a type-only arrow is still an arrow a reader follows); "who"
 #: is a module or package of memtui, ``A - B`` every module of A outside B
 NEVERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("memtui.core", ("textual", *ABOVE_CORE),
      "the core is plain Python under every layer, and the only code that writes a memory folder"),
-    ("memtui - memtui.core.write", ("memtui.core.write.fs",),
-     "the writer's file layer is reached through the face, memtui.core.write"),
+    ("memtui - memtui.core.write", WRITER_MODULES,
+     "the writer is sealed: it is reached through its face, memtui.core.write"),
+    ("memtui.core.journal", ("memtui.core.write",),
+     "the journal's read side sits below the writer, so the loader can read it"),
+    ("memtui.core.safepath", ("memtui", "textual"), "the safe-path checks are a leaf under the writer"),
+    ("memtui.core.store", ("memtui.core.write",), "the loader reads a root without the gate"),
+    ("memtui.core.validate", ("memtui.core.write",), "the gate's rules are below the gate"),
     ("memtui.widgets", ("memtui.cli", "memtui.commands", "memtui.app", "memtui.actions",
                         "memtui.screens"),
      "a widget draws and posts messages; it knows no screen, command, app or CLI"),
@@ -179,17 +188,24 @@ def test_the_checks_see_what_they_look_for() -> None:
 
 
 def test_the_writer_face_exports_what_it_declares() -> None:
-    """``memtui.core.write`` imports lazily: its type-checking imports, its ``__all__`` and the
-    table its ``__getattr__`` reads name the same things, and each resolves."""
+    """``memtui.core.write`` imports every public name at its top, and ``__all__`` lists exactly those."""
     import memtui.core.write as face
 
     tree = ast.parse((PACKAGE / "core" / "write" / "__init__.py").read_text(encoding="utf-8"))
-    typed = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.If)
-             and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-             for inner in node.body if isinstance(inner, ast.ImportFrom) for alias in inner.names}
-    assert typed == set(face.__all__) == set(face._EXPORTS)
+    imported = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                and node.module != "__future__" for alias in node.names}
+    assert imported == set(face.__all__)
+    assert not [node for node in tree.body if isinstance(node, (ast.If, ast.FunctionDef))]
     for name in face.__all__:
         assert getattr(face, name) is not None
+
+
+def test_the_read_side_loads_without_the_writer() -> None:
+    """Loading, validating and the journal's read side never pull in the gate (which imports them)."""
+    loaded = modules_after("import memtui.core.store, memtui.core.validate, memtui.core.journal, "
+                           "memtui.core.safepath, memtui.core.statcache")
+    assert "memtui.core.journal" in loaded
+    assert not {m for m in loaded if within(m, "memtui.core.write")}
 
 
 if __name__ == "__main__":

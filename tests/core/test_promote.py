@@ -11,13 +11,13 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import write
+from memtui.core.journal import list_records
 from memtui.core.layers import cross_layer_duplicates, layer_of
 from memtui.core.promote import Collision, promotion
 from memtui.core.store import load_root
 from memtui.core.validate import errors, validate
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write import fs as write_fs
-from memtui.core.write.journal import list_records
 from tests.support.layers import FACT, SHARED, SHARED_INDEX
 from tests.support.roots import topic
 from tests.support.writer import Crash, Faults, tree

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from memtui.core import merge, verbs, write
+from memtui.core.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
-from memtui.core.write.journal import list_records
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 

@@ -19,11 +19,11 @@ import pytest
 
 from memtui.core import dream, verbs, write
 from memtui.core.bulk import bulk
+from memtui.core.journal import list_records
 from memtui.core.promote import promotion
 from memtui.core.store import load_root
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write.fs import disk
-from memtui.core.write.journal import list_records
 from tests.support.roots import copy_demo_to
 from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 

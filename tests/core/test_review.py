@@ -15,8 +15,8 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import review, seen, write
 from memtui.core.changeset import Refusal
+from memtui.core.journal import list_records
 from memtui.core.store import load_root
-from memtui.core.write.journal import list_records
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 AGENT = "fd15f464-5cc2-4836-b6ae-97af12d431c7"

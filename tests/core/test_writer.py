@@ -14,11 +14,11 @@ import pytest
 
 from memtui.core import verbs, write
 from memtui.core.changeset import Changeset, ChangesetError, Create, Move, Write
+from memtui.core.journal import MAX_RECORDS, list_records, stacks
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
-from memtui.core.write.journal import MAX_RECORDS, list_records, stacks
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, Faults, tree
 

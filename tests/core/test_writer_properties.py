@@ -32,10 +32,10 @@ from memtui.core.changeset import (
     apply_to_snapshot,
 )
 from memtui.core.incremental import findings_cache, incremental_validate
+from memtui.core.journal import decode_value, journal_dir
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import reach_of, validate
-from memtui.core.write.journal import decode_value, journal_dir
 from tests.support.roots import topic
 from tests.support.writer import VALID_ROOT, tree
 

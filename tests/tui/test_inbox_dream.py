@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.write.journal import list_records
+from memtui.core.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.widgets.inbox_view import InboxView
 from tests.support.app import digest, make_app, press, settle

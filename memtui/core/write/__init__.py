@@ -1,10 +1,12 @@
 """The only code that writes into a memory root: gate, lock, journal, atomic apply, recovery, undo.
 
 This package is sealed: everyone outside it imports from here (the face), never from its modules.
-Its layers, each importing only those below it: :mod:`.safepath` and :mod:`.journal` (stored state,
-read side), :mod:`.errors`, :mod:`.preview` (plan and gate; pure), :mod:`.fs` (the filesystem seam,
-the lock, temp files, records, side files), :mod:`.restore`, :mod:`.recovery`, :mod:`.rootcommit` (one
-root), :mod:`.group` (several roots), :mod:`.protocol` (the ways in: ``attempt()``).
+It reads stored state through the two modules below it in the core, :mod:`memtui.core.journal` (the
+journal's read side) and :mod:`memtui.core.safepath` (the safe-path checks), which the loader and the
+caches read too.  Its layers, each importing only those below it: :mod:`.errors`, :mod:`.preview` (plan
+and gate; pure), :mod:`.fs` (the filesystem seam, the lock, temp files, records, side files),
+:mod:`.restore`, :mod:`.recovery`, :mod:`.rootcommit` (one root), :mod:`.group` (several roots),
+:mod:`.protocol` (the ways in: ``attempt()``).
 
 Protocol for every changeset (DESIGN §3):
 
@@ -31,7 +33,7 @@ Protocol for every changeset (DESIGN §3):
    removes the failed change's own temp files (the space a full disk needs).
 
 A folder may be hostile (someone else's copy, with its ``.memtui/``).  A pending record whose
-paths are not plain paths inside the root (:func:`~memtui.core.write.journal.checked_record`) or run
+paths are not plain paths inside the root (:func:`~memtui.core.journal.checked_record`) or run
 through a symlinked folder is never applied: it is moved to ``.memtui/quarantine/`` and named in
 :attr:`Recovered.message`; stored modes are clamped; nothing under ``.memtui/`` is reached
 through a symlink (:class:`UnsafeFolder`); no folder memtui did not create is chmod-ed.
@@ -72,118 +74,59 @@ Typical use (what the CLI does)::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ..changeset import Changeset, Create, Move, Write
-    from .errors import (
-        Busy,
-        ChangedOnDisk,
-        NothingToUndo,
-        ReadOnlyFile,
-        Refused,
-        TxnError,
-        UnsafeFolder,
-        WriteFailed,
-    )
-    from .fs import (
-        LOCK_TIMEOUT,
-        append_side_file,
-        remove_side_file,
-        replace_file,
-        root_lock,
-        side_files,
-        write_side_file,
-    )
-    from .group import (
-        GroupApplied,
-        GroupPreview,
-        commit_group,
-        group_of,
-        plan_group,
-        replay_group_plan,
-    )
-    from .journal import LogEntry, journal_log
-    from .preview import (
-        Baseline,
-        Preview,
-        RefusalLine,
-        baseline_of,
-        inverse,
-        plan,
-        redo_plan,
-        refusal_lines,
-        refusal_text,
-        undo_plan,
-    )
-    from .protocol import (
-        Attempt,
-        GroupAttempt,
-        attempt,
-        attempt_group,
-        commit,
-        redo,
-        run,
-        undo,
-    )
-    from .recovery import Recovered, open_root, recover
-    from .rootcommit import Applied, Prepared, prepare
-
-#: each public name and the module of this package (or of the core) that defines it
-_EXPORTS: dict[str, str] = {
-    "TxnError": "errors",
-    "Refused": "errors",
-    "Busy": "errors",
-    "ChangedOnDisk": "errors",
-    "ReadOnlyFile": "errors",
-    "WriteFailed": "errors",
-    "UnsafeFolder": "errors",
-    "NothingToUndo": "errors",
-    "Preview": "preview",
-    "Baseline": "preview",
-    "RefusalLine": "preview",
-    "baseline_of": "preview",
-    "inverse": "preview",
-    "plan": "preview",
-    "redo_plan": "preview",
-    "undo_plan": "preview",
-    "refusal_lines": "preview",
-    "refusal_text": "preview",
-    "LogEntry": "journal",
-    "journal_log": "journal",
-    "LOCK_TIMEOUT": "fs",
-    "root_lock": "fs",
-    "write_side_file": "fs",
-    "remove_side_file": "fs",
-    "side_files": "fs",
-    "append_side_file": "fs",
-    "replace_file": "fs",
-    "Recovered": "recovery",
-    "open_root": "recovery",
-    "recover": "recovery",
-    "Applied": "rootcommit",
-    "Prepared": "rootcommit",
-    "prepare": "rootcommit",
-    "GroupApplied": "group",
-    "GroupPreview": "group",
-    "commit_group": "group",
-    "group_of": "group",
-    "plan_group": "group",
-    "replay_group_plan": "group",
-    "commit": "protocol",
-    "attempt": "protocol",
-    "attempt_group": "protocol",
-    "Attempt": "protocol",
-    "GroupAttempt": "protocol",
-    "run": "protocol",
-    "undo": "protocol",
-    "redo": "protocol",
-    "Changeset": "..changeset",
-    "Create": "..changeset",
-    "Move": "..changeset",
-    "Write": "..changeset",
-}
+from ..changeset import Changeset, Create, Move, Write
+from ..journal import LogEntry, journal_log
+from .errors import (
+    Busy,
+    ChangedOnDisk,
+    NothingToUndo,
+    ReadOnlyFile,
+    Refused,
+    TxnError,
+    UnsafeFolder,
+    WriteFailed,
+)
+from .fs import (
+    LOCK_TIMEOUT,
+    append_side_file,
+    remove_side_file,
+    replace_file,
+    root_lock,
+    side_files,
+    write_side_file,
+)
+from .group import (
+    GroupApplied,
+    GroupPreview,
+    commit_group,
+    group_of,
+    plan_group,
+    replay_group_plan,
+)
+from .preview import (
+    Baseline,
+    Preview,
+    RefusalLine,
+    baseline_of,
+    inverse,
+    plan,
+    redo_plan,
+    refusal_lines,
+    refusal_text,
+    undo_plan,
+)
+from .protocol import (
+    Attempt,
+    GroupAttempt,
+    attempt,
+    attempt_group,
+    commit,
+    redo,
+    run,
+    undo,
+)
+from .recovery import Recovered, open_root, recover
+from .rootcommit import Applied, Prepared, prepare
 
 __all__ = [
     "Applied",
@@ -238,17 +181,3 @@ __all__ = [
     "undo_plan",
     "write_side_file",
 ]
-
-
-if not TYPE_CHECKING:  # the type checker reads the imports above: a name not among them is an error
-
-    def __getattr__(name: str) -> object:
-        """Import a public name's module on first use, so that reading modules below the writer
-        (the journal's read side, the safe-path checks) never pulls in the gate."""
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module if module.startswith("..") else "." + module, __name__),
-                        name)
-        globals()[name] = value
-        return value

@@ -47,11 +47,7 @@ from typing import Any, NoReturn, Sequence
 
 from ..changeset import Changeset, Create, Move
 from ..incremental import findings_cache
-from ..model import Snapshot
-from ..store import load_root
-from . import fs, recovery
-from .errors import NothingToUndo, Refused, TxnError, UnsafeFolder
-from .journal import (
+from ..journal import (
     COMMITTED,
     JournalError,
     RecordName,
@@ -61,6 +57,10 @@ from .journal import (
     record_file,
     stacks,
 )
+from ..model import Snapshot
+from ..store import load_root
+from . import fs, recovery
+from .errors import NothingToUndo, Refused, TxnError, UnsafeFolder
 from .preview import Preview, plan, redo_plan, undo_plan
 from .recovery import GROUP, names_back
 from .rootcommit import Prepared, prepare

@@ -16,10 +16,7 @@ from ..budget import measure
 from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
 from ..erasure import erased_lines
 from ..incremental import FindingsCache, findings_cache, revalidate
-from ..model import Finding, Snapshot
-from ..validate import GateResult, gate
-from .errors import ChangedOnDisk, NothingToUndo, UnsafeFolder
-from .journal import (
+from ..journal import (
     COMMITTED,
     JournalError,
     checked_record,
@@ -29,7 +26,10 @@ from .journal import (
     read_record,
     stacks,
 )
-from .safepath import UnsafePath
+from ..model import Finding, Snapshot
+from ..safepath import UnsafePath
+from ..validate import GateResult, gate
+from .errors import ChangedOnDisk, NothingToUndo, UnsafeFolder
 
 # ---------------------------------------------------------------- why a change was refused
 

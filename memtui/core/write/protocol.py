@@ -18,12 +18,12 @@ from typing import Callable, Sequence
 
 from ..changeset import Changeset
 from ..incremental import FindingsCache
+from ..journal import list_records
 from ..model import BudgetConfig, Snapshot
 from ..store import load_root
 from .errors import Refused
 from .fs import LOCK_TIMEOUT, root_lock
 from .group import GroupApplied, GroupPreview, commit_group, replay_group_plan
-from .journal import list_records
 from .preview import Preview, plan, redo_plan, undo_plan
 from .recovery import Recovered, recover
 from .rootcommit import Applied, commit_root

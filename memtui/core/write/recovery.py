@@ -15,7 +15,23 @@ import stat
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..journal import (
+    COMMITTED,
+    JOURNAL_DIR,
+    PENDING,
+    ROLLED_BACK,
+    JournalError,
+    checked_record,
+    decode_value,
+    journal_dir,
+    list_records,
+    op_from_json,
+    parse_name,
+    read_record,
+    record_file,
+)
 from ..model import BudgetConfig, Snapshot
+from ..safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
 from ..store import load_root
 from .errors import Busy, TxnError, WriteFailed
 from .fs import (
@@ -31,23 +47,7 @@ from .fs import (
     root_lock,
     where,
 )
-from .journal import (
-    COMMITTED,
-    JOURNAL_DIR,
-    PENDING,
-    ROLLED_BACK,
-    JournalError,
-    checked_record,
-    decode_value,
-    journal_dir,
-    list_records,
-    op_from_json,
-    parse_name,
-    read_record,
-    record_file,
-)
 from .restore import left_alone_words, remove_empty_created_dirs, restore_record
-from .safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
 
 _log = logging.getLogger("memtui")
 
@@ -85,9 +85,9 @@ class Recovered(list):  # type: ignore[type-arg]
 def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
     """The record made safe to restore, or an error naming the file and what to do.
 
-    :class:`JournalError` when it is damaged; :class:`~memtui.core.write.safepath.UnsafePath` when it
+    :class:`JournalError` when it is damaged; :class:`~memtui.core.safepath.UnsafePath` when it
     names a path that is not a plain path inside the root (see
-    :func:`~memtui.core.write.journal.checked_record`).
+    :func:`~memtui.core.journal.checked_record`).
     """
     try:
         for op in value.get("ops", []):

@@ -12,6 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from ..changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
+from ..journal import (
+    COMMITTED,
+    JOURNAL_DIR,
+    PENDING,
+    ROLLED_BACK,
+    checked_record,
+    decode_value,
+    journal_dir,
+    list_records,
+    op_from_json,
+    read_record,
+    record_file,
+)
+from ..safepath import symlinked_parent
 from .errors import ChangedOnDisk, TxnError, WriteFailed
 from .fs import (
     abs_path,
@@ -28,20 +42,6 @@ from .fs import (
     unlink_tmps,
     where,
 )
-from .journal import (
-    COMMITTED,
-    JOURNAL_DIR,
-    PENDING,
-    ROLLED_BACK,
-    checked_record,
-    decode_value,
-    journal_dir,
-    list_records,
-    op_from_json,
-    read_record,
-    record_file,
-)
-from .safepath import symlinked_parent
 
 
 def _known_bytes(ops: list[Operation], before: dict[str, bytes | None]) -> dict[str, set[bytes]]:

@@ -16,7 +16,18 @@ from typing import Any
 
 from ..changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
 from ..incremental import FindingsCache
+from ..journal import (
+    COMMITTED,
+    JournalError,
+    decode_value,
+    encode_bytes,
+    list_records,
+    op_to_json,
+    record_id,
+    stacks,
+)
 from ..model import Snapshot
+from ..safepath import UnsafePath
 from .errors import ChangedOnDisk, ReadOnlyFile, Refused, TxnError, WrittenMeanwhile
 from .fs import (
     LOCK_TIMEOUT,
@@ -35,20 +46,9 @@ from .fs import (
     tmp_path,
     write_record,
 )
-from .journal import (
-    COMMITTED,
-    JournalError,
-    decode_value,
-    encode_bytes,
-    list_records,
-    op_to_json,
-    record_id,
-    stacks,
-)
 from .preview import Preview, baseline_of
 from .recovery import recover_locked
 from .restore import remove_empty_created_dirs, rollback
-from .safepath import UnsafePath
 
 
 @dataclass(frozen=True)
