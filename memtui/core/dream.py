@@ -9,6 +9,8 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
 2. ``repair`` — the indexes repaired (:mod:`.index_repair`): dangling pointers repointed where
    one target is evident, broken links in hooks unlinked, duplicates merged with every hook,
    live unreachable files indexed beside their siblings;
+   ``documents`` — the folder's own documents (``README``, ``LICENSE``… with no frontmatter) that
+   nothing reaches, which the repair leaves out: listed only when a person checks the item;
 3. ``supersede-declared`` — the files their author declared superseded (``superseded_by``
    naming an existing file, ``status: superseded``) move to ``archive/``, their entries into the
    archive index under their headings;
@@ -68,7 +70,7 @@ from .supersession import Supersession
 from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
 
-KINDS = ("history", "repair", "supersede-declared", "archive", "successor", "merge", "supersede", "lesson",
+KINDS = ("history", "repair", "documents", "supersede-declared", "archive", "successor", "merge", "supersede", "lesson",
          "pointers", "compact", "shorten", "detail", "decay")
 INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "detail", "decay")
 PINNED_NOTE = "needs review: pinned"
@@ -364,6 +366,22 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
     return _with(item, evidence=shown, paths=paths)
 
 
+def _document_items(snapshot: Snapshot) -> list[DreamItem]:
+    """The folder's own documents (README, LICENSE…) that nothing reaches: the repair leaves them
+    unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
+    from .index_repair import index_documents, unlisted_documents
+
+    documents = unlisted_documents(snapshot)
+    if not documents:
+        return []
+    return [DreamItem("documents", (INDEX_NAME, *documents),
+                      f"{len(documents)} of the folder's own documents reached by nothing: list them in "
+                      "MEMORY.md only if the agent should read them",
+                      tuple(f"{path}: the folder's own document (no frontmatter), not a memory"
+                            for path in documents[: EVIDENCE_SHOWN * 2]),
+                      False, index_documents, note="the folder's own documents, not memories: check to list them")]
+
+
 def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
     from .index_trim import archive_declared, declared_superseded
 
@@ -570,6 +588,7 @@ def plan_dream(
     index_items = _index_items(target_lines, keep, stale)
     proposals += [item for item in index_items if item.kind == "pointers"]
     proposals += [item for item in index_items if item.kind == "repair"]
+    proposals += _document_items(snapshot)
     declared = _declared_items(snapshot)
     proposals += declared
     taken = {p for item in declared for p in item.paths}

@@ -16,7 +16,10 @@
 - a **live unreachable file** gets an entry next to its siblings (the last entry of its name
   family, else of its type, else of its folder), or in a ``## Recent`` block; a family of many
   unreachable files gets one region pointer.  An archived or superseded unreachable file gets
-  an archive-index line (that is what those lines mean); a live one never does.
+  an archive-index line (that is what those lines mean); a live one never does.  The folder's
+  own documents (:func:`is_folder_document`: a ``README``, ``LICENSE``, ``CHANGELOG``… at the top,
+  with no frontmatter) are left out: whoever published the folder put them there for people,
+  not for the agent, and :func:`index_documents` lists them only when a person asks.
 
 Every line replaced or removed is kept, byte for byte, in ``MEMORY-history.md``.  The archive
 index gets the same link repairs.  :func:`lessons` is the last resort for a dangling pointer
@@ -46,6 +49,9 @@ from .index_targets import Targets, broken_refs, is_dangling, relink, stem_of, u
 from .model import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
 from .validate import _structural, glob_regex, reach_of
 
+#: the names a repository gives its own documents (``LICENSE-PENDING.md``, ``README.md``)
+_DOCUMENT = re.compile(r"(?i)^(readme|licen[cs]e|copying|notice|changelog|contributing|code_of_conduct"
+                       r"|security|authors)([-_.][^/]*)?\.md$")
 REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
 LESSON_MIN = 30  # characters of hook that make a lesson worth its own file
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
@@ -70,6 +76,7 @@ class RepairPlan:
     archived_listed: list[str]
     cross_listed: list[str]
     kept: list[str]  # dangling pointers with no evident target
+    documents: list[str]  # the folder's own documents reached by nothing, left unlisted
 
     @property
     def evidence(self) -> list[str]:
@@ -100,6 +107,12 @@ def entry_hook(f: MemoryFile) -> str:
     return f.title
 
 
+def is_folder_document(path: str, f: MemoryFile) -> bool:
+    """Whether a file is the folder's own document (a README, a LICENSE, a CHANGELOG… at the top of
+    the root, with no frontmatter), which people read, not a memory the agent wrote."""
+    return "/" not in path and not f.frontmatter.present and _DOCUMENT.match(path) is not None
+
+
 def _is_live(f: MemoryFile) -> bool:
     return not (f.archived or f.status == "superseded" or f.frontmatter.names("superseded_by"))
 
@@ -111,7 +124,7 @@ def repair(snapshot: Snapshot) -> Changeset:
 
 
 def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
-    report = RepairPlan([], [], [], [], [], [], [], [])
+    report = RepairPlan([], [], [], [], [], [], [], [], [])
     targets = Targets(snapshot)
     active = LineEdit(snapshot.index) if snapshot.index.exists else None
     archive_index = archive_index_of(snapshot)
@@ -160,7 +173,7 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
     if active is not None:
         _merge_duplicates(snapshot, active, report, old_lines)
         _cross_listed(snapshot, active, archive, report, old_lines)
-        _index_unreachable(snapshot, active, archive, report)
+        _index_unreachable(snapshot, active, archive, report, documents=False)
     if to_archive:
         _append(archive, to_archive)
 
@@ -255,13 +268,47 @@ def _cross_listed(snapshot: Snapshot, active: LineEdit, archive: LineEdit, repor
                                        "active entry leaves (kept in MEMORY-history.md)")
 
 
-def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan) -> None:
+def unreachable(snapshot: Snapshot) -> list[str]:
+    """The files nothing reaches (no entry, archive line, region or mention), memtui's history
+    and team files aside."""
     reach = reach_of(snapshot)
     structural = _structural(snapshot)
-    orphans = [path for path, f in snapshot.files.items()
-               if path not in structural and path != HISTORY_NAME and not in_team(path)
-               and not reach.direct.get(path) and path not in reach.archived
-               and path not in reach.region and path not in reach.mention]
+    return [path for path in snapshot.files
+            if path not in structural and path != HISTORY_NAME and not in_team(path)
+            and not reach.direct.get(path) and path not in reach.archived
+            and path not in reach.region and path not in reach.mention]
+
+
+def unlisted_documents(snapshot: Snapshot) -> list[str]:
+    """The folder's own documents (:func:`is_folder_document`) that nothing reaches."""
+    return [path for path in unreachable(snapshot) if is_folder_document(path, snapshot.files[path])]
+
+
+def index_documents(snapshot: Snapshot) -> Changeset:
+    """Entries for the folder's own documents that nothing reaches, beside their siblings or
+    under ``## Recent`` (raises :class:`NothingToRepair` when there are none)."""
+    if not snapshot.index.exists:
+        raise NothingToRepair("the root has no MEMORY.md")
+    active = LineEdit(snapshot.index)
+    report = RepairPlan([], [], [], [], [], [], [], [], [])
+    _index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True)
+    if not active.changed:
+        raise NothingToRepair("no document of the folder is unlisted")
+    names = ", ".join(path for path in unlisted_documents(snapshot))
+    return Changeset("documents", f"list the folder's own documents in MEMORY.md: {names}",
+                     tuple(index_op(snapshot.index, active.render())))
+
+
+def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,
+                       documents: bool) -> None:
+    """Index the unreachable files: the memories (``documents`` false; the folder's own documents
+    are then named in ``report.documents``), or only the folder's own documents."""
+    orphans = []
+    for path in unreachable(snapshot):
+        if is_folder_document(path, snapshot.files[path]) == documents:
+            orphans.append(path)
+        elif not documents:
+            report.documents.append(path)
     if not orphans:
         return
     files = snapshot.files

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import string
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,38 @@ def test_an_unreachable_live_file_is_indexed_beside_its_siblings(make_root: Make
     )
     assert not after.archive_index.exists  # a live file is never filed as archived
     assert not errors(after)
+
+
+def test_the_folders_own_documents_are_left_unlisted_and_offered_unchecked(make_root: MakeRoot) -> None:
+    """A README or LICENSE a publisher put in the folder is not a memory: the repair leaves it out,
+    and the dream's ``documents`` item (unchecked) lists it only when a person asks."""
+    from memtui.core.dream import plan_dream
+    from memtui.core.index_repair import index_documents, is_folder_document, plan_repair
+
+    files = dict(SECTIONED_FILES, **{
+        "README.md": "# memory-export\n\nAn export of the session memory, for reference.\n",
+        "LICENSE-PENDING.md": "# LICENSE PENDING\n\nAll rights reserved until a license is chosen.\n",
+        "readme_first.md": topic("Read me first", "start with the deploy notes", type_="feedback"),
+        "notes/README.md": "# Notes\n\nthe notes folder\n",
+        "CHANGELOG.md": topic("Changelog", "what changed, as a memory"),  # frontmatter: a memory
+    })
+    snapshot = load_root(make_root(files))
+    documents = [p for p, f in snapshot.files.items() if is_folder_document(p, f)]
+    assert sorted(documents) == ["LICENSE-PENDING.md", "README.md"]
+    changeset, report = plan_repair(snapshot)
+    after = result(snapshot, changeset)
+    listed = {line.resolved for line in after.index.entries}
+    assert {"readme_first.md", "notes/README.md", "CHANGELOG.md"} <= listed
+    assert not listed & {"README.md", "LICENSE-PENDING.md"}
+    assert sorted(report.documents) == ["LICENSE-PENDING.md", "README.md"]
+    item = next(i for i in plan_dream(snapshot, datetime(2026, 12, 1, tzinfo=timezone.utc)).items
+                if i.kind == "documents")
+    assert not item.checked and item.paths == ("MEMORY.md", "LICENSE-PENDING.md", "README.md")
+    both = result(after, index_documents(after))
+    assert {"README.md", "LICENSE-PENDING.md"} <= {line.resolved for line in both.index.entries}
+    assert not errors(both)
+    with pytest.raises(verbs.NothingToRebuild):
+        index_documents(both)
 
 
 def test_a_family_of_many_unreachable_files_gets_one_region_line(make_root: MakeRoot) -> None:
