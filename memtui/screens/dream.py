@@ -219,7 +219,7 @@ class DreamScreen(Screen[None]):
         if plan is None or not plan.items:
             return
         selected = self.selected
-        waiting = len(plan.waiting)
+        waiting = sum(1 for i, item in enumerate(plan.items) if not item.checked and i not in selected)
         items = len(plan.items)
         self.query_one("#dream-title", Static).update(
             f"Dream — {items} item{'s' if items != 1 else ''}, {len(selected)} checked"

@@ -9,7 +9,7 @@ import pytest
 from memtui.core.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.widgets.inbox_view import InboxView
-from tests.support.app import digest, make_app, press, settle
+from tests.support.app import digest, make_app, press, screen_lines, settle
 
 
 @pytest.fixture(autouse=True)
@@ -119,3 +119,25 @@ async def test_a_name_that_is_not_utf8_is_one_change_in_the_inbox(demo_root: Pat
         assert [(c.kind, c.path) for c in view.inbox.changes] == [("added", bad)]
         await press(pilot, "N")  # before: the store could not be saved ("surrogates not allowed")
         assert app.inbox is not None and app.inbox.changes == ()
+
+
+async def test_the_folders_readme_waits_unchecked_and_is_listed_once_checked(demo_root: Path) -> None:
+    """A README the folder's publisher put there is offered as the unchecked ``documents`` item; the
+    header stops counting it as waiting once it is checked, and applying lists it."""
+    (demo_root / "README.md").write_text("# Team memory\n\nWhat this folder is, for people.\n", encoding="utf-8")
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.plan is not None
+        at = next(i for i, item in enumerate(screen.plan.items) if item.kind == "documents")
+        assert at not in screen.selected
+        assert any("1 waiting for you" in line for line in screen_lines(app))
+        for _ in range(at):
+            await press(pilot, "down")
+        await press(pilot, "space")
+        assert at in screen.selected and not any("waiting for you" in line for line in screen_lines(app))
+        assert screen.judged == screen.selected and screen.preview is not None and screen.preview.accepted
+        await press(pilot, "a")
+        assert "(README.md)" in (demo_root / "MEMORY.md").read_text(encoding="utf-8")
