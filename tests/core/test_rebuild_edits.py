@@ -517,3 +517,31 @@ def test_past_the_target_long_detail_moves_byte_for_byte_into_topic_files(make_r
     assert index.index("## Ops") < index.index("Migrations: detail") < index.index("[Brief]") < index.index("## Deploys")
     assert len(after.index.lines) == 9 and not errors(after) - errors(snapshot)
     assert write.plan(snapshot, changeset).accepted  # the gate's erasure check finds the moved text
+
+
+@pytest.mark.parametrize(("rule", "moves"), [
+    ("- 배포 전에는 항상 스테이징에서 마이그레이션을 확인한다.", False),  # Korean: "always"
+    ("- デプロイの前に必ずステージングで確認すること。", False),  # Japanese: "without fail"
+    ("- 部署前必须在预发环境验证迁移。", False),  # Chinese: "must"
+    ("- Không bao giờ deploy vào thứ Sáu.", False),  # Vietnamese: "never"
+    ("- Nunca despliegues los viernes.", False),  # Spanish: "never"
+    ("- 배포 기록은 주간 릴리스 담당자가 작성한다.", True),  # Korean, no rule: it may move
+])
+def test_a_standing_rule_in_another_language_keeps_its_block_in_the_index(
+        make_root: MakeRoot, rule: str, moves: bool) -> None:
+    """The detail step leaves a block holding a directive where it loads, whatever its language
+    (a block of facts still moves)."""
+    from memtui.core.index_detail import NothingToMove, move_detail
+
+    prose = [line for line in PROSE if not line.startswith(("The deploy window", "```", "make"))]
+    lines = ["# Memory", "", "## Ops", "- [Brief](feedback_brief.md) — answer first", "", "## Deploys",
+             *prose, rule, "The release notes live in the wiki page of each tag, under Releases."]
+    files: dict[str, str | bytes] = {"MEMORY.md": "\n".join(lines) + "\n",
+                                     "feedback_brief.md": topic("Brief", type_="feedback")}
+    snapshot = load_root(make_root(files), BudgetConfig(max_lines=8, max_bytes=25_000))
+    if moves:
+        after = result(snapshot, move_detail(snapshot, target_lines=6))
+        assert rule not in text(after) and any(rule in f.text for f in after.files.values())
+    else:
+        with pytest.raises(NothingToMove):
+            move_detail(snapshot, target_lines=6)
