@@ -226,11 +226,6 @@ class Outline:
         return gone
 
 
-def emptied_headings(index: Index, removed: set[int]) -> set[int]:
-    """:meth:`Outline.emptied` for one question."""
-    return Outline(index).emptied(removed)
-
-
 def innermost_headings(index: Index, levels: list[int] | None = None) -> list[int | None]:
     """For every position, the position of the nearest heading that encloses it (None above
     the first heading); one pass."""
