@@ -1,5 +1,7 @@
 """Check memtui against a real Claude Code build: what it loads from ``MEMORY.md`` and which
-folder it uses, case by case, beside what ``memtui loaded`` and ``memtui list`` say.
+folder it uses, case by case, beside what ``memtui loaded`` and ``memtui list`` say; and, with
+memtui's hooks installed, what the build does with ``memtui hook pre``'s answer to a scripted
+Write or Edit into the memory folder (the stand-in asks for the tool call).
 
 Optional and never part of the test run: it needs a Claude Code build from the npm registry,
 e.g. ``npm install @anthropic-ai/claude-code@2.1.332`` in a scratch folder (``/tmp/cc``).  Each
@@ -40,13 +42,15 @@ DEFAULT_CLAUDE = Path("/tmp/cc/node_modules/.bin/claude")
 
 
 class StandIn(http.server.ThreadingHTTPServer):
-    """A loopback Messages API: every request logged, every answer a one-word reply."""
+    """A loopback Messages API: every request logged; a streamed answer is the next scripted tool
+    call when one is queued (:attr:`script`), else a one-word reply."""
 
     daemon_threads = True
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[dict[str, Any]] = []
+        self.script: list[tuple[str, dict[str, Any]]] = []  # (tool name, input) to answer with, in turn
         self.lock = threading.Lock()
 
     @property
@@ -73,6 +77,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             request = {}
         with self.server.lock:
             self.server.requests.append({"path": self.path, "body": request})
+            # only the main loop's requests (they offer the Write tool) take a scripted call
+            offers_write = any(isinstance(t, dict) and t.get("name") == "Write" for t in request.get("tools") or [])
+            call = self.server.script.pop(0) if request.get("stream") and offers_write and self.server.script else None
         if "count_tokens" in self.path:
             return self._json({"input_tokens": 10})
         message = {"id": "msg_standin", "type": "message", "role": "assistant",
@@ -85,6 +92,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.end_headers()
+        if call is not None:
+            self._tool_call(message, *call)
+            return
         for kind, data in (
             ("message_start", {"type": "message_start", "message": message}),
             ("content_block_start", {"type": "content_block_start", "index": 0,
@@ -94,6 +104,22 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
             ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
                                                                   "stop_sequence": None},
+                               "usage": {"output_tokens": 1}}),
+            ("message_stop", {"type": "message_stop"}),
+        ):
+            self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
+    def _tool_call(self, message: dict[str, Any], name: str, tool_input: dict[str, Any]) -> None:
+        """Stream one ``tool_use`` block, as the model asks for a tool."""
+        use = {"type": "tool_use", "id": f"toolu_standin_{len(self.server.requests)}", "name": name, "input": {}}
+        for kind, data in (
+            ("message_start", {"type": "message_start", "message": message}),
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": use}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                     "delta": {"type": "input_json_delta", "partial_json": json.dumps(tool_input)}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
                                "usage": {"output_tokens": 1}}),
             ("message_stop", {"type": "message_stop"}),
         ):
@@ -339,6 +365,137 @@ def _first_difference(a: str | None, b: str) -> int:
     return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
+# ---------------------------------------------------------------- memory writes through the hook
+
+
+@dataclass
+class HookCase:
+    """The model asks for one Write or Edit into the auto memory folder; memtui's hooks are on."""
+
+    name: str
+    tool: str
+    target: str  # relative to the memory folder
+    tool_input: dict[str, Any]  # without file_path
+    expect: str  # what memtui should decide: allow | deny
+    files: dict[str, str] = field(default_factory=dict)  # the memory folder before
+
+
+def _topic(name: str, body: str, type_: str = "project") -> str:
+    return f"---\nname: {name}\ndescription: {name.lower()}\ntype: {type_}\n---\n\n{body}\n"
+
+
+_BASE = {"MEMORY.md": "# Memory\n\n- [Deploys](project_deploys.md) — how we ship\n",
+         "project_deploys.md": _topic("Deploys", "Tuesday mornings, two approvals.")}
+HOOK_CASES = [
+    HookCase("Write: a clean topic file", "Write", "feedback_tests.md",
+             {"content": _topic("Tests first", "Write the failing test before the fix.", "feedback")}, "allow",
+             dict(_BASE)),
+    HookCase("Write: a topic file holding a token", "Write", "project_ci.md",
+             {"content": _topic("CI", "The CI token is ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + ".")},
+             "deny", dict(_BASE)),
+    HookCase("Edit: an index entry pointing at nothing", "Edit", "MEMORY.md",
+             {"old_string": "— how we ship\n", "new_string": "— how we ship\n- [Rollbacks](project_rollbacks.md) — undo\n",
+              "replace_all": False}, "deny", dict(_BASE)),
+    HookCase("Write: an index past 200 lines", "Write", "MEMORY.md",
+             {"content": "# Memory\n\n- [Deploys](project_deploys.md) — how we ship\n"
+              + "".join(f"- fact {k}: the staging host {k} restarts nightly\n" for k in range(230))}, "deny",
+             dict(_BASE)),
+    HookCase("Edit: a topic file, its entry kept", "Edit", "project_deploys.md",
+             {"old_string": "two approvals.", "new_string": "two approvals, one from on-call.", "replace_all": False},
+             "allow", dict(_BASE)),
+]
+
+
+def run_hook_case(case: HookCase, claude: Path, server: StandIn, base: Path) -> tuple[bool, list[str]]:
+    """One scripted memory write: what memtui's ``hook pre`` answered (recorded by a wrapper) and
+    what the build did with it — the file written or not, the reason Claude was told."""
+    from memtui.core.discover import claude_roots
+    from memtui.core.hooks_install import with_hooks
+
+    scratch = base / ("hook-" + re.sub(r"[^A-Za-z0-9]+", "-", case.name).strip("-"))
+    shutil.rmtree(scratch, ignore_errors=True)
+    home, project = scratch / "home", scratch / "proj"
+    project.mkdir(parents=True)
+    home.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, capture_output=True)
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-dummy-standin",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+           "DISABLE_TELEMETRY": "1", "NO_PROXY": "127.0.0.1", "LANG": "C.UTF-8",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+           "MEMTUI_CACHE_DIR": str(scratch / "memtui-cache")}
+    memory = next(r for r in claude_roots(project, env=env, home=home) if r.kind == "auto").path
+    memory.mkdir(parents=True)
+    for rel, text in case.files.items():
+        (memory / rel).write_text(text, encoding="utf-8")
+    wrapper = scratch / "pre.sh"  # records what the build sent and what memtui answered
+    wrapper.write_text(f"#!/bin/sh\ntee '{scratch}/pre-in.json' | '{sys.executable}' -m memtui hook pre "
+                       f"> '{scratch}/pre-out.json'; code=$?\ncat '{scratch}/pre-out.json'\n"
+                       f"echo $code > '{scratch}/pre-code'\nexit $code\n")
+    wrapper.chmod(0o755)
+    settings = with_hooks({}, f"'{sys.executable}' -m memtui")
+    for group in settings["hooks"]["PreToolUse"]:
+        for entry in group["hooks"]:
+            entry["command"] = str(wrapper)
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    target = memory / case.target
+    before = target.read_bytes() if target.exists() else None
+    server.take()
+    with server.lock:
+        server.script[:] = [(case.tool, {"file_path": str(target), **case.tool_input})]
+    try:
+        done = subprocess.run([str(claude), "-p", "remember this", "--permission-mode", "acceptEdits",
+                               "--output-format", "stream-json", "--verbose", "--include-hook-events"],
+                              cwd=project, env=env, capture_output=True, text=True, timeout=180, check=False)
+    except subprocess.TimeoutExpired:
+        return False, ["claude did not finish within 180 s"]
+    (scratch / "stream.jsonl").write_text(done.stdout)
+    with server.lock:
+        left = list(server.script)
+        server.script.clear()
+    requests = [r["body"] for r in server.take() if "/v1/messages" in r["path"] and "count_tokens" not in r["path"]]
+    notes: list[str] = []
+    if left:
+        return False, ["the build never asked the stand-in for the main loop's answer"]
+    out_path, code_path = scratch / "pre-out.json", scratch / "pre-code"
+    if not code_path.exists():
+        return False, ["memtui's PreToolUse hook did not run"]
+    code = int(code_path.read_text().strip() or "-1")
+    answer = out_path.read_text()
+    try:
+        specific = json.loads(answer).get("hookSpecificOutput", {}) if answer.strip().startswith("{") else {}
+    except ValueError:
+        specific = {}
+    decision = specific.get("permissionDecision") or ("deny" if code == 2 else "allow" if code == 0 else f"exit {code}")
+    reason = str(specific.get("permissionDecisionReason") or "")
+    after = target.read_bytes() if target.exists() else None
+    written = after != before
+    told = _tool_result(requests)
+    ok = decision == case.expect and written == (decision == "allow")
+    if decision == "deny":
+        ok &= told is not None and told[0] and bool(reason) and reason.splitlines()[0][:60] in told[1]
+    notes.append(f"memtui: {decision} (exit {code}){': ' + reason.splitlines()[0][:110] if reason else ''}")
+    notes.append(f"claude: file {'written' if written else 'unchanged'}; Claude was told "
+                 + ("nothing" if told is None else f"{'an error' if told[0] else 'a result'}: {' '.join(told[1].split())[:110]}")
+                 + ("" if ok else f"  ← DIFFERS (expected {case.expect})"))
+    return ok, notes
+
+
+def _tool_result(requests: list[dict[str, Any]]) -> tuple[bool, str] | None:
+    """(is_error, text) of the first tool result the build sent back, or None."""
+    for request in requests:
+        for message in request.get("messages", []):
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                if isinstance(part, dict) and part.get("type") == "tool_result":
+                    inner = part.get("content")
+                    text = inner if isinstance(inner, str) else " ".join(
+                        p.get("text", "") for p in inner or [] if isinstance(p, dict))
+                    return bool(part.get("is_error")), text
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claude", type=Path, default=Path(os.environ.get("CLAUDE_BIN", DEFAULT_CLAUDE)))
@@ -365,6 +522,14 @@ def main() -> int:
             same, notes = run_case(case, args.claude, server, base)
             failed += not same
             print(f"{'same   ' if same else 'DIFFERS'} {case.name}")
+            for note in notes:
+                print(f"          {note}")
+        for hook_case in HOOK_CASES:
+            if args.only and args.only not in hook_case.name:
+                continue
+            same, notes = run_hook_case(hook_case, args.claude, server, base)
+            failed += not same
+            print(f"{'same   ' if same else 'DIFFERS'} hook pre · {hook_case.name}")
             for note in notes:
                 print(f"          {note}")
     finally:
