@@ -104,7 +104,8 @@ TREE_LEVELS = 4
 @lru_cache(maxsize=32)
 def _tree_roots(root: str) -> tuple[Path, ...]:
     """Other memory roots of the tree a root sits in: below its ancestors up to
-    :data:`TREE_LEVELS` folders up, never the home folder or above it, nor above a git work tree."""
+    :data:`TREE_LEVELS` folders up, never the home folder or above it, nor above a git work tree,
+    nor a folder at the top of the file system (``/tmp``, ``/srv``: the trees of everyone)."""
     from .discover import roots_under
 
     here = Path(root).resolve()
@@ -112,8 +113,8 @@ def _tree_roots(root: str) -> tuple[Path, ...]:
     top = here
     for _ in range(TREE_LEVELS):
         parent = top.parent
-        if parent == top or home.is_relative_to(parent):
-            break  # never the home folder, nor a folder above it
+        if parent == top or home.is_relative_to(parent) or len(parent.parts) <= 2:
+            break  # never the home folder, nor a folder above it, nor /tmp
         top = parent
         if (top / ".git").exists():
             break
