@@ -12,7 +12,7 @@ today; moving it out would hide it).  Two kinds of detail move:
 A block is moved only when it is at least :data:`DETAIL_CHARS` characters, it names no memory
 file (a mention may be how a file is reached), it does not split a fenced block and it holds no
 directive (``never``, ``do not``, ``avoid``, or the same in the other languages real folders are
-written in, :data:`RULE_WORDS`: a standing rule stays where it loads).  The
+written in, :func:`~.index_lines.states_rule`: a standing rule stays where it loads).  The
 largest blocks move first, until the index is within its target.  Each block lands byte for
 byte, below a frontmatter (``name``, ``description``, ``type``, ``moved_from``) and a title, in
 a topic file of its own under a name no file has (never a file the author wrote), and its
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from .budget import line_sizes, measure
 from .changeset import Changeset, Create, Operation
 from .index_edit import heading_title, one_line
-from .index_lines import LineEdit, NothingToRebuild, index_op, innermost_headings, target_size
+from .index_lines import LineEdit, NothingToRebuild, index_op, innermost_headings, states_rule, target_size
 from .model import Index, IndexLine, LineKind, Snapshot, encode_text
 from .prose_index import _free, _slug
 
@@ -36,13 +36,6 @@ PROSE_LINES = 6  # a prose block this many lines long may move (a few lines of i
 SUB_LINES = 2  # sub-bullets under an entry: this many lines at least
 DETAIL_CHARS = 300  # ... and this many characters
 _FENCE = re.compile(r"^\s*(```|~~~)")
-#: "always", "never", "must", "do not", "forbidden", "required" in the other languages of real
-#: memory folders (Korean, Japanese, Chinese, Vietnamese, Spanish, French, German, Portuguese):
-#: a block holding one is a standing rule (a false alarm only keeps a block where it loads)
-RULE_WORDS = re.compile(
-    r"항상|절대|반드시|금지|하지\s?마|하지\s?않|필수|주의|必ず|絶対|禁止|しない|常に|必须|必須|不要|不得|总是|永远|務必|务必"
-    r"|(?<!\w)(?:luôn|đừng|không bao giờ|không được|bắt buộc|cấm|nunca|siempre|jamais|toujours|ne jamais|niemals"
-    r"|immer|nie|verboten|sempre|não)(?!\w)", re.IGNORECASE)
 _STRUCTURE = (LineKind.ENTRY, LineKind.HEADING, LineKind.REGION, LineKind.COMMENT, LineKind.SCOPE_FIELD,
               LineKind.BLANK)
 
@@ -70,13 +63,10 @@ def _indent(raw: str) -> int:
 def _movable(lines: tuple[IndexLine, ...]) -> bool:
     """Long enough, naming no memory file, no fence split, and no directive (a standing rule a
     session must see unbidden stays where it loads)."""
-    from .staleness import directive_word
-
     text = sum(len(line.raw.strip()) for line in lines)
     fences = sum(1 for line in lines if _FENCE.match(line.raw))
     return (text >= DETAIL_CHARS and fences % 2 == 0 and not any(line.refs for line in lines)
-            and directive_word(joined := "\n".join(line.raw for line in lines)) is None
-            and RULE_WORDS.search(joined) is None)
+            and not states_rule("\n".join(line.raw for line in lines)))
 
 
 _MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*")

@@ -46,6 +46,36 @@ FILL_TARGET = 0.80
 LONG_HOOK = 200  # Claude Code's advice: one line under ~200 characters
 
 
+#: "always", "never", "must", "do not", "forbidden", "required" in the other languages of real
+#: memory folders (Korean, Japanese, Chinese, Vietnamese, Spanish, French, German, Portuguese):
+#: a block holding one is a standing rule (a false alarm only keeps a block where it loads)
+RULE_WORDS = re.compile(
+    r"항상|절대|반드시|금지|지\s?(?:말 것|말것|마세요|마라|말아|마\b)|하지\s?않|필수|주의"
+    r"|必ず|絶対|禁止|しない|常に|必须|必須|不要|不得|总是|永远|務必|务必"
+    r"|(?<!\w)(?:luôn|đừng|không bao giờ|không được|bắt buộc|cấm|nunca|siempre|jamais|toujours|ne jamais|niemals"
+    r"|immer|nie|verboten|sempre|não)(?!\w)", re.IGNORECASE)
+
+
+#: an English directive where a sentence or clause starts (``Never …``, ``— do not …``), or a
+#: word that makes one anywhere; "never" inside a sentence ("retired the never-build flag") is
+#: a fact, not a rule
+_IMPERATIVE = re.compile(r"(?i)(?:^|[.,;:!?(]\s+|\s[-—–]\s+|\*\*\s*|[-*+]\s+)"
+                         r"(?:never|do not|don't|don’t|avoid|always)\b|\b(?:must not|mustn't|mandatory)\b")
+
+
+def line_states_rule(text: str) -> bool:
+    """Whether an index line (or hook) states a standing rule: an English directive in the
+    imperative (:data:`_IMPERATIVE`) or one of :data:`RULE_WORDS`."""
+    return _IMPERATIVE.search(text) is not None or RULE_WORDS.search(text) is not None
+
+
+def states_rule(text: str) -> bool:
+    """Whether a text states a standing rule: a directive word (``never``, ``do not``, ``avoid``)
+    or one of :data:`RULE_WORDS`.  The index edits keep such text where it loads."""
+    from .staleness import directive_word
+
+    return directive_word(text) is not None or RULE_WORDS.search(text) is not None
+
 class NothingToRebuild(VerbError):
     """The index is already what a rebuild would write."""
 

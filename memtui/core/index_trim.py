@@ -4,12 +4,15 @@ Nothing here runs on an index within its target.  Past it:
 
 1. :func:`shorten` — entry lines longer than ~200 characters, longest first, until the index
    is within its target: the title is cut to its first clause and the hook becomes the file's
-   ``description`` or the hook's first clause; the full line is kept in ``MEMORY-history.md``.
+   ``description`` or the hook's first clause, followed by the clause of the old hook that states
+   a rule (:func:`~.index_lines.states_rule`) when the short one lost it; the full line is kept
+   in ``MEMORY-history.md``.
 2. :func:`decay` — pointers leave the working set by **status before age**: files the author
    declared superseded, archived files still listed, ``FULLY_STALE`` files no guard holds
    (:func:`fully_stale`), then episodic entries (``session_*`` logs, ``project`` notes) oldest
-   first, then the others; ``user``/``feedback``/``decision`` rules last.  An entry the same
-   pass has just added (a live file that had no entry) decays only when nothing else brings the
+   first, then the others, then entries whose line states a rule; ``user``/``feedback``/
+   ``decision`` rules last.  An entry the same pass has just added (a live file that had no
+   entry, or a topic file the pass wrote) decays only when nothing else brings the
    index within its cap — else the pass would file a live note as archived.  Pinned files and
    informal pins (``** ACTIVE **``, ``START HERE``, ``CRITICAL``) never decay here.  An index
    that the loader reads in full keeps every pointer to a live file: only the
@@ -39,6 +42,7 @@ from .index_lines import (
     history_ops,
     index_op,
     innermost_headings,
+    line_states_rule,
     target_size,
 )
 from .index_targets import relink as relink_line
@@ -88,6 +92,12 @@ def short_line(line: IndexLine, f: MemoryFile | None, files: Mapping[str, Memory
     raw = line.raw
     hook_source = (f.description if f is not None else "") or line.hook or ""
     hook = first_clause(hook_source, SHORT_HOOK) if hook_source else ""
+    if line.hook and line_states_rule(line.hook) and not line_states_rule(hook):
+        # the rule the hook states stays where it loads: its clause follows the short hook
+        rule = next((c.strip() for c in re.split(r"[.;·]\s+|\s+[—–]\s+|\n", line.hook) if line_states_rule(c)), "")
+        hook = f"{hook.rstrip('.…')} — {rule}" if hook and rule not in hook else rule
+        if not rule or len(hook) > SHORT_HOOK:
+            return None  # the rule does not fit a short hook: the line stays whole
     new = raw
     if line.form is not None and line.form.value == "link" and len(line.link_text) > SHORT_TITLE:
         title = first_clause(line.link_text, SHORT_TITLE)
@@ -156,10 +166,13 @@ def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = ()) -> t
         return 2, "fully stale: every reference it makes is gone, no guard holds it"
     kind = f.frontmatter.get("type").strip().lower()
     name = f.name.lower()
-    if name.startswith(("session_", "session-")) or kind == "project":
-        return 3, "episodic (a session log or project note)"
     if kind in RULE_TYPES or name.startswith(tuple(t + "_" for t in RULE_TYPES)):
-        return 5, f"a {kind or name.split('_', 1)[0]} rule"
+        return 6, f"a {kind or name.split('_', 1)[0]} rule"
+    episodic = name.startswith(("session_", "session-"))
+    if not episodic and line_states_rule(line.raw):  # a note's entry states a standing rule:
+        return 5, "its entry states a rule"  # just before the rules (a session log stays a log)
+    if episodic or kind == "project":
+        return 3, "episodic (a session log or project note)"
     return 4, f"type {kind or 'unknown'}"
 
 
