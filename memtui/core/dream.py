@@ -274,7 +274,7 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
 
 
 def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
-                 stale: frozenset[str] = frozenset()) -> list[DreamItem]:
+                 stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None) -> list[DreamItem]:
     """The index items, built (and explained) on the state the items before them leave.
     ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
     repair indexes them); ``stale``: the fully stale files no guard holds."""
@@ -305,7 +305,7 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
                   "files of its own, each reached by one entry line", (), True, lambda s: move_detail(s, target_lines)),
         DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
                   "status before age into MEMORY-archive.md under their headings (rules and pins last)",
-                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale))),
+                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale, known))),
     ]
 
 
@@ -332,8 +332,12 @@ def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
 
 
 def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[str] = frozenset(),
-                     stale: frozenset[str] = frozenset()) -> tuple[Changeset, list[str]]:
+                     stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None
+                     ) -> tuple[Changeset, list[str]]:
     from .index_trim import decay, decay_plan
+    from .rebuild import with_born
+
+    keep = with_born(keep, state, known)
 
     chosen = decay_plan(state, target_lines, keep=keep, stale=stale)
     lines = state.index.lines
@@ -579,13 +583,14 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    from .rebuild import unlisted_live
+    from .rebuild import known_paths, unlisted_live
 
     stat_cache = cache_of(snapshot)  # a load through the stat cache: its kept facets and answers
     stale_items = _archive_items(snapshot, now, repo, consulted, stat_cache)
     keep = unlisted_live(snapshot)
     stale = frozenset(p for item in stale_items for p in item.paths)
-    index_items = _index_items(target_lines, keep, stale)
+    known = known_paths(snapshot)
+    index_items = _index_items(target_lines, keep, stale, known)
     proposals += [item for item in index_items if item.kind == "pointers"]
     proposals += [item for item in index_items if item.kind == "repair"]
     proposals += _document_items(snapshot)
@@ -609,7 +614,7 @@ def plan_dream(
     if stat_cache is not None:
         stat_cache.save()  # what was learnt, for the next plan (the user's cache folder)
     return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines,
-                                                    lambda: _index_items(target_lines, keep, stale))), cache)
+                                                    lambda: _index_items(target_lines, keep, stale, known))), cache)
 
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:

@@ -38,7 +38,8 @@ from .validate import _structural, glob_regex
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*")
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
 
-__all__ = ["NothingToRebuild", "file_age_key", "generate", "rebuild", "phases", "family_glob", "unlisted_live"]
+__all__ = ["NothingToRebuild", "file_age_key", "generate", "rebuild", "phases", "family_glob", "unlisted_live",
+           "known_paths", "with_born"]
 
 
 def family_glob(name: str) -> tuple[str, str] | None:
@@ -178,18 +179,36 @@ def unlisted_live(snapshot: Snapshot) -> frozenset[str]:
                      if path not in listed and not f.archived and not path.startswith(ARCHIVE_DIR + "/"))
 
 
+def known_paths(snapshot: Snapshot) -> frozenset[str]:
+    """The files a pass starts from, and those its indexes already name (a lesson recovered
+    into a missing file keeps the author's old entry, which may decay as any other)."""
+    named = (line.resolved for index in (snapshot.index, snapshot.archive_index) for line in index.entries)
+    return frozenset(snapshot.files) | frozenset(path for path in named if path)
+
+
+def with_born(keep: frozenset[str], state: Snapshot, known: frozenset[str] | None) -> frozenset[str]:
+    """``keep`` and the files of ``state`` the pass's first snapshot neither had nor named
+    (``known``, :func:`known_paths`): a topic file the same pass wrote under a new name (the
+    detail moved out of the index) is not decayed straight into the archive index."""
+    if known is None:
+        return keep
+    return keep | frozenset(path for path in state.files if path not in known)
+
+
 def phases(target_lines: int | None = None, keep: frozenset[str] = frozenset(),
-           stale: Callable[[Snapshot], frozenset[str]] | None = None) -> list[tuple[str, Phase]]:
+           stale: Callable[[Snapshot], frozenset[str]] | None = None,
+           known: frozenset[str] | None = None) -> list[tuple[str, Phase]]:
     """The editing phases of a rebuild, named, in the order they compose.  ``keep``: files the
-    decay leaves alone (:func:`unlisted_live` of the snapshot the pass started from);
-    ``stale``: the fully stale files no guard holds, read from the state the decay sees."""
+    decay leaves alone (:func:`unlisted_live` of the snapshot the pass started from), and with
+    them every file not ``known`` to it (:func:`with_born`); ``stale``: the fully stale files
+    no guard holds, read from the state the decay sees."""
     from .index_trim import decay, shorten, within_target
     from .prose_index import pointers
 
     def decay_phase(s: Snapshot) -> Changeset:
         found = stale(s) if stale is not None and s.index.exists and not within_target(s, target_lines) \
             else frozenset()
-        return decay(s, target_lines, keep=keep, stale=found)
+        return decay(s, target_lines, keep=with_born(keep, s, known), stale=found)
 
     from .index_compact import compact
     from .index_detail import move_detail
@@ -221,7 +240,8 @@ def rebuild(snapshot: Snapshot, target_lines: int | None = None, now: datetime |
     state = snapshot
     ops: list[Operation] = []
     done: list[str] = []
-    for _name, build in phases(target_lines, unlisted_live(snapshot), lambda s: fully_stale(s, clock, repo)):
+    for _name, build in phases(target_lines, unlisted_live(snapshot), lambda s: fully_stale(s, clock, repo),
+                               known_paths(snapshot)):
         try:
             changeset = build(state)
         except NothingToRebuild:
