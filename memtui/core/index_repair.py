@@ -14,7 +14,8 @@
 - a file listed in both indexes leaves the index it does not belong in (a live file its
   archive-index line, an archived one its active entry);
 - a **live unreachable file** gets an entry next to its siblings (the last entry of its name
-  family, else of its type, else of its folder), or in a ``## Recent`` block; a family of many
+  family, else of its type, else of its folder — the root's top counts only in an index without
+  sections), or in a ``## Recent`` block; a family of many
   unreachable files gets one region pointer.  An archived or superseded unreachable file gets
   an archive-index line (that is what those lines mean); a live one never does.  The folder's
   own documents (:func:`is_folder_document`: a ``README``, ``LICENSE``, ``CHANGELOG``… at the top,
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 from .changeset import Changeset, Create, Operation
 from .index import region_line
-from .index_edit import new_entry, with_hook
+from .index_edit import heading_level, new_entry, with_hook
 from .index_lines import (
     HISTORY_NAME,
     LineEdit,
@@ -44,6 +45,7 @@ from .index_lines import (
     history_block,
     history_ops,
     index_op,
+    innermost_headings,
 )
 from .index_targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 from .model import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
@@ -321,18 +323,28 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
                                           "listed in the archive index")
     if not live:
         return
-    # where the siblings are: the last entry of the same family, type, folder
-    last_by: dict[tuple[str, str], int] = {}
+    # where the siblings are: the section holding most entries of the same family, type, folder
+    # (the later one on a tie), at its last such entry
+    flat = not any(line.kind is LineKind.HEADING and heading_level(line) >= 2 for line in lines)
+    section_of = innermost_headings(active.index)
+    seen: dict[tuple[str, str], dict[int | None, list[int]]] = defaultdict(dict)  # key → section → [count, last]
     for pos, line in enumerate(lines):
         if line.kind is LineKind.ENTRY and line.resolved is not None and line.resolved in files \
                 and not line.scope:
             f = files[line.resolved]
             name = line.resolved.rpartition("/")[2]
             fam = family_of(name)
-            if fam:
-                last_by[("family", fam)] = pos
-            last_by[("type", f.frontmatter.get("type").strip().lower() or "?")] = pos
-            last_by[("folder", line.resolved.rpartition("/")[0])] = pos
+            keys = [("family", fam)] if fam else []
+            kind = f.frontmatter.get("type").strip().lower()
+            if kind:  # files that share having no type are not siblings
+                keys.append(("type", kind))
+            if "/" in line.resolved or flat:  # in a sectioned index the root's top is no folder
+                keys.append(("folder", line.resolved.rpartition("/")[0]))  # a few siblings share
+            for key in keys:
+                tally = seen[key].setdefault(section_of[pos], [0, pos])
+                tally[0] += 1
+                tally[1] = pos
+    last_by = {key: max(sections.values(), key=lambda tally: tally)[1] for key, sections in seen.items()}
     last_region = max((pos for pos, line in enumerate(lines) if line.kind is LineKind.REGION), default=None)
     by_family: dict[str, list[str]] = defaultdict(list)
     for path in live:
@@ -361,7 +373,9 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
         raw = new_entry(f, entry_hook(f))
         fam = family_of(path.rpartition("/")[2])
         keys = [("family", fam)] if fam else []
-        keys += [("type", f.frontmatter.get("type").strip().lower() or "?"), ("folder", path.rpartition("/")[0])]
+        kind = f.frontmatter.get("type").strip().lower()
+        keys += [("type", kind)] if kind else []
+        keys += [("folder", path.rpartition("/")[0])] if "/" in path or flat else []
         beside = next((last_by[k] for k in keys if k in last_by), None)
         where = next((k for k in keys if k in last_by), None)
         if beside is None:

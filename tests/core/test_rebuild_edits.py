@@ -545,3 +545,82 @@ def test_a_standing_rule_in_another_language_keeps_its_block_in_the_index(
     else:
         with pytest.raises(NothingToMove):
             move_detail(snapshot, target_lines=6)
+
+
+def test_the_sibling_root_search_never_climbs_to_a_folder_at_the_top(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dangling pointer's sibling roots are looked for below the root's tree, never in all of
+    /tmp (where other people's copies sit)."""
+    from memtui.core import discover, index_targets
+
+    asked: list[Path] = []
+    monkeypatch.setattr(discover, "roots_under", lambda top: asked.append(top) or [])
+    index_targets._tree_roots.cache_clear()
+    try:
+        index_targets._tree_roots("/tmp/memtui-copies/improv")
+        index_targets._tree_roots("/srv/alpha/.claude/agent-memory/reviewer")
+    finally:
+        index_targets._tree_roots.cache_clear()
+    assert asked == [Path("/tmp/memtui-copies"), Path("/srv/alpha")]
+
+
+def test_an_entry_stating_a_rule_decays_with_the_rules_and_keeps_its_rule_when_shortened(
+        make_root: MakeRoot) -> None:
+    """A project note's entry that says 'never' (or 절대 … 금지) goes last, like a rule; and when a
+    long hook is shortened to the description, the clause stating the rule stays with it."""
+    lines = ["# Memory", "", "## Projects"]
+    files: dict[str, str | bytes] = {}
+    for i in range(6):
+        lines.append(f"- [S{i}](project_s{i}.md) — status {i}")
+        files[f"project_s{i}.md"] = topic(f"S{i}", type_="project")
+    lines.append("- [Backend](project_backend.md) — the backend worker. Do not delete the worker, ever")
+    lines.append("- [Consent](project_consent.md) — " + "동의서 서버와 공휴일 프록시와 구독 검증 " * 8
+                 + "— 절대 삭제 금지")
+    files["project_backend.md"] = topic("Backend", type_="project")
+    files["project_consent.md"] = topic("Consent", "동의서 백엔드 서버", type_="project")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    snapshot = load_root(make_root(files), BudgetConfig(max_lines=9, max_bytes=25_000))
+    after = result(snapshot, verbs.rebuild(snapshot, target_lines=5))
+    index = text(after)
+    assert "Do not delete the worker, ever" in index
+    assert "- [Consent](project_consent.md) — 동의서 백엔드 서버 — 절대 삭제 금지\n" in index
+    assert "project_s0.md" in text(after, "MEMORY-archive.md")
+    assert not errors(after)
+
+
+def test_an_unreachable_file_with_no_sibling_goes_under_recent(make_root: MakeRoot) -> None:
+    """Sharing the root's top folder, or having no type, makes no sibling: such a file is indexed
+    under ## Recent, not after whatever entry happens to be last."""
+    files = dict(SECTIONED_FILES, **{"landing-plan.md": "# Landing page plan\n\nHero, pricing, FAQ.\n"})
+    snapshot = load_root(make_root(files))
+    after = result(snapshot, verbs.rebuild(snapshot))
+    assert text(after) == SECTIONED + "\n## Recent\n- [Landing page plan](landing-plan.md) — Hero, pricing, FAQ.\n"
+
+
+def test_detail_moved_out_in_a_pass_is_not_decayed_by_the_same_pass(make_root: MakeRoot) -> None:
+    """The topic file the detail step writes keeps its one entry while anything else can decay."""
+    from memtui.core.dream import compose, plan_dream
+
+    snapshot = detailed_root(make_root, 8)  # still over the cap once the detail has moved
+    plan = plan_dream(snapshot, datetime(2026, 12, 1, tzinfo=timezone.utc), target_lines=7)
+    assert {"detail", "decay"} <= {item.kind for item in plan.items if item.checked}
+    after = result(snapshot, compose(plan, plan.default))
+    listed = {line.resolved for line in after.index.entries}
+    born = {p for p in after.files if p not in snapshot.files and p != HISTORY_NAME}
+    assert born and born <= listed
+    assert "feedback_brief.md" not in listed  # a rule went before them: they are the last resort
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("Never show minified JS", True),
+    ("Ask Jonah for bypass, don't weaken content", True),
+    ("backup-covers.json 안전망 필수", True),
+    ("staff로 넓히지 말 것", True),
+    ("CRITICAL: Multiple choice mandatory", True),
+    ("retired the never-build memory flag", False),  # 'never' inside a sentence: a fact
+    ("Ghostty shaders don't fire inside TUI apps", False),
+    ("Sprint 7 closed, 32 tests green", False),
+])
+def test_an_index_line_states_a_rule_in_the_imperative_or_in_a_rule_word(text: str, rule: bool) -> None:
+    from memtui.core.index_lines import line_states_rule
+
+    assert line_states_rule(text) is rule
