@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -63,10 +64,52 @@ _IMPERATIVE = re.compile(r"(?i)(?:^|[.,;:!?(]\s+|\s[-—–]\s+|\*\*\s*|[-*+]\s+
                          r"(?:never|do not|don't|don’t|avoid|always)\b|\b(?:must not|mustn't|mandatory)\b")
 
 
+#: cheap checks before the expressions (most lines hold none of these): a Korean, Japanese or
+#: Chinese character, or one of the Latin-script words
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_EN_CUES = ("never", "do not", "don't", "don’t", "avoid", "always", "must not", "mustn't", "mandatory")
+_LATIN_CUES = ("nunca", "siempre", "jamais", "toujours", "niemals", "immer", "nie", "verboten", "sempre",
+               "luôn", "đừng", "không", "bắt buộc", "cấm", "não")
+
+
+def _rule_word(text: str, lowered: str) -> bool:
+    """Whether the text holds one of :data:`RULE_WORDS`."""
+    if _CJK.search(text) is None and not any(cue in lowered for cue in _LATIN_CUES):
+        return False
+    return RULE_WORDS.search(text) is not None
+
+
 def line_states_rule(text: str) -> bool:
     """Whether an index line (or hook) states a standing rule: an English directive in the
     imperative (:data:`_IMPERATIVE`) or one of :data:`RULE_WORDS`."""
-    return _IMPERATIVE.search(text) is not None or RULE_WORDS.search(text) is not None
+    lowered = text.lower()
+    if any(cue in lowered for cue in _EN_CUES) and _IMPERATIVE.search(text) is not None:
+        return True
+    return _rule_word(text, lowered)
+
+
+def rule_stating_lines(index: Index) -> frozenset[int]:
+    """The positions of the index lines that state a rule (:func:`line_states_rule`), found by one
+    scan of the index's text for the cues, so that a long index is not matched line by line."""
+    lines = index.lines
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line.raw) + 1
+    text = "\n".join(line.raw for line in lines)
+    lowered = text.lower()
+    candidates: set[int] = set()
+    if len(lowered) == len(text):  # lower-casing kept every offset (it does but for a few letters)
+        for cue in (*_EN_CUES, *_LATIN_CUES):
+            at = lowered.find(cue)
+            while at >= 0:
+                candidates.add(bisect_right(starts, at) - 1)
+                at = lowered.find(cue, at + len(cue))
+        candidates.update(bisect_right(starts, match.start()) - 1 for match in _CJK.finditer(text))
+    else:
+        candidates = set(range(len(lines)))
+    return frozenset(pos for pos in candidates if line_states_rule(lines[pos].raw))
 
 
 def states_rule(text: str) -> bool:
@@ -74,7 +117,8 @@ def states_rule(text: str) -> bool:
     or one of :data:`RULE_WORDS`.  The index edits keep such text where it loads."""
     from .staleness import directive_word
 
-    return directive_word(text) is not None or RULE_WORDS.search(text) is not None
+    lowered = text.lower()
+    return directive_word(text, lowered) is not None or _rule_word(text, lowered)
 
 class NothingToRebuild(VerbError):
     """The index is already what a rebuild would write."""

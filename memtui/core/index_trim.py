@@ -43,6 +43,7 @@ from .index_lines import (
     index_op,
     innermost_headings,
     line_states_rule,
+    rule_stating_lines,
     target_size,
 )
 from .index_targets import relink as relink_line
@@ -153,7 +154,8 @@ def _declared_superseded(f: MemoryFile) -> bool:
     return f.status == "superseded" or bool(f.frontmatter.names("superseded_by"))
 
 
-def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = ()) -> tuple[int, str] | None:
+def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = (),
+               states_rule: bool | None = None) -> tuple[int, str] | None:
     """The decay order of an entry's file: (class, why); None when it never decays here.
     ``stale``: the files ``FULLY_STALE`` with no guard holding them (:func:`fully_stale`)."""
     if f.pinned or INFORMAL_PIN.search(line.raw):
@@ -169,7 +171,9 @@ def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = ()) -> t
     if kind in RULE_TYPES or name.startswith(tuple(t + "_" for t in RULE_TYPES)):
         return 6, f"a {kind or name.split('_', 1)[0]} rule"
     episodic = name.startswith(("session_", "session-"))
-    if not episodic and line_states_rule(line.raw):  # a note's entry states a standing rule:
+    if states_rule is None:
+        states_rule = line_states_rule(line.raw)
+    if not episodic and states_rule:  # a note's entry states a standing rule:
         return 5, "its entry states a rule"  # just before the rules (a session log stays a log)
     if episodic or kind == "project":
         return 3, "episodic (a session log or project note)"
@@ -204,13 +208,14 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None, *, keep: Col
     ranked: list[tuple[tuple[int, tuple[str, float]], int, str]] = []
     held: list[tuple[tuple[int, tuple[str, float]], int, str]] = []  # just indexed: the last resort
     stuck: set[str] = set()  # files with an entry that stays: none of their entries decays
+    ruled = rule_stating_lines(index)
     for pos, line in enumerate(index.lines):
         if line.kind is not LineKind.ENTRY or line.scope:
             continue
         f = snapshot.files.get(line.resolved or "")
         if f is None or in_team(f.path):
             continue
-        rank = decay_rank(line, f, stale)
+        rank = decay_rank(line, f, stale, pos in ruled)
         if rank is None or (loads_in_full and rank[0] >= 2):
             stuck.add(f.path)
             continue

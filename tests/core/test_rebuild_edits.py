@@ -624,3 +624,17 @@ def test_an_index_line_states_a_rule_in_the_imperative_or_in_a_rule_word(text: s
     from memtui.core.index_lines import line_states_rule
 
     assert line_states_rule(text) is rule
+
+
+_RULE_PIECES = ["never", "Never", "do not", "Don't", "always", "mandatory", "금지", "필수", "절대", "必ず", "nunca",
+                "không bao giờ", "Nie", "İ", "ß", "—", " ", ".", ",", "- ", "fact", "x", "\n", "nightly"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.sampled_from(_RULE_PIECES), max_size=8).map("".join), min_size=1, max_size=12))
+def test_one_scan_finds_the_same_rule_lines_as_matching_each_line(texts: list[str]) -> None:
+    from memtui.core.index import parse_index
+    from memtui.core.index_lines import line_states_rule, rule_stating_lines
+
+    index = parse_index("".join(t.replace("\n", " ") + "\n" for t in texts).encode())
+    assert rule_stating_lines(index) == {pos for pos, line in enumerate(index.lines) if line_states_rule(line.raw)}
