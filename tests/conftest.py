@@ -1,6 +1,6 @@
 """pytest's hooks and fixtures for every test: temp folders under ``tmp_path`` (and nothing left
-behind by the run), no pressure log, a private stat cache, a root builder and a fresh copy of the
-demo.  Tests import nothing from here: the shared helpers are :mod:`tests.support`'s."""
+behind by the run), a private home folder for the run, no pressure log, a private stat cache, a
+root builder and a fresh copy of the demo.  Tests import nothing from here: the shared helpers are :mod:`tests.support`'s."""
 
 from __future__ import annotations
 
@@ -55,6 +55,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if left:
         print(f"\nthe suite left {len(left)} temp folder(s) behind: {', '.join(left[:5])}")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """``HOME``, ``XDG_CACHE_HOME`` and ``XDG_CONFIG_HOME`` point at one fresh folder for the whole
+    run, removed at its end: no test reads or writes the user's cache (``~/.cache/memtui``), config
+    or Claude Code folders, not even one that undoes its own monkeypatching.
+
+    The folder lies in pytest's base temp folder, beside every test's ``tmp_path``; the search for
+    sibling memory roots never climbs to the home folder or above it, so a test's roots are compared
+    only with the roots in its own ``tmp_path`` (without it the search climbed to ``/tmp`` and a
+    dream's plan changed with the folders other tests and other runs left there)."""
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+        patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+        yield home
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
