@@ -239,5 +239,19 @@ def switch_why_not(s: Situation) -> str | None:
     return None if len(s.host.roots) > 1 else "only one memory root was found"
 
 
+def undo_why_not(s: Situation) -> str | None:
+    workspace = s.workspace
+    if workspace is not None and not workspace.history.undoable:
+        return "nothing to undo: no change was made here yet, or every one was undone"
+    return None
+
+
+def redo_why_not(s: Situation) -> str | None:
+    workspace = s.workspace
+    if workspace is not None and not workspace.history.redoable:
+        return "nothing to redo: only a change u took back can be redone"
+    return None
+
+
 def unreject_why_not(s: Situation) -> str | None:
     return None if s.host.last_rejected else "nothing was rejected in this session"

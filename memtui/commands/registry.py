@@ -294,9 +294,10 @@ COMMANDS: tuple[Command, ...] = (
             lambda host, s: host.unreject_pair(),
             why.unreject_why_not, writes=True),
     Command("undo_change", "u", "Undo", "Undo the newest change, through the same gate.",
-            CHANGE, lambda host, s: host.run_change(Request.undo()), writes=True, footer=True),
+            CHANGE, lambda host, s: host.run_change(Request.undo()), why.undo_why_not, writes=True,
+            footer=True),
     Command("redo_change", "U", "Redo", "Redo the change undone last.", CHANGE,
-            lambda host, s: host.run_change(Request.redo()), writes=True),
+            lambda host, s: host.run_change(Request.redo()), why.redo_why_not, writes=True),
     Command("toggle_mark", "space", "Mark / unmark",
             "Mark the selected file, or unmark it; pin, decay, promote, archive, restore and "
             "supersede then apply to every marked file as one change (one confirm, one undo).",

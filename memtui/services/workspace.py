@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 from memtui.core.budget import Budget, budget_of
 from memtui.core.consolidate import ScanResult
 from memtui.core.incremental import FindingsCache, findings_cache
+from memtui.core.journal import list_records, stacks
 from memtui.core.model import (
     INDEX_NAME,
     BudgetConfig,
@@ -114,6 +115,20 @@ class FileRow:
 
 
 @dataclass(frozen=True)
+class History:
+    """How many of the journal's changes can be undone now, and redone."""
+
+    undoable: int = 0
+    redoable: int = 0
+
+
+def history_of(root: Path | str) -> History:
+    """The root's undo and redo stacks as its journal holds them (nothing when it has none)."""
+    st = stacks(list_records(root))
+    return History(len(st.done), len(st.redo))
+
+
+@dataclass(frozen=True)
 class Workspace:
     """Everything the app shows about one root at one moment."""
 
@@ -133,6 +148,7 @@ class Workspace:
     cache: FindingsCache | None = None  # lets the gate re-check only a change
     mentions: Mapping[str, int] = field(default_factory=dict)  # file -> loaded index line naming it
     usage: Usage | None = None  # evidence of use from Claude Code's transcripts, once read
+    history: History = History()  # what u and U would take back now
 
     @property
     def errors(self) -> int:
@@ -287,6 +303,7 @@ def quick_workspace(root: Path | str, config: BudgetConfig = BudgetConfig()) -> 
         working_set=working_set_of(snapshot.index, snapshot.files, budget, None),
         pressure=tuple(read_pressure(snapshot.root)),
         complete=False,
+        history=history_of(snapshot.root),
     )
 
 
@@ -325,6 +342,7 @@ def _complete(snapshot: Snapshot, budget: Budget, coverage: Coverage, rows: tupl
         complete=True,
         cache=cache,
         mentions=mentions,
+        history=history_of(snapshot.root),
     )
 
 
