@@ -11,16 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from memtui.services.search import fuzzy_filter
-from memtui.widgets.row_list import RowList
-
-
-def elide_middle(text: str, width: int) -> str:
-    """``text`` in ``width`` cells: its start and its end, the middle given up for ``…`` (the
-    end is what tells long paths under one folder apart)."""
-    if len(text) <= width or width < 8:
-        return text
-    head = max(4, width // 3)
-    return text[:head] + "…" + text[len(text) - (width - head - 1):]
+from memtui.widgets.row_list import RowList, elide_middle
 
 
 class PathList(RowList[str]):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Sequence
 
 from rich.text import Text
 from textual import on
@@ -17,7 +18,7 @@ from memtui.services.search import fuzzy_filter
 
 from .filter_bar import FilterBar
 from .header_line import HeaderLine
-from .row_list import Cell, RowList, compose_row
+from .row_list import Cell, RowList, Rule, compose_row
 from .view import ListView, read_only
 
 
@@ -73,12 +74,32 @@ def distinct_labels(findings: list[Finding]) -> dict[Finding, str]:
     return {f: "…" + where[cut:] for f, where in zip(findings, wheres)}
 
 
+def _subject(finding: Finding) -> str:
+    """What a finding is about besides its place (a link's target), when that is another path."""
+    return finding.subject if finding.subject and finding.subject != finding.path else ""
+
+
 class FindingList(RowList["RuleGroup | Finding"]):
-    """Findings grouped by rule: a heading row per rule (enter folds it), then one row each."""
+    """Findings grouped by rule: a heading row per rule (enter folds it), then one row each.
+
+    The place comes first and gets the room it needs (up to all but :data:`REST` cells), a long
+    one cut in its middle; the subject and the message share the rest.
+    """
+
+    #: the cells left to the subject and the message however long the places are
+    REST = 30
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(empty_text="no problems — every rule passes", id=id)
         self.labels: dict[Finding, str] = {}
+        self._place_len = 0  # the longest place the rows show
+        self._subject_len = 0  # the longest subject (0: no row has one)
+
+    def set_items(self, items: Sequence[RuleGroup | Finding | Rule], keep: object | None = None) -> None:
+        findings = [item for item in items if isinstance(item, Finding)]
+        self._place_len = max((len(self.labels.get(f) or _where(f)) for f in findings), default=0)
+        self._subject_len = max((len(_subject(f)) for f in findings), default=0)
+        super().set_items(items, keep)
 
     def item_key(self, item: RuleGroup | Finding) -> object:
         if isinstance(item, RuleGroup):
@@ -105,18 +126,16 @@ class FindingList(RowList["RuleGroup | Finding"]):
         error = item.severity == "error"
         mark = Text("✖" if error else "⚠", style=self.style_of("error" if error else "warn"))
         where = self.labels.get(item) or _where(item)
-        subject = item.subject if item.subject and item.subject != item.path else ""
-        return compose_row(
-            [
-                Cell("", 1),
-                Cell(mark, 1),
-                Cell(where, None, weight=2, min_width=16),
-                Cell(Text(subject, style=self.style_of("accent")), None, weight=1, min_width=0,
-                     keep_end=True),
-                Cell(Text(item.message, style=self.style_of("muted")), None, weight=3, min_width=10),
-            ],
-            width,
-        )
+        cells = [Cell("", 1), Cell(mark, 1)]
+        room = width - 2 - (4 if self._subject_len else 3)  # less the mark and the gaps
+        place = min(self._place_len, max(16, room - self.REST))
+        cells.append(Cell(where, place, middle=True))
+        if self._subject_len:
+            subject = min(self._subject_len, max(8, (room - place) // 3))
+            cells.append(Cell(Text(_subject(item), style=self.style_of("accent")), subject,
+                              keep_end=True))
+        cells.append(Cell(Text(item.message, style=self.style_of("muted")), None, min_width=10))
+        return compose_row(cells, width)
 
 
 class ProblemsView(ListView["RuleGroup | Finding"]):

@@ -46,6 +46,16 @@ class Cell:
     min_width: int = 4
     weight: int = 1
     keep_end: bool = False  # cut from the start ("…_2026-05-23_beats.md"): the end tells rows apart
+    middle: bool = False  # cut in the middle ("reference_harb…cheatsheet.md"): a path's two ends
+
+
+def elide_middle(text: str, width: int) -> str:
+    """``text`` in ``width`` cells: its start and its end, the middle given up for ``…`` (the
+    end is what tells long paths under one folder apart)."""
+    if len(text) <= width or width < 8:
+        return text
+    head = max(4, width // 3)
+    return text[:head] + "…" + text[len(text) - (width - head - 1):]
 
 
 def compose_row(cells: Sequence[Cell], width: int, gap: int = 1) -> Text:
@@ -76,6 +86,9 @@ def compose_row(cells: Sequence[Cell], width: int, gap: int = 1) -> Text:
             piece.stylize_before(cell.style)
         if cell.keep_end and piece.cell_len > cell_width > 1:
             piece = Text("…") + piece[piece.cell_len - cell_width + 1:]
+        elif cell.middle and piece.cell_len > cell_width >= 8:
+            head = max(4, cell_width // 3)
+            piece = piece[:head] + Text("…") + piece[len(piece) - (cell_width - head - 1):]
         piece.truncate(cell_width, overflow="ellipsis")
         pad = cell_width - piece.cell_len
         if pad > 0:
