@@ -95,6 +95,7 @@ def name_date(path: str) -> datetime | None:
 BODY_CAPTURED = "body _Captured:_"
 BODY_FIELD = "body Date:"
 BODY_LEADING = "body leading date"
+BODY_HEADING = "body heading date"
 BODY_LINES = 10  # the first non-blank body lines a field or a leading date is looked for in
 
 _ISO = r"(\d{4}-\d{2}-\d{2})"
@@ -108,6 +109,10 @@ _FIELD_RE = re.compile(
 )
 # a line that starts with a date once markup is taken off: ``## 2026-03-16 — D2 unit tests``
 _LEADING_RE = re.compile(r"^[\s>*_#\-+—–]*\(?" + _ISO + r"(?!\d)")
+# a Markdown heading with a date in its text: ``# Title — 2026-03-29``, ``## Updates (2026-03-25)``
+_HEADING_RE = re.compile(r"^ {0,3}#{1,6}\s.*?(?<!\d)" + _ISO + r"(?!\d)")
+_HEADING_DATES = re.compile(r"(?<!\d)" + _ISO + r"(?!\d)")
+_FENCE = ("```", "~~~")
 
 
 def _day(text: str) -> datetime | None:
@@ -121,7 +126,8 @@ def _day(text: str) -> datetime | None:
 def body_date(body: str) -> tuple[datetime, str] | None:
     """The date a body states about itself, with its source: the writer's ``_Captured: <date>_``
     line (anywhere), else a ``Date:`` field (``**Date**:``, ``Date captured:`` …) in the first
-    :data:`BODY_LINES` non-blank lines, else the latest date that starts one of those lines."""
+    :data:`BODY_LINES` non-blank lines, else the latest date that starts one of those lines, else
+    the latest date in the text of a heading anywhere in the body (:func:`heading_dates`)."""
     head: list[str] = []
     for line in body.splitlines():
         if "_captured" in line[:40].lower():
@@ -136,7 +142,27 @@ def body_date(body: str) -> tuple[datetime, str] | None:
             return day, BODY_FIELD
     leading = [day for line in head if (match := _LEADING_RE.match(line))
                and (day := _day(match[1])) is not None]
-    return (max(leading), BODY_LEADING) if leading else None
+    if leading:
+        return max(leading), BODY_LEADING
+    headed = heading_dates(body)
+    return (max(headed), BODY_HEADING) if headed else None
+
+
+def heading_dates(body: str) -> list[datetime]:
+    """Every valid ``YYYY-MM-DD`` date in the text of a Markdown heading of the body (``# Title —
+    2026-03-29``, ``## Updates (2026-03-25)``, ``### 1. Sweep (DONE 2026-05-27)``), anywhere in
+    it; lines inside fenced code blocks are not headings."""
+    out: list[datetime] = []
+    fenced = False
+    for line in body.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(_FENCE):
+            fenced = not fenced
+            continue
+        if fenced or not stripped.startswith("#") or _HEADING_RE.match(line) is None:
+            continue
+        out.extend(day for text in _HEADING_DATES.findall(line) if (day := _day(text)) is not None)
+    return out
 
 
 def stated_date(memory_file: MemoryFile) -> tuple[datetime, str]:

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memtui.core.ages import BODY_CAPTURED, BODY_FIELD, BODY_LEADING, body_date, file_age
+from memtui.core.ages import BODY_CAPTURED, BODY_FIELD, BODY_HEADING, BODY_LEADING, body_date, file_age
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.model import MemoryFile
 from memtui.core.staleness import (
@@ -144,6 +144,14 @@ def test_a_project_file_named_as_lessons_is_a_rule_but_an_old_log_is_not(
         ("Research date: 2026-02-28\n", BODY_FIELD, "2026-02-28"),
         ("## 2026-03-16 — D2 unit tests\n\n## 2026-03-18 — D3\n", BODY_LEADING, "2026-03-18"),
         ("— 2026-07-24: a hook fired\n", BODY_LEADING, "2026-07-24"),
+        ("# Draw.io Full Capabilities Research (2026-03-14)\n\nText\n", BODY_HEADING, "2026-03-14"),
+        ("# Title — 2026-03-29\n", BODY_HEADING, "2026-03-29"),
+        ("Intro.\n\n## Iteration 1 (2026-03-24)\n\nx\n\n## Iteration 2 (2026-03-25) — deep\n",
+         BODY_HEADING, "2026-03-25"),
+        ("## 2026-03-16 — D2\n\n## Later (2026-04-01)\n", BODY_LEADING, "2026-03-16"),
+        ("Text.\n\n```sh\n# backup of 2026-03-01\n```\n", None, None),
+        ("Text #2026-03-01 and not a heading\n", None, None),
+        ("## Release (2026-02-30)\n", None, None),
         ("**Why:** the user said so (2026-04-30).\n", None, None),
         ("Date: 2026-13-45\n", None, None),
     ],
@@ -210,3 +218,15 @@ def test_on_the_research_folder_a_stated_date_replaces_the_copy_time() -> None:
     result = report.get("syncfusion_mcp_research.md")
     assert result is not None and result.age.source == BODY_FIELD
     assert result.age.when.date().isoformat() == "2026-03-29" and result.action is Action.PRUNE
+    for path in ("draw-io-capabilities-research.md", "reference_drawio.md"):  # "# … (2026-03-14)"
+        result = report.get(path)
+        assert result is not None and result.age.source == BODY_HEADING, path
+        assert result.age.when.date().isoformat() == "2026-03-14" and result.action is Action.PRUNE
+
+
+def test_on_the_improv_log_a_dated_heading_dates_an_undated_rule_which_is_reviewed() -> None:
+    report = _corpus_report("jonahscohen__improv__claude-memory")
+    result = report.get("feedback_codex_takeover_on_round_fail.md")  # "## GENERALIZED (2026-06-14): …"
+    assert result is not None and result.age.source == BODY_HEADING
+    assert result.age.when.date().isoformat() == "2026-06-14"
+    assert result.action is Action.REVIEW and any(g.kind == "rule" for g in result.holds)
