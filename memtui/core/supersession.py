@@ -29,10 +29,10 @@ the stage of the work within one day):
 - **consolidated** — a file that says it consolidates (``consolidated``, ``canonical merge``,
   ``consolidation of``) a work item over a date range: every note of that item and of its type
   dated within the range is folded into it.
-- **extends** — one rule stated twice: a note that says near its start (the first
-  :data:`EXTENDS_CHARS` characters of its body) that it extends (restates, refines, builds on)
-  another it names, by file name or title, quoted or linked in the sentence of the cue;
-  whatever their sizes (two short feedback files share few words by count).
+- **extends** — one rule stated twice: a rule (``user``, ``feedback``, ``decision``, ``value``)
+  that says near its start (the first :data:`EXTENDS_CHARS` characters of its body) that it
+  extends (restates, refines, builds on) another rule it names, by file name or title, quoted
+  or linked in the sentence of the cue; whatever their sizes (two short feedback files share few words by count).
 - **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
   instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
   names share a rare word — two words when only the claim says it — and their words
@@ -330,13 +330,42 @@ def _distinct(old: _Note, new: _Note, lead: int) -> bool:
 
 
 _PART = re.compile(r"(?:t|task|step|block|part|unit)\d+")
+# a part named in a title: ``(Step 3)``, ``Steps 1-2``, ``Tasks 4–7``, ``Part 2``
+_TITLE_PART = re.compile(r"\b(task|step|block|part|unit|phase)s?\s*#?(\d{1,3})(?:\s*(?:-|–|to)\s*(\d{1,3}))?\b",
+                         re.IGNORECASE)
 
 
-def _part(old: _Note, new: _Note, lead: int) -> bool:
+def title_parts(title: str) -> dict[str, set[int]]:
+    """The numbered parts a title names, by kind: ``Model + renderer (Steps 1-2)`` →
+    ``{"step": {1, 2}}`` (a range counts every number in it)."""
+    out: dict[str, set[int]] = {}
+    for kind, first, last in _TITLE_PART.findall(title):
+        a, b = int(first), int(last or first)
+        if a <= b <= a + 50:
+            out.setdefault(kind.lower(), set()).update(range(a, b + 1))
+    return out
+
+
+def _part(old: _Note, new: _Note, lead: int, titles: tuple[str, str] = ("", "")) -> bool:
     """Whether the later note is about one part of the earlier's work: past the words the names
-    share it names a task, step, block or unit (``t11``, ``task2``, ``block1``) the earlier does not."""
+    share it names a task, step, block or unit (``t11``, ``task2``, ``block1``) the earlier does
+    not; or the two titles name parts of one kind and none in common (``(Steps 1-2)`` then
+    ``(Step 3)``)."""
     rest = set(new.lead[lead:]) - set(old.lead)
-    return any(_PART.fullmatch(w) for w in rest)
+    if any(_PART.fullmatch(w) for w in rest):
+        return True
+    old_parts, new_parts = title_parts(titles[0]), title_parts(titles[1])
+    return any(kind in old_parts and not numbers & old_parts[kind] for kind, numbers in new_parts.items())
+
+
+# a title that gives a review's negative verdict: ``P1 plan verification - NEEDS-FIXES``
+_FAULTED = re.compile(r"\b(?:needs?[- ]fix(?:es)?|changes requested|rejected)\b", re.IGNORECASE)
+
+
+def faulted(title: str) -> bool:
+    """Whether a title gives a review's negative verdict (needs fixes, changes requested,
+    rejected): the note judges the work, it does not restate or close it."""
+    return _FAULTED.search(title) is not None
 
 
 def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
@@ -374,8 +403,9 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
             if not (lead >= 2 or (lead == 1 and old.lead[0] in rare) or contained
                     or (versioned and named and lead >= 1)):
                 continue
-            if new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead)
-                                                or new.stage == REVIEW
+            titles = (files[old.index].title, files[new.index].title)
+            if new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead, titles)
+                                                or new.stage == REVIEW or faulted(titles[1])
                                                 or (old.stage == REVIEW and new.stage not in ANSWERS)):
                 continue
             closes = new.stage == CLOSING > old.stage or new.version > old.version
@@ -518,12 +548,28 @@ def _phrase(text: str) -> str:
     return " ".join(words)
 
 
+#: the types of a standing rule (as :data:`memtui.core.staleness.RULE_TYPES`): what "one rule
+#: stated twice" is about
+RULE_TYPES = frozenset({"user", "feedback", "decision", "value"})
+
+
+def is_rule(f: MemoryFile) -> bool:
+    """Whether a file states a standing rule: its ``type`` is one of :data:`RULE_TYPES`, or,
+    without a type, its name starts with one (``feedback_…``)."""
+    declared = f.frontmatter.get("type").strip().lower()
+    if declared:
+        return declared in RULE_TYPES
+    return f.name.lower().startswith(tuple(f"{t}_" for t in RULE_TYPES) + tuple(f"{t}-" for t in RULE_TYPES))
+
+
 def _extensions(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
                 ) -> Iterable[tuple[_Note, _Note, Supersession]]:
-    """Rules stated twice: a note saying it extends (restates, refines …) another it names —
-    by file name or title, quoted or linked in the sentence of the cue — whatever their sizes."""
-    cued = [(new, head) for new, head in ((n, f.body[:EXTENDS_CHARS]) for n, f in zip(notes, files))
-            if _HINT.search(head)]
+    """Rules stated twice: a rule (:func:`is_rule`) saying it extends (restates, refines …)
+    another rule it names — by file name or title, quoted or linked in the sentence of the cue —
+    whatever their sizes.  A reference or a project note that extends another adds to it: two
+    notes to keep."""
+    cued = [(n, f.body[:EXTENDS_CHARS]) for n, f in zip(notes, files)
+            if is_rule(f) and _HINT.search(f.body[:EXTENDS_CHARS])]
     named: dict[str, int] = {}
     if cued:
         for n, f in zip(notes, files):
@@ -540,6 +586,8 @@ def _extensions(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: l
                 if target is None or target == new.index:
                     continue
                 old = notes[target]
+                if not is_rule(files[target]):
+                    continue
                 evidence = (f"{new.stem} says it {cue[0].lower()} {old.stem}",
                             f"the two share {overlap(sets[old.index].full, sets[new.index].full) or 0:.0%} "
                             "of their words")

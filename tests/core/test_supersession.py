@@ -107,6 +107,38 @@ def test_a_short_rule_that_says_it_extends_another_is_proposed_whatever_the_over
     assert proposal.kind == EXTENDS  # type: ignore[attr-defined]
 
 
+def test_a_reference_that_extends_another_adds_to_it_and_is_no_rule_stated_twice() -> None:
+    got = found({
+        "reference_chrome_host.md": topic("Chrome may run on another machine", type_="reference",
+                                          body="The browser is not on the Claude Code host.\n"),
+        "reference_chrome_lan.md": topic("Reach it over the LAN", type_="reference",
+                                         body='Use the LAN address. This extends "Chrome may run on '
+                                              'another machine".\n'),
+        "feedback_short.md": topic("Keep replies short", type_="feedback", body="Short.\n"),
+        "project_notes.md": topic("Notes", body='This extends the "Keep replies short" rule.\n'),
+    })
+    assert got == {}
+
+
+def test_titles_naming_other_steps_or_a_failed_review_are_not_chained() -> None:
+    got = found({
+        # steps 1-2 then step 3 of one plan: two parts, named in the titles only
+        "session_2026-06-18_panel-renderer.md": topic("Panel - model + renderer (Steps 1-2)", body=SHARED),
+        "session_2026-06-18_panel-wired.md": topic("Panel wired into the engine (Step 3)",
+                                                   body=SHARED + "session_2026-06-18_panel-renderer"),
+        # the verification finds faults: it judges the plan, it does not restate it
+        "session_2026-06-13_p1-plan-delivered.md": topic("P1 plan delivered", body=SHARED),
+        "session_2026-06-13_p1-plan-verification.md": topic(
+            "P1 plan verification - NEEDS-FIXES", body=SHARED + "session_2026-06-13_p1-plan-delivered"),
+    })
+    assert got == {}
+    kept = found({  # overlapping steps are one part: the later closes it
+        "session_2026-05-23_phase1_tasks_456.md": topic("Phase 1 Tasks 4-6 Progress", body=SHARED),
+        "session_2026-05-23_phase1_tasks_4-7_complete.md": topic("Phase 1 Tasks 4-7 Complete", body=SHARED),
+    })
+    assert set(kept) == {("session_2026-05-23_phase1_tasks_456.md", "session_2026-05-23_phase1_tasks_4-7_complete.md")}
+
+
 def test_a_note_whose_name_says_it_replaces_an_older_one() -> None:
     got = found({
         "decision_tool_named_endow.md": topic("Tool named endow", type_="project", body=SHARED, updated="2026-05-26"),
