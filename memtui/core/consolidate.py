@@ -40,7 +40,7 @@ from .safepath import check_stored_path
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 from .statcache import StatCache, cached
 from .store import list_root
-from .supersession import Supersession, supersession_candidates
+from .supersession import Supersession, review_and_subject, supersession_candidates
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6
@@ -673,7 +673,8 @@ def _scan(
         )
     supersessions = tuple(supersession_candidates(files, sets, refused))
     folded = {_key(s.old, s.new) for s in supersessions}
-    pairs = [p for p in pairs if (p.a, p.b) not in folded]  # a successor, not a merge of equals
+    # a successor, or a review and its subject: not a merge of equals
+    pairs = [p for p in pairs if (p.a, p.b) not in folded and not review_and_subject(p.a, p.b)]
     pairs.sort(key=lambda p: (-p.similarity, -p.score, p.a, p.b))
 
     contradictions = []

@@ -368,6 +368,20 @@ def faulted(title: str) -> bool:
     return _FAULTED.search(title) is not None
 
 
+def review_and_subject(a: str, b: str) -> bool:
+    """Whether two session logs are a review and the work it reviews: their names share a word
+    of the work item, and one of them (only) is of the review stage (``review``, ``codex``,
+    ``handoff`` …) — a review's log restates what it reviews, round by round, yet the two are no
+    merge of equals."""
+    if not (_is_log(a) and _is_log(b)):
+        return False
+    words_a, words_b = name_words(a), name_words(b)
+    if not work_item(words_a) & work_item(words_b):
+        return False
+    review_a, review_b = (any(STAGES.get(w) == REVIEW for w in words) for words in (words_a, words_b))
+    return review_a != review_b
+
+
 def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
                  by_word: dict[str, list[_Note]], rare: set[str],
                  ) -> Iterable[tuple[_Note, _Note, Supersession]]:

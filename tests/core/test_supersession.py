@@ -165,6 +165,20 @@ def test_scan_lists_a_supersession_once_and_withholds_rejected_ones() -> None:
     assert root_supersessions(snap, rejected) == ()
 
 
+def test_a_reviews_log_and_the_plan_it_reviews_are_no_merge_of_equals() -> None:
+    plan = topic("Evolution plan draft", body=SHARED * 3)
+    texts = {
+        "session_2026-06-23_sidecoach-evolution-plan-draft.md": plan,
+        "session_2026-06-23_sidecoach-plan-codex-log.md": topic("Evolution plan - review log", body=SHARED * 3),
+    }
+    assert scan(snapshot(texts), include_sessions=True).pairs == ()
+    twins = {  # two logs of one stage stay a pair
+        "session_2026-06-23_sidecoach-evolution-plan-draft.md": plan,
+        "session_2026-06-23_sidecoach-plan-notes.md": topic("Evolution plan - notes", body=SHARED * 3),
+    }
+    assert len(scan(snapshot(twins), include_sessions=True).pairs) == 1
+
+
 def test_the_issues_checkpoint_chains_on_the_improv_log() -> None:
     root = CORPORA / "jonahscohen__improv__claude-memory"
     if not root.is_dir():
