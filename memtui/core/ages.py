@@ -1,7 +1,8 @@
 """How old a memory file is (DESIGN §5): frontmatter ``modified`` (the ISO 8601 timestamp Claude
 Code writes) / ``updated`` / ``date`` / ``created``, else a ``YYYY-MM-DD`` date in the file name,
-else a date the body states (:func:`body_date`), else the file's last commit (one ``git log`` for
-the whole root, parsed once), else its modification time.  :func:`stated_date` is the same order
+else a date the body states (:func:`body_date`), else one in its title (:func:`title_date`), else
+the file's last commit (one ``git log`` for the whole root, parsed once), else its modification
+time.  :func:`stated_date` is the same order
 without git: what everything that orders files by date uses.
 
 The clock is always a parameter.  Dates are compared in UTC: a date is midnight UTC, a naive
@@ -23,6 +24,7 @@ from .statcache import cached
 
 DATE_KEYS = ("modified", "updated", "date", "created")
 NAME_SOURCE = "file name"
+TITLE_SOURCE = "title"
 
 
 def to_utc(moment: datetime | date) -> datetime:
@@ -167,7 +169,8 @@ def heading_dates(body: str) -> list[datetime]:
 
 def stated_date(memory_file: MemoryFile) -> tuple[datetime, str]:
     """When a file was last true and where that comes from, without git: frontmatter dates, else
-    a date in its name, else a date in its body, else its modification time."""
+    a date in its name, else a date in its body, else a date in its frontmatter title, else its
+    modification time."""
     found = frontmatter_date(memory_file)
     if found is not None:
         return found
@@ -177,7 +180,20 @@ def stated_date(memory_file: MemoryFile) -> tuple[datetime, str]:
     stated = cached_body_date(memory_file)
     if stated is not None:
         return stated
+    titled = title_date(memory_file)
+    if titled is not None:
+        return titled, TITLE_SOURCE
     return datetime.fromtimestamp(memory_file.mtime, timezone.utc), "mtime"
+
+
+def title_date(memory_file: MemoryFile) -> datetime | None:
+    """The latest valid date in a file's frontmatter title (``name: improv renamed to endow
+    (2026-05-26)``): the note's own heading, read like one of the body's."""
+    title = memory_file.frontmatter.get("name")
+    if not title or not _HEADING_DATES.search(title):
+        return None
+    days = [day for text in _HEADING_DATES.findall(title) if (day := _day(text)) is not None]
+    return max(days) if days else None
 
 
 def cached_body_date(memory_file: MemoryFile) -> tuple[datetime, str] | None:

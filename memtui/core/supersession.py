@@ -36,7 +36,8 @@ the stage of the work within one day):
 - **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
   instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
   names share a rare word — two words when only the claim says it — and their words
-  :data:`SAME_SUBJECT`).
+  :data:`SAME_SUBJECT`, or, when the name says it and the note links the older one, whatever
+  their overlap).
 
 *Strong* proposals (started checked by the dream) are a declared one, a consolidation, a replacement said in
 the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
@@ -530,7 +531,8 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
                 if not in_name and len(old.item & new.item) < 2:
                     continue  # a cue in the claim alone: the names must share two words
                 same = overlap(sets[old.index].full, sets[new.index].full)
-                if same is None or same < SAME_SUBJECT:
+                tied = in_name and _names(f, old)  # the name says so and the note links the older
+                if same is None or (same < SAME_SUBJECT and not tied):
                     continue
                 said = "its name" if in_name else f"'{cue[0].strip()}'" if cue else ""
                 shared = ", ".join(sorted(old.item & new.item))

@@ -11,7 +11,15 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memtui.core.ages import BODY_CAPTURED, BODY_FIELD, BODY_HEADING, BODY_LEADING, body_date, file_age
+from memtui.core.ages import (
+    BODY_CAPTURED,
+    BODY_FIELD,
+    BODY_HEADING,
+    BODY_LEADING,
+    TITLE_SOURCE,
+    body_date,
+    file_age,
+)
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.model import MemoryFile
 from memtui.core.staleness import (
@@ -169,6 +177,10 @@ def test_a_body_date_comes_after_the_name_and_before_git_and_mtime() -> None:
     f = MemoryFile("research.md", len(text), MTIME, text, parse_frontmatter(text))
     age = file_age(f, NOW, {"research.md": datetime(2026, 11, 1, tzinfo=timezone.utc)})
     assert (age.source, age.when.date().isoformat()) == (BODY_FIELD, "2026-03-29")
+    titled = topic("Renamed to endow (2026-05-26)", type_="reference", body="No date here.\n")
+    t = MemoryFile("renamed.md", len(titled), MTIME, titled, parse_frontmatter(titled))
+    age = file_age(t, NOW, {"renamed.md": datetime(2026, 11, 1, tzinfo=timezone.utc)})
+    assert (age.source, age.when.date().isoformat()) == (TITLE_SOURCE, "2026-05-26")
     named = MemoryFile("research_2026-05-01.md", len(text), MTIME, text, parse_frontmatter(text))
     assert file_age(named, NOW).source == "file name"
     dated = topic("Research", body="**Date**: 2026-03-29\n", updated="2026-10-01")

@@ -148,6 +148,23 @@ def test_a_note_whose_name_says_it_replaces_an_older_one() -> None:
         (("decision_tool_named_endow.md", "session_2026-05-29_endow_to_justify_rename.md"), REPLACES, True)]
 
 
+def test_a_renaming_note_that_links_the_older_replaces_it_whatever_their_overlap() -> None:
+    old = topic("improv renamed to endow (2026-05-26)", type_="decision",
+                body="The tool previously known as improv is endow. Fonts, namespace and site follow.\n")
+    unlinked = topic("endow to justify rename", body="Justify once and for all: dist bundles rebuilt, "
+                                                     "install script, marketing page and hooks swept.\n")
+    linked = topic("endow to justify rename", relates_to="[decision_improv_renamed_to_endow.md]",
+                   body="Justify once and for all: dist bundles rebuilt, install script, marketing page "
+                        "and hooks swept.\n")
+    assert found({"decision_improv_renamed_to_endow.md": old,
+                  "session_2026-05-29_endow_to_justify_rename.md": unlinked}) == {}
+    got = found({"decision_improv_renamed_to_endow.md": old,
+                 "session_2026-05-29_endow_to_justify_rename.md": linked})
+    # dated by its title (no other date): three days older than the rename
+    assert [(k, v.kind, v.days) for k, v in got.items()] == [  # type: ignore[attr-defined]
+        (("decision_improv_renamed_to_endow.md", "session_2026-05-29_endow_to_justify_rename.md"), REPLACES, 3)]
+
+
 def test_scan_lists_a_supersession_once_and_withholds_rejected_ones() -> None:
     texts = {
         "session_2026-05-24_sprint3_execution.md": topic("Sprint 3 log", body=SHARED * 3),
