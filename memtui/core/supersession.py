@@ -512,6 +512,7 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
                   by_word: dict[str, list[_Note]], rare: set[str],
                   ) -> Iterable[tuple[_Note, _Note, Supersession]]:
     """Older notes of the subject a note says it replaces."""
+    by_path = {n.path: n for n in notes}
     for new in notes:
         f = files[new.index]
         in_name = not _REPLACE_NAME.isdisjoint(new.words)
@@ -520,26 +521,31 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
         if not in_name and cue is None:
             continue
         seen: set[int] = set()
-        for word in new.item & rare:
-            for old in by_word[word]:
-                if old.index == new.index or old.index in seen:
-                    continue
-                seen.add(old.index)
-                days = (new.when.date() - old.when.date()).days
-                if not 0 < days <= REPLACE_DAYS:
-                    continue
-                if not in_name and len(old.item & new.item) < 2:
-                    continue  # a cue in the claim alone: the names must share two words
-                same = overlap(sets[old.index].full, sets[new.index].full)
-                tied = in_name and _names(f, old)  # the name says so and the note links the older
-                if same is None or (same < SAME_SUBJECT and not tied):
-                    continue
-                said = "its name" if in_name else f"'{cue[0].strip()}'" if cue else ""
-                shared = ", ".join(sorted(old.item & new.item))
-                evidence = (f"{new.stem} says it replaces ({said}) something named {shared}",
-                            f"{days} day(s) later", f"the two share {same:.0%} of their words")
-                yield old, new, Supersession(old.path, new.path, REPLACES, evidence, in_name,
-                                             days, _restated(sets, old.index, new.index))
+        # a title that says it replaces, and the notes it links (``relates_to``): the author's tie
+        # stands in for a shared name word
+        titled = _REPLACE_CLAIM.search(f.title) is not None
+        linked = [by_path[p] for p in f.frontmatter.names("relates_to") if p in by_path] if titled else []
+        tied_to = {n.index for n in linked}
+        for old in [n for word in new.item & rare for n in by_word[word]] + linked:
+            if old.index == new.index or old.index in seen:
+                continue
+            seen.add(old.index)
+            days = (new.when.date() - old.when.date()).days
+            if not 0 < days <= REPLACE_DAYS:
+                continue
+            if not in_name and len(old.item & new.item) < 2 and old.index not in tied_to:
+                continue  # a cue in the claim alone: the names must share two words
+            same = overlap(sets[old.index].full, sets[new.index].full)
+            tied = in_name and _names(f, old)  # the name says so and the note links the older
+            if same is None or (same < SAME_SUBJECT and not tied):
+                continue
+            said = "its name" if in_name else f"'{cue[0].strip()}'" if cue else ""
+            shared = ", ".join(sorted(old.item & new.item))
+            what = f"something named {shared}" if shared else f"{old.stem}, which it links"
+            evidence = (f"{new.stem} says it replaces ({said}) {what}",
+                        f"{days} day(s) later", f"the two share {same:.0%} of their words")
+            yield old, new, Supersession(old.path, new.path, REPLACES, evidence, in_name,
+                                         days, _restated(sets, old.index, new.index))
 
 
 _EXTENDS = re.compile(r"\b(?:extends|extension of|restates|builds on|same (?:rule|lesson) as|"

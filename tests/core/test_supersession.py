@@ -165,6 +165,22 @@ def test_a_renaming_note_that_links_the_older_replaces_it_whatever_their_overlap
         (("decision_improv_renamed_to_endow.md", "session_2026-05-29_endow_to_justify_rename.md"), REPLACES, 3)]
 
 
+def test_a_title_that_says_it_replaces_a_note_it_links_needs_no_shared_name_word() -> None:
+    old = topic("Homepage alternating contrast system", body=SHARED)
+    new = "Shade alternation replaces flipped-contrast system"
+    texts = {
+        "session_2026-06-10_homepage-alternating-contrast.md": old,
+        "session_2026-06-11_shade-alternation-system.md": topic(
+            new, relates_to="[session_2026-06-10_homepage-alternating-contrast.md]", body=SHARED),
+    }
+    [(pair, proposal)] = found(texts).items()
+    assert pair == ("session_2026-06-10_homepage-alternating-contrast.md", "session_2026-06-11_shade-alternation-system.md")
+    assert proposal.kind == REPLACES and not proposal.strong  # type: ignore[attr-defined]
+    assert "which it links" in proposal.evidence[0]  # type: ignore[attr-defined]
+    texts["session_2026-06-11_shade-alternation-system.md"] = topic(new, body=SHARED)  # no link
+    assert found(texts) == {}
+
+
 def test_scan_lists_a_supersession_once_and_withholds_rejected_ones() -> None:
     texts = {
         "session_2026-05-24_sprint3_execution.md": topic("Sprint 3 log", body=SHARED * 3),
