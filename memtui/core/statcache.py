@@ -89,8 +89,10 @@ RACY_NS = 2_000_000_000
 MAX_CACHE_BYTES = 256 << 20  # a cache file over this is no cache (never read into memory)
 CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
 NO_CACHE_ENV = "MEMTUI_NO_CACHE"
-SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale")
-_WHOLE = ("memo", "index", "memo-scan", "memo-stale")  # sections not keyed by memory file
+SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale", "memo-successors",
+            "memo-rebuild")
+_WHOLE = ("memo", "index", "memo-scan", "memo-stale", "memo-successors",
+          "memo-rebuild")  # sections not keyed by memory file
 
 
 def _memo_section(name: str) -> str:

@@ -126,3 +126,74 @@ def test_corpus_plans_alike_cold_and_warm(name: str) -> None:
     assert cached_plans(root) == expected  # computes the facets and answers, keeps them
     assert cached_plans(root) == expected  # from what was kept
     assert cached_plans(root, texts=True) == expected
+
+
+SHARED = ("The collector wires renderUrl into the lane engine, adds a Playwright browser cache path, "
+          "isolates HOME for tests, and keeps four browser rules gated by the allowlist. ")
+
+
+@pytest.fixture
+def successor_root(make_root: MakeRoot) -> Path:
+    """A root whose successor items the kept supersession answer decides: a closing log, a
+    chain, a rule that says it extends another, and notes that say nothing of the kind."""
+    files: dict[str, str | bytes] = {
+        "session_2026-05-24_sprint3_execution.md": topic("Sprint 3 log", body=SHARED * 3),
+        "session_2026-05-24_sprint3_closed.md": topic("Sprint 3 log closed", body=SHARED * 3 + "Closed."),
+        "session_2026-06-14_p4b2-kickoff.md": topic("P4b-2 kickoff", body=SHARED),
+        "session_2026-06-14_p4b2-plan-approved.md": topic(
+            "P4b-2 plan approved", body=SHARED + "Follows session_2026-06-14_p4b2-kickoff."),
+        "session_2026-06-14_p4b2-COMPLETE.md": topic("P4b-2 COMPLETE", body=SHARED + "Merged."),
+        "feedback_never_defer_to_human.md": topic("Never defer grunt work to the human", type_="feedback",
+                                                  body="The human is the conductor.\n"),
+        "feedback_never_defer_commands.md": topic(
+            "Run commands automatically", type_="feedback",
+            body='Run them. This extends the existing "never defer to human" feedback.\n'),
+    }
+    for k in range(6):
+        files[f"project_note_{k}.md"] = topic(f"Registry note {k}", body=f"Registry shard {k} sits on node {k}.\n")
+    lines = ["# Memory", "", "## Recent"] + [f"- [{p}]({p}) — a fact" for p in files]
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    return make_root(files)
+
+
+def test_the_successor_items_come_alike_from_the_kept_answer(successor_root: Path) -> None:
+    root = successor_root
+    expected = plans(load_root(root))
+    successors = [(paths, checked) for kind, paths, _, _, checked, _ in expected[0][0]  # type: ignore[index]
+                  if kind == "successor"]
+    assert any(checked for _, checked in successors) and any(not checked for _, checked in successors)
+    for texts in (False, True, False):
+        assert cached_plans(root, texts=texts) == expected
+    assert statcache.StatCache.open(root, aged).section("memo-successors")  # the whole answer kept
+    rejected = [("session_2026-05-24_sprint3_closed.md", "session_2026-05-24_sprint3_execution.md")]
+    from memtui.core.supersession import root_supersessions, root_supersessions_cached
+
+    for _ in range(2):  # the rejected pairs are part of the question
+        snapshot, cache = load_cached(root, clock=aged)
+        assert root_supersessions_cached(snapshot, cache, rejected) == root_supersessions(
+            load_root(root), rejected)
+        cache.save()
+    # a file changed since: the kept answer no longer holds
+    (root / "session_2026-05-24_sprint3_closed.md").write_text(topic("Sprint 3 notes", body="Other words.\n"))
+    expected = plans(load_root(root))
+    assert cached_plans(root, texts=True) == expected
+    assert cached_plans(root) == expected
+    assert ("session_2026-05-24_sprint3_execution.md", "session_2026-05-24_sprint3_closed.md") not in {
+        paths for kind, paths, *_ in expected[0][0] if kind == "successor"}  # type: ignore[index]
+
+
+def test_a_changed_file_reads_only_the_bodies_that_may_say_they_extend(successor_root: Path) -> None:
+    root = successor_root
+    from memtui.core.supersession import root_supersessions, root_supersessions_cached
+
+    snapshot, cache = load_cached(root, clock=aged)
+    root_supersessions_cached(snapshot, cache)
+    cache.save()
+    changed = "project_note_0.md"
+    (root / changed).write_text(topic("Registry note 0", body="Registry shard 0 moved to node 9.\n"))
+    snapshot, cache = load_cached(root, clock=aged)  # the kept answer no longer holds: computed
+    found = root_supersessions_cached(snapshot, cache)  # again, from the kept facets
+    assert found == root_supersessions(load_root(root))
+    read = {p for p, f in snapshot.files.items() if "text" in f.__dict__}
+    assert changed in read and "feedback_never_defer_commands.md" in read  # the one with the cue
+    assert not {f"project_note_{k}.md" for k in range(1, 6)} & read  # nothing in them to read for
