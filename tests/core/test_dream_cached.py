@@ -197,3 +197,88 @@ def test_a_changed_file_reads_only_the_bodies_that_may_say_they_extend(successor
     read = {p for p, f in snapshot.files.items() if "text" in f.__dict__}
     assert changed in read and "feedback_never_defer_commands.md" in read  # the one with the cue
     assert not {f"project_note_{k}.md" for k in range(1, 6)} & read  # nothing in them to read for
+
+
+def _in_shape(make_root: MakeRoot, extra: dict[str, str | bytes] | None = None) -> Path:
+    """A small root rebuild finds nothing to do in (every file listed, within its target)."""
+    files: dict[str, str | bytes] = {f"project_fact_{k}.md": topic(f"Fact {k}", updated="2026-10-01",
+                                                                    body=f"Fact {k} holds.\n")
+                                     for k in range(4)}
+    lines = ["# Memory", "", "## Recent"] + [f"- [Fact {k}](project_fact_{k}.md) — fact {k}" for k in range(4)]
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    files.update(extra or {})
+    return make_root(files)
+
+
+def _rebuilt(snapshot: Snapshot) -> object:
+    try:
+        changeset = rebuild(snapshot)
+    except NothingToRebuild as exc:
+        return ("nothing", str(exc))
+    return (changeset.description, changeset.ops, changeset.diff)
+
+
+def test_rebuild_keeps_its_nothing_to_do_and_follows_the_disk(make_root: MakeRoot) -> None:
+    from memtui.core.model import BudgetConfig
+    from memtui.core.rebuild import kept_nothing_to_rebuild
+
+    root = _in_shape(make_root)
+    expected = _rebuilt(load_root(root))
+    assert expected[0] == "nothing"
+    assert kept_nothing_to_rebuild(root, BudgetConfig(), clock=aged) is None  # nothing kept yet
+    for texts in (False, True, False):
+        snapshot, cache = load_cached(root, clock=aged, texts=texts)
+        assert _rebuilt(snapshot) == expected
+        cache.save()
+    assert kept_nothing_to_rebuild(root, BudgetConfig(), clock=aged) == expected[1]
+    assert kept_nothing_to_rebuild(root, BudgetConfig(), target_lines=3, clock=aged) is None  # another target
+    # a file the index does not list appears: the kept answer no longer holds
+    (root / "project_fact_new.md").write_text(topic("New fact", body="A new fact.\n"))
+    assert kept_nothing_to_rebuild(root, BudgetConfig(), clock=aged) is None
+    expected = _rebuilt(load_root(root))
+    assert expected[0] != "nothing"
+    snapshot, cache = load_cached(root, clock=aged)
+    assert _rebuilt(snapshot) == expected
+
+
+def test_rebuild_keeps_no_answer_that_looked_in_another_root(make_root: MakeRoot) -> None:
+    """A dangling entry's target may appear in a child root, which the root's stat keys do not
+    see: that answer is computed every time."""
+    from memtui.core.model import BudgetConfig
+    from memtui.core.rebuild import kept_nothing_to_rebuild
+
+    root = _in_shape(make_root, {
+        "sub/MEMORY.md": "# Child\n",
+        "MEMORY.md": "# Memory\n\n## Recent\n" + "".join(
+            f"- [Fact {k}](project_fact_{k}.md) — fact {k}\n" for k in range(4))
+        + "- [Lost](lost_fact.md) — where it went\n"})
+    expected = _rebuilt(load_root(root))
+    for _ in range(2):
+        snapshot, cache = load_cached(root, clock=aged)
+        assert _rebuilt(snapshot) == expected
+        cache.save()
+    assert kept_nothing_to_rebuild(root, BudgetConfig(), clock=aged) is None
+    (root / "sub" / "lost_fact.md").write_text(topic("Lost fact", body="Found again.\n"))
+    now = _rebuilt(load_root(root))
+    assert now != expected and now[0] != "nothing"  # the child root's file is named
+    snapshot, _ = load_cached(root, clock=aged)
+    assert _rebuilt(snapshot) == now
+
+
+def test_a_warm_rebuild_dry_run_reads_no_file(make_root: MakeRoot, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = _in_shape(make_root)
+    monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep
+
+    def no_load(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the root was loaded")
+
+    for flag in ([], ["--json"]):
+        runs = []
+        for no_cache in ("1", "", ""):  # without the cache, then cold (keeps the answer), then warm
+            monkeypatch.setenv("MEMTUI_NO_CACHE", no_cache)
+            with monkeypatch.context() as m:
+                if len(runs) == 2:
+                    m.setattr(statcache.StatCache, "load", no_load)
+                runs.append((main(["rebuild", str(root), "--dry-run", *flag]), *capsys.readouterr()))
+        assert runs[0] == runs[1] == runs[2]
+        assert runs[0][0] == 0 and "nothing to repair" in runs[0][1]
