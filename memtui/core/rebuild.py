@@ -281,6 +281,7 @@ def rebuild_cached(snapshot: Snapshot, cache: StatCache, target_lines: int | Non
     except NothingToRebuild as exc:
         if not consulted and not looks_outside(snapshot):
             cache.set_memo("rebuild", digest, str(exc))
+            cache.save()  # for the next rebuild (the user's cache folder)
         raise
 
 

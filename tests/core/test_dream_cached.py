@@ -282,3 +282,51 @@ def test_a_warm_rebuild_dry_run_reads_no_file(make_root: MakeRoot, capsys, monke
                 runs.append((main(["rebuild", str(root), "--dry-run", *flag]), *capsys.readouterr()))
         assert runs[0] == runs[1] == runs[2]
         assert runs[0][0] == 0 and "nothing to repair" in runs[0][1]
+
+
+def _app_plans(workspace_snapshot: Snapshot, cache: object, root: Path) -> tuple[object, object]:
+    """What the app's D and R plan (the Dream screen's worker, the rebuild command's request)."""
+    from memtui.core import verbs
+    from memtui.core.rejections import read_rejected
+    from memtui.services import writer
+
+    found = dream.plan_dream(workspace_snapshot, NOW, rejected=read_rejected(root), consulted={},
+                             cache=cache)  # type: ignore[arg-type]
+    items = [(i.kind, i.paths, i.reason, i.evidence, i.checked, i.note, i.diff) for i in found.items]
+    gated = dream.preview(found, found.default) if found.default else None
+    try:
+        rebuilt = writer.plan(workspace_snapshot, writer.Request(verbs.rebuild, confirm=True),
+                              cache)  # type: ignore[arg-type]
+    except writer.VerbRefused as exc:
+        return (items, gated and (gated.accepted, gated.changeset.ops)), str(exc)
+    return ((items, gated and (gated.accepted, gated.changeset.ops)),
+            (rebuilt.accepted, rebuilt.preview.changeset.ops, rebuilt.diff))
+
+
+@pytest.mark.parametrize("which", ["rules", "successors", "in shape"])
+def test_the_apps_dream_and_rebuild_plan_on_the_cached_load_alike(
+        which: str, request: pytest.FixtureRequest, make_root: MakeRoot,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core.incremental import findings_cache
+    from memtui.services.workspace import full_workspace
+
+    if which == "rules":
+        root = request.getfixturevalue("rules_root")[0]
+    elif which == "successors":
+        root = request.getfixturevalue("successor_root")
+    else:
+        root = _in_shape(make_root)
+    monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep
+    plain = load_root(root)
+    expected = _app_plans(plain, findings_cache(plain), root)
+    for _ in range(3):  # cold (computes and keeps), then warm twice (from what was kept)
+        workspace = full_workspace(root, record=False)
+        assert statcache.cache_of(workspace.snapshot) is not None  # the app's load is the cached one
+        assert all("text" in f.__dict__ for f in workspace.snapshot.files.values())  # every text read
+        assert _app_plans(workspace.snapshot, workspace.cache, root) == expected
+    kept = statcache.StatCache.open(root)
+    assert kept.section("memo-successors")  # the dream's whole-root answers were kept
+    # rebuild's "nothing to do" is kept, but for the root with a dangling pointer (its target is
+    # looked for in other roots)
+    assert bool(kept.section("memo-rebuild")) == (which != "rules")
+    assert isinstance(expected[1], str) or which == "rules"
