@@ -29,7 +29,8 @@ Format: a magic line, a 4-byte header length, a ``marshal`` header (format, fing
 Python and memtui's core source, the root's real path, the sections' offsets, lengths and
 CRC-32s), then one ``marshal`` blob per section, each decoded only when first asked for:
 ``base`` (frontmatter, per-file findings), ``stale`` (references, directive), ``scan`` (tokens,
-stance) and ``memo`` (whole-root answers).  Entries are plain tuples, ``path → (key, facets)``.
+stance, the extends cue), ``memo`` (validate's whole-root answer) and one section for each other
+whole-root answer (``memo-scan``, ``memo-stale``, ``memo-successors``, ``memo-rebuild``).  Entries are plain tuples, ``path → (key, facets)``.
 Paths read back are only ever looked up by the paths of the current listing; findings read back
 must name a plain relative path of the listing (:func:`memtui.core.safepath.check_stored_path`),
 or the entry is ignored.  The handoff state lives outside the root and depends on the day: its
