@@ -383,8 +383,10 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
 def _document_items(snapshot: Snapshot) -> list[DreamItem]:
     """The folder's own documents (README, LICENSE…) that nothing reaches: the repair leaves them
     unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
-    from .index_repair import index_documents, unlisted_documents
+    from .index_repair import index_documents, is_folder_document, unlisted_documents
 
+    if not any(is_folder_document(path, f) for path, f in snapshot.files.items()):
+        return []  # no document of the folder at all: nothing to find reachable or not
     documents = unlisted_documents(snapshot)
     if not documents:
         return []

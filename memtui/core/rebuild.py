@@ -293,9 +293,11 @@ def kept_nothing_to_rebuild(root: Path | str, config: BudgetConfig, target_lines
     from .statcache import StatCache
     from .store import list_root
 
+    cache = StatCache.open(root, clock)
+    if not cache.section("memo-rebuild"):  # nothing kept: the root is not even listed
+        return None
     if target_lines is None:
         target_lines = configured_target_lines()
-    cache = StatCache.open(root, clock)
     hit = cache.memo_unread(list_root(root), config, "rebuild", _question(target_lines))
     return hit if isinstance(hit, str) else None
 

@@ -30,7 +30,8 @@ Python and memtui's core source, the root's real path, the sections' offsets, le
 CRC-32s), then one ``marshal`` blob per section, each decoded only when first asked for:
 ``base`` (frontmatter, per-file findings), ``stale`` (references, directive), ``scan`` (tokens,
 stance, the extends cue), ``memo`` (validate's whole-root answer) and one section for each other
-whole-root answer (``memo-scan``, ``memo-stale``, ``memo-successors``, ``memo-rebuild``).  Entries are plain tuples, ``path → (key, facets)``.
+whole-root answer (``memo-scan``, ``memo-stale``, ``memo-successors``, ``memo-rebuild``).
+Entries are plain tuples, ``path → (key, facets)``.
 Paths read back are only ever looked up by the paths of the current listing; findings read back
 must name a plain relative path of the listing (:func:`memtui.core.safepath.check_stored_path`),
 or the entry is ignored.  The handoff state lives outside the root and depends on the day: its
