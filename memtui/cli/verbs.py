@@ -366,9 +366,15 @@ def _run(args: argparse.Namespace) -> int:
 
     verb = args.verb
     if verb == "rebuild":
+        target = args.target_lines
         with changing(args):
             root = root_of_path(args.path)
-        target = args.target_lines
+            if args.dry_run:  # the kept "nothing to do", when the root stats as it did then
+                from memtui.core.rebuild import NothingToRebuild, kept_nothing_to_rebuild
+
+                kept = kept_nothing_to_rebuild(root, budget_config(args), target)
+                if kept is not None:
+                    raise NothingToRebuild(kept)
         return apply_changeset(args, root, lambda s: verbs.rebuild(s, target), diff=True,
                                cached=True)
     if verb == "remember":

@@ -105,7 +105,17 @@ class DreamPlan:
 
     snapshot: Snapshot
     items: tuple[DreamItem, ...]
-    cache: FindingsCache = field(repr=False)
+    validated: FindingsCache | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def cache(self) -> FindingsCache:
+        """The gate's findings of :attr:`snapshot` (validated when first asked for: a plan whose
+        items were all left as they are never needed them)."""
+        found = self.validated
+        if found is None or found.snapshot is not self.snapshot:
+            found = findings_cache(self.snapshot)
+            object.__setattr__(self, "validated", found)
+        return found
 
     @property
     def default(self) -> frozenset[int]:
@@ -373,8 +383,10 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
 def _document_items(snapshot: Snapshot) -> list[DreamItem]:
     """The folder's own documents (README, LICENSE…) that nothing reaches: the repair leaves them
     unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
-    from .index_repair import index_documents, unlisted_documents
+    from .index_repair import index_documents, is_folder_document, unlisted_documents
 
+    if not any(is_folder_document(path, f) for path, f in snapshot.files.items()):
+        return []  # no document of the folder at all: nothing to find reachable or not
     documents = unlisted_documents(snapshot)
     if not documents:
         return []
@@ -467,9 +479,12 @@ def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
                        ) -> tuple[list[Supersession], list[Supersession]]:
     """(the strong supersessions, one successor per note, a chain from its oldest link; every
     proposal) of a root, less pinned files, team memory and files earlier items claim."""
-    from .supersession import root_supersessions
+    from .supersession import root_supersessions, root_supersessions_cached
 
-    found = [x for x in root_supersessions(snapshot, rejected)
+    stat_cache = cache_of(snapshot)  # the stat cache's load: its kept answer, if it still holds
+    proposed = (root_supersessions(snapshot, rejected) if stat_cache is None
+                else root_supersessions_cached(snapshot, stat_cache, rejected))
+    found = [x for x in proposed
              if not {x.old, x.new} & (taken | {HISTORY_NAME}) and not in_team(x.old) and not in_team(x.new)
              and x.old in snapshot.files and not snapshot.files[x.old].pinned]
     olds: dict[str, str] = {}
@@ -609,12 +624,14 @@ def plan_dream(
     proposals += _supersede_items(snapshot, found)
     proposals += [item for item in index_items if item.kind not in ("pointers", "repair")]
 
-    if cache is None or cache.snapshot is not snapshot:
-        cache = findings_cache(snapshot)
+    if cache is not None and cache.snapshot is not snapshot:
+        cache = None
+    validated: list[FindingsCache] = [cache] if cache is not None else []
+    items = _gate_in_order(snapshot, validated, proposals, target_lines,
+                           lambda: _index_items(target_lines, keep, stale, known))
     if stat_cache is not None:
         stat_cache.save()  # what was learnt, for the next plan (the user's cache folder)
-    return DreamPlan(snapshot, tuple(_gate_in_order(snapshot, cache, proposals, target_lines,
-                                                    lambda: _index_items(target_lines, keep, stale, known))), cache)
+    return DreamPlan(snapshot, tuple(items), validated[0] if validated else None)
 
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
@@ -627,16 +644,18 @@ def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
         return {}
 
 
-def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[DreamItem],
+def _gate_in_order(snapshot: Snapshot, validated: list[FindingsCache], proposals: list[DreamItem],
                    target_lines: int | None = None,
                    index_items: Callable[[], list[DreamItem]] | None = None) -> list[DreamItem]:
     """Build and gate each proposal on the result of the checked ones before it.
 
+    ``validated`` holds the snapshot's findings cache, or is empty: then the snapshot is
+    validated when the first item is gated (and its cache added), not when none is.
     An item the validator refuses there (say, a merge that grows an index already over its cap)
     is tried once more after the index items, followed by those again when it then passes — so
     that applying the checked items leaves nothing checked for the next plan.
     """
-    state, state_cache = snapshot, cache
+    state, state_cache = snapshot, validated[0] if validated else None
     claimed: set[str] = set()
     items: list[DreamItem] = []
     held: list[DreamItem] = []
@@ -655,6 +674,9 @@ def _gate_in_order(snapshot: Snapshot, cache: FindingsCache, proposals: list[Dre
         diff = changeset.diff or (unified_diff(state, changeset) if small else "")
         if item.kind in INDEX_KINDS:
             item = _explain(item, state, changeset, target_lines)
+        if state_cache is None:  # the first item gated: the snapshot validated once, kept
+            state_cache = findings_cache(state)
+            validated.append(state_cache)
         gated = plan(state, changeset, state_cache)
         if gated.accepted:
             state, state_cache = gated.after, gated.cache

@@ -23,23 +23,36 @@ An index that does not exist yet is written by :func:`generate` as the three blo
 from __future__ import annotations
 
 import re
+import time
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from .budget import FILL_TARGET, stripped_lines, text_size
 from .changeset import Changeset, Create, Operation, Write, apply_to_snapshot, unified_diff
 from .index import region_line
 from .index_edit import PINNED, RECENT, REGIONS, IndexDraft, new_entry
 from .index_lines import NothingToRebuild, collapse_ops, configured_target_lines, file_age_key
-from .model import ARCHIVE_DIR, ARCHIVE_INDEX_NAME, INDEX_NAME, Index, IndexLine, Snapshot, encode_text
+from .model import (
+    ARCHIVE_DIR,
+    ARCHIVE_INDEX_NAME,
+    INDEX_NAME,
+    BudgetConfig,
+    Index,
+    IndexLine,
+    Snapshot,
+    encode_text,
+)
 from .validate import _structural, glob_regex
+
+if TYPE_CHECKING:
+    from .statcache import StatCache
 
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*")
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
 
-__all__ = ["NothingToRebuild", "file_age_key", "generate", "rebuild", "phases", "family_glob", "unlisted_live",
-           "known_paths", "with_born"]
+__all__ = ["NothingToRebuild", "file_age_key", "generate", "rebuild", "rebuild_cached", "kept_nothing_to_rebuild",
+           "phases", "family_glob", "unlisted_live", "known_paths", "with_born"]
 
 
 def family_glob(name: str) -> tuple[str, str] | None:
@@ -229,19 +242,96 @@ def rebuild(snapshot: Snapshot, target_lines: int | None = None, now: datetime |
     """Edit ``MEMORY.md`` back within its contract (write it when missing); the diff is in the
     result.  ``target_lines`` is the fill target (default: config ``index.target_lines``, else
     80% of the line cap); ``now`` the clock the decay's staleness reads (default: the current
-    time), ``repo`` the project its references are checked in."""
+    time), ``repo`` the project its references are checked in.
+
+    A snapshot the stat cache loaded (:func:`memtui.core.statcache.cache_of`) that rebuild
+    last found already in shape, with the same listing, stat keys and fill target, raises
+    :class:`NothingToRebuild` from that kept answer (see :func:`rebuild_cached`).
+    """
     if not snapshot.index.exists:
         return generate(snapshot)
     if target_lines is None:
         target_lines = configured_target_lines()
+    from .statcache import cache_of
+
+    stat_cache = cache_of(snapshot)
+    if stat_cache is not None:
+        return rebuild_cached(snapshot, stat_cache, target_lines, now, repo)
+    return _rebuild(snapshot, target_lines, now, repo, [])
+
+
+def rebuild_cached(snapshot: Snapshot, cache: StatCache, target_lines: int | None = None,
+                   now: datetime | date | None = None, repo: Path | str | None = None) -> Changeset:
+    """:func:`rebuild` of a snapshot ``cache`` loaded.  Its "nothing to rebuild" is kept whole
+    when it depends on the root's files alone (the root as loaded, its listing and the fill
+    target): not when a repair looked for a dangling reference's target on disk (in another
+    root) nor when the decay judged staleness (the clock and the project); then it is computed
+    each time, as is every rebuild that changes something."""
+    if not snapshot.index.exists:
+        return generate(snapshot)
+    if target_lines is None:
+        target_lines = configured_target_lines()
+    digest = cache.loaded_digest(*_question(target_lines))
+    hit = cache.memo("rebuild", digest)
+    if isinstance(hit, str):
+        raise NothingToRebuild(hit)
+    consulted: list[str] = []
+    try:
+        return _rebuild(snapshot, target_lines, now, repo, consulted)
+    except NothingToRebuild as exc:
+        if not consulted and not looks_outside(snapshot):
+            cache.set_memo("rebuild", digest, str(exc))
+            cache.save()  # for the next rebuild (the user's cache folder)
+        raise
+
+
+def kept_nothing_to_rebuild(root: Path | str, config: BudgetConfig, target_lines: int | None = None,
+                            clock: Callable[[], int] = time.time_ns) -> str | None:
+    """Why rebuild has nothing to do, as it last said for this root, when that still holds for
+    the root as it stats now (its listing, every stat key and the fill target, nothing read);
+    else None."""
+    from .statcache import StatCache
+    from .store import list_root
+
+    cache = StatCache.open(root, clock)
+    if not cache.section("memo-rebuild"):  # nothing kept: the root is not even listed
+        return None
+    if target_lines is None:
+        target_lines = configured_target_lines()
+    hit = cache.memo_unread(list_root(root), config, "rebuild", _question(target_lines))
+    return hit if isinstance(hit, str) else None
+
+
+def _question(target_lines: int | None) -> tuple[object, ...]:
+    """Everything but the files a rebuild's kept answer depends on (part of its memo's key)."""
+    return ("rebuild", target_lines)
+
+
+def looks_outside(snapshot: Snapshot) -> bool:
+    """Whether a repair of ``snapshot`` would look on disk for a target: an index line with a
+    dangling entry or a link that points at no file (:mod:`.index_targets`)."""
+    from .index_targets import broken_refs, is_dangling
+
+    return any(is_dangling(snapshot, line) or broken_refs(snapshot, line)
+               for index in (snapshot.index, snapshot.archive_index) for line in index.lines)
+
+
+def _rebuild(snapshot: Snapshot, target_lines: int | None, now: datetime | date | None,
+             repo: Path | str | None, consulted: list[str]) -> Changeset:
+    """:func:`rebuild` of an existing index; ``consulted`` gets "staleness" when the decay
+    judged it."""
     from .index_trim import fully_stale
 
     clock = now if now is not None else datetime.now(timezone.utc)
+
+    def stale(s: Snapshot) -> frozenset[str]:
+        consulted.append("staleness")
+        return fully_stale(s, clock, repo)
+
     state = snapshot
     ops: list[Operation] = []
     done: list[str] = []
-    for _name, build in phases(target_lines, unlisted_live(snapshot), lambda s: fully_stale(s, clock, repo),
-                               known_paths(snapshot)):
+    for _name, build in phases(target_lines, unlisted_live(snapshot), stale, known_paths(snapshot)):
         try:
             changeset = build(state)
         except NothingToRebuild:

@@ -29,7 +29,9 @@ Format: a magic line, a 4-byte header length, a ``marshal`` header (format, fing
 Python and memtui's core source, the root's real path, the sections' offsets, lengths and
 CRC-32s), then one ``marshal`` blob per section, each decoded only when first asked for:
 ``base`` (frontmatter, per-file findings), ``stale`` (references, directive), ``scan`` (tokens,
-stance) and ``memo`` (whole-root answers).  Entries are plain tuples, ``path → (key, facets)``.
+stance, the extends cue), ``memo`` (validate's whole-root answer) and one section for each other
+whole-root answer (``memo-scan``, ``memo-stale``, ``memo-successors``, ``memo-rebuild``).
+Entries are plain tuples, ``path → (key, facets)``.
 Paths read back are only ever looked up by the paths of the current listing; findings read back
 must name a plain relative path of the listing (:func:`memtui.core.safepath.check_stored_path`),
 or the entry is ignored.  The handoff state lives outside the root and depends on the day: its
@@ -89,8 +91,10 @@ RACY_NS = 2_000_000_000
 MAX_CACHE_BYTES = 256 << 20  # a cache file over this is no cache (never read into memory)
 CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
 NO_CACHE_ENV = "MEMTUI_NO_CACHE"
-SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale")
-_WHOLE = ("memo", "index", "memo-scan", "memo-stale")  # sections not keyed by memory file
+SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale", "memo-successors",
+            "memo-rebuild")
+_WHOLE = ("memo", "index", "memo-scan", "memo-stale", "memo-successors",
+          "memo-rebuild")  # sections not keyed by memory file
 
 
 def _memo_section(name: str) -> str:

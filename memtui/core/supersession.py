@@ -41,8 +41,9 @@ the stage of the work within one day):
 
 *Strong* proposals (started checked by the dream) are a declared one, a consolidation, a replacement said in
 the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
-whose later note only names the earlier is offered unchecked.  Pure: reads the files it
-is given, never the disk.
+whose later note only names the earlier is offered unchecked.  Reads the files it is given,
+never the disk (but for the stat cache's kept facets and answers of a cached load, which are
+about those very files).
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ from typing import Any, Collection, Iterable, Sequence
 
 from .ages import frontmatter_date, name_date, stated_date
 from .model import MemoryFile, Snapshot
+from .safepath import check_stored_path
 from .simjoin import TokenSets, overlap
+from .statcache import StatCache, cached
 
 CHECKPOINT = "checkpoint"
 CONSOLIDATED = "consolidated"
@@ -287,6 +290,40 @@ def root_supersessions(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
 
     files = [f for f in snapshot.files.values() if is_candidate(f, True)]
     return tuple(supersession_candidates(files, root_token_sets(files), rejected))
+
+
+def root_supersessions_cached(snapshot: Snapshot, cache: StatCache,
+                              rejected: Collection[tuple[str, str]] = ()) -> tuple[Supersession, ...]:
+    """:func:`root_supersessions` of a snapshot ``cache`` loaded, answered whole from the cache
+    when the root (listing, every stat key, the index) and the rejected pairs are what they
+    were last time; computed (and kept) otherwise."""
+    digest = cache.loaded_digest("successors", sorted((a, b) if a <= b else (b, a) for a, b in rejected))
+    hit = cache.memo("successors", digest)
+    if hit is not None:
+        try:
+            return _supersessions_of(hit, snapshot.files)
+        except (TypeError, ValueError):
+            pass  # not an answer about these files: computed again
+    found = root_supersessions(snapshot, rejected)
+    cache.set_memo("successors", digest, tuple(
+        (s.old, s.new, s.kind, s.evidence, s.strong, s.days, s.restated) for s in found))
+    return found
+
+
+def _supersessions_of(plain: Any, names: Collection[str]) -> tuple[Supersession, ...]:
+    """The proposals :func:`root_supersessions_cached` kept; a ValueError when one names a path
+    that is not one of ``names`` or is not plain data of a proposal."""
+    out = []
+    for old, new, kind, evidence, strong, days, restated in plain:
+        for path in (old, new):
+            if check_stored_path(path) not in names:
+                raise ValueError(f"cached supersession names {path!r}")
+        if not (isinstance(kind, str) and isinstance(evidence, tuple)
+                and all(isinstance(e, str) for e in evidence) and isinstance(strong, bool)
+                and isinstance(days, int) and isinstance(restated, float)):
+            raise ValueError("not a supersession")
+        out.append(Supersession(old, new, kind, evidence, strong, days, restated))
+    return tuple(out)
 
 
 def _restated(sets: Sequence[TokenSets], old: int, new: int) -> float:
@@ -584,14 +621,24 @@ def is_rule(f: MemoryFile) -> bool:
     return f.name.lower().startswith(tuple(f"{t}_" for t in RULE_TYPES) + tuple(f"{t}-" for t in RULE_TYPES))
 
 
+def _cue_in_head(f: MemoryFile) -> bool:
+    return _HINT.search(f.body[:EXTENDS_CHARS]) is not None
+
+
+def extends_cue(f: MemoryFile) -> bool:
+    """Whether the start of a file's body (:data:`EXTENDS_CHARS`) may say it extends another (a
+    first test before :data:`_EXTENDS`), kept in the stat cache for files of a cached load: a
+    warm run reads only the bodies that may."""
+    return cached(f, "scan/extends-cue", _cue_in_head)
+
+
 def _extensions(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
                 ) -> Iterable[tuple[_Note, _Note, Supersession]]:
     """Rules stated twice: a rule (:func:`is_rule`) saying it extends (restates, refines …)
     another rule it names — by file name or title, quoted or linked in the sentence of the cue —
     whatever their sizes.  A reference or a project note that extends another adds to it: two
     notes to keep."""
-    cued = [(n, f.body[:EXTENDS_CHARS]) for n, f in zip(notes, files)
-            if is_rule(f) and _HINT.search(f.body[:EXTENDS_CHARS])]
+    cued = [(n, f.body[:EXTENDS_CHARS]) for n, f in zip(notes, files) if is_rule(f) and extends_cue(f)]
     named: dict[str, int] = {}
     if cued:
         for n, f in zip(notes, files):

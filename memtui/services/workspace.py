@@ -29,7 +29,7 @@ from memtui.core.model import (
 )
 from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.staleness import StalenessReport
-from memtui.core.store import load_indexed, load_root
+from memtui.core.store import load_indexed
 from memtui.core.usage import Usage
 from memtui.core.validate import SCOPE, TEAM, Reach, reach_of, region_globs
 
@@ -417,8 +417,17 @@ def full_workspace(
     record: bool = True,
     today: date | None = None,
 ) -> Workspace:
-    """Scan and validate the whole root; samples budget pressure like every validation does."""
-    snapshot = load_root(root, config)
+    """Scan and validate the whole root; samples budget pressure like every validation does.
+
+    The root is read through its stat cache, every text read (changes are planned on it, as
+    the CLI plans a commit): its files' findings, token sets and staleness facts, and the
+    dream's and rebuild's kept whole-root answers (:func:`memtui.core.statcache.cache_of`)
+    come from what the last run learnt, as in the CLI."""
+    from memtui.core.statcache import load_cached
+
+    snapshot, stat_cache = load_cached(root, config, texts=True)
     if record and not os.environ.get(NO_PRESSURE_ENV):
         record_pressure(snapshot, today)
-    return workspace_of(snapshot, tuple(read_pressure(snapshot.root)))
+    workspace = workspace_of(snapshot, tuple(read_pressure(snapshot.root)))
+    stat_cache.save()  # what this load learnt, for the next
+    return workspace

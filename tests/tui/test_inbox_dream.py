@@ -141,3 +141,30 @@ async def test_the_folders_readme_waits_unchecked_and_is_listed_once_checked(dem
         assert screen.judged == screen.selected and screen.preview is not None and screen.preview.accepted
         await press(pilot, "a")
         assert "(README.md)" in (demo_root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+async def test_the_dream_screen_plans_on_the_cached_load_as_a_plain_load_does(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core import dream, statcache
+    from memtui.core.rejections import read_rejected
+    from memtui.core.store import load_root
+    from tests.support.app import NOW
+
+    monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep
+    expected = dream.plan_dream(load_root(demo_root), NOW, rejected=read_rejected(demo_root))
+    shown = []
+    for _ in range(2):  # cold: the stat cache learns; warm: the plan from what it kept
+        app = make_app(demo_root)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            assert app.workspace is not None and statcache.cache_of(app.workspace.snapshot) is not None
+            await press(pilot, "D")
+            screen = app.screen
+            assert isinstance(screen, DreamScreen) and screen.plan is not None
+            shown.append(screen.plan)
+            await press(pilot, "escape")
+        assert statcache.StatCache.open(demo_root).section("memo-successors")
+    assert expected.items
+    for plan in shown:
+        assert plan.items == expected.items and plan.default == expected.default
+        assert [i.diff for i in plan.items] == [i.diff for i in expected.items]
