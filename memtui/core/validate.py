@@ -786,9 +786,11 @@ def index_findings(
             continue
         counts[line.resolved] += 1
         if counts[line.resolved] == 2:
-            all_lines = reach.direct.get(line.resolved, []) + reach.archived.get(line.resolved, [])
+            direct = reach.direct.get(line.resolved, [])
+            active = set(direct)  # membership as the list's (equal lines hash alike), in O(1)
+            all_lines = direct + reach.archived.get(line.resolved, [])
             where = ", ".join(
-                f"{('MEMORY.md' if entry in reach.direct.get(line.resolved, []) else archive.path)}"
+                f"{('MEMORY.md' if entry in active else archive.path)}"
                 f":{entry.number}"
                 for entry in all_lines
             )
@@ -796,7 +798,7 @@ def index_findings(
                 Finding(
                     "duplicate-entry",
                     WARNING,
-                    index.path if line in reach.direct.get(line.resolved, []) else archive.path,
+                    index.path if line in active else archive.path,
                     line.number,
                     f"'{line.resolved}' has more than one entry ({where}); keep one",
                     line.resolved,
