@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -432,17 +433,22 @@ def _counted_as_written(raws: Sequence[str], endings: Sequence[str]) -> tuple[st
     return body, starts, numbers
 
 
-_LAST_MEASURED: list[tuple[Index, BudgetConfig, Budget]] = []
+_LAST_MEASURED: list[tuple[weakref.ref[Index], BudgetConfig, Budget]] = []
+#: how many indexes' answers are kept (by a weak reference: no index is kept alive for it); a
+#: gated step measures the index before and after it, and the reach of each state again
+MEASURED_KEPT = 4
 
 
 def measure(index: Index, config: BudgetConfig) -> Budget:
     """Lines, bytes and the loader's cut for an index under the given caps and profile (the
-    last answer is kept: one validation measures the same index several times)."""
-    last = _LAST_MEASURED[0] if _LAST_MEASURED else None
-    if last is not None and last[0] is index and last[1] == config:
-        return last[2]
+    last few answers are kept, by index: a validation, and each step of a plan, measures the
+    same indexes several times)."""
+    kept = _LAST_MEASURED[:]  # one copy: the app's workers measure too
+    for kept_index, kept_config, budget in kept:
+        if kept_index() is index and kept_config == config:
+            return budget
     budget = _measure(index, config)
-    _LAST_MEASURED[:] = [(index, config, budget)]
+    _LAST_MEASURED[:] = [(weakref.ref(index), config, budget)] + kept[:MEASURED_KEPT - 1]
     return budget
 
 

@@ -213,8 +213,13 @@ class Index:
     scopes: tuple[ScopeSection, ...] = ()
 
     def render(self) -> bytes:
-        text = "".join(line.raw + line.ending for line in self.lines)
-        return (b"\xef\xbb\xbf" if self.bom else b"") + encode_text(text)
+        """The file's bytes (built once: an edit, its gate and its diff each ask for them)."""
+        data: bytes | None = self.__dict__.get("_rendered")
+        if data is None:
+            text = "".join(line.raw + line.ending for line in self.lines)
+            data = (b"\xef\xbb\xbf" if self.bom else b"") + encode_text(text)
+            object.__setattr__(self, "_rendered", data)
+        return data
 
     @property
     def size(self) -> int:
