@@ -221,17 +221,34 @@ class Index:
             object.__setattr__(self, "_rendered", data)
         return data
 
+    def raw_text(self) -> str:
+        """The lines' texts joined by LF, their own endings left out (built once)."""
+        text: str | None = self.__dict__.get("_raw_text")
+        if text is None:
+            text = "\n".join(line.raw for line in self.lines)
+            object.__setattr__(self, "_raw_text", text)
+        return text
+
     @property
     def size(self) -> int:
         return len(self.render()) if self.exists else 0
 
     @property
     def entries(self) -> tuple[IndexLine, ...]:
-        return tuple(line for line in self.lines if line.kind is LineKind.ENTRY)
+        return self._of_kind(LineKind.ENTRY)
 
     @property
     def regions(self) -> tuple[IndexLine, ...]:
-        return tuple(line for line in self.lines if line.kind is LineKind.REGION)
+        return self._of_kind(LineKind.REGION)
+
+    def _of_kind(self, kind: LineKind) -> tuple[IndexLine, ...]:
+        """The lines of one kind, in order (found once: every rule asks for them)."""
+        key = f"_{kind.value}_lines"
+        found: tuple[IndexLine, ...] | None = self.__dict__.get(key)
+        if found is None:
+            found = tuple(line for line in self.lines if line.kind is kind)
+            object.__setattr__(self, key, found)
+        return found
 
 
 CLAUDE_CODE_LOADER = "claude-code"
