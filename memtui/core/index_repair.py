@@ -138,6 +138,8 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
         if edit is None:
             continue
         for pos, line in enumerate(edit.index.lines):
+            if not line.refs and line.kind is not LineKind.ENTRY:
+                continue  # no pointer, no link: nothing on it can dangle
             raw = line.raw
             if line.scope or line.kind is LineKind.COMMENT:
                 continue
@@ -251,12 +253,13 @@ def distinct_hooks(hooks: list[str]) -> list[str]:
     """The non-empty hooks, in order, without those another one contains.
 
     A hook inside one already kept is dropped; a hook that contains kept ones replaces them
-    and goes last.  Linear in the hooks for hooks of bounded length: whether a hook lies inside
-    a kept one is one search of all hooks seen so far (a dropped hook lies inside a kept one,
-    so searching it too gives the same answer), and the kept hooks inside a new one are found
-    by its substrings when it has fewer of those than there are kept hooks.
+    and goes last.  Whether a hook lies inside a kept one is one search of every hook kept so
+    far (one dropped lies inside one kept, so searching it too gives the same answer); the kept
+    hooks inside a new one are looked up among its substrings of their lengths when those are
+    fewer than the kept hooks.
     """
     kept: dict[str, None] = {}  # ordered: the hooks kept so far
+    widths: dict[int, int] = {}  # how many kept hooks have each length
     seen = ""  # every hook kept so far, each after a newline (no hook holds one: it is one line)
     for hook in hooks:
         if not hook:
@@ -267,14 +270,19 @@ def distinct_hooks(hooks: list[str]) -> list[str]:
         elif hook in kept or hook in seen:
             continue
         width = len(hook)
-        if len(kept) <= width * (width + 1) // 2:
+        shorter = [w for w in widths if w < width]
+        if len(kept) <= sum(width - w + 1 for w in shorter):
             inside = [h for h in kept if h in hook]
         else:
-            inside = [s for s in {hook[i:j] for i in range(width) for j in range(i + 1, width + 1)}
-                      if s in kept]
+            inside = [piece for w in shorter for piece in {hook[i:i + w] for i in range(width - w + 1)}
+                      if piece in kept]
         for h in inside:
             del kept[h]
+            widths[len(h)] -= 1
+            if not widths[len(h)]:
+                del widths[len(h)]
         kept[hook] = None
+        widths[width] = widths.get(width, 0) + 1
         seen += "\n" + hook
     return list(kept)
 
