@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import compress
+from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Mapping
 
 from .budget import Budget, entries_past_cut, measure
@@ -467,14 +468,16 @@ def _lines_with_extra_refs(lines: Iterable[IndexLine]) -> Iterator[IndexLine]:
     """The lines that may have :func:`_extra_refs` (a line whose one reference is its entry's
     own link, most of an index, is passed over without a generator)."""
     entry, own_forms = LineKind.ENTRY, (EntryForm.LINK, EntryForm.WIKILINK)
-    for line in lines:
+    lines = list(lines)
+    for line in compress(lines, map(_REFS, lines)):  # the lines with a reference, found in C
         refs = line.refs
-        if not refs:
-            continue
         if len(refs) == 1 and line.kind is entry and refs[0].kind != "mention" \
                 and refs[0].target == line.target and line.form in own_forms:
             continue
         yield line
+
+
+_REFS = attrgetter("refs")
 
 
 def _extra_refs(line: IndexLine) -> Iterator[Ref]:
@@ -546,9 +549,8 @@ def named_past_cut(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None =
     if budget.cut_line is None:
         return {}
     out: dict[str, int] = {}
-    for line in index.lines[budget.cut_line - 1:]:
-        if not line.refs:
-            continue
+    past = index.lines[budget.cut_line - 1:]
+    for line in compress(past, map(_REFS, past)):
         if by_name is None:
             by_name = names_of(snapshot.files)
         for ref in line.refs:

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core import budget, erasure, validate
+from memtui.core import budget, erasure, prose_index, validate
 from memtui.core.erasure import BLOCK_HEADINGS, ErasedLine
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.index import parse_index
@@ -255,3 +255,20 @@ def test_line_edits_render_as_the_line_by_line_walk(
         elif pos >= 0 and raws:
             edit.replace(pos, *raws)
     assert edit.render() == plain_render(edit)
+
+
+# ---------------------------------------------------------------- free names for moved text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["notes", "notes_2", "a", "A", "a_3"]), max_size=30),
+       st.sets(st.sampled_from(["notes.md", "notes_2.md", "notes_3.md", "a.md", "a_2.md", "A_4.md", "a_3_2.md"])))
+def test_free_names_searched_from_where_the_slug_stopped_equal_a_full_search(
+    slugs: list[str], existing: set[str]
+) -> None:
+    files = {name: MemoryFile(name, 0, 0.0, "", parse_frontmatter("")) for name in existing}
+    snapshot = Snapshot(Path("."), Index("MEMORY.md", False), Index("MEMORY-archive.md", False), files)
+    plain_taken = {name.lower() for name in existing}
+    taken, tried = set(plain_taken), {}
+    for slug in slugs:
+        assert prose_index._free(snapshot, taken, slug, tried) == prose_index._free(snapshot, plain_taken, slug)
