@@ -13,6 +13,14 @@ ten outside edits.  The target is a plan under 3 s at 10,000 files.  ``--index-l
 also times a root whose index is a 300,000-line rot (rebuild and the dream plan, which must stay
 linear), and ``--compare ../other-checkout`` times the same roots with another memtui (the
 code before a change) in the same run.
+
+``--long-index 10000 50000 100000 300000`` times the dream plan alone on such rotted indexes of
+each length, each in a fresh process (wall and CPU seconds: on a shared machine the CPU time is
+the steadier number), with the time per thousand lines (constant when the plan is linear in the
+index) and, with ``--compare``, the same for the other checkout, the ratio, and whether both
+printed the same plan (a digest of ``dream --json``'s items and verdict).  The target is the
+300,000-line plan under 10 s.  ``--long-prose`` does the same on indexes of prose (a content
+dump, which the dream turns into pointers).
 """
 
 from __future__ import annotations
@@ -109,6 +117,21 @@ def big_index(dest: Path, lines: int, files: int = 1_000) -> Path:
     return root
 
 
+def prose_index(dest: Path, lines: int, files: int = 1_000) -> Path:
+    """A root of ``files`` topic files whose index is ``lines`` lines of prose: a section every
+    twenty lines (most of the same title), each of notes that name no file — a content dump,
+    which the dream turns into pointers."""
+    root = make_root(dest, files)
+    out = ["# Memory", ""]
+    for i in range(lines):
+        if i % 20 == 0:
+            out += ["", f"## {'Notes' if i % 60 else f'Topic {i // 60}'}"]
+        else:
+            out.append(f"- fact {i}: the sweeper runs nightly and the registry keeps its blobs")
+    (root / "MEMORY.md").write_text("\n".join(out) + "\n")
+    return root
+
+
 def measure_root(root: Path, repeat: int, with_inbox: bool) -> dict[str, object]:
     """The timings of one root (seconds, best of ``repeat``), as a dict (``--json`` prints it)."""
     from memtui.core import verbs
@@ -149,6 +172,63 @@ def compare(src: str, root: Path, repeat: int) -> dict[str, object] | None:
     return json.loads(done.stdout)
 
 
+def measure_plan(root: Path) -> dict[str, object]:
+    """One dream plan of ``root`` in this process: wall and CPU seconds, then the gate of its
+    default selection, and a digest of what ``dream --json`` prints of both."""
+    import hashlib
+
+    snapshot = load_root(root)
+    wall, cpu = time.perf_counter(), time.process_time()
+    plan = dream.plan_dream(snapshot, NOW)
+    out: dict[str, object] = {"plan": time.perf_counter() - wall, "plan_cpu": time.process_time() - cpu,
+                              "index_lines": len(snapshot.index.lines)}
+    wall = time.perf_counter()
+    verdict = dream.preview(plan, plan.default) if plan.default else None
+    out["gate"] = time.perf_counter() - wall
+    shown = dream.plan_json(plan, verdict)
+    out["items"] = [item["kind"] for item in shown["items"]]  # type: ignore[attr-defined]
+    out["digest"] = hashlib.sha256(json.dumps(shown, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return out
+
+
+def plan_in_child(src: str | None, root: Path) -> dict[str, object] | None:
+    """:func:`measure_plan` in a fresh process, with the memtui at ``src`` (None: this one)."""
+    env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
+    done = subprocess.run([sys.executable, __file__, "--measure-plan", str(root)],
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"plan at {src or 'this checkout'} failed: {done.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(done.stdout)
+
+
+def long_indexes(tmp: Path, sizes: list[int], src: str | None, shape: str = "rotted") -> None:
+    """The dream plan on long indexes of each length (``rotted``: :func:`big_index`; ``prose``:
+    :func:`prose_index`): ours, and the other checkout's."""
+    make = big_index if shape == "rotted" else prose_index
+    print(f"the dream plan on a long {shape} index (1,000 files; each size in a fresh process):")
+    print(f"  {'lines':>8} {'plan s':>8} {'cpu s':>7} {'cpu ms/1k lines':>16}"
+          + (f" {'baseline s':>11} {'cpu s':>7} {'cpu ms/1k lines':>16} {'× faster (cpu)':>15} same plan"
+             if src else ""))
+    for size in sizes:
+        root = make(tmp / f"{shape}{size}", size)
+        ours = plan_in_child(None, root)
+        base = plan_in_child(src, root) if src else None
+        if ours is None:
+            continue
+        lines = float(ours["index_lines"])  # type: ignore[arg-type]
+        cpu = float(ours["plan_cpu"])  # type: ignore[arg-type]
+        row = f"  {size:>8,} {float(ours['plan']):>8.2f} {cpu:>7.2f} {cpu * 1e6 / lines:>16.1f}"  # type: ignore[arg-type]
+        if base is not None:
+            base_cpu = float(base["plan_cpu"])  # type: ignore[arg-type]
+            row += (f" {float(base['plan']):>11.2f} {base_cpu:>7.2f} {base_cpu * 1e6 / lines:>16.1f}"  # type: ignore[arg-type]
+                    f" {base_cpu / cpu:>15.1f} {'yes' if base['digest'] == ours['digest'] else 'NO'}")
+        print(row + f"   items {ours['items']}")
+        if size >= 300_000 and shape == "rotted":
+            print(f"  {size:,}-line plan target < 10 s: {'ok' if float(ours['plan']) < 10 else 'MISSED'} "  # type: ignore[arg-type]
+                  f"(wall {float(ours['plan']):.1f} s, cpu {cpu:.1f} s)")  # type: ignore[arg-type]
+
+
 def report(label: str, ours: dict[str, object], base: dict[str, object] | None) -> None:
     print(f"{label}: {ours['files']:,} files, {ours['index_lines']:,} index lines; items {ours['items']}"
           + (f"; default set accepted: {ours['accepted']}" if "accepted" in ours else ""))
@@ -172,13 +252,28 @@ def main() -> int:
     parser.add_argument("--index-lines", type=int, default=0, metavar="N",
                         help="also time a root whose index has N lines (e.g. 300000)")
     parser.add_argument("--compare", metavar="SRC", help="another memtui checkout to time on the same roots")
+    parser.add_argument("--long-index", type=int, nargs="+", default=[], metavar="N",
+                        help="time the dream plan alone on indexes of these many lines (each in a fresh process)")
+    parser.add_argument("--long-prose", type=int, nargs="+", default=[], metavar="N",
+                        help="the same on indexes of N lines of prose (a content dump: the pointers item)")
+    parser.add_argument("--no-root", action="store_true", help="skip the synthetic root of --files files")
     parser.add_argument("--measure", metavar="ROOT", help=argparse.SUPPRESS)
+    parser.add_argument("--measure-plan", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:  # the child of --compare: one root, as JSON
         print(json.dumps(measure_root(Path(args.measure), args.repeat, with_inbox=False)))
         return 0
+    if args.measure_plan:  # the child of --long-index: one plan, as JSON
+        print(json.dumps(measure_plan(Path(args.measure_plan))))
+        return 0
     with tempfile.TemporaryDirectory(prefix="memtui-bench-dream-") as tmp:
         os.environ["MEMTUI_CACHE_DIR"] = str(Path(tmp) / "cache")
+        if args.long_index:
+            long_indexes(Path(tmp), args.long_index, args.compare)
+        if args.long_prose:
+            long_indexes(Path(tmp), args.long_prose, args.compare, "prose")
+        if args.no_root:
+            return 0
         root = prepare(Path(tmp) / "root", args.files)
         ours = measure_root(root, args.repeat, with_inbox=True)
         base = compare(args.compare, root, args.repeat) if args.compare else None

@@ -29,9 +29,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import accumulate, repeat
+from operator import add, attrgetter
 from pathlib import Path
 from typing import Sequence
 
@@ -261,12 +264,12 @@ def kept_spans(raws: Sequence[str]) -> tuple[str, list[tuple[int, int]], bool]:
     frontmatter and block-level comments are gone (before trimming), as (start, end) offsets,
     and whether a comment block went (only then does Claude Code's text have LF endings)."""
     text = "\n".join(raws)
-    starts = [0]
-    for raw in raws[:-1]:
-        starts.append(starts[-1] + len(raw) + 1)
     begin = _frontmatter_end(text) if text.startswith("---") else 0
     if "<!--" not in text[begin:]:
         return text, [(begin, len(text))] if begin < len(text) else [], False
+    starts = [0]
+    for raw in raws[:-1]:
+        starts.append(starts[-1] + len(raw) + 1)
     spans: list[tuple[int, int]] = []
     stripped_any = False
     keep_from = begin
@@ -369,7 +372,7 @@ def _counted(raws: Sequence[str], endings: Sequence[str] | None = None
     LF first) — v2.1.332, run against CRLF indexes with and without a comment.
     """
     text, spans, normalized = kept_spans(raws)
-    if endings is not None and not normalized and any("\r" in e for e in endings):
+    if endings is not None and not normalized and "\r" in "".join(endings):
         return _counted_as_written(raws, endings)
     if len(spans) == 1:
         a, b = spans[0]
@@ -387,6 +390,19 @@ def _counted(raws: Sequence[str], endings: Sequence[str] | None = None
     if not body:
         return "", [], ()
     starts = _line_starts(body)
+    if len(origin) == 1:
+        # one kept span: its line breaks are the text's, so its lines are the file's lines from
+        # the one it starts in, one after another
+        first = text.count("\n", 0, origin[0][1] + lead) + 1
+        return body, starts, tuple(range(first, first + len(starts)))
+    return body, starts, _numbers(raws, body, starts, origin, lead)
+
+
+def _numbers(raws: Sequence[str], body: str, starts: list[int], origin: list[tuple[int, int]],
+             lead: int) -> tuple[int, ...]:
+    """The file line number of each counted line: ``body`` is the kept pieces of the text
+    joined (``origin``: where each piece starts in ``body`` and in the text), stripped of
+    ``lead`` characters on the left."""
     line_starts = [0]
     for raw in raws[:-1]:
         line_starts.append(line_starts[-1] + len(raw) + 1)
@@ -402,17 +418,12 @@ def _counted(raws: Sequence[str], endings: Sequence[str] | None = None
         j = bisect_right(keys, c) - 1
         offset = origin[j][1] + c - origin[j][0]
         numbers.append(bisect_right(line_starts, offset))
-    return body, starts, tuple(numbers)
+    return tuple(numbers)
 
 
 def _line_starts(body: str) -> list[int]:
-    starts = [0]
-    find = body.find
-    at = find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = find("\n", at + 1)
-    return starts
+    """The offset of each line of ``body`` (after each line feed)."""
+    return list(accumulate(map(add, map(len, body.split("\n")[:-1]), repeat(1)), initial=0))
 
 
 def _counted_as_written(raws: Sequence[str], endings: Sequence[str]) -> tuple[str, list[int], tuple[int, ...]]:
@@ -432,17 +443,22 @@ def _counted_as_written(raws: Sequence[str], endings: Sequence[str]) -> tuple[st
     return body, starts, numbers
 
 
-_LAST_MEASURED: list[tuple[Index, BudgetConfig, Budget]] = []
+_LAST_MEASURED: list[tuple[weakref.ref[Index], BudgetConfig, Budget]] = []
+#: how many indexes' answers are kept (by a weak reference: no index is kept alive for it); a
+#: gated step measures the index before and after it, and the reach of each state again
+MEASURED_KEPT = 4
 
 
 def measure(index: Index, config: BudgetConfig) -> Budget:
     """Lines, bytes and the loader's cut for an index under the given caps and profile (the
-    last answer is kept: one validation measures the same index several times)."""
-    last = _LAST_MEASURED[0] if _LAST_MEASURED else None
-    if last is not None and last[0] is index and last[1] == config:
-        return last[2]
+    last few answers are kept, by index: a validation, and each step of a plan, measures the
+    same indexes several times)."""
+    kept = _LAST_MEASURED[:]  # one copy: the app's workers measure too
+    for kept_index, kept_config, budget in kept:
+        if kept_index() is index and kept_config == config:
+            return budget
     budget = _measure(index, config)
-    _LAST_MEASURED[:] = [(index, config, budget)]
+    _LAST_MEASURED[:] = [(weakref.ref(index), config, budget)] + kept[:MEASURED_KEPT - 1]
     return budget
 
 
@@ -465,11 +481,15 @@ def _measure(index: Index, config: BudgetConfig) -> Budget:
                   config.loader, (), len(sizes), file_bytes)
 
 
+_ENDING = attrgetter("ending")
+
+
 def _measure_claude(index: Index, config: BudgetConfig) -> Budget:
     """Claude Code's cut (the module's docstring), as v2.1.332 computes it."""
-    raws = [line.raw for line in index.lines]
-    file_bytes = sum(line_sizes(index)) + (3 if index.bom and not raws else 0)
-    body, starts, numbering = _counted(raws, [line.ending for line in index.lines])
+    lines = index.lines
+    raws = index.raw_text().split("\n") if lines else []  # no line holds a line feed
+    file_bytes = len(index.render())  # every line's bytes with its ending, and the BOM
+    body, starts, numbering = _counted(raws, list(map(_ENDING, lines)))
     count = len(starts)
     size = utf16_len(body)
     stripped = tuple(sorted(set(range(1, len(raws) + 1)) - set(numbering)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import time
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
@@ -170,6 +171,25 @@ def _index_bytes(index: Index) -> bytes | None:
     return index.render() if index.exists else None
 
 
+_PARSED: list[tuple[str, bytes, Index]] = []
+#: how many parsed indexes are kept by their bytes (a plan builds a step, then gates it, on the
+#: same bytes); few, as a long index's parse is large
+PARSED_KEPT = 2
+
+
+def _parsed(data: bytes, path: str, exists: Callable[[str], bool]) -> Index:
+    """``parse_index(data, path, exists)``, reusing a recent parse of the same bytes when no
+    Memory base made it ask ``exists`` (the only thing besides the bytes a parse reads)."""
+    kept = _PARSED[:]  # one copy: the app's workers plan too
+    for kept_path, kept_data, index in kept:
+        if kept_path == path and (kept_data is data or kept_data == data):
+            return index
+    index = parse_index(data, path, exists)
+    if not any(scope.memory_base for scope in index.scopes):
+        _PARSED[:] = [(path, data, index)] + kept[:PARSED_KEPT - 1]
+    return index
+
+
 def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Operation]) -> Result:
     """Play operations on a copy of the snapshot (pure: the disk is never read)."""
     files = snapshot.files
@@ -280,12 +300,12 @@ def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Oper
     index = snapshot.index
     if index_touched or depends(index):
         data = index_data if index_touched else _index_bytes(index)
-        index = parse_index(data, INDEX_NAME, exists) if data is not None else Index(INDEX_NAME, False)
+        index = _parsed(data, INDEX_NAME, exists) if data is not None else Index(INDEX_NAME, False)
     archive = snapshot.archive_index
     if archive_touched or depends(archive):
         data = archive_data if archive_touched else _index_bytes(archive)
         archive = (
-            parse_index(data, archive_name, exists) if data is not None else Index(archive_name, False)
+            _parsed(data, archive_name, exists) if data is not None else Index(archive_name, False)
         )
     after = replace(snapshot, index=index, archive_index=archive, files=new_files)
     return Result(after, initial, frozenset(written), frozenset(added), frozenset(removed))

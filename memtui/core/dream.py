@@ -48,6 +48,7 @@ from .changeset import Changeset, Create, Operation, VerbError, Write, apply_to_
 from .consolidate import clusters_of, scan, scan_cached
 from .contradictions import freshness
 from .frontmatter import parse_frontmatter
+from .gcpause import gc_paused
 from .incremental import FindingsCache, findings_cache
 from .index_edit import IndexDraft, new_entry
 from .index_lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
@@ -139,6 +140,8 @@ def comment_blocks(index: Index) -> list[tuple[int, int]]:
     """
     lines = index.lines
     out: list[tuple[int, int]] = []
+    if "<!--" not in index.raw_text():  # no line can open a block: one search, not a walk
+        return out
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -687,21 +690,22 @@ def _gate_in_order(snapshot: Snapshot, validated: list[FindingsCache], proposals
                                note=gated.refusal_message()))
         return False
 
-    for item in proposals:
-        if item.kind in ("supersede-declared", "archive", "merge", "supersede") or \
-                item.kind == "successor" and item.checked:
-            if claimed & set(item.paths):
-                continue
-            claimed.update(item.paths)
-        if not attempt(item, last_try=False):
-            held.append(item)
-    if held:
-        before = len(items)
-        for item in held:
-            attempt(item, last_try=True)
-        if any(item.checked for item in items[before:]):
-            for item in (index_items() if index_items is not None else _index_items(target_lines)):
+    with gc_paused():  # each state of a long index is many acyclic lines: no collector passes
+        for item in proposals:
+            if item.kind in ("supersede-declared", "archive", "merge", "supersede") or \
+                    item.kind == "successor" and item.checked:
+                if claimed & set(item.paths):
+                    continue
+                claimed.update(item.paths)
+            if not attempt(item, last_try=False):
+                held.append(item)
+        if held:
+            before = len(items)
+            for item in held:
                 attempt(item, last_try=True)
+            if any(item.checked for item in items[before:]):
+                for item in (index_items() if index_items is not None else _index_items(target_lines)):
+                    attempt(item, last_try=True)
     return items
 
 

@@ -15,6 +15,7 @@ over the changed files only for the few lines that are not found whole.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 from typing import Iterable
 
 from .model import Index, IndexLine, LineKind, Snapshot
@@ -48,8 +49,11 @@ def _needles(line: IndexLine) -> tuple[str, ...]:
 BLOCK_HEADINGS = frozenset({"## pinned", "## recent", "## regions"})
 
 
-def _lines_of(index: Index) -> Iterable[str]:
-    return (line.raw.strip() for line in index.lines) if index.exists else ()
+def _stripped(index: Index) -> list[str]:
+    """Each line's text, stripped, in order (none for an index that does not exist)."""
+    if not index.exists or not index.lines:
+        return []
+    return list(map(str.strip, index.raw_text().split("\n")))  # no line holds a line feed
 
 
 def erased_lines(before: Snapshot, after: Snapshot, touched: Iterable[str]) -> list[ErasedLine]:
@@ -58,35 +62,38 @@ def erased_lines(before: Snapshot, after: Snapshot, touched: Iterable[str]) -> l
     ``touched`` names the paths the change wrote, created or moved to (in ``after``); their
     texts, with both indexes after, are where a leaving line may land.
     """
-    kept: set[str] = set(_lines_of(after.index)) | set(_lines_of(after.archive_index))
+    after_index, after_archive = _stripped(after.index), _stripped(after.archive_index)
+    kept: set[str] = set(after_index) | set(after_archive)
     missing: list[tuple[Index, IndexLine]] = []
     for index in (before.index, before.archive_index):
-        if not index.exists:
+        texts = _stripped(index)
+        gone = set(texts) - kept
+        gone.discard("")
+        if not gone:
             continue
-        for line in index.lines:
+        for line, text in compress(zip(index.lines, texts), map(gone.__contains__, texts)):
             if line.kind is LineKind.BLANK:
                 continue
-            text = line.raw.strip()
-            if text and text not in kept and " ".join(text.lower().split()) not in BLOCK_HEADINGS:
-                missing.append((index, line))
+            if text[0] != "#" or " ".join(text.lower().split()) not in BLOCK_HEADINGS:  # every
+                missing.append((index, line))  # block heading starts so
     if not missing:
         return []
-    texts: list[str] = []
+    found_in: list[str] = []
     for path in dict.fromkeys(touched):
         f = after.files.get(path)
         if f is not None:
-            texts.append(f.text)
-    texts.append("\n".join(_lines_of(after.index)))
-    texts.append("\n".join(_lines_of(after.archive_index)))
+            found_in.append(f.text)
+    found_in.append("\n".join(after_index))
+    found_in.append("\n".join(after_archive))
     whole_lines: set[str] = set()
-    for text in texts:
-        whole_lines.update(part.strip() for part in text.splitlines())
+    for text in found_in:
+        whole_lines.update(map(str.strip, text.splitlines()))
     out: list[ErasedLine] = []
     for index, line in missing:
-        needles = _needles(line)
-        if needles[0] in whole_lines:
+        if line.raw.strip() in whole_lines:  # the first needle: the line itself
             continue
-        if any(needle in text for needle in needles for text in texts):
+        needles = _needles(line)
+        if any(needle in text for needle in needles for text in found_in):
             continue
         out.append(ErasedLine(index.path, line.number, line.raw.strip()))
     return out

@@ -133,6 +133,7 @@ def move_detail(snapshot: Snapshot, target_lines: int | None = None) -> Changese
     counted = set(range(len(index.lines))) - {n - 1 for n in budget.stripped}
     owner = innermost_headings(index)
     taken = {p.rpartition("/")[2].lower() for p in snapshot.files}
+    tried: dict[str, int] = {}  # where each slug's search for a free name stopped
     lines, size = budget.lines, budget.bytes
     edit = LineEdit(index)
     created: list[Operation] = []
@@ -144,7 +145,7 @@ def move_detail(snapshot: Snapshot, target_lines: int | None = None) -> Changese
             entry = index.lines[block.under]
             title = f"{one_line(entry.title) or entry.target}: detail"
             stem = (entry.resolved or entry.target).rpartition("/")[2].removesuffix(".md")
-            name = _free(snapshot, taken, _slug(stem) + "_detail")
+            name = _free(snapshot, taken, _slug(stem) + "_detail", tried)
             f = snapshot.files.get(entry.resolved or "")
             kind = (f.frontmatter.get("type").strip() if f is not None else "") or "reference"
             indent = moved[0].raw[: _indent(moved[0].raw)]
@@ -153,7 +154,7 @@ def move_detail(snapshot: Snapshot, target_lines: int | None = None) -> Changese
             section = heading_title(index.lines[head]) if head is not None else ""
             title = f"{section}: notes" if section else "Notes"
             slug = _slug(section or one_line(moved[0].raw)[:40])
-            name = _free(snapshot, taken, ("index" if slug == "section" else slug) + "_notes")
+            name = _free(snapshot, taken, ("index" if slug == "section" else slug) + "_notes", tried)
             kind, indent = "reference", ""
         title = title.replace("[", "(").replace("]", ")")
         hook = _hook(moved)

@@ -16,6 +16,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import add, attrgetter
 from pathlib import Path
 from typing import Iterable
 
@@ -148,21 +149,38 @@ class LineEdit:
 
     def render(self) -> bytes:
         nl = dominant_ending(self.index)
-        out: list[tuple[str, str]] = [(raw, nl) for raw in self.inserted.get(-1, [])]
-        for pos, line in enumerate(self.index.lines):
-            raws = self.replaced.get(pos)
-            if raws is None:
-                out.append((line.raw, line.ending))
-            elif raws:
-                out += [(raw, nl) for raw in raws[:-1]] + [(raws[-1], line.ending or nl)]
-            out += [(raw, nl) for raw in self.inserted.get(pos, [])]
-        last = self.index.lines[-1].ending if self.index.lines else nl
-        text = "".join(raw + (ending or nl) for raw, ending in out[:-1])
-        if out:
-            text += out[-1][0] + (out[-1][1] if out[-1][1] else "")
-            if not last and out[-1][1]:
-                text = text[: -len(out[-1][1])]  # no newline at the end, as before
+        lines = self.index.lines
+        raws: list[str] = list(self.inserted.get(-1, []))
+        endings: list[str] = [nl] * len(raws)
+        at = 0  # the untouched lines between two edited positions go in whole, without a loop
+        for pos in sorted(p for p in self.replaced.keys() | self.inserted.keys() if 0 <= p < len(lines)):
+            run = lines[at:pos]
+            raws += map(_RAW, run)
+            endings += map(_ENDING, run)
+            line, replacing = lines[pos], self.replaced.get(pos)
+            if replacing is None:
+                raws.append(line.raw)
+                endings.append(line.ending)
+            elif replacing:
+                raws += replacing
+                endings += [nl] * (len(replacing) - 1) + [line.ending or nl]
+            added = self.inserted.get(pos, [])
+            raws += added
+            endings += [nl] * len(added)
+            at = pos + 1
+        run = lines[at:]
+        raws += map(_RAW, run)
+        endings += map(_ENDING, run)
+        if "" in endings[:-1]:  # the file's last line, no longer last: it ends as the others
+            endings[:-1] = [ending or nl for ending in endings[:-1]]
+        text = "".join(map(add, raws, endings))
+        last = lines[-1].ending if lines else nl
+        if not last and endings and endings[-1]:
+            text = text[: -len(endings[-1])]  # no newline at the end, as before
         return (b"\xef\xbb\xbf" if self.index.bom else b"") + encode_text(text)
+
+
+_RAW, _ENDING = attrgetter("raw"), attrgetter("ending")
 
 
 def index_op(index: Index, data: bytes) -> list[Operation]:

@@ -138,6 +138,8 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
         if edit is None:
             continue
         for pos, line in enumerate(edit.index.lines):
+            if not line.refs and line.kind is not LineKind.ENTRY:
+                continue  # no pointer, no link: nothing on it can dangle
             raw = line.raw
             if line.scope or line.kind is LineKind.COMMENT:
                 continue
@@ -224,16 +226,16 @@ def _merge_duplicates(snapshot: Snapshot, active: LineEdit, report: RepairPlan, 
         keep = positions[0]
         current = active.replaced.get(keep, [lines[keep].raw])
         base = current[0] if current else lines[keep].raw
-        hooks: list[str] = []
         own_title = lines[keep].title.strip()
+        found: list[str] = []
         for p in [keep] + [p for p in positions if p != keep]:
             hook = lines[p].hook.strip()
             title = lines[p].title.strip()
             if p != keep and hook and title and title != own_title and title not in hook \
                     and title.lower() != path.rpartition("/")[2].lower():
                 hook = f"{title}: {hook}"  # the other entry's title says what its hook is about
-            if hook and not any(hook in h for h in hooks):
-                hooks = [h for h in hooks if h not in hook] + [hook]
+            found.append(hook)
+        hooks = distinct_hooks(found)
         merged = "; ".join(h.rstrip(".") if k < len(hooks) - 1 else h for k, h in enumerate(hooks))
         new = with_hook(base, merged) if merged and merged != lines[keep].hook.strip() else base
         for p in positions:
@@ -245,6 +247,44 @@ def _merge_duplicates(snapshot: Snapshot, active: LineEdit, report: RepairPlan, 
             active.replace(keep, new)
         report.merged.append(f"{path}: {len(positions)} entries made one (line {keep + 1}), "
                              f"{len(hooks)} distinct hook{'s' if len(hooks) != 1 else ''} kept")
+
+
+def distinct_hooks(hooks: list[str]) -> list[str]:
+    """The non-empty hooks, in order, without those another one contains.
+
+    A hook inside one already kept is dropped; a hook that contains kept ones replaces them
+    and goes last.  Whether a hook lies inside a kept one is one search of every hook kept so
+    far (one dropped lies inside one kept, so searching it too gives the same answer); the kept
+    hooks inside a new one are looked up among its substrings of their lengths when those are
+    fewer than the kept hooks.
+    """
+    kept: dict[str, None] = {}  # ordered: the hooks kept so far
+    widths: dict[int, int] = {}  # how many kept hooks have each length
+    seen = ""  # every hook kept so far, each after a newline (no hook holds one: it is one line)
+    for hook in hooks:
+        if not hook:
+            continue
+        if "\n" in hook:  # not from one line: the plain walk
+            if any(hook in h for h in kept):
+                continue
+        elif hook in kept or hook in seen:
+            continue
+        width = len(hook)
+        shorter = [w for w in widths if w < width]
+        if len(kept) <= sum(width - w + 1 for w in shorter):
+            inside = [h for h in kept if h in hook]
+        else:
+            inside = [piece for w in shorter for piece in {hook[i:i + w] for i in range(width - w + 1)}
+                      if piece in kept]
+        for h in inside:
+            del kept[h]
+            widths[len(h)] -= 1
+            if not widths[len(h)]:
+                del widths[len(h)]
+        kept[hook] = None
+        widths[width] = widths.get(width, 0) + 1
+        seen += "\n" + hook
+    return list(kept)
 
 
 def _cross_listed(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,

@@ -213,8 +213,21 @@ class Index:
     scopes: tuple[ScopeSection, ...] = ()
 
     def render(self) -> bytes:
-        text = "".join(line.raw + line.ending for line in self.lines)
-        return (b"\xef\xbb\xbf" if self.bom else b"") + encode_text(text)
+        """The file's bytes (built once: an edit, its gate and its diff each ask for them)."""
+        data: bytes | None = self.__dict__.get("_rendered")
+        if data is None:
+            text = "".join(line.raw + line.ending for line in self.lines)
+            data = (b"\xef\xbb\xbf" if self.bom else b"") + encode_text(text)
+            object.__setattr__(self, "_rendered", data)
+        return data
+
+    def raw_text(self) -> str:
+        """The lines' texts joined by LF, their own endings left out (built once)."""
+        text: str | None = self.__dict__.get("_raw_text")
+        if text is None:
+            text = "\n".join(line.raw for line in self.lines)
+            object.__setattr__(self, "_raw_text", text)
+        return text
 
     @property
     def size(self) -> int:
@@ -222,11 +235,20 @@ class Index:
 
     @property
     def entries(self) -> tuple[IndexLine, ...]:
-        return tuple(line for line in self.lines if line.kind is LineKind.ENTRY)
+        return self._of_kind(LineKind.ENTRY)
 
     @property
     def regions(self) -> tuple[IndexLine, ...]:
-        return tuple(line for line in self.lines if line.kind is LineKind.REGION)
+        return self._of_kind(LineKind.REGION)
+
+    def _of_kind(self, kind: LineKind) -> tuple[IndexLine, ...]:
+        """The lines of one kind, in order (found once: every rule asks for them)."""
+        key = f"_{kind.value}_lines"
+        found: tuple[IndexLine, ...] | None = self.__dict__.get(key)
+        if found is None:
+            found = tuple(line for line in self.lines if line.kind is kind)
+            object.__setattr__(self, key, found)
+        return found
 
 
 CLAUDE_CODE_LOADER = "claude-code"

@@ -14,6 +14,8 @@ the text above the first section stay.  The old index is kept whole in ``MEMORY-
 from __future__ import annotations
 
 import re
+from collections import Counter
+from operator import attrgetter
 
 from .budget import measure
 from .changeset import Changeset, Create, Operation
@@ -42,9 +44,9 @@ def is_prose_dump(snapshot: Snapshot, target_lines: int | None = None) -> bool:
         return False
     if budget.cut_line is None and not budget.over_lines and not budget.over_bytes:
         return False  # every fact loads: moving them out would hide what the loader reads today
-    content = [ln for ln in index.lines if ln.kind not in (LineKind.BLANK, LineKind.COMMENT)]
-    entries = sum(1 for ln in content if ln.kind is LineKind.ENTRY)
-    if entries * 10 >= len(content):
+    kinds = Counter(map(attrgetter("kind"), index.lines))  # counted in C
+    content = len(index.lines) - kinds[LineKind.BLANK] - kinds[LineKind.COMMENT]
+    if kinds[LineKind.ENTRY] * 10 >= content:
         return False
     return any(len(body) > SHORT_SECTION * 2 for _, body in _sections(index))
 
@@ -95,11 +97,18 @@ def _slug(title: str) -> str:
     return slug or "section"
 
 
-def _free(snapshot: Snapshot, taken: set[str], slug: str) -> str:
-    name, n = f"{slug}.md", 2
+def _free(snapshot: Snapshot, taken: set[str], slug: str, tried: dict[str, int] | None = None) -> str:
+    """The first free name of ``slug.md``, ``slug_2.md``, … (taken from then on).  ``tried``
+    keeps, per slug, where the last search stopped: the names before it stay taken, so the next
+    search of a repeated slug starts there instead of walking them all again."""
+    n = tried.get(slug, 1) if tried is not None else 1
+    name = f"{slug}.md" if n == 1 else f"{slug}_{n}.md"
     while name.lower() in taken or name in snapshot.files:
-        name, n = f"{slug}_{n}.md", n + 1
+        n += 1
+        name = f"{slug}_{n}.md"
     taken.add(name.lower())
+    if tried is not None:
+        tried[slug] = n + 1
     return name
 
 
@@ -114,6 +123,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
     out: list[str] = []
     created: list[Operation] = []
     taken = {p.rpartition("/")[2].lower() for p in snapshot.files}
+    tried: dict[str, int] = {}
     listed: set[str] = set()
     _, top = sections[0]
     out += [ln.raw for ln in top]
@@ -146,7 +156,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             entries.append(new_entry(f, f.description or f.title, path))
             listed.add(path)
         if not files:
-            name = _free(snapshot, taken, _slug(title))
+            name = _free(snapshot, taken, _slug(title), tried)
             text = "".join(ln.raw + "\n" for ln in body).strip("\n") + "\n"
             hook = _first_sentence(body) or title
             fm = (f"---\nname: {_title(title)}\ndescription: {hook}\ntype: reference\n"

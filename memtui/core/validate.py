@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import compress
+from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Mapping
 
 from .budget import Budget, entries_past_cut, measure
@@ -392,8 +393,8 @@ def region_map(index: Index, paths: Iterable[str]) -> tuple[dict[str, str], dict
     hits: dict[int, int] = {}
     paths = list(paths)
     names: list[str] | None = None  # the bare names: what glob_matches compares
-    for line in index.lines:
-        rx = glob_regex(line.glob) if line.kind is LineKind.REGION else None
+    for line in index.regions:
+        rx = glob_regex(line.glob)
         if rx is None:
             continue
         if names is None:
@@ -454,11 +455,11 @@ def entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str
     """The active and the archive-index entries of each file, in index order."""
     direct: dict[str, list[IndexLine]] = defaultdict(list)
     archived: dict[str, list[IndexLine]] = defaultdict(list)
-    for line in snapshot.index.lines:
-        if line.kind is LineKind.ENTRY and line.resolved is not None:
+    for line in snapshot.index.entries:
+        if line.resolved is not None:
             direct[line.resolved].append(line)
-    for line in snapshot.archive_index.lines:
-        if line.kind is LineKind.ENTRY and line.resolved is not None:
+    for line in snapshot.archive_index.entries:
+        if line.resolved is not None:
             archived[line.resolved].append(line)
     return dict(direct), dict(archived)
 
@@ -467,14 +468,16 @@ def _lines_with_extra_refs(lines: Iterable[IndexLine]) -> Iterator[IndexLine]:
     """The lines that may have :func:`_extra_refs` (a line whose one reference is its entry's
     own link, most of an index, is passed over without a generator)."""
     entry, own_forms = LineKind.ENTRY, (EntryForm.LINK, EntryForm.WIKILINK)
-    for line in lines:
+    lines = list(lines)
+    for line in compress(lines, map(_REFS, lines)):  # the lines with a reference, found in C
         refs = line.refs
-        if not refs:
-            continue
         if len(refs) == 1 and line.kind is entry and refs[0].kind != "mention" \
                 and refs[0].target == line.target and line.form in own_forms:
             continue
         yield line
+
+
+_REFS = attrgetter("refs")
 
 
 def _extra_refs(line: IndexLine) -> Iterator[Ref]:
@@ -546,9 +549,8 @@ def named_past_cut(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None =
     if budget.cut_line is None:
         return {}
     out: dict[str, int] = {}
-    for line in index.lines[budget.cut_line - 1:]:
-        if not line.refs:
-            continue
+    past = index.lines[budget.cut_line - 1:]
+    for line in compress(past, map(_REFS, past)):
         if by_name is None:
             by_name = names_of(snapshot.files)
         for ref in line.refs:
@@ -786,9 +788,15 @@ def index_findings(
             continue
         counts[line.resolved] += 1
         if counts[line.resolved] == 2:
-            all_lines = reach.direct.get(line.resolved, []) + reach.archived.get(line.resolved, [])
+            direct = reach.direct.get(line.resolved, [])
+            listed = {id(entry) for entry in direct}  # a line of the list itself, found at once
+
+            def active(entry: IndexLine, direct: list[IndexLine] = direct, listed: set[int] = listed) -> bool:
+                return id(entry) in listed or entry in direct  # as the list's own ``in``
+
+            all_lines = direct + reach.archived.get(line.resolved, [])
             where = ", ".join(
-                f"{('MEMORY.md' if entry in reach.direct.get(line.resolved, []) else archive.path)}"
+                f"{('MEMORY.md' if active(entry) else archive.path)}"
                 f":{entry.number}"
                 for entry in all_lines
             )
@@ -796,7 +804,7 @@ def index_findings(
                 Finding(
                     "duplicate-entry",
                     WARNING,
-                    index.path if line in reach.direct.get(line.resolved, []) else archive.path,
+                    index.path if active(line) else archive.path,
                     line.number,
                     f"'{line.resolved}' has more than one entry ({where}); keep one",
                     line.resolved,
@@ -965,9 +973,9 @@ def index_tail_findings(snapshot: Snapshot) -> list[Finding]:
                 )
             )
     out.extend(neutralized_findings(index, stripped))
-    out.extend(secret_findings(index.path, "\n".join(line.raw for line in index.lines)))
+    out.extend(secret_findings(index.path, index.raw_text()))
     if archive.exists:
-        out.extend(secret_findings(archive.path, "\n".join(line.raw for line in archive.lines)))
+        out.extend(secret_findings(archive.path, archive.raw_text()))
     out.extend(handoff_findings(snapshot.handoff))
     return out
 
@@ -996,13 +1004,23 @@ def _invisible(text: str) -> str | None:
         return found.group()
     if text.isascii():
         return None
-    for ch in text:
-        if ord(ch) < 0xA0 or ch in _KEPT_FORMAT:
-            continue
-        if ch in _IGNORABLE or unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs") \
-                or 0xE0000 <= ord(ch) <= 0xE0FFF:
+    for high in _HIGH.finditer(text):  # the characters below U+00A0 are never invisible here
+        ch = high.group()
+        if _invisible_char(ch):
             return ch
     return None
+
+
+_HIGH = re.compile("[^\x00-\x9f]")
+
+
+@lru_cache(maxsize=4096)
+def _invisible_char(ch: str) -> bool:
+    """Whether Claude Code removes this character (U+00A0 or above) as invisible."""
+    if ch in _KEPT_FORMAT:
+        return False
+    return ch in _IGNORABLE or unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs") \
+        or 0xE0000 <= ord(ch) <= 0xE0FFF
 
 
 #: characters no index text holds: control characters (but tab, line feed, carriage return) and
@@ -1013,15 +1031,49 @@ _NOISE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\udc80-\udcff]")
 def not_text(index: Index) -> str | None:
     """Why ``MEMORY.md`` is not text (a binary file: at least 5% of its characters are control
     characters or bytes that are not UTF-8), or None when it is text."""
-    total = noise = 0
-    for line in index.lines:
-        total += len(line.raw)
-        noise += len(_NOISE.findall(line.raw))
+    text = index.raw_text()  # the joining line feeds are no noise and no line's characters
+    total = len(text) - max(len(index.lines) - 1, 0)
+    noise = len(_NOISE.findall(text))
     if noise < 8 or noise * 20 < total:
         return None
     return (f"MEMORY.md is not text: {noise:,} of its {total:,} characters are control characters "
             "or bytes that are not UTF-8 (a binary file?), so the agent loads noise; restore it "
             "from a backup, or move it aside and create the index (memtui rebuild)")
+
+
+#: what a line must hold for :func:`_invisible` or the markup rule to find anything in it: a
+#: control character, ``<``, or a character of U+00A0 or above that is invisible (which of those
+#: an index holds is asked once per distinct character: see :func:`_suspect`)
+_SUSPECT_ASCII = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f<"
+
+
+def _suspect(text: str) -> re.Pattern[str]:
+    """The pattern of the characters that make a line of ``text`` worth the text rules."""
+    invisible = sorted(ch for ch in set(_HIGH.findall(text)) if _invisible_char(ch))
+    return _suspect_pattern("".join(invisible))
+
+
+@lru_cache(maxsize=64)
+def _suspect_pattern(invisible: str) -> re.Pattern[str]:
+    return re.compile(f"[{_SUSPECT_ASCII}{''.join(map(re.escape, invisible))}]")
+
+
+def _lines_holding(index: Index, pattern: re.Pattern[str]) -> Iterator[IndexLine]:
+    """The lines of an index where ``pattern`` (which never matches a line feed) matches, in
+    order: one search of the index's text, line after line."""
+    text, lines = index.raw_text(), index.lines
+    search, count, find = pattern.search, text.count, text.find
+    at = number = 0  # ``at`` starts line ``number`` (0-based)
+    while True:
+        found = search(text, at)
+        if found is None:
+            return
+        number += count("\n", at, found.start())
+        yield lines[number]
+        end = find("\n", found.start())
+        if end < 0:
+            return
+        at, number = end + 1, number + 1
 
 
 def neutralized_findings(index: Index, stripped: set[int] | frozenset[int]) -> list[Finding]:
@@ -1034,7 +1086,7 @@ def neutralized_findings(index: Index, stripped: set[int] | frozenset[int]) -> l
     out: list[Finding] = []
     if not_text(index) is not None:
         return out  # one index-missing says it (not a warning on every line)
-    for line in index.lines:
+    for line in _lines_holding(index, _suspect(index.raw_text())):
         if line.number in stripped:
             continue
         raw = line.raw
