@@ -84,10 +84,12 @@ _INDEX_LIKE = frozenset({"index.md", "memory_index.md", "memory-index.md", "scop
 
 # Tokenising ASCII text without a regular expression (``[a-z0-9]{3,}`` over the lower-cased text,
 # which is what this computes, is several times slower in ``re``): map every byte outside
-# ``[a-z0-9]`` to a space with one ``bytes.translate`` and split on the spaces.  The runs shorter
-# than 3 come out of the same set difference as the stop words — there are only 36 + 36² of them.
+# ``[A-Za-z0-9]`` to a space and ``A``–``Z`` to ``a``–``z`` with one ``bytes.translate`` and split
+# on the spaces.  The runs shorter than 3 come out of the same set difference as the stop words —
+# there are only 36 + 36² of them.
 _TOKEN_CHARS = string.ascii_lowercase + string.digits
-_SEPARATE = bytes(c if chr(c) in _TOKEN_CHARS else ord(" ") for c in range(256))
+_LOWER_SEPARATE = bytes(ord(chr(c).lower()) if chr(c).lower() in _TOKEN_CHARS else ord(" ") for c in range(256))
+_NOT_DIGITS = bytes(c for c in range(256) if not 48 <= c <= 57)
 _SHORT = frozenset(_TOKEN_CHARS) | frozenset(a + b for a, b in product(_TOKEN_CHARS, repeat=2))
 _DROPPED = STOP_WORDS | _SHORT
 
@@ -95,7 +97,6 @@ _DROPPED = STOP_WORDS | _SHORT
 # without spaces between words (Han, kana, Hangul) give overlapping character bigrams instead, so
 # a Korean or Chinese file has as many tokens as its text deserves.
 _WORD = re.compile(r"[^\W_]+")
-_DIGIT = re.compile(r"[0-9]")
 _BIGRAM_SCRIPTS = re.compile(
     "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
@@ -108,10 +109,10 @@ def token_list(text: str) -> list[str]:
     Latin, Cyrillic, Greek … words of at least 3 characters, less the stop words; character
     bigrams of Han, kana and Hangul runs.  Numbers (dates, counts, versions) are no tokens.
     """
-    lower = text.lower()
-    if lower.isascii():
-        runs = lower.encode("ascii").translate(_SEPARATE).decode("ascii").split()
+    if text.isascii():
+        runs = text.encode("ascii").translate(_LOWER_SEPARATE).decode("ascii").split()
         return [run for run in runs if run not in _DROPPED and not run.isdigit()]
+    lower = text.lower()
     out: list[str] = []
     for match in _BIGRAM_SCRIPTS.finditer(lower):
         run = match.group()
@@ -126,17 +127,20 @@ def token_list(text: str) -> list[str]:
 def tokens(text: str) -> frozenset[str]:
     """The set of :func:`token_list` (ASCII text takes a faster path to the same set).
 
-    Tokens are interned, so a large root holds one copy of each word however many files use it
-    (interning every run before the set is built is cheaper than building a set first: an
-    interned string's hash is already known).  The frozenset is made from a finished set, which
-    sizes its table once: a quarter less memory than one grown token by token.
+    Tokens are interned, so a large root holds one copy of each word however many files use it;
+    only the distinct runs that are tokens are interned (a set of the runs first, less the stop
+    words: a text repeats its words, and each lookup in the interpreter's table of interned
+    strings is a cache miss in a large root).  The frozenset is made from a finished set, which
+    sizes its table once: a quarter less memory than one grown token by token.  ASCII text is
+    lower-cased and cut in one ``bytes.translate``.
     """
-    lower = text.lower()
-    if not lower.isascii():
+    if not text.isascii():
         return frozenset(set(map(intern, token_list(text))))
-    runs = lower.encode("ascii").translate(_SEPARATE).decode("ascii").split()
-    found = set(map(intern, runs)) - _DROPPED
-    if _DIGIT.search(lower) is None:
+    cut = text.encode("ascii").translate(_LOWER_SEPARATE)
+    runs = set(cut.decode("ascii").split())
+    runs -= _DROPPED
+    found = set(map(intern, runs))
+    if not cut.translate(None, _NOT_DIGITS):  # no digit anywhere: no run is a number
         return frozenset(found)
     return frozenset(found.difference([run for run in found if run.isdigit()]))
 

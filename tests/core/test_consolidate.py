@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtui.core.consolidate import (
+    STOP_WORDS,
     brute_force_proposed,
     clusters_of,
     name_template,
@@ -126,6 +128,20 @@ def test_fast_path_equals_brute_force_within_groups_and_sides(
 @given(st.text(alphabet=st.sampled_from("ab1 -_.é中文한국어Жж\n"), max_size=40))
 def test_token_set_is_the_set_of_the_token_list(text: str) -> None:
     assert tokens(text) == frozenset(token_list(text))
+
+
+def _regex_tokens(text: str) -> list[str]:
+    """The ASCII tokenizer's definition, as a regular expression (the reference for the fast path)."""
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 3 and w not in STOP_WORDS and not w.isdigit()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("abcXYZ019 -_.'\n\tK\u212a"), max_size=60))
+def test_ascii_tokens_equal_the_regular_expression(text: str) -> None:
+    # the Kelvin sign lower-cases to an ASCII "k": such a text takes the other scripts' path
+    expected = _regex_tokens(text)
+    assert token_list(text) == expected
+    assert tokens(text) == frozenset(expected)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
