@@ -197,43 +197,36 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
 
 def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: bool,
            payload: Mapping[str, Any], env: Mapping[str, str], err: TextIO) -> dict[str, Any] | None:
-    from pathlib import Path
-
-    from memtui.core.hooks import (
-        HookInputError,
-        current_text,
-        empty_snapshot,
-        escape_verdict,
-        judge_write,
-        proposed_text,
-    )
-    from memtui.core.statcache import load_cached
+    from memtui.core.hook_judge import NoKept, judge_full, judge_kept
+    from memtui.core.hooks import HookInputError, escape_verdict
     from memtui.core.store import RootError
 
     rel = os.path.relpath(path, root).replace(os.sep, "/")
     real_root, real = os.path.realpath(root), os.path.realpath(path)
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         return _decision("deny", escape_verdict(rel, real, tool).reason)
-    cache = None
     try:
-        if os.path.lexists(root):  # through the stat cache: unchanged files are not parsed again
-            snapshot, cache = load_cached(root)
-        else:
-            snapshot = empty_snapshot(Path(root))
+        verdict = None
+        try:
+            if not os.path.lexists(root):
+                raise NoKept(root)
+            verdict = judge_kept(root, rel, tool, tool_input,
+                                 baseline_needed=_baseline_needed(payload, root))
+        except NoKept:
+            verdict = judge_full(root, rel, tool, tool_input)
+        except HookInputError:
+            raise
+        except Exception:  # noqa: BLE001 - the kept answer is only a shortcut: judge in full
+            verdict = judge_full(root, rel, tool, tool_input)
     except RootError as exc:
         line = f"memtui hook pre: {exc}; this write to the memory folder was not checked"
         _say(err, line)
         return {"systemMessage": line}
-    try:
-        after = proposed_text(tool, tool_input, current_text(snapshot, rel))
     except HookInputError as exc:
         _say(err, f"memtui hook pre: {exc}; nothing checked")
         return None
-    if after is None:
+    if verdict is None:
         return None  # Claude Code refuses this edit itself (old_string not found, ambiguous)
-    verdict = judge_write(snapshot, rel, after, tool)
-    if cache is not None:
-        cache.save()  # in the user's cache folder, never in the memory folder
     note = _first_call(payload, root, verdict.before, ask and not interactive(env), env)
     if ask and interactive(env) and verdict.summary:
         return _decision("ask", verdict.summary)
@@ -241,6 +234,16 @@ def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: boo
     if note:
         answer = {**(answer or {}), "systemMessage": note}
     return answer
+
+
+def _baseline_needed(payload: Mapping[str, Any], root: str) -> bool:
+    """Whether this call takes the session's baseline of the root (:func:`_first_call`)."""
+    sid = _session_id(payload)
+    if sid is None:
+        return False
+    from memtui.core.hook_session import SessionState
+
+    return not SessionState.load(sid).has(root)
 
 
 ASK_SKIPPED = ("memtui hook pre --ask: this session cannot ask a person (CLAUDE_CODE_ENTRYPOINT "

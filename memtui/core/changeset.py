@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import posixpath
 import time
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
+from .lazyfiles import LazyFiles
 from .model import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -247,7 +249,8 @@ def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Oper
         else:  # pragma: no cover - exhaustive
             raise ChangesetError(f"unknown operation {op!r}")
 
-    new_files = dict(files)
+    new_files: MutableMapping[str, MemoryFile] = (
+        files.copy() if isinstance(files, LazyFiles) else dict(files))
     written: set[str] = set()
     added: set[str] = set()
     removed: set[str] = set()
@@ -288,7 +291,7 @@ def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Oper
         written.add(path)
         if old is None:
             added.add(path)
-    if added or removed:
+    if (added or removed) and not isinstance(new_files, LazyFiles):  # a LazyFiles stays sorted
         new_files = dict(sorted(new_files.items()))
     exists = new_files.__contains__
     # which files exist matters to a parse only for entries under a Memory base

@@ -29,6 +29,10 @@ from .model import (
 )
 from .write import plan
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from .incremental import FindingsCache
+
 #: Claude Code caps hook output strings at 10,000 characters (CLAUDE-CODE.md "Hooks")
 OUTPUT_CAP = 10_000
 REASON_CAP = OUTPUT_CAP - 200  # room for the JSON around it and a system message
@@ -148,8 +152,10 @@ def escape_verdict(rel: str, real: str, tool: str) -> HookVerdict:
     return HookVerdict("deny", reason, reason)
 
 
-def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Write") -> HookVerdict:
-    """Gate a proposed write of ``rel`` (root-relative) with the hook policy.
+def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Write",
+                cache: FindingsCache | None = None) -> HookVerdict:
+    """Gate a proposed write of ``rel`` (root-relative) with the hook policy (``cache``: the
+    snapshot's findings, when known: only what the write can affect is validated again).
 
     Deny when the write adds an error other than the orphan of ``rel`` itself, grows a budget
     overflow, or adds a ``secret``; allow otherwise (also when the path is not a memory file:
@@ -163,7 +169,7 @@ def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Writ
         return HookVerdict("allow", summary=_summary(snapshot, rel, tool, before, after, None, "allow", ""))
     op = Write(rel, after, before) if before is not None else Create(rel, after)
     try:
-        preview = plan(snapshot, Changeset("hook", f"{tool} {rel}", (op,)))
+        preview = plan(snapshot, Changeset("hook", f"{tool} {rel}", (op,)), cache)
     except ChangesetError:
         return HookVerdict("allow")
     had = tuple(preview.before_cache.findings)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Iterator, Mapping
 
 from .changeset import Changeset, Result, apply_to_snapshot
+from .lazyfiles import LazyFiles
 from .model import PROVENANCE_KEYS, Finding, MemoryFile, Snapshot
 from .validate import (
     Reach,
@@ -78,6 +79,62 @@ class _Subset(Mapping[str, MemoryFile]):
 
     def __len__(self) -> int:
         return len(self._keys)
+
+
+class LazyNames(Mapping[str, list[str]]):
+    """:func:`~memtui.core.validate.names_of` a snapshot's files, worked out only when a bare
+    mention is first resolved by it (most indexes have none)."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self._files = files
+        self._names: dict[str, list[str]] | None = None
+        self._one: dict[str, list[str]] = {}  # names looked up one by one (a LazyFiles)
+
+    def _all(self) -> dict[str, list[str]]:
+        if self._names is None:
+            self._names = names_of(self._files)
+        return self._names
+
+    def __getitem__(self, name: str) -> list[str]:
+        if self._names is None and isinstance(self._files, LazyFiles) and name == name.lower():
+            found = self._one.get(name)
+            if found is None:
+                found = self._one[name] = self._files.named(name)
+            if not found:
+                raise KeyError(name)
+            return found
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+class GlobCover(Mapping[str, str]):
+    """Each memory file a region glob covers -> the first glob that does (what
+    :func:`~memtui.core.validate.region_map` gives), answered per path on demand."""
+
+    def __init__(self, globs: tuple[str, ...], files: Mapping[str, MemoryFile]) -> None:
+        self._globs = globs
+        self._files = files
+
+    def __getitem__(self, path: str) -> str:
+        glob = first_glob(self._globs, path) if path in self._files else None
+        if glob is None:
+            raise KeyError(path)
+        return glob
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and path in self._files and \
+            first_glob(self._globs, path) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path in self._files if first_glob(self._globs, path) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _has_provenance(f: MemoryFile) -> bool:
@@ -203,7 +260,10 @@ def revalidate(
             affected.add(path)
     affected |= cache.archived ^ archived_set
     # files named in the loaded part of the index (mentions and passing links)
-    names = cache.names if not (result.added or result.removed) else names_of(files)
+    if not (result.added or result.removed):
+        names = cache.names
+    else:
+        names = LazyNames(files) if isinstance(files, LazyFiles) else names_of(files)
     mentioned = mention_map(after, names)
     affected |= cache.mentions.keys() ^ mentioned.keys()
     past_cut = named_past_cut(after, names)
@@ -272,6 +332,8 @@ def _region_after(cache: FindingsCache, after: Snapshot, result: Result) -> Mapp
     came and went, while the region globs stay the same and in the same order."""
     globs = region_globs(after.index)
     previous = cache.reach.region
+    if isinstance(previous, GlobCover):  # answered per path: nothing to carry over
+        return GlobCover(globs, after.files)
     if globs != region_globs(cache.snapshot.index):
         return region_map(after.index, after.files)[0]
     if not (result.added or result.removed):
@@ -282,3 +344,46 @@ def _region_after(cache: FindingsCache, after: Snapshot, result: Result) -> Mapp
         if glob is not None:
             region[path] = glob
     return region
+
+
+def kept_findings_cache(
+    snapshot: Snapshot,
+    file_only: Mapping[str, tuple[Finding, ...]],
+    file_cross: Mapping[str, tuple[Finding, ...]],
+    glob_counts: Mapping[str, int],
+    provenance: frozenset[str],
+    superseding: frozenset[str],
+    findings: tuple[Finding, ...] | None = None,
+) -> FindingsCache:
+    """The :class:`FindingsCache` of a snapshot from the per-file parts a full validation of it
+    kept (:func:`findings_cache` gave them): only the index-level rules run again, and no file
+    is read but the ``superseded_by`` ones (the cycle rule walks them) — unless ``findings``,
+    the snapshot's whole findings as that validation gave them, are passed too."""
+    index = snapshot.index
+    structural = frozenset(_structural(snapshot))
+    direct, archived = entry_maps(snapshot)
+    names = LazyNames(snapshot.files)
+    region_hits = {line.number: glob_counts[line.glob] for line in index.regions
+                   if glob_regex(line.glob) is not None and line.glob in glob_counts}
+    reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files), region_hits,
+                  mention_map(snapshot, names), structural=structural,
+                  past_cut=named_past_cut(snapshot, names))
+    if findings is None:
+        findings = _assemble(snapshot, index_findings(snapshot, reach), file_cross, file_only,
+                             superseding)
+    return FindingsCache(
+        snapshot=snapshot,
+        findings=findings,
+        file_only=dict(file_only),
+        file_cross=dict(file_cross),
+        structural=structural,
+        direct={p: tuple(ln.number for ln in lines) for p, lines in direct.items()},
+        archived=frozenset(archived),
+        globs=_valid_globs(snapshot),
+        glob_counts=dict(glob_counts),
+        provenance=provenance,
+        superseding=superseding,
+        mentions=reach.mention,
+        names=names,
+        reach=reach,
+    )

@@ -50,7 +50,7 @@ import zlib
 from dataclasses import astuple, dataclass, fields
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Container, Iterable, TypeVar
 
 from .frontmatter import PlainFrontmatter, parse_frontmatter
 from .gcpause import gc_paused
@@ -298,7 +298,7 @@ def index_plain(index: Index) -> tuple[Any, ...]:
     return (tuple(lines), index.bom, tuple(map(astuple, index.scopes)))
 
 
-def index_of(rel: str, plain: tuple[Any, ...], files: frozenset[str] = frozenset()) -> Index:
+def index_of(rel: str, plain: tuple[Any, ...], files: Container[str] = frozenset()) -> Index:
     """The index :func:`index_plain` gave (lines built without ``__init__``); a ValueError when a
     path in it is neither one of ``files`` nor a plain relative path."""
     rows, bom, scopes = plain
@@ -476,7 +476,8 @@ def _parts(facet: str) -> tuple[str, str]:
 class StatCache:
     """One root's stat cache for one run: load lazily, read files through it, save once."""
 
-    def __init__(self, root_real: str, path: Path | None, clock: Callable[[], int] = time.time_ns):
+    def __init__(self, root_real: str, path: Path | None, clock: Callable[[], int] = time.time_ns,
+                 read: bool = True):
         self.root_real = root_real
         self.path = path  # None: disabled (nothing read or written)
         self.clock = clock
@@ -492,12 +493,14 @@ class StatCache:
         self._listed: set[str] | None = None
         self._loaded: tuple[Listing, BudgetConfig] | None = None
         self.snapshot: Snapshot | None = None  # what :meth:`load` gave
-        if path is not None:
+        if path is not None and read:
             self._load(path)
 
     @classmethod
-    def open(cls, root: Path | str, clock: Callable[[], int] = time.time_ns) -> StatCache:
-        """The cache of a root (disabled when there is no usable cache folder)."""
+    def open(cls, root: Path | str, clock: Callable[[], int] = time.time_ns, *,
+             read: bool = True) -> StatCache:
+        """The cache of a root (disabled when there is no usable cache folder); ``read=False``:
+        only where it is (what :mod:`memtui.core.kept` needs), its file left unread."""
         root_real = os.path.realpath(root)
         folder = cache_dir()
         path = None
@@ -506,7 +509,7 @@ class StatCache:
             name = os.fsencode(root_real)  # two checksums: no hashlib (OpenSSL) to load
             digest = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
             path = folder / "stat" / f"{digest}.cache"  # the header names the root
-        return cls(root_real, path, clock)
+        return cls(root_real, path, clock, read)
 
     # ---- reading the file
 

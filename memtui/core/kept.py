@@ -1,0 +1,566 @@
+"""A root's kept whole-root answer: what a memory write is judged from without reading the root.
+
+A full validation of a root (:func:`memtui.core.incremental.findings_cache`) leaves, per file,
+what the rules found; :func:`keep` stores that with the listing it was about, each file's stat
+key and the two indexes' bytes, in the user's cache folder (``stat/<root hash>.kept``, beside
+the stat cache, written by :func:`memtui.core.statcache.write_cache_file`, never in a memory
+folder).  :func:`current` gives the root's snapshot and findings back from it: the root is listed
+again (names only), the indexes are read, and the files that may have changed since are checked
+— every file with ``verify=True`` (one ``stat`` each, what a warm ``validate`` pays), otherwise
+the files a memory write was judged for since (the *dirty log*, ``stat/<root hash>.dirty``, one
+line appended per judged write: a write lands after its hook answered) and the files too young
+for their stat key to be trusted (kept by their bytes).  What changed is played on the kept
+answer by :func:`memtui.core.incremental.revalidate`, reading only the changed files; the other
+files are read only when a rule asks for one (:class:`memtui.core.lazyfiles.LazyFiles`), and
+one whose stat key is no longer the kept one raises :class:`Stale`, so the caller starts over
+with a full validation.
+
+What ``verify=False`` trusts: a file that no judged write named and whose listing entry is
+unchanged is what it was (a shell or an editor rewriting it in place is seen by the next
+verified run: the Stop hook, or a judged write that would be denied).  The answer is refused —
+``None``, a full validation instead — when it is missing, corrupt, from another memtui, Python,
+root or budget configuration, when the root has a pending journal record, when the listing's
+other entries (symlinks, nested roots, skipped files) changed, when an index is missing, or when
+more than :data:`MAX_CHANGED` files changed.
+
+The racy rule is the stat cache's (:mod:`memtui.core.statcache`): a key is trusted only if the
+file's mtime and ctime are 2 s older than the clock taken before the root was listed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import marshal
+import operator
+import os
+import stat
+import time
+import zlib
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .frontmatter import parse_frontmatter
+from .index import parse_index
+from .lazyfiles import LazyFiles
+from .model import (
+    ARCHIVE_INDEX_NAME,
+    INDEX_NAME,
+    BudgetConfig,
+    Finding,
+    Index,
+    MemoryFile,
+    Snapshot,
+    decode_bytes,
+)
+from .statcache import (
+    RACY_NS,
+    Key,
+    StatCache,
+    findings_of,
+    findings_plain,
+    fingerprint,
+    index_of,
+    index_plain,
+    read_cache_file,
+    stat_key,
+    write_cache_file,
+)
+from .store import Listing, TooLarge, list_root, read_with_stat
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from .changeset import Result
+    from .incremental import FindingsCache
+
+FORMAT = 1
+MAGIC = b"memtui kept answer\n"
+MAX_CHANGED = 256  # more changed files than this: a full validation is as quick
+MAX_YOUNG_BYTES = 8 << 20  # the bytes kept of files too young to trust their stat key
+DIRTY_KEEP_NS = 3600 * 10**9  # a judged write not landed an hour after the answer is forgotten
+DIRTY_MAX_BYTES = 256 << 10  # a dirty log over this is cut to its last hour when next kept
+UNTRUSTED: Key = (-1, 0, 0, 0)
+
+
+class Stale(Exception):
+    """A file the kept answer is about is no longer what it was: validate the root in full."""
+
+
+@dataclass
+class Kept:
+    """One root's kept answer (see the module's docstring)."""
+
+    config: str
+    since_ns: int  # the clock before the root was listed
+    walk: tuple[str, ...]  # memory files in listing order
+    paths: list[str]  # the same, sorted (snapshot order)
+    keys: array[int]  # 4 per path of ``paths``: its stat key, or UNTRUSTED
+    young: dict[str, bytes]  # files whose key was not trusted: their bytes
+    index: bytes
+    archive: tuple[str, bytes] | None
+    index_plain: tuple[Any, ...]  # the indexes as parsed (statcache.index_plain)
+    archive_plain: tuple[Any, ...] | None
+    folders: set[str]  # what LazyFiles.named needs
+    mixed: set[str]
+    extra: tuple[Any, ...]  # the listing's other entries, compared whole
+    findings: tuple[Finding, ...]  # the whole answer, the handoff's warnings left out
+    file_only: dict[str, tuple[Finding, ...]]
+    file_cross: dict[str, tuple[Finding, ...]]
+    glob_counts: dict[str, int]
+    provenance: frozenset[str]
+    superseding: frozenset[str]
+
+    def key(self, path: str) -> Key | None:
+        i = bisect_left(self.paths, path)
+        if i >= len(self.paths) or self.paths[i] != path:
+            return None
+        k = self.keys
+        return (k[4 * i], k[4 * i + 1], k[4 * i + 2], k[4 * i + 3])
+
+
+def _extra(listing: Listing) -> tuple[Any, ...]:
+    return (listing.other, listing.nested, tuple((s.path, s.reason) for s in listing.skipped),
+            tuple(sorted(listing.outside)), listing.archive[1] if listing.archive else None)
+
+
+def _files(cache: StatCache | None) -> tuple[Path, str, str] | None:
+    """The cache folder and the two file names of a root's kept answer, or None (no cache)."""
+    if cache is None or cache.path is None:
+        return None
+    stem = cache.path.name.rsplit(".", 1)[0]
+    return cache.path.parent, f"{stem}.kept", f"{stem}.dirty"
+
+
+# ---------------------------------------------------------------- keeping
+
+
+def keep(cache: StatCache, listing: Listing, snapshot: Snapshot, found: FindingsCache,
+         keys: Callable[[str], Key | None]) -> None:
+    """Store the kept answer of a fully validated snapshot (``found`` is its findings cache;
+    ``keys`` gives the stat key each file was read under).  Nothing is kept for a root this
+    cannot describe (files skipped at read, a pending record, an index missing); failures are
+    ignored: the next judged write validates in full."""
+    if found.snapshot is not snapshot or not _describable(listing, snapshot):
+        return
+    limit = cache.since_ns - RACY_NS
+    paths = sorted(rel for rel, _ in listing.memory)
+    flat = array("q")
+    young: dict[str, bytes] = {}
+    for rel in paths:
+        key = keys(rel)
+        if key is None or key[0] < 0 or key[1] >= limit or key[3] >= limit:
+            young[rel] = snapshot.files[rel].data
+            key = UNTRUSTED
+        flat.extend(key)
+    _store(cache, cache.since_ns, listing, paths, flat, young, snapshot, found)
+
+
+def _describable(listing: Listing, snapshot: Snapshot) -> bool:
+    return not (snapshot.interrupted or not snapshot.index.exists
+                or len(snapshot.files) != len(listing.memory)
+                or len(snapshot.skipped) != len(listing.skipped))
+
+
+def _store(cache: StatCache, since_ns: int, listing: Listing, paths: list[str], flat: array[int],
+           young: dict[str, bytes], snapshot: Snapshot, found: FindingsCache) -> None:
+    where = _files(cache)
+    if where is None or sum(len(b) for b in young.values()) > MAX_YOUNG_BYTES:
+        return
+    from .handoff import handoff_findings
+    from .lazyfiles import folder_set, mixed_case
+
+    archive = snapshot.archive_index
+    handoff = set(handoff_findings(snapshot.handoff))
+    value = (
+        FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
+        tuple(rel for rel, _ in listing.memory), tuple(paths), flat.tobytes(), young,
+        snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
+        index_plain(snapshot.index), index_plain(archive) if archive.exists else None,
+        tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
+        findings_plain(f for f in found.findings if f not in handoff),
+        {p: findings_plain(v) for p, v in found.file_only.items()},
+        {p: findings_plain(v) for p, v in found.file_cross.items()},
+        dict(found.glob_counts), tuple(sorted(found.provenance)), tuple(sorted(found.superseding)),
+    )
+    folder, name, dirty = where
+    blob = marshal.dumps(value)
+    try:
+        write_cache_file(folder, name, MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob)
+    except OSError:
+        return
+    _trim_dirty(folder, dirty, since_ns)
+
+
+def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
+    where = _files(cache)
+    if where is None:
+        return None
+    data = read_cache_file(where[0], where[1])
+    head = len(MAGIC) + 4
+    if data is None or not data.startswith(MAGIC) \
+            or zlib.crc32(data[head:]) != int.from_bytes(data[len(MAGIC):head], "little"):
+        return None  # none, torn or taken away
+    try:
+        value = marshal.loads(data[head:])
+        (form, print_, root_real, config_repr, since_ns, walk, paths, flat, young, index, archive,
+         index_tree, archive_tree, folders, mixed, extra, findings, file_only, file_cross,
+         glob_counts, provenance, superseding) = value
+        if form != FORMAT or print_ != fingerprint() or root_real != cache.root_real \
+                or config_repr != repr(config):
+            return None
+        keys = array("q")
+        keys.frombytes(flat)
+        paths = list(paths)
+        if len(keys) != 4 * len(paths) or len(walk) != len(paths) \
+                or not all(map(operator.lt, paths, paths[1:])):
+            return None
+        kept = Kept(
+            config_repr, int(since_ns), tuple(walk), paths, keys, {}, bytes(index),
+            (str(archive[0]), bytes(archive[1])) if archive else None, index_tree, archive_tree,
+            set(folders), set(mixed), extra, (), {}, {}, {str(g): int(n) for g, n in glob_counts.items()},
+            frozenset(), frozenset(),
+        )
+        known = {INDEX_NAME, archive[0] if archive else ARCHIVE_INDEX_NAME}
+
+        def named(path: str) -> bool:
+            return path in known or kept.key(path) is not None
+
+        kept.young = {str(p): bytes(b) for p, b in young.items() if named(p)}
+        kept.findings = tuple(findings_of(findings, named))
+        kept.file_only = {p: tuple(findings_of(v, named)) for p, v in file_only.items() if named(p)}
+        kept.file_cross = {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)}
+        kept.provenance = frozenset(p for p in provenance if named(p))
+        kept.superseding = frozenset(p for p in superseding if named(p))
+        return kept
+    except Exception:  # noqa: BLE001 - any unreadable kept answer is none
+        return None
+
+
+# ---------------------------------------------------------------- the dirty log
+
+
+def _open_dirty(folder: Path, name: str, flags: int) -> int:
+    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        return os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600,
+                       dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def mark_dirty(cache: StatCache | None, rel: str) -> bool:
+    """Note in the root's dirty log that a write of ``rel`` was judged (it may land after the
+    answer).  False when the log cannot be written: then the kept answer is taken away, so that
+    no later run trusts it without seeing ``rel``."""
+    where = _files(cache)
+    if where is None:
+        return True
+    folder, name, dirty = where
+    line = f"{time.time_ns()} {rel}\n".encode("utf-8", "surrogateescape")
+    try:
+        if not os.path.isdir(folder):
+            return True  # no kept answer can exist yet
+        fd = _open_dirty(folder, dirty, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError("not a regular file")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+        return True
+    except OSError:
+        forget(cache)
+        return False
+
+
+def forget(cache: StatCache | None) -> None:
+    """Take a root's kept answer away (best effort)."""
+    where = _files(cache)
+    if where is None:
+        return
+    try:
+        write_cache_file(where[0], where[1], b"")
+    except OSError:
+        pass
+
+
+def _dirty(folder: Path, name: str, since_ns: int) -> set[str] | None:
+    """The paths the dirty log names that may have changed after ``since_ns`` (None: unreadable)."""
+    try:
+        fd = _open_dirty(folder, name, os.O_RDONLY)
+    except FileNotFoundError:
+        return set()
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    out: set[str] = set()
+    for line in b"".join(chunks).split(b"\n")[:-1]:  # a line not yet ended is being written
+        stamp, _, rel = line.partition(b" ")
+        try:
+            when = int(stamp)
+        except ValueError:
+            return None
+        if when >= since_ns - DIRTY_KEEP_NS:
+            out.add(rel.decode("utf-8", "surrogateescape"))
+    return out
+
+
+def _trim_dirty(folder: Path, name: str, since_ns: int) -> None:
+    """Cut a long dirty log to the lines of its last hour (in place, under its lock)."""
+    try:
+        fd = _open_dirty(folder, name, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size <= DIRTY_MAX_BYTES:
+            return
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        data = os.pread(fd, os.fstat(fd).st_size, 0)
+        lines = data.split(b"\n")[:-1]
+        kept = [ln for ln in lines if ln.partition(b" ")[0].isdigit()
+                and int(ln.partition(b" ")[0]) >= since_ns - DIRTY_KEEP_NS]
+        body = b"".join(ln + b"\n" for ln in kept)
+        os.pwrite(fd, body, 0)
+        os.ftruncate(fd, len(body))
+    except OSError:
+        return
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------- the root from its kept answer
+
+
+def _read(path: str, rel: str) -> tuple[MemoryFile, Key]:
+    """A memory file as the store reads it, and the stat key of the bytes read."""
+    data, st = read_with_stat(path)
+    key = stat_key(st) if len(data) == st.st_size else UNTRUSTED
+    text = decode_bytes(data)
+    return MemoryFile(path=rel, size=len(data), mtime=st.st_mtime, text=text,
+                      frontmatter=parse_frontmatter(text), mode=stat.S_IMODE(st.st_mode)), key
+
+
+def _index(data: bytes | None, name: str, exists: Callable[[str], bool]) -> Index:
+    return parse_index(data, name, exists) if data is not None else Index(name, False)
+
+
+@dataclass(frozen=True)
+class Current:
+    """A root as it is now, from its kept answer (``changed``: the files read for it)."""
+
+    listing: Listing
+    snapshot: Snapshot
+    found: FindingsCache
+    changed: frozenset[str]
+    keys: dict[str, Key]  # the stat key of each file read or checked (UNTRUSTED: too young)
+    kept: Kept
+
+
+def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: bool,
+            cache: StatCache | None = None) -> Current | None:
+    """The root's snapshot and findings now, from its kept answer (see the module's docstring),
+    or None when it cannot be used.  :class:`Stale` may be raised later, by a file read on
+    demand."""
+    from .handoff import handoff_findings, state_for_root
+    from .incremental import kept_findings_cache, revalidate
+    from .journal import pending_records
+    from .validate import sort_findings
+
+    if cache is None:
+        cache = StatCache.open(root, read=False)
+    kept = _load(cache, config)
+    where = _files(cache)
+    if kept is None or where is None:
+        return None
+    dirty = set() if verify else _dirty(where[0], where[2], kept.since_ns)
+    if dirty is None:
+        return None
+    listing = list_root(root)
+    if _extra(listing) != kept.extra or listing.index_path is None or pending_records(listing.root):
+        return None
+    base = str(listing.root)
+    walk = tuple(rel for rel, _ in listing.memory)
+    added: set[str] = set()
+    removed: set[str] = set()
+    if walk != kept.walk:
+        now, before = set(walk), set(kept.paths)
+        added, removed = now - before, before - now
+    limit = cache.since_ns - RACY_NS
+    checked: dict[str, Key] = {}
+    changed: set[str] = set(added)
+    fresh: dict[str, MemoryFile] = {}
+
+    def check(rel: str) -> None:
+        if rel in changed or rel in removed or rel in fresh:
+            return
+        old = kept.key(rel)
+        if old is None:
+            return  # not a memory file of the kept answer (nor now: not in the listing)
+        path = os.path.join(base, rel)
+        if old != UNTRUSTED:
+            try:
+                st = os.stat(path)
+            except OSError:
+                changed.add(rel)
+                return
+            key = stat_key(st)
+            if key == old:
+                checked[rel] = key
+                return
+        try:
+            f, key = _read(path, rel)
+        except (OSError, TooLarge):
+            changed.add(rel)
+            return
+        if old == UNTRUSTED and f.data == kept.young.get(rel):
+            checked[rel] = key
+            fresh[rel] = f
+            return
+        changed.add(rel)
+        fresh[rel] = f
+
+    for rel in (kept.paths if verify else sorted(dirty | kept.young.keys())):
+        check(rel)
+        if len(changed) + len(removed) > MAX_CHANGED:
+            return None
+    for rel in added:
+        try:
+            fresh[rel], checked[rel] = _read(os.path.join(base, rel), rel)
+        except (OSError, TooLarge):
+            return None
+    for rel in changed - added:
+        if rel not in fresh:
+            return None  # gone or unreadable since it was listed: the full load reports it
+    for rel in fresh:
+        if rel in checked and not (checked[rel][1] < limit and checked[rel][3] < limit):
+            checked[rel] = UNTRUSTED
+
+    def load(rel: str) -> MemoryFile:
+        """A file the kept answer is about, read when a rule asks for it: still as it was."""
+        if rel in fresh:
+            return fresh[rel]
+        old = kept.key(rel)
+        try:
+            f, key = _read(os.path.join(base, rel), rel)
+        except (OSError, TooLarge):
+            raise Stale(rel) from None
+        if old is None or (old != key and (old != UNTRUSTED or f.data != kept.young.get(rel))):
+            raise Stale(rel)
+        checked[rel] = key
+        return f
+
+    try:
+        index_data = _read_bytes(listing.index_path)
+        archive_data = _read_bytes(listing.archive[0]) if listing.archive else None
+    except (OSError, TooLarge):
+        return None
+    archive_name = listing.archive[1] if listing.archive else ARCHIVE_INDEX_NAME
+    kept_archive_name = kept.archive[0] if kept.archive else ARCHIVE_INDEX_NAME
+    files = LazyFiles(kept.paths, load, {}, kept.folders, kept.mixed)
+    index = index_of(INDEX_NAME, kept.index_plain, files)
+    archive = index_of(kept_archive_name, kept.archive_plain, files) \
+        if kept.archive_plain is not None else Index(ARCHIVE_INDEX_NAME, False)
+    snapshot = Snapshot(
+        root=listing.root,
+        index=index,
+        archive_index=archive,
+        files=files,
+        other_files=tuple(sorted(listing.other)),
+        nested_roots=tuple(sorted(listing.nested)),
+        skipped=tuple(sorted(listing.skipped, key=lambda s: s.path)),
+        outside=listing.outside,
+        config=config,
+        handoff=state_for_root(listing.root),
+        interrupted=(),
+    )
+    findings = kept.findings
+    handoff = handoff_findings(snapshot.handoff)
+    if handoff:
+        findings = tuple(sort_findings([*findings, *handoff]))
+    found = kept_findings_cache(snapshot, kept.file_only, kept.file_cross, kept.glob_counts,
+                                kept.provenance, kept.superseding, findings)
+    index_changed = index_data != kept.index
+    archive_changed = archive_data != (kept.archive[1] if kept.archive else None) \
+        or archive_name != kept_archive_name
+    if not (changed or removed or index_changed or archive_changed):
+        return Current(listing, snapshot, found, frozenset(), checked, kept)
+    after_files = files.copy()
+    for rel in removed:
+        del after_files[rel]
+    for rel in sorted(changed):
+        after_files[rel] = fresh[rel]
+    listed = bool(added or removed)  # which files exist matters to a parse only under a
+    after = Snapshot(  # Memory base (as in changeset.apply_to_snapshot)
+        root=snapshot.root,
+        index=_index(index_data, INDEX_NAME, after_files.__contains__)
+        if index_changed or (listed and _has_base(index)) else index,
+        archive_index=_index(archive_data, archive_name, after_files.__contains__)
+        if archive_changed or (listed and _has_base(archive)) else archive,
+        files=after_files,
+        other_files=snapshot.other_files, nested_roots=snapshot.nested_roots,
+        skipped=snapshot.skipped, outside=snapshot.outside, config=config,
+        handoff=snapshot.handoff, interrupted=(),
+    )
+    result = _result(after, changed, added, removed)
+    now_snapshot, now_found = revalidate(snapshot, found, result)
+    return Current(listing, now_snapshot, now_found, frozenset(changed | removed), checked, kept)
+
+
+def _has_base(index: Index) -> bool:
+    return any(scope.memory_base for scope in index.scopes)
+
+
+def _result(after: Snapshot, changed: Iterable[str], added: Iterable[str],
+            removed: Iterable[str]) -> Result:
+    from .changeset import Result
+
+    return Result(after, {}, frozenset(changed), frozenset(added), frozenset(removed))
+
+
+def _read_bytes(path: str) -> bytes:
+    data, _ = read_with_stat(path)
+    return data
+
+
+def keep_current(cache: StatCache, now: Current) -> None:
+    """Keep the answer :func:`current` gave (after a verified run) as the root's new kept
+    answer: the stat keys of the files it did not read are the kept ones."""
+    kept, snapshot = now.kept, now.snapshot
+    if not _describable(now.listing, snapshot):
+        return
+    if not now.changed and not now.keys:
+        return
+    paths = list(snapshot.files)
+    if paths == kept.paths:
+        flat = array("q", kept.keys)
+        for rel, key in now.keys.items():
+            i = bisect_left(paths, rel)
+            flat[4 * i: 4 * i + 4] = array("q", key)
+    else:
+        flat = array("q")
+        for rel in paths:
+            known = now.keys.get(rel) or (kept.key(rel) if rel not in now.changed else None)
+            flat.extend(known or UNTRUSTED)
+    young: dict[str, bytes] = {}
+    for i, rel in enumerate(paths):
+        if flat[4 * i] == -1:
+            data = kept.young.get(rel) if rel not in now.changed else None
+            young[rel] = data if data is not None else snapshot.files[rel].data
+    _store(cache, cache.since_ns, now.listing, paths, flat, young, snapshot, now.found)
