@@ -1,0 +1,286 @@
+"""The PreToolUse hook's judgement from a root's kept answer is the full replay's, by hypothesis.
+
+Random roots and random memory writes (a new file, an edit of a topic file, index lines added
+or removed, a secret, a broken frontmatter, a write that leaves another file an orphan, an edit
+Claude Code refuses itself), some landing on disk after their answer and some not, and changes
+made behind the hook's back (a shell or an editor): each verdict of
+:func:`memtui.core.hook_judge.judge_kept` (or of :func:`judge_full`, when the kept answer cannot
+be used) equals the full replay's — :func:`memtui.core.hooks.judge_write` on the root loaded
+whole — and the verified kept answer equals :func:`memtui.core.validate.validate`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memtui.core import kept
+from memtui.core.hook_judge import NoKept, judge_full, judge_kept
+from memtui.core.hooks import HookVerdict, current_text, judge_write, proposed_text
+from memtui.core.model import BudgetConfig
+from memtui.core.statcache import StatCache
+from memtui.core.store import load_root
+from memtui.core.validate import validate
+from tests.core.test_writer_properties import INDEX_LINES, POOL, _content, _write_root, roots
+from tests.support.roots import topic
+
+SECRET = "aws key AKIAIOSFODNN7EXAMPLQ and ghp_abcdefghijklmnopqrstuvwxyz0123\n"
+FUTURE_NS = 10 * 10**9  # a clock this far ahead: every file is old enough to trust its stat key
+
+
+class Disk:
+    """One root on disk whose changes get distinct mtimes (so that, with a clock that trusts
+    every stat key, no two versions of a file share one)."""
+
+    def __init__(self, root: Path, aged: bool) -> None:
+        self.root = root
+        self.aged = aged
+        self.tick = 0
+
+    def clock(self) -> int:
+        return time.time_ns() + (FUTURE_NS if self.aged else 0)
+
+    def put(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        self.tick += 1
+        stamp = time.time_ns() - 10**9 * 1000 + self.tick * 10**6
+        os.utime(path, ns=(stamp, stamp))
+
+    def memory(self) -> list[str]:
+        return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*.md")
+                      if not p.name.startswith("MEMORY"))
+
+
+def _draw_write(data: Any, disk: Disk) -> tuple[str, str, dict[str, Any]]:
+    """A tool call Claude Code could make in the memory folder: (tool, rel, tool_input)."""
+    files = disk.memory()
+    index = (disk.root / "MEMORY.md").read_text() if (disk.root / "MEMORY.md").exists() else ""
+    kinds = ["new", "edit-topic", "rewrite-topic", "index-add", "index-remove", "secret",
+             "break-frontmatter", "refused-edit", "archive-index"]
+    kind = data.draw(st.sampled_from(kinds))
+    path = lambda rel: str(disk.root / rel)  # noqa: E731
+    if kind in ("new", "secret", "break-frontmatter") or not files:
+        rel = data.draw(st.sampled_from(POOL + ["fresh_fact.md", "team/shared.md"]))
+        text = {"new": _content(rel, data.draw(st.integers(0, 9))),
+                "secret": topic(rel[:-3].rsplit("/")[-1], "creds", body=SECRET),
+                "break-frontmatter": "---\nname: broken\ndescription: never closed\n"}.get(
+            kind, _content(rel, data.draw(st.integers(0, 9))))
+        return "Write", rel, {"file_path": path(rel), "content": text}
+    if kind in ("edit-topic", "refused-edit"):
+        rel = data.draw(st.sampled_from(files))
+        text = (disk.root / rel).read_text(errors="surrogateescape")
+        lines = text.splitlines(keepends=True) or [""]
+        old = data.draw(st.sampled_from(lines)) if kind == "edit-topic" else "no such text\n"
+        new = data.draw(st.sampled_from(["", "status: archived\n", "pinned: true\n",
+                                         "superseded_by: lesson_a.md\n", SECRET, "plain line\n"]))
+        return "Edit", rel, {"file_path": path(rel), "old_string": old, "new_string": new,
+                             "replace_all": data.draw(st.booleans())}
+    if kind == "rewrite-topic":
+        rel = data.draw(st.sampled_from(files))
+        return "Write", rel, {"file_path": path(rel),
+                              "content": _content(rel, data.draw(st.integers(0, 9)))}
+    if kind == "index-add":
+        line = data.draw(st.sampled_from(INDEX_LINES + [f"- [{p}]({p}) — about {p}" for p in files]))
+        if index and data.draw(st.booleans()):
+            return "Edit", "MEMORY.md", {"file_path": path("MEMORY.md"), "old_string": index,
+                                         "new_string": index + line + "\n"}
+        return "Write", "MEMORY.md", {"file_path": path("MEMORY.md"), "content": index + line + "\n"}
+    if kind == "index-remove" and index.strip():
+        line = data.draw(st.sampled_from([ln for ln in index.splitlines(keepends=True) if ln]))
+        return "Edit", "MEMORY.md", {"file_path": path("MEMORY.md"), "old_string": line,
+                                     "new_string": ""}
+    name = "MEMORY-archive.md"
+    line = data.draw(st.sampled_from([f"- [{p}]({p}) — archived" for p in files] + INDEX_LINES))
+    return "Write", name, {"file_path": path(name), "content": line + "\n"}
+
+
+def _full_replay(root: Path, rel: str, tool: str, tool_input: dict[str, Any]) -> HookVerdict | None:
+    """What ``hook pre`` always answered: the write played on the whole root, loaded from disk."""
+    snapshot = load_root(root)
+    after = proposed_text(tool, tool_input, current_text(snapshot, rel))
+    return None if after is None else judge_write(snapshot, rel, after, tool)
+
+
+def _judged(disk: Disk, rel: str, tool: str, tool_input: dict[str, Any],
+            baseline_needed: bool) -> tuple[HookVerdict | None, bool]:
+    """The hook's verdict, and whether the kept answer gave it."""
+    try:
+        return judge_kept(disk.root, rel, tool, tool_input, baseline_needed=baseline_needed,
+                          clock=disk.clock), True
+    except NoKept:
+        return judge_full(disk.root, rel, tool, tool_input, clock=disk.clock), False
+
+
+def _same(got: HookVerdict | None, want: HookVerdict | None, with_before: bool) -> None:
+    if want is None or got is None:
+        assert got == want
+        return
+    assert (got.decision, got.reason, got.summary, got.refusing) == \
+        (want.decision, want.reason, want.summary, want.refusing)
+    if with_before:
+        assert got.before == want.before
+
+
+def _kept_is_true(disk: Disk, unseen: bool) -> None:
+    """The verified kept answer (what the Stop hook validates with) is the full validation; so
+    is the quick one, when nothing changed behind the hook's back."""
+    want = validate(load_root(disk.root))
+    for verify in (True, False) if not unseen else (True,):
+        now = kept.current(disk.root, verify=verify,
+                           cache=StatCache.open(disk.root, disk.clock, read=False))
+        if now is not None:
+            assert list(now.found.findings) == want
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(files=roots(), data=st.data())
+def test_kept_verdict_equals_the_full_replay(files: dict[str, str], data: Any) -> None:
+    with tempfile.TemporaryDirectory() as tmp, \
+            mock.patch.dict(os.environ, {"MEMTUI_CACHE_DIR": f"{tmp}/cache"}):
+        os.environ.pop("MEMTUI_NO_CACHE", None)
+        disk = Disk(_write_root(Path(tmp), {}), aged=data.draw(st.booleans()))
+        for rel, text in files.items():
+            disk.put(rel, text)
+        baseline_needed = data.draw(st.integers(0, 3)) == 0
+        unseen = False  # a change made behind the hook's back since the root was last verified
+        used_kept = 0
+        for _ in range(data.draw(st.integers(2, 6))):
+            if data.draw(st.integers(0, 4)) == 0:  # a shell or an editor changes a file
+                targets = disk.memory() + ["MEMORY.md"]
+                rel = data.draw(st.sampled_from(targets))
+                text = data.draw(st.sampled_from(INDEX_LINES)) + "\n" if rel == "MEMORY.md" \
+                    else _content(rel, data.draw(st.integers(0, 9)))
+                disk.put(rel, text)
+                unseen = True
+                continue
+            tool, rel, tool_input = _draw_write(data, disk)
+            want = _full_replay(disk.root, rel, tool, tool_input)
+            got, from_kept = _judged(disk, rel, tool, tool_input, baseline_needed)
+            used_kept += from_kept
+            _same(got, want, with_before=not unseen or baseline_needed or not from_kept)
+            if got is not None and (not from_kept or got.decision == "deny" or baseline_needed):
+                unseen = False  # that run read (or checked) every file, and kept what it saw
+            if got is not None and data.draw(st.booleans()):  # the write lands
+                after = proposed_text(tool, tool_input, current_text(load_root(disk.root), rel))
+                assert after is not None
+                disk.put(rel, after)
+            _kept_is_true(disk, unseen)
+
+
+# ---------------------------------------------------------------- when the kept answer goes
+
+
+INDEX = "# Memory\n\n- [Alpha](alpha.md) — the first fact\n- [Beta](beta.md) — the second\n"
+
+
+@pytest.fixture
+def kept_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Disk:
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MEMTUI_NO_CACHE", raising=False)
+    disk = Disk(tmp_path / "mem", aged=True)
+    disk.put("MEMORY.md", INDEX)
+    disk.put("alpha.md", topic("alpha", "the first fact"))
+    disk.put("beta.md", topic("beta", "the second", body="See [[alpha]].\n"))
+    for i in range(20):
+        disk.put(f"other_{i}.md", topic(f"other {i}", "more"))
+    disk.put("MEMORY.md", INDEX + "- region `other_*.md` → the others; grep\n")
+    return disk
+
+
+def _write_index(disk: Disk, text: str) -> tuple[str, str, dict[str, Any]]:
+    return "Write", "MEMORY.md", {"file_path": str(disk.root / "MEMORY.md"), "content": text}
+
+
+def _edit(disk: Disk, rel: str, old: str, new: str) -> tuple[str, str, dict[str, Any]]:
+    return "Edit", rel, {"file_path": str(disk.root / rel), "old_string": old, "new_string": new}
+
+
+def _both(disk: Disk, call: tuple[str, str, dict[str, Any]]) -> tuple[HookVerdict | None, bool]:
+    tool, rel, tool_input = call
+    want = _full_replay(disk.root, rel, tool, tool_input)
+    got, from_kept = _judged(disk, rel, tool, tool_input, baseline_needed=False)
+    _same(got, want, with_before=True)
+    return got, from_kept
+
+
+def test_no_kept_answer_is_a_full_replay_that_keeps_one(kept_root: Disk) -> None:
+    call = _edit(kept_root, "alpha.md", "the first fact", "the first fact, reworded")
+    assert _both(kept_root, call)[1] is False  # nothing kept yet
+    assert _both(kept_root, call)[1] is True
+
+
+def test_a_stale_kept_answer_falls_back_or_catches_up(kept_root: Disk) -> None:
+    disk = kept_root
+    orphaning = _write_index(disk, "# Memory\n\n- [Alpha](alpha.md) — the first fact\n")
+    assert _both(disk, orphaning)[1] is False
+    verdict, from_kept = _both(disk, orphaning)
+    assert from_kept and verdict is not None and verdict.decision == "deny"  # beta.md orphaned
+    # a judged write that landed: its file is in the dirty log, read again and caught up
+    archived = topic("beta", "the second, archived", status="archived", body="See [[alpha]].\n")
+    call = ("Write", "beta.md", {"file_path": str(disk.root / "beta.md"), "content": archived})
+    verdict, from_kept = _both(disk, call)
+    assert from_kept and verdict is not None and verdict.decision == "deny"  # archived-in-index
+    disk.put("beta.md", archived)  # it lands all the same (a shell, say)
+    verdict, from_kept = _both(disk, _edit(disk, "alpha.md", "first", "1st"))
+    assert from_kept and verdict is not None and verdict.before and verdict.before[0].rule == \
+        "archived-in-index"
+    # a file changed behind the hook's back, which this write makes the step read: Stale, full
+    disk.put("other_3.md", topic("other 3", "changed by a shell", pinned="true"))
+    verdict, from_kept = _both(disk, _write_index(disk, INDEX))
+    assert not from_kept and verdict is not None and verdict.decision == "deny"
+    # an index changed behind the hook's back is read every time
+    disk.put("MEMORY.md", INDEX)
+    assert _both(disk, _edit(disk, "alpha.md", "1st", "first"))[1] is True
+    # a file added or removed behind its back is in the listing
+    disk.put("gamma.md", topic("gamma", "new"))
+    (disk.root / "other_0.md").unlink()
+    assert _both(disk, _edit(disk, "alpha.md", "first", "1st"))[1] is True
+
+
+def test_what_the_kept_answer_cannot_vouch_for_is_a_full_replay(kept_root: Disk) -> None:
+    disk = kept_root
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    assert _both(disk, call)[1] is True
+    # another memtui or Python (the fingerprint), or another budget configuration
+    with mock.patch("memtui.core.kept.fingerprint", return_value=("other",)):
+        assert _both(disk, call)[1] is False
+    _both(disk, call)
+    cache = StatCache.open(disk.root, disk.clock, read=False)
+    assert kept.current(disk.root, BudgetConfig(max_lines=50), verify=False, cache=cache) is None
+    # a pending journal record (an interrupted change)
+    journal = disk.root / ".memtui" / "journal"
+    journal.mkdir(parents=True)
+    with mock.patch("memtui.core.journal.pending_records", return_value=("0001.json",)):
+        assert kept.current(disk.root, verify=False, cache=cache) is None
+    # a torn or emptied kept answer
+    kept.forget(cache)
+    assert _both(disk, call)[1] is False
+    # a dirty log that cannot be written takes the kept answer away
+    with mock.patch("memtui.core.kept._open_dirty", side_effect=OSError("read-only")):
+        assert _both(disk, call)[1] is False
+    assert _both(disk, call)[1] is False
+
+
+def test_young_files_are_kept_by_their_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+    disk = Disk(tmp_path / "mem", aged=False)  # the real clock: every file is too young
+    disk.put("MEMORY.md", INDEX)
+    disk.put("alpha.md", topic("alpha", "the first fact"))
+    disk.put("beta.md", topic("beta", "the second"))
+    call = _edit(disk, "beta.md", "the second", "the second one")
+    assert _both(disk, call)[1] is False
+    assert _both(disk, call)[1] is True
+    disk.put("alpha.md", topic("alpha", "changed by an editor", pinned="true"))  # same key or not
+    assert _both(disk, _write_index(disk, "# Memory\n\n- [Beta](beta.md) — the second\n"))[0] \
+        is not None
