@@ -316,6 +316,7 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
     if sid is None:
         return None
     from memtui.core.hook_session import SessionState
+    from memtui.core.kept import validate_kept
     from memtui.core.statcache import validate_root
     from memtui.core.store import RootError
 
@@ -326,11 +327,15 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
         if not root.holds_memory():
             continue
         try:
-            found = validate_root(root.path)
+            # the kept answer, every stat key checked (the writes of this turn played on it);
+            # else the stat cache's whole-root validation
+            findings = _quietly(validate_kept, root.path)
+            if findings is None:
+                findings = validate_root(root.path).findings
         except RootError as exc:
             problems.append(f"memtui hook {event}: {exc}; not checked")
             continue
-        errors = state.introduced(str(root.path), found.findings)
+        errors = state.introduced(str(root.path), findings)
         if errors:
             new.append((str(root.path), errors))
     for label, errors in new:
@@ -348,6 +353,20 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
     if problems:
         answer["systemMessage"] = " ".join(problems)
     return answer or None
+
+
+def _quietly(validate: Any, path: Any) -> list[Finding] | None:
+    """``validate(path)``, or None when it fails in any way but the root's own (a RootError):
+    the kept answer is a shortcut, and the full validation says what is wrong."""
+    from memtui.core.store import RootError
+
+    try:
+        found: list[Finding] | None = validate(path)
+        return found
+    except RootError:
+        raise
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _stop(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
@@ -385,10 +404,11 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from memtui.core.gcpause import gc_paused
     from memtui.core.hook_session import SessionState
     from memtui.core.hooks import report_of, session_context, session_lines
+    from memtui.core.incremental import findings_cache
+    from memtui.core.kept import keep
     from memtui.core.review import unseen_count, unseen_message
-    from memtui.core.statcache import load_cached
-    from memtui.core.store import RootError
-    from memtui.core.validate import validate
+    from memtui.core.statcache import StatCache
+    from memtui.core.store import RootError, list_root
 
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None
@@ -400,17 +420,21 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
             continue
         with gc_paused():
             try:
-                snapshot, cache = load_cached(root.path)
+                cache = StatCache.open(root.path)
+                listing = list_root(root.path)
+                snapshot = cache.load(listing)
             except RootError as exc:
                 problems.append(f"memtui hook session-start: {exc}; not checked")
                 continue
-            findings = validate(snapshot)
+            found = findings_cache(snapshot)  # == validate(snapshot), kept for the session's writes
+            findings = list(found.findings)
             if state is not None:
                 state.take(str(root.path), findings)
             if not (root.kind == AGENT and root.scope == "user"):  # not this project's
                 reports.append(report_of(str(root.path), snapshot, findings, _to_prune(snapshot)))
                 unseen.append((root.path, unseen_count(snapshot)))
             cache.save()
+            keep(cache, listing, snapshot, found, cache.used.get)
     if state is not None:
         state.complete = state.complete or not state.existed
         try:

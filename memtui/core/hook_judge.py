@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .frontmatter import parse_frontmatter
 from . import hooks
+from .frontmatter import parse_frontmatter
 from .hooks import HookVerdict, current_text, empty_snapshot, proposed_text
 from .model import INDEX_NAME
 from .statcache import StatCache

@@ -407,10 +407,9 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     changed: set[str] = set(added)
     fresh: dict[str, MemoryFile] = {}
 
-    def check(rel: str) -> None:
+    def check(rel: str, old: Key | None) -> None:
         if rel in changed or rel in removed or rel in fresh:
             return
-        old = kept.key(rel)
         if old is None:
             return  # not a memory file of the kept answer (nor now: not in the listing)
         path = os.path.join(base, rel)
@@ -436,8 +435,15 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         changed.add(rel)
         fresh[rel] = f
 
-    for rel in (kept.paths if verify else sorted(dirty | kept.young.keys())):
-        check(rel)
+    if verify:
+        flat = kept.keys
+        for i, rel in enumerate(kept.paths):
+            check(rel, (flat[4 * i], flat[4 * i + 1], flat[4 * i + 2], flat[4 * i + 3]))
+            if len(changed) + len(removed) > MAX_CHANGED:
+                return None
+    else:
+        for rel in sorted(dirty | kept.young.keys()):
+            check(rel, kept.key(rel))
         if len(changed) + len(removed) > MAX_CHANGED:
             return None
     for rel in added:
@@ -564,3 +570,20 @@ def keep_current(cache: StatCache, now: Current) -> None:
             data = kept.young.get(rel) if rel not in now.changed else None
             young[rel] = data if data is not None else snapshot.files[rel].data
     _store(cache, cache.since_ns, now.listing, paths, flat, young, snapshot, now.found)
+
+
+def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),
+                  clock: Callable[[], int] = time.time_ns) -> list[Finding] | None:
+    """Every finding of a root now (what :func:`memtui.core.validate.validate` gives), from its
+    kept answer on a verified run (every file's stat key checked, the changed files read and
+    played on it), which becomes the new kept answer; None when there is none to use."""
+    cache = StatCache.open(root, clock, read=False)
+    try:
+        now = current(root, config, verify=True, cache=cache)
+        if now is None:
+            return None
+        found = list(now.found.findings)
+    except Stale:
+        return None
+    keep_current(cache, now)
+    return found

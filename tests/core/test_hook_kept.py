@@ -175,6 +175,11 @@ def test_kept_verdict_equals_the_full_replay(files: dict[str, str], data: Any) -
                 assert after is not None
                 disk.put(rel, after)
             _kept_is_true(disk, unseen)
+            if data.draw(st.integers(0, 3)) == 0:  # the Stop hook: verified, kept again
+                found = kept.validate_kept(disk.root, clock=disk.clock)
+                if found is not None:
+                    assert found == validate(load_root(disk.root))
+                    unseen = False
 
 
 # ---------------------------------------------------------------- when the kept answer goes
