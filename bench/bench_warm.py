@@ -7,7 +7,9 @@ each variant in turn, median of ``--repeat`` (``--big-repeat`` at 100k files and
 
 - ``dream --dry-run`` and ``rebuild --dry-run``, cold (an empty cache folder) and warm;
 - ``validate --quiet --no-record`` warm, ``loaded`` warm and ``hook pre`` (a Write of a new topic
-  file into the root) warm;
+  file into the root) warm, after one untimed call (the session's baseline);
+- ``hook pre landed``, last: an Edit of a topic file judged, then written to disk before the
+  next one is judged, as Claude Code does;
 - the long index's ``dream --dry-run`` plan (cold and warm).
 
 Every command runs with this tree's memtui and with ``--base`` (default ``/work/base``, a
@@ -15,10 +17,11 @@ checkout of memtui before these changes: run with ``PYTHONPATH`` set to it, from
 run on the same roots, so the table shows before and after side by side.  Printed: wall seconds,
 the load average at start and end, and the ratios dream warm ÷
 cold, rebuild warm ÷ cold, loaded ÷ validate warm, hook pre ÷ validate warm, after ÷ before.
+``--cases`` runs only the cases it names.
 A base run slower than ``--timeout`` seconds is cut there and shown as ``>T``.
 
     python bench/bench_warm.py [--sizes 10000,100000] [--lines 300000] [--repeat 3]
-        [--big-repeat 1] [--base /work/base] [--timeout 300] [--keep DIR]
+        [--big-repeat 1] [--base /work/base] [--timeout 300] [--keep DIR] [--cases A,B]
 """
 
 from __future__ import annotations
@@ -108,8 +111,9 @@ def ratio(a: float, b: float) -> str:
 
 
 def measure_root(root: Path, trees: list[Tree], project: Path, repeat: int, timeout: float,
-                 only_dream: bool = False) -> dict[str, dict[str, float]]:
-    """Median wall seconds of every case for every tree on one root."""
+                 only_dream: bool = False, only: frozenset[str] = frozenset()
+                 ) -> dict[str, dict[str, float]]:
+    """Median wall seconds of every case for every tree on one root (``only``: these cases)."""
     pre = json.dumps({
         "session_id": "bench", "cwd": str(project), "hook_event_name": "PreToolUse",
         "tool_name": "Write", "tool_use_id": "toolu_bench",
@@ -118,10 +122,14 @@ def measure_root(root: Path, trees: list[Tree], project: Path, repeat: int, time
     found: dict[str, dict[str, list[float]]] = {t.name: {} for t in trees}
     cases = ["dream cold", "dream warm"] if only_dream else [
         "dream cold", "dream warm", "rebuild cold", "rebuild warm", "validate warm",
-        "loaded warm", "hook pre warm"]
+        "loaded warm", "hook pre warm", "hook pre landed"]
+    if only:
+        cases = [case for case in cases if case in only]
     for tree in trees:  # one untimed run each: bytecode written, page cache warm, cache filled
         run(tree.command("validate", "--quiet", "--no-record", str(root)), tree.env, tree.path,
             timeout=timeout)
+        if "hook pre warm" in cases:  # and the hook's own first call (the session's baseline)
+            run(tree.command("hook", "pre"), tree.env, project, pre, timeout)
     for _ in range(repeat):
         for tree in trees:
             samples = found[tree.name]
@@ -132,6 +140,8 @@ def measure_root(root: Path, trees: list[Tree], project: Path, repeat: int, time
                     run(command, tree.env, cwd or tree.path, stdin, timeout))
 
             for verb in ("dream", "rebuild") if not only_dream else ("dream",):
+                if f"{verb} cold" not in cases:
+                    continue
                 shutil.rmtree(tree.cache, ignore_errors=True)
                 timed(f"{verb} cold", tree.command(verb, "--dry-run", str(root)))
                 if samples[f"{verb} cold"][-1] == float("inf"):  # too slow: warm is not faster
@@ -140,11 +150,36 @@ def measure_root(root: Path, trees: list[Tree], project: Path, repeat: int, time
                 timed(f"{verb} warm", tree.command(verb, "--dry-run", str(root)))
             if only_dream:
                 continue
-            timed("validate warm", tree.command("validate", "--quiet", "--no-record", str(root)))
-            timed("validate warm", tree.command("validate", "--quiet", "--no-record", str(root)))
-            timed("loaded warm", tree.command("loaded", str(root)))
-            timed("hook pre warm", tree.command("hook", "pre"), pre, project)
+            if "validate warm" in cases:
+                timed("validate warm", tree.command("validate", "--quiet", "--no-record", str(root)))
+                timed("validate warm", tree.command("validate", "--quiet", "--no-record", str(root)))
+            if "loaded warm" in cases:
+                timed("loaded warm", tree.command("loaded", str(root)))
+            if "hook pre warm" in cases:
+                timed("hook pre warm", tree.command("hook", "pre"), pre, project)
+    if "hook pre landed" in cases:  # last: these writes change the root
+        landed(root, trees, project, repeat, timeout, found)
     return {tree: {case: median(samples[case]) for case in cases} for tree, samples in found.items()}
+
+
+def landed(root: Path, trees: list[Tree], project: Path, repeat: int, timeout: float,
+           found: dict[str, dict[str, list[float]]]) -> None:
+    """``hook pre`` as the agent meets it: each judged Edit of a topic file lands on disk before
+    the next one is judged (so the run after a write sees that file changed)."""
+    target = sorted(p for p in root.glob("*.md") if not p.name.startswith("MEMORY"))[len(trees)]
+    for _ in range(max(repeat, 3)):
+        for tree in trees:
+            text = target.read_text()
+            old = text.splitlines(keepends=True)[-1]
+            new = old.rstrip("\n") + " Again.\n"
+            payload = json.dumps({
+                "session_id": "bench", "cwd": str(project), "hook_event_name": "PreToolUse",
+                "tool_name": "Edit", "tool_use_id": "toolu_bench",
+                "tool_input": {"file_path": str(target), "old_string": old, "new_string": new},
+            }).encode()
+            found[tree.name].setdefault("hook pre landed", []).append(
+                run(tree.command("hook", "pre"), tree.env, project, payload, timeout))
+            target.write_text(text.replace(old, new, 1))
 
 
 def main() -> None:
@@ -156,7 +191,10 @@ def main() -> None:
     parser.add_argument("--base", default="/work/base", help="memtui before ('' for none)")
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--keep", metavar="DIR", help="build the roots here and keep them")
+    parser.add_argument("--cases", default="", help="only these cases, comma-separated (e.g. "
+                        "'validate warm,hook pre warm,hook pre landed')")
     args = parser.parse_args()
+    only = frozenset(c.strip() for c in args.cases.split(",") if c.strip())
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memtui-warm-"))
     try:
@@ -184,7 +222,7 @@ def main() -> None:
         for label, root, long_index in roots:
             big = long_index or sum(1 for _ in root.glob("*.md")) >= 50_000
             result = measure_root(root, trees, project, args.big_repeat if big else args.repeat,
-                                  args.timeout, only_dream=long_index)
+                                  args.timeout, only_dream=long_index, only=only)
             print(f"\n{label}")
             cases = list(next(iter(result.values())))
             print(f"{'case':>16} | " + " | ".join(f"{t.name:>8}" for t in trees)
@@ -197,11 +235,13 @@ def main() -> None:
                 print(line)
             for tree in trees:
                 r = result[tree.name]
-                parts = [f"dream warm/cold {ratio(r['dream warm'], r['dream cold'])}"]
+                pairs = [("dream warm/cold", "dream warm", "dream cold")]
                 if not long_index:
-                    parts += [f"rebuild warm/cold {ratio(r['rebuild warm'], r['rebuild cold'])}",
-                              f"loaded/validate warm {ratio(r['loaded warm'], r['validate warm'])}",
-                              f"hook pre/validate warm {ratio(r['hook pre warm'], r['validate warm'])}"]
+                    pairs += [("rebuild warm/cold", "rebuild warm", "rebuild cold"),
+                              ("loaded/validate warm", "loaded warm", "validate warm"),
+                              ("hook pre/validate warm", "hook pre warm", "validate warm"),
+                              ("hook pre landed/validate warm", "hook pre landed", "validate warm")]
+                parts = [f"{label} {ratio(r[a], r[b])}" for label, a, b in pairs if a in r and b in r]
                 print(f"  {tree.name}: " + " · ".join(parts))
             sys.stdout.flush()
         load = os.getloadavg()
