@@ -176,7 +176,7 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, paths: list[str], 
     handoff = set(handoff_findings(snapshot.handoff))
     value = (
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
-        tuple(rel for rel, _ in listing.memory), tuple(paths), flat.tobytes(), young,
+        tuple(map(operator.itemgetter(0), listing.memory)), tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
         index_plain(snapshot.index), index_plain(archive) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
@@ -396,7 +396,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     if _extra(listing) != kept.extra or listing.index_path is None or pending_records(listing.root):
         return None
     base = str(listing.root)
-    walk = tuple(rel for rel, _ in listing.memory)
+    walk = tuple(map(operator.itemgetter(0), listing.memory))
     added: set[str] = set()
     removed: set[str] = set()
     if walk != kept.walk:
