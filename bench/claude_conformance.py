@@ -32,8 +32,9 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 DEFAULT_CLAUDE = Path("/tmp/cc/node_modules/.bin/claude")
 
@@ -516,20 +517,16 @@ def main() -> int:
     base = args.keep or Path(tempfile.mkdtemp(prefix="memtuicc"))
     failed = 0
     try:
-        for case in LOADER_CASES + FOLDER_CASES:
-            if args.only and args.only not in case.name:
+        runs: list[tuple[str, Callable[[], tuple[bool, list[str]]]]] = [
+            (case.name, partial(run_case, case, args.claude, server, base)) for case in LOADER_CASES + FOLDER_CASES]
+        runs += [(f"hook pre · {case.name}", partial(run_hook_case, case, args.claude, server, base))
+                 for case in HOOK_CASES]
+        for name, run in runs:
+            if args.only and args.only not in name:
                 continue
-            same, notes = run_case(case, args.claude, server, base)
+            same, notes = run()
             failed += not same
-            print(f"{'same   ' if same else 'DIFFERS'} {case.name}")
-            for note in notes:
-                print(f"          {note}")
-        for hook_case in HOOK_CASES:
-            if args.only and args.only not in hook_case.name:
-                continue
-            same, notes = run_hook_case(hook_case, args.claude, server, base)
-            failed += not same
-            print(f"{'same   ' if same else 'DIFFERS'} hook pre · {hook_case.name}")
+            print(f"{'same   ' if same else 'DIFFERS'} {name}")
             for note in notes:
                 print(f"          {note}")
     finally:

@@ -56,6 +56,7 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
+from .safepath import read_to_end
 from .statcache import (
     RACY_NS,
     Key,
@@ -300,18 +301,13 @@ def _dirty(folder: Path, name: str, since_ns: int) -> set[str] | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         fcntl.flock(fd, fcntl.LOCK_SH)
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        data = read_to_end(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
     out: set[str] = set()
-    for line in b"".join(chunks).split(b"\n")[:-1]:  # a line not yet ended is being written
+    for line in data.split(b"\n")[:-1]:  # a line not yet ended is being written
         stamp, _, rel = line.partition(b" ")
         try:
             when = int(stamp)

@@ -157,12 +157,17 @@ def read_private_file(root: Path | str, rel: str, limit: int = 64 * 1024 * 1024)
     try:
         if os.fstat(fd).st_size > limit:
             raise UnsafePath(f"'{rel}' is larger than {limit:,} bytes; move it aside")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return read_to_end(fd)
     finally:
         os.close(fd)
+
+
+def read_to_end(fd: int) -> bytes:
+    """Everything left to read from an open file, a megabyte at a time."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
