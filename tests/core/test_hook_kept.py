@@ -29,7 +29,7 @@ from memtui.core.model import BudgetConfig
 from memtui.core.statcache import StatCache
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.core.test_writer_properties import INDEX_LINES, POOL, _content, _write_root, roots
+from tests.support.random_roots import INDEX_LINES, POOL, content, roots, write_root
 from tests.support.roots import topic
 
 SECRET = "aws key AKIAIOSFODNN7EXAMPLQ and ghp_abcdefghijklmnopqrstuvwxyz0123\n"
@@ -71,10 +71,10 @@ def _draw_write(data: Any, disk: Disk) -> tuple[str, str, dict[str, Any]]:
     path = lambda rel: str(disk.root / rel)  # noqa: E731
     if kind in ("new", "secret", "break-frontmatter") or not files:
         rel = data.draw(st.sampled_from(POOL + ["fresh_fact.md", "team/shared.md"]))
-        text = {"new": _content(rel, data.draw(st.integers(0, 9))),
+        text = {"new": content(rel, data.draw(st.integers(0, 9))),
                 "secret": topic(rel[:-3].rsplit("/")[-1], "creds", body=SECRET),
                 "break-frontmatter": "---\nname: broken\ndescription: never closed\n"}.get(
-            kind, _content(rel, data.draw(st.integers(0, 9))))
+            kind, content(rel, data.draw(st.integers(0, 9))))
         return "Write", rel, {"file_path": path(rel), "content": text}
     if kind in ("edit-topic", "refused-edit"):
         rel = data.draw(st.sampled_from(files))
@@ -88,7 +88,7 @@ def _draw_write(data: Any, disk: Disk) -> tuple[str, str, dict[str, Any]]:
     if kind == "rewrite-topic":
         rel = data.draw(st.sampled_from(files))
         return "Write", rel, {"file_path": path(rel),
-                              "content": _content(rel, data.draw(st.integers(0, 9)))}
+                              "content": content(rel, data.draw(st.integers(0, 9)))}
     if kind == "index-add":
         line = data.draw(st.sampled_from(INDEX_LINES + [f"- [{p}]({p}) — about {p}" for p in files]))
         if index and data.draw(st.booleans()):
@@ -148,7 +148,7 @@ def test_kept_verdict_equals_the_full_replay(files: dict[str, str], data: Any) -
     with tempfile.TemporaryDirectory() as tmp, \
             mock.patch.dict(os.environ, {"MEMTUI_CACHE_DIR": f"{tmp}/cache"}):
         os.environ.pop("MEMTUI_NO_CACHE", None)
-        disk = Disk(_write_root(Path(tmp), {}), aged=data.draw(st.booleans()))
+        disk = Disk(write_root(Path(tmp), {}), aged=data.draw(st.booleans()))
         for rel, text in files.items():
             disk.put(rel, text)
         baseline_needed = data.draw(st.integers(0, 3)) == 0
@@ -159,7 +159,7 @@ def test_kept_verdict_equals_the_full_replay(files: dict[str, str], data: Any) -
                 targets = disk.memory() + ["MEMORY.md"]
                 rel = data.draw(st.sampled_from(targets))
                 text = data.draw(st.sampled_from(INDEX_LINES)) + "\n" if rel == "MEMORY.md" \
-                    else _content(rel, data.draw(st.integers(0, 9)))
+                    else content(rel, data.draw(st.integers(0, 9)))
                 disk.put(rel, text)
                 unseen = True
                 continue

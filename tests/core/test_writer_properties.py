@@ -36,67 +36,10 @@ from memtui.core.journal import decode_value, journal_dir
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import reach_of, validate
-from tests.support.roots import topic
+from tests.support.random_roots import POOL, content, index_text, roots, write_root
 from tests.support.writer import VALID_ROOT, tree
 
 # ---------------------------------------------------------------- incremental == full
-
-POOL = [
-    "lesson_a.md", "lesson_b.md", "session-1.md", "session-2.md", "note.md", "other.md",
-    "sub/deep_x.md", "sub/SCOPE.md", "archive/old_y.md", "archive/note.md",
-]
-
-
-def _content(path: str, variant: int) -> str:
-    name = path.rsplit("/", 1)[-1][:-3]
-    other = POOL[(variant + len(path)) % len(POOL)]
-    variants = [
-        topic(name, f"about {name}"),
-        topic(name, f"about {name}", pinned="true"),
-        topic(name, "obsolete", status="superseded", superseded_by=other),
-        topic(name, "newer", supersedes="missing_file.md"),
-        "no frontmatter at all\n",
-        topic(name, "token", body="key ghp_abcdefghijklmnopqrstuvwxyz0123\n"),
-        topic(name, "archived", status="archived"),
-        topic(name, "merged", consolidated_from=f"{other}, lesson_a.md"),
-        topic(name, "", type_="decision"),
-        topic(name, "cycle", superseded_by="lesson_a.md" if name != "lesson_a" else "lesson_b.md"),
-    ]
-    return variants[variant % len(variants)]
-
-
-INDEX_LINES = [
-    "# Memory", "", "Some prose about the project.", "## Pinned", "## Recent", "## Regions",
-    "- region `lesson_*.md` → lessons; grep", "- region `session-*.md` → sessions; grep",
-    "- region `nothing_*.md` → a cue that matches nothing", "- region `bad/glob` → invalid",
-    "<!-- history kept here -->", "## PATH_SCOPE: sub", "Scope: `/work/project/sub`",
-    "Memory base: `sub/`", "- `deep_x.md` — a scoped fact", "- [outside](../outside.md) — escapes",
-    "## PATH_SCOPE: sub\nScope: `/work/project/sub`\nMemory base: `sub/`\n- `deep_x.md` — scoped",
-    "- region `note.md` → the one note", "- region `*_?.md` → one-letter families",
-    "- [lesson_a.md](lesson_b.md) — fake alias",
-] + [f"- [{p}]({p}) — hook for {p}" for p in POOL] + [f"- [{p}]({p})" for p in POOL[:3]]
-
-index_text = st.lists(st.sampled_from(INDEX_LINES), max_size=14).map(lambda ls: "\n".join(ls) + "\n")
-
-
-@st.composite
-def roots(draw: Any) -> dict[str, str]:
-    files = draw(st.lists(st.sampled_from(POOL), unique=True, min_size=1, max_size=8))
-    out = {path: _content(path, draw(st.integers(0, 9))) for path in files}
-    out["MEMORY.md"] = draw(index_text)
-    if draw(st.booleans()):
-        out["MEMORY-archive.md"] = draw(index_text)
-    return out
-
-
-def _write_root(base: Path, files: dict[str, str]) -> Path:
-    root = base / "root"
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
 
 def _draw_op(data: Any, snapshot: Snapshot) -> Operation | None:
     paths = sorted(snapshot.files)
@@ -104,7 +47,7 @@ def _draw_op(data: Any, snapshot: Snapshot) -> Operation | None:
     kind = data.draw(st.sampled_from(["write", "index", "archive-index", "create", "move", "move"]))
     if kind == "write" and paths:
         path = data.draw(st.sampled_from(paths))
-        new = _content(path, data.draw(st.integers(0, 9))).encode()
+        new = content(path, data.draw(st.integers(0, 9))).encode()
         return Write(path, new, snapshot.files[path].data)
     if kind == "index":
         old = snapshot.index.render() if snapshot.index.exists else None
@@ -116,7 +59,7 @@ def _draw_op(data: Any, snapshot: Snapshot) -> Operation | None:
         return Write(index.path, new, index.render()) if index.exists else Create(index.path, new)
     if kind == "create" and free:
         path = data.draw(st.sampled_from(free))
-        return Create(path, _content(path, data.draw(st.integers(0, 9))).encode())
+        return Create(path, content(path, data.draw(st.integers(0, 9))).encode())
     if kind == "move" and paths and free:
         return Move(data.draw(st.sampled_from(paths)), data.draw(st.sampled_from(free)))
     return None
@@ -126,7 +69,7 @@ def _draw_op(data: Any, snapshot: Snapshot) -> Operation | None:
 @given(files=roots(), data=st.data())
 def test_incremental_validation_equals_full_validation(files: dict[str, str], data: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        snapshot = load_root(_write_root(Path(tmp), files))
+        snapshot = load_root(write_root(Path(tmp), files))
         cache = findings_cache(snapshot)
         assert list(cache.findings) == validate(snapshot)
         for _ in range(data.draw(st.integers(1, 3))):  # chained changesets reuse the cache
