@@ -20,6 +20,7 @@ from memtui.core.model import Snapshot
 from memtui.core.staleness import StalenessClass, score_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
+from tests.support.dream_plans import OLD, STALE_BODY, sweeper_files, sweeper_project
 from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree
 
@@ -158,34 +159,22 @@ def test_history_is_appended_to_on_the_next_dream(make_root: MakeRoot) -> None:
 # ---------------------------------------------------------------- the rules on a made-up root
 
 
-STALE_BODY = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"
-DUP_BODY = ("Postgres connection pooling: pgbouncer in transaction mode, pool size 40 per replica, "
-            "server idle timeout 600 seconds, prepared statements disabled for the pooler.\n")
-
-
 @pytest.fixture
 def rules_root(make_root: MakeRoot, tmp_path: Path) -> tuple[Path, Path]:
-    project = tmp_path / "project"
-    (project / "internal" / "present").mkdir(parents=True)
-    (project / "internal" / "present" / "here.go").write_text("package present\n")
-    old = {"updated": "2025-01-10"}
-    files: dict[str, str | bytes] = {
-        "project_gone.md": topic("Sweeper layout", type_="project", body=STALE_BODY, **old),
-        "feedback_gone.md": topic("Sweeper lesson", type_="feedback", body=STALE_BODY, **old),
-        "project_pinned_gone.md": topic("Pinned sweeper", body=STALE_BODY, pinned="true", **old),
-        "project_directive_gone.md": topic("Directive sweeper", body="Never edit " + STALE_BODY, **old),
-        "project_recent_gone.md": topic("Recent sweeper", body=STALE_BODY, updated="2026-11-25"),
-        "project_present.md": topic("Present code", body="See `internal/present/here.go`.\n", **old),
-        "pool_pinned.md": topic("Postgres connection pooling settings", body=DUP_BODY, pinned="true",
-                                updated="2026-10-01"),
-        "pool_copy.md": topic("Postgres connection pooling settings (copy)", body=DUP_BODY,
-                              updated="2026-10-02"),
+    project = sweeper_project(tmp_path)
+    base = sweeper_files()
+    files = {p: base[p] for p in ("project_gone.md", "feedback_gone.md")}
+    files["project_pinned_gone.md"] = topic("Pinned sweeper", body=STALE_BODY, pinned="true", **OLD)
+    files["project_directive_gone.md"] = base["project_directive_gone.md"]
+    files["project_recent_gone.md"] = topic("Recent sweeper", body=STALE_BODY, updated="2026-11-25")
+    files.update(base)  # the rest in their order
+    files.update({
         "cache_a.md": topic("Redis cache eviction policy notes", updated="2026-10-03",
                             body="Redis cache eviction uses allkeys-lru with maxmemory 2gb on every node.\n"),
         "cache_b.md": topic("Redis cache eviction policy", updated="2026-10-04",
                             body="Redis cache eviction uses allkeys-lru with maxmemory 2gb on every node, "
                                  "checked weekly.\n"),
-    }
+    })
     pinned = [p for p, t in files.items() if "pinned: true" in str(t)]
     lines = ["# Memory", "", "## Pinned"] + [f"- [{p}]({p}) — pinned fact" for p in pinned]
     lines += ["", "## Recent"] + [f"- [{p}]({p}) — a fact" for p in files if p not in pinned]

@@ -16,62 +16,33 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream, statcache, write
+from memtui.core import dream, statcache
 from memtui.core.model import Snapshot
 from memtui.core.rebuild import NothingToRebuild, rebuild
 from memtui.core.statcache import load_cached
 from memtui.core.store import load_root
+from tests.support.dream_plans import plans, sweeper_files, sweeper_project
 from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 HOUR_NS = 3600 * 10**9
-STALE_BODY = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"
-DUP_BODY = ("Postgres connection pooling: pgbouncer in transaction mode, pool size 40 per replica, "
-            "server idle timeout 600 seconds, prepared statements disabled for the pooler.\n")
-
-
 def aged() -> int:
     """A clock an hour ahead: every file on disk is long past the racy window."""
     return time.time_ns() + HOUR_NS
 
 
-def plans(snapshot: Snapshot, repo: Path | None = None) -> tuple[object, object]:
-    """The dream's items with the verdict on the checked ones, and rebuild's gated change."""
-    found = dream.plan_dream(snapshot, NOW, repo=repo, consulted={})
-    items = [(i.kind, i.paths, i.reason, i.evidence, i.checked, i.note) for i in found.items]
-    verdict = None
-    if found.default:
-        gated = dream.preview(found, found.default)
-        verdict = (gated.accepted, gated.changeset.ops, gated.new_findings)
-    try:
-        rebuilt = write.plan(snapshot, rebuild(snapshot))
-    except NothingToRebuild:
-        return (items, verdict), None
-    return (items, verdict), (rebuilt.accepted, rebuilt.changeset.ops, rebuilt.new_findings)
-
-
 def cached_plans(root: Path, repo: Path | None = None, texts: bool = False) -> tuple[object, object]:
     snapshot, cache = load_cached(root, clock=aged, texts=texts)
     assert statcache.cache_of(snapshot) is (cache if snapshot.files else None)
-    return plans(snapshot, repo)
+    return plans(snapshot, NOW, repo)
 
 
 @pytest.fixture
 def rules_root(make_root: MakeRoot, tmp_path: Path) -> tuple[Path, Path]:
     """A root with one item of each kind the cached facets decide: archive, merge, history."""
-    project = tmp_path / "project"
-    (project / "internal" / "present").mkdir(parents=True)
-    (project / "internal" / "present" / "here.go").write_text("package present\n")
-    old = {"updated": "2025-01-10"}
-    files: dict[str, str | bytes] = {
-        "project_gone.md": topic("Sweeper layout", type_="project", body=STALE_BODY, **old),
-        "feedback_gone.md": topic("Sweeper lesson", type_="feedback", body=STALE_BODY, **old),
-        "project_directive_gone.md": topic("Directive sweeper", body="Never edit " + STALE_BODY, **old),
-        "project_present.md": topic("Present code", body="See `internal/present/here.go`.\n", **old),
-        "pool_pinned.md": topic("Postgres connection pooling settings", body=DUP_BODY, pinned="true",
-                                updated="2026-10-01"),
-        "pool_copy.md": topic("Postgres connection pooling settings (copy)", body=DUP_BODY,
-                              updated="2026-10-02"),
+    project = sweeper_project(tmp_path)
+    files = sweeper_files()
+    files.update({
         "cache_a.md": topic("Redis cache eviction policy notes", updated="2026-10-03",
                             body="Redis cache eviction uses allkeys-lru with maxmemory 2gb on every node.\n"),
         "cache_b.md": topic("Redis cache eviction policy", updated="2026-10-04",
@@ -81,7 +52,7 @@ def rules_root(make_root: MakeRoot, tmp_path: Path) -> tuple[Path, Path]:
                               body="We deploy the registry on Fridays after the freeze.\n"),
         "deploy_off.md": topic("No deploys on Fridays", updated="2026-10-01",
                                body="We do not deploy the registry on Fridays after the freeze.\n"),
-    }
+    })
     lines = ["# Memory", "", "## Recent"] + [f"- [{p}]({p}) — a fact" for p in files]
     lines += ["- [gone](missing.md) — a dangling pointer"]
     files["MEMORY.md"] = "\n".join(lines) + "\n<!-- last reviewed 2026-11-20 -->\n"
@@ -90,7 +61,7 @@ def rules_root(make_root: MakeRoot, tmp_path: Path) -> tuple[Path, Path]:
 
 def test_the_dream_and_rebuild_plan_alike_cold_and_warm(rules_root: tuple[Path, Path]) -> None:
     root, project = rules_root
-    expected = plans(load_root(root), project)
+    expected = plans(load_root(root), NOW, project)
     kinds = {kind for kind, *_ in expected[0][0]}  # type: ignore[index]
     assert {"archive", "merge", "history"} <= kinds  # the facets decide something here
     for texts in (False, True, False, True):  # the first computes and keeps, the rest read it back
@@ -100,7 +71,7 @@ def test_the_dream_and_rebuild_plan_alike_cold_and_warm(rules_root: tuple[Path, 
     # a file changed since: the kept answers no longer hold, the plan follows the disk
     (root / "project_gone.md").write_text(topic("Sweeper layout", type_="project", updated="2025-01-10",
                                                 body="See `internal/present/here.go`.\n"))
-    expected = plans(load_root(root), project)
+    expected = plans(load_root(root), NOW, project)
     assert ("archive", ("project_gone.md",)) not in {(k, p) for k, p, *_ in expected[0][0]}  # type: ignore[index]
     assert cached_plans(root, project) == expected
     assert cached_plans(root, project, texts=True) == expected
@@ -122,7 +93,7 @@ def test_the_cli_dream_and_rebuild_answer_alike_cold_and_warm(rules_root: tuple[
 @pytest.mark.parametrize("name", [p.relative_to(CORPORA).as_posix() for p in corpus_roots()][:8])
 def test_corpus_plans_alike_cold_and_warm(name: str) -> None:
     root = CORPORA / name
-    expected = plans(load_root(root))
+    expected = plans(load_root(root), NOW)
     assert cached_plans(root) == expected  # computes the facets and answers, keeps them
     assert cached_plans(root) == expected  # from what was kept
     assert cached_plans(root, texts=True) == expected
@@ -158,7 +129,7 @@ def successor_root(make_root: MakeRoot) -> Path:
 
 def test_the_successor_items_come_alike_from_the_kept_answer(successor_root: Path) -> None:
     root = successor_root
-    expected = plans(load_root(root))
+    expected = plans(load_root(root), NOW)
     successors = [(paths, checked) for kind, paths, _, _, checked, _ in expected[0][0]  # type: ignore[index]
                   if kind == "successor"]
     assert any(checked for _, checked in successors) and any(not checked for _, checked in successors)
@@ -175,7 +146,7 @@ def test_the_successor_items_come_alike_from_the_kept_answer(successor_root: Pat
         cache.save()
     # a file changed since: the kept answer no longer holds
     (root / "session_2026-05-24_sprint3_closed.md").write_text(topic("Sprint 3 notes", body="Other words.\n"))
-    expected = plans(load_root(root))
+    expected = plans(load_root(root), NOW)
     assert cached_plans(root, texts=True) == expected
     assert cached_plans(root) == expected
     assert ("session_2026-05-24_sprint3_execution.md", "session_2026-05-24_sprint3_closed.md") not in {

@@ -11,13 +11,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import statcache, write
+from memtui.core import statcache
 from memtui.core.consolidate import scan, scan_cached, scan_root
-from memtui.core.dream import plan_dream
-from memtui.core.dream import preview as dream_preview
-from memtui.core.model import BudgetConfig, Snapshot
+from memtui.core.model import BudgetConfig
 from memtui.core.project import find_project
-from memtui.core.rebuild import NothingToRebuild, rebuild
 from memtui.core.staleness import (
     _question,
     row_json,
@@ -29,6 +26,7 @@ from memtui.core.staleness import (
 from memtui.core.statcache import StatCache, load_cached, validate_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
+from tests.support.dream_plans import plans
 from tests.support.roots import topic
 
 NOW = date(2026, 11, 30)
@@ -51,26 +49,10 @@ def cache_files(tmp_path: Path) -> list[Path]:
     return sorted(folder.glob("*.cache")) if folder.is_dir() else []
 
 
-def plans(snapshot: Snapshot) -> tuple[object, object]:
-    """The dream's plan (every item, and the verdict on the checked ones) and rebuild's gated
-    change, as comparable data."""
-    found = plan_dream(snapshot, NOW, consulted={})
-    items = [(i.kind, i.paths, i.reason, i.evidence, i.checked, i.note) for i in found.items]
-    verdict = None
-    if found.default:
-        gated = dream_preview(found, found.default)
-        verdict = (gated.accepted, gated.changeset.ops, gated.new_findings)
-    try:
-        rebuilt = write.plan(snapshot, rebuild(snapshot))
-    except NothingToRebuild:
-        return (items, verdict), None
-    return (items, verdict), (rebuilt.accepted, rebuilt.changeset.ops, rebuilt.new_findings)
-
-
 def cold(root: Path) -> tuple[object, ...]:
     snapshot = load_root(root)
     return (validate(snapshot), score_root(snapshot, NOW).results, scan(snapshot, 0.5),
-            plans(snapshot))
+            plans(snapshot, NOW))
 
 
 def warm(root: Path, clock=aged, twice: bool = True) -> tuple[tuple[object, ...], StatCache, object]:  # type: ignore[no-untyped-def]
@@ -80,13 +62,13 @@ def warm(root: Path, clock=aged, twice: bool = True) -> tuple[tuple[object, ...]
     assert scan_cached(snapshot, cache, 0.5) == answer  # from this run's memo, if it kept one
     found = (validate(snapshot), score_root(snapshot, NOW).results, answer)
     assert statcache.cache_of(snapshot) is (cache if cache.path and snapshot.files else None)
-    planned = plans(snapshot)  # from the kept facets and whole-root answers, then kept
+    planned = plans(snapshot, NOW)  # from the kept facets and whole-root answers, then kept
     if twice:
-        assert plans(snapshot) == planned  # from this run's memos
+        assert plans(snapshot, NOW) == planned  # from this run's memos
     whole, again = load_cached(root, clock=clock, texts=True)  # as a commit plans: texts read
     assert statcache.cache_of(whole) is (again if again.path and whole.files else None)
     assert all("text" in f.__dict__ for f in whole.files.values())
-    assert plans(whole) == planned
+    assert plans(whole, NOW) == planned
     cache.save()
     assert result.findings == found[0]
     return (*found, planned), cache, result
