@@ -21,7 +21,10 @@ checked against the rule.  Constants are chosen on the tune half only; both are 
 every corpus root that has them; the supersessions ``scan --include-sessions`` proposes on the
 copy are compared with the author's pairs (split in halves the same way, on old and new), and
 the proposals the author did not make are counted against the verdicts read by hand in
-``tests/core/data/supersession_unmarked.tsv`` (unread ones are listed as such).
+``tests/core/data/supersession_unmarked.tsv`` (unread ones are listed as such).  The corpora
+hold copies of one folder taken at different dates, so one pair of file names can be a tune mark
+in one copy and a held-out mark in another: the held-out figure is also printed without those
+("held-out, not in tune").
 
 **The label bias.**  Each block of the labels says where its pairs came from (``#@ source:``):
 an independent reading, memtui's own proposals (read, then labelled: recall on them flatters
@@ -253,6 +256,9 @@ class MarkScore:
     unread: list[str] = field(default_factory=list)
     per_root: list[tuple[str, int, int, int]] = field(default_factory=list)  # root, marks, recovered, proposed
     without_consolidation: tuple[int, int] = (0, 0)  # marks and recovered, consolidations left out
+    # held-out marks whose pair (same file names) is no tune mark in another copy of the folder:
+    # the held-out figure no tune example stands behind (marks, recovered)
+    independent: tuple[int, int] = (0, 0)
 
 
 _MARK = re.compile(r"^(superseded_by|supersedes)\s*:.*$")
@@ -309,6 +315,8 @@ def evaluate_marks(corpora: Path = CORPORA) -> MarkScore | None:
     labelled = {(lab.root, lab.key): lab.true for lab in read_labels()}
     out = MarkScore({TUNE: 0, HELD_OUT: 0}, {TUNE: 0, HELD_OUT: 0})
     plain_marks = plain_found = 0
+    held: list[tuple[tuple[str, str], bool]] = []  # held-out marks and whether recovered
+    tuned: set[tuple[str, str]] = set()
     for root in roots_under(corpora):
         snapshot = load_root(root)
         marks = author_marks(snapshot)
@@ -326,6 +334,10 @@ def evaluate_marks(corpora: Path = CORPORA) -> MarkScore | None:
             out.marks[half] += 1
             out.recovered[half] += (old, new) in found
             out.reversed += (new, old) in found
+            if half == TUNE:
+                tuned.add((old, new))
+            else:
+                held.append(((old, new), (old, new) in found))
             if "consolidat" not in new:
                 plain_marks += 1
                 plain_found += (old, new) in found
@@ -343,6 +355,8 @@ def evaluate_marks(corpora: Path = CORPORA) -> MarkScore | None:
             else:
                 out.wrong += 1
     out.without_consolidation = (plain_marks, plain_found)
+    alone = [hit for pair, hit in held if pair not in tuned]
+    out.independent = (len(alone), sum(alone))
     return out
 
 
@@ -427,6 +441,10 @@ def main() -> int:
             n, found = marks.marks[half], marks.recovered[half]
             summary.append(f"{'authors marks':34} {half:24} recovered {found}/{n} = "
                            f"{found / n if n else 1:.3f}")
+        n, found = marks.independent
+        summary.append(f"{'authors marks':34} {'held-out, not in tune':24} recovered {found}/{n} = "
+                       f"{found / n if n else 1:.3f} (a pair the tune half holds in another copy "
+                       "of the folder left out)")
         n, found = sum(marks.marks.values()), sum(marks.recovered.values())
         read = marks.right + marks.wrong
         plain_n, plain_found = marks.without_consolidation

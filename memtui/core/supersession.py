@@ -34,10 +34,12 @@ the stage of the work within one day):
   extends (restates, refines, builds on) another rule it names, by file name or title, quoted
   or linked in the sentence of the cue; whatever their sizes (two short feedback files share few words by count).
 - **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
-  instead of, no longer, supersedes, ``(was …)``) and an older note of the same subject (their
-  names share a rare word — two words when only the claim says it — and their words
-  :data:`SAME_SUBJECT`, or, when the name says it and the note links the older one, whatever
-  their overlap).
+  instead of, no longer, supersedes, retired, reworked, restyled, rewritten, reverted,
+  ``(was …)``; "now" in its title, for the notes it links only) and an older note of the same
+  subject (their names share a rare word — two words when only the claim says it — and their
+  words :data:`SAME_SUBJECT`, or, when the name says it and the note links the older one,
+  whatever their overlap).  A note of the same day is older when the replacing note names it
+  and is not named by it, and only when the title says the replacement.
 
 *Strong* proposals (started checked by the dream) are a declared one, a consolidation, a replacement said in
 the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
@@ -109,7 +111,8 @@ _REPLACE_NAME = frozenset({"rename", "renamed", "replaces", "replaced", "replace
 #: substrings (lower case) a text holds when :data:`_CONSOLIDATES` or :data:`_REPLACE_CLAIM` can
 #: match it: a cheap first test before the regular expression
 _CONSOLIDATES_HINTS = ("consolidat", "canonical merge")
-_REPLACE_HINTS = ("renamed", "replace", "instead of", "no longer", "supersede", "(was")
+_REPLACE_HINTS = ("renamed", "replace", "instead of", "no longer", "supersede", "(was", "retired",
+                  "reworked", "restyled", "rewritten", "reverted")
 
 
 def _may_say(hints: tuple[str, ...], text: str) -> bool:
@@ -119,9 +122,12 @@ def _may_say(hints: tuple[str, ...], text: str) -> bool:
 
 
 _REPLACE_CLAIM = re.compile(
-    r"\b(?:renamed|replaces|replaced|instead of|no longer|supersedes|superseded)\b|\(was\s",
+    r"\b(?:renamed|replaces|replaced|instead of|no longer|supersedes|superseded|retired|reworked|"
+    r"restyled|rewritten|reverted)\b(?!-)|\(was\s",
     re.IGNORECASE,
 )
+#: "now" in a title: a replacement only of the notes its file links (``relates_to``)
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -232,6 +238,12 @@ def _after(new: _Note, old: _Note) -> bool:
     if new.stage != old.stage and min(new.stage, old.stage) >= 0:
         return new.stage > old.stage
     return _order(new) > _order(old)
+
+
+def _cites(a: _Note, b: _Note) -> bool:
+    """Whether ``a``'s text names ``b``'s file: of two notes of one day, the one that names the
+    other (and is not named by it) was written after it (:func:`_same_day_successor`)."""
+    return b.stem in a.file.text
 
 
 def supersession_candidates(
@@ -555,20 +567,22 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
         in_name = not _REPLACE_NAME.isdisjoint(new.words)
         claim = f.title + "\n" + f.description
         cue = _REPLACE_CLAIM.search(claim) if _may_say(_REPLACE_HINTS, claim) else None
-        if not in_name and cue is None:
+        now = not in_name and cue is None and _NOW.search(f.title) is not None
+        if not in_name and cue is None and not now:
             continue
         seen: set[int] = set()
-        # a title that says it replaces, and the notes it links (``relates_to``): the author's tie
-        # stands in for a shared name word
-        titled = _REPLACE_CLAIM.search(f.title) is not None
+        # a title that says it replaces (or a claim that says what is now), and the notes it
+        # links (``relates_to``): the author's tie stands in for a shared name word
+        titled = now or _REPLACE_CLAIM.search(f.title) is not None
         linked = [by_path[p] for p in f.frontmatter.names("relates_to") if p in by_path] if titled else []
         tied_to = {n.index for n in linked}
-        for old in [n for word in new.item & rare for n in by_word[word]] + linked:
+        named = [] if now else [n for word in new.item & rare for n in by_word[word]]
+        for old in named + linked:
             if old.index == new.index or old.index in seen:
                 continue
             seen.add(old.index)
             days = (new.when.date() - old.when.date()).days
-            if not 0 < days <= REPLACE_DAYS:
+            if not (0 < days <= REPLACE_DAYS or (days == 0 and titled and _same_day_successor(old, new))):
                 continue
             if not in_name and len(old.item & new.item) < 2 and old.index not in tied_to:
                 continue  # a cue in the claim alone: the names must share two words
@@ -630,6 +644,18 @@ def extends_cue(f: MemoryFile) -> bool:
     first test before :data:`_EXTENDS`), kept in the stat cache for files of a cached load: a
     warm run reads only the bodies that may."""
     return cached(f, "scan/extends-cue", _cue_in_head)
+
+
+def _same_day_successor(old: _Note, new: _Note) -> bool:
+    """Whether ``new``, of the same day as ``old``, came after it and is about the same part of
+    the work: it names the older note and is not named by it, and their names are not about
+    different parts of one item (:func:`_distinct`, :func:`_part`).  A replacement of the same
+    day is looked for only when the title says it: a description's "replaced X with Y" is most
+    often about the code, not about the older note."""
+    if not _cites(new, old) or _cites(old, new):
+        return False
+    lead = _common_lead(old.lead, new.lead)
+    return not (_distinct(old, new, lead) or _part(old, new, lead, (old.file.title, new.file.title)))
 
 
 def _extensions(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],

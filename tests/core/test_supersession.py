@@ -181,6 +181,51 @@ def test_a_title_that_says_it_replaces_a_note_it_links_needs_no_shared_name_word
     assert found(texts) == {}
 
 
+def test_a_same_day_replacement_said_in_the_title_follows_the_note_it_links() -> None:
+    # the improv log's tooltips: the restyle names the first tooltip note, which does not name it
+    old, new = "session_2026-05-30_tilt-lab-tooltips.md", "session_2026-05-30_tilt-lab-tooltips-justify.md"
+    texts = {
+        old: topic("tilt-lab styled tooltips on icon-only buttons", body=SHARED),
+        new: topic("tilt-lab tooltips restyled to match Justify (pill + instant fade)",
+                   relates_to=f"[{old}]", body=SHARED),
+    }
+    [(pair, proposal)] = found(texts).items()
+    assert pair == (old, new) and proposal.kind == REPLACES and proposal.days == 0  # type: ignore[attr-defined]
+    # said only in the description ("replaced X with Y" is about the code): no proposal that day
+    texts[new] = topic("tilt-lab tooltips to match Justify", "Restyled the pill and replaced the delay",
+                       relates_to=f"[{old}]", body=SHARED)
+    assert found(texts) == {}
+    # each names the other: which came first is not known, no replacement is said
+    texts[new] = topic("tilt-lab tooltips restyled to match Justify", relates_to=f"[{old}]", body=SHARED)
+    texts[old] = topic("tilt-lab styled tooltips on icon-only buttons", body=SHARED + f"See {new}.\n")
+    assert all(v.kind != REPLACES for v in found(texts).values())  # type: ignore[attr-defined]
+
+
+def test_now_in_a_title_replaces_only_the_note_it_links() -> None:
+    old = "session_2026-05-31_node-options-shim-fix.md"
+    new = "session_2026-06-11_node-shim-self-heal.md"
+    other = "session_2026-06-01_node-shim-notes.md"
+    texts = {
+        old: topic("fix - cmux NODE_OPTIONS restore shim deleted by temp cleanup", body=SHARED),
+        other: topic("node shim notes", body=SHARED),
+        new: topic("cmux NODE_OPTIONS shim now self-healing", relates_to=f"[{old}]", body=SHARED),
+    }
+    assert [(k, v.kind) for k, v in found(texts).items()] == [((old, new), REPLACES)]  # type: ignore[attr-defined]
+    texts[new] = topic("cmux NODE_OPTIONS shim now self-healing", body=SHARED)  # no link
+    assert found(texts) == {}
+
+
+def test_a_retired_compound_word_is_no_replacement_claim() -> None:
+    old = "session_2026-06-24_sidecoach-convergence-plan.md"
+    new = "session_2026-06-25_sidecoach-convergence-commit.md"
+    texts = {old: topic("sidecoach convergence plan", body=SHARED),
+             new: topic("sidecoach convergence commit", "finding 2 (retired-domain handler coupling) is next",
+                        body=SHARED)}
+    assert found(texts) == {}
+    texts[new] = topic("sidecoach convergence commit", "the old handler retired", body=SHARED)
+    assert [(k, v.kind) for k, v in found(texts).items()] == [((old, new), REPLACES)]  # type: ignore[attr-defined]
+
+
 def test_scan_lists_a_supersession_once_and_withholds_rejected_ones() -> None:
     texts = {
         "session_2026-05-24_sprint3_execution.md": topic("Sprint 3 log", body=SHARED * 3),
