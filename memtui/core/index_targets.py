@@ -105,10 +105,14 @@ TREE_LEVELS = 4
 def _tree_roots(root: str) -> tuple[Path, ...]:
     """Other memory roots of the tree a root sits in: below its ancestors up to
     :data:`TREE_LEVELS` folders up, never the home folder or above it, nor above a git work tree,
-    nor a folder at the top of the file system (``/tmp``, ``/srv``: the trees of everyone)."""
+    nor a folder at the top of the file system (``/tmp``, ``/srv``: the trees of everyone).  A
+    Claude Code project's memory (``<config>/projects/<project>/memory``) has none: the folders
+    beside it are the memories of other projects."""
     from .discover import roots_under
 
     here = Path(root).resolve()
+    if here.name == "memory" and here.parent.parent.name == "projects":
+        return ()
     home = Path.home().resolve()
     top = here
     for _ in range(TREE_LEVELS):

@@ -558,6 +558,8 @@ def test_the_sibling_root_search_never_climbs_to_a_folder_at_the_top(monkeypatch
     try:
         index_targets._tree_roots("/tmp/memtui-copies/improv")
         index_targets._tree_roots("/srv/alpha/.claude/agent-memory/reviewer")
+        # another project's memory is no sibling: a project's memory looks nowhere
+        assert index_targets._tree_roots("/srv/alpha/.claude/projects/-srv-alpha/memory") == ()
     finally:
         index_targets._tree_roots.cache_clear()
     assert asked == [Path("/tmp/memtui-copies"), Path("/srv/alpha")]
