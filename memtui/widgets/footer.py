@@ -1,5 +1,6 @@
 """The main screen's footer: Textual's, with every verb that applies; on a narrow terminal each
-label is one word and Help and Quit come first, so they are never the keys cut off the end."""
+label is one word and Help, Quit and (when there is a change to take back) Undo come first, so
+they are never the keys cut off the end."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from textual.widgets._footer import FooterKey
 #: the cells the command palette's key takes at the right end
 PALETTE_CELLS = 13
 
-#: the actions shown first on a narrow terminal
-FIRST = ("app.command('show_help')", "app.command('quit')")
+#: the actions shown first on a narrow terminal (Undo is shown only when there is a change to undo)
+FIRST = ("app.command('show_help')", "app.command('quit')", "app.command('undo_change')")
 
 
 def one_word(label: str) -> str:
@@ -22,7 +23,7 @@ def one_word(label: str) -> str:
 
 
 class VerbFooter(Footer):
-    """Every key that applies; below ``narrow_below`` columns, short labels, Help and Quit first."""
+    """Every key that applies; below ``narrow_below`` columns, short labels, :data:`FIRST` first."""
 
     def __init__(self, narrow_below: int, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -44,7 +45,8 @@ class VerbFooter(Footer):
                 first[binding.action] = (binding, enabled, tooltip)
         keys = list(first.values())
         if narrow:
-            keys.sort(key=lambda item: item[0].action not in FIRST)  # stable: the rest keep order
+            keys.sort(key=lambda item: FIRST.index(item[0].action) if item[0].action in FIRST
+                      else len(FIRST))  # stable: the rest keep order
             # only the keys that fit beside ^p palette (one running under it shows through)
             room, fitted = self.app.size.width - PALETTE_CELLS, []
             for item in keys:

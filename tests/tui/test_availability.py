@@ -55,8 +55,8 @@ async def test_undo_and_redo_are_offered_only_when_there_is_something_to_take_ba
         await press(pilot, "p")  # a change: now it can be undone
         assert "pinned: true" in (demo_root / RECENT_FIRST).read_text(encoding="utf-8")
         assert "u" in footer_keys(app)
-        if size[0] >= 200:
-            assert "u Undo" in screen_lines(app)[-1]
+        # on the screen at every width: on a narrow one Undo comes right after Help and Quit
+        assert "u Undo" in screen_lines(app)[-1]
         assert app.check_action("command", ("undo_change",)) is True
         assert await palette_help(app, "Undo") == BY_NAME["undo_change"].help
         assert (await palette_help(app, "Redo")).startswith("not here: nothing to redo")
