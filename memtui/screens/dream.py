@@ -10,6 +10,7 @@ set as ONE changeset: the screen posts the very preview the validator judged
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -53,12 +54,32 @@ class Checklist(SelectionList[int]):
         return strip
 
 
+_DATED_NAME = re.compile(r"^(?:[a-z]+[_-])?\d{4}-\d{2}-\d{2}[_-]", re.IGNORECASE)
+
+
+def note_tail(path: str) -> str:
+    """What tells one dated note from its neighbours in a narrow list: the file name less its
+    folder, ``.md`` and a leading ``<type>_<date>_`` (``session_2026-06-10_justify-watch.md`` →
+    ``justify-watch``); other names whole."""
+    name = path.rsplit("/", 1)[-1]
+    stem = name[:-3] if name.endswith(".md") else name
+    tail = _DATED_NAME.sub("", stem)
+    return tail if tail and tail != stem else path
+
+
 def item_prompt(item: DreamItem) -> Text:
-    """A checklist line: kind, files, and why it waits (if it does)."""
+    """A checklist line: kind, files, and why it waits (if it does).  A successor's notes are
+    named by what tells them apart (:func:`note_tail`), one note's as ``earlier → later``: the
+    list is narrow, and every such line of a log would otherwise start with the same dated
+    prefix."""
     text = Text()
     text.append(item.kind, style="bold")
     text.append(" " * max(1, 9 - len(item.kind)))  # a long kind still stands apart from its files
-    shown = ", ".join(item.paths[:3]) + (f" +{len(item.paths) - 3}" if len(item.paths) > 3 else "")
+    if item.kind == "successor" and len(item.paths) == 2:
+        shown = " → ".join(note_tail(p) for p in item.paths)
+    else:
+        name = note_tail if item.kind == "successor" else str
+        shown = ", ".join(map(name, item.paths[:3])) + (f" +{len(item.paths) - 3}" if len(item.paths) > 3 else "")
     text.append(shown)
     if item.note:
         text.append(f"  — {item.note}", style="italic")

@@ -50,3 +50,16 @@ async def test_the_root_picker_shows_lines_with_lines_and_bytes_with_bytes(make_
         line = "".join(seg.text for seg in row_list.render_line(0))
         assert "2/200 lines   1%" in line, line
         assert "k bytes   8%" in line, line
+
+
+def test_a_successor_line_tells_its_two_notes_apart_in_a_narrow_list() -> None:
+    from memtui.core.dream import DreamItem
+    from memtui.screens.dream import item_prompt, note_tail
+
+    assert note_tail("session_2026-06-10_justify-background-watch.md") == "justify-background-watch"
+    assert note_tail("logs/2026-06-10-standup.md") == "standup"
+    assert note_tail("feedback_testing.md") == "feedback_testing.md"  # undated: the whole path
+    item = DreamItem("successor", ("session_2026-06-10_justify-background-watch.md",
+                                   "session_2026-06-10_justify-watch-forever-loop.md"),
+                     "why", (), False, lambda s: None, "")
+    assert item_prompt(item).plain == "successor justify-background-watch → justify-watch-forever-loop"
