@@ -35,8 +35,8 @@ def claude_project_memory(cwd: Path, home: Path | None = None) -> Path:
 def roots_under(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
     """``path`` if it is a root, and every root below it (nested roots included), sorted."""
     found: list[Path] = []
-    for folder in walk(path, lambda entry: entry.name not in _SKIP_DIRS):
-        if any(_is_index(e) for e in folder.entries):
+    for folder in walk(path, lambda entry: entry.name not in _SKIP_DIRS, ordered=False):
+        if folder.holds(INDEX_NAME) and any(_is_index(e) for e in folder.entries):
             found.append(Path(folder.path))
         if folder.depth >= max_depth:
             folder.subfolders.clear()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -22,7 +23,8 @@ Enter = Callable[[os.DirEntry[str]], bool]
 
 @dataclass
 class Folder:
-    """One listed folder: its entries sorted by name, and the sub-folders to enter next."""
+    """One listed folder: its entries (sorted by name unless the walk was asked not to), and the
+    sub-folders to enter next."""
 
     path: str  # as reached from the top
     prefix: str  # relative to the top, with a trailing "/" ("" for the top itself)
@@ -34,28 +36,45 @@ class Folder:
 
     def holds(self, name: str) -> bool:
         """Whether an entry of this folder has exactly this name."""
-        return any(entry.name == name for entry in self.entries)
+        return name in map(_NAME, self.entries)
 
 
 def _enter_all(entry: os.DirEntry[str]) -> bool:
     return True
 
 
-def walk(top: Path | str, enter: Enter = _enter_all) -> Iterator[Folder]:
-    """Every folder under ``top`` (itself first), entering the real sub-folders ``enter`` allows."""
+def walk(top: Path | str, enter: Enter = _enter_all, *, ordered: bool = True) -> Iterator[Folder]:
+    """Every folder under ``top`` (itself first), entering the real sub-folders ``enter`` allows.
+
+    ``ordered``: each folder's entries sorted by name, and its sub-folders walked in that order;
+    without it, in the order the system lists them (a caller that only collects a set saves the
+    sort: a third of listing a folder of 100k files).
+    """
     stack: list[tuple[str, str, int]] = [(str(top), "", 0)]
     while stack:
         path, prefix, depth = stack.pop()
         try:
             with os.scandir(path) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = sorted(it, key=_NAME) if ordered else list(it)
         except OSError as exc:
             yield Folder(path, prefix, depth, error=exc)
             continue
-        subfolders = [e for e in entries if _is_real_dir(e) and enter(e)]
+        subfolders = [e for e in _real_dirs(entries) if enter(e)]
         folder = Folder(path, prefix, depth, entries, subfolders)
         yield folder
         stack.extend((e.path, f"{prefix}{e.name}/", depth + 1) for e in reversed(folder.subfolders))
+
+
+_NAME = attrgetter("name")
+_IS_DIR = methodcaller("is_dir", follow_symlinks=False)
+
+
+def _real_dirs(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    """The entries that are folders, not symlinks (one that cannot be asked is none)."""
+    try:
+        return list(filter(_IS_DIR, entries))  # no Python call per entry: most are files
+    except OSError:
+        return [e for e in entries if _is_real_dir(e)]
 
 
 def _is_real_dir(entry: os.DirEntry[str]) -> bool:

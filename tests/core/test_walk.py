@@ -52,3 +52,32 @@ def test_walk_root_skips_dot_folders_and_flags_nested_roots(tmp_path: Path) -> N
 def test_a_folder_that_cannot_be_listed_comes_with_its_error(tmp_path: Path) -> None:
     folders = list(walk(tmp_path / "missing"))
     assert len(folders) == 1 and isinstance(folders[0].error, OSError)
+
+
+def test_an_unordered_walk_lists_the_same_folders_and_entries(tmp_path: Path) -> None:
+    root = tree(tmp_path, [f"f{i:03d}.md" for i in range(50)] + ["b/x.md", "a/y.md", "a/c/z.md"])
+    os.symlink(root / "a", root / "link")
+
+    def seen(ordered: bool) -> dict[str, tuple[set[str], set[str]]]:
+        return {f.prefix: ({e.name for e in f.entries}, {e.name for e in f.subfolders})
+                for f in walk(root, ordered=ordered)}
+
+    assert seen(False) == seen(True)
+    assert [e.name for e in next(iter(walk(root))).entries] == sorted(os.listdir(root))
+
+
+class _Unaskable:
+    """A folder entry whose type cannot be asked (``is_dir`` raises, as an lstat can)."""
+
+    name = "gone"
+
+    def is_dir(self, follow_symlinks: bool = True) -> bool:
+        raise PermissionError("cannot stat")
+
+
+def test_an_entry_whose_type_cannot_be_asked_is_no_folder(tmp_path: Path) -> None:
+    from memtui.core import walk as walk_module
+
+    root = tree(tmp_path, ["sub/a.md"])
+    entries = [*os.scandir(root), _Unaskable()]
+    assert [e.name for e in walk_module._real_dirs(entries)] == ["sub"]  # type: ignore[arg-type]
