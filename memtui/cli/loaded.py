@@ -108,7 +108,7 @@ def run_loaded(args: argparse.Namespace) -> int:
 
     roots = find_roots(args.path)
     objects = []
-    out = console()
+    out: Console | None = None  # made for the first root printed as text: --raw and --json need none
     interrupted = False
     for root in roots:
         snapshot = load_index(root, args)  # the index alone: nothing here reads a topic file
@@ -127,6 +127,8 @@ def run_loaded(args: argparse.Namespace) -> int:
         if args.json:
             objects.append(to_json(snapshot, budget, data, past, stripped))
             continue
+        if out is None:
+            out = console()
         _print_loaded(out, snapshot, budget, data, past, stripped, args.path)
     if args.json:
         print_json(objects[0] if len(objects) == 1 else objects)

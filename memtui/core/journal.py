@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .changeset import Create, Move, Operation, Write
 from .safepath import (
     UnsafePath,
     check_private_dir,
@@ -30,6 +29,10 @@ from .safepath import (
     clamp_mode,
     read_private_file,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from .changeset import Operation
 
 JOURNAL_DIR = ".memtui/journal"
 LOCK_FILE = ".memtui/lock"
@@ -67,6 +70,8 @@ def decode_value(value: Any) -> bytes | None:
 
 
 def op_to_json(op: Operation) -> dict[str, Any]:
+    from .changeset import Create, Write  # here: listing the records never needs the operations
+
     if isinstance(op, Write):
         return {"op": "write", "path": op.path, "data": encode_bytes(op.data),
                 "expected": encode_bytes(op.expected)}
@@ -77,6 +82,8 @@ def op_to_json(op: Operation) -> dict[str, Any]:
 
 def op_from_json(value: dict[str, Any]) -> Operation:
     """The operation a record holds; :class:`JournalError` if it is malformed."""
+    from .changeset import Create, Move, Write
+
     if not isinstance(value, dict):
         raise JournalError(f"operation {str(value)[:40]!r} is not an object")
     kind = value.get("op")

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Callable
 
 from .frontmatter import parse_frontmatter
-from .handoff import state_for_root
 from .index import parse_index
 from .journal import pending_records
 from .model import (
@@ -210,6 +209,8 @@ def snapshot_of(
 ) -> Snapshot:
     """Read the files of a listing into a :class:`Snapshot` (``parse``: how index bytes are
     parsed, :func:`memtui.core.index.parse_index` or the stat cache's memo of it)."""
+    from .handoff import state_for_root  # here: reading only the index (``loaded``) never needs it
+
     files: dict[str, MemoryFile] = {}
     skipped = list(listing.skipped)
     index_data: bytes | None = None
