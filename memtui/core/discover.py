@@ -3,15 +3,19 @@ per-project folder, or the usual places under the current git work tree."""
 
 from __future__ import annotations
 
+import marshal
 import os
-from collections.abc import Mapping
+import time
+import zlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from . import claude_settings
 from .model import INDEX_NAME, TEAM_DIR
 from .store import RootError, check_root
-from .walk import walk
+from .walk import Folder, walk
 
 #: folders never descended into when looking for roots
 _SKIP_DIRS = frozenset(
@@ -32,15 +36,149 @@ def claude_project_memory(cwd: Path, home: Path | None = None) -> Path:
     return Path(claude_settings.default_memory_dir(str(cwd), {}, str(home)))
 
 
-def roots_under(path: Path, max_depth: int = MAX_DEPTH) -> list[Path]:
-    """``path`` if it is a root, and every root below it (nested roots included), sorted."""
+def roots_under(path: Path, max_depth: int = MAX_DEPTH, *,
+                clock: Callable[[], int] = time.time_ns) -> list[Path]:
+    """``path`` if it is a root, and every root below it (nested roots included), sorted.
+
+    A walk that listed :data:`MEMO_ENTRIES` entries or more leaves its answer in the user's
+    cache folder (:class:`RootsMemo`); the next walk of the same folder takes it back while
+    no folder it listed has changed, without listing any.
+    """
+    memo = RootsMemo.open(path, max_depth)
+    if memo is not None:
+        kept = memo.answer()
+        if kept is not None:
+            return kept
+    start = clock()
     found: list[Path] = []
+    listed: list[str] = []
+    entries = 0
+    plain = True  # no index found is a symlink: its target may change with no folder changed
     for folder in walk(path, lambda entry: entry.name not in _SKIP_DIRS, ordered=False):
-        if folder.holds(INDEX_NAME) and any(_is_index(e) for e in folder.entries):
-            found.append(Path(folder.path))
+        listed.append(folder.path)
+        entries += len(folder.entries)
+        index = _index_entry(folder)
+        if index is not None:
+            plain = plain and not _linked(index)
+            if _is_index(index):
+                found.append(Path(folder.path))
         if folder.depth >= max_depth:
             folder.subfolders.clear()
-    return sorted(found)
+    found.sort()
+    if memo is not None and plain and entries >= MEMO_ENTRIES:
+        memo.keep(listed, found, start)
+    return found
+
+
+def _index_entry(folder: Folder) -> os.DirEntry[str] | None:
+    """The folder's entry named ``MEMORY.md``, if it has one."""
+    try:
+        return folder.entries[list(map(_NAME, folder.entries)).index(INDEX_NAME)]
+    except ValueError:
+        return None
+
+
+_NAME = attrgetter("name")
+
+
+def _linked(entry: os.DirEntry[str]) -> bool:
+    """Whether an entry is a symlink (or cannot be asked)."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True
+
+
+#: a walk listing fewer entries than this keeps no answer: listing them again costs less than
+#: loading the cache's writer to keep it (about 50 ms of listing)
+MEMO_ENTRIES = 50_000
+MEMO_FOLDERS = 50_000  # a walk over more folders keeps no answer (checking it would cost as much)
+_MEMO_FORMAT = "memtui roots 1"
+
+
+class RootsMemo:
+    """The answer of one walk of :func:`roots_under`, in the user's cache folder
+    (``roots/<hash of the folder and depth>.cache``, written as the stat cache writes its files).
+
+    It holds the stat key (mtime, ctime, inode, device) of every folder the walk listed, and is
+    kept only when each key is older than the stat cache's racy window at the time the walk
+    began (:data:`memtui.core.statcache.RACY_NS`): an entry added, removed or renamed in a
+    folder after that changes the folder's mtime, a change of its mode its ctime.  An answer is
+    taken back only when every folder still has its key, every root it names is such a folder
+    still holding ``MEMORY.md``, and it was written by this Python and memtui source.  Off with
+    ``MEMTUI_NO_CACHE``, for a relative ``path``, and with a cache folder the stat cache would not
+    use, or inside ``path``.
+    """
+
+    def __init__(self, folder: Path, name: str, key: tuple[str, str, int]) -> None:
+        self.folder = folder
+        self.name = name
+        self.key = key
+
+    @classmethod
+    def open(cls, path: Path, max_depth: int) -> RootsMemo | None:
+        """The memo of walks of ``path`` to ``max_depth``, or None when there is no cache."""
+        from .statcache import cache_dir, usable_cache_folder
+
+        top = str(path)  # as the walk names its folders
+        base = cache_dir()
+        if base is None or not os.path.isabs(top):
+            return None
+        real = os.path.realpath(top)
+        if not usable_cache_folder(base, real):
+            return None
+        key = (top, real, max_depth)
+        name = os.fsencode(f"{top}\0{real}\0{max_depth}")  # no hashlib (OpenSSL) to load
+        return cls(base / "roots", f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}.cache", key)
+
+    def answer(self) -> list[Path] | None:
+        """The kept answer, when nothing it depends on has changed; else None."""
+        from .statcache import fingerprint, read_cache_file
+
+        data = read_cache_file(self.folder, self.name, limit=64 << 20)
+        if data is None:
+            return None
+        try:
+            form, made_by, key, folders, roots = marshal.loads(data)
+            if form != _MEMO_FORMAT or made_by != fingerprint() or key != self.key:
+                return None
+            listed = dict(folders)
+            top = self.key[0]
+            below = top.rstrip(os.sep) + os.sep
+            for folder, folder_key in listed.items():
+                if folder != top and not folder.startswith(below):
+                    return None
+                if _folder_key(os.stat(folder)) != folder_key:
+                    return None
+            if not all(root in listed and os.path.isfile(os.path.join(root, INDEX_NAME))
+                       for root in roots):
+                return None
+            return [Path(root) for root in roots]
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+
+    def keep(self, listed: list[str], found: list[Path], start: int) -> None:
+        """Keep a walk's answer, when every folder it listed is older than the racy window."""
+        from .statcache import RACY_NS, fingerprint, write_cache_file
+
+        if len(listed) > MEMO_FOLDERS:
+            return
+        folders = []
+        try:
+            for folder in listed:
+                st = os.stat(folder)
+                if max(st.st_mtime_ns, st.st_ctime_ns) >= start - RACY_NS:
+                    return
+                folders.append((folder, _folder_key(st)))
+            data = marshal.dumps((_MEMO_FORMAT, fingerprint(), self.key, tuple(folders),
+                                  tuple(str(root) for root in found)))
+            write_cache_file(self.folder, self.name, data)
+        except (OSError, ValueError):
+            pass
+
+
+def _folder_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
 def holds_memory_files(folder: Path) -> bool:
