@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from operator import attrgetter, methodcaller
+from operator import attrgetter
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -66,13 +66,12 @@ def walk(top: Path | str, enter: Enter = _enter_all, *, ordered: bool = True) ->
 
 
 _NAME = attrgetter("name")
-_IS_DIR = methodcaller("is_dir", follow_symlinks=False)
 
 
 def _real_dirs(entries: list[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
     """The entries that are folders, not symlinks (one that cannot be asked is none)."""
     try:
-        return list(filter(_IS_DIR, entries))  # no Python call per entry: most are files
+        return [e for e in entries if e.is_dir(follow_symlinks=False)]  # no call of ours per file
     except OSError:
         return [e for e in entries if _is_real_dir(e)]
 
