@@ -61,8 +61,8 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
             if after is None:
                 return None
             verdict = hooks.judge_write(now.snapshot, rel, after, tool, now.found)
-            if verify or not needs_verifying(verdict, rel, after, baseline_needed):
-                if verify:
+            if now.verified or not needs_verifying(verdict, rel, after, baseline_needed):
+                if now.verified:
                     keep_current(cache, now)
                 if not mark_dirty(cache, rel):
                     raise NoKept(str(root))

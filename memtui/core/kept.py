@@ -56,7 +56,7 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
-from .safepath import read_to_end
+from .safepath import check_stored_path, read_to_end
 from .statcache import (
     RACY_NS,
     Key,
@@ -70,14 +70,14 @@ from .statcache import (
     stat_key,
     write_cache_file,
 )
-from .store import Listing, TooLarge, list_root, read_with_stat
+from .store import Listing, TooLarge, check_root, list_root, read_with_stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from .changeset import Result
     from .incremental import FindingsCache
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"memtui kept answer\n"
 MAX_CHANGED = 256  # more changed files than this: a full validation is as quick
 MAX_YOUNG_BYTES = 8 << 20  # the bytes kept of files too young to trust their stat key
@@ -107,6 +107,7 @@ class Kept:
     folders: set[str]  # what LazyFiles.named needs
     mixed: set[str]
     extra: tuple[Any, ...]  # the listing's other entries, compared whole
+    dirs: tuple[tuple[str, Key], ...] | None  # every folder listed and its stat key (_folder_keys)
     findings: tuple[Finding, ...]  # the whole answer, the handoff's warnings left out
     file_only: dict[str, tuple[Finding, ...]]
     file_cross: dict[str, tuple[Finding, ...]]
@@ -144,7 +145,8 @@ def keep(cache: StatCache, listing: Listing, snapshot: Snapshot, found: Findings
     ``keys`` gives the stat key each file was read under).  Nothing is kept for a root this
     cannot describe (files skipped at read, a pending record, an index missing); failures are
     ignored: the next judged write validates in full."""
-    if found.snapshot is not snapshot or not _describable(listing, snapshot):
+    walk = tuple(map(operator.itemgetter(0), listing.memory))
+    if found.snapshot is not snapshot or not _describable(listing, walk, snapshot):
         return
     limit = cache.since_ns - RACY_NS
     paths = sorted(rel for rel, _ in listing.memory)
@@ -156,17 +158,60 @@ def keep(cache: StatCache, listing: Listing, snapshot: Snapshot, found: Findings
             young[rel] = snapshot.files[rel].data
             key = UNTRUSTED
         flat.extend(key)
-    _store(cache, cache.since_ns, listing, paths, flat, young, snapshot, found)
+    _store(cache, cache.since_ns, listing, walk, paths, flat, young, snapshot, found)
 
 
-def _describable(listing: Listing, snapshot: Snapshot) -> bool:
+def _describable(listing: Listing, walk: tuple[str, ...], snapshot: Snapshot) -> bool:
     return not (snapshot.interrupted or not snapshot.index.exists
-                or len(snapshot.files) != len(listing.memory)
+                or len(snapshot.files) != len(walk)
                 or len(snapshot.skipped) != len(listing.skipped))
 
 
-def _store(cache: StatCache, since_ns: int, listing: Listing, paths: list[str], flat: array[int],
-           young: dict[str, bytes], snapshot: Snapshot, found: FindingsCache) -> None:
+def _folder_keys(listing: Listing, limit: int) -> tuple[tuple[str, Key], ...] | None:
+    """Each listed folder's stat key, when they can vouch for the listing: None unless every
+    folder held only regular files and real folders (a symlink's or a skipped entry's part of
+    the listing can change while its folder does not), nothing was skipped, and every key is
+    older than ``limit`` (taken after the listing, so an entry added, removed or renamed since
+    the listing would have made the folder's mtime younger)."""
+    if listing.skipped or listing.outside or not listing.folders:
+        return None
+    base = str(listing.root)
+    out = []
+    for prefix, plain in listing.folders:
+        if not plain:
+            return None
+        try:
+            key = stat_key(os.stat(os.path.join(base, prefix)))
+        except OSError:
+            return None
+        if key[1] >= limit or key[3] >= limit:
+            return None
+        out.append((prefix, key))
+    return tuple(out)
+
+
+def _kept_listing(root: Path | str, kept: Kept) -> Listing | None:
+    """The listing the kept answer is about, when no folder of it changed since (each folder's
+    stat key is the kept one); None: list the root."""
+    if kept.dirs is None:
+        return None
+    root_path = check_root(Path(root))
+    base = str(root_path)
+    for prefix, key in kept.dirs:
+        try:
+            if stat_key(os.stat(os.path.join(base, prefix))) != key:
+                return None
+        except OSError:
+            return None
+    other, nested, _, _, archive = kept.extra
+    return Listing(root_path, os.path.realpath(root_path), (), os.path.join(base, INDEX_NAME),
+                   (os.path.join(base, archive), archive) if archive else None, other, nested,
+                   (), frozenset(), tuple((prefix, True) for prefix, _ in kept.dirs))
+
+
+def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, ...],
+           paths: list[str], flat: array[int], young: dict[str, bytes], snapshot: Snapshot,
+           found: FindingsCache) -> None:
     where = _files(cache)
     if where is None or sum(len(b) for b in young.values()) > MAX_YOUNG_BYTES:
         return
@@ -177,10 +222,11 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, paths: list[str], 
     handoff = set(handoff_findings(snapshot.handoff))
     value = (
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
-        tuple(map(operator.itemgetter(0), listing.memory)), tuple(paths), flat.tobytes(), young,
+        walk, tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
         index_plain(snapshot.index), index_plain(archive) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
+        _folder_keys(listing, since_ns - RACY_NS),
         findings_plain(f for f in found.findings if f not in handoff),
         {p: findings_plain(v) for p, v in found.file_only.items()},
         {p: findings_plain(v) for p, v in found.file_cross.items()},
@@ -207,7 +253,7 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
     try:
         value = marshal.loads(data[head:])
         (form, print_, root_real, config_repr, since_ns, walk, paths, flat, young, index, archive,
-         index_tree, archive_tree, folders, mixed, extra, findings, file_only, file_cross,
+         index_tree, archive_tree, folders, mixed, extra, dirs, findings, file_only, file_cross,
          glob_counts, provenance, superseding) = value
         if form != FORMAT or print_ != fingerprint() or root_real != cache.root_real \
                 or config_repr != repr(config):
@@ -221,7 +267,8 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         kept = Kept(
             config_repr, int(since_ns), tuple(walk), paths, keys, {}, bytes(index),
             (str(archive[0]), bytes(archive[1])) if archive else None, index_tree, archive_tree,
-            set(folders), set(mixed), extra, (), {}, {}, {str(g): int(n) for g, n in glob_counts.items()},
+            set(folders), set(mixed), extra, _dirs(dirs), (), {}, {},
+            {str(g): int(n) for g, n in glob_counts.items()},
             frozenset(), frozenset(),
         )
         known = {INDEX_NAME, archive[0] if archive else ARCHIVE_INDEX_NAME}
@@ -240,6 +287,19 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         return None
 
 
+def _dirs(plain: Any) -> tuple[tuple[str, Key], ...] | None:
+    if plain is None:
+        return None
+    out = []
+    for prefix, key in plain:
+        if not isinstance(prefix, str) or (prefix and not prefix.endswith("/")) or len(key) != 4:
+            raise ValueError("not a folder key")
+        if prefix:
+            check_stored_path(prefix[:-1])
+        out.append((prefix, (int(key[0]), int(key[1]), int(key[2]), int(key[3]))))
+    return tuple(out)
+
+
 # ---------------------------------------------------------------- the dirty log
 
 
@@ -254,13 +314,21 @@ def _open_dirty(folder: Path, name: str, flags: int) -> int:
 
 def mark_dirty(cache: StatCache | None, rel: str) -> bool:
     """Note in the root's dirty log that a write of ``rel`` was judged (it may land after the
-    answer).  False when the log cannot be written: then the kept answer is taken away, so that
-    no later run trusts it without seeing ``rel``."""
+    answer), and of the file in the root a symlink at ``rel`` leads to.  False when the log
+    cannot be written: then the kept answer is taken away, so that no later run trusts it
+    without seeing ``rel``."""
     where = _files(cache)
     if where is None:
         return True
     folder, name, dirty = where
-    line = f"{time.time_ns()} {rel}\n".encode("utf-8", "surrogateescape")
+    stamp = time.time_ns()
+    lines = f"{stamp} {rel}\n"
+    base = cache.root_real if cache is not None else ""
+    real = os.path.realpath(os.path.join(base, rel))
+    if real != os.path.join(base, rel) and real.startswith(base.rstrip(os.sep) + os.sep):
+        # a write through a symlink lands in the file it leads to: that file may change too
+        lines += f"{stamp} {os.path.relpath(real, base).replace(os.sep, '/')}\n"
+    line = lines.encode("utf-8", "surrogateescape")
     try:
         if not os.path.isdir(folder):
             return True  # no kept answer can exist yet
@@ -362,9 +430,11 @@ class Current:
     """A root as it is now, from its kept answer (``changed``: the files read for it)."""
 
     listing: Listing
+    walk: tuple[str, ...]  # the memory files in listing order
     snapshot: Snapshot
     found: FindingsCache
     changed: frozenset[str]
+    verified: bool  # every file's stat key was checked
     keys: dict[str, Key]  # the stat key of each file read or checked (UNTRUSTED: too young)
     kept: Kept
 
@@ -388,11 +458,17 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     dirty = set() if verify else _dirty(where[0], where[2], kept.since_ns)
     if dirty is None:
         return None
-    listing = list_root(root)
+    listing = _kept_listing(root, kept)
+    if listing is not None:
+        walk = kept.walk
+    else:
+        listing = list_root(root)
+        walk = tuple(map(operator.itemgetter(0), listing.memory))
     if _extra(listing) != kept.extra or listing.index_path is None or pending_records(listing.root):
         return None
+    if any(not plain for _, plain in listing.folders):
+        verify = True  # a symlinked file changes with the file it leads to: no path names both
     base = str(listing.root)
-    walk = tuple(map(operator.itemgetter(0), listing.memory))
     added: set[str] = set()
     removed: set[str] = set()
     if walk != kept.walk:
@@ -502,7 +578,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     archive_changed = archive_data != (kept.archive[1] if kept.archive else None) \
         or archive_name != kept_archive_name
     if not (changed or removed or index_changed or archive_changed):
-        return Current(listing, snapshot, found, frozenset(), checked, kept)
+        return Current(listing, walk, snapshot, found, frozenset(), verify, checked, kept)
     after_files = files.copy()
     for rel in removed:
         del after_files[rel]
@@ -522,7 +598,8 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     )
     result = _result(after, changed, added, removed)
     now_snapshot, now_found = revalidate(snapshot, found, result)
-    return Current(listing, now_snapshot, now_found, frozenset(changed | removed), checked, kept)
+    return Current(listing, walk, now_snapshot, now_found, frozenset(changed | removed), verify,
+                   checked, kept)
 
 
 def _has_base(index: Index) -> bool:
@@ -545,7 +622,7 @@ def keep_current(cache: StatCache, now: Current) -> None:
     """Keep the answer :func:`current` gave (after a verified run) as the root's new kept
     answer: the stat keys of the files it did not read are the kept ones."""
     kept, snapshot = now.kept, now.snapshot
-    if not _describable(now.listing, snapshot):
+    if not _describable(now.listing, now.walk, snapshot):
         return
     if not now.changed and not now.keys:
         return
@@ -565,7 +642,7 @@ def keep_current(cache: StatCache, now: Current) -> None:
         if flat[4 * i] == -1:
             data = kept.young.get(rel) if rel not in now.changed else None
             young[rel] = data if data is not None else snapshot.files[rel].data
-    _store(cache, cache.since_ns, now.listing, paths, flat, young, snapshot, now.found)
+    _store(cache, cache.since_ns, now.listing, now.walk, paths, flat, young, snapshot, now.found)
 
 
 def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),

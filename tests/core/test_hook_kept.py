@@ -38,7 +38,8 @@ FUTURE_NS = 10 * 10**9  # a clock this far ahead: every file is old enough to tr
 
 class Disk:
     """One root on disk whose changes get distinct mtimes (so that, with a clock that trusts
-    every stat key, no two versions of a file share one)."""
+    every stat key, no two versions of a file share one): a file's, and its folder's when an
+    entry comes or goes (as a folder's mtime moves on, one tick at least, in real use)."""
 
     def __init__(self, root: Path, aged: bool) -> None:
         self.root = root
@@ -48,17 +49,77 @@ class Disk:
     def clock(self) -> int:
         return time.time_ns() + (FUTURE_NS if self.aged else 0)
 
-    def put(self, rel: str, text: str) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    def _stamp(self, path: Path) -> None:
         self.tick += 1
         stamp = time.time_ns() - 10**9 * 1000 + self.tick * 10**6
         os.utime(path, ns=(stamp, stamp))
 
+    def _folders_changed(self, path: Path) -> None:
+        """Stamp the folders from ``path``'s own up to the root (a folder made below the root
+        is an entry come into the folder above)."""
+        folder = path.parent
+        while True:
+            self._stamp(folder)
+            if folder == self.root or self.root not in folder.parents:
+                return
+            folder = folder.parent
+
+    def put(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        new = not path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        self._stamp(path)
+        if new:
+            self._folders_changed(path)
+
+    def remove(self, rel: str) -> None:
+        (self.root / rel).unlink()
+        self._folders_changed(self.root / rel)
+
+    def rename(self, rel: str, to: str) -> None:
+        (self.root / to).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / rel).rename(self.root / to)
+        self._folders_changed(self.root / rel)
+        self._folders_changed(self.root / to)
+
+    def link(self, rel: str, target: str) -> None:
+        """A symlink at ``rel`` to the root's ``target`` (its folder's listing depends on
+        ``target`` from then on)."""
+        (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / rel).symlink_to(self.root / target)
+        self._folders_changed(self.root / rel)
+
     def memory(self) -> list[str]:
         return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*.md")
-                      if not p.name.startswith("MEMORY"))
+                      if not p.name.startswith("MEMORY") and p.exists())
+
+
+def _behind_the_back(data: Any, disk: Disk) -> None:
+    """A change no hook judged: a file's bytes rewritten in place, a file added (maybe in a new
+    folder), removed or renamed, or a symlink made to a file (or to one that goes later)."""
+    files = disk.memory()
+    kind = data.draw(st.sampled_from(["rewrite", "add", "remove", "rename", "link"]))
+    if kind == "add" or not files:
+        rel = data.draw(st.sampled_from(POOL + ["fresh_fact.md", "new_dir/fact.md", "sub/two.md"]))
+        disk.put(rel, content(rel, data.draw(st.integers(0, 9))))
+    elif kind == "remove":
+        disk.remove(data.draw(st.sampled_from(files)))
+    elif kind == "rename":
+        rel = data.draw(st.sampled_from(files))
+        to = data.draw(st.sampled_from([p for p in POOL + ["moved.md", "new_dir/moved.md"]
+                                        if not (disk.root / p).exists()] or ["moved_2.md"]))
+        if not (disk.root / to).exists():
+            disk.rename(rel, to)
+    elif kind == "link":
+        rel = data.draw(st.sampled_from(["linked.md", "sub/linked.md"]))
+        if not os.path.lexists(disk.root / rel):
+            disk.link(rel, data.draw(st.sampled_from(files)))
+    else:
+        rel = data.draw(st.sampled_from(files + ["MEMORY.md"]))
+        text = data.draw(st.sampled_from(INDEX_LINES)) + "\n" if rel == "MEMORY.md" \
+            else content(rel, data.draw(st.integers(0, 9)))
+        disk.put(rel, text)
 
 
 def _draw_write(data: Any, disk: Disk) -> tuple[str, str, dict[str, Any]]:
@@ -155,12 +216,8 @@ def test_kept_verdict_equals_the_full_replay(files: dict[str, str], data: Any) -
         unseen = False  # a change made behind the hook's back since the root was last verified
         used_kept = 0
         for _ in range(data.draw(st.integers(2, 6))):
-            if data.draw(st.integers(0, 4)) == 0:  # a shell or an editor changes a file
-                targets = disk.memory() + ["MEMORY.md"]
-                rel = data.draw(st.sampled_from(targets))
-                text = data.draw(st.sampled_from(INDEX_LINES)) + "\n" if rel == "MEMORY.md" \
-                    else content(rel, data.draw(st.integers(0, 9)))
-                disk.put(rel, text)
+            if data.draw(st.integers(0, 4)) == 0:  # a shell or an editor changes the root
+                _behind_the_back(data, disk)
                 unseen = True
                 continue
             tool, rel, tool_input = _draw_write(data, disk)
@@ -248,7 +305,7 @@ def test_a_stale_kept_answer_falls_back_or_catches_up(kept_root: Disk) -> None:
     assert _both(disk, _edit(disk, "alpha.md", "1st", "first"))[1] is True
     # a file added or removed behind its back is in the listing
     disk.put("gamma.md", topic("gamma", "new"))
-    (disk.root / "other_0.md").unlink()
+    disk.remove("other_0.md")
     assert _both(disk, _edit(disk, "alpha.md", "first", "1st"))[1] is True
 
 
