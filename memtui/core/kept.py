@@ -40,6 +40,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,7 @@ class Kept:
 
     config: str
     since_ns: int  # the clock before the root was listed
-    walk: tuple[str, ...]  # memory files in listing order
+    walk_blob: bytes  # the memory files in listing order, marshalled (read by ``walk``)
     paths: list[str]  # the same, sorted (snapshot order)
     keys: array[int]  # 4 per path of ``paths``: its stat key, or UNTRUSTED
     young: dict[str, bytes]  # files whose key was not trusted: their bytes
@@ -114,6 +115,19 @@ class Kept:
     glob_counts: dict[str, int]
     provenance: frozenset[str]
     superseding: frozenset[str]
+
+    @cached_property
+    def walk(self) -> tuple[str, ...]:
+        """The memory files in listing order (unmarshalled when first asked for: a run whose
+        folders all kept their stat keys never needs them)."""
+        try:
+            walk = marshal.loads(self.walk_blob)
+        except (EOFError, ValueError, TypeError):
+            raise Stale("the kept listing") from None
+        if not isinstance(walk, tuple) or len(walk) != len(self.paths) \
+                or not all(isinstance(rel, str) for rel in walk):
+            raise Stale("the kept listing")
+        return walk
 
     def key(self, path: str) -> Key | None:
         i = bisect_left(self.paths, path)
@@ -222,7 +236,7 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     handoff = set(handoff_findings(snapshot.handoff))
     value = (
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
-        walk, tuple(paths), flat.tobytes(), young,
+        marshal.dumps(walk), tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
         index_plain(snapshot.index), index_plain(archive) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
@@ -261,11 +275,10 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         keys = array("q")
         keys.frombytes(flat)
         paths = list(paths)
-        if len(keys) != 4 * len(paths) or len(walk) != len(paths) \
-                or not all(map(operator.lt, paths, paths[1:])):
+        if len(keys) != 4 * len(paths) or not all(map(operator.lt, paths, paths[1:])):
             return None
         kept = Kept(
-            config_repr, int(since_ns), tuple(walk), paths, keys, {}, bytes(index),
+            config_repr, int(since_ns), bytes(walk), paths, keys, {}, bytes(index),
             (str(archive[0]), bytes(archive[1])) if archive else None, index_tree, archive_tree,
             set(folders), set(mixed), extra, _dirs(dirs), (), {}, {},
             {str(g): int(n) for g, n in glob_counts.items()},
@@ -430,7 +443,7 @@ class Current:
     """A root as it is now, from its kept answer (``changed``: the files read for it)."""
 
     listing: Listing
-    walk: tuple[str, ...]  # the memory files in listing order
+    walk: tuple[str, ...] | None  # the memory files in listing order (None: the kept ones)
     snapshot: Snapshot
     found: FindingsCache
     changed: frozenset[str]
@@ -459,9 +472,8 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     if dirty is None:
         return None
     listing = _kept_listing(root, kept)
-    if listing is not None:
-        walk = kept.walk
-    else:
+    walk: tuple[str, ...] | None = None  # the kept one
+    if listing is None:
         listing = list_root(root)
         walk = tuple(map(operator.itemgetter(0), listing.memory))
     if _extra(listing) != kept.extra or listing.index_path is None or pending_records(listing.root):
@@ -471,7 +483,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     base = str(listing.root)
     added: set[str] = set()
     removed: set[str] = set()
-    if walk != kept.walk:
+    if walk is not None and walk != kept.walk:
         now, before = set(walk), set(kept.paths)
         added, removed = now - before, before - now
     limit = cache.since_ns - RACY_NS
@@ -622,9 +634,13 @@ def keep_current(cache: StatCache, now: Current) -> None:
     """Keep the answer :func:`current` gave (after a verified run) as the root's new kept
     answer: the stat keys of the files it did not read are the kept ones."""
     kept, snapshot = now.kept, now.snapshot
-    if not _describable(now.listing, now.walk, snapshot):
-        return
     if not now.changed and not now.keys:
+        return
+    try:
+        walk = now.walk if now.walk is not None else kept.walk
+    except Stale:
+        return  # the kept listing is unreadable: the next full validation keeps a new one
+    if not _describable(now.listing, walk, snapshot):
         return
     paths = list(snapshot.files)
     if paths == kept.paths:
@@ -642,7 +658,7 @@ def keep_current(cache: StatCache, now: Current) -> None:
         if flat[4 * i] == -1:
             data = kept.young.get(rel) if rel not in now.changed else None
             young[rel] = data if data is not None else snapshot.files[rel].data
-    _store(cache, cache.since_ns, now.listing, now.walk, paths, flat, young, snapshot, now.found)
+    _store(cache, cache.since_ns, now.listing, walk, paths, flat, young, snapshot, now.found)
 
 
 def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),
