@@ -97,7 +97,7 @@ class Kept:
 
     config: str
     since_ns: int  # the clock before the root was listed
-    walk_blob: bytes  # the memory files in listing order, marshalled (read by ``walk``)
+    walk_blob: bytes  # the listing order: each file's place in ``paths`` (read by ``walk``)
     paths: list[str]  # the same, sorted (snapshot order)
     keys: array[int]  # 4 per path of ``paths``: its stat key, or UNTRUSTED
     young: dict[str, bytes]  # files whose key was not trusted: their bytes
@@ -120,14 +120,14 @@ class Kept:
     def walk(self) -> tuple[str, ...]:
         """The memory files in listing order (unmarshalled when first asked for: a run whose
         folders all kept their stat keys never needs them)."""
+        order = array("I")
         try:
-            walk = marshal.loads(self.walk_blob)
-        except (EOFError, ValueError, TypeError):
+            order.frombytes(self.walk_blob)
+            if len(order) != len(self.paths) or len(set(order)) != len(order):
+                raise ValueError("not an order")
+            return tuple(map(self.paths.__getitem__, order))
+        except (ValueError, IndexError):
             raise Stale("the kept listing") from None
-        if not isinstance(walk, tuple) or len(walk) != len(self.paths) \
-                or not all(isinstance(rel, str) for rel in walk):
-            raise Stale("the kept listing")
-        return walk
 
     def key(self, path: str) -> Key | None:
         i = bisect_left(self.paths, path)
@@ -232,11 +232,15 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     from .handoff import handoff_findings
     from .lazyfiles import folder_set, mixed_case
 
+    try:
+        order = _order(walk, paths)
+    except KeyError:
+        return  # the listing is not of these files
     archive = snapshot.archive_index
     handoff = set(handoff_findings(snapshot.handoff))
     value = (
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
-        marshal.dumps(walk), tuple(paths), flat.tobytes(), young,
+        order, tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
         index_plain(snapshot.index), index_plain(archive) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
@@ -253,6 +257,12 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     except OSError:
         return
     _trim_dirty(folder, dirty, since_ns)
+
+
+def _order(walk: tuple[str, ...], paths: list[str]) -> bytes:
+    """The listing order as each file's place in the sorted ``paths`` (4 bytes a file)."""
+    place = {rel: i for i, rel in enumerate(paths)}
+    return array("I", map(place.__getitem__, walk)).tobytes()
 
 
 def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
@@ -512,12 +522,11 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         except (OSError, TooLarge):
             changed.add(rel)
             return
+        checked[rel] = key  # what a new kept answer keeps for it
+        fresh[rel] = f
         if old == UNTRUSTED and f.data == kept.young.get(rel):
-            checked[rel] = key
-            fresh[rel] = f
             return
         changed.add(rel)
-        fresh[rel] = f
 
     if verify:
         flat = kept.keys
