@@ -49,7 +49,7 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
     """The verdict from the root's kept answer, or None for an edit Claude Code refuses itself;
     raises :class:`NoKept` when there is no kept answer to use (or a file it trusted changed:
     :class:`memtui.core.kept.Stale`), and :class:`memtui.core.hooks.HookInputError`."""
-    from .kept import Stale, current, keep_current, mark_dirty
+    from .kept import Stale, current, keep_current, keep_patch, mark_dirty
 
     cache = StatCache.open(root, clock, read=False)  # where the kept answer is
     try:
@@ -64,6 +64,8 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
             if now.verified or not needs_verifying(verdict, rel, after, baseline_needed):
                 if now.verified:
                     keep_current(cache, now)
+                else:
+                    keep_patch(cache, now)  # the files it read again are not read next time
                 if not mark_dirty(cache, rel):
                     raise NoKept(str(root))
                 return verdict

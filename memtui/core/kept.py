@@ -23,6 +23,14 @@ root or budget configuration, when the root has a pending journal record, when t
 other entries (symlinks, nested roots, skipped files) changed, when an index is missing, or when
 more than :data:`MAX_CHANGED` files changed.
 
+A quick run that read files again (a judged write that landed since) keeps what it read as a
+small *patch* of the kept answer (:func:`keep_patch`, ``stat/<root hash>.patch``: those files'
+stat keys, the index if it changed, the findings now), so the next run does not read them again;
+a verified run keeps a whole new answer and the patch goes.  The listing is not taken again while
+every folder it listed keeps its stat key (a folder's mtime moves when an entry in it is added,
+removed or renamed; only folders of regular files and real folders vouch for their part, and a
+root with a symlinked memory file is judged on verified runs).
+
 The racy rule is the stat cache's (:mod:`memtui.core.statcache`): a key is trusted only if the
 file's mtime and ctime are 2 s older than the clock taken before the root was listed.
 """
@@ -80,6 +88,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FORMAT = 2
 MAGIC = b"memtui kept answer\n"
+PATCH_MAGIC = b"memtui kept patch\n"
 MAX_CHANGED = 256  # more changed files than this: a full validation is as quick
 MAX_YOUNG_BYTES = 8 << 20  # the bytes kept of files too young to trust their stat key
 DIRTY_KEEP_NS = 3600 * 10**9  # a judged write not landed an hour after the answer is forgotten
@@ -115,6 +124,9 @@ class Kept:
     glob_counts: dict[str, int]
     provenance: frozenset[str]
     superseding: frozenset[str]
+    base: tuple[int, int] = (0, 0)  # what a patch of this answer names it by: since_ns, crc
+    base_index: bytes = b""  # the index before the patch
+    patched: tuple[dict[str, Key], dict[str, bytes]] = ({}, {})  # the patch's keys and bytes
 
     @cached_property
     def walk(self) -> tuple[str, ...]:
@@ -148,6 +160,10 @@ def _files(cache: StatCache | None) -> tuple[Path, str, str] | None:
         return None
     stem = cache.path.name.rsplit(".", 1)[0]
     return cache.path.parent, f"{stem}.kept", f"{stem}.dirty"
+
+
+def _patch_name(kept_name: str) -> str:
+    return kept_name[: -len(".kept")] + ".patch"
 
 
 # ---------------------------------------------------------------- keeping
@@ -254,6 +270,8 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     blob = marshal.dumps(value)
     try:
         write_cache_file(folder, name, MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob)
+        if os.path.lexists(folder / _patch_name(name)):
+            write_cache_file(folder, _patch_name(name), b"")  # a patch of the answer before
     except OSError:
         return
     _trim_dirty(folder, dirty, since_ns)
@@ -305,9 +323,56 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         kept.file_cross = {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)}
         kept.provenance = frozenset(p for p in provenance if named(p))
         kept.superseding = frozenset(p for p in superseding if named(p))
-        return kept
+        kept.base = (int(since_ns), zlib.crc32(data[head:]))
+        kept.base_index = kept.index
     except Exception:  # noqa: BLE001 - any unreadable kept answer is none
         return None
+    _apply_patch(kept, read_cache_file(where[0], _patch_name(where[1])), named)
+    return kept
+
+
+def _apply_patch(kept: Kept, data: bytes | None, named: Callable[[str], bool]) -> None:
+    """Play the root's kept patch (:func:`keep_patch`) on its kept answer, when it is a patch of
+    this one; a patch that is not (none, torn, of an older answer) is passed over."""
+    head = len(PATCH_MAGIC) + 4
+    if data is None or not data.startswith(PATCH_MAGIC) \
+            or zlib.crc32(data[head:]) != int.from_bytes(data[len(PATCH_MAGIC):head], "little"):
+        return
+    try:
+        (form, base, since_ns, keys, young, index, findings, file_only, file_cross, glob_counts,
+         provenance, superseding) = marshal.loads(data[head:])
+        if form != FORMAT or tuple(base) != kept.base or int(since_ns) < kept.since_ns:
+            return
+        flat = array("q", kept.keys)
+        new_young = dict(kept.young)
+        patched_keys: dict[str, Key] = {}
+        patched_young: dict[str, bytes] = {}
+        for rel, key in keys.items():
+            i = bisect_left(kept.paths, rel)
+            if i >= len(kept.paths) or kept.paths[i] != rel or len(key) != 4:
+                return
+            patched_keys[rel] = (int(key[0]), int(key[1]), int(key[2]), int(key[3]))
+            flat[4 * i: 4 * i + 4] = array("q", patched_keys[rel])
+            new_young.pop(rel, None)
+        for rel, body in young.items():
+            if rel not in patched_keys:
+                return
+            new_young[rel] = patched_young[rel] = bytes(body)
+        patched = (
+            (bytes(index[0]), index[1]) if index is not None else (kept.index, kept.index_plain),
+            tuple(findings_of(findings, named)),
+            {p: tuple(findings_of(v, named)) for p, v in file_only.items() if named(p)},
+            {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)},
+            {str(g): int(n) for g, n in glob_counts.items()},
+            frozenset(p for p in provenance if named(p)),
+            frozenset(p for p in superseding if named(p)),
+        )
+    except Exception:  # noqa: BLE001 - an unreadable patch is none
+        return
+    kept.since_ns, kept.keys, kept.young = int(since_ns), flat, new_young
+    kept.patched = (patched_keys, patched_young)
+    ((kept.index, kept.index_plain), kept.findings, kept.file_only, kept.file_cross,
+     kept.glob_counts, kept.provenance, kept.superseding) = patched
 
 
 def _dirs(plain: Any) -> tuple[tuple[str, Key], ...] | None:
@@ -668,6 +733,53 @@ def keep_current(cache: StatCache, now: Current) -> None:
             data = kept.young.get(rel) if rel not in now.changed else None
             young[rel] = data if data is not None else snapshot.files[rel].data
     _store(cache, cache.since_ns, now.listing, walk, paths, flat, young, snapshot, now.found)
+
+
+def keep_patch(cache: StatCache, now: Current) -> None:
+    """Keep what a quick run (:func:`current` with ``verify=False``) read as a patch of the kept
+    answer (``stat/<root hash>.patch``, small): the new stat key (or bytes, while too young) of
+    each file it found changed, the index when that changed, and the findings now — so the next
+    run does not read and play those files again.  Only for a run on the kept listing that
+    changed no file's presence nor the archive index; what the kept answer trusts stays the
+    same (the files the run did not read keep their kept keys)."""
+    kept, snapshot = now.kept, now.snapshot
+    where = _files(cache)
+    if where is None or not now.changed or now.verified or now.walk is not None \
+            or len(snapshot.files) != len(kept.paths) or snapshot.interrupted:
+        return
+    archive = snapshot.archive_index
+    if (archive.render() if archive.exists else None) != (kept.archive[1] if kept.archive else None):
+        return
+    keys, young = dict(kept.patched[0]), dict(kept.patched[1])  # the patch so far, and now
+    for rel in now.changed:
+        key = now.keys.get(rel)
+        if key is None or kept.key(rel) is None:
+            return
+        young.pop(rel, None)
+        if key == UNTRUSTED:
+            young[rel] = snapshot.files[rel].data
+        keys[rel] = key
+    if sum(len(b) for b in young.values()) + sum(map(len, kept.young.values())) > MAX_YOUNG_BYTES:
+        return
+    from .handoff import handoff_findings
+
+    index = snapshot.index.render()
+    handoff = set(handoff_findings(snapshot.handoff))
+    found = now.found
+    value = (
+        FORMAT, kept.base, cache.since_ns, keys, young,
+        (index, index_plain(snapshot.index)) if index != kept.base_index else None,
+        findings_plain(f for f in found.findings if f not in handoff),
+        {p: findings_plain(v) for p, v in found.file_only.items()},
+        {p: findings_plain(v) for p, v in found.file_cross.items()},
+        dict(found.glob_counts), tuple(sorted(found.provenance)), tuple(sorted(found.superseding)),
+    )
+    blob = marshal.dumps(value)
+    try:
+        write_cache_file(where[0], _patch_name(where[1]),
+                         PATCH_MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob)
+    except OSError:
+        pass
 
 
 def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),

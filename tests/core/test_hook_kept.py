@@ -346,3 +346,46 @@ def test_young_files_are_kept_by_their_bytes(tmp_path: Path, monkeypatch: pytest
     disk.put("alpha.md", topic("alpha", "changed by an editor", pinned="true"))  # same key or not
     assert _both(disk, _write_index(disk, "# Memory\n\n- [Beta](beta.md) — the second\n"))[0] \
         is not None
+
+
+def _quick(disk: Disk) -> kept.Current:
+    now = kept.current(disk.root, verify=False, cache=StatCache.open(disk.root, disk.clock, read=False))
+    assert now is not None
+    return now
+
+
+def test_a_quick_run_patches_the_kept_answer_with_what_it_read(kept_root: Disk) -> None:
+    disk = kept_root
+    folder, name, _ = kept._files(StatCache.open(disk.root, disk.clock, read=False)) or ("", "", "")
+    patch = Path(folder) / kept._patch_name(str(name))
+    first = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, first)
+    assert _both(disk, first)[1] is True
+    assert not patch.exists()  # nothing was read again
+    disk.put("alpha.md", topic("alpha", "the first fact, reworded"))  # the judged write lands
+    assert _quick(disk).changed == {"alpha.md"}
+    # the next judged write reads alpha.md again, once: it keeps what it read as a patch
+    verdict, from_kept = _both(disk, _edit(disk, "beta.md", "the second", "the second one"))
+    assert from_kept and verdict is not None and verdict.decision == "allow"
+    assert patch.stat().st_size > 0
+    now = _quick(disk)
+    assert now.changed == frozenset() and list(now.found.findings) == validate(load_root(disk.root))
+    assert _both(disk, _edit(disk, "other_1.md", "more", "more still"))[1] is True
+    # an index write that lands is patched in too
+    index = (disk.root / "MEMORY.md").read_text()
+    disk.put("MEMORY.md", index + "- [Other 1](other_1.md) — one of the others\n")
+    verdict, from_kept = _both(disk, _edit(disk, "alpha.md", "reworded", "put again"))
+    assert from_kept and verdict is not None
+    assert _quick(disk).changed == frozenset()
+    # a patch of another kept answer is passed over: the files are read again
+    stale_patch = patch.read_bytes()
+    assert kept.validate_kept(disk.root, clock=disk.clock) == validate(load_root(disk.root))
+    assert patch.read_bytes() == b""  # a verified run keeps a new answer, the patch goes
+    disk.put("alpha.md", topic("alpha", "changed once more"))
+    patch.write_bytes(stale_patch)
+    assert _quick(disk).changed == {"alpha.md"}
+    _both(disk, _edit(disk, "beta.md", "the second one", "the second"))
+    # a torn patch is none
+    patch.write_bytes(patch.read_bytes()[:-3])
+    assert _quick(disk).changed == {"alpha.md"}
+    assert _both(disk, _edit(disk, "beta.md", "the second", "the second one"))[1] is True
