@@ -64,8 +64,9 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
             if now.verified or not needs_verifying(verdict, rel, after, baseline_needed):
                 if now.verified:
                     keep_current(cache, now)
-                else:
-                    keep_patch(cache, now)  # the files it read again are not read next time
+                else:  # what it read again, and the write as it will land, are not read next time
+                    keep_patch(cache, now, rel if verdict.decision == "allow" else None,
+                               verdict.landed)
                 if not mark_dirty(cache, rel):
                     raise NoKept(str(root))
                 return verdict

@@ -735,17 +735,25 @@ def keep_current(cache: StatCache, now: Current) -> None:
     _store(cache, cache.since_ns, now.listing, walk, paths, flat, young, snapshot, now.found)
 
 
-def keep_patch(cache: StatCache, now: Current) -> None:
+def keep_patch(cache: StatCache, now: Current, written: str | None = None,
+               landed: tuple[Snapshot, FindingsCache] | None = None) -> None:
     """Keep what a quick run (:func:`current` with ``verify=False``) read as a patch of the kept
     answer (``stat/<root hash>.patch``, small): the new stat key (or bytes, while too young) of
     each file it found changed, the index when that changed, and the findings now — so the next
-    run does not read and play those files again.  Only for a run on the kept listing that
-    changed no file's presence nor the archive index; what the kept answer trusts stays the
-    same (the files the run did not read keep their kept keys)."""
-    kept, snapshot = now.kept, now.snapshot
+    run does not read and play those files again.  With ``written`` (an allowed write of an
+    existing memory file or of the index) and ``landed`` (the root and its findings once it
+    lands), the patch is of the root as the write leaves it: the file is kept by the bytes it
+    will hold (if it does not come to hold them, the next run reads it again).  Only for a run
+    on the kept listing that changed no file's presence nor the archive index; what the kept
+    answer trusts stays the same (the files the run did not read keep their kept keys)."""
+    kept = now.kept
     where = _files(cache)
-    if where is None or not now.changed or now.verified or now.walk is not None \
-            or len(snapshot.files) != len(kept.paths) or snapshot.interrupted:
+    ahead = written is not None and landed is not None \
+        and (written == INDEX_NAME or kept.key(written) is not None)
+    if where is None or not (now.changed or ahead) or now.verified or now.walk is not None:
+        return
+    snapshot, found = landed if ahead and landed is not None else (now.snapshot, now.found)
+    if len(snapshot.files) != len(kept.paths) or snapshot.interrupted:
         return
     archive = snapshot.archive_index
     if (archive.render() if archive.exists else None) != (kept.archive[1] if kept.archive else None):
@@ -757,15 +765,16 @@ def keep_patch(cache: StatCache, now: Current) -> None:
             return
         young.pop(rel, None)
         if key == UNTRUSTED:
-            young[rel] = snapshot.files[rel].data
+            young[rel] = now.snapshot.files[rel].data
         keys[rel] = key
+    if ahead and written != INDEX_NAME and written is not None:
+        keys[written], young[written] = UNTRUSTED, snapshot.files[written].data
     if sum(len(b) for b in young.values()) + sum(map(len, kept.young.values())) > MAX_YOUNG_BYTES:
         return
     from .handoff import handoff_findings
 
     index = snapshot.index.render()
     handoff = set(handoff_findings(snapshot.handoff))
-    found = now.found
     value = (
         FORMAT, kept.base, cache.since_ns, keys, young,
         (index, index_plain(snapshot.index)) if index != kept.base_index else None,

@@ -361,22 +361,25 @@ def test_a_quick_run_patches_the_kept_answer_with_what_it_read(kept_root: Disk) 
     first = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
     _both(disk, first)
     assert _both(disk, first)[1] is True
-    assert not patch.exists()  # nothing was read again
-    disk.put("alpha.md", topic("alpha", "the first fact, reworded"))  # the judged write lands
+    disk.put("alpha.md", topic("alpha", "the first fact, put otherwise"))  # not as judged
     assert _quick(disk).changed == {"alpha.md"}
+    patch.write_bytes(b"")
     # the next judged write reads alpha.md again, once: it keeps what it read as a patch
     verdict, from_kept = _both(disk, _edit(disk, "beta.md", "the second", "the second one"))
     assert from_kept and verdict is not None and verdict.decision == "allow"
     assert patch.stat().st_size > 0
+    now = _quick(disk)  # beta.md's write did not land: it is read again; alpha.md is not
+    assert now.changed == {"beta.md"}
+    disk.put("beta.md", topic("beta", "the second one", body="See [[alpha]].\n"))
     now = _quick(disk)
     assert now.changed == frozenset() and list(now.found.findings) == validate(load_root(disk.root))
     assert _both(disk, _edit(disk, "other_1.md", "more", "more still"))[1] is True
     # an index write that lands is patched in too
     index = (disk.root / "MEMORY.md").read_text()
     disk.put("MEMORY.md", index + "- [Other 1](other_1.md) — one of the others\n")
-    verdict, from_kept = _both(disk, _edit(disk, "alpha.md", "reworded", "put again"))
+    verdict, from_kept = _both(disk, _edit(disk, "alpha.md", "put otherwise", "put again"))
     assert from_kept and verdict is not None
-    assert _quick(disk).changed == frozenset()
+    assert _quick(disk).changed == {"alpha.md"}  # judged, not landed
     # a patch of another kept answer is passed over: the files are read again
     stale_patch = patch.read_bytes()
     assert kept.validate_kept(disk.root, clock=disk.clock) == validate(load_root(disk.root))
@@ -389,3 +392,31 @@ def test_a_quick_run_patches_the_kept_answer_with_what_it_read(kept_root: Disk) 
     patch.write_bytes(patch.read_bytes()[:-3])
     assert _quick(disk).changed == {"alpha.md"}
     assert _both(disk, _edit(disk, "beta.md", "the second", "the second one"))[1] is True
+
+
+def test_an_allowed_write_is_kept_as_it_will_land(kept_root: Disk) -> None:
+    disk = kept_root
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    verdict, from_kept = _both(disk, call)
+    assert from_kept and verdict is not None and verdict.decision == "allow"
+    disk.put("alpha.md", topic("alpha", "the first fact, reworded"))  # it lands as judged
+    now = _quick(disk)
+    assert now.changed == frozenset() and list(now.found.findings) == validate(load_root(disk.root))
+    # an index line that lands as judged, likewise
+    index = (disk.root / "MEMORY.md").read_text()
+    line = "- [Other 2](other_2.md) — one of the others\n"
+    verdict, from_kept = _both(disk, _write_index(disk, index + line))
+    assert from_kept and verdict is not None and verdict.decision == "allow"
+    disk.put("MEMORY.md", index + line)
+    now = _quick(disk)
+    assert now.changed == frozenset() and list(now.found.findings) == validate(load_root(disk.root))
+    # a write that lands otherwise (or not at all) is read again
+    verdict, _ = _both(disk, _edit(disk, "beta.md", "the second", "the second one"))
+    assert verdict is not None and verdict.decision == "allow"
+    disk.put("beta.md", topic("beta", "the second, otherwise", body="See [[alpha]].\n"))
+    now = _quick(disk)
+    assert now.changed == {"beta.md"} and list(now.found.findings) == validate(load_root(disk.root))
+    verdict, from_kept = _both(disk, _edit(disk, "other_4.md", "more", "more again"))
+    assert from_kept and verdict is not None  # not landed: other_4.md is read again, as it is
+    assert _quick(disk).changed == {"other_4.md"}
