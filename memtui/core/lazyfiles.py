@@ -49,7 +49,20 @@ class LazyFiles(MutableMapping[str, MemoryFile]):
         return i < len(paths) and paths[i] == path
 
     def __contains__(self, path: object) -> bool:
+        every = self._set
+        if every is not None:
+            try:
+                return path in every
+            except TypeError:  # unhashable: no path
+                return False
         return isinstance(path, str) and (path in self._loaded or self._has(path))
+
+    def path_set(self) -> set[str]:
+        """Every path as a set (built once, then kept up to date): for a caller about to look
+        up many paths.  Not to be changed by the caller."""
+        if self._set is None:
+            self._set = set(self._paths)
+        return self._set
 
     def __getitem__(self, path: str) -> MemoryFile:
         found = self._loaded.get(path)

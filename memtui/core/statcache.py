@@ -54,6 +54,7 @@ from typing import Any, Callable, Container, Iterable, TypeVar
 
 from .frontmatter import PlainFrontmatter, parse_frontmatter
 from .gcpause import gc_paused
+from .lazyfiles import LazyFiles
 from .model import (
     EMPTY_FRONTMATTER,
     BudgetConfig,
@@ -308,6 +309,8 @@ def index_of(rel: str, plain: tuple[Any, ...], files: Container[str] = frozenset
     """The index :func:`index_plain` gave (lines built without ``__init__``); a ValueError when a
     path in it is neither one of ``files`` nor a plain relative path."""
     rows, bom, scopes = plain
+    if isinstance(files, LazyFiles):
+        files = files.path_set()  # one lookup a line: in a set, not through the mapping
     lines = []
     new = _new
     names = _LINE_FIELDS
