@@ -15,7 +15,9 @@ write that brings a ``superseded_by`` (a cycle runs through other files), and th
 first call (its baseline is every error of the root).
 
 Both leave a line in the root's dirty log (:func:`memtui.core.kept.mark_dirty`): the write lands
-after the answer, and the next run must look at that file again.
+after the answer, and the next run must look at that file again.  A quick run keeps what it read
+again, and an allowed write as it will land, as a patch of the kept answer
+(:func:`memtui.core.kept.keep_patch`); a verified run keeps a whole new answer.
 """
 
 from __future__ import annotations

@@ -358,6 +358,8 @@ def _apply_patch(kept: Kept, data: bytes | None, named: Callable[[str], bool]) -
             if rel not in patched_keys:
                 return
             new_young[rel] = patched_young[rel] = bytes(body)
+        if index is not None:
+            index_of(INDEX_NAME, index[1])  # its paths are plain ones (a ValueError if not)
         patched = (
             (bytes(index[0]), index[1]) if index is not None else (kept.index, kept.index_plain),
             tuple(findings_of(findings, named)),
