@@ -289,11 +289,14 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         return None
     data = read_cache_file(where[0], where[1])
     head = len(MAGIC) + 4
-    if data is None or not data.startswith(MAGIC) \
-            or zlib.crc32(data[head:]) != int.from_bytes(data[len(MAGIC):head], "little"):
-        return None  # none, torn or taken away
+    if data is None or not data.startswith(MAGIC):
+        return None  # none or taken away
+    body = memoryview(data)[head:]  # not copied
+    crc = zlib.crc32(body)
+    if crc != int.from_bytes(data[len(MAGIC):head], "little"):
+        return None  # torn
     try:
-        value = marshal.loads(data[head:])
+        value = marshal.loads(body)
         (form, print_, root_real, config_repr, since_ns, walk, paths, flat, young, index, archive,
          index_tree, archive_tree, folders, mixed, extra, dirs, findings, file_only, file_cross,
          glob_counts, provenance, superseding) = value
@@ -323,7 +326,7 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         kept.file_cross = {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)}
         kept.provenance = frozenset(p for p in provenance if named(p))
         kept.superseding = frozenset(p for p in superseding if named(p))
-        kept.base = (int(since_ns), zlib.crc32(data[head:]))
+        kept.base = (int(since_ns), crc)
         kept.base_index = kept.index
     except Exception:  # noqa: BLE001 - any unreadable kept answer is none
         return None
