@@ -15,7 +15,9 @@ write that brings a ``superseded_by`` (a cycle runs through other files), and th
 first call (its baseline is every error of the root).
 
 Both leave a line in the root's dirty log (:func:`memtui.core.kept.mark_dirty`): the write lands
-after the answer, and the next run must look at that file again.
+after the answer, and the next run must look at that file again.  A quick run keeps what it read
+again, and an allowed write as it will land, as a patch of the kept answer
+(:func:`memtui.core.kept.keep_patch`); a verified run keeps a whole new answer.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
     """The verdict from the root's kept answer, or None for an edit Claude Code refuses itself;
     raises :class:`NoKept` when there is no kept answer to use (or a file it trusted changed:
     :class:`memtui.core.kept.Stale`), and :class:`memtui.core.hooks.HookInputError`."""
-    from .kept import Stale, current, keep_current, mark_dirty
+    from .kept import Stale, current, keep_current, keep_patch, mark_dirty
 
     cache = StatCache.open(root, clock, read=False)  # where the kept answer is
     try:
@@ -61,9 +63,12 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
             if after is None:
                 return None
             verdict = hooks.judge_write(now.snapshot, rel, after, tool, now.found)
-            if verify or not needs_verifying(verdict, rel, after, baseline_needed):
-                if verify:
+            if now.verified or not needs_verifying(verdict, rel, after, baseline_needed):
+                if now.verified:
                     keep_current(cache, now)
+                else:  # what it read again, and the write as it will land, are not read next time
+                    keep_patch(cache, now, rel if verdict.decision == "allow" else None,
+                               verdict.landed)
                 if not mark_dirty(cache, rel):
                     raise NoKept(str(root))
                 return verdict

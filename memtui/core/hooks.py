@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .budget import Budget, entries_past_cut, measure
@@ -97,6 +97,8 @@ class HookVerdict:
     summary: str = ""
     refusing: tuple[Finding, ...] = ()
     before: tuple[Finding, ...] | None = None  # the root's findings before the write, when known
+    #: the root and its findings once an allowed write lands (when the write was played)
+    landed: tuple[Snapshot, FindingsCache] | None = field(default=None, compare=False, repr=False)
 
 
 _ADVICE = {
@@ -180,7 +182,8 @@ def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Writ
     grown = preview.gate.reason
     if not (refusing or secrets or grown):
         return HookVerdict("allow", summary=_summary(snapshot, rel, tool, before, after,
-                                                     after_budget, "allow", ""), before=had)
+                                                     after_budget, "allow", ""), before=had,
+                           landed=(preview.after, preview.cache))
     reason = _deny_reason(snapshot, rel, tool, refusing + secrets, grown, preview.after, after_budget)
     summary = _summary(snapshot, rel, tool, before, after, after_budget, "deny", reason)
     return HookVerdict("deny", reason, summary, refusing + secrets, had)

@@ -233,9 +233,10 @@ def revalidate(
     files = after.files
 
     structural = frozenset(_structural(after))
-    direct, archived = entry_maps(after)
+    same_archive = after.archive_index is before.archive_index  # the archive index not played on
+    direct, archived = entry_maps(after, cache.reach.archived if same_archive else None)
     direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
-    archived_set = frozenset(archived)
+    archived_set = cache.archived if same_archive else frozenset(archived)
     globs = _valid_globs(after)
 
     # region match counts: adjust cached counts by the names that came and went

@@ -23,6 +23,14 @@ root or budget configuration, when the root has a pending journal record, when t
 other entries (symlinks, nested roots, skipped files) changed, when an index is missing, or when
 more than :data:`MAX_CHANGED` files changed.
 
+A quick run that read files again (a judged write that landed since) keeps what it read as a
+small *patch* of the kept answer (:func:`keep_patch`, ``stat/<root hash>.patch``: those files'
+stat keys, the index if it changed, the findings now), so the next run does not read them again;
+a verified run keeps a whole new answer and the patch goes.  The listing is not taken again while
+every folder it listed keeps its stat key (a folder's mtime moves when an entry in it is added,
+removed or renamed; only folders of regular files and real folders vouch for their part, and a
+root with a symlinked memory file is judged on verified runs).
+
 The racy rule is the stat cache's (:mod:`memtui.core.statcache`): a key is trusted only if the
 file's mtime and ctime are 2 s older than the clock taken before the root was listed.
 """
@@ -40,6 +48,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +65,7 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
-from .safepath import read_to_end
+from .safepath import check_stored_path, read_to_end
 from .statcache import (
     RACY_NS,
     Key,
@@ -70,15 +79,16 @@ from .statcache import (
     stat_key,
     write_cache_file,
 )
-from .store import Listing, TooLarge, list_root, read_with_stat
+from .store import Listing, TooLarge, check_root, list_root, read_with_stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from .changeset import Result
     from .incremental import FindingsCache
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"memtui kept answer\n"
+PATCH_MAGIC = b"memtui kept patch\n"
 MAX_CHANGED = 256  # more changed files than this: a full validation is as quick
 MAX_YOUNG_BYTES = 8 << 20  # the bytes kept of files too young to trust their stat key
 DIRTY_KEEP_NS = 3600 * 10**9  # a judged write not landed an hour after the answer is forgotten
@@ -96,7 +106,7 @@ class Kept:
 
     config: str
     since_ns: int  # the clock before the root was listed
-    walk: tuple[str, ...]  # memory files in listing order
+    walk_blob: bytes  # the listing order: each file's place in ``paths`` (read by ``walk``)
     paths: list[str]  # the same, sorted (snapshot order)
     keys: array[int]  # 4 per path of ``paths``: its stat key, or UNTRUSTED
     young: dict[str, bytes]  # files whose key was not trusted: their bytes
@@ -107,12 +117,29 @@ class Kept:
     folders: set[str]  # what LazyFiles.named needs
     mixed: set[str]
     extra: tuple[Any, ...]  # the listing's other entries, compared whole
+    dirs: tuple[tuple[str, Key], ...] | None  # every folder listed and its stat key (_folder_keys)
     findings: tuple[Finding, ...]  # the whole answer, the handoff's warnings left out
     file_only: dict[str, tuple[Finding, ...]]
     file_cross: dict[str, tuple[Finding, ...]]
     glob_counts: dict[str, int]
     provenance: frozenset[str]
     superseding: frozenset[str]
+    base: tuple[int, int] = (0, 0)  # what a patch of this answer names it by: since_ns, crc
+    base_index: bytes = b""  # the index before the patch
+    patched: tuple[dict[str, Key], dict[str, bytes]] = ({}, {})  # the patch's keys and bytes
+
+    @cached_property
+    def walk(self) -> tuple[str, ...]:
+        """The memory files in listing order (unmarshalled when first asked for: a run whose
+        folders all kept their stat keys never needs them)."""
+        order = array("I")
+        try:
+            order.frombytes(self.walk_blob)
+            if len(order) != len(self.paths) or len(set(order)) != len(order):
+                raise ValueError("not an order")
+            return tuple(map(self.paths.__getitem__, order))
+        except (ValueError, IndexError):
+            raise Stale("the kept listing") from None
 
     def key(self, path: str) -> Key | None:
         i = bisect_left(self.paths, path)
@@ -135,6 +162,10 @@ def _files(cache: StatCache | None) -> tuple[Path, str, str] | None:
     return cache.path.parent, f"{stem}.kept", f"{stem}.dirty"
 
 
+def _patch_name(kept_name: str) -> str:
+    return kept_name[: -len(".kept")] + ".patch"
+
+
 # ---------------------------------------------------------------- keeping
 
 
@@ -144,7 +175,8 @@ def keep(cache: StatCache, listing: Listing, snapshot: Snapshot, found: Findings
     ``keys`` gives the stat key each file was read under).  Nothing is kept for a root this
     cannot describe (files skipped at read, a pending record, an index missing); failures are
     ignored: the next judged write validates in full."""
-    if found.snapshot is not snapshot or not _describable(listing, snapshot):
+    walk = tuple(map(operator.itemgetter(0), listing.memory))
+    if found.snapshot is not snapshot or not _describable(listing, walk, snapshot):
         return
     limit = cache.since_ns - RACY_NS
     paths = sorted(rel for rel, _ in listing.memory)
@@ -156,31 +188,79 @@ def keep(cache: StatCache, listing: Listing, snapshot: Snapshot, found: Findings
             young[rel] = snapshot.files[rel].data
             key = UNTRUSTED
         flat.extend(key)
-    _store(cache, cache.since_ns, listing, paths, flat, young, snapshot, found)
+    _store(cache, cache.since_ns, listing, walk, paths, flat, young, snapshot, found)
 
 
-def _describable(listing: Listing, snapshot: Snapshot) -> bool:
+def _describable(listing: Listing, walk: tuple[str, ...], snapshot: Snapshot) -> bool:
     return not (snapshot.interrupted or not snapshot.index.exists
-                or len(snapshot.files) != len(listing.memory)
+                or len(snapshot.files) != len(walk)
                 or len(snapshot.skipped) != len(listing.skipped))
 
 
-def _store(cache: StatCache, since_ns: int, listing: Listing, paths: list[str], flat: array[int],
-           young: dict[str, bytes], snapshot: Snapshot, found: FindingsCache) -> None:
+def _folder_keys(listing: Listing, limit: int) -> tuple[tuple[str, Key], ...] | None:
+    """Each listed folder's stat key, when they can vouch for the listing: None unless every
+    folder held only regular files and real folders (a symlink's or a skipped entry's part of
+    the listing can change while its folder does not), nothing was skipped, and every key is
+    older than ``limit`` (taken after the listing, so an entry added, removed or renamed since
+    the listing would have made the folder's mtime younger)."""
+    if listing.skipped or listing.outside or not listing.folders:
+        return None
+    base = str(listing.root)
+    out = []
+    for prefix, plain in listing.folders:
+        if not plain:
+            return None
+        try:
+            key = stat_key(os.stat(os.path.join(base, prefix)))
+        except OSError:
+            return None
+        if key[1] >= limit or key[3] >= limit:
+            return None
+        out.append((prefix, key))
+    return tuple(out)
+
+
+def _kept_listing(root: Path | str, kept: Kept) -> Listing | None:
+    """The listing the kept answer is about, when no folder of it changed since (each folder's
+    stat key is the kept one); None: list the root."""
+    if kept.dirs is None:
+        return None
+    root_path = check_root(Path(root))
+    base = str(root_path)
+    for prefix, key in kept.dirs:
+        try:
+            if stat_key(os.stat(os.path.join(base, prefix))) != key:
+                return None
+        except OSError:
+            return None
+    other, nested, _, _, archive = kept.extra
+    return Listing(root_path, os.path.realpath(root_path), (), os.path.join(base, INDEX_NAME),
+                   (os.path.join(base, archive), archive) if archive else None, other, nested,
+                   (), frozenset(), tuple((prefix, True) for prefix, _ in kept.dirs))
+
+
+def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, ...],
+           paths: list[str], flat: array[int], young: dict[str, bytes], snapshot: Snapshot,
+           found: FindingsCache) -> None:
     where = _files(cache)
     if where is None or sum(len(b) for b in young.values()) > MAX_YOUNG_BYTES:
         return
     from .handoff import handoff_findings
     from .lazyfiles import folder_set, mixed_case
 
+    try:
+        order = _order(walk, paths)
+    except KeyError:
+        return  # the listing is not of these files
     archive = snapshot.archive_index
     handoff = set(handoff_findings(snapshot.handoff))
     value = (
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
-        tuple(map(operator.itemgetter(0), listing.memory)), tuple(paths), flat.tobytes(), young,
+        order, tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
         index_plain(snapshot.index), index_plain(archive) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
+        _folder_keys(listing, since_ns - RACY_NS),
         findings_plain(f for f in found.findings if f not in handoff),
         {p: findings_plain(v) for p, v in found.file_only.items()},
         {p: findings_plain(v) for p, v in found.file_cross.items()},
@@ -190,9 +270,17 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, paths: list[str], 
     blob = marshal.dumps(value)
     try:
         write_cache_file(folder, name, MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob)
+        if os.path.lexists(folder / _patch_name(name)):
+            write_cache_file(folder, _patch_name(name), b"")  # a patch of the answer before
     except OSError:
         return
     _trim_dirty(folder, dirty, since_ns)
+
+
+def _order(walk: tuple[str, ...], paths: list[str]) -> bytes:
+    """The listing order as each file's place in the sorted ``paths`` (4 bytes a file)."""
+    place = {rel: i for i, rel in enumerate(paths)}
+    return array("I", map(place.__getitem__, walk)).tobytes()
 
 
 def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
@@ -201,13 +289,16 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         return None
     data = read_cache_file(where[0], where[1])
     head = len(MAGIC) + 4
-    if data is None or not data.startswith(MAGIC) \
-            or zlib.crc32(data[head:]) != int.from_bytes(data[len(MAGIC):head], "little"):
-        return None  # none, torn or taken away
+    if data is None or not data.startswith(MAGIC):
+        return None  # none or taken away
+    body = memoryview(data)[head:]  # not copied
+    crc = zlib.crc32(body)
+    if crc != int.from_bytes(data[len(MAGIC):head], "little"):
+        return None  # torn
     try:
-        value = marshal.loads(data[head:])
+        value = marshal.loads(body)
         (form, print_, root_real, config_repr, since_ns, walk, paths, flat, young, index, archive,
-         index_tree, archive_tree, folders, mixed, extra, findings, file_only, file_cross,
+         index_tree, archive_tree, folders, mixed, extra, dirs, findings, file_only, file_cross,
          glob_counts, provenance, superseding) = value
         if form != FORMAT or print_ != fingerprint() or root_real != cache.root_real \
                 or config_repr != repr(config):
@@ -215,13 +306,13 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         keys = array("q")
         keys.frombytes(flat)
         paths = list(paths)
-        if len(keys) != 4 * len(paths) or len(walk) != len(paths) \
-                or not all(map(operator.lt, paths, paths[1:])):
+        if len(keys) != 4 * len(paths) or not all(map(operator.lt, paths, paths[1:])):
             return None
         kept = Kept(
-            config_repr, int(since_ns), tuple(walk), paths, keys, {}, bytes(index),
+            config_repr, int(since_ns), bytes(walk), paths, keys, {}, bytes(index),
             (str(archive[0]), bytes(archive[1])) if archive else None, index_tree, archive_tree,
-            set(folders), set(mixed), extra, (), {}, {}, {str(g): int(n) for g, n in glob_counts.items()},
+            set(folders), set(mixed), extra, _dirs(dirs), (), {}, {},
+            {str(g): int(n) for g, n in glob_counts.items()},
             frozenset(), frozenset(),
         )
         known = {INDEX_NAME, archive[0] if archive else ARCHIVE_INDEX_NAME}
@@ -235,9 +326,71 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         kept.file_cross = {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)}
         kept.provenance = frozenset(p for p in provenance if named(p))
         kept.superseding = frozenset(p for p in superseding if named(p))
-        return kept
+        kept.base = (int(since_ns), crc)
+        kept.base_index = kept.index
     except Exception:  # noqa: BLE001 - any unreadable kept answer is none
         return None
+    _apply_patch(kept, read_cache_file(where[0], _patch_name(where[1])), named)
+    return kept
+
+
+def _apply_patch(kept: Kept, data: bytes | None, named: Callable[[str], bool]) -> None:
+    """Play the root's kept patch (:func:`keep_patch`) on its kept answer, when it is a patch of
+    this one; a patch that is not (none, torn, of an older answer) is passed over."""
+    head = len(PATCH_MAGIC) + 4
+    if data is None or not data.startswith(PATCH_MAGIC) \
+            or zlib.crc32(data[head:]) != int.from_bytes(data[len(PATCH_MAGIC):head], "little"):
+        return
+    try:
+        (form, base, since_ns, keys, young, index, findings, file_only, file_cross, glob_counts,
+         provenance, superseding) = marshal.loads(data[head:])
+        if form != FORMAT or tuple(base) != kept.base or int(since_ns) < kept.since_ns:
+            return
+        flat = array("q", kept.keys)
+        new_young = dict(kept.young)
+        patched_keys: dict[str, Key] = {}
+        patched_young: dict[str, bytes] = {}
+        for rel, key in keys.items():
+            i = bisect_left(kept.paths, rel)
+            if i >= len(kept.paths) or kept.paths[i] != rel or len(key) != 4:
+                return
+            patched_keys[rel] = (int(key[0]), int(key[1]), int(key[2]), int(key[3]))
+            flat[4 * i: 4 * i + 4] = array("q", patched_keys[rel])
+            new_young.pop(rel, None)
+        for rel, body in young.items():
+            if rel not in patched_keys:
+                return
+            new_young[rel] = patched_young[rel] = bytes(body)
+        if index is not None:
+            index_of(INDEX_NAME, index[1])  # its paths are plain ones (a ValueError if not)
+        patched = (
+            (bytes(index[0]), index[1]) if index is not None else (kept.index, kept.index_plain),
+            tuple(findings_of(findings, named)),
+            {p: tuple(findings_of(v, named)) for p, v in file_only.items() if named(p)},
+            {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)},
+            {str(g): int(n) for g, n in glob_counts.items()},
+            frozenset(p for p in provenance if named(p)),
+            frozenset(p for p in superseding if named(p)),
+        )
+    except Exception:  # noqa: BLE001 - an unreadable patch is none
+        return
+    kept.since_ns, kept.keys, kept.young = int(since_ns), flat, new_young
+    kept.patched = (patched_keys, patched_young)
+    ((kept.index, kept.index_plain), kept.findings, kept.file_only, kept.file_cross,
+     kept.glob_counts, kept.provenance, kept.superseding) = patched
+
+
+def _dirs(plain: Any) -> tuple[tuple[str, Key], ...] | None:
+    if plain is None:
+        return None
+    out = []
+    for prefix, key in plain:
+        if not isinstance(prefix, str) or (prefix and not prefix.endswith("/")) or len(key) != 4:
+            raise ValueError("not a folder key")
+        if prefix:
+            check_stored_path(prefix[:-1])
+        out.append((prefix, (int(key[0]), int(key[1]), int(key[2]), int(key[3]))))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- the dirty log
@@ -254,13 +407,21 @@ def _open_dirty(folder: Path, name: str, flags: int) -> int:
 
 def mark_dirty(cache: StatCache | None, rel: str) -> bool:
     """Note in the root's dirty log that a write of ``rel`` was judged (it may land after the
-    answer).  False when the log cannot be written: then the kept answer is taken away, so that
-    no later run trusts it without seeing ``rel``."""
+    answer), and of the file in the root a symlink at ``rel`` leads to.  False when the log
+    cannot be written: then the kept answer is taken away, so that no later run trusts it
+    without seeing ``rel``."""
     where = _files(cache)
     if where is None:
         return True
     folder, name, dirty = where
-    line = f"{time.time_ns()} {rel}\n".encode("utf-8", "surrogateescape")
+    stamp = time.time_ns()
+    lines = f"{stamp} {rel}\n"
+    base = cache.root_real if cache is not None else ""
+    real = os.path.realpath(os.path.join(base, rel))
+    if real != os.path.join(base, rel) and real.startswith(base.rstrip(os.sep) + os.sep):
+        # a write through a symlink lands in the file it leads to: that file may change too
+        lines += f"{stamp} {os.path.relpath(real, base).replace(os.sep, '/')}\n"
+    line = lines.encode("utf-8", "surrogateescape")
     try:
         if not os.path.isdir(folder):
             return True  # no kept answer can exist yet
@@ -362,9 +523,11 @@ class Current:
     """A root as it is now, from its kept answer (``changed``: the files read for it)."""
 
     listing: Listing
+    walk: tuple[str, ...] | None  # the memory files in listing order (None: the kept ones)
     snapshot: Snapshot
     found: FindingsCache
     changed: frozenset[str]
+    verified: bool  # every file's stat key was checked
     keys: dict[str, Key]  # the stat key of each file read or checked (UNTRUSTED: too young)
     kept: Kept
 
@@ -388,14 +551,19 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     dirty = set() if verify else _dirty(where[0], where[2], kept.since_ns)
     if dirty is None:
         return None
-    listing = list_root(root)
+    listing = _kept_listing(root, kept)
+    walk: tuple[str, ...] | None = None  # the kept one
+    if listing is None:
+        listing = list_root(root)
+        walk = tuple(map(operator.itemgetter(0), listing.memory))
     if _extra(listing) != kept.extra or listing.index_path is None or pending_records(listing.root):
         return None
+    if any(not plain for _, plain in listing.folders):
+        verify = True  # a symlinked file changes with the file it leads to: no path names both
     base = str(listing.root)
-    walk = tuple(map(operator.itemgetter(0), listing.memory))
     added: set[str] = set()
     removed: set[str] = set()
-    if walk != kept.walk:
+    if walk is not None and walk != kept.walk:
         now, before = set(walk), set(kept.paths)
         added, removed = now - before, before - now
     limit = cache.since_ns - RACY_NS
@@ -424,12 +592,11 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         except (OSError, TooLarge):
             changed.add(rel)
             return
+        checked[rel] = key  # what a new kept answer keeps for it
+        fresh[rel] = f
         if old == UNTRUSTED and f.data == kept.young.get(rel):
-            checked[rel] = key
-            fresh[rel] = f
             return
         changed.add(rel)
-        fresh[rel] = f
 
     if verify:
         flat = kept.keys
@@ -502,7 +669,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     archive_changed = archive_data != (kept.archive[1] if kept.archive else None) \
         or archive_name != kept_archive_name
     if not (changed or removed or index_changed or archive_changed):
-        return Current(listing, snapshot, found, frozenset(), checked, kept)
+        return Current(listing, walk, snapshot, found, frozenset(), verify, checked, kept)
     after_files = files.copy()
     for rel in removed:
         del after_files[rel]
@@ -522,7 +689,8 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     )
     result = _result(after, changed, added, removed)
     now_snapshot, now_found = revalidate(snapshot, found, result)
-    return Current(listing, now_snapshot, now_found, frozenset(changed | removed), checked, kept)
+    return Current(listing, walk, now_snapshot, now_found, frozenset(changed | removed), verify,
+                   checked, kept)
 
 
 def _has_base(index: Index) -> bool:
@@ -545,9 +713,13 @@ def keep_current(cache: StatCache, now: Current) -> None:
     """Keep the answer :func:`current` gave (after a verified run) as the root's new kept
     answer: the stat keys of the files it did not read are the kept ones."""
     kept, snapshot = now.kept, now.snapshot
-    if not _describable(now.listing, snapshot):
-        return
     if not now.changed and not now.keys:
+        return
+    try:
+        walk = now.walk if now.walk is not None else kept.walk
+    except Stale:
+        return  # the kept listing is unreadable: the next full validation keeps a new one
+    if not _describable(now.listing, walk, snapshot):
         return
     paths = list(snapshot.files)
     if paths == kept.paths:
@@ -565,7 +737,63 @@ def keep_current(cache: StatCache, now: Current) -> None:
         if flat[4 * i] == -1:
             data = kept.young.get(rel) if rel not in now.changed else None
             young[rel] = data if data is not None else snapshot.files[rel].data
-    _store(cache, cache.since_ns, now.listing, paths, flat, young, snapshot, now.found)
+    _store(cache, cache.since_ns, now.listing, walk, paths, flat, young, snapshot, now.found)
+
+
+def keep_patch(cache: StatCache, now: Current, written: str | None = None,
+               landed: tuple[Snapshot, FindingsCache] | None = None) -> None:
+    """Keep what a quick run (:func:`current` with ``verify=False``) read as a patch of the kept
+    answer (``stat/<root hash>.patch``, small): the new stat key (or bytes, while too young) of
+    each file it found changed, the index when that changed, and the findings now — so the next
+    run does not read and play those files again.  With ``written`` (an allowed write of an
+    existing memory file or of the index) and ``landed`` (the root and its findings once it
+    lands), the patch is of the root as the write leaves it: the file is kept by the bytes it
+    will hold (if it does not come to hold them, the next run reads it again).  Only for a run
+    on the kept listing that changed no file's presence nor the archive index; what the kept
+    answer trusts stays the same (the files the run did not read keep their kept keys)."""
+    kept = now.kept
+    where = _files(cache)
+    ahead = written is not None and landed is not None \
+        and (written == INDEX_NAME or kept.key(written) is not None)
+    if where is None or not (now.changed or ahead) or now.verified or now.walk is not None:
+        return
+    snapshot, found = landed if ahead and landed is not None else (now.snapshot, now.found)
+    if len(snapshot.files) != len(kept.paths) or snapshot.interrupted:
+        return
+    archive = snapshot.archive_index
+    if (archive.render() if archive.exists else None) != (kept.archive[1] if kept.archive else None):
+        return
+    keys, young = dict(kept.patched[0]), dict(kept.patched[1])  # the patch so far, and now
+    for rel in now.changed:
+        key = now.keys.get(rel)
+        if key is None or kept.key(rel) is None:
+            return
+        young.pop(rel, None)
+        if key == UNTRUSTED:
+            young[rel] = now.snapshot.files[rel].data
+        keys[rel] = key
+    if ahead and written != INDEX_NAME and written is not None:
+        keys[written], young[written] = UNTRUSTED, snapshot.files[written].data
+    if sum(len(b) for b in young.values()) + sum(map(len, kept.young.values())) > MAX_YOUNG_BYTES:
+        return
+    from .handoff import handoff_findings
+
+    index = snapshot.index.render()
+    handoff = set(handoff_findings(snapshot.handoff))
+    value = (
+        FORMAT, kept.base, cache.since_ns, keys, young,
+        (index, index_plain(snapshot.index)) if index != kept.base_index else None,
+        findings_plain(f for f in found.findings if f not in handoff),
+        {p: findings_plain(v) for p, v in found.file_only.items()},
+        {p: findings_plain(v) for p, v in found.file_cross.items()},
+        dict(found.glob_counts), tuple(sorted(found.provenance)), tuple(sorted(found.superseding)),
+    )
+    blob = marshal.dumps(value)
+    try:
+        write_cache_file(where[0], _patch_name(where[1]),
+                         PATCH_MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob)
+    except OSError:
+        pass
 
 
 def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),

@@ -54,6 +54,7 @@ from typing import Any, Callable, Container, Iterable, TypeVar
 
 from .frontmatter import PlainFrontmatter, parse_frontmatter
 from .gcpause import gc_paused
+from .lazyfiles import LazyFiles
 from .model import (
     EMPTY_FRONTMATTER,
     BudgetConfig,
@@ -286,14 +287,20 @@ _FORMS[None] = None
 
 
 def index_plain(index: Index) -> tuple[Any, ...]:
-    """A parsed index as plain tuples (for marshal)."""
+    """A parsed index as plain tuples (for marshal); equal strings of a line (an entry's target,
+    its resolved path and its link's) are one object, which marshal writes once."""
     lines = []
     values_of = _LINE_VALUES
     for line in index.lines:
         values = list(values_of(line))
         values[3] = line.kind.value
         values[6] = None if line.form is None else line.form.value
-        values[-1] = tuple(map(tuple, line.refs))
+        same: dict[str, str] = {}
+        for i in (7, 8, 10, 12):  # target, resolved, title, link text
+            if isinstance(values[i], str):
+                values[i] = same.setdefault(values[i], values[i])
+        values[-1] = tuple(tuple(same.setdefault(v, v) if isinstance(v, str) else v for v in ref)
+                           for ref in line.refs)
         lines.append(tuple(values))
     return (tuple(lines), index.bom, tuple(map(astuple, index.scopes)))
 
@@ -302,6 +309,8 @@ def index_of(rel: str, plain: tuple[Any, ...], files: Container[str] = frozenset
     """The index :func:`index_plain` gave (lines built without ``__init__``); a ValueError when a
     path in it is neither one of ``files`` nor a plain relative path."""
     rows, bom, scopes = plain
+    if isinstance(files, LazyFiles):
+        files = files.path_set()  # one lookup a line: in a set, not through the mapping
     lines = []
     new = _new
     names = _LINE_FIELDS

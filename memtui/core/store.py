@@ -110,6 +110,10 @@ class Listing:
     nested: tuple[str, ...]
     skipped: tuple[Skipped, ...]
     outside: frozenset[str]
+    #: every folder listed (prefix as in ``memory``: "" for the root, else ending in "/") and
+    #: whether its visible entries were all regular files and real folders (no symlink, no
+    #: special file): such a folder's part of the listing changes only with its own mtime
+    folders: tuple[tuple[str, bool], ...] = ()
 
 
 def list_root(root: Path | str) -> Listing:
@@ -123,6 +127,7 @@ def list_root(root: Path | str) -> Listing:
     outside: set[str] = set()
     index_path: str | None = None
     archive: tuple[str, str] | None = None
+    folders: list[tuple[str, bool]] = []
 
     for folder in walk_root(root_path):
         prefix = folder.prefix
@@ -132,7 +137,9 @@ def list_root(root: Path | str) -> Listing:
             continue
         if folder.nested:
             nested.append(prefix.rstrip("/"))
+            folders.append((prefix, True))
             continue
+        plain = True
         for entry in folder.entries:
             name = entry.name
             if name.startswith("."):
@@ -144,6 +151,7 @@ def list_root(root: Path | str) -> Listing:
                 else:
                     is_link = entry.is_symlink()
                     if is_link:
+                        plain = False
                         real = os.path.realpath(entry.path)
                         if not _within(real, root_real):
                             outside.add(rel)
@@ -156,6 +164,7 @@ def list_root(root: Path | str) -> Listing:
                         if not prefix and name == INDEX_NAME:
                             skipped.append(Skipped(rel, INDEX_IS_FOLDER))
                         continue  # walk_root enters it
+                    plain = False
                     if not entry.is_file():
                         kind = _special_kind(entry.path)
                         if kind is None:
@@ -179,8 +188,9 @@ def list_root(root: Path | str) -> Listing:
                 other.append(rel)
             else:
                 memory.append((rel, entry.path))
+        folders.append((prefix, plain))
     return Listing(root_path, root_real, tuple(memory), index_path, archive, tuple(other),
-                   tuple(nested), tuple(skipped), frozenset(outside))
+                   tuple(nested), tuple(skipped), frozenset(outside), tuple(folders))
 
 
 #: why a root's ``MEMORY.md`` was not read when it is a folder

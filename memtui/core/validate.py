@@ -451,13 +451,18 @@ class Reach:
         return TEAM if in_team(path) else ORPHAN
 
 
-def entry_maps(snapshot: Snapshot) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
-    """The active and the archive-index entries of each file, in index order."""
+def entry_maps(
+    snapshot: Snapshot, archived_known: dict[str, list[IndexLine]] | None = None
+) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
+    """The active and the archive-index entries of each file, in index order
+    (``archived_known``: the archive's, already mapped for this archive index)."""
     direct: dict[str, list[IndexLine]] = defaultdict(list)
     archived: dict[str, list[IndexLine]] = defaultdict(list)
     for line in snapshot.index.entries:
         if line.resolved is not None:
             direct[line.resolved].append(line)
+    if archived_known is not None:
+        return dict(direct), archived_known
     for line in snapshot.archive_index.entries:
         if line.resolved is not None:
             archived[line.resolved].append(line)

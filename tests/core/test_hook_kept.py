@@ -38,7 +38,8 @@ FUTURE_NS = 10 * 10**9  # a clock this far ahead: every file is old enough to tr
 
 class Disk:
     """One root on disk whose changes get distinct mtimes (so that, with a clock that trusts
-    every stat key, no two versions of a file share one)."""
+    every stat key, no two versions of a file share one): a file's, and its folder's when an
+    entry comes or goes (as a folder's mtime moves on, one tick at least, in real use)."""
 
     def __init__(self, root: Path, aged: bool) -> None:
         self.root = root
@@ -48,17 +49,77 @@ class Disk:
     def clock(self) -> int:
         return time.time_ns() + (FUTURE_NS if self.aged else 0)
 
-    def put(self, rel: str, text: str) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    def _stamp(self, path: Path) -> None:
         self.tick += 1
         stamp = time.time_ns() - 10**9 * 1000 + self.tick * 10**6
         os.utime(path, ns=(stamp, stamp))
 
+    def _folders_changed(self, path: Path) -> None:
+        """Stamp the folders from ``path``'s own up to the root (a folder made below the root
+        is an entry come into the folder above)."""
+        folder = path.parent
+        while True:
+            self._stamp(folder)
+            if folder == self.root or self.root not in folder.parents:
+                return
+            folder = folder.parent
+
+    def put(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        new = not path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        self._stamp(path)
+        if new:
+            self._folders_changed(path)
+
+    def remove(self, rel: str) -> None:
+        (self.root / rel).unlink()
+        self._folders_changed(self.root / rel)
+
+    def rename(self, rel: str, to: str) -> None:
+        (self.root / to).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / rel).rename(self.root / to)
+        self._folders_changed(self.root / rel)
+        self._folders_changed(self.root / to)
+
+    def link(self, rel: str, target: str) -> None:
+        """A symlink at ``rel`` to the root's ``target`` (its folder's listing depends on
+        ``target`` from then on)."""
+        (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / rel).symlink_to(self.root / target)
+        self._folders_changed(self.root / rel)
+
     def memory(self) -> list[str]:
         return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*.md")
-                      if not p.name.startswith("MEMORY"))
+                      if not p.name.startswith("MEMORY") and p.exists())
+
+
+def _behind_the_back(data: Any, disk: Disk) -> None:
+    """A change no hook judged: a file's bytes rewritten in place, a file added (maybe in a new
+    folder), removed or renamed, or a symlink made to a file (or to one that goes later)."""
+    files = disk.memory()
+    kind = data.draw(st.sampled_from(["rewrite", "add", "remove", "rename", "link"]))
+    if kind == "add" or not files:
+        rel = data.draw(st.sampled_from(POOL + ["fresh_fact.md", "new_dir/fact.md", "sub/two.md"]))
+        disk.put(rel, content(rel, data.draw(st.integers(0, 9))))
+    elif kind == "remove":
+        disk.remove(data.draw(st.sampled_from(files)))
+    elif kind == "rename":
+        rel = data.draw(st.sampled_from(files))
+        to = data.draw(st.sampled_from([p for p in POOL + ["moved.md", "new_dir/moved.md"]
+                                        if not (disk.root / p).exists()] or ["moved_2.md"]))
+        if not (disk.root / to).exists():
+            disk.rename(rel, to)
+    elif kind == "link":
+        rel = data.draw(st.sampled_from(["linked.md", "sub/linked.md"]))
+        if not os.path.lexists(disk.root / rel):
+            disk.link(rel, data.draw(st.sampled_from(files)))
+    else:
+        rel = data.draw(st.sampled_from(files + ["MEMORY.md"]))
+        text = data.draw(st.sampled_from(INDEX_LINES)) + "\n" if rel == "MEMORY.md" \
+            else content(rel, data.draw(st.integers(0, 9)))
+        disk.put(rel, text)
 
 
 def _draw_write(data: Any, disk: Disk) -> tuple[str, str, dict[str, Any]]:
@@ -155,12 +216,8 @@ def test_kept_verdict_equals_the_full_replay(files: dict[str, str], data: Any) -
         unseen = False  # a change made behind the hook's back since the root was last verified
         used_kept = 0
         for _ in range(data.draw(st.integers(2, 6))):
-            if data.draw(st.integers(0, 4)) == 0:  # a shell or an editor changes a file
-                targets = disk.memory() + ["MEMORY.md"]
-                rel = data.draw(st.sampled_from(targets))
-                text = data.draw(st.sampled_from(INDEX_LINES)) + "\n" if rel == "MEMORY.md" \
-                    else content(rel, data.draw(st.integers(0, 9)))
-                disk.put(rel, text)
+            if data.draw(st.integers(0, 4)) == 0:  # a shell or an editor changes the root
+                _behind_the_back(data, disk)
                 unseen = True
                 continue
             tool, rel, tool_input = _draw_write(data, disk)
@@ -248,7 +305,7 @@ def test_a_stale_kept_answer_falls_back_or_catches_up(kept_root: Disk) -> None:
     assert _both(disk, _edit(disk, "alpha.md", "1st", "first"))[1] is True
     # a file added or removed behind its back is in the listing
     disk.put("gamma.md", topic("gamma", "new"))
-    (disk.root / "other_0.md").unlink()
+    disk.remove("other_0.md")
     assert _both(disk, _edit(disk, "alpha.md", "first", "1st"))[1] is True
 
 
@@ -289,3 +346,77 @@ def test_young_files_are_kept_by_their_bytes(tmp_path: Path, monkeypatch: pytest
     disk.put("alpha.md", topic("alpha", "changed by an editor", pinned="true"))  # same key or not
     assert _both(disk, _write_index(disk, "# Memory\n\n- [Beta](beta.md) — the second\n"))[0] \
         is not None
+
+
+def _quick(disk: Disk) -> kept.Current:
+    now = kept.current(disk.root, verify=False, cache=StatCache.open(disk.root, disk.clock, read=False))
+    assert now is not None
+    return now
+
+
+def test_a_quick_run_patches_the_kept_answer_with_what_it_read(kept_root: Disk) -> None:
+    disk = kept_root
+    folder, name, _ = kept._files(StatCache.open(disk.root, disk.clock, read=False)) or ("", "", "")
+    patch = Path(folder) / kept._patch_name(str(name))
+    first = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, first)
+    assert _both(disk, first)[1] is True
+    disk.put("alpha.md", topic("alpha", "the first fact, put otherwise"))  # not as judged
+    assert _quick(disk).changed == {"alpha.md"}
+    patch.write_bytes(b"")
+    # the next judged write reads alpha.md again, once: it keeps what it read as a patch
+    verdict, from_kept = _both(disk, _edit(disk, "beta.md", "the second", "the second one"))
+    assert from_kept and verdict is not None and verdict.decision == "allow"
+    assert patch.stat().st_size > 0
+    now = _quick(disk)  # beta.md's write did not land: it is read again; alpha.md is not
+    assert now.changed == {"beta.md"}
+    disk.put("beta.md", topic("beta", "the second one", body="See [[alpha]].\n"))
+    now = _quick(disk)
+    assert now.changed == frozenset() and list(now.found.findings) == validate(load_root(disk.root))
+    assert _both(disk, _edit(disk, "other_1.md", "more", "more still"))[1] is True
+    # an index write that lands is patched in too
+    index = (disk.root / "MEMORY.md").read_text()
+    disk.put("MEMORY.md", index + "- [Other 1](other_1.md) — one of the others\n")
+    verdict, from_kept = _both(disk, _edit(disk, "alpha.md", "put otherwise", "put again"))
+    assert from_kept and verdict is not None
+    assert _quick(disk).changed == {"alpha.md"}  # judged, not landed
+    # a patch of another kept answer is passed over: the files are read again
+    stale_patch = patch.read_bytes()
+    assert kept.validate_kept(disk.root, clock=disk.clock) == validate(load_root(disk.root))
+    assert patch.read_bytes() == b""  # a verified run keeps a new answer, the patch goes
+    disk.put("alpha.md", topic("alpha", "changed once more"))
+    patch.write_bytes(stale_patch)
+    assert _quick(disk).changed == {"alpha.md"}
+    _both(disk, _edit(disk, "beta.md", "the second one", "the second"))
+    # a torn patch is none
+    patch.write_bytes(patch.read_bytes()[:-3])
+    assert _quick(disk).changed == {"alpha.md"}
+    assert _both(disk, _edit(disk, "beta.md", "the second", "the second one"))[1] is True
+
+
+def test_an_allowed_write_is_kept_as_it_will_land(kept_root: Disk) -> None:
+    disk = kept_root
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    verdict, from_kept = _both(disk, call)
+    assert from_kept and verdict is not None and verdict.decision == "allow"
+    disk.put("alpha.md", topic("alpha", "the first fact, reworded"))  # it lands as judged
+    now = _quick(disk)
+    assert now.changed == frozenset() and list(now.found.findings) == validate(load_root(disk.root))
+    # an index line that lands as judged, likewise
+    index = (disk.root / "MEMORY.md").read_text()
+    line = "- [Other 2](other_2.md) — one of the others\n"
+    verdict, from_kept = _both(disk, _write_index(disk, index + line))
+    assert from_kept and verdict is not None and verdict.decision == "allow"
+    disk.put("MEMORY.md", index + line)
+    now = _quick(disk)
+    assert now.changed == frozenset() and list(now.found.findings) == validate(load_root(disk.root))
+    # a write that lands otherwise (or not at all) is read again
+    verdict, _ = _both(disk, _edit(disk, "beta.md", "the second", "the second one"))
+    assert verdict is not None and verdict.decision == "allow"
+    disk.put("beta.md", topic("beta", "the second, otherwise", body="See [[alpha]].\n"))
+    now = _quick(disk)
+    assert now.changed == {"beta.md"} and list(now.found.findings) == validate(load_root(disk.root))
+    verdict, from_kept = _both(disk, _edit(disk, "other_4.md", "more", "more again"))
+    assert from_kept and verdict is not None  # not landed: other_4.md is read again, as it is
+    assert _quick(disk).changed == {"other_4.md"}
