@@ -174,7 +174,6 @@ class _Note:
     lead: tuple[str, ...]  # the name's words in order, less prefixes, versions and numbers
     version: int
     stage: int  # -1: no stage word
-    dated_name: bool  # dated by its name (no frontmatter date)
     words: tuple[str, ...]  # the name's words
     file: MemoryFile = field(compare=False, repr=False)
     tagged: bool = False  # the name carries a version tag (v2 …); untagged notes are version 1
@@ -183,6 +182,12 @@ class _Note:
     def when(self) -> datetime:
         """The note's date (:func:`memtui.core.ages.stated_date`), read when first asked."""
         return stated_date(self.file)[0]
+
+    @cached_property
+    def dated_name(self) -> bool:
+        """Whether the note is dated by its name (it has no frontmatter date), read when first
+        asked: only session logs are asked."""
+        return name_date(self.path) is not None and frontmatter_date(self.file) is None
 
 
 def name_words(path: str) -> list[str]:
@@ -209,11 +214,10 @@ def _note(i: int, f: MemoryFile) -> _Note:
     versions = [int(w[1:]) for w in words if _is_version(w)]
     stages = [STAGES[w] for w in words if w in STAGES]
     item = work_item(words)
-    dated = name_date(f.path) is not None and frontmatter_date(f) is None
     return _Note(i, f.path, f.name[:-3] if f.name.endswith(".md") else f.name, item,
                  tuple(w for w in words if w not in _PREFIXES and not _is_version(w)
                        and not w.isdigit()), max(versions) if versions else 1,
-                 stages[-1] if stages else -1, dated, tuple(words), f, bool(versions))
+                 stages[-1] if stages else -1, tuple(words), f, bool(versions))
 
 
 def _order(n: _Note) -> tuple[Any, ...]:
@@ -441,7 +445,7 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
     item words are contained in the other's and they share a rare one.  Among the later notes of
     its item, a note's successor is the one whose name shares the most leading words, then the
     nearest."""
-    logs = [n for n in notes if n.dated_name and _is_log(n.path)]
+    logs = [n for n in notes if _is_log(n.path) and n.dated_name]
     by_lead: dict[str, list[_Note]] = defaultdict(list)
     for n in logs:
         if n.lead:
@@ -454,7 +458,7 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
         pool = [*(by_lead.get(old.lead[0], ()) if old.lead else ()),
                 *(n for word in old.item & rare for n in by_word[word])]
         for new in pool:
-            if new.index in seen or not new.dated_name or not _is_log(new.path):
+            if new.index in seen or not _is_log(new.path) or not new.dated_name:
                 continue
             seen.add(new.index)
             days = (new.when.date() - old.when.date()).days
