@@ -26,6 +26,7 @@ from typing import Any, Hashable, Sequence
 from .model import MemoryFile
 from .simjoin import TokenSets, brute_force_pairs, pair_score
 from .statcache import cached
+from .words import token_list
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 
@@ -127,8 +128,6 @@ def cues(f: MemoryFile) -> tuple[Cue, ...]:
     "prefer" outside those phrases.  A cue's subject runs from the cue to the next cue or the
     end of its sentence.
     """
-    from .consolidate import token_list
-
     claim = headline(f)
     text = claim.lower().replace("\u2019", "'")
     matches = list(_CUE.finditer(text))
