@@ -103,10 +103,10 @@ def is_candidate(f: MemoryFile, include_sessions: bool = False) -> bool:
 TOKENIZER_VERSION = 1
 
 
-def cached_token_sets(f: MemoryFile) -> TokenSets:
+def cached_token_sets(f: MemoryFile, canon: dict[str, str] | None = None) -> TokenSets:
     """:func:`token_sets`, kept in the stat cache for files of a cached load."""
     return cached(
-        f, f"scan/tokens-{TOKENIZER_VERSION}", token_sets,
+        f, f"scan/tokens-{TOKENIZER_VERSION}", lambda g: token_sets(g, canon),
         lambda s: (_joined(s.title), _joined(s.full), s.group),
         lambda p: TokenSets(_split(p[0]), _split(p[1]), p[2]),
     )
@@ -128,14 +128,14 @@ def _split(kept: str | frozenset[str]) -> frozenset[str]:
     return frozenset(kept)
 
 
-def token_sets(f: MemoryFile) -> TokenSets:
+def token_sets(f: MemoryFile, canon: dict[str, str] | None = None) -> TokenSets:
     """The title tokens and the title + body tokens of a file, grouped by its type.
 
     The title + body set is one pass over ``title + "\n" + body`` (the newline keeps a run from
-    spanning the two), not the union of two sets.
+    spanning the two), not the union of two sets.  ``canon``: as for :func:`tokens`.
     """
     title = f.title
-    return TokenSets(tokens(title), tokens(_full_text(f, title)), f.type)
+    return TokenSets(tokens(title, canon), tokens(_full_text(f, title), canon), f.type)
 
 
 def _full_text(f: MemoryFile, title: str | None = None) -> str:
@@ -169,7 +169,8 @@ def root_token_sets(files: list[MemoryFile]) -> list[TokenSets]:
 
 def cleaned_token_sets(files: list[MemoryFile]) -> tuple[list[TokenSets], Counter[str]]:
     """:func:`root_token_sets`, and the document frequency of their title + body tokens."""
-    sets = [cached_token_sets(f) for f in files]
+    canon: dict[str, str] = {}  # one copy of each token of the root (see :func:`tokens`)
+    sets = [cached_token_sets(f, canon) for f in files]
     df = Counter(chain.from_iterable(s.full for s in sets))
     common_title, common_full = common_tokens(sets, df)
     if common_title or common_full:

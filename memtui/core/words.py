@@ -71,22 +71,25 @@ def token_list(text: str) -> list[str]:
     return out
 
 
-def tokens(text: str) -> frozenset[str]:
+def tokens(text: str, canon: dict[str, str] | None = None) -> frozenset[str]:
     """The set of :func:`token_list` (ASCII text takes a faster path to the same set).
 
-    Tokens are interned, so a large root holds one copy of each word however many files use it;
-    only the distinct runs that are tokens are interned (a set of the runs first, less the stop
-    words: a text repeats its words, and each lookup in the interpreter's table of interned
-    strings is a cache miss in a large root).  The frozenset is made from a finished set, which
-    sizes its table once: a quarter less memory than one grown token by token.  ASCII text is
-    lower-cased and cut in one ``bytes.translate``.
+    Tokens are canonical, so a large root holds one copy of each word however many files use it:
+    the interpreter's interned strings, or with ``canon`` the first of each token that dict has
+    seen (a caller tokenising a whole root passes one dict for all its files: a table of the
+    root's words alone is smaller than the interpreter's, so its lookups miss the cache less).
+    Only the distinct runs that are tokens are looked up (a set of the runs first, less the stop
+    words: a text repeats its words, and each lookup in a large table is a cache miss).  The
+    frozenset is made from a finished set, which sizes its table once: a quarter less memory
+    than one grown token by token.  ASCII text is lower-cased and cut in one ``bytes.translate``.
     """
     if not text.isascii():
-        return frozenset(set(map(intern, token_list(text))))
+        words = set(token_list(text))
+        return frozenset(set(map(intern, words)) if canon is None else set(map(canon.setdefault, words, words)))
     cut = text.encode("ascii").translate(_LOWER_SEPARATE)
     runs = set(cut.decode("ascii").split())
     runs -= _DROPPED
-    found = set(map(intern, runs))
+    found = set(map(intern, runs)) if canon is None else set(map(canon.setdefault, runs, runs))
     if not cut.translate(None, _NOT_DIGITS):  # no digit anywhere: no run is a number
         return frozenset(found)
     return frozenset(found.difference([run for run in found if run.isdigit()]))
