@@ -8,7 +8,6 @@ coordinator's decision (:func:`resolve_pending`).
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import stat
@@ -49,7 +48,13 @@ from .fs import (
 )
 from .restore import left_alone_words, remove_empty_created_dirs, restore_record
 
-_log = logging.getLogger("memtui")
+
+def _warn(message: str, *args: object) -> None:
+    """A warning on the ``memtui`` logger (logging is imported only when one is given: most
+    processes that load the writer never recover anything, and importing it costs ~6 ms)."""
+    import logging
+
+    logging.getLogger("memtui").warning(message, *args)
 
 #: the key of a record that is one half of a change over several roots
 GROUP = "group"
@@ -212,7 +217,7 @@ def recover_locked(root: Path) -> Recovered:
         except UnsafePath as exc:
             _quarantine(root, record.file)
             quarantined[record.file] = str(exc)
-            _log.warning("recovering %s: set aside %s: %s", root, record.file, exc)
+            _warn("recovering %s: set aside %s: %s", root, record.file, exc)
             continue
         except JournalError as exc:
             raise WriteFailed(
@@ -229,7 +234,7 @@ def recover_locked(root: Path) -> Recovered:
         restored.append(record.id)
         if left:
             left_alone[record.id] = left
-            _log.warning("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
+            _warn("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
     _tidy(root)
     return Recovered(restored, left_alone, quarantined)
 
