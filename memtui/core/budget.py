@@ -14,7 +14,8 @@ is: its lines and bytes.  ``claude-code`` is Claude Code's own loader, as the re
    ``<!-- c --> visible text`` keeps `` visible text`` and counts, and an unclosed comment stays;
 3. the rest is trimmed (JavaScript ``trim``: leading and trailing blank lines do not count);
 4. then the first ``max_lines`` (200) lines or ``max_bytes`` (25,000) *characters* load —
-   a JavaScript string length, UTF-16 code units, CRLF counted as LF.  Past the character cap
+   a JavaScript string length, UTF-16 code units, the file's own line endings counted (a CRLF
+   is two characters, unless a comment block was stripped: see :func:`_counted`).  Past the character cap
    the text is cut at the last line break at or before it, so the line that crosses the cap
    does not load; only a first line longer than the cap is cut mid-line.
 
