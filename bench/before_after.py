@@ -7,8 +7,8 @@ The baseline runs its own copy of the script (``BASE/bench/…``, with ``PYTHONP
 tree runs its copy; the two alternate ``--rounds`` times, so a change in the machine's load hits
 both.  Each run gets its own temp folder (a script that writes to its root, as the app bench's
 pin does, never sees the other tree's records).  Lines are paired by their text with the
-numbers (and the spaces padding them) taken out; each number is the median over the rounds, shown as ``before → after
-(×after/before)``.  Lines whose text differs between the two trees are printed as they are.
+numbers (and the spaces padding them) taken out, the n-th such line with the n-th; each number
+is the median over the rounds, shown as ``before → after (×after/before)``.  Lines whose text differs between the two trees are printed as they are.
 """
 
 from __future__ import annotations
@@ -42,12 +42,24 @@ def shape(line: str) -> str:
     return " ".join(NUMBER.sub("#", line).split())
 
 
-def figures(runs: list[list[str]]) -> dict[str, list[float]]:
-    """Per line text (numbers replaced by ``#``): the median of each of its numbers over runs."""
-    seen: dict[str, list[list[float]]] = {}
+def keyed(lines: list[str]) -> list[tuple[str, int]]:
+    """Each line's key: its shape (:func:`shape`) and how many lines of that shape came before it
+    in the run — two rows of one table that differ only in their numbers (the 10k row and the
+    100k row) are two figures, not one."""
+    count: dict[str, int] = {}
+    out = []
+    for line in lines:
+        key = shape(line)
+        out.append((key, count.get(key, 0)))
+        count[key] = count.get(key, 0) + 1
+    return out
+
+
+def figures(runs: list[list[str]]) -> dict[tuple[str, int], list[float]]:
+    """Per line key (:func:`keyed`): the median of each of its numbers over runs."""
+    seen: dict[tuple[str, int], list[list[float]]] = {}
     for lines in runs:
-        for line in lines:
-            key = shape(line)
+        for key, line in zip(keyed(lines), lines):
             numbers = [float(n.replace(",", "")) for n in NUMBER.findall(line)]
             seen.setdefault(key, []).append(numbers)
     return {key: [statistics.median(column) for column in zip(*values)] for key, values in seen.items()
@@ -85,10 +97,9 @@ def main() -> int:
     before, after = figures(base_runs), figures(new_runs)
     print(f"{options.script} {' '.join(options.args)}: before ({options.base}) → after ({HERE}), "
           f"median of {options.rounds} alternating rounds")
-    for line in new_runs[-1]:
-        key = shape(line)
+    for key, line in zip(keyed(new_runs[-1]), new_runs[-1]):
         if key in before and key in after and len(before[key]) == len(after[key]):
-            print(pair(key, before[key], after[key]))
+            print(pair(key[0], before[key], after[key]))
         else:
             print(f"{line}    [after only]")
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
