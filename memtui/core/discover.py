@@ -9,13 +9,12 @@ import time
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from operator import attrgetter
 from pathlib import Path
 
 from . import claude_settings
 from .model import INDEX_NAME, TEAM_DIR
 from .store import RootError, check_root
-from .walk import Folder, walk
+from .walk import walk
 
 #: folders never descended into when looking for roots
 _SKIP_DIRS = frozenset(
@@ -57,7 +56,7 @@ def roots_under(path: Path, max_depth: int = MAX_DEPTH, *,
     for folder in walk(path, lambda entry: entry.name not in _SKIP_DIRS, ordered=False):
         listed.append(folder.path)
         entries += len(folder.entries)
-        index = _index_entry(folder)
+        index = folder.entry(INDEX_NAME)
         if index is not None:
             plain = plain and not _linked(index)
             if _is_index(index):
@@ -68,17 +67,6 @@ def roots_under(path: Path, max_depth: int = MAX_DEPTH, *,
     if memo is not None and plain and entries >= MEMO_ENTRIES:
         memo.keep(listed, found, start)
     return found
-
-
-def _index_entry(folder: Folder) -> os.DirEntry[str] | None:
-    """The folder's entry named ``MEMORY.md``, if it has one."""
-    try:
-        return folder.entries[list(map(_NAME, folder.entries)).index(INDEX_NAME)]
-    except ValueError:
-        return None
-
-
-_NAME = attrgetter("name")
 
 
 def _linked(entry: os.DirEntry[str]) -> bool:

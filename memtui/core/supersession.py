@@ -244,12 +244,6 @@ def _after(new: _Note, old: _Note) -> bool:
     return _order(new) > _order(old)
 
 
-def _cites(a: _Note, b: _Note) -> bool:
-    """Whether ``a``'s text names ``b``'s file: of two notes of one day, the one that names the
-    other (and is not named by it) was written after it (:func:`_same_day_successor`)."""
-    return b.stem in a.file.text
-
-
 def supersession_candidates(
     files: Sequence[MemoryFile], sets: Sequence[TokenSets] | None = None,
     rejected: Collection[tuple[str, str]] = (),
@@ -656,7 +650,7 @@ def _same_day_successor(old: _Note, new: _Note) -> bool:
     different parts of one item (:func:`_distinct`, :func:`_part`).  A replacement of the same
     day is looked for only when the title says it: a description's "replaced X with Y" is most
     often about the code, not about the older note."""
-    if not _cites(new, old) or _cites(old, new):
+    if not _names(new.file, old) or _names(old.file, new):  # the one naming the other came after
         return False
     lead = _common_lead(old.lead, new.lead)
     return not (_distinct(old, new, lead) or _part(old, new, lead, (old.file.title, new.file.title)))

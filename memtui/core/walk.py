@@ -38,6 +38,13 @@ class Folder:
         """Whether an entry of this folder has exactly this name."""
         return name in map(_NAME, self.entries)
 
+    def entry(self, name: str) -> os.DirEntry[str] | None:
+        """This folder's entry of exactly this name, if it has one."""
+        try:
+            return self.entries[list(map(_NAME, self.entries)).index(name)]
+        except ValueError:
+            return None
+
 
 def _enter_all(entry: os.DirEntry[str]) -> bool:
     return True
