@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from textual.widgets import Footer
 
 from memtui.app import MemtuiApp
 from memtui.screens.merge_review import MergeReviewScreen
@@ -33,21 +34,29 @@ def make_app(*roots: Path, **options: Any) -> MemtuiApp:
 
 
 async def settle(pilot: Any) -> None:
-    """Wait until every worker is done and every message they posted is handled.
+    """Wait until every worker is done, every message they posted is handled and the footer
+    shows its keys.
 
     ``pilot.pause(0)`` waits for the queued messages and paints, without Pilot's wait for an
-    idle CPU (which costs a tenth of a second or more each time).
+    idle CPU (which costs a tenth of a second or more each time). The footer composes its keys
+    only after the screen publishes its bindings, a few hops after mount or a focus change: on
+    a slow machine three quiet pauses can pass before that, so an empty footer is not quiet.
     """
     quiet = 0
-    for _ in range(50):
+    for _ in range(200):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause(0)
-        if any(worker.is_running for worker in pilot.app.workers):
+        if any(worker.is_running for worker in pilot.app.workers) or _footer_pending(pilot.app):
             quiet = 0
             continue
         quiet += 1
         if quiet >= 3:
             return
+
+
+def _footer_pending(app: Any) -> bool:
+    """A footer on the screen that has not composed its keys yet (ours always has Help/Quit)."""
+    return any(not footer.children for footer in app.screen.query(Footer))
 
 
 async def press(pilot: Any, *keys: str) -> None:
