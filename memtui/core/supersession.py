@@ -39,7 +39,14 @@ the stage of the work within one day):
   subject (their names share a rare word — two words when only the claim says it — and their
   words :data:`SAME_SUBJECT`, or, when the name says it and the note links the older one,
   whatever their overlap).  A note of the same day is older when the replacing note names it
-  and is not named by it, and only when the title says the replacement.
+  and is not named by it, and only when the title says the replacement.  Or a note whose title
+  or description says it retired (removed, dropped, replaced, renamed, reverted, deprecated) a
+  named thing — an identifier such as ``surface-card`` or ``IDLE_CAP``, or a quoted one, among
+  the :data:`THING_WORDS` words beside the cue — and an older note (at most
+  :data:`REPLACE_DAYS` before, the same day included) that brought it in: the thing is named by
+  at most :data:`INTRODUCERS` other notes, in the older one's title or description, or in its
+  text when their names share a word; the older note does not name the newer and does not
+  itself say it retired that thing.
 
 *Strong* proposals (started checked by the dream) are a declared one, a consolidation, a replacement said in
 the name, and a checkpoint whose later note closes the item or is a new version; a checkpoint
@@ -79,6 +86,8 @@ CONTAINED_SHARE = 0.7  # ... holding this share of the earlier's words contains 
 SAME_SUBJECT = 0.4  # the title + body overlap two notes of one subject have at least
 REPLACE_DAYS = 30  # a replacement is looked for among notes at most this much older
 EXTENDS_CHARS = 2000  # a note says it extends another near its start
+THING_WORDS = 3  # the words either side of a retirement's cue that may name what is gone
+INTRODUCERS = 4  # a retired thing named by more notes than this is no one note's
 
 # Words of a name that say where the work stands, not what it is.  The number is the stage's
 # order within one day (a plan comes before its execution, which comes before the close).
@@ -128,6 +137,16 @@ _REPLACE_CLAIM = re.compile(
 )
 #: "now" in a title: a replacement only of the notes its file links (``relates_to``)
 _NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+#: a claim that a named thing is gone (:func:`_retirements`); not a word's part (``wrongly-dropped``)
+_RETIRED_HINTS = ("retired", "removed", "dropped", "replaced", "renamed", "reverted", "deprecated")
+_RETIRED = re.compile(r"(?<![\w-])(?:retired|removed|dropped|replaced|renamed|reverted|deprecated)(?![\w-])",
+                      re.IGNORECASE)
+#: where a cue's clause ends: a parenthesis, a comma, a semicolon, a colon, a line, a sentence
+_CLAUSE_END = re.compile(r"[(),;:\n]|\.\s")
+#: the words after a cue that begin what came in its place ("replaced with X", "renamed to X")
+_NEW_THING = frozenset({"with", "to", "by", "for", "as", "into", "in"})
+#: a named thing: quoted in backticks, or an identifier joined by ``-``, ``_`` or ``.``
+_THING = re.compile(r"`([^`\n]{3,60})`|(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+)(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -283,6 +302,8 @@ def supersession_candidates(
     for old, new, proposal in _checkpoints(files, sets, notes, by_word, rare):
         add(old, new, proposal)
     for old, new, proposal in _replacements(files, sets, notes, by_word, rare):
+        add(old, new, proposal)
+    for old, new, proposal in _retirements(files, sets, notes):
         add(old, new, proposal)
     for old, new, proposal in _extensions(files, sets, notes):
         add(old, new, proposal)
@@ -595,6 +616,63 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
                         f"{days} day(s) later", f"the two share {same:.0%} of their words")
             yield old, new, Supersession(old.path, new.path, REPLACES, evidence, in_name,
                                          days, _restated(sets, old.index, new.index))
+
+
+def retired_things(claim: str) -> set[str]:
+    """The named things (lower case) a title or description says are gone: an identifier or a
+    backticked name among the :data:`THING_WORDS` words either side of a cue, in its clause
+    (``(surface-card token retired)`` → ``surface-card``; ``removed justify-go shim`` →
+    ``justify-go``).  What follows "replaced with", "renamed to" … is the new thing, not the gone."""
+    if not _may_say(_RETIRED_HINTS, claim):
+        return set()
+    out = set()
+    for cue in _RETIRED.finditer(claim):
+        start = max((m.end() for m in _CLAUSE_END.finditer(claim, 0, cue.start())), default=0)
+        end_match = _CLAUSE_END.search(claim, cue.end())
+        before = claim[start:cue.start()].split()[-THING_WORDS:]
+        after: list[str] = []
+        for word in claim[cue.end():end_match.start() if end_match else len(claim)].split():
+            if word.lower() in _NEW_THING or len(after) == THING_WORDS:
+                break
+            after.append(word)
+        for thing in _THING.finditer(" ".join(before) + " " + " ".join(after)):
+            out.add((thing[1] or thing[2]).lower())
+    return out
+
+
+def _retirements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
+                 ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Older notes that brought in a thing a newer note says it retired (see the module
+    docstring)."""
+    claims = [(new, things) for new in notes
+              if (things := retired_things(files[new.index].title + "\n" + files[new.index].description))]
+    if not claims:
+        return
+    texts = [f.text.lower() for f in files]
+    for new, things in claims:
+        for thing in sorted(things):
+            holders = []
+            for n in notes:
+                if n.index != new.index and thing in texts[n.index]:
+                    holders.append(n)
+                    if len(holders) > INTRODUCERS:
+                        break
+            if len(holders) > INTRODUCERS:
+                continue  # a thing many notes name: not one note's
+            for old in holders:
+                head = (files[old.index].title + "\n" + files[old.index].description).lower()
+                if thing in retired_things(head) or _names(files[old.index], new):
+                    continue  # the older note retires it too, or it names the newer: it came after
+                if thing not in head and not old.item & new.item:
+                    continue  # in the text only: their names must share a word
+                days = (new.when.date() - old.when.date()).days
+                if not 0 <= days <= REPLACE_DAYS:
+                    continue
+                evidence = (f"{new.stem} says {thing} is gone (retired, removed or replaced)",
+                            f"{old.stem} brought it in ({'its title or description' if thing in head else 'its text'})",
+                            f"{days} day(s) later")
+                yield old, new, Supersession(old.path, new.path, REPLACES, evidence, False,
+                                             days, _restated(sets, old.index, new.index))
 
 
 _EXTENDS = re.compile(r"\b(?:extends|extension of|restates|builds on|same (?:rule|lesson) as|"

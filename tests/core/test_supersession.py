@@ -17,6 +17,7 @@ from memtui.core.supersession import (
     DECLARED,
     EXTENDS,
     REPLACES,
+    retired_things,
     root_supersessions,
     supersession_candidates,
 )
@@ -224,6 +225,48 @@ def test_a_retired_compound_word_is_no_replacement_claim() -> None:
     assert found(texts) == {}
     texts[new] = topic("sidecoach convergence commit", "the old handler retired", body=SHARED)
     assert [(k, v.kind) for k, v in found(texts).items()] == [((old, new), REPLACES)]  # type: ignore[attr-defined]
+
+
+def test_the_things_a_claim_says_are_gone_are_those_beside_its_cue() -> None:
+    assert retired_things("Tool cards flipped to thematic inverse (surface-card token retired)") == {"surface-card"}
+    assert retired_things("removed the ~50min idle cap (JUSTIFY_WATCH_IDLE_CAP retired)") == {"justify_watch_idle_cap"}
+    assert retired_things("/justify is THE one command (removed justify-go shim; in-session loop)") == {"justify-go"}
+    assert retired_things("dropped `legacy mode` for good") == {"legacy mode"}
+    # what came in its place, a thing far from the cue, another clause, a cue inside a word
+    assert retired_things("footer span replaced with the theme-swapped and-dev wordmark") == set()
+    assert retired_things("Three-prompt batch - lede last sentence removed; dots gone") == set()
+    assert retired_things("api-drift hook blocked. The sig 'has been removed' was a false positive") == set()
+    assert retired_things("4 wrongly-dropped effects rebuilt, fidelity-audit done") == set()
+    assert retired_things("surface-card token added") == set()
+
+
+def test_a_note_that_retires_a_thing_replaces_the_older_note_that_brought_it_in() -> None:
+    # the improv log's tool cards: the hour-old surface-card token retired by the inverse cards
+    old = "session_2026-06-10_toolkit-grain-stronger-card-contrast.md"
+    new = "session_2026-06-10_tool-cards-thematic-inverse.md"
+    other = "session_2026-06-09_palette-notes.md"
+    texts = {
+        old: topic("Toolkit grain raised + surface-card token for card contrast", body="Cards now contrast. "),
+        new: topic("Tool cards flipped to thematic inverse (surface-card token retired)",
+                   body="The cards use surface-inverse now. "),
+        other: topic("palette notes", body="Colours of the site. "),
+    }
+    [(pair, proposal)] = found(texts).items()
+    assert pair == (old, new) and proposal.kind == REPLACES and not proposal.strong  # type: ignore[attr-defined]
+    # in the older note's text only: their names must share a word
+    texts[old] = topic("Toolkit grain raised", body="A new surface-card token for the cards. ")
+    assert found(texts) == {}
+    moved = {k: v for k, v in texts.items() if k != old}
+    moved["session_2026-06-10_tool-cards-contrast.md"] = texts[old]
+    assert list(found(moved)) == [("session_2026-06-10_tool-cards-contrast.md", new)]
+    # a thing five other notes name is no one note's; an older note naming the newer came after it
+    texts[old] = topic("Toolkit grain raised + surface-card token for card contrast", body="Cards. ")
+    crowd = {f"session_2026-06-0{d}_theme-{d}.md": topic(f"theme {d}", body="the surface-card token. ")
+             for d in range(1, 6)}
+    assert found({**texts, **crowd}) == {}
+    texts[old] = topic("Toolkit grain raised + surface-card token for card contrast",
+                       body="Later: session_2026-06-10_tool-cards-thematic-inverse. ")
+    assert found(texts) == {}
 
 
 def test_scan_lists_a_supersession_once_and_withholds_rejected_ones() -> None:
