@@ -94,6 +94,8 @@ class DreamItem:
     note: str = ""  # why it starts unchecked
     diff: str = field(default="", compare=False, repr=False)  # its diff in the default selection
     # ("" for an unchecked item or a huge index: see :func:`item_diff`)
+    parts: tuple[DreamItem, ...] = field(default=(), compare=False, repr=False)  # what it splits into
+    # (:func:`split`): the strong successors' item, one item per fold
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "paths": list(self.paths), "reason": self.reason,
@@ -551,23 +553,43 @@ def _successor_items(snapshot: Snapshot, rejected: Collection[tuple[str, str]], 
             return fold_successors(s, chosen_pairs)
 
         paths = tuple(dict.fromkeys(p for pair in pairs for p in pair))
+        parts = tuple(_successor_item(x, True) for x in chosen) if len(chosen) > 1 else ()
         items.append(DreamItem("successor", paths,
                                f"{len(pairs)} note{'s' if len(pairs) != 1 else ''} superseded by a later note of "
                                "the same work item: fold the earlier into the later (superseded_by, archive/)",
-                               evidence, True, build))
+                               evidence, True, build, parts=parts))
     folded = {x.old for x in chosen}
     for x in found:
         if x.strong and not _a_record(snapshot.files[x.old]) or x.old in folded or x.new in folded:
             continue
-
-        def build_one(s: Snapshot, pair: tuple[str, str] = (x.old, x.new)) -> Changeset:
-            return fold_successors(s, [pair])
-
-        note = ("needs review: a decision or rule record" if x.strong
-                else "needs review: the later note only names the earlier")
-        items.append(DreamItem("successor", (x.old, x.new), f"{x.new} may supersede {x.old} ({x.proposal})",
-                               tuple(x.evidence[:EVIDENCE_SHOWN]), False, build_one, note))
+        items.append(_successor_item(x, False))
     return items
+
+
+def _successor_item(x: Supersession, checked: bool) -> DreamItem:
+    """One fold of an earlier note into a later one: checked (a part of the strong successors'
+    item), or waiting for review with the reason why."""
+
+    def build_one(s: Snapshot, pair: tuple[str, str] = (x.old, x.new)) -> Changeset:
+        return fold_successors(s, [pair])
+
+    note = ("" if checked else "needs review: a decision or rule record" if x.strong
+            else "needs review: the later note only names the earlier")
+    reason = f"{x.new} supersedes {x.old}" if checked else f"{x.new} may supersede {x.old}"
+    return DreamItem("successor", (x.old, x.new), f"{reason} ({x.proposal})",
+                     tuple(x.evidence[:EVIDENCE_SHOWN]), checked, build_one, note)
+
+
+def split(plan: DreamPlan, position: int) -> DreamPlan:
+    """The plan with the item at ``position`` replaced by its parts (:attr:`DreamItem.parts`, in
+    the order they fold: a chain from its oldest link), so that one fold of the strong
+    successors can be left out; the same plan when that item has no parts.  Checked together
+    the parts make the change the whole item made."""
+    item = plan.items[position]
+    if not item.parts:
+        return plan
+    items = plan.items[:position] + item.parts + plan.items[position + 1:]
+    return DreamPlan(plan.snapshot, items, plan.validated)
 
 
 def plan_dream(

@@ -1,7 +1,8 @@
 """The Dream screen: one maintenance pass as a checklist, gated as a whole, applied as one change.
 
 The plan (:func:`memtui.core.dream.plan_dream`) is built in a worker.  Each item is a checkbox
-(``space`` toggles; all on except those that wait for a person); the right side shows the
+(``space`` toggles; all on except those that wait for a person; ``l`` splits the strong
+successors' item into one item per fold); the right side shows the
 highlighted item's diff, built on the items checked before it, and the validator's verdict on
 the whole checked set, recomputed in a worker whenever a box changes.  ``a`` applies the checked
 set as ONE changeset: the screen posts the very preview the validator judged
@@ -109,6 +110,7 @@ class DreamScreen(Screen[None]):
 
     BINDINGS = [
         Binding("a", "apply", "Apply checked", show=True),
+        Binding("l,right", "split", "Split", show=True),
         Binding("escape,q", "close", "Close", show=True),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
@@ -264,6 +266,8 @@ class DreamScreen(Screen[None]):
             return
         item = plan.items[position]
         reason = Text(item.reason)
+        if item.parts:
+            reason.append(f"\nl splits it into {len(item.parts)} items, one per fold", style="italic")
         if item.note:
             reason.append(f"\n{item.note}", style="italic")
         for line in item.evidence:
@@ -275,6 +279,7 @@ class DreamScreen(Screen[None]):
     @on(SelectionList.SelectionHighlighted, "#dream-items")
     def _on_highlighted(self, event: SelectionList.SelectionHighlighted[int]) -> None:
         self._show_item(event.selection_index)
+        self.refresh_bindings()  # Split applies to some items only
 
     @on(SelectionList.SelectedChanged, "#dream-items")
     def _on_toggled(self) -> None:
@@ -305,6 +310,42 @@ class DreamScreen(Screen[None]):
             return
         self.app.post_message(self.Chosen(Plan(Request(), self.preview)))
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "split":
+            return self._splittable() is not None
+        return True
+
+    def _splittable(self) -> int | None:
+        """The highlighted item's position when it splits into parts (:func:`dream.split`)."""
+        plan, position = self.plan, self.items_list.highlighted if self.is_mounted else None
+        if plan is None or position is None or position >= len(plan.items) or not plan.items[position].parts:
+            return None
+        return position
+
+    def action_split(self) -> None:
+        """One item a fold: the strong successors' item becomes its parts, each checked as the
+        item was, so that a wrong fold can be left out; the rest keep their boxes."""
+        position = self._splittable()
+        plan = self.plan
+        if position is None or plan is None:
+            return
+        was_checked = position in self.selected
+        parts = len(plan.items[position].parts)
+        kept = {i if i < position else i + parts - 1 for i in self.selected if i != position}
+        if was_checked:
+            kept |= set(range(position, position + parts))
+        plan = self.plan = dream.split(plan, position)
+        items = self.items_list
+        with items.prevent(SelectionList.SelectedChanged, SelectionList.SelectionHighlighted):
+            items.clear_options()
+            items.add_options([Selection(item_prompt(item), i, i in kept) for i, item in enumerate(plan.items)])
+            items.highlighted = position
+        self._update_title()
+        self.query_one("#dream-verdict", Static).update("asking the validator…")
+        self._judge_worker(plan, self.selected)
+        self._show_item(position)
+        self.refresh_bindings()
 
     def action_cursor(self, where: str) -> None:
         """j k g G move the checklist's cursor as the arrows and home/end do."""

@@ -20,7 +20,7 @@ from memtui.core.model import Snapshot
 from memtui.core.staleness import StalenessClass, score_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate
-from tests.support.dream_plans import OLD, STALE_BODY, sweeper_files, sweeper_project
+from tests.support.dream_plans import OLD, STALE_BODY, sweeper_files, sweeper_project, two_closed_sprints
 from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree
 
@@ -356,3 +356,31 @@ def test_dream_folds_a_closed_work_item_s_earlier_logs_and_leaves_decisions_to_a
     assert "(session_2026-05-24_sprint2_closed.md)" in index  # the successor takes the entry's place
     assert "(session_2026-05-24_sprint2_registry-decision.md)" in index
     assert not plan_dream(after, NOW).default
+
+
+
+def test_the_strong_successors_item_splits_into_one_fold_a_note(make_root: MakeRoot) -> None:
+    root = make_root(two_closed_sprints())
+    snapshot = load_root(root)
+    plan = plan_dream(snapshot, NOW)
+    [at] = [i for i, item in enumerate(plan.items) if item.kind == "successor" and item.parts]
+    whole = plan.items[at]
+    parted = dream.split(plan, at)
+    parts = parted.items[at:at + len(whole.parts)]
+    assert len(parts) == 2 and all(p.checked and p.kind == "successor" and len(p.paths) == 2 for p in parts)
+    assert [p.paths for p in parts] == [("session_2026-05-22_sprint2_plan.md", "session_2026-05-22_sprint2_closed.md"),
+                                        ("session_2026-05-23_sprint3_plan.md", "session_2026-05-23_sprint3_closed.md")]
+    assert parted.items[:at] == plan.items[:at] and parted.items[at + 2:] == plan.items[at + 1:]
+    assert dream.split(parted, at) is parted  # a part splits no further
+    # checked together the parts change what the whole item changed, byte for byte
+    def result(p: dream.DreamPlan) -> tuple[dict[str, str], bytes, bytes]:
+        after = dream.preview(p, p.default).after
+        return ({k: f.text for k, f in after.files.items()}, after.index.render(),
+                after.archive_index.render())
+
+    assert result(parted) == result(plan)
+    # one part left out: its earlier note stays where it is, the other is folded
+    write.run(snapshot, dream.compose(parted, parted.default - {at}))
+    after = load_root(root)
+    assert "session_2026-05-22_sprint2_plan.md" in after.files
+    assert "archive/session_2026-05-23_sprint3_plan.md" in after.files

@@ -54,3 +54,17 @@ def sweeper_files() -> dict[str, str | bytes]:
         "pool_copy.md": topic("Postgres connection pooling settings (copy)", body=DUP_BODY,
                               updated="2026-10-02"),
     }
+
+
+def two_closed_sprints() -> dict[str, str]:
+    """Two work items whose plans are closed by a later note: two strong folds in one item."""
+    files = {"MEMORY.md": "# Memory\n\n## Sessions\n"}
+    for n, what in ((2, "landing composition data and the copywriting handler"),
+                    (3, "flow registry wiring and the review queue")):
+        body = (f"Sprint {n} builds the {what}, with tests for each handler, a review of the "
+                f"registry and notes on sprint {n}'s risks.\n")
+        plan, closed = f"session_2026-05-2{n}_sprint{n}_plan.md", f"session_2026-05-2{n}_sprint{n}_closed.md"
+        files["MEMORY.md"] += f"- [Sprint {n} plan]({plan}) — sprint {n} plan\n"
+        files[plan] = topic(f"Sprint {n} plan", body=body, type_="project")
+        files[closed] = topic(f"Sprint {n} closed", type_="project", body=f"Closed. {body}Follows {plan}.\n")
+    return files

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,6 +11,7 @@ from memtui.core.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.widgets.inbox_view import InboxView
 from tests.support.app import digest, make_app, press, screen_lines, settle
+from tests.support.dream_plans import two_closed_sprints
 
 
 @pytest.fixture(autouse=True)
@@ -168,3 +170,31 @@ async def test_the_dream_screen_plans_on_the_cached_load_as_a_plain_load_does(
     for plan in shown:
         assert plan.items == expected.items and plan.default == expected.default
         assert [i.diff for i in plan.items] == [i.diff for i in expected.items]
+
+
+async def test_dream_splits_the_strong_successors_and_applies_all_but_the_one_left_out(make_root: Any) -> None:
+    root = make_root(two_closed_sprints())
+    app = make_app(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.plan is not None
+        at = next(i for i, item in enumerate(screen.plan.items) if item.parts)
+        assert not screen.check_action("split", ())  # the first item has no parts: Split is hidden
+        for _ in range(at):
+            await press(pilot, "down")
+        assert screen.check_action("split", ())
+        count = len(screen.plan.items)
+        await press(pilot, "l")
+        plan = screen.plan
+        assert len(plan.items) == count + 1 and screen.items_list.highlighted == at
+        assert screen.selected == frozenset(range(len(plan.items)))  # each part checked as the item was
+        assert "sprint2_plan → sprint2_closed" in "\n".join(screen_lines(app))
+        await press(pilot, "space")  # leave the first fold out
+        assert screen.judged == screen.selected and screen.preview is not None and screen.preview.accepted
+        await press(pilot, "a")
+        assert not isinstance(app.screen, DreamScreen)
+    assert (root / "session_2026-05-22_sprint2_plan.md").exists()
+    assert (root / "archive/session_2026-05-23_sprint3_plan.md").exists()
+    assert len(list_records(root)) == 1
