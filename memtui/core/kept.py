@@ -4,7 +4,10 @@ A full validation of a root (:func:`memtui.core.incremental.findings_cache`) lea
 what the rules found; :func:`keep` stores that with the listing it was about, each file's stat
 key and the two indexes' bytes, in the user's cache folder (``stat/<root hash>.kept``, beside
 the stat cache, written by :func:`memtui.core.statcache.write_cache_file`, never in a memory
-folder).  :func:`current` gives the root's snapshot and findings back from it: the root is listed
+folder).  What the archive index adds to the findings is kept apart
+(:class:`memtui.core.validate.ArchivePart`), and its lines are unmarshalled only when a write
+needs them (:class:`memtui.core.statcache.LazyIndex`): most writes touch neither the archive
+index nor a file it names.  :func:`current` gives the root's snapshot and findings back from it: the root is listed
 again (names only), the indexes are read, and the files that may have changed since are checked
 — every file with ``verify=True`` (one ``stat`` each, what a warm ``validate`` pays), otherwise
 the files a memory write was judged for since (the *dirty log*, ``stat/<root hash>.dirty``, one
@@ -695,7 +698,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         blob, bom, scopes = kept.archive_plain
         entries, refs, duplicates, secrets, listed, more = kept.archive_part
         archive = lazy_index_of(kept_archive_name, blob, bom, scopes, kept.archive[1], secrets,
-                                files)
+                                files, Stale)  # its lines built on demand, as files are read
         listed_set = frozenset(listed)
         part = ArchivePart(archive, entries, refs, duplicates, listed_set, listed_set.union(more))
     else:

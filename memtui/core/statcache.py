@@ -350,13 +350,16 @@ class LazyIndex(Index):
     """An index kept as its marshalled lines (``marshal.dumps`` of :func:`index_plain`'s rows),
     built when first asked for: what a judged write reads of an archive index of thousands of
     lines it does not touch is its name, its scopes, its bytes and its secrets, all kept beside.
-    Equal to the :class:`Index` :func:`index_of` gives; a ValueError, when the lines are built,
-    if the kept lines are not an index's."""
+    Equal to the :class:`Index` :func:`index_of` gives; when the lines are built, the
+    ``broken`` exception :func:`lazy_index_of` was given if the kept lines are not an index's."""
 
     @cached_property
     def lines(self) -> tuple[IndexLine, ...]:
         values = self.__dict__
-        return _lines_of(marshal.loads(values["_blob"]), values["_files"])
+        try:
+            return _lines_of(marshal.loads(values["_blob"]), values["_files"])
+        except (ValueError, EOFError, TypeError, KeyError, IndexError) as exc:
+            raise values["_broken"](self.path) from exc
 
     def blob(self) -> bytes:
         """The marshalled rows (kept: the lines need not be built)."""
@@ -365,15 +368,17 @@ class LazyIndex(Index):
 
 
 def lazy_index_of(rel: str, blob: bytes, bom: bool, scopes: tuple[Any, ...], rendered: bytes,
-                  secrets: tuple[Finding, ...], files: Container[str] = frozenset()) -> Index:
+                  secrets: tuple[Finding, ...], files: Container[str] = frozenset(),
+                  broken: type[Exception] = ValueError) -> Index:
     """A :class:`LazyIndex` (``rendered``: its bytes, ``secrets``: the secret findings of its
-    text, both as :class:`Index` would work them out)."""
+    text, both as :class:`Index` would work them out; ``broken``: what building its lines
+    raises, with the index's name, when the kept lines are not an index's)."""
     index = _new(LazyIndex)
     values = index.__dict__
     values.update(path=rel, exists=True, bom=bool(bom),
                   scopes=tuple(ScopeSection(*scope) for scope in scopes),
                   _blob=bytes(blob), _files=files, _rendered=bytes(rendered),
-                  _secrets=tuple(secrets))
+                  _secrets=tuple(secrets), _broken=broken)
     return index
 
 

@@ -467,3 +467,27 @@ def test_the_archive_index_is_looked_at_only_when_a_write_can_change_what_it_add
     disk.put("MEMORY-archive.md", ARCHIVE + "- [Alpha](alpha.md) — listed here too\n")
     assert _both(disk, call)[1] is True
     _kept_is_true(disk, unseen=True)
+
+
+def test_kept_archive_lines_that_are_not_an_index_send_the_write_to_the_full_replay(
+        kept_root: Disk) -> None:
+    import marshal
+    import zlib
+
+    disk = kept_root
+    disk.put("MEMORY-archive.md", ARCHIVE)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    assert _both(disk, call)[1] is True
+    folder, name, _ = kept._files(StatCache.open(disk.root, disk.clock, read=False)) or ("", "", "")
+    path = Path(folder) / str(name)
+    head = len(kept.MAGIC) + 4
+    value = list(marshal.loads(path.read_bytes()[head:]))
+    blob, bom, scopes = value[12]
+    value[12] = (marshal.dumps(("not", "an", "index")), bom, scopes)  # checksummed all the same
+    body = marshal.dumps(tuple(value))
+    path.write_bytes(kept.MAGIC + zlib.crc32(body).to_bytes(4, "little") + body)
+    assert _both(disk, call)[1] is True  # a write the archive's lines are not needed for
+    write = ("Write", "gamma.md", {"file_path": str(disk.root / "gamma.md"),
+                                   "content": topic("gamma", "now written")})
+    assert _both(disk, write)[1] is False  # the archive names gamma.md: its lines are built
