@@ -33,7 +33,6 @@ import re
 import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from itertools import accumulate, repeat
 from operator import add, attrgetter
 from pathlib import Path
@@ -176,6 +175,8 @@ def js_size(n: int) -> str:
     kb = n / 1024
     if kb < 1:
         return f"{n} bytes"
+    from decimal import ROUND_HALF_UP, Decimal  # deferred: only a size over 1 KB is said so
+
     for unit in ("KB", "MB", "GB"):
         if kb < 1024 or unit == "GB":
             text = str(Decimal(kb).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))

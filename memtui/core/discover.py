@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import claude_settings
 from .model import INDEX_NAME, TEAM_DIR
+from .project_find import git_toplevel as git_toplevel
 from .store import RootError, check_root
 from .walk import walk
 
@@ -189,14 +190,6 @@ def _is_index(entry: os.DirEntry[str]) -> bool:
         return entry.is_file()
     except OSError:  # ELOOP: a symlink to itself — a root whose index cannot be read
         return True
-
-
-def git_toplevel(start: Path) -> Path | None:
-    """The enclosing git work tree, found by walking up to a ``.git`` entry (no subprocess)."""
-    for folder in [start, *start.parents]:
-        if (folder / ".git").exists():
-            return folder
-    return None
 
 
 def discover(path: Path | str | None = None, cwd: Path | None = None, home: Path | None = None,

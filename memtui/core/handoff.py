@@ -195,7 +195,7 @@ def read_state(project: Path, now: datetime | None = None, shown_from: Path | No
 
 def state_for_root(root: Path | str, now: datetime | None = None) -> HandoffState | None:
     """The handoff state of the project a memory root belongs to (None when it has none)."""
-    from .project import find_project  # deferred: the store imports this module
+    from .project_find import find_project  # deferred: the store imports this module
 
     root = Path(root).absolute()
     project = find_project(root)

@@ -12,15 +12,17 @@ property test holds the two to that.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 from .changeset import Changeset, Result, apply_to_snapshot
 from .lazyfiles import LazyFiles
-from .model import PROVENANCE_KEYS, Finding, MemoryFile, Snapshot
+from .model import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
 from .validate import (
+    ArchivePart,
     Reach,
     _cycle_findings,
     _structural,
+    archive_part,
     entry_maps,
     file_cross_findings,
     file_findings,
@@ -137,6 +139,37 @@ class GlobCover(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
+class ArchivedLines(Mapping[str, list[IndexLine]]):
+    """Each file's archive-index entries (what :func:`~memtui.core.validate.entry_maps` maps),
+    answering ``in`` from the paths an :class:`~memtui.core.validate.ArchivePart` kept, and
+    mapping the archive index's lines only when an entry itself is asked for."""
+
+    def __init__(self, listed: frozenset[str], build: Callable[[], Mapping[str, list[IndexLine]]]
+                 ) -> None:
+        self._listed = listed
+        self._build = build
+        self._map: Mapping[str, list[IndexLine]] | None = None
+
+    def _all(self) -> Mapping[str, list[IndexLine]]:
+        if self._map is None:
+            self._map = self._build()
+        return self._map
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._listed
+
+    def __getitem__(self, path: str) -> list[IndexLine]:
+        if path not in self._listed:
+            raise KeyError(path)
+        return self._all()[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._listed)
+
+
 def _has_provenance(f: MemoryFile) -> bool:
     return any(f.frontmatter.names(key) for key in PROVENANCE_KEYS)
 
@@ -181,6 +214,8 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         grouped.setdefault(finding.path, []).append(finding)
     file_only = {path: tuple(grouped[path]) for path in snapshot.files if path in grouped}
     reach = reach_of(snapshot)
+    if snapshot.archive_index.exists:  # kept with the findings, for the next change to reuse
+        reach = replace(reach, archive=archive_part(snapshot, reach.archived))
     file_cross: dict[str, tuple[Finding, ...]] = {}
     if snapshot.index.exists:
         head = index_findings(snapshot, reach)
@@ -285,8 +320,12 @@ def revalidate(
         affected |= provenance
     affected &= files.keys()
 
+    part = cache.reach.archive  # the archive's findings, again only when they can have changed
+    if after.archive_index.exists and (part is None or not part.holds(before, after,
+                                                                      result.added | result.removed)):
+        part = archive_part(after, archived)
     reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
-                  structural=structural, past_cut=past_cut)
+                  structural=structural, past_cut=past_cut, archive=part)
 
     file_cross = dict(cache.file_cross)
     file_only = dict(cache.file_only)
@@ -355,20 +394,30 @@ def kept_findings_cache(
     provenance: frozenset[str],
     superseding: frozenset[str],
     findings: tuple[Finding, ...] | None = None,
+    archive: ArchivePart | None = None,
 ) -> FindingsCache:
     """The :class:`FindingsCache` of a snapshot from the per-file parts a full validation of it
     kept (:func:`findings_cache` gave them): only the index-level rules run again, and no file
     is read but the ``superseded_by`` ones (the cycle rule walks them) — unless ``findings``,
-    the snapshot's whole findings as that validation gave them, are passed too."""
+    the snapshot's whole findings as that validation gave them, are passed too.  ``archive``:
+    the archive index's part of them, as that validation worked it out (then the archive
+    index's lines are not looked at unless a later change needs them)."""
     index = snapshot.index
     structural = frozenset(_structural(snapshot))
-    direct, archived = entry_maps(snapshot)
+    if archive is not None and archive.index is snapshot.archive_index:
+        direct, archived = entry_maps(snapshot, ArchivedLines(
+            archive.listed, lambda: entry_maps(snapshot)[1]))
+        listed = archive.listed
+    else:
+        archive = None
+        direct, archived = entry_maps(snapshot)
+        listed = frozenset(archived)
     names = LazyNames(snapshot.files)
     region_hits = {line.number: glob_counts[line.glob] for line in index.regions
                    if glob_regex(line.glob) is not None and line.glob in glob_counts}
     reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files), region_hits,
                   mention_map(snapshot, names), structural=structural,
-                  past_cut=named_past_cut(snapshot, names))
+                  past_cut=named_past_cut(snapshot, names), archive=archive)
     if findings is None:
         findings = _assemble(snapshot, index_findings(snapshot, reach), file_cross, file_only,
                              superseding)
@@ -379,7 +428,7 @@ def kept_findings_cache(
         file_cross=dict(file_cross),
         structural=structural,
         direct={p: tuple(ln.number for ln in lines) for p, lines in direct.items()},
-        archived=frozenset(archived),
+        archived=listed,
         globs=_valid_globs(snapshot),
         glob_counts=dict(glob_counts),
         provenance=provenance,

@@ -4,7 +4,10 @@ A full validation of a root (:func:`memtui.core.incremental.findings_cache`) lea
 what the rules found; :func:`keep` stores that with the listing it was about, each file's stat
 key and the two indexes' bytes, in the user's cache folder (``stat/<root hash>.kept``, beside
 the stat cache, written by :func:`memtui.core.statcache.write_cache_file`, never in a memory
-folder).  :func:`current` gives the root's snapshot and findings back from it: the root is listed
+folder).  What the archive index adds to the findings is kept apart
+(:class:`memtui.core.validate.ArchivePart`), and its lines are unmarshalled only when a write
+needs them (:class:`memtui.core.statcache.LazyIndex`): most writes touch neither the archive
+index nor a file it names.  :func:`current` gives the root's snapshot and findings back from it: the root is listed
 again (names only), the indexes are read, and the files that may have changed since are checked
 — every file with ``verify=True`` (one ``stat`` each, what a warm ``validate`` pays), otherwise
 the files a memory write was judged for since (the *dirty log*, ``stat/<root hash>.dirty``, one
@@ -47,7 +50,7 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -69,12 +72,14 @@ from .safepath import check_stored_path, read_to_end
 from .statcache import (
     RACY_NS,
     Key,
+    LazyIndex,
     StatCache,
     findings_of,
     findings_plain,
     fingerprint,
     index_of,
     index_plain,
+    lazy_index_of,
     read_cache_file,
     stat_key,
     write_cache_file,
@@ -86,7 +91,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .changeset import Result
     from .incremental import FindingsCache
 
-FORMAT = 2
+FORMAT = 3
 MAGIC = b"memtui kept answer\n"
 PATCH_MAGIC = b"memtui kept patch\n"
 MAX_CHANGED = 256  # more changed files than this: a full validation is as quick
@@ -112,8 +117,9 @@ class Kept:
     young: dict[str, bytes]  # files whose key was not trusted: their bytes
     index: bytes
     archive: tuple[str, bytes] | None
-    index_plain: tuple[Any, ...]  # the indexes as parsed (statcache.index_plain)
-    archive_plain: tuple[Any, ...] | None
+    index_plain: tuple[Any, ...]  # the index as parsed (statcache.index_plain)
+    archive_plain: tuple[Any, ...] | None  # the archive index: its lines marshalled, bom, scopes
+    archive_part: tuple[Any, ...] | None  # what it adds to the findings (validate.ArchivePart)
     folders: set[str]  # what LazyFiles.named needs
     mixed: set[str]
     extra: tuple[Any, ...]  # the listing's other entries, compared whole
@@ -258,7 +264,8 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
         order, tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
-        index_plain(snapshot.index), index_plain(archive) if archive.exists else None,
+        index_plain(snapshot.index), _archive_plain(archive) if archive.exists else None,
+        _part_plain(snapshot, found) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
         _folder_keys(listing, since_ns - RACY_NS),
         findings_plain(f for f in found.findings if f not in handoff),
@@ -275,6 +282,37 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     except OSError:
         return
     _trim_dirty(folder, dirty, since_ns)
+
+
+def _archive_plain(archive: Index) -> tuple[bytes, bool, tuple[Any, ...]]:
+    """The archive index kept: its lines marshalled apart (unmarshalled only when a run needs
+    them), its BOM and its scopes."""
+    blob = archive.blob() if isinstance(archive, LazyIndex) else marshal.dumps(index_plain(archive)[0])
+    return blob, archive.bom, tuple(map(astuple, archive.scopes))
+
+
+def _part_plain(snapshot: Snapshot, found: FindingsCache) -> tuple[Any, ...]:
+    """What the archive index adds to the findings (:class:`memtui.core.validate.ArchivePart`),
+    and the secret findings of its text."""
+    from .validate import archive_part, index_secrets
+
+    archive = snapshot.archive_index
+    part = found.reach.archive
+    if part is None or part.index is not archive:
+        part = archive_part(snapshot, found.reach.archived)
+    return (findings_plain(part.entries), findings_plain(part.refs),
+            findings_plain(part.duplicates), findings_plain(index_secrets(archive)),
+            tuple(sorted(part.listed)), tuple(sorted(part.named - part.listed)))
+
+
+def _part_of(plain: tuple[Any, ...], named: Callable[[str], bool]) -> tuple[Any, ...]:
+    """The kept archive part's findings and paths, checked (a ValueError if not what
+    :func:`_part_plain` wrote)."""
+    entries, refs, duplicates, secrets, listed, more = plain
+    found = tuple(tuple(findings_of(f, named)) for f in (entries, refs, duplicates, secrets))
+    if not set(map(type, (*listed, *more))) <= {str}:
+        raise ValueError("not a path")
+    return (*found, tuple(listed), tuple(more))
 
 
 def _order(walk: tuple[str, ...], paths: list[str]) -> bytes:
@@ -298,8 +336,8 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
     try:
         value = marshal.loads(body)
         (form, print_, root_real, config_repr, since_ns, walk, paths, flat, young, index, archive,
-         index_tree, archive_tree, folders, mixed, extra, dirs, findings, file_only, file_cross,
-         glob_counts, provenance, superseding) = value
+         index_tree, archive_tree, archive_part, folders, mixed, extra, dirs, findings, file_only,
+         file_cross, glob_counts, provenance, superseding) = value
         if form != FORMAT or print_ != fingerprint() or root_real != cache.root_real \
                 or config_repr != repr(config):
             return None
@@ -310,8 +348,9 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
             return None
         kept = Kept(
             config_repr, int(since_ns), bytes(walk), paths, keys, {}, bytes(index),
-            (str(archive[0]), bytes(archive[1])) if archive else None, index_tree, archive_tree,
-            set(folders), set(mixed), extra, _dirs(dirs), (), {}, {},
+            (str(archive[0]), bytes(archive[1])) if archive else None, index_tree,
+            _archive_tree(archive_tree), None, set(folders), set(mixed), extra, _dirs(dirs), (),
+            {}, {},
             {str(g): int(n) for g, n in glob_counts.items()},
             frozenset(), frozenset(),
         )
@@ -321,6 +360,9 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
             return path in known or kept.key(path) is not None
 
         kept.young = {str(p): bytes(b) for p, b in young.items() if named(p)}
+        if (archive is None) != (archive_tree is None) or (archive is None) != (archive_part is None):
+            return None
+        kept.archive_part = _part_of(archive_part, named) if archive_part is not None else None
         kept.findings = tuple(findings_of(findings, named))
         kept.file_only = {p: tuple(findings_of(v, named)) for p, v in file_only.items() if named(p)}
         kept.file_cross = {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)}
@@ -378,6 +420,13 @@ def _apply_patch(kept: Kept, data: bytes | None, named: Callable[[str], bool]) -
     kept.patched = (patched_keys, patched_young)
     ((kept.index, kept.index_plain), kept.findings, kept.file_only, kept.file_cross,
      kept.glob_counts, kept.provenance, kept.superseding) = patched
+
+
+def _archive_tree(plain: Any) -> tuple[bytes, bool, tuple[Any, ...]] | None:
+    if plain is None:
+        return None
+    blob, bom, scopes = plain
+    return bytes(blob), bool(bom), tuple(tuple(scope) for scope in scopes)
 
 
 def _dirs(plain: Any) -> tuple[tuple[str, Key], ...] | None:
@@ -540,7 +589,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     from .handoff import handoff_findings, state_for_root
     from .incremental import kept_findings_cache, revalidate
     from .journal import pending_records
-    from .validate import sort_findings
+    from .validate import ArchivePart, sort_findings
 
     if cache is None:
         cache = StatCache.open(root, read=False)
@@ -644,8 +693,16 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     kept_archive_name = kept.archive[0] if kept.archive else ARCHIVE_INDEX_NAME
     files = LazyFiles(kept.paths, load, {}, kept.folders, kept.mixed)
     index = index_of(INDEX_NAME, kept.index_plain, files)
-    archive = index_of(kept_archive_name, kept.archive_plain, files) \
-        if kept.archive_plain is not None else Index(ARCHIVE_INDEX_NAME, False)
+    part = None
+    if kept.archive_plain is not None and kept.archive is not None and kept.archive_part is not None:
+        blob, bom, scopes = kept.archive_plain
+        entries, refs, duplicates, secrets, listed, more = kept.archive_part
+        archive = lazy_index_of(kept_archive_name, blob, bom, scopes, kept.archive[1], secrets,
+                                files, Stale)  # its lines built on demand, as files are read
+        listed_set = frozenset(listed)
+        part = ArchivePart(archive, entries, refs, duplicates, listed_set, listed_set.union(more))
+    else:
+        archive = Index(ARCHIVE_INDEX_NAME, False)
     snapshot = Snapshot(
         root=listing.root,
         index=index,
@@ -664,7 +721,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     if handoff:
         findings = tuple(sort_findings([*findings, *handoff]))
     found = kept_findings_cache(snapshot, kept.file_only, kept.file_cross, kept.glob_counts,
-                                kept.provenance, kept.superseding, findings)
+                                kept.provenance, kept.superseding, findings, part)
     index_changed = index_data != kept.index
     archive_changed = archive_data != (kept.archive[1] if kept.archive else None) \
         or archive_name != kept_archive_name

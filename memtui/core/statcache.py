@@ -48,6 +48,7 @@ import sys
 import time
 import zlib
 from dataclasses import astuple, dataclass, fields
+from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Container, Iterable, TypeVar
@@ -309,7 +310,12 @@ def index_of(rel: str, plain: tuple[Any, ...], files: Container[str] = frozenset
     """The index :func:`index_plain` gave (lines built without ``__init__``); a ValueError when a
     path in it is neither one of ``files`` nor a plain relative path."""
     rows, bom, scopes = plain
-    if isinstance(files, LazyFiles):
+    return Index(path=rel, exists=True, lines=_lines_of(rows, files), bom=bom,
+                 scopes=tuple(ScopeSection(*scope) for scope in scopes))
+
+
+def _lines_of(rows: tuple[Any, ...], files: Container[str]) -> tuple[IndexLine, ...]:
+    if isinstance(files, LazyFiles) and len(rows) > LINES_FOR_SET:
         files = files.path_set()  # one lookup a line: in a set, not through the mapping
     lines = []
     new = _new
@@ -332,8 +338,48 @@ def index_of(rel: str, plain: tuple[Any, ...], files: Container[str] = frozenset
             if ref[2] is not None and ref[2] not in files:
                 check_stored_path(ref[2])
         lines.append(line)
-    return Index(path=rel, exists=True, lines=tuple(lines), bom=bom,
-                 scopes=tuple(ScopeSection(*scope) for scope in scopes))
+    return tuple(lines)
+
+
+#: an index of more lines than this looks its paths up in a set of every file (a short one
+#: searches the sorted paths: hashing 100,000 paths costs what thousands of searches do)
+LINES_FOR_SET = 512
+
+
+class LazyIndex(Index):
+    """An index kept as its marshalled lines (``marshal.dumps`` of :func:`index_plain`'s rows),
+    built when first asked for: what a judged write reads of an archive index of thousands of
+    lines it does not touch is its name, its scopes, its bytes and its secrets, all kept beside.
+    Equal to the :class:`Index` :func:`index_of` gives; when the lines are built, the
+    ``broken`` exception :func:`lazy_index_of` was given if the kept lines are not an index's."""
+
+    @cached_property
+    def lines(self) -> tuple[IndexLine, ...]:
+        values = self.__dict__
+        try:
+            return _lines_of(marshal.loads(values["_blob"]), values["_files"])
+        except (ValueError, EOFError, TypeError, KeyError, IndexError) as exc:
+            raise values["_broken"](self.path) from exc
+
+    def blob(self) -> bytes:
+        """The marshalled rows (kept: the lines need not be built)."""
+        blob: bytes = self.__dict__["_blob"]
+        return blob
+
+
+def lazy_index_of(rel: str, blob: bytes, bom: bool, scopes: tuple[Any, ...], rendered: bytes,
+                  secrets: tuple[Finding, ...], files: Container[str] = frozenset(),
+                  broken: type[Exception] = ValueError) -> Index:
+    """A :class:`LazyIndex` (``rendered``: its bytes, ``secrets``: the secret findings of its
+    text, both as :class:`Index` would work them out; ``broken``: what building its lines
+    raises, with the index's name, when the kept lines are not an index's)."""
+    index = _new(LazyIndex)
+    values = index.__dict__
+    values.update(path=rel, exists=True, bom=bool(bom),
+                  scopes=tuple(ScopeSection(*scope) for scope in scopes),
+                  _blob=bytes(blob), _files=files, _rendered=bytes(rendered),
+                  _secrets=tuple(secrets), _broken=broken)
+    return index
 
 
 # ------------------------------------------------------------------------ the lazily read file

@@ -424,12 +424,15 @@ class Reach:
     §1.5) behind the ``orphan`` rule, the Files view's reach column and its region coverage."""
 
     direct: dict[str, list[IndexLine]]  # file -> active entries
-    archived: dict[str, list[IndexLine]]  # file -> archive-index entries
+    archived: Mapping[str, list[IndexLine]]  # file -> archive-index entries
     region: Mapping[str, str]  # file -> the first glob that covers it
     region_hits: dict[int, int]  # region line number -> how many files it matches
     mention: Mapping[str, int] = field(default_factory=dict)  # file -> first loaded line naming it
     structural: frozenset[str] = frozenset()  # SCOPE.md files of declared memory bases
     past_cut: Mapping[str, int] = field(default_factory=dict)  # file -> first line past the cut naming it
+    #: what the archive index adds to the index-level findings, for these files (None: not
+    #: worked out yet; :func:`index_findings` does it then)
+    archive: ArchivePart | None = field(default=None, compare=False, repr=False)
 
     def reaches(self, path: str) -> bool:
         """Whether an entry, an archive entry, a region pointer or a loaded mention reaches it."""
@@ -452,8 +455,8 @@ class Reach:
 
 
 def entry_maps(
-    snapshot: Snapshot, archived_known: dict[str, list[IndexLine]] | None = None
-) -> tuple[dict[str, list[IndexLine]], dict[str, list[IndexLine]]]:
+    snapshot: Snapshot, archived_known: Mapping[str, list[IndexLine]] | None = None
+) -> tuple[dict[str, list[IndexLine]], Mapping[str, list[IndexLine]]]:
     """The active and the archive-index entries of each file, in index order
     (``archived_known``: the archive's, already mapped for this archive index)."""
     direct: dict[str, list[IndexLine]] = defaultdict(list)
@@ -699,6 +702,97 @@ def _ref_findings(snapshot: Snapshot, index: Index) -> Iterator[Finding]:
                 )
 
 
+def _duplicates(snapshot: Snapshot, lines: Iterable[IndexLine], direct_map: Mapping[str, list[IndexLine]],
+                archived: Mapping[str, list[IndexLine]]) -> Iterator[Finding]:
+    """``duplicate-entry`` for each file that ``lines`` (entries of the index, then of the
+    archive index) list twice or more, at its second entry."""
+    index, archive, files = snapshot.index, snapshot.archive_index, snapshot.files
+    counts: Counter[str] = Counter()
+    for line in lines:
+        if line.resolved is None or line.resolved not in files:
+            continue
+        counts[line.resolved] += 1
+        if counts[line.resolved] == 2:
+            direct = direct_map.get(line.resolved, [])
+            listed = {id(entry) for entry in direct}  # a line of the list itself, found at once
+
+            def active(entry: IndexLine, direct: list[IndexLine] = direct, listed: set[int] = listed) -> bool:
+                return id(entry) in listed or entry in direct  # as the list's own ``in``
+
+            all_lines = direct + archived.get(line.resolved, [])
+            where = ", ".join(
+                f"{('MEMORY.md' if active(entry) else archive.path)}"
+                f":{entry.number}"
+                for entry in all_lines
+            )
+            yield Finding(
+                "duplicate-entry",
+                WARNING,
+                index.path if active(line) else archive.path,
+                line.number,
+                f"'{line.resolved}' has more than one entry ({where}); keep one",
+                line.resolved,
+            )
+
+
+@dataclass(frozen=True)
+class ArchivePart:
+    """What one archive index adds to a root's index-level findings, worked out once for it and
+    the files as they are: it holds while that index is the snapshot's (the same object), no
+    file it ``names`` comes or goes, and the root's nested roots, skipped entries and outside
+    links stay the same (a kept answer carries it, so that a judged write does not re-check
+    thousands of archive entries it cannot have changed)."""
+
+    index: Index  # the archive index it is about (compared by identity)
+    entries: tuple[Finding, ...]  # _entry_findings of its entries
+    refs: tuple[Finding, ...]  # _ref_findings of its other links
+    duplicates: tuple[Finding, ...]  # duplicate-entry of files it lists twice, MEMORY.md never
+    listed: frozenset[str]  # every path an entry of it resolves to: Reach.archived's keys
+    named: frozenset[str]  # every path whose presence among the files the findings depend on
+
+    def holds(self, before: Snapshot, after: Snapshot, came_or_went: Iterable[str]) -> bool:
+        """Whether the part, worked out for ``before``, is also ``after``'s (the files in
+        ``came_or_went`` are the only ones that appeared or went)."""
+        return after.archive_index is self.index and self.named.isdisjoint(came_or_went) \
+            and (after.nested_roots, after.skipped, after.outside) \
+            == (before.nested_roots, before.skipped, before.outside)
+
+
+def archive_part(snapshot: Snapshot, archived: Mapping[str, list[IndexLine]] | None = None) -> ArchivePart:
+    """The :class:`ArchivePart` of a snapshot's archive index (``archived``: Reach.archived,
+    when known)."""
+    archive = snapshot.archive_index
+    if archived is None:
+        archived = entry_maps(snapshot)[1]
+    named = {line.resolved for line in archive.entries if line.resolved is not None}
+    listed = frozenset(named)
+    for line in _lines_with_extra_refs(archive.lines):
+        for ref in _extra_refs(line):
+            if ref.kind != "mention" and ref.resolved is not None:
+                named.add(ref.resolved)
+                plain, _ = resolve_target(ref.target)
+                if plain is not None:
+                    named.add(plain)
+    return ArchivePart(
+        archive,
+        tuple(_entry_findings(snapshot, archive, active=False)),
+        tuple(_ref_findings(snapshot, archive)),
+        tuple(_duplicates(snapshot, archive.entries, {}, archived)),
+        listed,
+        frozenset(named),
+    )
+
+
+def index_secrets(index: Index) -> list[Finding]:
+    """:func:`secret_findings` of an index's text (found once per index: an archive index of
+    thousands of lines is screened again only when it changes)."""
+    found: tuple[Finding, ...] | None = index.__dict__.get("_secrets")
+    if found is None:
+        found = tuple(secret_findings(index.path, index.raw_text()))
+        object.__setattr__(index, "_secrets", found)
+    return list(found)
+
+
 def interrupted_findings(pending: Iterable[str]) -> list[Finding]:
     """``interrupted-change`` for each pending journal record (file names) of a root."""
     return [Finding("interrupted-change", ERROR, f"{JOURNAL_DIR}/{name}", None, INTERRUPTED_MESSAGE, name)
@@ -711,7 +805,6 @@ def index_findings(
     """Index-level findings: a missing index, the budget, entries, duplicates and regions."""
     out = interrupted_findings(snapshot.interrupted)
     index, archive = snapshot.index, snapshot.archive_index
-    files = snapshot.files
     if budget is None:
         budget = measure(index, snapshot.config)
     if not index.exists:
@@ -778,43 +871,24 @@ def index_findings(
         )
 
     # entries, then every other link and wikilink on a line
+    part = None
+    if archive.exists:
+        part = reach.archive if reach.archive is not None and reach.archive.index is archive \
+            else archive_part(snapshot, reach.archived)
     out.extend(_entry_findings(snapshot, index, active=True))
-    if archive.exists:
-        out.extend(_entry_findings(snapshot, archive, active=False))
+    if part is not None:
+        out.extend(part.entries)
     out.extend(_ref_findings(snapshot, index))
-    if archive.exists:
-        out.extend(_ref_findings(snapshot, archive))
+    if part is not None:
+        out.extend(part.refs)
 
-    if reach is None:
-        reach = reach_of(snapshot)
-    counts: Counter[str] = Counter()
-    for line in list(index.entries) + list(archive.entries):
-        if line.resolved is None or line.resolved not in files:
-            continue
-        counts[line.resolved] += 1
-        if counts[line.resolved] == 2:
-            direct = reach.direct.get(line.resolved, [])
-            listed = {id(entry) for entry in direct}  # a line of the list itself, found at once
-
-            def active(entry: IndexLine, direct: list[IndexLine] = direct, listed: set[int] = listed) -> bool:
-                return id(entry) in listed or entry in direct  # as the list's own ``in``
-
-            all_lines = direct + reach.archived.get(line.resolved, [])
-            where = ", ".join(
-                f"{('MEMORY.md' if active(entry) else archive.path)}"
-                f":{entry.number}"
-                for entry in all_lines
-            )
-            out.append(
-                Finding(
-                    "duplicate-entry",
-                    WARNING,
-                    index.path if active(line) else archive.path,
-                    line.number,
-                    f"'{line.resolved}' has more than one entry ({where}); keep one",
-                    line.resolved,
-                )
-            )
+    if part is not None and part.listed.isdisjoint(reach.direct):
+        # no file has entries in both: the archive's duplicates are its own, worked out already
+        out.extend(_duplicates(snapshot, index.entries, reach.direct, reach.archived))
+        out.extend(part.duplicates)
+    else:
+        out.extend(_duplicates(snapshot, list(index.entries) + list(archive.entries), reach.direct,
+                               reach.archived))
 
     # regions
     for line in index.regions:
@@ -980,7 +1054,7 @@ def index_tail_findings(snapshot: Snapshot) -> list[Finding]:
     out.extend(neutralized_findings(index, stripped))
     out.extend(secret_findings(index.path, index.raw_text()))
     if archive.exists:
-        out.extend(secret_findings(archive.path, archive.raw_text()))
+        out.extend(index_secrets(archive))
     out.extend(handoff_findings(snapshot.handoff))
     return out
 

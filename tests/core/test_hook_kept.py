@@ -420,3 +420,74 @@ def test_an_allowed_write_is_kept_as_it_will_land(kept_root: Disk) -> None:
     verdict, from_kept = _both(disk, _edit(disk, "other_4.md", "more", "more again"))
     assert from_kept and verdict is not None  # not landed: other_4.md is read again, as it is
     assert _quick(disk).changed == {"other_4.md"}
+
+
+ARCHIVE = ("# Archive\n\n- [Old A](archive/old_a.md) — retired\n- [Gamma](gamma.md) — not written yet\n"
+           "- [Old B](archive/old_b.md) — twice\n- [Old B again](archive/old_b.md) — twice\n"
+           "- retired notes, see [delta](delta.md) and [Old A](archive/old_a.md)\n")
+
+
+def test_the_archive_index_is_looked_at_only_when_a_write_can_change_what_it_adds(
+        kept_root: Disk) -> None:
+    disk = kept_root
+    disk.put("archive/old_a.md", topic("old a", "retired"))
+    disk.put("archive/old_b.md", topic("old b", "retired"))
+    disk.put("MEMORY-archive.md", ARCHIVE)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    assert _both(disk, call)[1] is False
+    assert _both(disk, call)[1] is True
+    # a write of a topic file no archive line names: the archive's findings are the kept ones
+    tool, rel, tool_input = call
+    now = _quick(disk)
+    after = proposed_text(tool, tool_input, current_text(now.snapshot, rel))
+    assert after is not None
+    verdict = judge_write(now.snapshot, rel, after, tool, now.found)
+    want = _full_replay(disk.root, rel, tool, tool_input)
+    _same(verdict, want, with_before=True)
+    assert "lines" not in now.snapshot.archive_index.__dict__  # its lines were never built
+    rules = {f.rule for f in verdict.before or ()}
+    assert {"broken-link", "duplicate-entry"} <= rules  # and still found
+    # the file an archive line names is written: its broken link goes (the part is worked out again)
+    write = ("Write", "gamma.md", {"file_path": str(disk.root / "gamma.md"),
+                                   "content": topic("gamma", "now written")})
+    assert _both(disk, write)[1] is True
+    disk.put("gamma.md", topic("gamma", "now written"))
+    assert _both(disk, call)[1] is True
+    # an active entry for a file the archive lists: a duplicate across both indexes
+    index = (disk.root / "MEMORY.md").read_text() + "- [Old A](archive/old_a.md) — back\n"
+    assert _both(disk, _write_index(disk, index))[1] is True
+    disk.put("MEMORY.md", index)
+    assert _both(disk, call)[1] is True
+    # files the archive names come and go behind the hook's back
+    disk.remove("archive/old_b.md")
+    disk.put("delta.md", topic("delta", "written by a shell"))
+    assert _both(disk, call)[1] is True
+    _kept_is_true(disk, unseen=True)
+    # and the archive index itself changes
+    disk.put("MEMORY-archive.md", ARCHIVE + "- [Alpha](alpha.md) — listed here too\n")
+    assert _both(disk, call)[1] is True
+    _kept_is_true(disk, unseen=True)
+
+
+def test_kept_archive_lines_that_are_not_an_index_send_the_write_to_the_full_replay(
+        kept_root: Disk) -> None:
+    import marshal
+    import zlib
+
+    disk = kept_root
+    disk.put("MEMORY-archive.md", ARCHIVE)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    assert _both(disk, call)[1] is True
+    folder, name, _ = kept._files(StatCache.open(disk.root, disk.clock, read=False)) or ("", "", "")
+    path = Path(folder) / str(name)
+    head = len(kept.MAGIC) + 4
+    value = list(marshal.loads(path.read_bytes()[head:]))
+    blob, bom, scopes = value[12]
+    value[12] = (marshal.dumps(("not", "an", "index")), bom, scopes)  # checksummed all the same
+    body = marshal.dumps(tuple(value))
+    path.write_bytes(kept.MAGIC + zlib.crc32(body).to_bytes(4, "little") + body)
+    assert _both(disk, call)[1] is True  # a write the archive's lines are not needed for
+    write = ("Write", "gamma.md", {"file_path": str(disk.root / "gamma.md"),
+                                   "content": topic("gamma", "now written")})
+    assert _both(disk, write)[1] is False  # the archive names gamma.md: its lines are built

@@ -35,7 +35,7 @@ from memtui.core.incremental import findings_cache, incremental_validate
 from memtui.core.journal import decode_value, journal_dir
 from memtui.core.model import Snapshot
 from memtui.core.store import load_root
-from memtui.core.validate import reach_of, validate
+from memtui.core.validate import archive_part, reach_of, validate
 from tests.support.random_roots import POOL, content, index_text, roots, write_root
 from tests.support.writer import VALID_ROOT, tree
 
@@ -87,6 +87,11 @@ def test_incremental_validation_equals_full_validation(files: dict[str, str], da
             after, cache = incremental_validate(snapshot, cache, Changeset("random", "", tuple(ops)))
             assert list(cache.findings) == validate(after)
             assert cache.reach == reach_of(after)  # the coverage the Files view shows, too
+            # the archive's part of the findings, reused or worked out again, is the archive's
+            part = cache.reach.archive
+            assert (part is not None) == after.archive_index.exists
+            assert part is None or (part.index is after.archive_index
+                                    and part == archive_part(after))
             snapshot = after
 
 
