@@ -35,6 +35,9 @@ from .gcpause import gc_paused
 MIN_TOKENS = 3
 EXTRA_PREFIX = 4  # at most this many tokens probed past the prefix, for the count filter
 NEXT_TOKENS = 16  # tokens after the probed ones checked before a candidate is verified
+#: the members of a join from which it runs on arrays (:mod:`memtui.core.arrayjoin`): below, the
+#: loop here is as fast, and numpy's import (~0.1 s) is not paid
+VECTORISED_FROM = 1000
 
 #: a filter on pairs of item numbers, applied before verification (must be symmetric)
 PairFilter = Callable[[int, int], bool]
@@ -123,6 +126,7 @@ def similar_pairs(
     sides: Sequence[int] | None = None,
     full_doc_freq: Counter[str] | None = None,
     full_threshold: float | None = None,
+    vectorised: bool | None = None,
 ) -> list[tuple[int, int]]:
     """Every pair ``i < j`` that :func:`qualifies` — exactly :func:`brute_force_pairs`.
 
@@ -132,7 +136,8 @@ def similar_pairs(
     different sides, like ``brute_force_pairs(..., allowed=lambda i, j: sides[i] != sides[j])``.
     ``full_doc_freq``, document frequencies of the title + body tokens a caller has counted
     already, saves counting them again; the counts only order the probing, so any counts give
-    the same pairs.
+    the same pairs.  ``vectorised`` chooses the array join or the loop here (None: by the number
+    of members, :data:`VECTORISED_FROM`); both give the same pairs.
     """
     check_threshold(threshold)
     full_t = threshold if full_threshold is None else check_threshold(full_threshold)
@@ -147,9 +152,16 @@ def similar_pairs(
     with gc_paused():
         for field in ("title", "full"):
             sets = [getattr(item, field) for item in items]
-            df = full_doc_freq if field == "full" and full_doc_freq is not None else _doc_freq(sets)
+            df: Counter[str] | None = full_doc_freq if field == "full" else None
             for members in parts:
                 limit = full_t if field == "full" else threshold
+                if len(members) >= VECTORISED_FROM if vectorised is None else vectorised:
+                    from .arrayjoin import candidates as array_candidates
+
+                    candidates |= array_candidates(sets, members, limit, sides)
+                    continue
+                if df is None:
+                    df = _doc_freq(sets)
                 candidates |= _candidates(sets, members, df, limit, sides)
     return sorted(
         pair for pair in candidates if qualifies(items[pair[0]], items[pair[1]], threshold, full_t)
