@@ -145,12 +145,19 @@ def _ranks(rows: Sequence[frozenset[str]], total: int) -> tuple[Ints, Ints]:
     candidate is verified on the strings.
     """
     hashes = np.fromiter(map(token_hash, chain.from_iterable(rows)), dtype=np.int64, count=total)
-    by_hash = np.argsort(hashes)
-    ordered = hashes[by_hash]
+    # sorted with each entry's position in its low bits (a sort is several times faster than an
+    # argsort); the hash keeps its high bits, which only makes tokens of one hash likelier
+    place = max(1, (total - 1).bit_length())
+    keyed = (hashes.view(np.uint64) >> np.uint64(place)) << np.uint64(place)
+    keyed |= np.arange(total, dtype=np.uint64)
+    del hashes
+    keyed.sort()
+    by_hash = (keyed & np.uint64((1 << place) - 1)).astype(np.int64)
+    keyed >>= np.uint64(place)
     new = np.empty(total, dtype=bool)
     new[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    del ordered
+    np.not_equal(keyed[1:], keyed[:-1], out=new[1:])
+    del keyed
     word = np.empty(total, dtype=np.int64)
     word[by_hash] = np.cumsum(new) - 1
     del by_hash

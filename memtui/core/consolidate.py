@@ -174,7 +174,10 @@ def cleaned_token_sets(files: list[MemoryFile]) -> tuple[list[TokenSets], Counte
     df = Counter(chain.from_iterable(s.full for s in sets))
     common_title, common_full = common_tokens(sets, df)
     if common_title or common_full:
-        sets = [TokenSets(s.title - common_title, s.full - common_full, s.group) for s in sets]
+        # in place: each file's old sets are freed as its new ones are made, so a large root never
+        # holds both (half a gigabyte at 100k files)
+        for k, s in enumerate(sets):
+            sets[k] = TokenSets(s.title - common_title, s.full - common_full, s.group)
         for tok in common_full:
             del df[tok]
     return sets, df

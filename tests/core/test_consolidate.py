@@ -146,6 +146,8 @@ def test_ascii_tokens_equal_the_regular_expression(text: str) -> None:
     expected = _regex_tokens(text)
     assert token_list(text) == expected
     assert tokens(text) == frozenset(expected)
+    canon: dict[str, str] = {}  # a root's shared table (it may hold stop words, never return them)
+    assert tokens(text, canon) == frozenset(expected) == tokens(text, canon)
 
 
 @pytest.mark.parametrize("vectorised", [False, True])
