@@ -3,9 +3,10 @@
 The lemma and the order are :mod:`~memtui.core.simjoin`'s: sets visited from the largest down,
 each probing the first ``p + e`` tokens of its rare-first order against the sets visited before
 it, a partner needing ``e + 1`` hits.  Here every token is a number (its rank in rare-first
-order), the whole index is one sorted array of ``(token, side, set)`` keys, and a probe's posting
-list is the run of that array between two binary searches, so the hits of all probes are one
-expansion of ranges, sorted and counted per pair without a Python loop.
+order) and the whole index is one sorted array of ``(token, set)`` keys: a probe is itself an
+entry of it, and the entries of its token before it are its posting list (with ``sides``, the
+run between two binary searches in the other side's keys).  The hits of all probes are one
+expansion of those ranges, sorted and counted per pair without a Python loop.
 
 A candidate then meets a bound before it is verified: each set has a signature of ``B`` bits (bit
 ``hash(token) mod B`` set for each of its tokens).  A bit of ``x`` that ``y`` lacks is a token of
@@ -87,29 +88,44 @@ def candidates(
     del in_row
     probed = np.zeros(v, dtype=bool)
     probed[tok[is_probe]] = True
-    lanes = 1 if sides is None else 2
     side = (
         np.zeros(n, dtype=np.int64) if sides is None
         else np.fromiter((sides[i] for i in eligible), dtype=np.int64, count=n)
     )
     indexed = probed[tok]
-    index = (tok[indexed] * lanes + side[row[indexed]]) * n + row[indexed]
-    index.sort()
-    index_set = index % n
     probe_row = row[is_probe]
-    other = side[probe_row] if sides is None else 1 - side[probe_row]
-    base = (tok[is_probe] * lanes + other) * n
-    # the sets before this one (larger, or as large and later) that hold the token; the binary
-    # searches run in key order (base + row sorts base too), several times faster than at random
-    until = base + probe_row
-    order = np.argsort(until)
-    low = np.empty_like(base)
-    low[order] = np.searchsorted(index, base[order])
-    counts = np.empty_like(base)
-    counts[order] = np.searchsorted(index, until[order])
-    counts -= low
-    del until, order
-    del base, index, other, is_probe, indexed
+    if sides is None:
+        # the index in (token, set) order; a probe is an entry of the index itself, and the
+        # entries of its token before it are exactly the larger sets that hold the token
+        keys = tok[indexed] * n + row[indexed]
+        index, order = _sort_with_order(keys)
+        del keys
+        index_set = index % n
+        del index
+        sorted_at = np.empty_like(order)
+        sorted_at[order] = np.arange(len(order), dtype=np.int64)
+        del order
+        per_token = np.cumsum(np.bincount(tok[indexed], minlength=v))
+        token_start = per_token - np.bincount(tok[indexed], minlength=v)
+        low = token_start[tok[is_probe]]
+        counts = sorted_at[is_probe[indexed]] - low
+        del sorted_at, per_token, token_start
+    else:
+        index = (tok[indexed] * 2 + side[row[indexed]]) * n + row[indexed]
+        index.sort()
+        index_set = index % n
+        base = (tok[is_probe] * 2 + 1 - side[probe_row]) * n
+        # the other side's sets before this one that hold the token; the binary searches run
+        # in key order (base + row sorts base too), several times faster than at random
+        until = base + probe_row
+        order = np.argsort(until)
+        low = np.empty_like(base)
+        low[order] = np.searchsorted(index, base[order])
+        counts = np.empty_like(base)
+        counts[order] = np.searchsorted(index, until[order])
+        counts -= low
+        del until, order, base, index
+    del is_probe, indexed
 
     signatures = _signatures(row, tok, n, int(sizes.mean()))
     del row
@@ -168,6 +184,23 @@ def _ranks(rows: Sequence[frozenset[str]], total: int) -> tuple[Ints, Ints]:
     return rank[word], freq[rare_first]
 
 
+def _sort_with_order(keys: Ints) -> tuple[Ints, Ints]:
+    """``keys`` sorted, and the permutation that sorts them (non-negative keys).
+
+    When the keys leave room, each carries its position in its low bits and one sort does both
+    (several times faster than an argsort); otherwise an argsort.
+    """
+    place = max(1, (len(keys) - 1).bit_length())
+    if not len(keys) or int(keys.max()) >= 1 << (63 - place):
+        order = np.argsort(keys)
+        return keys[order], order
+    packed = (keys << place) | np.arange(len(keys), dtype=np.int64)
+    packed.sort()
+    order = packed & ((1 << place) - 1)
+    packed >>= place
+    return packed, order
+
+
 def _signatures(row: Ints, tok: Ints, n: int, mean_size: int) -> npt.NDArray[np.uint64]:
     """Each set's bit signature: ``n`` rows of 64-bit words, about 8 bits per token on average."""
     bits = 64
@@ -200,6 +233,8 @@ def _counted(
     times = np.diff(starts, append=hits)
     pair = key[starts]
     i = pair // n
-    keep = times >= hits_needed[i]
-    return i[keep], pair[keep] - i[keep] * n
+    j = pair - i * n
+    # a set meets itself only through two of its tokens of one hash
+    keep = (times >= hits_needed[i]) & (i != j)
+    return i[keep], j[keep]
 
