@@ -221,6 +221,7 @@ def test_proposals_equal_the_precision_stage_over_every_pair_of_a_real_root(vect
     sets = root_token_sets(files)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(simjoin, "VECTORISED_FROM", vectorised_from)
+        patch.setattr(simjoin, "VECTORISED_LOADED_FROM", vectorised_from)
         fast = proposed_pairs(files, sets, 0.8)
     assert fast == brute_force_proposed(files, sets, 0.8) and len(fast) >= 5
 
