@@ -537,14 +537,17 @@ class _Judge:
 
 
 def proposed_pairs(
-    files: list[MemoryFile], sets: list[TokenSets], threshold: float, df: Counter[str] | None = None
+    files: list[MemoryFile], sets: list[TokenSets], threshold: float, df: Counter[str] | None = None,
+    *, vectorised: bool | None = None,
 ) -> list[tuple[int, int, Verdict]]:
     """The recall stage (an exact join) then the precision stage: ``(i, j, verdict)``, ``i < j``.
 
-    ``df``: the document frequency of the title + body tokens, when already counted.
+    ``df``: the document frequency of the title + body tokens, when already counted;
+    ``vectorised``: which join runs (as for :func:`~memtui.core.simjoin.similar_pairs`).
     """
     judge = _Judge(files, sets, threshold, df)
-    found = similar_pairs(sets, threshold, full_doc_freq=judge.df, full_threshold=judge.recall_body)
+    found = similar_pairs(sets, threshold, full_doc_freq=judge.df, full_threshold=judge.recall_body,
+                          vectorised=vectorised)
     out = []
     for i, j in found:
         verdict = judge.verdict(i, j)
