@@ -91,10 +91,6 @@ def candidates(
     del in_row
     probed = np.zeros(v, dtype=bool)
     probed[tok[is_probe]] = True
-    side = (
-        np.zeros(n, dtype=np.int64) if sides is None
-        else np.fromiter((sides[i] for i in eligible), dtype=np.int64, count=n)
-    )
     indexed = probed[tok]
     probe_row = row[is_probe]
     if sides is None:
@@ -108,12 +104,12 @@ def candidates(
         sorted_at = np.empty_like(order)
         sorted_at[order] = np.arange(len(order), dtype=np.int64)
         del order
-        per_token = np.cumsum(np.bincount(tok[indexed], minlength=v))
-        token_start = per_token - np.bincount(tok[indexed], minlength=v)
-        low = token_start[tok[is_probe]]
+        per_token = np.bincount(tok[indexed], minlength=v)
+        low = (np.cumsum(per_token) - per_token)[tok[is_probe]]
         counts = sorted_at[is_probe[indexed]] - low
-        del sorted_at, per_token, token_start
+        del sorted_at, per_token
     else:
+        side = np.fromiter((sides[i] for i in eligible), dtype=np.int64, count=n)
         index = (tok[indexed] * 2 + side[row[indexed]]) * n + row[indexed]
         index.sort()
         index_set = index % n
