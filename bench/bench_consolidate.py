@@ -17,7 +17,8 @@ Measured on the loaded snapshot: tokenising (``root_token_sets``), candidate gen
 the precision stage), and the whole ``scan`` (pairs, rapidfuzz similarity, clusters,
 contradictions); peak RSS of the process and its growth during the measurement; pairs found;
 recall of the planted pairs.  At the brute-force size both paths run on the same data
-(``brute_force_proposed`` judges every pair) and must return identical pairs.
+(``brute_force_proposed`` judges every pair) and must return identical pairs, and so must the
+join's other path (the array join below its size threshold, or the loop above it).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import time
 from itertools import accumulate
 from pathlib import Path
 
+from memtui.core import simjoin
 from memtui.core.consolidate import (
     DEFAULT_THRESHOLD,
     brute_force_proposed,
@@ -133,6 +135,11 @@ def measure(n: int, brute: bool, threshold: float) -> dict[str, object]:
     t_join, c_join = time.perf_counter() - t0, time.process_time() - c0
     reference = [(i, j) for i, j, _ in brute_force_proposed(files, sets, threshold)] if brute else None
     t_brute = time.perf_counter() - t0 - t_join
+    other_path: list[tuple[int, int]] | None = None
+    if brute:  # the join's other path (the array join or the loop, whichever the size did not choose)
+        arrays = simjoin._vectorised(len(files))
+        with gc_paused():
+            other_path = [(i, j) for i, j, _ in proposed_pairs(files, sets, threshold, vectorised=not arrays)]
     del sets
     t0, c0 = time.perf_counter(), time.process_time()
     result = scan(snapshot, threshold)
@@ -160,7 +167,7 @@ def measure(n: int, brute: bool, threshold: float) -> dict[str, object]:
     }
     if reference is not None:
         out["brute_s"] = round(t_brute, 2)
-        out["identical"] = reference == pairs
+        out["identical"] = reference == pairs == other_path
         out["speedup"] = round(t_brute / max(t_join, 1e-9), 1)
     return out
 
@@ -201,7 +208,7 @@ def main() -> int:
               f"{r['growth_mb']:>7.1f} {r['pairs']:>6} {r['planted']:>7} {r['recall']:>6} {r['contradictions']:>6}")
         if brute:
             print(f"{'':>7} brute force on the same {r['files']} files: {r['brute_s']:.2f}s vs "
-                  f"{r['candidates_s']:.3f}s — {r['speedup']}x; identical pairs: {r['identical']}")
+                  f"{r['candidates_s']:.3f}s — {r['speedup']}x; identical pairs (array join and loop): {r['identical']}")
             if not r["identical"]:
                 return 1
     return 0

@@ -70,10 +70,11 @@ USE, ALWAYS, DO, PREFER = "use/avoid", "always/never", "do/don't", "prefer/don't
 CUE_PAIRS = (USE, ALWAYS, DO, PREFER)
 _NOT = r"(?P<neg>don't|dont|do\s+not|never|not)"
 # Every alternative starts with one of "adnpu": the look-ahead changes no match, but lets ``re``
-# reject most word boundaries after one character test instead of trying nine alternatives
-# (about three times faster over a whole root).
+# reject most positions after one character test instead of trying nine alternatives (about
+# three times faster over a whole root); tested before the word boundary, it rejects them
+# sooner (a fifth faster again).
 _CUE = re.compile(
-    rf"\b(?=[adnpu])(?:{_NOT}\s+(?P<verb>use|prefer)"
+    rf"(?=[adnpu])\b(?:{_NOT}\s+(?P<verb>use|prefer)"
     r"|(?P<dont>don't|dont|do\s+not)|(?P<avoid>avoid(?:s|ed|ing)?)|(?P<never>never)"
     r"|(?P<always>always)|(?P<use>use[sd]?)|(?P<prefer>prefer(?:s|red)?)|(?P<do>do))\b"
 )

@@ -19,12 +19,15 @@ its smaller side.  Rare-first order makes the probed posting lists the short one
 
 Candidates from the two indexes (titles; titles + bodies) are united and verified with the exact
 pair score, so the result is identical to :func:`brute_force_pairs`, which is kept as the
-reference for the tests and the benchmark.
+reference for the tests and the benchmark.  A large join runs the same prefix and count filters
+on arrays (:mod:`memtui.core.arrayjoin`), with a bit-signature bound in place of the next-tokens
+check.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
@@ -35,6 +38,11 @@ from .gcpause import gc_paused
 MIN_TOKENS = 3
 EXTRA_PREFIX = 4  # at most this many tokens probed past the prefix, for the count filter
 NEXT_TOKENS = 16  # tokens after the probed ones checked before a candidate is verified
+#: the members of a join from which it runs on arrays (:mod:`memtui.core.arrayjoin`), about 3×
+#: faster: numpy's import (0.1–0.2 s) is paid for a root this large, where the join saves as much;
+#: once numpy is loaded, from :data:`VECTORISED_LOADED_FROM` (measured at 500–4000 synthetic files)
+VECTORISED_FROM = 4000
+VECTORISED_LOADED_FROM = 500
 
 #: a filter on pairs of item numbers, applied before verification (must be symmetric)
 PairFilter = Callable[[int, int], bool]
@@ -123,6 +131,7 @@ def similar_pairs(
     sides: Sequence[int] | None = None,
     full_doc_freq: Counter[str] | None = None,
     full_threshold: float | None = None,
+    vectorised: bool | None = None,
 ) -> list[tuple[int, int]]:
     """Every pair ``i < j`` that :func:`qualifies` — exactly :func:`brute_force_pairs`.
 
@@ -132,7 +141,8 @@ def similar_pairs(
     different sides, like ``brute_force_pairs(..., allowed=lambda i, j: sides[i] != sides[j])``.
     ``full_doc_freq``, document frequencies of the title + body tokens a caller has counted
     already, saves counting them again; the counts only order the probing, so any counts give
-    the same pairs.
+    the same pairs.  ``vectorised`` chooses the array join or the loop here (None: by the number
+    of members, :func:`_vectorised`); both give the same pairs.
     """
     check_threshold(threshold)
     full_t = threshold if full_threshold is None else check_threshold(full_threshold)
@@ -147,13 +157,25 @@ def similar_pairs(
     with gc_paused():
         for field in ("title", "full"):
             sets = [getattr(item, field) for item in items]
-            df = full_doc_freq if field == "full" and full_doc_freq is not None else _doc_freq(sets)
+            df: Counter[str] | None = full_doc_freq if field == "full" else None
             for members in parts:
                 limit = full_t if field == "full" else threshold
+                if _vectorised(len(members)) if vectorised is None else vectorised:
+                    from .arrayjoin import candidates as array_candidates
+
+                    candidates |= array_candidates(sets, members, limit, sides)
+                    continue
+                if df is None:
+                    df = _doc_freq(sets)
                 candidates |= _candidates(sets, members, df, limit, sides)
     return sorted(
         pair for pair in candidates if qualifies(items[pair[0]], items[pair[1]], threshold, full_t)
     )
+
+
+def _vectorised(members: int) -> bool:
+    """Whether a join of this many members runs on arrays (see :data:`VECTORISED_FROM`)."""
+    return members >= (VECTORISED_LOADED_FROM if "numpy" in sys.modules else VECTORISED_FROM)
 
 
 def _doc_freq(sets: Sequence[frozenset[str]]) -> Counter[str]:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memtui.core import arrayjoin, simjoin
 from memtui.core.consolidate import (
     STOP_WORDS,
     brute_force_proposed,
@@ -104,22 +105,25 @@ items = st.lists(
 )
 
 
+@pytest.mark.parametrize("vectorised", [False, True])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items, st.floats(0.4, 1.0))
-def test_fast_path_equals_brute_force(corpus_items: list[TokenSets], threshold: float) -> None:
-    assert similar_pairs(corpus_items, threshold) == brute_force_pairs(corpus_items, threshold)
+def test_fast_path_equals_brute_force(vectorised: bool, corpus_items: list[TokenSets], threshold: float) -> None:
+    fast = similar_pairs(corpus_items, threshold, vectorised=vectorised)
+    assert fast == brute_force_pairs(corpus_items, threshold)
 
 
+@pytest.mark.parametrize("vectorised", [False, True])
 @settings(max_examples=150, deadline=None)
 @given(items, st.sampled_from([0.4, 0.5, 0.6, 2 / 3, 0.7, 0.75, 0.8, 0.9, 1.0]), st.data())
 def test_fast_path_equals_brute_force_within_groups_and_sides(
-    corpus_items: list[TokenSets], threshold: float, data: st.DataObject
+    vectorised: bool, corpus_items: list[TokenSets], threshold: float, data: st.DataObject
 ) -> None:
     sides = data.draw(st.lists(st.integers(0, 1), min_size=len(corpus_items), max_size=len(corpus_items)))
-    assert similar_pairs(corpus_items, threshold, same_group=True) == brute_force_pairs(
+    assert similar_pairs(corpus_items, threshold, same_group=True, vectorised=vectorised) == brute_force_pairs(
         corpus_items, threshold, same_group=True
     )
-    fast = similar_pairs(corpus_items, threshold, same_group=True, sides=sides)
+    fast = similar_pairs(corpus_items, threshold, same_group=True, sides=sides, vectorised=vectorised)
     slow = brute_force_pairs(corpus_items, threshold, same_group=True, allowed=lambda i, j: sides[i] != sides[j])
     assert fast == slow
 
@@ -142,15 +146,44 @@ def test_ascii_tokens_equal_the_regular_expression(text: str) -> None:
     expected = _regex_tokens(text)
     assert token_list(text) == expected
     assert tokens(text) == frozenset(expected)
+    canon: dict[str, str] = {}  # a root's shared table (it may hold stop words, never return them)
+    assert tokens(text, canon) == frozenset(expected) == tokens(text, canon)
 
 
+@pytest.mark.parametrize("vectorised", [False, True])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items, st.sampled_from([0.5, 0.8, 1.0]), st.sampled_from([0.4, 0.5, 0.8]))
 def test_fast_path_equals_brute_force_with_a_lower_body_threshold(
-    corpus_items: list[TokenSets], threshold: float, full_threshold: float
+    vectorised: bool, corpus_items: list[TokenSets], threshold: float, full_threshold: float
 ) -> None:
-    fast = similar_pairs(corpus_items, threshold, full_threshold=full_threshold)
+    fast = similar_pairs(corpus_items, threshold, full_threshold=full_threshold, vectorised=vectorised)
     assert fast == brute_force_pairs(corpus_items, threshold, full_threshold=full_threshold)
+
+
+LARGE_VOCAB = [f"v{n:03d}" for n in range(160)]
+large_sets = st.frozensets(st.sampled_from(LARGE_VOCAB[:40]), max_size=12) | st.frozensets(
+    st.sampled_from(LARGE_VOCAB), min_size=3, max_size=60
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    st.lists(st.builds(TokenSets, large_sets, large_sets), min_size=2, max_size=120),
+    st.sampled_from([0.4, 0.6, 0.8, 1.0]),
+    st.sampled_from([1, 7, 1 << 22]),
+    st.booleans(),
+)
+def test_array_join_equals_brute_force_in_chunks_and_with_colliding_hashes(
+    corpus_items: list[TokenSets], threshold: float, chunk: int, collide: bool
+) -> None:
+    # small chunks cut the hits into many runs of sets; a hash of the token's length makes most
+    # tokens one token to the array join, which must only add candidates, never lose a pair
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrayjoin, "CHUNK_HITS", chunk)
+        if collide:
+            patch.setattr(arrayjoin, "token_hash", len)
+        fast = similar_pairs(corpus_items, threshold, full_threshold=min(threshold, 0.6), vectorised=True)
+    assert fast == brute_force_pairs(corpus_items, threshold, full_threshold=min(threshold, 0.6))
 
 
 WORDS = [f"word{n}" for n in range(24)]
@@ -181,11 +214,15 @@ def test_proposals_equal_the_precision_stage_over_every_pair(
     assert proposed_pairs(files, sets, threshold) == brute_force_proposed(files, sets, threshold)
 
 
-def test_proposals_equal_the_precision_stage_over_every_pair_of_a_real_root() -> None:
+@pytest.mark.parametrize("vectorised_from", [simjoin.VECTORISED_FROM, 0])
+def test_proposals_equal_the_precision_stage_over_every_pair_of_a_real_root(vectorised_from: int) -> None:
     snapshot = load_root(corpus("markus41__claude__agent-memory") / "researcher")
     files = sorted(snapshot.files.values(), key=lambda f: f.path)
     sets = root_token_sets(files)
-    fast = proposed_pairs(files, sets, 0.8)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simjoin, "VECTORISED_FROM", vectorised_from)
+        patch.setattr(simjoin, "VECTORISED_LOADED_FROM", vectorised_from)
+        fast = proposed_pairs(files, sets, 0.8)
     assert fast == brute_force_proposed(files, sets, 0.8) and len(fast) >= 5
 
 
@@ -203,13 +240,14 @@ def test_name_template(name: str, template: str | None) -> None:
     assert name_template("sub/" + name) == template
 
 
-def test_fast_path_equals_brute_force_on_a_real_corpus() -> None:
+@pytest.mark.parametrize("vectorised", [False, True])
+def test_fast_path_equals_brute_force_on_a_real_corpus(vectorised: bool) -> None:
     root = corpus("jonahscohen__improv__claude-memory")
     snapshot = load_root(root)
     sample = sorted(snapshot.files.values(), key=lambda f: f.path)[::3]
     sets = token_sets_of(sample)
     for threshold in (0.4, 0.8):
-        assert similar_pairs(sets, threshold) == brute_force_pairs(sets, threshold)
+        assert similar_pairs(sets, threshold, vectorised=vectorised) == brute_force_pairs(sets, threshold)
 
 
 # ------------------------------------------------------------------------------ the scan
