@@ -20,7 +20,10 @@ with a full validation.
 
 What ``verify=False`` trusts: a file that no judged write named and whose listing entry is
 unchanged is what it was (a shell or an editor rewriting it in place is seen by the next
-verified run: the Stop hook, or a judged write that would be denied).  The answer is refused —
+verified run: the Stop hook, or a judged write that would be denied).  A judged write of a file
+with other names (hard links) changes what those names hold while the log names only the one
+written: its log line says so (:data:`LINKED`), and the runs that read it (while it is in the
+log's hour) check every file, as ``verify=True`` does.  The answer is refused —
 ``None``, a full validation instead — when it is missing, corrupt, from another memtui, Python,
 root or budget configuration, when the root has a pending journal record, when the listing's
 other entries (symlinks, nested roots, skipped files) changed, when an index is missing, or when
@@ -99,6 +102,7 @@ MAX_YOUNG_BYTES = 8 << 20  # the bytes kept of files too young to trust their st
 DIRTY_KEEP_NS = 3600 * 10**9  # a judged write not landed an hour after the answer is forgotten
 DIRTY_MAX_BYTES = 256 << 10  # a dirty log over this is cut to its last hour when next kept
 UNTRUSTED: Key = (-1, 0, 0, 0)
+LINKED = "\0"  # a dirty log's name for "a judged write of a file with other names" (no path)
 
 
 class Stale(Exception):
@@ -456,9 +460,10 @@ def _open_dirty(folder: Path, name: str, flags: int) -> int:
 
 def mark_dirty(cache: StatCache | None, rel: str) -> bool:
     """Note in the root's dirty log that a write of ``rel`` was judged (it may land after the
-    answer), and of the file in the root a symlink at ``rel`` leads to.  False when the log
-    cannot be written: then the kept answer is taken away, so that no later run trusts it
-    without seeing ``rel``."""
+    answer), and of the file in the root a symlink at ``rel`` leads to; when the file has other
+    names (hard links), a :data:`LINKED` line: no path names them, and the runs that read the
+    log then check every file.  False when the log cannot be written: then the kept answer is
+    taken away, so that no later run trusts it without seeing ``rel``."""
     where = _files(cache)
     if where is None:
         return True
@@ -470,6 +475,13 @@ def mark_dirty(cache: StatCache | None, rel: str) -> bool:
     if real != os.path.join(base, rel) and real.startswith(base.rstrip(os.sep) + os.sep):
         # a write through a symlink lands in the file it leads to: that file may change too
         lines += f"{stamp} {os.path.relpath(real, base).replace(os.sep, '/')}\n"
+    try:
+        st = os.stat(real)
+        linked = stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+    except OSError:
+        linked = False  # a new file: one name
+    if linked:  # a write in place through one name changes what every other name holds
+        lines += f"{stamp} {LINKED}\n"
     line = lines.encode("utf-8", "surrogateescape")
     try:
         if not os.path.isdir(folder):
@@ -600,6 +612,8 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     dirty = set() if verify else _dirty(where[0], where[2], kept.since_ns)
     if dirty is None:
         return None
+    if LINKED in dirty:
+        verify = True  # a write through one name of a file changed its other names, unnamed
     listing = _kept_listing(root, kept)
     walk: tuple[str, ...] | None = None  # the kept one
     if listing is None:

@@ -90,6 +90,13 @@ class Disk:
         (self.root / rel).symlink_to(self.root / target)
         self._folders_changed(self.root / rel)
 
+    def hard_link(self, rel: str, target: str) -> None:
+        """A second name ``rel`` for the root's file ``target`` (a write through either name
+        changes both, and no hook names the other)."""
+        (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.link(self.root / target, self.root / rel, follow_symlinks=False)
+        self._folders_changed(self.root / rel)
+
     def memory(self) -> list[str]:
         return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*.md")
                       if not p.name.startswith("MEMORY") and p.exists())
@@ -97,9 +104,10 @@ class Disk:
 
 def _behind_the_back(data: Any, disk: Disk) -> None:
     """A change no hook judged: a file's bytes rewritten in place, a file added (maybe in a new
-    folder), removed or renamed, or a symlink made to a file (or to one that goes later)."""
+    folder), removed or renamed, a symlink made to a file (or to one that goes later), or a hard
+    link: a second name for a file, which judged writes of either name then change together."""
     files = disk.memory()
-    kind = data.draw(st.sampled_from(["rewrite", "add", "remove", "rename", "link"]))
+    kind = data.draw(st.sampled_from(["rewrite", "add", "remove", "rename", "link", "hard-link"]))
     if kind == "add" or not files:
         rel = data.draw(st.sampled_from(POOL + ["fresh_fact.md", "new_dir/fact.md", "sub/two.md"]))
         disk.put(rel, content(rel, data.draw(st.integers(0, 9))))
@@ -115,6 +123,10 @@ def _behind_the_back(data: Any, disk: Disk) -> None:
         rel = data.draw(st.sampled_from(["linked.md", "sub/linked.md"]))
         if not os.path.lexists(disk.root / rel):
             disk.link(rel, data.draw(st.sampled_from(files)))
+    elif kind == "hard-link":
+        rel = data.draw(st.sampled_from(["hard.md", "sub/hard.md", "new_dir/hard.md"]))
+        if not os.path.lexists(disk.root / rel):
+            disk.hard_link(rel, data.draw(st.sampled_from(files)))
     else:
         rel = data.draw(st.sampled_from(files + ["MEMORY.md"]))
         text = data.draw(st.sampled_from(INDEX_LINES)) + "\n" if rel == "MEMORY.md" \
@@ -212,6 +224,9 @@ def test_kept_verdict_equals_the_full_replay(files: dict[str, str], data: Any) -
         disk = Disk(write_root(Path(tmp), {}), aged=data.draw(st.booleans()))
         for rel, text in files.items():
             disk.put(rel, text)
+        if files and data.draw(st.booleans()):  # two names for one file before the first write
+            disk.hard_link(data.draw(st.sampled_from(["hard.md", "sub/hard.md"])),
+                           data.draw(st.sampled_from(sorted(files))))
         baseline_needed = data.draw(st.integers(0, 3)) == 0
         unseen = False  # a change made behind the hook's back since the root was last verified
         used_kept = 0
@@ -491,3 +506,24 @@ def test_kept_archive_lines_that_are_not_an_index_send_the_write_to_the_full_rep
     write = ("Write", "gamma.md", {"file_path": str(disk.root / "gamma.md"),
                                    "content": topic("gamma", "now written")})
     assert _both(disk, write)[1] is False  # the archive names gamma.md: its lines are built
+
+
+def test_a_write_through_a_hard_link_changes_its_other_names_too(kept_root: Disk) -> None:
+    disk = kept_root
+    disk.hard_link("hard.md", "other_5.md")  # two names, one file
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    assert _both(disk, call)[1] is False  # the new name: a full replay, which keeps both names
+    assert _both(disk, call)[1] is True
+    # a judged write of one name lands: the other name's bytes change with it, no hook naming it
+    secret = topic("other 5", "more", body=SECRET)
+    verdict, _ = _both(disk, ("Write", "other_5.md",
+                              {"file_path": str(disk.root / "other_5.md"), "content": secret}))
+    assert verdict is not None and verdict.decision == "deny"
+    disk.put("other_5.md", secret)  # it lands all the same (a shell, say)
+    assert (disk.root / "hard.md").read_text() == secret
+    want = validate(load_root(disk.root))
+    assert any(f.path == "hard.md" and f.rule == "secret" for f in want)
+    # the next write is judged on what both names hold now (the secret is "already there" twice)
+    verdict, _ = _both(disk, _edit(disk, "alpha.md", "the first fact", "the 1st fact"))
+    assert verdict is not None and {f.path for f in verdict.before or ()} >= {"hard.md", "other_5.md"}
+    _kept_is_true(disk, unseen=False)
