@@ -783,7 +783,8 @@ def item_diff(dream: DreamPlan, position: int, selected: Iterable[int] = ()) -> 
 
 def preview(dream: DreamPlan, selected: Iterable[int]) -> Preview:
     """The selected items composed and gated as one change (nothing touched)."""
-    return plan(dream.snapshot, compose(dream, selected), dream.cache)
+    with gc_paused():  # a long index's states are many acyclic lines, as in the plan
+        return plan(dream.snapshot, compose(dream, selected), dream.cache)
 
 
 def plan_json(dream: DreamPlan, verdict: Preview | None) -> dict[str, object]:
