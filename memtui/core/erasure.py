@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import compress
+from operator import attrgetter
 from typing import Iterable
 
 from .model import Index, IndexLine, LineKind, Snapshot
@@ -50,6 +51,7 @@ BLOCK_HEADINGS = frozenset({"## pinned", "## recent", "## regions"})
 
 
 _BLANK = frozenset({""})
+_RAW = attrgetter("raw")
 
 
 def _stripped(index: Index) -> list[str]:
@@ -59,7 +61,7 @@ def _stripped(index: Index) -> list[str]:
         return []
     found: list[str] | None = index.__dict__.get("_stripped_lines")
     if found is None:
-        found = list(map(str.strip, index.raw_text().split("\n")))  # no line holds a line feed
+        found = list(map(str.strip, map(_RAW, index.lines)))  # a line with nothing to strip: itself
         object.__setattr__(index, "_stripped_lines", found)
     return found
 
