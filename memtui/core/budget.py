@@ -33,8 +33,8 @@ import re
 import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate, repeat
-from operator import add, attrgetter
+from itertools import accumulate, compress, repeat
+from operator import add, attrgetter, contains
 from pathlib import Path
 from typing import Sequence
 
@@ -607,13 +607,13 @@ def lines_past_cut(index: Index, budget: Budget) -> tuple[IndexLine, ...]:
     return index.lines[budget.cut_line - (0 if budget.cut_chars is not None else 1):]
 
 
+_KIND = attrgetter("kind")
+
+
 def entries_past_cut(index: Index, budget: Budget) -> tuple[IndexLine, ...]:
     """Entries and region pointers the loader never reads."""
-    return tuple(
-        line
-        for line in lines_past_cut(index, budget)
-        if line.kind in (LineKind.ENTRY, LineKind.REGION)
-    )
+    past = lines_past_cut(index, budget)
+    return tuple(compress(past, map(contains, repeat((LineKind.ENTRY, LineKind.REGION)), map(_KIND, past))))
 
 
 def loaded_text(snapshot: Snapshot) -> bytes:

@@ -187,6 +187,8 @@ def _parsed(data: bytes, path: str, exists: Callable[[str], bool]) -> Index:
         if kept_path == path and (kept_data is data or kept_data == data):
             return index
     index = parse_index(data, path, exists)
+    if type(data) is bytes:  # what render() gives back: the bytes parsed (not joined again)
+        object.__setattr__(index, "_rendered", data)
     if not any(scope.memory_base for scope in index.scopes):
         _PARSED[:] = [(path, data, index)] + kept[:PARSED_KEPT - 1]
     return index

@@ -96,6 +96,8 @@ class DreamItem:
     # ("" for an unchecked item or a huge index: see :func:`item_diff`)
     parts: tuple[DreamItem, ...] = field(default=(), compare=False, repr=False)  # what it splits into
     # (:func:`split`): the strong successors' item, one item per fold
+    built: Changeset | None = field(default=None, compare=False, repr=False)
+    # the changeset the plan built and the gate accepted, on the checked items before it
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "paths": list(self.paths), "reason": self.reason,
@@ -705,7 +707,7 @@ def _gate_in_order(snapshot: Snapshot, validated: list[FindingsCache], proposals
         gated = plan(state, changeset, state_cache)
         if gated.accepted:
             state, state_cache = gated.after, gated.cache
-            items.append(_with(item, diff=diff))
+            items.append(_with(item, diff=diff, built=changeset))
             return True
         if last_try:
             items.append(_with(item, checked=False, diff=diff,
@@ -741,24 +743,43 @@ def _with(item: DreamItem, **changes: object) -> DreamItem:
 
 
 def compose(dream: DreamPlan, selected: Iterable[int]) -> Changeset:
-    """The selected items as one changeset, each built on the result of the ones before it."""
-    return compose_items(dream.snapshot, [dream.items[i] for i in sorted(set(selected))])
+    """The selected items as one changeset, each built on the result of the ones before it.
+
+    The checked items the plan built and gated in a row, from the first, are not built again:
+    while the selection follows the default one, each item would be built on the very state the
+    plan built it on (a long index's repair and detail cost seconds each)."""
+    chosen = sorted(set(selected))
+    default = sorted(dream.default)
+    reused = 0
+    while reused < min(len(chosen), len(default)) and chosen[reused] == default[reused] \
+            and dream.items[chosen[reused]].built is not None:
+        reused += 1
+    prebuilt = [dream.items[i].built for i in chosen[:reused]]
+    return compose_items(dream.snapshot, [dream.items[i] for i in chosen],
+                         [c for c in prebuilt if c is not None])
 
 
-def compose_items(snapshot: Snapshot, items: Sequence[DreamItem]) -> Changeset:
+def compose_items(snapshot: Snapshot, items: Sequence[DreamItem], prebuilt: Sequence[Changeset] = ()) -> Changeset:
     """Items (in plan order) as one changeset on ``snapshot`` — a builder the app can plan again
-    on the folder as it is when the change is made."""
+    on the folder as it is when the change is made.  ``prebuilt``: the changesets of the first
+    items, already built on ``snapshot`` and the results before them (the plan's own)."""
     state = snapshot
     ops: list[Operation] = []
     done: list[str] = []
-    for item in items:
-        try:
-            changeset = item.build(state)
-        except NothingToRebuild:
-            continue
-        except VerbError as exc:
-            raise VerbError(f"{item.kind} {', '.join(item.paths)} no longer applies: {exc}") from None
-        state = apply_to_snapshot(state, changeset.ops).snapshot
+    for position, item in enumerate(items):
+        if position < len(prebuilt):
+            changeset = prebuilt[position]
+        else:
+            if position and position == len(prebuilt):  # the state the prebuilt ones leave
+                for earlier in prebuilt:
+                    state = apply_to_snapshot(state, earlier.ops).snapshot
+            try:
+                changeset = item.build(state)
+            except NothingToRebuild:
+                continue
+            except VerbError as exc:
+                raise VerbError(f"{item.kind} {', '.join(item.paths)} no longer applies: {exc}") from None
+            state = apply_to_snapshot(state, changeset.ops).snapshot
         ops += changeset.ops
         done.append(item.kind)
     if not ops:
@@ -784,7 +805,8 @@ def item_diff(dream: DreamPlan, position: int, selected: Iterable[int] = ()) -> 
 
 def preview(dream: DreamPlan, selected: Iterable[int]) -> Preview:
     """The selected items composed and gated as one change (nothing touched)."""
-    return plan(dream.snapshot, compose(dream, selected), dream.cache)
+    with gc_paused():  # a long index's states are many acyclic lines, as in the plan
+        return plan(dream.snapshot, compose(dream, selected), dream.cache)
 
 
 def plan_json(dream: DreamPlan, verdict: Preview | None) -> dict[str, object]:

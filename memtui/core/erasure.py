@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import compress
+from operator import attrgetter
 from typing import Iterable
 
 from .model import Index, IndexLine, LineKind, Snapshot
@@ -49,11 +50,29 @@ def _needles(line: IndexLine) -> tuple[str, ...]:
 BLOCK_HEADINGS = frozenset({"## pinned", "## recent", "## regions"})
 
 
+_BLANK = frozenset({""})
+_RAW = attrgetter("raw")
+
+
 def _stripped(index: Index) -> list[str]:
-    """Each line's text, stripped, in order (none for an index that does not exist)."""
+    """Each line's text, stripped, in order (none for an index that does not exist); built once
+    per index: a plan's steps each gate the index the step before left."""
     if not index.exists or not index.lines:
         return []
-    return list(map(str.strip, index.raw_text().split("\n")))  # no line holds a line feed
+    found: list[str] | None = index.__dict__.get("_stripped_lines")
+    if found is None:
+        found = list(map(str.strip, map(_RAW, index.lines)))  # a line with nothing to strip: itself
+        object.__setattr__(index, "_stripped_lines", found)
+    return found
+
+
+def _stripped_set(index: Index) -> frozenset[str]:
+    """:func:`_stripped` as a set (built once per index)."""
+    found: frozenset[str] | None = index.__dict__.get("_stripped_set")
+    if found is None:
+        found = frozenset(_stripped(index))
+        object.__setattr__(index, "_stripped_set", found)
+    return found
 
 
 def erased_lines(before: Snapshot, after: Snapshot, touched: Iterable[str]) -> list[ErasedLine]:
@@ -62,38 +81,45 @@ def erased_lines(before: Snapshot, after: Snapshot, touched: Iterable[str]) -> l
     ``touched`` names the paths the change wrote, created or moved to (in ``after``); their
     texts, with both indexes after, are where a leaving line may land.
     """
-    after_index, after_archive = _stripped(after.index), _stripped(after.archive_index)
-    kept: set[str] = set(after_index) | set(after_archive)
-    missing: list[tuple[Index, IndexLine]] = []
-    for index in (before.index, before.archive_index):
-        texts = _stripped(index)
-        gone = set(texts) - kept
-        gone.discard("")
-        if not gone:
+    kept, kept_archive = _stripped_set(after.index), _stripped_set(after.archive_index)
+    gone = [(index, _stripped_set(index) - kept - kept_archive - _BLANK)
+            for index in (before.index, before.archive_index)]
+    if not any(texts for _, texts in gone):
+        return []
+    found_in: list[str] | None = None
+    whole_lines: set[str] = set()
+    out: list[ErasedLine] = []
+    for index, left in gone:
+        if not left:
             continue
-        for line, text in compress(zip(index.lines, texts), map(gone.__contains__, texts)):
+        texts = _stripped(index)
+        for line, text in compress(zip(index.lines, texts), map(left.__contains__, texts)):
             if line.kind is LineKind.BLANK:
                 continue
-            if text[0] != "#" or " ".join(text.lower().split()) not in BLOCK_HEADINGS:  # every
-                missing.append((index, line))  # block heading starts so
-    if not missing:
-        return []
+            if text[0] == "#" and " ".join(text.lower().split()) in BLOCK_HEADINGS:  # every
+                continue  # block heading starts so
+            if found_in is None:
+                found_in = _found_in(after, touched, whole_lines)
+            if text in whole_lines:  # the first needle: the line itself
+                continue
+            needles = _needles(line)
+            if any(needle in found for needle in needles for found in found_in):
+                continue
+            out.append(ErasedLine(index.path, line.number, text))
+    return out
+
+
+def _found_in(after: Snapshot, touched: Iterable[str], whole_lines: set[str]) -> list[str]:
+    """The texts a leaving line may be found in: the written files', then both indexes'; their
+    stripped lines added to ``whole_lines`` (only the written files': a leaving line is in
+    neither index after, so only those can hold it whole)."""
     found_in: list[str] = []
     for path in dict.fromkeys(touched):
         f = after.files.get(path)
         if f is not None:
             found_in.append(f.text)
-    found_in.append("\n".join(after_index))
-    found_in.append("\n".join(after_archive))
-    whole_lines: set[str] = set()
     for text in found_in:
         whole_lines.update(map(str.strip, text.splitlines()))
-    out: list[ErasedLine] = []
-    for index, line in missing:
-        if line.raw.strip() in whole_lines:  # the first needle: the line itself
-            continue
-        needles = _needles(line)
-        if any(needle in text for needle in needles for text in found_in):
-            continue
-        out.append(ErasedLine(index.path, line.number, line.raw.strip()))
-    return out
+    found_in.append(after.index.raw_text() if after.index.exists else "")
+    found_in.append(after.archive_index.raw_text() if after.archive_index.exists else "")
+    return found_in

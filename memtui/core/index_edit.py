@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from operator import attrgetter
 from typing import Callable
 
 from .index import _BOLD_FILE, _CODE_FILE, _LIST_ITEM, _MD_LINK, _WIKILINK, entry_line, parse_index
@@ -45,8 +46,11 @@ def is_block_heading(line: IndexLine, name: str | None = None) -> bool:
     return any(title == n.lower() for n in names)
 
 
+_ENDING = attrgetter("ending")
+
+
 def dominant_ending(index: Index) -> str:
-    endings = Counter(line.ending for line in index.lines if line.ending)
+    endings = Counter(filter(None, map(_ENDING, index.lines)))  # counted in C
     return endings.most_common(1)[0][0] if endings else "\n"
 
 

@@ -358,6 +358,8 @@ def configured_target_lines(env: dict[str, str] | None = None) -> int | None:
 def entry_is_lead(line: IndexLine) -> bool:
     """An entry whose link opens the list item (``- [T](x.md) …``), not a prose bullet that
     mentions a file further on."""
+    if line.raw.startswith("- ["):  # the common entry, at once
+        return True
     content = line.raw.lstrip().lstrip("-*+").lstrip()
     if content[:1].isdigit():
         content = content.lstrip("0123456789.)").lstrip()

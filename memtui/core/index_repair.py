@@ -30,8 +30,10 @@ whose hook is the only copy of a lesson: the hook becomes the missing topic file
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, insort
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .changeset import Changeset, Create, Operation
 from .index import region_line
@@ -256,10 +258,12 @@ def distinct_hooks(hooks: list[str]) -> list[str]:
     and goes last.  Whether a hook lies inside a kept one is one search of every hook kept so
     far (one dropped lies inside one kept, so searching it too gives the same answer); the kept
     hooks inside a new one are looked up among its substrings of their lengths when those are
-    fewer than the kept hooks.
+    fewer than the kept hooks (the cuts of each length, and whether any of them is kept, are
+    found in C: a merged entry of a rotted index has hundreds of hooks).
     """
     kept: dict[str, None] = {}  # ordered: the hooks kept so far
     widths: dict[int, int] = {}  # how many kept hooks have each length
+    ordered: list[int] = []  # the lengths of kept hooks, ascending
     seen = ""  # every hook kept so far, each after a newline (no hook holds one: it is one line)
     for hook in hooks:
         if not hook:
@@ -270,21 +274,33 @@ def distinct_hooks(hooks: list[str]) -> list[str]:
         elif hook in kept or hook in seen:
             continue
         width = len(hook)
-        shorter = [w for w in widths if w < width]
-        if len(kept) <= sum(width - w + 1 for w in shorter):
+        cuts = _cuts(width, tuple(ordered[:bisect_left(ordered, width)]))
+        if len(kept) <= len(cuts):
             inside = [h for h in kept if h in hook]
+        elif kept.keys().isdisjoint(map(hook.__getitem__, cuts)):
+            inside = []
         else:
-            inside = [piece for w in shorter for piece in {hook[i:i + w] for i in range(width - w + 1)}
-                      if piece in kept]
+            inside = [piece for piece in dict.fromkeys(map(hook.__getitem__, cuts)) if piece in kept]
         for h in inside:
             del kept[h]
             widths[len(h)] -= 1
             if not widths[len(h)]:
                 del widths[len(h)]
+                ordered.remove(len(h))
         kept[hook] = None
-        widths[width] = widths.get(width, 0) + 1
+        if width in widths:
+            widths[width] += 1
+        else:
+            widths[width] = 1
+            insort(ordered, width)
         seen += "\n" + hook
     return list(kept)
+
+
+@lru_cache(maxsize=1024)
+def _cuts(width: int, shorter: tuple[int, ...]) -> tuple[slice, ...]:
+    """Every cut of a text of ``width`` characters to each of the ``shorter`` lengths."""
+    return tuple(slice(i, i + w) for w in shorter for i in range(width - w + 1))
 
 
 def _cross_listed(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import compress, repeat
+from operator import add, attrgetter, is_
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, NamedTuple
 
@@ -192,6 +194,9 @@ class IndexLine:
     refs: tuple[Ref, ...] = ()
 
 
+_RAW, _ENDING, _KIND = attrgetter("raw"), attrgetter("ending"), attrgetter("kind")
+
+
 @dataclass(frozen=True)
 class ScopeSection:
     """A ``## PATH_SCOPE: name`` section of the index."""
@@ -216,7 +221,7 @@ class Index:
         """The file's bytes (built once: an edit, its gate and its diff each ask for them)."""
         data: bytes | None = self.__dict__.get("_rendered")
         if data is None:
-            text = "".join(line.raw + line.ending for line in self.lines)
+            text = "".join(map(add, map(_RAW, self.lines), map(_ENDING, self.lines)))
             data = (b"\xef\xbb\xbf" if self.bom else b"") + encode_text(text)
             object.__setattr__(self, "_rendered", data)
         return data
@@ -225,7 +230,7 @@ class Index:
         """The lines' texts joined by LF, their own endings left out (built once)."""
         text: str | None = self.__dict__.get("_raw_text")
         if text is None:
-            text = "\n".join(line.raw for line in self.lines)
+            text = "\n".join(map(_RAW, self.lines))
             object.__setattr__(self, "_raw_text", text)
         return text
 
@@ -246,7 +251,8 @@ class Index:
         key = f"_{kind.value}_lines"
         found: tuple[IndexLine, ...] | None = self.__dict__.get(key)
         if found is None:
-            found = tuple(line for line in self.lines if line.kind is kind)
+            lines = self.lines
+            found = tuple(compress(lines, map(is_, map(_KIND, lines), repeat(kind))))  # in C
             object.__setattr__(self, key, found)
         return found
 

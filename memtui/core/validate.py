@@ -660,7 +660,7 @@ def _entry_findings(snapshot: Snapshot, index: Index, active: bool) -> Iterator[
                 )
         if line.form is EntryForm.LINK:
             text = line.link_text.strip().strip("`")
-            if _PATHLIKE.match(text):
+            if text != line.target and _PATHLIKE.match(text):  # the target itself: no alias
                 norm_text = posixpath.normpath(text)
                 if norm_text != posixpath.normpath(line.target) and norm_text != line.resolved:
                     yield Finding(

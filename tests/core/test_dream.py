@@ -211,6 +211,19 @@ def test_selected_items_compose_into_one_change(rules_root: tuple[Path, Path]) -
     assert not (root / HISTORY_NAME).exists() and (root / "project_gone.md").exists()
 
 
+def test_the_plan_s_own_changesets_compose_as_a_fresh_build(rules_root: tuple[Path, Path]) -> None:
+    """The default selection (or a start of it) reuses the changesets the plan built and gated:
+    the same operations as building every item again, in order, on the results before it."""
+    root, project = rules_root
+    plan = plan_dream(load_root(root), NOW, repo=project)
+    default = sorted(plan.default)
+    assert len(default) >= 3 and all(plan.items[i].built is not None for i in default)
+    waiting = next(i for i, item in enumerate(plan.items) if not item.checked)
+    for selected in (default, default[:2], default[:1] + default[2:], sorted(default + [waiting])):
+        fresh = dream.compose_items(plan.snapshot, [plan.items[i] for i in selected])
+        assert dream.compose(plan, selected) == fresh, selected
+
+
 def test_checking_a_pinned_cluster_merges_it_and_keeps_the_gist_pinned(rules_root: tuple[Path, Path]) -> None:
     root, project = rules_root
     plan = plan_dream(load_root(root), NOW, repo=project)

@@ -208,6 +208,8 @@ def test_erased_lines_equal_the_line_by_line_walk(
     two = replace(one, index=_index(after, "MEMORY.md"), archive_index=_index(after_archive, "MEMORY-archive.md"))
     paths = ["MEMORY.md", "MEMORY-history.md"] if touched else ["MEMORY.md"]
     assert erasure.erased_lines(one, two, paths) == plain_erased_lines(one, two, paths)
+    # the way back, on the same indexes: what the first call kept of them is reused
+    assert erasure.erased_lines(two, one, paths) == plain_erased_lines(two, one, paths)
 
 
 # ---------------------------------------------------------------- a batch of line edits
