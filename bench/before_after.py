@@ -30,6 +30,9 @@ def run(tree: Path, script: str, args: list[str], temp: Path) -> list[str]:
     """The script's output lines, run from ``tree`` with ``tree`` first on the import path (an
     exit status other than 0 is kept: the benches exit 1 when they miss a target)."""
     env = dict(os.environ, PYTHONPATH=str(tree), TMPDIR=str(temp))
+    # as installed, modules load from .pyc: with PYTHONDONTWRITEBYTECODE a tree whose checkout is
+    # newer than its bytecode compiles its changed modules again in every process it starts
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run([sys.executable, str(tree / script), *args], cwd=tree, env=env,
                           capture_output=True, text=True, check=False)
     if done.returncode != 0 and not done.stdout.strip():  # a missed target exits 1 after printing
