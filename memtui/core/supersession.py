@@ -643,36 +643,61 @@ def retired_things(claim: str) -> set[str]:
 def _retirements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
                  ) -> Iterable[tuple[_Note, _Note, Supersession]]:
     """Older notes that brought in a thing a newer note says it retired (see the module
-    docstring)."""
+    docstring).  A note names a thing in its title, description or body where the thing stands
+    whole (``IDLE_CAP`` is not named by ``IDLE_CAP_MS``, ``flag-1`` not by ``flag-10``); only
+    the notes holding every word of it (:func:`memtui.core.words.tokens`) are read for it."""
     claims = [(new, things) for new in notes
               if (things := retired_things(files[new.index].title + "\n" + files[new.index].description))]
     if not claims:
         return
-    texts = [f.text.lower() for f in files]
+    from .words import tokens
+
+    words = {thing: tokens(thing) for _, things in claims for thing in things}
+    wanted = frozenset().union(*words.values())
+    texts = [f.title + "\n" + f.description + "\n" + f.body for f in files]
+    holding: dict[str, set[int]] = defaultdict(set)  # a word of a thing -> the notes holding it
+    for n in notes:
+        for word in wanted & tokens(texts[n.index]):
+            holding[word].add(n.index)
+    everyone = {n.index for n in notes}
+    low: dict[int, str] = {}
+
+    def lowered(i: int) -> str:
+        if i not in low:
+            low[i] = texts[i].lower()
+        return low[i]
+
+    by_index = {n.index: n for n in notes}
     for new, things in claims:
         for thing in sorted(things):
-            holders = []
-            for n in notes:
-                if n.index != new.index and thing in texts[n.index]:
-                    holders.append(n)
-                    if len(holders) > INTRODUCERS:
-                        break
-            if len(holders) > INTRODUCERS:
+            alone = _whole([thing])
+            # no word to look for (``a-b``, stop words): every note is read
+            maybe = set.intersection(*(holding[w] for w in words[thing])) if words[thing] else everyone
+            others = [by_index[i] for i in sorted(maybe - {new.index})
+                      if thing in lowered(i) and alone.search(texts[i])]
+            if len(others) > INTRODUCERS:
                 continue  # a thing many notes name: not one note's
-            for old in holders:
-                head = (files[old.index].title + "\n" + files[old.index].description).lower()
+            for old in others:
+                head = files[old.index].title + "\n" + files[old.index].description
                 if thing in retired_things(head) or _names(files[old.index], new):
                     continue  # the older note retires it too, or it names the newer: it came after
-                if thing not in head and not old.item & new.item:
+                in_head = alone.search(head) is not None
+                if not in_head and not old.item & new.item:
                     continue  # in the text only: their names must share a word
                 days = (new.when.date() - old.when.date()).days
                 if not 0 <= days <= REPLACE_DAYS:
                     continue
                 evidence = (f"{new.stem} says {thing} is gone (retired, removed or replaced)",
-                            f"{old.stem} brought it in ({'its title or description' if thing in head else 'its text'})",
+                            f"{old.stem} brought it in ({'its title or description' if in_head else 'its text'})",
                             f"{days} day(s) later")
                 yield old, new, Supersession(old.path, new.path, REPLACES, evidence, False,
                                              days, _restated(sets, old.index, new.index))
+
+
+def _whole(things: Sequence[str]) -> re.Pattern[str]:
+    """Any of ``things`` where it stands whole: no letter, digit, ``_`` or ``-`` either side (the
+    longest first, so that one thing inside another is the longer one's)."""
+    return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, things)) + r")(?![\w-])", re.IGNORECASE)
 
 
 _EXTENDS = re.compile(r"\b(?:extends|extension of|restates|builds on|same (?:rule|lesson) as|"

@@ -269,6 +269,21 @@ def test_a_note_that_retires_a_thing_replaces_the_older_note_that_brought_it_in(
     assert found(texts) == {}
 
 
+def test_a_retired_thing_is_named_where_it_stands_whole() -> None:
+    old, new = "session_2026-05-01_timeouts.md", "session_2026-05-03_cleanup.md"
+    texts = {old: topic("timeouts", "adds the IDLE_CAP_MS knob", body="Knobs. "),
+             new: topic("cleanup", "IDLE_CAP retired", body="Gone. ")}
+    assert found(texts) == {}  # IDLE_CAP_MS is another thing
+    texts[old] = topic("timeouts", "adds the IDLE_CAP knob (ms)", body="Knobs. ")
+    assert list(found(texts)) == [(old, new)]
+    # flag-1 is named by one note, though five more name flag-10, flag-11 …
+    crowd = {f"session_2026-04-2{d}_flags-{d}.md": topic(f"flags {d}", body=f"the flag-1{d} switch. ")
+             for d in range(5)}
+    texts = {old: topic("timeouts", "adds the flag-1 switch", body="Knobs. "),
+             new: topic("cleanup", "flag-1 retired", body="Gone. "), **crowd}
+    assert list(found(texts)) == [(old, new)]
+
+
 def test_scan_lists_a_supersession_once_and_withholds_rejected_ones() -> None:
     texts = {
         "session_2026-05-24_sprint3_execution.md": topic("Sprint 3 log", body=SHARED * 3),
