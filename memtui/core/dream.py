@@ -586,11 +586,13 @@ def split(plan: DreamPlan, position: int) -> DreamPlan:
     """The plan with the item at ``position`` replaced by its parts (:attr:`DreamItem.parts`, in
     the order they fold: a chain from its oldest link), so that one fold of the strong
     successors can be left out; the same plan when that item has no parts.  Checked together
-    the parts make the change the whole item made."""
+    the parts make the change the whole item made; the parts of an item the gate left unchecked
+    start unchecked, with its reason."""
     item = plan.items[position]
     if not item.parts:
         return plan
-    items = plan.items[:position] + item.parts + plan.items[position + 1:]
+    parts = item.parts if item.checked else tuple(_with(p, checked=False, note=item.note) for p in item.parts)
+    items = plan.items[:position] + parts + plan.items[position + 1:]
     return DreamPlan(plan.snapshot, items, plan.validated)
 
 

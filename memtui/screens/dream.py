@@ -141,15 +141,18 @@ class DreamScreen(Screen[None]):
             self.error = error
 
     class Judged(Message):
-        def __init__(self, selected: frozenset[int], preview: Preview | None, error: str = "") -> None:
+        def __init__(self, plan: DreamPlan, selected: frozenset[int], preview: Preview | None,
+                     error: str = "") -> None:
             super().__init__()
+            self.plan = plan  # the plan the positions are of (a split renumbers them)
             self.selected = selected
             self.preview = preview
             self.error = error
 
     class Diffed(Message):
-        def __init__(self, position: int, diff: str) -> None:
+        def __init__(self, plan: DreamPlan, position: int, diff: str) -> None:
             super().__init__()
+            self.plan = plan
             self.position = position
             self.diff = diff
 
@@ -191,22 +194,23 @@ class DreamScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="dream-verdict", description="dream verdict worker")
     def _judge_worker(self, plan: DreamPlan, selected: frozenset[int]) -> None:
         if not selected:
-            self.post_message(self.Judged(selected, None))
+            self.post_message(self.Judged(plan, selected, None))
             return
         try:
             preview = dream.preview(plan, selected)
         except VerbError as exc:
             message = str(exc)
-            self.post_message(self.Judged(selected, None, "" if message.startswith("nothing to do") else message))
+            self.post_message(self.Judged(plan, selected, None,
+                                          "" if message.startswith("nothing to do") else message))
             return
-        self.post_message(self.Judged(selected, preview))
+        self.post_message(self.Judged(plan, selected, preview))
 
     @work(thread=True, exclusive=True, group="dream-diff", description="dream diff worker")
     def _diff_worker(self, plan: DreamPlan, position: int, selected: frozenset[int]) -> None:
         item = plan.items[position]
         kept = item.diff if item.checked and selected == plan.default else ""
         diff = kept or dream.item_diff(plan, position, selected)
-        self.post_message(self.Diffed(position, diff))
+        self.post_message(self.Diffed(plan, position, diff))
 
     # ------------------------------------------------------------------ results
 
@@ -250,14 +254,14 @@ class DreamScreen(Screen[None]):
             + " · space toggles · a applies the checked items as one change · esc closes")
 
     def on_dream_screen_judged(self, message: Judged) -> None:
-        if message.selected != self.selected:
-            return  # a newer toggle is being judged
+        if message.plan is not self.plan or message.selected != self.selected:
+            return  # a newer toggle (or a split) is being judged
         self.preview, self.judged = message.preview, message.selected
         self.query_one("#dream-verdict", Static).update(
             verdict_text(message.preview, len(message.selected), message.error))
 
     def on_dream_screen_diffed(self, message: Diffed) -> None:
-        if message.position == self.items_list.highlighted:
+        if message.plan is self.plan and message.position == self.items_list.highlighted:
             self.query_one("#dream-diff", DiffView).set_items(message.diff.splitlines())
 
     def _show_item(self, position: int | None) -> None:
@@ -336,6 +340,7 @@ class DreamScreen(Screen[None]):
         if was_checked:
             kept |= set(range(position, position + parts))
         plan = self.plan = dream.split(plan, position)
+        self.judged = self.preview = None  # judged on the positions before the split
         items = self.items_list
         with items.prevent(SelectionList.SelectedChanged, SelectionList.SelectionHighlighted):
             items.clear_options()

@@ -385,6 +385,9 @@ def test_the_strong_successors_item_splits_into_one_fold_a_note(make_root: MakeR
                                         ("session_2026-05-23_sprint3_plan.md", "session_2026-05-23_sprint3_closed.md")]
     assert parted.items[:at] == plan.items[:at] and parted.items[at + 2:] == plan.items[at + 1:]
     assert dream.split(parted, at) is parted  # a part splits no further
+    refused = dream.DreamPlan(plan.snapshot, plan.items[:at] + (dream._with(whole, checked=False, note="refused"),)
+                              + plan.items[at + 1:])
+    assert [(p.checked, p.note) for p in dream.split(refused, at).items[at:at + 2]] == [(False, "refused")] * 2
     # checked together the parts change what the whole item changed, byte for byte
     def result(p: dream.DreamPlan) -> tuple[dict[str, str], bytes, bytes]:
         after = dream.preview(p, p.default).after

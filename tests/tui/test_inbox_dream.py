@@ -185,7 +185,7 @@ async def test_dream_splits_the_strong_successors_and_applies_all_but_the_one_le
         for _ in range(at):
             await press(pilot, "down")
         assert screen.check_action("split", ())
-        count = len(screen.plan.items)
+        count, before, judged = len(screen.plan.items), screen.plan, screen.preview
         await press(pilot, "l")
         plan = screen.plan
         assert len(plan.items) == count + 1 and screen.items_list.highlighted == at
@@ -193,6 +193,10 @@ async def test_dream_splits_the_strong_successors_and_applies_all_but_the_one_le
         assert "sprint2_plan → sprint2_closed" in "\n".join(screen_lines(app))
         await press(pilot, "space")  # leave the first fold out
         assert screen.judged == screen.selected and screen.preview is not None and screen.preview.accepted
+        # a verdict on the plan before the split, late, on positions that now mean other items
+        screen.post_message(DreamScreen.Judged(before, screen.selected, judged))
+        await settle(pilot)
+        assert screen.preview is not judged
         await press(pilot, "a")
         assert not isinstance(app.screen, DreamScreen)
     assert (root / "session_2026-05-22_sprint2_plan.md").exists()
