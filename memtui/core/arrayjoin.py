@@ -200,6 +200,10 @@ def _sort_with_order(keys: Ints) -> tuple[Ints, Ints]:
     return packed, order
 
 
+#: the bools of one slice of the signature grid (32 MB): 100k sets of 4,096 bits at once were 400 MB
+GRID_CELLS = 1 << 25
+
+
 def _signatures(row: Ints, tok: Ints, n: int, mean_size: int) -> npt.NDArray[np.uint64]:
     """Each set's bit signature: ``n`` rows of 64-bit words, about 8 bits per token on average."""
     bits = 64
@@ -207,10 +211,18 @@ def _signatures(row: Ints, tok: Ints, n: int, mean_size: int) -> npt.NDArray[np.
         bits *= 2
     shift = np.uint64(64 - bits.bit_length() + 1)
     bit = ((tok.astype(np.uint64) * _GOLDEN) >> shift).astype(np.int64)
-    grid = np.zeros((n, bits), dtype=bool)
-    grid[row, bit] = True
-    packed = np.packbits(grid, axis=1, bitorder="little")
-    return packed.view(np.uint64)
+    out = np.empty((n, bits // 64), dtype=np.uint64)
+    rows = max(1, GRID_CELLS // bits)  # a grid of one bool a bit, a slice of the rows at a time
+    for start in range(0, n, rows):
+        end = min(n, start + rows)
+        grid = np.zeros((end - start, bits), dtype=bool)
+        if start == 0 and end == n:
+            grid[row, bit] = True
+        else:
+            mine = (row >= start) & (row < end)
+            grid[row[mine] - start, bit[mine]] = True
+        out[start:end] = np.packbits(grid, axis=1, bitorder="little").view(np.uint64)
+    return out
 
 
 def _counted(

@@ -172,14 +172,17 @@ large_sets = st.frozensets(st.sampled_from(LARGE_VOCAB[:40]), max_size=12) | st.
     st.sampled_from([0.4, 0.6, 0.8, 1.0]),
     st.sampled_from([1, 7, 1 << 22]),
     st.booleans(),
+    st.sampled_from([64 * 3, 1 << 25]),
 )
 def test_array_join_equals_brute_force_in_chunks_and_with_colliding_hashes(
-    corpus_items: list[TokenSets], threshold: float, chunk: int, collide: bool
+    corpus_items: list[TokenSets], threshold: float, chunk: int, collide: bool, grid: int
 ) -> None:
     # small chunks cut the hits into many runs of sets; a hash of the token's length makes most
-    # tokens one token to the array join, which must only add candidates, never lose a pair
+    # tokens one token to the array join, which must only add candidates, never lose a pair; a
+    # small grid builds the signatures a few sets at a time
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(arrayjoin, "CHUNK_HITS", chunk)
+        patch.setattr(arrayjoin, "GRID_CELLS", grid)
         if collide:
             patch.setattr(arrayjoin, "token_hash", len)
         fast = similar_pairs(corpus_items, threshold, full_threshold=min(threshold, 0.6), vectorised=True)
