@@ -25,6 +25,7 @@ from .common import (
     console,
     esc,
     plain,
+    print_diff,
     print_json,
 )
 
@@ -162,8 +163,6 @@ def seen_store_writable(root: Path) -> bool:
 
 def _print_changes(out: Console, changes: list[Change], header: str, no_diff: bool) -> None:
     """Each change with its findings and diff, styled."""
-    from rich.syntax import Syntax
-
     style = {"added": "green", "changed": "yellow", "removed": "red", "renamed": "cyan"}
     out.print(_escape(header))
     for change in changes:
@@ -177,8 +176,7 @@ def _print_changes(out: Console, changes: list[Change], header: str, no_diff: bo
             colour = "red" if f.severity == "error" else "yellow"
             out.print(f"  [{colour}]{f.severity}[/] {f.rule} {_escape(where_line)} — {_escape(f.message)}")
         if change.diff and not no_diff:
-            out.print(Syntax(plain(change.diff.rstrip("\n"), lines=True), "diff", theme="ansi_dark",
-                             background_color="default"))
+            print_diff(out, change.diff)
 
 
 def _print_long(changes: list[Change], header: str) -> None:

@@ -145,6 +145,27 @@ def err_console() -> Console:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+#: a diff longer than this many lines is written without colour: highlighting the 80,000 lines of
+#: a long index's diff took seconds (and a terminal shows the end of it only)
+DIFF_COLOUR_LINES = 5000
+
+
+def print_diff(out: Console, text: str) -> None:
+    """A unified diff on ``out``, its control characters escaped (:func:`plain`: a memory file's
+    ESC sequences must not reach the terminal), coloured on a terminal when it is not long."""
+    safe = plain(text.rstrip("\n"), lines=True)
+    if out.is_terminal and safe.count("\n") < DIFF_COLOUR_LINES:
+        from rich.syntax import Syntax
+
+        out.print(Syntax(safe, "diff", theme="ansi_dark", background_color="default"))
+        return
+    try:
+        out.file.write(safe + "\n")
+        out.file.flush()
+    except BrokenPipeError:
+        out.on_broken_pipe()
+
+
 def esc(text: object) -> str:
     """``text`` for a Rich markup string: control characters escaped (:func:`plain`), markup inert."""
     from rich.markup import escape

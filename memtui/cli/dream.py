@@ -20,6 +20,7 @@ from .common import (
     console,
     esc,
     note_applied,
+    print_diff,
     print_json,
 )
 
@@ -130,9 +131,7 @@ def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None,
             out.print(f"    [dim]· {_esc(line)}[/]")
         diff = item.diff or (item_diff(found, position, found.default) if args.dry_run else "")
         if args.dry_run and diff:
-            from rich.syntax import Syntax
-
-            out.print(Syntax(diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+            print_diff(out, diff)
     checked = len(found.default)
     waiting = len(found.items) - checked
     if verdict is None:

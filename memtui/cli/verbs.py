@@ -31,6 +31,7 @@ from .common import (
     find_roots,
     note_applied,
     positive_int,
+    print_diff,
     print_json,
 )
 
@@ -210,9 +211,7 @@ def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None,
     if dry_run or diff:
         text = cs.diff or unified_diff(preview.before, cs)
         if text:
-            from rich.syntax import Syntax
-
-            out.print(Syntax(text.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+            print_diff(out, text)
     if accepted:
         if dry_run:
             out.print("[green]the validator accepts this change[/] (nothing was written)")

@@ -224,3 +224,16 @@ def test_merge_command_folds_two_files_and_undo_restores_them(tmp_path, capsys) 
     assert after_undo == before
     capsys.readouterr()
     assert main(["merge", str(a), "--json"]) == 2
+
+
+def test_a_diff_shows_a_files_control_characters_as_escapes(make_root: MakeRoot,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # a description crafted to clear the screen and retitle the terminal: written as \e, never sent
+    evil = "---\nname: Evil\ndescription: evil \x1b]0;PWNED\x07 note \x1b[2J\ntype: project\n---\nBody.\n"
+    root = make_root({"MEMORY.md": "# Memory\n\n- [Evil](evil.md) — evil \x1b[2J note\n"
+                                   "- [Evil](evil.md) — evil \x1b[2J note again\n", "evil.md": evil})
+    for argv in (("archive", str(root / "evil.md"), "--dry-run"), ("dream", "--dry-run", str(root))):
+        code, out, _ = run(capsys, *argv)
+        assert "\x1b" not in out and "\x07" not in out, argv
+        assert "\\e[2J" in out, argv  # the diff is there, escaped
+
