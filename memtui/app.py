@@ -15,11 +15,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -44,6 +45,7 @@ from memtui.services import scoring, writer
 from memtui.services.scoring import ScanResult, StalenessReport
 from memtui.services.watch import Identity, OpenWriter, fingerprint, index_identity, index_replaced
 from memtui.services.workspace import Workspace, full_workspace, quick_workspace, workspace_after
+from memtui.widgets.control_filter import ControlFilter
 from memtui.widgets.working_set_view import WorkingSetView
 from memtui.worker_errors import report_worker_error
 
@@ -91,6 +93,13 @@ class MemtuiApp(UserActions):
 
     #: seconds between two looks at the folder (tests call :meth:`poll_folder` themselves)
     watch_interval = WATCH_INTERVAL
+
+    _controls = ControlFilter()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then :class:`ControlFilter`: no line the app draws carries a memory
+        file's control characters to the terminal."""
+        return [*super().get_line_filters(), self._controls]
 
     # ------------------------------------------------------------------ messages from workers
 

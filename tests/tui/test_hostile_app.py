@@ -108,3 +108,22 @@ async def test_opening_says_an_interrupted_change_was_rolled_back(tmp_path: Path
     assert severity == "warning"
     assert "(00000001-do)" in text and "journal record" not in text
     assert "alpha fact" in (root / "a.md").read_text()
+
+
+async def test_no_control_character_of_a_file_reaches_the_terminal(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Memory\n\n- [Evil \x1b[2J](evil.md) — evil \x1b]0;PWNED\x07 note\n")
+    (root / "evil.md").write_text(topic("Evil \x1b[2J title", "evil \x1b]0;PWNED\x07 desc \u202e",
+                                        body="Body \x1b[2J clear \x1b]8;;http://x\x1b\\ link \x9b31m\n"))
+    app = make_app(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        from rich.console import Console
+
+        console = Console(force_terminal=True, width=120, color_system=None)
+        update = app.screen._compositor.render_update(full=True)
+        text = "".join(s.text for s in update.__rich_console__(console, console.options) if not s.control)
+        assert "PWNED" in text and "Body" in text  # the file is on the screen ...
+        for control in ("\x1b", "\x07", "\x9b", "\u202e"):
+            assert control not in text, control  # ... without what would drive the terminal
