@@ -8,8 +8,13 @@ from __future__ import annotations
 import re
 
 #: characters a terminal may act on rather than show: C0 and C1 controls, DEL, and the
-#: bidirectional overrides that make text read differently from what it is
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: bidirectional overrides that make text read differently from what it is (zero cells wide)
+_ACTING = "\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+#: a file name's bytes that are not UTF-8, as Python holds them (``surrogateescape``)
+SURROGATES = "\ud800-\udfff"
+_CONTROL = re.compile(f"[{_ACTING}{SURROGATES}]")
+_ACTING_ONLY = re.compile(f"[{_ACTING}]")
+_SURROGATE = re.compile(f"[{SURROGATES}]")
 _NAMED = {"\x1b": "\\e", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -33,3 +38,11 @@ def plain(text: str, lines: bool = False) -> str:
             "\t".join(_CONTROL.sub(escaped, cell) for cell in line.split("\t"))
             for line in text.replace("\r\n", "\n").split("\n"))
     return _CONTROL.sub(escaped, text)
+
+
+def shown(text: str) -> str:
+    """``text`` with what a terminal would act on dropped and a lone surrogate as U+FFFD: as wide
+    as Rich measured it (zero cells for the one, one for the other), for a line already laid out."""
+    if text.isprintable():
+        return text
+    return _SURROGATE.sub("\ufffd", _ACTING_ONLY.sub("", text))

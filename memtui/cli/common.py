@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
-from memtui.terminal_text import escaped
+from memtui.terminal_text import SURROGATES, escaped
 from memtui.terminal_text import plain as plain  # re-exported: the verbs print through plain
 
 if TYPE_CHECKING:  # Rich loads only when something is printed through it
@@ -141,8 +141,7 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-#: a file name's bytes that are not UTF-8, as Python holds them (``surrogateescape``)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(f"[{SURROGATES}]")  # a name's bytes that are not UTF-8
 
 
 #: a diff longer than this many lines is written without colour: highlighting the 80,000 lines of

@@ -350,7 +350,8 @@ class LazyIndex(Index):
     """An index kept as its marshalled lines (``marshal.dumps`` of :func:`index_plain`'s rows),
     built when first asked for: what a judged write reads of an archive index of thousands of
     lines it does not touch is its name, its scopes, its bytes and its secrets, all kept beside.
-    Equal to the :class:`Index` :func:`index_of` gives; when the lines are built, the
+    It holds what the :class:`Index` of :func:`index_of` holds (though the two never compare
+    equal: a dataclass's ``==`` asks for one class); when the lines are built, the
     ``broken`` exception :func:`lazy_index_of` was given if the kept lines are not an index's."""
 
     @cached_property

@@ -670,7 +670,7 @@ def _retirements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
     by_index = {n.index: n for n in notes}
     for new, things in claims:
         for thing in sorted(things):
-            alone = _whole([thing])
+            alone = _whole(thing)
             # no word to look for (``a-b``, stop words): every note is read
             maybe = set.intersection(*(holding[w] for w in words[thing])) if words[thing] else everyone
             others = [by_index[i] for i in sorted(maybe - {new.index})
@@ -694,10 +694,9 @@ def _retirements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
                                              days, _restated(sets, old.index, new.index))
 
 
-def _whole(things: Sequence[str]) -> re.Pattern[str]:
-    """Any of ``things`` where it stands whole: no letter, digit, ``_`` or ``-`` either side (the
-    longest first, so that one thing inside another is the longer one's)."""
-    return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, things)) + r")(?![\w-])", re.IGNORECASE)
+def _whole(thing: str) -> re.Pattern[str]:
+    """``thing`` where it stands whole: no letter, digit, ``_`` or ``-`` either side."""
+    return re.compile(r"(?<![\w-])" + re.escape(thing) + r"(?![\w-])", re.IGNORECASE)
 
 
 _EXTENDS = re.compile(r"\b(?:extends|extension of|restates|builds on|same (?:rule|lesson) as|"

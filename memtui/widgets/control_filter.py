@@ -11,22 +11,11 @@ purpose it shows escapes (:func:`memtui.terminal_text.plain`), which pass throug
 
 from __future__ import annotations
 
-import re
-
 from rich.segment import Segment
 from textual.color import Color
 from textual.filter import LineFilter
 
-#: what :data:`memtui.terminal_text._CONTROL` matches, less the surrogates (kept one cell wide)
-_ZERO_WIDTH = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def shown(text: str) -> str:
-    """``text`` as the terminal may get it: controls dropped, lone surrogates as U+FFFD."""
-    if text.isprintable():
-        return text
-    return _SURROGATE.sub("\ufffd", _ZERO_WIDTH.sub("", text))
+from memtui.terminal_text import shown
 
 
 class ControlFilter(LineFilter):
