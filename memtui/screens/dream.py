@@ -232,6 +232,8 @@ class DreamScreen(Screen[None]):
         plan = self.plan = message.plan
         if not plan.items:
             title.update("Dream — nothing to do: the folder needs no maintenance · esc closes")
+            self.query_one("#dream-body").display = False  # no item, no diff: nothing to show
+            self.refresh_bindings()  # nor to apply
             return
         items.add_options([Selection(item_prompt(item), i, item.checked) for i, item in enumerate(plan.items)])
         self._update_title()
@@ -318,6 +320,8 @@ class DreamScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "split":
             return self._splittable() is not None
+        if action == "apply":
+            return self.plan is None or bool(self.plan.items)  # a plan of no items has nothing to apply
         return True
 
     def _splittable(self) -> int | None:

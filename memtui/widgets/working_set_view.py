@@ -155,12 +155,11 @@ class WorkingSetView(View):
             return
         preview = self.query_one("#ws-preview", Preview)
         if self.index_text.display:
-            mentioned = len(self.workspace.mentions)
             preview.show_message(
                 "No line of MEMORY.md is an entry memtui recognises (- [Title](file.md) — hook), "
                 "so its text is shown instead. "
-                + (f"{mentioned} file{'s are' if mentioned != 1 else ' is'} named in the loaded "
-                   "part and reached by a mention (Files, 3)." if self.workspace.complete else ""))
+                + (mention_summary(len(self.workspace.mentions), len(self.workspace.snapshot.files))
+                   if self.workspace.complete else ""))
             return
         pane = self.current_pane()
         if pane is None:
@@ -178,3 +177,17 @@ class WorkingSetView(View):
         if isinstance(focused, WorkingSetPane) and focused is not self._last:
             self._last = focused
             self.schedule_preview()
+
+
+def mention_summary(mentioned: int, files: int) -> str:
+    """What the index-as-text preview says of the folder's topic files: how many the loaded part
+    of the index names (each reached by that mention; the Files tab lists them)."""
+    if not files:
+        return "The folder holds no topic file besides it."
+    if not mentioned:
+        return (f"None of its {files} topic file{'s' if files != 1 else ''} is named in the loaded "
+                "part (Files tab, 3).")
+    return (f"{mentioned} of its {files} topic file{'s' if files != 1 else ''} "
+            f"{'are' if mentioned != 1 else 'is'} named in the loaded part and reached by that "
+            "mention (Files tab, 3).")
+

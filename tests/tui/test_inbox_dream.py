@@ -145,6 +145,28 @@ async def test_the_folders_readme_waits_unchecked_and_is_listed_once_checked(dem
         assert "(README.md)" in (demo_root / "MEMORY.md").read_text(encoding="utf-8")
 
 
+async def test_a_dream_with_nothing_to_do_offers_nothing_to_apply(tmp_path: Path) -> None:
+    """A folder that needs no pass: the Dream says so, shows no empty diff claiming files move,
+    and its footer offers no Apply."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Memory\n\n- Build with make, never by hand.\n", encoding="utf-8")
+    app = make_app(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.plan is not None and not screen.plan.items
+        shown = "\n".join(screen_lines(app))
+        assert "nothing to do: the folder needs no maintenance" in shown
+        assert "files are only moved" not in shown and "Apply" not in shown
+        before = digest(root)
+        await press(pilot, "a")
+        assert digest(root) == before
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, DreamScreen)
+
+
 async def test_the_dream_screen_plans_on_the_cached_load_as_a_plain_load_does(
         demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.core import dream, statcache

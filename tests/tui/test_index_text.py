@@ -18,7 +18,7 @@ from memtui.services.scoring import Contradiction
 from memtui.widgets.consolidate_view import ConsolidateView, contradiction_words
 from memtui.widgets.index_text import IndexText
 from memtui.widgets.preview import Preview
-from memtui.widgets.working_set_view import WorkingSetView
+from memtui.widgets.working_set_view import WorkingSetView, mention_summary
 from tests.support.app import digest, make_app, press, settle
 from tests.support.roots import CORPORA, freeze_mtimes, topic
 
@@ -100,7 +100,7 @@ async def test_an_index_with_no_recognised_entries_shows_its_text(tmp_path: Path
         assert "all of it loads" in str(view.index_text.border_subtitle)
         said = " ".join(" ".join(view.query_one("#ws-preview", Preview).render_line(y).text.split())
                         for y in range(6))
-        assert "1 file is named in the loaded part and reached by a mention" in said
+        assert "1 of its 1 topic file is named in the loaded part and reached by that mention" in said
         await press(pilot, "3")
         app.main.view("files").select_path("drawio.md")
         await settle(pilot)
@@ -108,6 +108,14 @@ async def test_an_index_with_no_recognised_entries_shows_its_text(tmp_path: Path
         drawn = " ".join(" ".join(preview.render_line(y).text.split()) for y in range(8))
         assert "mention on line 5 of MEMORY.md — reached by a mention in the loaded part" in drawn
         assert "orphan" not in drawn
+
+
+def test_the_index_text_note_counts_the_folders_topic_files() -> None:
+    """What the note under an index without entries says of the topic files: none in the folder,
+    none named, or how many of how many the loaded part names."""
+    assert mention_summary(0, 0) == "The folder holds no topic file besides it."
+    assert mention_summary(0, 3) == "None of its 3 topic files is named in the loaded part (Files tab, 3)."
+    assert mention_summary(2, 3).startswith("2 of its 3 topic files are named in the loaded part")
 
 
 async def test_a_recognised_index_keeps_its_panes(demo_root: Path) -> None:
