@@ -119,9 +119,10 @@ def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None,
     if not found.items:
         out.print("nothing to do: the folder needs no maintenance")
         return EXIT_OK
-    from memtui.core.dream import item_diff
+    from memtui.core.dream import item_diffs
 
-    for position, item in enumerate(found.items):
+    diffs = item_diffs(found, found.default) if args.dry_run else None
+    for item in found.items:
         mark = "[green]\\[x][/]" if item.checked else "\\[ ]"
         out.print(f"{mark} [bold]{item.kind}[/] {_esc(', '.join(item.paths))}")
         out.print(f"    {_esc(item.reason)}")
@@ -129,8 +130,8 @@ def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None,
             out.print(f"    [yellow]{_esc(item.note)}[/]")
         for line in item.evidence:
             out.print(f"    [dim]· {_esc(line)}[/]")
-        diff = item.diff or (item_diff(found, position, found.default) if args.dry_run else "")
-        if args.dry_run and diff:
+        diff = next(diffs) if diffs is not None else ""  # each item's, the checked ones before it applied
+        if diff:
             print_diff(out, diff)
     checked = len(found.default)
     waiting = len(found.items) - checked

@@ -318,7 +318,7 @@ def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Oper
 
 def unified_diff(snapshot: Snapshot, changeset: Changeset, context: int = 3) -> str:
     """A unified diff of what the changeset does to each file (moves as rename lines)."""
-    import difflib  # deferred: the hooks gate changes and never show a diff
+    from .linediff import unified_diff as line_diff  # deferred: the hooks never show a diff
 
     out: list[str] = []
     state: dict[str, bytes | None] = {}
@@ -345,7 +345,7 @@ def unified_diff(snapshot: Snapshot, changeset: Changeset, context: int = 3) -> 
         old_lines = decode_bytes(old).splitlines(keepends=True) if old is not None else []
         new_lines = decode_bytes(op.data).splitlines(keepends=True)
         fromfile = f"a/{op.path}" if old is not None else "/dev/null"
-        for line in difflib.unified_diff(old_lines, new_lines, fromfile, f"b/{op.path}", n=context):
+        for line in line_diff(old_lines, new_lines, fromfile, f"b/{op.path}", n=context):
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from .changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
 from .consolidate import clusters_of, scan, scan_cached
@@ -792,17 +792,46 @@ def compose_items(snapshot: Snapshot, items: Sequence[DreamItem], prebuilt: Sequ
 
 def item_diff(dream: DreamPlan, position: int, selected: Iterable[int] = ()) -> str:
     """The diff of one item, built on the result of the ``selected`` items before it."""
-    state = dream.snapshot
-    try:
-        for i in sorted(i for i in set(selected) if i < position):
+    return next(item_diffs(dream, selected, position, position + 1))
+
+
+def item_diffs(dream: DreamPlan, selected: Iterable[int] = (), start: int = 0,
+               stop: int | None = None) -> Iterator[str]:
+    """:func:`item_diff` of each item from ``start`` to ``stop`` in turn, each selected item
+    applied once on the way (not again for every item after it).  On the default selection a
+    checked item's changeset and diff are the plan's own: it built them on that very state."""
+    chosen, stop = set(selected), len(dream.items) if stop is None else stop
+    planned = chosen == set(dream.default)
+    state: Snapshot | None = dream.snapshot
+    failed: VerbError | None = None  # what left no state to build on
+    for position in range(stop):
+        item = dream.items[position]
+        changeset: Changeset | None = item.built if planned else None
+        error: VerbError | None = None
+        if changeset is None and state is not None and (position >= start or position in chosen):
             try:
-                state = apply_to_snapshot(state, dream.items[i].build(state).ops).snapshot
-            except NothingToRebuild:
+                changeset = item.build(state)
+            except VerbError as exc:
+                error = exc
+        if position >= start:
+            if state is None or error is not None:
+                yield f"# {error if error is not None else failed}\n"
+            elif planned and item.checked and item.diff:
+                yield item.diff
+            else:
+                assert changeset is not None
+                yield changeset.diff or unified_diff(state, changeset)
+        if position in chosen and state is not None:
+            if isinstance(error, NothingToRebuild):
                 continue
-        changeset = dream.items[position].build(state)
-    except VerbError as exc:
-        return f"# {exc}\n"
-    return changeset.diff or unified_diff(state, changeset)
+            if error is not None:  # the items after it are built on nothing: each says so
+                state, failed = None, error
+                continue
+            assert changeset is not None
+            try:
+                state = apply_to_snapshot(state, changeset.ops).snapshot
+            except VerbError as exc:
+                state, failed = None, exc
 
 
 def preview(dream: DreamPlan, selected: Iterable[int]) -> Preview:

@@ -207,10 +207,7 @@ class DreamScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="dream-diff", description="dream diff worker")
     def _diff_worker(self, plan: DreamPlan, position: int, selected: frozenset[int]) -> None:
-        item = plan.items[position]
-        kept = item.diff if item.checked and selected == plan.default else ""
-        diff = kept or dream.item_diff(plan, position, selected)
-        self.post_message(self.Diffed(plan, position, diff))
+        self.post_message(self.Diffed(plan, position, dream.item_diff(plan, position, selected)))
 
     # ------------------------------------------------------------------ results
 

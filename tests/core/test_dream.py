@@ -13,6 +13,7 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import dream, write
+from memtui.core.changeset import apply_to_snapshot, unified_diff
 from memtui.core.consolidate import scan
 from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
 from memtui.core.journal import list_records
@@ -222,6 +223,30 @@ def test_the_plan_s_own_changesets_compose_as_a_fresh_build(rules_root: tuple[Pa
     for selected in (default, default[:2], default[:1] + default[2:], sorted(default + [waiting])):
         fresh = dream.compose_items(plan.snapshot, [plan.items[i] for i in selected])
         assert dream.compose(plan, selected) == fresh, selected
+
+
+def test_each_items_diff_in_turn_is_its_diff_built_afresh(rules_root: tuple[Path, Path]) -> None:
+    """:func:`dream.item_diffs` applies each selected item once on the way; every item's diff is
+    still the one built on a fresh state of the selected items before it (and, on the default
+    selection, the plan's own)."""
+    root, project = rules_root
+    plan = plan_dream(load_root(root), NOW, repo=project)
+    default = sorted(plan.default)
+    waiting = next(i for i, item in enumerate(plan.items) if not item.checked)
+
+    def afresh(position: int, selected: list[int]) -> str:
+        state = plan.snapshot
+        for i in selected:
+            if i < position:
+                state = apply_to_snapshot(state, plan.items[i].build(state).ops).snapshot
+        return unified_diff(state, plan.items[position].build(state))
+
+    for selected in (default, default[1:], sorted(default + [waiting]), []):
+        diffs = list(dream.item_diffs(plan, selected))
+        assert len(diffs) == len(plan.items)
+        for position, diff in enumerate(diffs):
+            assert diff == afresh(position, selected), (selected, position)
+            assert dream.item_diff(plan, position, selected) == diff
 
 
 def test_checking_a_pinned_cluster_merges_it_and_keeps_the_gist_pinned(rules_root: tuple[Path, Path]) -> None:
