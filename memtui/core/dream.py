@@ -13,7 +13,9 @@ APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and pro
    nothing reaches, which the repair leaves out: listed only when a person checks the item;
 3. ``supersede-declared`` — the files their author declared superseded (``superseded_by``
    naming an existing file, ``status: superseded``) move to ``archive/``, their entries into the
-   archive index under their headings;
+   archive index under their headings; a file an entry of ``MEMORY.md`` marks superseded
+   (:mod:`.index_marks`) is folded into the file the mark names, one item per successor (or, when
+   it names none, gets ``status: superseded`` and moves), unchecked when the mark says "partly";
 4. ``archive`` — each ``FULLY_STALE`` file (after guards: no guard held it back);
    ``successor`` — the supersessions found in the root (:func:`.supersession.root_supersessions`:
    a later note of the same work item that closes or restates it): the strong ones as one item,
@@ -425,6 +427,70 @@ def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
                       evidence, True, build)]
 
 
+def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
+    """The files MEMORY.md's own entries mark superseded (:func:`memtui.core.index_marks.index_marks`),
+    and those files: one item per successor the marks name, each earlier note folded into it
+    (``superseded_by``, then archive/); for a mark naming none, one item per file (``status:
+    superseded``, then archive/).  An item starts checked — it is the author's word — unless a
+    mark in it says "partly"."""
+    from .index_marks import IndexMark, index_marks
+
+    marks = index_marks(snapshot)
+    by_successor: dict[str, list[IndexMark]] = {}
+    groups: list[list[IndexMark]] = []
+    for mark in marks:
+        if mark.successor is None:
+            groups.append([mark])
+        elif mark.successor not in by_successor:
+            by_successor[mark.successor] = [mark]
+            groups.append(by_successor[mark.successor])
+        else:
+            by_successor[mark.successor].append(mark)
+    items: list[DreamItem] = []
+    for group in groups:
+        olds, successor = tuple(m.path for m in group), group[0].successor
+        evidence = tuple(f"{INDEX_NAME} line {m.line}: \u201c{m.words}\u201d" for m in group)
+        partial = [m.path for m in group if m.partial]
+        note = (f"needs review: {INDEX_NAME} says {', '.join(partial)} "
+                f"{'is' if len(partial) == 1 else 'are'} only partly superseded") if partial else ""
+        if successor is not None:
+            evidence += (f"\u2192 {successor}: {group[0].why}",)
+
+            def fold(s: Snapshot, pairs: tuple[tuple[str, str], ...] = tuple((o, successor) for o in olds)
+                     ) -> Changeset:
+                return fold_successors(s, pairs)
+
+            items.append(DreamItem(
+                "supersede-declared", (*olds, successor),
+                f"{INDEX_NAME} marks {olds[0] if len(olds) == 1 else f'{len(olds)} files'} superseded by "
+                f"{successor}: fold {'it' if len(olds) == 1 else 'them'} into it (superseded_by), then archive/",
+                evidence, not partial, fold, note=note))
+        else:
+            def archive_it(s: Snapshot, old: str = olds[0]) -> Changeset:
+                return _archive_marked(s, old)
+
+            items.append(DreamItem(
+                "supersede-declared", olds,
+                f"{INDEX_NAME} marks {olds[0]} superseded and names no successor: status: superseded, "
+                "then archive/ with its entry",
+                evidence, not partial, archive_it, note=note))
+    return items, {m.path for m in marks}
+
+
+def _archive_marked(snapshot: Snapshot, path: str) -> Changeset:
+    """A file the index marks superseded, naming no successor: ``status: superseded`` in its
+    frontmatter, then moved to archive/ with its entry (as the files declared so)."""
+    from .frontmatter import set_key
+    from .index_trim import archive_declared
+
+    f = snapshot.files.get(path)
+    if f is None or f.archived or f.status == "superseded":
+        raise VerbError(f"{path} is no longer a live note to mark superseded")
+    ops: list[Operation] = [Write(path, encode_text(set_key(f.text, "status", "superseded")), f.data)]
+    moved = archive_declared(apply_to_snapshot(snapshot, ops).snapshot, [path])
+    return Changeset("archive", f"archive {path}, which {INDEX_NAME} marks superseded", tuple(ops) + moved.ops)
+
+
 def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Changeset:
     """Fold each earlier note into the later one that supersedes it (``(old, new)`` pairs, a
     chain in order): ``status: superseded`` and ``superseded_by`` on the old, ``supersedes`` on
@@ -639,8 +705,10 @@ def plan_dream(
     proposals += [item for item in index_items if item.kind == "repair"]
     proposals += _document_items(snapshot)
     declared = _declared_items(snapshot)
-    proposals += declared
-    taken = {p for item in declared for p in item.paths}
+    marked, marked_paths = _marked_items(snapshot)
+    proposals += declared + marked
+    # the marked notes are taken; their successors stay free for the other proposals
+    taken = {p for item in declared for p in item.paths} | marked_paths
     archived = [item for item in stale_items if not taken & set(item.paths)]
     proposals += archived
     found = (scan(snapshot, rejected=rejected) if stat_cache is None
