@@ -20,17 +20,21 @@ after "partial"/"partly" says the file is only partly replaced.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from .model import IndexLine, LineKind, Snapshot, in_team
 
 _MARK = re.compile(r"(?<![\w-])superseded(?![\w-])", re.IGNORECASE)
 _BY = re.compile(r"\s*(?:by|:|→|->)\s*", re.IGNORECASE)
-_PHRASE_END = re.compile(r"[.;!?\]\n]|\s[—–]\s|$")
+_PHRASE_END = re.compile(r"[.!?](?=\s|$)|[;\]\n]|\s[—–]\s|$")  # a sentence's end, not a name's dot
 _WORD = re.compile(r"[a-z0-9]+")
 _FILE = re.compile(r"\(([^()\s]+\.md)\)|`([^`\s]+\.md)`|(?<![\w/.-])([\w./-]+\.md)(?![\w-])")
 _NEGATED = re.compile(r"(?:\bnot|\bnever|\bno longer|\bisn't|\bwasn't)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _PARTIAL = re.compile(r"\b(?:partial|partially|partly|in part)\b\W*(?:\w+\W+)?$", re.IGNORECASE)
+#: the entries holding a mark's rarest word looked at each way for its successor: a phrase of
+#: words every entry holds names none of them
+SCAN = 200
 #: words of a phrase that say where, not what
 _PLACE = frozenset({"the", "a", "an", "by", "below", "above", "see", "entry", "this", "that", "its",
                     "new", "newer", "later", "one", "in", "of", "and"})
@@ -55,7 +59,10 @@ def index_marks(snapshot: Snapshot) -> list[IndexMark]:
     entries = [line for line in index.lines
                if line.kind is LineKind.ENTRY and not line.scope and line.resolved in snapshot.files]
     out: list[IndexMark] = []
+    finder = _Finder(entries)
     for at, line in enumerate(entries):
+        if "uperseded" not in line.raw and "UPERSEDED" not in line.raw:  # the cheap first test
+            continue
         path = line.resolved
         assert path is not None
         f = snapshot.files[path]
@@ -67,7 +74,7 @@ def index_marks(snapshot: Snapshot) -> list[IndexMark]:
         if found is None:
             continue
         start, mark_end, end, partial = found
-        successor, why = _successor(snapshot, entries, at, text[mark_end:end])
+        successor, why = _successor(snapshot, finder, at, text[mark_end:end])
         out.append(IndexMark(path, line.number, text[start:end].strip(), successor, partial, why))
     return out
 
@@ -91,36 +98,83 @@ def _status(text: str, hook: str) -> tuple[int, int, int, bool] | None:
     return None
 
 
-def _successor(snapshot: Snapshot, entries: list[IndexLine], at: int, phrase: str) -> tuple[str | None, str]:
+class _Finder:
+    """The entries of an index by the words of their titles and file names, read when first
+    asked: a mark's successor is looked up among the entries holding its rarest word, not by
+    reading every entry after it (an index of many marks stays linear)."""
+
+    def __init__(self, entries: list[IndexLine]) -> None:
+        self.entries = entries
+        self._words: list[frozenset[str]] | None = None
+        self._by_word: dict[str, list[int]] = {}
+        self._by_name: dict[str, list[int]] = {}
+
+    def words(self, k: int) -> frozenset[str]:
+        self._build()
+        assert self._words is not None
+        return self._words[k]
+
+    def named(self, name: str) -> list[int]:
+        """The positions of the entries whose file's name is ``name``, in order."""
+        self._build()
+        return self._by_name.get(name, [])
+
+    def rarest(self, wanted: list[str]) -> list[int]:
+        """The positions of the entries holding the rarest of ``wanted``, in order."""
+        self._build()
+        return min((self._by_word.get(w, []) for w in set(wanted)), key=len) if wanted else []
+
+    def holds(self, k: int, wanted: list[str]) -> bool:
+        return all(w in self.words(k) for w in wanted)
+
+    def _build(self) -> None:
+        if self._words is not None:
+            return
+        self._words = []
+        for k, line in enumerate(self.entries):
+            held = frozenset(_WORD.findall(f"{line.title} {line.link_text} {line.resolved}".lower()))
+            self._words.append(held)
+            for word in held:
+                self._by_word.setdefault(word, []).append(k)
+            self._by_name.setdefault((line.resolved or "").rpartition("/")[2], []).append(k)
+
+
+def _successor(snapshot: Snapshot, finder: _Finder, at: int, phrase: str) -> tuple[str | None, str]:
     """The file the words after the mark name, and how: a file named there, or the entry they
     describe.  Only "by" (or an arrow) names one: "SUPERSEDED: v1 collapsed" is a status."""
     by = _BY.match(phrase)
     if by is None or by.group().strip().lower() not in {"by", "→", "->"}:
         return None, ""
     phrase = phrase[by.end():]
+    entries = finder.entries
     own = entries[at].resolved
     for groups in _FILE.findall(phrase):
         name = next(g for g in groups if g)
-        for path in (name, *(p for p in snapshot.files if p.rpartition("/")[2] == name)):
-            if path in snapshot.files and path != own:
-                return path, f"the mark names {name}"
+        if name in snapshot.files and name != own:
+            return name, f"the mark names {name}"
+        for k in finder.named(name.rpartition("/")[2]):
+            if entries[k].resolved != own:
+                return entries[k].resolved, f"the mark names {name}"
     lower = phrase.lower()
     wanted = [w for w in _WORD.findall(lower) if w not in _PLACE]
     below, above = bool(re.search(r"\bbelow\b", lower)), bool(re.search(r"\babove\b", lower))
-    after = list(range(at + 1, len(entries)))
-    before = list(range(at - 1, -1, -1))
-    order = after if below and not above else before if above and not below else after + before
     if not wanted:
-        if (below or above) and order and entries[order[0]].resolved != own:
-            where = "below" if order is after else "above"
-            return entries[order[0]].resolved, f"the entry {where} it (line {entries[order[0]].number})"
+        k = at + 1 if below and not above else at - 1 if above and not below else -1
+        if 0 <= k < len(entries) and entries[k].resolved != own:
+            where = "below" if k > at else "above"
+            return entries[k].resolved, f"the entry {where} it (line {entries[k].number})"
         return None, ""
-    for k in order:
-        line = entries[k]
-        if line.resolved == own:
-            continue
-        held = set(_WORD.findall(f"{line.title} {line.link_text} {line.resolved}".lower()))
-        if all(w in held for w in wanted):
-            return line.resolved, (f"the entry on line {line.number}, whose title holds "
-                                   f"{', '.join(dict.fromkeys(wanted))}")
+    rarest = finder.rarest(wanted)
+    split = bisect_right(rarest, at)
+    after, before = range(split, len(rarest)), range(split - 1, -1, -1)
+    ways = [after] if below and not above else [before] if above and not below else [after, before]
+    for way in ways:  # the nearest entry that way holding every word, among the first SCAN looked at
+        for n, i in enumerate(way):
+            k = rarest[i]
+            if n >= SCAN:
+                break
+            if k != at and entries[k].resolved != own and finder.holds(k, wanted):
+                line = entries[k]
+                return line.resolved, (f"the entry on line {line.number}, whose title holds "
+                                       f"{', '.join(dict.fromkeys(wanted))}")
     return None, ""

@@ -39,6 +39,7 @@ def test_a_mark_reads_as_a_status_and_names_its_successor(make_root: MakeRoot) -
         "- [Old plan](plan.md) — superseded by below",
         "- [Next plan](next.md) — what follows",
         "- [Named](named.md) — Superseded by `next.md` since the rework",
+        "- [Dotted](dotted.md) — SUPERSEDED by next.md. Kept for the record",
         "- [Status only](status.md) — done [SUPERSEDED: v1 collapsed on frozen-90]",
     ])
     assert found == {
@@ -47,6 +48,7 @@ def test_a_mark_reads_as_a_status_and_names_its_successor(make_root: MakeRoot) -
         "arrow.md": ("dequote.md", True),
         "plan.md": ("next.md", False),  # "below" alone: the next entry
         "named.md": ("next.md", False),
+        "dotted.md": ("next.md", False),
         "status.md": (None, False),  # a status, no successor named
     }
 
