@@ -9,7 +9,9 @@ anywhere; the results suggest, a person decides.
 
 **Status before age.**  A file the author declared superseded (``superseded_by`` naming a file
 of the root, or ``status: superseded``) is class ``SUPERSEDED`` and ``status: archived`` class
-``ARCHIVED``: action *prune* whatever the score.
+``ARCHIVED``: action *prune* whatever the score.  So is a file its own entry in ``MEMORY.md``
+marks superseded (``— SUPERSEDED by unified rules below``, :mod:`memtui.core.index_marks`;
+not a mark that says "partly"), and the entry the mark names is its declared successor.
 A rule — type ``user``, ``feedback``, ``decision`` or ``value``, or a ``project`` file named as
 lessons, rules or a policy — and the declared successor of a superseded file are never pruned for their
 age alone: such a prune is shown as *review* with the hold's reason listed among the guards (the
@@ -31,13 +33,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Collection, Mapping
+from typing import Callable, Collection, Mapping, Sequence
 
 from . import ages
 from .ages import FileAge, file_age, to_utc
 from .gcpause import gc_paused
+from .index_marks import IndexMark, index_marks
 from .journal import pending_records
-from .model import ARCHIVE_DIR, BudgetConfig, MemoryFile, Snapshot
+from .model import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from .project import State as ProjectState
 from .references import (
@@ -230,12 +233,15 @@ class Lineage:
 
     superseded: Mapping[str, str]
     successors: Mapping[str, str]
+    marked: Mapping[str, str] = field(default_factory=dict)  # a file MEMORY.md marks superseded
+    # -> what the mark says
 
 
-def lineage_of(files: Mapping[str, MemoryFile]) -> Lineage:
+def lineage_of(files: Mapping[str, MemoryFile], marks: Sequence[IndexMark] = ()) -> Lineage:
     """The declared supersessions of a root's files: a file is declared replaced by its own
-    ``superseded_by`` naming a file of the root, or ``status: superseded``; a successor is a live
-    file such a ``superseded_by`` names, or one whose ``supersedes`` names a file of the root."""
+    ``superseded_by`` naming a file of the root, or ``status: superseded``, or by its entry's
+    mark in ``MEMORY.md`` (``marks``, the ones not "partly"); a successor is a live file such a
+    ``superseded_by`` or mark names, or one whose ``supersedes`` names a file of the root."""
     superseded: dict[str, str] = {}
     for path, f in files.items():
         for name in f.frontmatter.names("superseded_by"):
@@ -244,6 +250,12 @@ def lineage_of(files: Mapping[str, MemoryFile]) -> Lineage:
                 break
         if f.status == "superseded":
             superseded.setdefault(path, "")
+    marked: dict[str, str] = {}
+    for mark in marks:
+        if not mark.partial and mark.path not in superseded:
+            superseded[mark.path] = mark.successor or ""
+            marked[mark.path] = (f"{INDEX_NAME} line {mark.line} marks it superseded "
+                                 f"(\u201c{mark.words}\u201d), declared by the author")
     successors: dict[str, str] = {}
     for old, new in sorted(superseded.items()):
         if new and new not in superseded:
@@ -255,12 +267,14 @@ def lineage_of(files: Mapping[str, MemoryFile]) -> Lineage:
             if name in files and name != path:
                 successors[path] = name
                 break
-    return Lineage(superseded, successors)
+    return Lineage(superseded, successors, marked)
 
 
 def status_for(memory_file: MemoryFile, lineage: Lineage | None = None) -> Guard | None:
     """Why a file's status decides its action before its age (``superseded``/``archived``), or
     None.  Without a lineage only the file's own ``status`` is read."""
+    if lineage is not None and memory_file.path in lineage.marked:
+        return Guard("superseded", lineage.marked[memory_file.path])
     if lineage is not None and memory_file.path in lineage.superseded:
         new = lineage.superseded[memory_file.path]
         if new:
@@ -818,7 +832,7 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
         return commit_dates
 
     moment = to_utc(now)
-    lineage = lineage_of(snapshot.files)
+    lineage = lineage_of(snapshot.files, index_marks(snapshot))
     results = [score_file(f, moment, checker, lazy_git_dates, lineage) for f in files]
     results.sort(key=lambda r: (-r.score, r.path))
     return StalenessReport(snapshot.root, now, project, tuple(results), online)

@@ -78,6 +78,32 @@ def test_a_superseded_file_is_pruned_whatever_its_age(make_root: MakeRoot) -> No
     _same_in_rows(report)
 
 
+def test_a_file_its_index_entry_marks_superseded_is_pruned_and_its_successor_held(make_root: MakeRoot) -> None:
+    """The mark in MEMORY.md is the author's word as superseded_by is; a "partly" one is not."""
+    report = _report(make_root, {
+        "MEMORY.md": "# Memory\n\n- [Old rules](feedback_old.md) — SUPERSEDED by unified rules below\n"
+                     "- [Unified rules](feedback_unified.md) — every rule\n"
+                     "- [Fix](note_fix.md) — PARTIAL - superseded by the root fix below\n"
+                     "- [Root fix](note_root_fix.md) — the class\n"
+                     "- [Decision v1](decision_v1.md) — [SUPERSEDED: v1 collapsed]\n",
+        "feedback_old.md": topic("Old rules", type_="feedback", updated="2026-11-29"),
+        "feedback_unified.md": topic("Unified rules", type_="feedback", updated="2026-01-02"),
+        "note_fix.md": topic("Fix", updated="2026-11-29"),
+        "note_root_fix.md": topic("Root fix", updated="2026-11-29"),
+        "decision_v1.md": topic("Decision v1", type_="decision", updated="2026-11-29"),
+    })
+    old = report.get("feedback_old.md")
+    assert old is not None and (old.action, old.cls) == (Action.PRUNE, StalenessClass.SUPERSEDED)
+    assert old.status is not None and old.status.reason.startswith("MEMORY.md line 3 marks it superseded")
+    new = report.get("feedback_unified.md")
+    assert new is not None and new.guards[-1].kind == "successor" and new.action is Action.REVIEW
+    v1 = report.get("decision_v1.md")
+    assert v1 is not None and (v1.action, v1.cls) == (Action.PRUNE, StalenessClass.SUPERSEDED)
+    fix = report.get("note_fix.md")
+    assert fix is not None and fix.status is None and fix.action is Action.KEEP
+    _same_in_rows(report)
+
+
 def test_supersedes_on_the_successor_makes_it_a_successor_not_the_older_one_superseded(
         make_root: MakeRoot) -> None:
     report = _report(make_root, {
@@ -219,7 +245,14 @@ def test_on_the_pipeline_folder_dated_rules_are_reviewed() -> None:
                  "project_funder_fit_lessons_2026-03-30.md"):
         result = report.get(path)
         assert result is not None and result.action is Action.REVIEW, path
-        assert result.guards[-1].kind == "rule"
+        assert any(g.kind == "rule" for g in result.guards)
+    # the index's own mark: "— SUPERSEDED by unified rules below"
+    old = report.get("feedback_cover_letter_quality.md")
+    assert old is not None and (old.action, old.cls) == (Action.PRUNE, StalenessClass.SUPERSEDED)
+    assert old.status is not None and "MEMORY.md line 62 marks it superseded" in old.status.reason
+    new = report.get("feedback_resume_cover_letter_quality_2026-03-26.md")
+    assert new is not None and any(g.kind == "successor" and "feedback_cover_letter_quality.md" in g.reason
+                                   for g in new.guards)
     for result in report.results:  # the old session logs stay pruned
         if "project_session_2026-03" in result.path:
             assert result.action is Action.PRUNE, result.path
@@ -242,3 +275,32 @@ def test_on_the_improv_log_a_dated_heading_dates_an_undated_rule_which_is_review
     assert result is not None and result.age.source == BODY_HEADING
     assert result.age.when.date().isoformat() == "2026-06-14"
     assert result.action is Action.REVIEW and any(g.kind == "rule" for g in result.holds)
+
+
+def test_a_mark_added_to_the_index_alone_reaches_a_warm_stale(
+        make_root: MakeRoot, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept stale facts depend on MEMORY.md: a SUPERSEDED mark written there, no topic file
+    touched, changes the warm answer to what a run without the cache says."""
+    from memtui.cli.main import main
+    from memtui.core import statcache
+
+    monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [Old rules](feedback_old.md) — the old rules\n"
+                     "- [Unified rules](feedback_unified.md) — every rule\n",
+        "feedback_old.md": topic("Old rules", type_="feedback", updated="2026-11-29"),
+        "feedback_unified.md": topic("Unified rules", type_="feedback", updated="2026-11-29"),
+    })
+    argv = ["stale", str(root), "--json", "--now", "2026-12-01"]
+
+    def run(no_cache: str) -> str:
+        monkeypatch.setenv("MEMTUI_NO_CACHE", no_cache)
+        assert main(argv) == 0
+        return capsys.readouterr().out
+
+    first = run("")  # cold: the facts are kept
+    assert run("") == first and '"SUPERSEDED"' not in first
+    index = root / "MEMORY.md"
+    index.write_text(index.read_text().replace("— the old rules", "— SUPERSEDED by unified rules below"))
+    warm = run("")
+    assert warm == run("1") and '"class": "SUPERSEDED"' in warm
