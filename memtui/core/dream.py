@@ -430,51 +430,73 @@ def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
 def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
     """The files MEMORY.md's own entries mark superseded (:func:`memtui.core.index_marks.index_marks`),
     and those files: one item per successor the marks name, each earlier note folded into it
-    (``superseded_by``, then archive/); for a mark naming none, one item per file (``status:
-    superseded``, then archive/).  An item starts checked — it is the author's word — unless a
-    mark in it says "partly"."""
+    (``superseded_by``, then archive/) — a chain (a mark naming a file marked in turn) one item;
+    for a mark naming none, one item per file (``status: superseded``, then archive/).  An item
+    starts checked — it is the author's word — unless a mark in it says "partly"."""
     from .index_marks import IndexMark, index_marks
 
     marks = index_marks(snapshot)
-    by_successor: dict[str, list[IndexMark]] = {}
-    groups: list[list[IndexMark]] = []
+    marked = {m.path: m for m in marks}
+
+    def last(mark: IndexMark) -> str:
+        """Where a chain of marks from this one ends: the first file named that no mark names
+        on (a file marked with no successor ends it too)."""
+        seen, path = {mark.path}, mark.successor
+        while path is not None and path in marked and path not in seen:
+            seen.add(path)
+            if marked[path].successor is None:
+                return path
+            path = marked[path].successor
+        return path if path is not None else mark.path
+
+    groups: dict[str, list[IndexMark]] = {}
     for mark in marks:
-        if mark.successor is None:
-            groups.append([mark])
-        elif mark.successor not in by_successor:
-            by_successor[mark.successor] = [mark]
-            groups.append(by_successor[mark.successor])
-        else:
-            by_successor[mark.successor].append(mark)
+        groups.setdefault(last(mark), []).append(mark)
     items: list[DreamItem] = []
-    for group in groups:
-        olds, successor = tuple(m.path for m in group), group[0].successor
+    for end, group in groups.items():
+        pairs = tuple((m.path, m.successor) for m in group if m.successor is not None)
+        unnamed = tuple(m.path for m in group if m.successor is None)
+        olds = tuple(m.path for m in group)
         evidence = tuple(f"{INDEX_NAME} line {m.line}: \u201c{m.words}\u201d" for m in group)
+        evidence += tuple(f"\u2192 {m.successor}: {m.why}" for m in group if m.successor is not None)
         partial = [m.path for m in group if m.partial]
         note = (f"needs review: {INDEX_NAME} says {', '.join(partial)} "
                 f"{'is' if len(partial) == 1 else 'are'} only partly superseded") if partial else ""
-        if successor is not None:
-            evidence += (f"\u2192 {successor}: {group[0].why}",)
 
-            def fold(s: Snapshot, pairs: tuple[tuple[str, str], ...] = tuple((o, successor) for o in olds)
-                     ) -> Changeset:
-                return fold_successors(s, pairs)
+        def build(s: Snapshot, pairs: tuple[tuple[str, str], ...] = pairs,
+                  unnamed: tuple[str, ...] = unnamed) -> Changeset:
+            return _fold_marked(s, pairs, unnamed)
 
-            items.append(DreamItem(
-                "supersede-declared", (*olds, successor),
-                f"{INDEX_NAME} marks {olds[0] if len(olds) == 1 else f'{len(olds)} files'} superseded by "
-                f"{successor}: fold {'it' if len(olds) == 1 else 'them'} into it (superseded_by), then archive/",
-                evidence, not partial, fold, note=note))
+        if not pairs:
+            reason = (f"{INDEX_NAME} marks {olds[0]} superseded and names no successor: status: "
+                      "superseded, then archive/ with its entry")
+        elif len(pairs) == 1 and not unnamed:
+            reason = (f"{INDEX_NAME} marks {olds[0]} superseded by {pairs[0][1]}: fold it into it "
+                      "(superseded_by), then archive/")
         else:
-            def archive_it(s: Snapshot, old: str = olds[0]) -> Changeset:
-                return _archive_marked(s, old)
+            reason = (f"{INDEX_NAME} marks {len(olds)} files superseded, each by the next, ending at "
+                      f"{end}: fold each into the one its mark names (superseded_by), then archive/")
+        paths = olds + ((end,) if end not in olds else ())
+        items.append(DreamItem("supersede-declared", paths, reason, evidence, not partial, build, note=note))
+    return items, set(marked)
 
-            items.append(DreamItem(
-                "supersede-declared", olds,
-                f"{INDEX_NAME} marks {olds[0]} superseded and names no successor: status: superseded, "
-                "then archive/ with its entry",
-                evidence, not partial, archive_it, note=note))
-    return items, {m.path for m in marks}
+
+def _fold_marked(snapshot: Snapshot, pairs: Sequence[tuple[str, str]], unnamed: Sequence[str]) -> Changeset:
+    """The marked notes of one chain: each folded into the note its mark names, then the ones
+    whose mark names none archived with ``status: superseded``; one changeset."""
+    ops: list[Operation] = []
+    state = snapshot
+    if pairs:
+        folded = fold_successors(state, pairs)
+        ops += folded.ops
+        state = apply_to_snapshot(state, folded.ops).snapshot
+    for path in unnamed:
+        moved = _archive_marked(state, path)
+        ops += moved.ops
+        state = apply_to_snapshot(state, moved.ops).snapshot
+    return Changeset("supersede" if pairs else "archive", "fold the notes MEMORY.md marks superseded "
+                     "into the notes the marks name, then archive/" if pairs else
+                     f"archive {', '.join(unnamed)}, which {INDEX_NAME} marks superseded", tuple(ops))
 
 
 def _archive_marked(snapshot: Snapshot, path: str) -> Changeset:

@@ -154,3 +154,32 @@ def test_the_dream_folds_a_marked_note_into_its_successor_and_merges_nothing(mak
     assert "[Decision v1](archive/v1.md) — done [SUPERSEDED: v1 collapsed]" in archive
     write.undo(after)
     assert tree(root) == before  # folders included: no archive/ left behind
+
+
+def test_a_chain_of_marks_is_one_item_folded_in_order(make_root: MakeRoot) -> None:
+    """v1 marked superseded by v2, v2 by v3: one item, each folded into the one its mark names;
+    a chain ending at a file marked with no successor archives that file too."""
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [Plan v1](v1.md) — SUPERSEDED by plan v2 below\n"
+                     "- [Plan v2](v2.md) — SUPERSEDED by plan v3 below\n"
+                     "- [Plan v3](v3.md) — the plan\n"
+                     "- [Draft](draft.md) — SUPERSEDED by the final draft below\n"
+                     "- [Final draft](final.md) — done [SUPERSEDED: the idea was dropped]\n",
+        **{name: topic(title, body=f"{title}: ship the importer in two steps.\n")
+           for name, title in (("v1.md", "Plan v1"), ("v2.md", "Plan v2"), ("v3.md", "Plan v3"),
+                               ("draft.md", "Draft"), ("final.md", "Final draft"))},
+    })
+    plan = dream.plan_dream(load_root(root), NOW)
+    marked = {item.paths: item for item in plan.items if item.kind == "supersede-declared"}
+    assert set(marked) == {("v1.md", "v2.md", "v3.md"), ("draft.md", "final.md")}
+    assert all(item.checked for item in marked.values())
+    preview = dream.preview(plan, plan.default)
+    assert preview.accepted
+    write.commit(preview)
+    after = load_root(root)
+    assert set(after.files) >= {"v3.md", "archive/v1.md", "archive/v2.md", "archive/draft.md", "archive/final.md"}
+    assert after.files["archive/v1.md"].frontmatter.names("superseded_by") == ("v2.md",)
+    assert after.files["archive/v2.md"].frontmatter.names("superseded_by") == ("v3.md",)
+    assert after.files["archive/draft.md"].frontmatter.names("superseded_by") == ("final.md",)
+    assert after.files["archive/final.md"].frontmatter.get("status") == "superseded"
+    assert after.files["v3.md"].frontmatter.names("supersedes") == ("v2.md",)
