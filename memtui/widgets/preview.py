@@ -38,7 +38,8 @@ def used_lines(workspace: Workspace, path: str) -> list[str]:
 
 
 def staleness_table(result: StalenessResult, error: Style | str = "red") -> Table:
-    """The breakdown of one staleness result: age, half-life, modifiers, class, guards."""
+    """The breakdown of one staleness result: age, half-life, modifiers, class, the declared
+    status that decided it, guards."""
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -51,6 +52,8 @@ def staleness_table(result: StalenessResult, error: Style | str = "red") -> Tabl
         table.add_row("modifier", f"+{modifier.points} {modifier.reason}")
     table.add_row("class", result.cls.value.replace("_", " ").lower()
                   + (" (downgraded by a guard)" if result.downgraded else ""))
+    if result.status is not None:  # what decided the action before the age: the author's word
+        table.add_row("status", result.status.reason)
     refs = f"{len(result.found)} found · {len(result.missing)} missing · {len(result.unverifiable)} unverifiable"
     table.add_row("references", refs)
     for check in result.missing[:8]:

@@ -4,6 +4,7 @@ successor, the root picker shows lines with lines and bytes with bytes."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +64,30 @@ def test_a_successor_line_tells_its_two_notes_apart_in_a_narrow_list() -> None:
                                    "session_2026-06-10_justify-watch-forever-loop.md"),
                      "why", (), False, lambda s: None, "")
     assert item_prompt(item).plain == "successor justify-background-watch → justify-watch-forever-loop"
+
+
+def test_the_staleness_breakdown_says_what_declared_a_file_superseded(make_root: Any) -> None:
+    """A superseded file's breakdown names the declaration that decided its action (here the
+    index's own mark), not only its class."""
+    import io
+
+    from rich.console import Console
+
+    from memtui.core.staleness import score_root
+    from memtui.core.store import load_root
+    from memtui.widgets.preview import staleness_table
+    from tests.support.roots import topic
+
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [Old](feedback_old.md) — SUPERSEDED by the new rules below\n"
+                     "- [New rules](feedback_new.md) — every rule\n",
+        "feedback_old.md": topic("Old", type_="feedback"),
+        "feedback_new.md": topic("New rules", type_="feedback"),
+    })
+    result = score_root(load_root(root), datetime(2026, 12, 1, tzinfo=timezone.utc)).get("feedback_old.md")
+    assert result is not None
+    console = Console(width=120, file=io.StringIO(), color_system=None)
+    console.print(staleness_table(result))
+    shown = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "class      superseded" in shown
+    assert "status     MEMORY.md line 3 marks it superseded (“SUPERSEDED by the new rules below”)" in shown
