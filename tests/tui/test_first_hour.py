@@ -18,7 +18,7 @@ from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import elide_middle
 from memtui.screens.root_picker import RootList, RootPickerScreen
 from memtui.widgets.status_line import display_path
-from tests.support.app import digest, make_app, press, screen_lines, settle
+from tests.support.app import NOW, digest, make_app, press, screen_lines, settle
 
 
 def suspend_like_a_terminal(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -191,7 +191,8 @@ async def test_the_staleness_view_counts_as_memtui_stale_with_archived_apart(
         demo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from memtui.cli.main import main
 
-    assert main(["stale", str(demo_root), "--json"]) == 0
+    # at the app's own clock: on another day a demo file's age crosses a threshold
+    assert main(["stale", str(demo_root), "--json", "--now", NOW.isoformat()]) == 0
     cli = json.loads(capsys.readouterr().out)["files"]
     prune = sum(1 for row in cli if row["action"] == "prune")
     app = make_app(demo_root)
