@@ -494,9 +494,10 @@ def _fold_marked(snapshot: Snapshot, pairs: Sequence[tuple[str, str]], unnamed: 
         moved = _archive_marked(state, path)
         ops += moved.ops
         state = apply_to_snapshot(state, moved.ops).snapshot
-    return Changeset("supersede" if pairs else "archive", "fold the notes MEMORY.md marks superseded "
-                     "into the notes the marks name, then archive/" if pairs else
-                     f"archive {', '.join(unnamed)}, which {INDEX_NAME} marks superseded", tuple(ops))
+    if pairs:
+        return Changeset("supersede", f"fold the notes {INDEX_NAME} marks superseded into the notes "
+                         "the marks name, then archive/", tuple(ops))
+    return Changeset("archive", f"archive {', '.join(unnamed)}, which {INDEX_NAME} marks superseded", tuple(ops))
 
 
 def _archive_marked(snapshot: Snapshot, path: str) -> Changeset:
