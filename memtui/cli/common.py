@@ -185,13 +185,13 @@ def report_pending(root: Path, interrupted: tuple[str, ...], base: str | None = 
     """:func:`report_interrupted` of a root's pending journal records, without a snapshot."""
     if not interrupted:
         return False
-    from memtui.core.journal import JOURNAL_DIR
-    from memtui.core.validate import INTERRUPTED_MESSAGE
+    from memtui.core.journal import JOURNAL_DIR, progress_of
+    from memtui.core.validate import interrupted_message
 
     for name in interrupted:
         err_console().print(
             f"[red]error[/] [bold]interrupted-change[/] {esc(rel_root(root, base))}: "
-            f"[cyan]{esc(JOURNAL_DIR)}/{esc(name)}[/] {esc(INTERRUPTED_MESSAGE)}")
+            f"[cyan]{esc(JOURNAL_DIR)}/{esc(name)}[/] {esc(interrupted_message(progress_of(root, name)))}")
     return True
 
 

@@ -27,7 +27,9 @@ from .safepath import (
     check_private_dir,
     check_stored_path,
     clamp_mode,
+    open_nofollow,
     read_private_file,
+    read_to_end,
 )
 
 TYPE_CHECKING = False
@@ -161,6 +163,69 @@ def list_records(root: Path | str) -> list[RecordName]:
 def pending_records(root: Path | str) -> tuple[str, ...]:
     """The file names of a root's pending records (changes that were interrupted); reads only."""
     return tuple(r.file for r in list_records(root) if r.state == PENDING)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far an interrupted change got, as the disk shows it now: of the ``touched`` paths it
+    names (outside the attic), ``changed`` differ from their before-images; ``index`` says
+    whether ``MEMORY.md`` does (None when the change does not touch it)."""
+
+    changed: int
+    touched: int
+    index: bool | None
+
+
+def progress_of(root: Path | str, name: str) -> Progress | None:
+    """:class:`Progress` of the pending record ``name`` of ``root`` (None when it cannot be
+    read or is not a plain record).  Reads only: the record, and each path it names (without
+    following a symlink; a path under a symlinked or unreadable folder counts as changed)."""
+    record = parse_name(name)
+    if record is None:
+        return None
+    try:
+        value = read_record(root, record)
+        before = {path: decode_value(data) for path, data in checked_record(value)["before"].items()}
+    except (JournalError, UnsafePath, AttributeError, KeyError, TypeError, ValueError):
+        return None
+    from .safepath import ATTIC_PREFIX, symlinked_parent
+
+    changed = touched = 0
+    index: bool | None = None
+    for rel, data in before.items():
+        if rel.startswith(ATTIC_PREFIX):
+            continue
+        touched += 1
+        differs = symlinked_parent(root, rel) is not None or _current(root, rel, data) != data
+        changed += differs
+        if rel == "MEMORY.md":
+            index = differs
+    return Progress(changed, touched, index)
+
+
+_DIFFERENT = b"\0<not the before-image>"
+
+
+def _current(root: Path | str, rel: str, expected: bytes | None) -> bytes | None:
+    """What ``rel`` holds now, as far as comparing it with ``expected`` needs (a file of another
+    size, or anything but a regular file, is only known to differ)."""
+    import os
+
+    path = os.path.join(root, *rel.split("/"))
+    try:
+        fd = open_nofollow(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, UnsafePath):
+        return _DIFFERENT
+    try:
+        if expected is None or os.fstat(fd).st_size != len(expected):
+            return _DIFFERENT
+        return read_to_end(fd)
+    except OSError:
+        return _DIFFERENT
+    finally:
+        os.close(fd)
 
 
 def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:

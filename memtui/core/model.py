@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 if TYPE_CHECKING:
     from .handoff import HandoffState
+    from .journal import Progress
 
 INDEX_NAME = "MEMORY.md"
 ARCHIVE_INDEX_NAME = "MEMORY-archive.md"
@@ -302,6 +303,7 @@ class Snapshot:
     config: BudgetConfig = BudgetConfig()
     handoff: HandoffState | None = None  # the project's session-state file, read with the root
     interrupted: tuple[str, ...] = ()  # pending journal records (a change was interrupted)
+    progress: tuple[Progress | None, ...] = ()  # how far each of them got, read with the root
 
     def get(self, path: str) -> MemoryFile | None:
         return self.files.get(path)

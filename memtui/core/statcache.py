@@ -938,9 +938,11 @@ def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], i
                 fresh = handoff_findings(state_for_root(listing.root))
                 pending = pending_records(listing.root)
                 if pending:  # the validator module loads only when it has something to say
+                    from .journal import progress_of
                     from .validate import interrupted_findings
 
-                    fresh += interrupted_findings(pending)
+                    fresh += interrupted_findings(
+                        pending, [progress_of(listing.root, name) for name in pending])
                 if fresh:
                     from .validate import sort_findings
 

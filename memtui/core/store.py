@@ -18,7 +18,7 @@ from typing import Callable
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
-from .journal import pending_records
+from .journal import pending_records, progress_of
 from .model import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -253,6 +253,7 @@ def snapshot_of(
             archive_data, archive_name = data, rel
 
     exists = files.__contains__
+    interrupted = pending_records(listing.root)
     if index_data is not None:
         index = parse(index_data, INDEX_NAME, exists)
     else:
@@ -272,7 +273,8 @@ def snapshot_of(
         outside=listing.outside,
         config=config,
         handoff=state_for_root(listing.root),
-        interrupted=pending_records(listing.root),
+        interrupted=interrupted,
+        progress=tuple(progress_of(listing.root, name) for name in interrupted),
     )
 
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import compress
 from operator import attrgetter
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .budget import Budget, entries_past_cut, measure
 from .handoff import handoff_findings
 from .index import resolve_target
-from .journal import JOURNAL_DIR
+from .journal import JOURNAL_DIR, Progress
 from .model import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
@@ -793,17 +793,41 @@ def index_secrets(index: Index) -> list[Finding]:
     return list(found)
 
 
-def interrupted_findings(pending: Iterable[str]) -> list[Finding]:
-    """``interrupted-change`` for each pending journal record (file names) of a root."""
-    return [Finding("interrupted-change", ERROR, f"{JOURNAL_DIR}/{name}", None, INTERRUPTED_MESSAGE, name)
-            for name in pending]
+def interrupted_message(progress: Progress | None = None) -> str:
+    """What ``interrupted-change`` says of a pending record: how far its change got (read with
+    the root: :func:`~memtui.core.journal.progress_of`), and plainly when the index Claude Code
+    loads is half changed now."""
+    if progress is None:
+        return INTERRUPTED_MESSAGE
+    fix = "run any memtui change or open the app to recover (it puts the folder back as it was)"
+    if not progress.changed:
+        return (f"a change to this folder was interrupted before it changed anything (none of the "
+                f"{progress.touched} paths it touches is changed); {fix}")
+    done = (f"a change to this folder was interrupted: {progress.changed} of {progress.touched} "
+            "paths it touches are changed now")
+    if progress.index:
+        return (f"{done}, MEMORY.md among them — Claude Code loads this half-changed index in every "
+                f"session until memtui recovers it; {fix}")
+    if progress.index is False:
+        return f"{done} (MEMORY.md is as it was: Claude Code still loads the old index); {fix}"
+    return f"{done}; {fix}"
+
+
+def interrupted_findings(pending: Iterable[str],
+                         progress: Sequence[Progress | None] = ()) -> list[Finding]:
+    """``interrupted-change`` for each pending journal record (file names) of a root; with how
+    far each change got (``progress``, in the same order), each says so."""
+    got = list(progress)
+    return [Finding("interrupted-change", ERROR, f"{JOURNAL_DIR}/{name}", None,
+                    interrupted_message(got[i] if i < len(got) else None), name)
+            for i, name in enumerate(pending)]
 
 
 def index_findings(
     snapshot: Snapshot, reach: Reach | None = None, budget: Budget | None = None
 ) -> list[Finding]:
     """Index-level findings: a missing index, the budget, entries, duplicates and regions."""
-    out = interrupted_findings(snapshot.interrupted)
+    out = interrupted_findings(snapshot.interrupted, snapshot.progress)
     index, archive = snapshot.index, snapshot.archive_index
     if budget is None:
         budget = measure(index, snapshot.config)

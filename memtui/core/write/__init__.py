@@ -30,7 +30,10 @@ Protocol for every changeset (DESIGN §3):
    Restoring only ever touches a path holding bytes memtui put there: whatever another
    program (the agent takes no lock) wrote meanwhile is left as it is, and named in the error
    or in :attr:`Recovered.message`.  It puts back modification times with the bytes, and first
-   removes the failed change's own temp files (the space a full disk needs).
+   removes the failed change's own temp files (the space a full disk needs); a file the change
+   replaced comes back as the old file itself, which the apply gave a second name in the
+   journal (:func:`~memtui.core.write.fs.keep_replaced`), so a rollback on a full disk writes
+   nothing new.
 
 A folder may be hostile (someone else's copy, with its ``.memtui/``).  A pending record whose
 paths are not plain paths inside the root (:func:`~memtui.core.journal.checked_record`) or run

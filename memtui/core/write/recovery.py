@@ -40,9 +40,11 @@ from .fs import (
     describe_os_error,
     disk,
     ensure_dir,
+    is_kept_name,
     mark_record,
     move_file,
     private_dir_exists,
+    remove_kept,
     root_lock,
     where,
 )
@@ -205,9 +207,9 @@ def recover_locked(root: Path) -> Recovered:
     restored: list[str] = []
     left_alone: dict[str, list[str]] = {}
     quarantined: dict[str, str] = {}
-    for name in sorted(os.listdir(folder)):
-        if name.startswith(".") and name.endswith(".tmp"):
-            disk.unlink(str(folder / name))
+    for name in sorted(os.listdir(folder)):  # a record cut off while it was written; the old
+        if name.startswith(".") and name.endswith(".tmp") and not is_kept_name(name):  # versions
+            disk.unlink(str(folder / name))  # a change kept stay until its record is restored
     for record in reversed(list_records(root)):
         if record.state != PENDING:
             continue
@@ -235,6 +237,7 @@ def recover_locked(root: Path) -> Recovered:
         if left:
             left_alone[record.id] = left
             _warn("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
+    remove_kept(root)  # of changes that committed, or were set aside
     _tidy(root)
     return Recovered(restored, left_alone, quarantined)
 

@@ -7,6 +7,7 @@ with the bytes; a file the change created moves into ``.memtui/attic/`` (nothing
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,13 @@ from .fs import (
     describe_os_error,
     disk,
     ensure_dir,
+    kept_versions,
     move_file,
     new_file_mode,
     open_replaced,
     read_fd,
     read_file,
+    remove_kept,
     remove_tmps,
     tmp_path,
     unlink_tmps,
@@ -109,13 +112,59 @@ def _attic_dest(root: Path, rid: str, rel: str) -> str:
     return dest
 
 
+class _Kept:
+    """The old versions change ``rid`` kept (:func:`~memtui.core.write.fs.keep_replaced`), found
+    by their bytes: a before-image one of them holds is put back by renaming it, which needs no
+    new space (a full disk is the usual reason a change is rolled back)."""
+
+    def __init__(self, root: Path, rid: str) -> None:
+        self.by_size: dict[int, list[str]] = {}
+        for path in kept_versions(root, rid):
+            try:
+                self.by_size.setdefault(os.lstat(path).st_size, []).append(path)
+            except OSError:
+                continue
+
+    def take(self, data: bytes, mode: int | None) -> str | None:
+        """A kept file holding exactly ``data`` with mode ``mode`` (taken: used once), or None."""
+        for path in self.by_size.get(len(data), []):
+            try:
+                same = os.lstat(path).st_mode & 0o7777 == mode and read_file(path) == data
+            except OSError:
+                continue
+            if same:
+                self.by_size[len(data)].remove(path)
+                return path
+        return None
+
+
 def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     """Put every path the record touched back to its before-image (idempotent).
 
     Only a path that holds bytes memtui put there (:func:`_known_bytes`) — or nothing — is
     restored or moved.  A path another program wrote meanwhile is left exactly as it is; those
     paths are returned, so the caller can tell the user.
+
+    It needs no new space where it can: a rewritten file comes back as the old file the change
+    kept a second name of (:class:`_Kept`), moves go back as renames, and a created file whose
+    move into the attic finds no room for the attic's folder is unlinked (it holds only bytes
+    memtui wrote, which the record keeps).  Its own temp files go whether it succeeds or not;
+    the kept old versions go only when it succeeds (a restore that fails is finished later from
+    the same record, and may need them again).
     """
+    try:
+        left = _restore(root, rid, record)
+    except BaseException:
+        try:
+            remove_tmps(root, record.get("before", {}), rid)
+        except OSError:
+            pass
+        raise
+    remove_kept(root, rid)
+    return left
+
+
+def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     ops = [op_from_json(op) for op in record.get("ops", [])]
     before = {path: decode_value(value) for path, value in record.get("before", {}).items()}
     modes: dict[str, int] = {k: int(v) for k, v in record.get("modes", {}).items()}
@@ -125,6 +174,7 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     dirty: dict[str, None] = {}
     # first, the space the failed change's own temp files hold (a full disk is the usual cause)
     remove_tmps(root, before, rid)
+    kept = _Kept(root, rid)
 
     def ours(rel: str, path: str) -> bool:
         return (symlinked_parent(root, rel) is None and not os.path.islink(path)
@@ -169,9 +219,11 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
         if (current is not None and not ours(rel, path)) or symlinked_parent(root, rel) is not None:
             leave(rel)
             continue
-        tmp = tmp_path(root, rel, rid)
         mode = modes.get(rel)
-        disk.write_tmp(tmp, data, mode if mode is not None else new_file_mode())
+        tmp = kept.take(data, mode)  # the old file itself: renamed back, nothing written
+        if tmp is None:
+            tmp = tmp_path(root, rel, rid)
+            disk.write_tmp(tmp, data, mode if mode is not None else new_file_mode())
         if rel in times:
             disk.utime(tmp, (int(times[rel][0]), int(times[rel][1])))
         if current is None:
@@ -191,7 +243,14 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
             leave(rel)
             continue
         dest = _attic_dest(root, rid, rel)
-        ensure_dir(root, dest.rpartition("/")[0])
+        try:
+            ensure_dir(root, dest.rpartition("/")[0])
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            disk.unlink(path)  # no room for the attic's folder: memtui's own bytes, in the record
+            dirty[os.path.dirname(path)] = None
+            continue
         try:
             move_file(path, abs_path(root, dest))
         except FileExistsError:  # pragma: no cover - the attic path was free a moment ago

@@ -33,6 +33,7 @@ from .fs import (
     LOCK_TIMEOUT,
     abs_path,
     disk,
+    keep_replaced,
     mark_record,
     mode_of,
     move_file,
@@ -42,6 +43,7 @@ from .fs import (
     prune_journal,
     read_fd,
     read_file,
+    remove_kept,
     root_lock,
     tmp_path,
     write_record,
@@ -168,6 +170,7 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
     """Apply the operations; a write that puts back bytes in ``restores`` gets their times too
     (found by path, else by the bytes: a file a later operation moves, as a merge's sources)."""
     dirty: dict[str, None] = {}
+    replaced: set[str] = set()  # paths whose old file is kept: a later write there replaces memtui's own
     by_bytes = {data: (data, atime, mtime) for data, atime, mtime in (restores or {}).values()}
     for op in ops:
         if isinstance(op, Move):
@@ -189,7 +192,8 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
             kept = (restores or {}).get(op.path) or by_bytes.get(op.data)
             if kept is not None and kept[0] == op.data:
                 disk.utime(tmp, (kept[1], kept[2]))
-            _replace_watching(tmp, dst, op.path, op.expected)
+            _replace_watching(root, rid, tmp, dst, op.path, op.expected, keep=op.path not in replaced)
+            replaced.add(op.path)
         elif isinstance(op, Create):
             tmp = tmp_path(root, op.path, rid)
             disk.write_tmp(tmp, op.data, new_file_mode())
@@ -211,19 +215,26 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
         disk.fsync_dir(folder)
 
 
-def _replace_watching(tmp: str, dst: str, rel: str, expected: bytes) -> None:
+def _replace_watching(root: Path, rid: str, tmp: str, dst: str, rel: str, expected: bytes,
+                      keep: bool = True) -> None:
     """Replace ``dst`` (holding ``expected``) by ``tmp``, watching the replaced file.
 
     A descriptor on the old file is taken before the last look at its bytes and kept across the
     rename; afterwards the old file is read again through it.  Bytes another program added in
     between (an agent's append lands on the old file, which the rename unlinks) would be lost:
-    :class:`WrittenMeanwhile` carries them, and the change is rolled back with them.
+    :class:`WrittenMeanwhile` carries them, and the change is rolled back with them.  With
+    ``keep`` (the first write of ``rel`` in the change: a later one replaces a version memtui
+    wrote, which no rollback puts back), the old file keeps a second name in the journal until
+    the change ends (:func:`keep_replaced`), so a rollback puts it back without writing it
+    again (a full disk has no room for that).
     """
     fd = open_replaced(dst)
     try:
         if (read_fd(fd) if fd is not None else read_file(dst)) != expected:
             raise ChangedOnDisk(f"changed on disk — '{rel}' changed while memtui was writing; "
                                 "reload and try again", (rel,))
+        if fd is not None and keep:
+            keep_replaced(root, rid, dst)
         disk.replace(tmp, dst)
         if fd is None:
             return
@@ -291,9 +302,14 @@ class Prepared:
         return rollback(self.root, self.rid, self.record, cause)
 
     def tidy(self) -> None:
-        """After an undo committed: remove the folders the undone change created that it left
-        empty (``archive/`` after undoing the first archive), as a crash's restore does.  Best
-        effort: a folder that stays behind is harmless."""
+        """After the change committed: unlink the old versions it kept for a rollback, and after
+        an undo remove the folders the undone change created that it left empty (``archive/``
+        after undoing the first archive), as a crash's restore does.  Best effort: what stays
+        behind (a crash right now) the next recovery removes, or is harmless."""
+        try:
+            remove_kept(self.root, self.rid)
+        except OSError:
+            pass
         if self.preview.kind != "undo" or self.preview.target is None:
             return
         try:
