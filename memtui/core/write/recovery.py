@@ -8,6 +8,7 @@ coordinator's decision (:func:`resolve_pending`).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -20,6 +21,7 @@ from ..journal import (
     PENDING,
     ROLLED_BACK,
     JournalError,
+    RecordName,
     checked_record,
     decode_value,
     journal_dir,
@@ -48,7 +50,7 @@ from .fs import (
     root_lock,
     where,
 )
-from .restore import left_alone_words, remove_empty_created_dirs, restore_record
+from .restore import left_alone_words, remade_words, remove_empty_created_dirs, restore_record
 
 
 def _warn(message: str, *args: object) -> None:
@@ -70,10 +72,12 @@ class Recovered(list):  # type: ignore[type-arg]
     """
 
     def __init__(self, ids: Iterable[str] = (), left_alone: dict[str, list[str]] | None = None,
-                 quarantined: dict[str, str] | None = None) -> None:
+                 quarantined: dict[str, str] | None = None,
+                 remade: dict[str, list[str]] | None = None) -> None:
         super().__init__(ids)
         self.left_alone: dict[str, list[str]] = dict(left_alone or {})
         self.quarantined: dict[str, str] = dict(quarantined or {})
+        self.remade: dict[str, list[str]] = dict(remade or {})  # folder made again -> paths put back
 
     @property
     def message(self) -> str:
@@ -83,6 +87,8 @@ class Recovered(list):  # type: ignore[type-arg]
                          f"{QUARANTINE_DIR}/{name}, not applied: {why} (memtui never writes such a "
                          "record; the folder may come from someone else — nothing it names was "
                          "touched)")
+        if self.remade:
+            parts.append(remade_words(self.remade))
         paths = [p for left in self.left_alone.values() for p in left]
         if paths:
             parts.append("memtui finished an interrupted change" + left_alone_words(list(dict.fromkeys(paths))))
@@ -207,6 +213,7 @@ def recover_locked(root: Path) -> Recovered:
     restored: list[str] = []
     left_alone: dict[str, list[str]] = {}
     quarantined: dict[str, str] = {}
+    remade: dict[str, list[str]] = {}
     for name in sorted(os.listdir(folder)):  # a record cut off while it was written; the old
         if name.startswith(".") and name.endswith(".tmp") and not is_kept_name(name):  # versions
             disk.unlink(str(folder / name))  # a change kept stay until its record is restored
@@ -231,15 +238,32 @@ def recover_locked(root: Path) -> Recovered:
         if _group_committed(value, root, record.id):  # the coordinator decided it happened
             mark_record(root, record.id, COMMITTED)
             continue
-        left = restore_record(root, record.id, value)
-        mark_record(root, record.id, ROLLED_BACK)
+        try:
+            left = restore_record(root, record.id, value)
+            mark_record(root, record.id, ROLLED_BACK)
+        except OSError as exc:
+            raise WriteFailed(_cannot_restore(root, record, exc)) from None
         restored.append(record.id)
+        for made, paths in left.remade.items():
+            remade.setdefault(made, []).extend(paths)
         if left:
             left_alone[record.id] = left
             _warn("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
     remove_kept(root)  # of changes that committed, or were set aside
     _tidy(root)
-    return Recovered(restored, left_alone, quarantined)
+    return Recovered(restored, left_alone, quarantined, remade)
+
+
+def _cannot_restore(root: Path, record: RecordName, exc: OSError) -> str:
+    """Why an interrupted change could not be put back, and the way out."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        then = "free some space, then run any memtui change (it finishes the restore)"
+    else:
+        then = ("memtui tries again at its next change; if it keeps failing, check the files the "
+                f"change names by hand (memtui log), then move {JOURNAL_DIR}/{record.file} out of "
+                f"the journal folder (or rename it to {record_file(record.id, ROLLED_BACK)})")
+    return (f"cannot recover {root}: {describe_os_error(exc)}{where(exc, root)} while putting back "
+            f"the interrupted change {record.id} — {then}")
 
 
 #: a side file's temp file (:func:`~memtui.core.write.fs.write_side_file`), left by a crash

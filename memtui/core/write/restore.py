@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from ..changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
 from ..journal import (
@@ -138,12 +138,26 @@ class _Kept:
         return None
 
 
-def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
+class Restored(list):  # type: ignore[type-arg]
+    """What :func:`restore_record` did not put back: the paths it left as another program wrote
+    them (a list of ``str``); ``remade`` maps each folder it had to make again (removed after
+    the change was cut off) to the paths it put back in it."""
+
+    def __init__(self, left: Iterable[str] = (), remade: dict[str, list[str]] | None = None) -> None:
+        super().__init__(left)
+        self.remade: dict[str, list[str]] = dict(remade or {})
+
+
+def restore_record(root: Path, rid: str, record: dict[str, Any]) -> Restored:
     """Put every path the record touched back to its before-image (idempotent).
 
     Only a path that holds bytes memtui put there (:func:`_known_bytes`) — or nothing — is
     restored or moved.  A path another program wrote meanwhile is left exactly as it is; those
-    paths are returned, so the caller can tell the user.
+    paths are returned, so the caller can tell the user.  A folder a before-image needs that is
+    gone (a person removed it after a crash) is made again inside the root — never through a
+    symlink: each part above it was checked to be a real folder or missing — so the folder
+    comes back to the state before the change, and the caller says so (``remade``); where it
+    cannot be made (a file of that name sits there now), the path is left as it is.
 
     It needs no new space where it can: a rewritten file comes back as the old file the change
     kept a second name of (:class:`_Kept`), moves go back as renames, and a created file whose
@@ -153,7 +167,7 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     the same record, and may need them again).
     """
     try:
-        left = _restore(root, rid, record)
+        restored = _restore(root, rid, record)
     except BaseException:
         try:
             remove_tmps(root, record.get("before", {}), rid)
@@ -161,10 +175,10 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
             pass
         raise
     remove_kept(root, rid)
-    return left
+    return restored
 
 
-def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
+def _restore(root: Path, rid: str, record: dict[str, Any]) -> Restored:
     ops = [op_from_json(op) for op in record.get("ops", [])]
     before = {path: decode_value(value) for path, value in record.get("before", {}).items()}
     modes: dict[str, int] = {k: int(v) for k, v in record.get("modes", {}).items()}
@@ -184,6 +198,28 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
         if rel not in left:
             left.append(rel)
 
+    made: list[str] = []  # folders made again, outermost first
+    remade: dict[str, list[str]] = {}
+
+    def folders_for(rel: str) -> bool:
+        """Make the folders above ``rel`` that are gone; False when one cannot be made."""
+        parts = rel.split("/")[:-1]
+        for i in range(len(parts)):
+            folder = "/".join(parts[: i + 1])
+            path = abs_path(root, folder)
+            if os.path.isdir(path) and not os.path.islink(path):
+                continue
+            try:
+                disk.mkdir(path)
+            except (FileExistsError, NotADirectoryError, PermissionError):
+                return False  # something else sits there now: left as it is
+            made.append(folder)
+            dirty[os.path.dirname(path)] = None
+        top = next((f for f in made if rel.startswith(f + "/")), None)
+        if top is not None:
+            remade.setdefault(top, []).append(rel)
+        return True
+
     for op in reversed(ops):
         if not isinstance(op, Move):
             continue
@@ -197,7 +233,7 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
                 disk.unlink(dst)
                 dirty[os.path.dirname(dst)] = None
             continue
-        if not ours(op.dst, dst) or symlinked_parent(root, op.src) is not None:
+        if not ours(op.dst, dst) or symlinked_parent(root, op.src) is not None or not folders_for(op.src):
             leave(op.dst)
             continue
         moved = read_file(dst)
@@ -216,7 +252,8 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
         current = read_file(path) if os.path.lexists(path) else None
         if current == data and not os.path.islink(path):
             continue
-        if (current is not None and not ours(rel, path)) or symlinked_parent(root, rel) is not None:
+        if ((current is not None and not ours(rel, path)) or symlinked_parent(root, rel) is not None
+                or (current is None and not folders_for(rel))):
             leave(rel)
             continue
         mode = modes.get(rel)
@@ -266,7 +303,18 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     for folder in dirty:
         if os.path.isdir(folder):
             disk.fsync_dir(folder)
-    return left
+    return Restored(left, remade)
+
+
+def remade_words(remade: dict[str, list[str]]) -> str:
+    """The words telling the user which folders a restore made again, and what it put in them."""
+    parts = []
+    for folder, paths in remade.items():
+        shown = ", ".join(paths[:5]) + (" …" if len(paths) > 5 else "")
+        parts.append(f"memtui made the folder {folder}/ again to put back {shown} as it was before "
+                     f"an interrupted change (the folder was removed after the change was cut off) "
+                     f"— remove it again if you meant to")
+    return "; ".join(parts)
 
 
 def left_alone_words(paths: list[str]) -> str:
