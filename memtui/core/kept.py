@@ -71,7 +71,7 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
-from .safepath import check_stored_path, read_to_end
+from .safepath import check_stored_path
 from .statcache import (
     RACY_NS,
     Key,
@@ -101,6 +101,7 @@ MAX_CHANGED = 256  # more changed files than this: a full validation is as quick
 MAX_YOUNG_BYTES = 8 << 20  # the bytes kept of files too young to trust their stat key
 DIRTY_KEEP_NS = 3600 * 10**9  # a judged write not landed an hour after the answer is forgotten
 DIRTY_MAX_BYTES = 256 << 10  # a dirty log over this is cut to its last hour when next kept
+DIRTY_READ_MAX_BYTES = 1 << 20  # a dirty log over this is not read at all: a full validation runs
 UNTRUSTED: Key = (-1, 0, 0, 0)
 LINKED = "\0"  # a dirty log's name for "a judged write of a file with other names" (no path)
 
@@ -512,7 +513,9 @@ def forget(cache: StatCache | None) -> None:
 
 
 def _dirty(folder: Path, name: str, since_ns: int) -> set[str] | None:
-    """The paths the dirty log names that may have changed after ``since_ns`` (None: unreadable)."""
+    """The paths the dirty log names that may have changed after ``since_ns`` (None: unreadable,
+    and so is a log over :data:`DIRTY_READ_MAX_BYTES`: it is never read into memory, a full
+    validation runs instead, and the answer it keeps trims the log)."""
     try:
         fd = _open_dirty(folder, name, os.O_RDONLY)
     except FileNotFoundError:
@@ -523,7 +526,12 @@ def _dirty(folder: Path, name: str, since_ns: int) -> set[str] | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         fcntl.flock(fd, fcntl.LOCK_SH)
-        data = read_to_end(fd)
+        size = os.fstat(fd).st_size
+        if size > DIRTY_READ_MAX_BYTES:
+            return None
+        data = os.pread(fd, size + 1, 0)
+        if len(data) > DIRTY_READ_MAX_BYTES:  # grown meanwhile (a writer without the lock)
+            return None
     except OSError:
         return None
     finally:
@@ -541,7 +549,10 @@ def _dirty(folder: Path, name: str, since_ns: int) -> set[str] | None:
 
 
 def _trim_dirty(folder: Path, name: str, since_ns: int) -> None:
-    """Cut a long dirty log to the lines of its last hour (in place, under its lock)."""
+    """Cut a long dirty log to the lines of its last hour (in place, under its lock), reading
+    only its last :data:`DIRTY_MAX_BYTES` (the newest lines are at its end).  When lines of that
+    hour may lie before what was read, a :data:`LINKED` line stamped with the oldest line read
+    takes their place: the runs that read the log within that hour check every file."""
     try:
         fd = _open_dirty(folder, name, os.O_RDWR)
     except OSError:
@@ -550,10 +561,16 @@ def _trim_dirty(folder: Path, name: str, since_ns: int) -> None:
         if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size <= DIRTY_MAX_BYTES:
             return
         fcntl.flock(fd, fcntl.LOCK_EX)
-        data = os.pread(fd, os.fstat(fd).st_size, 0)
+        start = max(os.fstat(fd).st_size - DIRTY_MAX_BYTES, 0)
+        data = os.pread(fd, DIRTY_MAX_BYTES, start)
         lines = data.split(b"\n")[:-1]
-        kept = [ln for ln in lines if ln.partition(b" ")[0].isdigit()
-                and int(ln.partition(b" ")[0]) >= since_ns - DIRTY_KEEP_NS]
+        if start and lines:
+            lines = lines[1:]  # the first line read is cut at its start
+        stamps = [int(ln.partition(b" ")[0]) if ln.partition(b" ")[0].isdigit() else -1 for ln in lines]
+        kept = [ln for ln, when in zip(lines, stamps) if when >= since_ns - DIRTY_KEEP_NS]
+        if start and (not stamps or stamps[0] < 0 or stamps[0] >= since_ns - DIRTY_KEEP_NS):
+            oldest = stamps[0] if stamps and stamps[0] >= 0 else time.time_ns()
+            kept.insert(0, f"{oldest} {LINKED}".encode())  # what was not read may be of the hour
         body = b"".join(ln + b"\n" for ln in kept)
         os.pwrite(fd, body, 0)
         os.ftruncate(fd, len(body))

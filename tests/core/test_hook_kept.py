@@ -527,3 +527,93 @@ def test_a_write_through_a_hard_link_changes_its_other_names_too(kept_root: Disk
     verdict, _ = _both(disk, _edit(disk, "alpha.md", "the first fact", "the 1st fact"))
     assert verdict is not None and {f.path for f in verdict.before or ()} >= {"hard.md", "other_5.md"}
     _kept_is_true(disk, unseen=False)
+
+
+# ---------------------------------------------------------------- the dirty log is read bounded
+
+
+def _dirty_log(disk: Disk) -> Path:
+    where = kept._files(StatCache.open(disk.root, disk.clock, read=False))
+    assert where is not None
+    return where[0] / where[2]
+
+
+def test_a_dirty_log_over_its_bound_is_not_read_and_a_full_validation_runs(
+        kept_root: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = kept_root
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    assert _both(disk, call)[1] is True
+    log = _dirty_log(disk)
+    with open(log, "r+b") as handle:  # 64 MiB, sparse: nothing of it is on disk
+        handle.truncate(64 << 20)
+    reads: list[int] = []
+    real_pread, real_read = os.pread, os.read
+
+    def pread(fd: int, size: int, offset: int) -> bytes:
+        reads.append(size)
+        return real_pread(fd, size, offset)
+
+    def read(fd: int, size: int) -> bytes:
+        reads.append(size)
+        return real_read(fd, size)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "pread", pread)
+        patch.setattr(os, "read", read)
+        cache = StatCache.open(disk.root, disk.clock, read=False)
+        assert kept.current(disk.root, verify=False, cache=cache) is None  # unreadable: full
+    assert sum(reads) <= kept.DIRTY_READ_MAX_BYTES + 1  # before: every one of its 64 MiB
+    assert _both(disk, call)[1] is False  # the hook validates the root in full …
+    assert log.stat().st_size <= kept.DIRTY_MAX_BYTES  # … keeps a new answer, and trims the log
+    assert _both(disk, call)[1] is True  # which is read again
+
+
+def test_trimming_a_long_dirty_log_reads_only_its_tail(
+        kept_root: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = kept_root
+    monkeypatch.setattr(kept, "DIRTY_MAX_BYTES", 4 << 10)
+    monkeypatch.setattr(kept, "DIRTY_READ_MAX_BYTES", 16 << 10)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    assert _both(disk, call)[1] is True
+    log = _dirty_log(disk)
+    old = time.time_ns() - 2 * kept.DIRTY_KEEP_NS
+    with open(log, "ab") as handle:  # 40 KiB of lines two hours old, then this hour's
+        handle.write(b"".join(b"%d other_%d.md\n" % (old + i, i % 20) for i in range(2000)))
+        handle.write(b"%d beta.md\n" % time.time_ns())
+    assert log.stat().st_size > kept.DIRTY_READ_MAX_BYTES
+    reads: list[int] = []
+    real_pread = os.pread
+
+    def pread(fd: int, size: int, offset: int) -> bytes:
+        reads.append(size)
+        return real_pread(fd, size, offset)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "pread", pread)
+        assert _both(disk, call)[1] is False  # over the bound: a full validation, kept again
+    assert reads and max(reads) <= kept.DIRTY_READ_MAX_BYTES + 1  # before: the whole log at once
+    lines = log.read_bytes().splitlines()
+    assert any(line.endswith(b" beta.md") for line in lines)  # this hour's line is kept, the old
+    assert not any(line.endswith(kept.LINKED.encode()) for line in lines)  # ones are gone
+    assert not any(b" other_" in line for line in lines)
+    assert _both(disk, call)[1] is True
+
+
+def test_a_trimmed_log_that_may_have_lost_lines_of_its_hour_checks_every_file(
+        kept_root: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = kept_root
+    monkeypatch.setattr(kept, "DIRTY_MAX_BYTES", 4 << 10)
+    monkeypatch.setattr(kept, "DIRTY_READ_MAX_BYTES", 16 << 10)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    log = _dirty_log(disk)
+    now = time.time_ns()
+    with open(log, "ab") as handle:  # 40 KiB of this hour's lines: more than the tail holds
+        handle.write(b"".join(b"%d other_%d.md\n" % (now + i, i % 20) for i in range(2000)))
+    assert _both(disk, call)[1] is False
+    lines = log.read_bytes().splitlines()
+    assert log.stat().st_size <= kept.DIRTY_MAX_BYTES + 64
+    assert lines[0].endswith(b" " + kept.LINKED.encode())  # the runs of this hour verify
+    assert _both(disk, call)[1] is True
