@@ -242,7 +242,7 @@ def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:
 def checked_record(value: dict[str, Any]) -> dict[str, Any]:
     """A record's paths and modes made safe to use, or :class:`~memtui.core.safepath.UnsafePath`.
 
-    Every path (operations, before-images, modes, times, created folders) must be a plain
+    Every path (operations, before-images, modes, times, created and removed folders) must be a plain
     relative path inside the root (:func:`~memtui.core.safepath.check_stored_path`; only a move's
     destination and a before-image may lie in the attic); modes are clamped
     (:func:`~memtui.core.safepath.clamp_mode`); times must be two whole numbers.  Call it on a
@@ -269,7 +269,9 @@ def checked_record(value: dict[str, Any]) -> dict[str, Any]:
             raise UnsafePath(f"times {str(pair)[:40]!r} of '{path}' are not two whole numbers")
         times[check_stored_path(path, attic=True)] = pair
     dirs = [check_stored_path(folder, attic=True, folder=True) for folder in value.get("created_dirs", [])]
-    return value | {"ops": ops, "before": before, "modes": modes, "times": times, "created_dirs": dirs}
+    removed = [check_stored_path(folder, folder=True) for folder in value.get("removed_dirs", [])]
+    return value | {"ops": ops, "before": before, "modes": modes, "times": times, "created_dirs": dirs,
+                    "removed_dirs": removed}
 
 
 @dataclass(frozen=True)

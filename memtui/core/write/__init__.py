@@ -44,7 +44,10 @@ through a symlink (:class:`UnsafeFolder`); no folder memtui did not create is ch
 :func:`undo` and :func:`redo` replay the newest committed change backwards or forwards through the
 same gate, whose baseline then also holds the errors and index size of the state returned to (a
 change that repaired a broken folder can be undone; nothing new can be broken by it).  Undoing a
-created file moves it into ``.memtui/attic/`` — nothing is ever erased.
+created file moves it into ``.memtui/attic/`` — nothing is ever erased.  A folder a change creates
+is part of it: a rollback removes it, an undo removes it (when it leaves it empty) within its own
+apply, before its commit mark — so a rollback of the undo makes it again — and a redo makes it
+again.
 Every filesystem call goes through :data:`memtui.core.write.fs.disk`, so tests can inject faults at any step.
 
 The public API (everything callers need is importable from here):

@@ -109,7 +109,7 @@ def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
             decode_value(data)
         for mode in value.get("modes", {}).values():
             int(mode)
-        for folder in value.get("created_dirs", []):
+        for folder in (*value.get("created_dirs", []), *value.get("removed_dirs", [])):
             if not isinstance(folder, str):
                 raise JournalError(f"folder {folder!r} is not a path")
     except (JournalError, AttributeError, KeyError, TypeError, ValueError) as exc:
@@ -119,7 +119,7 @@ def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
 
 def _check_disk_paths(root: Path, value: dict[str, Any]) -> None:
     """Raise :class:`UnsafePath` if a folder above a path the record names is a symlink."""
-    paths = [*value["before"], *value["created_dirs"]]
+    paths = [*value["before"], *value["created_dirs"], *value["removed_dirs"]]
     for op in value["ops"]:
         paths.extend((op["src"], op["dst"]) if op.get("op") == "move" else (op["path"],))
     for rel in paths:

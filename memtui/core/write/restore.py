@@ -189,6 +189,13 @@ def _restore(root: Path, rid: str, record: dict[str, Any]) -> Restored:
     # first, the space the failed change's own temp files hold (a full disk is the usual cause)
     remove_tmps(root, before, rid)
     kept = _Kept(root, rid)
+    # the folders an undo removed (it made them empty): they were there before it
+    for folder in sorted(record.get("removed_dirs", []), key=lambda f: f.count("/")):
+        path = abs_path(root, folder)
+        if (not os.path.lexists(path) and symlinked_parent(root, folder) is None
+                and os.path.isdir(os.path.dirname(path))):
+            disk.mkdir(path)
+            dirty[os.path.dirname(path)] = None
 
     def ours(rel: str, path: str) -> bool:
         return (symlinked_parent(root, rel) is None and not os.path.islink(path)
@@ -357,17 +364,31 @@ def rollback(root: Path, rid: str, record: dict[str, Any], cause: BaseException)
         return WriteFailed(f"cannot change {root}: {why}; the rest was restored{left_alone_words(left)}")
     return WriteFailed(f"cannot change {root}: {why}; nothing was changed")
 
-def remove_empty_created_dirs(root: Path, target: int) -> None:
-    """Remove the folders that the committed do/redo records of change ``target`` created, when
-    they are empty now (deepest first; never through a symlink)."""
+def created_dirs_of(root: Path, target: int) -> list[str]:
+    """The folders the committed do/redo records of change ``target`` created that are real
+    folders now, deepest first: what an undo of it removes when it leaves them empty."""
     folders: list[str] = []
     for name in list_records(root):
         if name.state == COMMITTED and ((name.kind == "do" and name.seq == target)
                                         or (name.kind == "redo" and name.target == target)):
             folders.extend(checked_record(read_record(root, name)).get("created_dirs", []))
-    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+    return [folder for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True)
+            if symlinked_parent(root, folder) is None and not os.path.islink(abs_path(root, folder))
+            and os.path.isdir(abs_path(root, folder))]
+
+
+def remove_empty_dirs(root: Path, folders: list[str]) -> None:
+    """Remove each of ``folders`` (deepest first) that is an empty real folder now."""
+    for folder in folders:
         path = abs_path(root, folder)
         if (symlinked_parent(root, folder) is None and not os.path.islink(path)
                 and os.path.isdir(path) and not os.listdir(path)):
             disk.rmdir(path)
             disk.fsync_dir(os.path.dirname(path))
+
+
+def remove_empty_created_dirs(root: Path, target: int) -> None:
+    """Remove the folders that the committed do/redo records of change ``target`` created, when
+    they are empty now (deepest first; never through a symlink): what an undo recorded before
+    its folders were part of it left behind."""
+    remove_empty_dirs(root, created_dirs_of(root, target))

@@ -50,7 +50,7 @@ from .fs import (
 )
 from .preview import Preview, baseline_of
 from .recovery import recover_locked
-from .restore import remove_empty_created_dirs, rollback
+from .restore import created_dirs_of, remove_empty_dirs, rollback
 
 
 @dataclass(frozen=True)
@@ -281,6 +281,7 @@ class Prepared:
     record: dict[str, Any]
     modes: dict[str, int]
     missing: list[str]
+    removed: list[str] = field(default_factory=list)  # folders an undo removes when it empties them
 
     def write_record(self) -> None:
         """Write the journal record, pending (fsynced)."""
@@ -296,25 +297,18 @@ class Prepared:
         except WrittenMeanwhile as exc:
             _keep_written_meanwhile(self, exc)
             raise
+        remove_empty_dirs(self.root, self.removed)  # part of the change: a rollback makes them again
 
     def rollback(self, cause: BaseException) -> TxnError:
         """Restore what was applied from the record; the error to raise."""
         return rollback(self.root, self.rid, self.record, cause)
 
     def tidy(self) -> None:
-        """After the change committed: unlink the old versions it kept for a rollback, and after
-        an undo remove the folders the undone change created that it left empty (``archive/``
-        after undoing the first archive), as a crash's restore does.  Best effort: what stays
-        behind (a crash right now) the next recovery removes, or is harmless."""
+        """After the change committed: unlink the old versions it kept for a rollback.  Best
+        effort: what stays behind (a crash right now) the next recovery removes."""
         try:
             remove_kept(self.root, self.rid)
         except OSError:
-            pass
-        if self.preview.kind != "undo" or self.preview.target is None:
-            return
-        try:
-            remove_empty_created_dirs(self.root, self.preview.target)
-        except (OSError, JournalError, UnsafePath):
             pass
 
 
@@ -330,6 +324,12 @@ def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -
             raise ChangedOnDisk(f"the journal of {root} changed since this {preview.kind} was "
                                 "planned; reload and try again")
     modes, times, missing = _check_disk(root, preview)
+    removed: list[str] = []
+    if preview.kind == "undo" and preview.target is not None:
+        try:  # the folders the undone change made (archive/ on a first archive) go with it
+            removed = created_dirs_of(root, preview.target)
+        except (JournalError, UnsafePath):
+            removed = []
     rid = record_id(next_seq(root), preview.kind, preview.target)
     record = {
         "id": rid,
@@ -343,10 +343,11 @@ def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -
         "modes": modes,
         "times": times,
         "created_dirs": missing,
+        "removed_dirs": removed,
         "baseline": baseline_of(preview).to_json(),
         **(extra or {}),
     }
-    return Prepared(root, preview, rid, record, modes, missing)
+    return Prepared(root, preview, rid, record, modes, missing, removed)
 
 
 def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
