@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from memtui.core.seen_store import SeenError
     from memtui.core.store import RootError, load_root
 
-    from .common import note_applied, report_interrupted
+    from .common import note_applied, os_error_words, report_interrupted
     from .verbs import Exit, changing, fail, root_of_path, say_recovered
 
     try:
@@ -109,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
                 note_applied(f"{marked} marked seen")
     except Exit as exc:
         return exc.code
-    except (SeenError, RootError, JournalError, UnsafePath, OSError) as exc:
+    except OSError as exc:  # the seen store could not be written (a full disk …)
+        return fail(args, f"cannot keep what was seen: {os_error_words(exc)}", EXIT_USAGE)
+    except (SeenError, RootError, JournalError, UnsafePath) as exc:
         return fail(args, str(exc), EXIT_USAGE)
     interrupted = report_interrupted(snapshot) if not args.mark_seen else False
     code = EXIT_FINDINGS if interrupted else EXIT_OK

@@ -172,6 +172,14 @@ def esc(text: object) -> str:
     return escape(plain(str(text)))
 
 
+def os_error_words(exc: OSError) -> str:
+    """An ``OSError`` in plain words, with the file it was about: "the disk is full (…/x.pack)"."""
+    from memtui.core.write import describe_os_error
+
+    name = exc.filename if isinstance(exc.filename, str) else ""
+    return describe_os_error(exc) + (f" ({name})" if name else "")
+
+
 def report_interrupted(snapshot: Snapshot, base: str | None = None) -> bool:
     """Say on stderr, as the ``interrupted-change`` finding, that a change to the root was cut off.
 

@@ -102,6 +102,10 @@ def run_hook(event: str, ask: bool = False, stdin: BinaryIO | None = None,
         else:
             answer = _session_start(payload, env)
     except BaseException as exc:  # noqa: BLE001 - exit 1 would silently switch the guard off
+        bad = _bad_input(exc)
+        if bad is not None:  # the payload's fault, not memtui's: said as such, nothing blocked
+            _say(err, f"memtui hook {event}: {bad}; nothing checked")
+            return 0
         line = (f"memtui hook {event}: internal error ({type(exc).__name__}: {exc}); "
                 "nothing checked")
         _say(err, line)
@@ -123,6 +127,23 @@ def _say(err: TextIO, line: str) -> None:
         pass
 
 
+def _bad_input(exc: BaseException) -> str | None:
+    """What is wrong with the payload when ``exc`` is its fault (a path holding a NUL byte,
+    values nested too deep to follow), else None."""
+    if isinstance(exc, RecursionError):
+        return "input is not JSON Claude Code sends (its values are nested too deep to read)"
+    if isinstance(exc, ValueError) and "null byte" in str(exc):
+        return "input names a path holding a NUL byte, which no file name can hold"
+    return None
+
+
+def _words(exc: OSError) -> str:
+    """An ``OSError`` in plain words ("the disk is full (…)"), as the CLI says it."""
+    from .common import os_error_words
+
+    return os_error_words(exc)
+
+
 def _payload(raw: bytes) -> dict[str, Any] | str:
     """The hook's JSON object, or why the input is not one."""
     if not raw.strip():
@@ -131,6 +152,8 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
         value = json.loads(raw)
     except ValueError as exc:
         return f"input is not JSON ({exc})"
+    except RecursionError:
+        return "input is not JSON Claude Code sends (its values are nested too deep to read)"
     if not isinstance(value, dict):
         return "input is not a JSON object"
     return value
@@ -138,7 +161,7 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
 
 def _cwd(payload: Mapping[str, Any]) -> str:
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) and "\0" not in cwd else os.getcwd()
 
 
 def _launch_folder(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -173,6 +196,10 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
     file_path = tool_input.get("file_path")
     if not isinstance(file_path, str) or not os.path.isabs(file_path):
         _say(err, "memtui hook pre: tool_input.file_path is missing or not absolute; nothing checked")
+        return None
+    if "\0" in file_path:  # no file has such a name: Claude Code's write fails on its own
+        _say(err, "memtui hook pre: tool_input.file_path holds a NUL byte, which no file name can "
+                  "hold; nothing checked")
         return None
     if not file_path.lower().endswith(".md"):
         return None  # memory files are Markdown; nothing else can change what the validator sees
@@ -343,7 +370,7 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
     try:
         state.save()
     except OSError as exc:
-        problems.append(f"memtui hook {event}: cannot keep the session's baseline ({exc})")
+        problems.append(f"memtui hook {event}: cannot keep the session's baseline ({_words(exc)})")
     reason = None
     if new:
         from memtui.core.hooks import stop_reason
@@ -440,7 +467,8 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
         try:
             state.save()
         except OSError as exc:
-            problems.append(f"memtui hook session-start: cannot keep the session's baseline ({exc})")
+            problems.append(f"memtui hook session-start: cannot keep the session's baseline "
+                            f"({_words(exc)})")
     lines = session_lines(reports)  # further lines join here, one fact each
     context = session_context(lines)
     answer: dict[str, Any] = {}

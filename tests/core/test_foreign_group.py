@@ -116,6 +116,13 @@ def test_undo_of_a_crafted_group_record_never_reaches_the_root_it_names(
         assert foreign == []
     assert "claims this change also touched" in err and str(named) in err
     assert "quarantine/00000001-do.json" in err
+    said = " ".join(err.split())
+    if claim == "victim":  # what was read is said exactly (before: "nothing … was read")
+        assert ("memtui read one file of another folder to check it, the journal record "
+                f"{victim}/.memtui/journal/00000001-do.json, and nothing else") in said
+        assert "nothing in any other folder was read" not in said
+    else:
+        assert "nothing in any other folder was read or changed" in said
     assert tree(hostile) == hostile_files  # nothing undone in the hostile folder either
     assert [r.file for r in list_records(hostile)] == []  # the record is set aside
     assert (hostile / ".memtui" / "quarantine" / "00000001-do.json").is_file()

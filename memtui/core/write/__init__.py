@@ -67,7 +67,8 @@ The public API (everything callers need is importable from here):
   (the caches, Claude Code's settings) is written by :func:`replace_file`;
 - errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
   :class:`ChangedOnDisk` (and :class:`ReadOnlyFile`), :class:`WriteFailed`,
-  :class:`NothingToUndo`, :class:`UnsafeFolder`.
+  :class:`NothingToUndo`, :class:`UnsafeFolder`; :func:`describe_os_error` says what an
+  ``OSError`` means in the writer's words ("the disk is full").
 
 Typical use (what the CLI does)::
 
@@ -95,6 +96,7 @@ from .errors import (
 from .fs import (
     LOCK_TIMEOUT,
     append_side_file,
+    describe_os_error,
     remove_side_file,
     replace_file,
     root_lock,
@@ -165,6 +167,7 @@ __all__ = [
     "baseline_of",
     "commit",
     "commit_group",
+    "describe_os_error",
     "group_of",
     "inverse",
     "journal_log",

@@ -236,6 +236,7 @@ def mode_of(path: str) -> int | None:
 
 
 def describe_os_error(exc: OSError) -> str:
+    """What an ``OSError`` means, in plain words ("the disk is full", not ``[Errno 28] …``)."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "the disk is full"
     if exc.errno == errno.EROFS:

@@ -274,6 +274,18 @@ def inverse(ops: list[Operation] | tuple[Operation, ...], attic: str) -> tuple[O
     return tuple(out)
 
 
+def _described(record: dict[str, Any], seq: int) -> str:
+    """What a record says it did, for its undo's or redo's description; a record without a
+    description (stored state: empty, or from another tool) is described by what it holds."""
+    description = str(record.get("description") or "").strip()
+    if description:
+        return description
+    verb = str(record.get("verb") or "").strip()
+    count = len(record.get("ops") or [])
+    ops = "no operation" if not count else f"{count} operation{'s' if count != 1 else ''}"
+    return f"{'a ' + verb if verb else 'a change'} with no description (change {seq}, {ops})"
+
+
 def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> Preview:
     root = Path(snapshot.root).absolute()
     seq, record = _target(root, kind)
@@ -289,7 +301,7 @@ def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> 
     except (JournalError, AttributeError, TypeError, ValueError) as exc:
         raise NothingToUndo(f"cannot {kind}: the journal record of change {seq} is damaged "
                             f"({exc}); make the change by hand instead") from None
-    description = str(record.get("description", ""))
+    description = _described(record, seq)
     if kind == "undo":
         attic = f"{ATTIC_DIR}/{seq:08d}-undo-{time.time_ns()}"
         changeset = Changeset("undo", f"undo: {description}", inverse(ops, attic))

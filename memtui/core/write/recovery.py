@@ -60,6 +60,16 @@ def _warn(message: str, *args: object) -> None:
 
     logging.getLogger("memtui").warning(message, *args)
 
+
+def told(root: Path, recovered: Recovered) -> Recovered:
+    """Say what recovery did on the ``memtui`` logger, for a caller that hands the
+    :class:`Recovered` to no one (:func:`open_root`, a commit's own recovery): the callers that
+    keep it (:func:`~memtui.core.write.attempt`, the CLI, the app) say its ``message`` once
+    themselves, and the logger stays quiet for them."""
+    if recovered.message:
+        _warn("recovering %s: %s", root, recovered.message)
+    return recovered
+
 #: the key of a record that is one half of a change over several roots
 GROUP = "group"
 
@@ -226,7 +236,6 @@ def recover_locked(root: Path) -> Recovered:
         except UnsafePath as exc:
             _quarantine(root, record.file)
             quarantined[record.file] = str(exc)
-            _warn("recovering %s: set aside %s: %s", root, record.file, exc)
             continue
         except JournalError as exc:
             raise WriteFailed(
@@ -248,7 +257,6 @@ def recover_locked(root: Path) -> Recovered:
             remade.setdefault(made, []).extend(paths)
         if left:
             left_alone[record.id] = left
-            _warn("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
     remove_kept(root)  # of changes that committed, or were set aside
     _tidy(root)
     return Recovered(restored, left_alone, quarantined, remade)
@@ -325,6 +333,6 @@ def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:
 
 
 def open_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapshot:
-    """Recover any interrupted change, then load the root."""
-    recover(root)
+    """Recover any interrupted change (what it did goes to the logger), then load the root."""
+    told(Path(root).absolute(), recover(root))
     return load_root(root, config)

@@ -49,7 +49,7 @@ from .fs import (
     write_record,
 )
 from .preview import Preview, baseline_of
-from .recovery import recover_locked
+from .recovery import recover_locked, told
 from .restore import created_dirs_of, remove_empty_dirs, rollback
 
 
@@ -356,7 +356,7 @@ def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
         raise Refused(preview)
     root = Path(preview.before.root).absolute()
     with root_lock(root, timeout):
-        recover_locked(root)
+        told(root, recover_locked(root))
         prepared = prepare(root, preview)
         try:
             prepared.write_record()
