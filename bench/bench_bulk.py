@@ -24,9 +24,9 @@ from bench_writer import generate
 
 from memtui.core import verbs, write
 from memtui.core.bulk import bulk
-from memtui.core.changeset import unified_diff
 from memtui.core.incremental import findings_cache
-from memtui.core.journal import list_records
+from memtui.core.model.changeset import unified_diff
+from memtui.core.model.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 

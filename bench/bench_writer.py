@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Callable
 
 from memtui.core import verbs, write
-from memtui.core.changeset import Changeset
 from memtui.core.incremental import FindingsCache, findings_cache
-from memtui.core.model import Snapshot
+from memtui.core.model.changeset import Changeset
+from memtui.core.model.snapshot import Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 

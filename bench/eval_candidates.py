@@ -50,9 +50,9 @@ from itertools import product
 from pathlib import Path
 
 from memtui.core.consolidate import DEFAULT_THRESHOLD, ScanResult, is_candidate, is_session, scan
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import parse_index
-from memtui.core.model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "core" / "data"

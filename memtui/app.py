@@ -31,7 +31,7 @@ from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
 from memtui.core import review, seen
 from memtui.core.editor import EditedCopy
-from memtui.core.model import BudgetConfig, Snapshot
+from memtui.core.model.snapshot import BudgetConfig, Snapshot
 from memtui.core.seen_store import SeenError
 from memtui.core.store import RootError
 from memtui.core.usage import Usage, usage_of

@@ -32,7 +32,7 @@ from .common import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from memtui.core.model import Snapshot
+    from memtui.core.model.snapshot import Snapshot
     from memtui.core.seen import Change, Inbox
 
 
@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     root — a first baseline goes to the user's cache unless the root already keeps one.
     """
     from memtui.core import seen, write
-    from memtui.core.journal import JournalError
-    from memtui.core.safepath import UnsafePath
+    from memtui.core.model.journal import JournalError
+    from memtui.core.model.safepath import UnsafePath
     from memtui.core.seen_store import SeenError
     from memtui.core.store import RootError, load_root
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # Rich loads only when something is printed through it
 
     from rich.console import Console
 
-    from memtui.core.model import BudgetConfig, Snapshot
+    from memtui.core.model.snapshot import BudgetConfig, Snapshot
 
 #: what ``add_subparsers`` returns: each subcommand module's ``register`` adds its parsers to it
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -193,7 +193,7 @@ def report_pending(root: Path, interrupted: tuple[str, ...], base: str | None = 
     """:func:`report_interrupted` of a root's pending journal records, without a snapshot."""
     if not interrupted:
         return False
-    from memtui.core.journal import JOURNAL_DIR, progress_of
+    from memtui.core.model.journal import JOURNAL_DIR, progress_of
     from memtui.core.validate import interrupted_message
 
     for name in interrupted:
@@ -239,7 +239,7 @@ def positive_int(text: str) -> int:
 
 def budget_config(args: argparse.Namespace) -> BudgetConfig:
     """The caps and loader profile of the command line (a :class:`UsageError` for a bad config)."""
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model.snapshot import BudgetConfig
 
     return BudgetConfig(
         max_lines=getattr(args, "max_lines", 200),

@@ -26,7 +26,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from memtui.core.dream import DreamPlan
-    from memtui.core.model import Snapshot
+    from memtui.core.model.snapshot import Snapshot
     from memtui.core.write import Preview
 
 

@@ -9,7 +9,7 @@ memory folder it cannot read) also reach the person as a ``systemMessage`` — s
 hook goes only to Claude Code's debug log.
 
 ``pre`` is run for every Write and Edit, so it decides "outside every memory root" after
-importing only ``json``, ``os`` and :mod:`memtui.core.claude_settings` (no argparse, no Rich, no
+importing only ``json``, ``os`` and :mod:`memtui.core.model.claude_settings` (no argparse, no Rich, no
 validator); ``memtui.cli.main`` sends the hook runners here before it builds its parser.
 ``install``, ``uninstall`` and ``status`` are ordinary subcommands.
 
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, BinaryIO, TextIO
 
     from memtui.core.discover import ClaudeRoot
-    from memtui.core.model import Finding, Snapshot
+    from memtui.core.model.snapshot import Finding, Snapshot
 
     from .common import Subparsers
 
@@ -203,7 +203,7 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
         return None
     if not file_path.lower().endswith(".md"):
         return None  # memory files are Markdown; nothing else can change what the validator sees
-    from memtui.core.claude_settings import memory_root_of, project_dir_of
+    from memtui.core.model.claude_settings import memory_root_of, project_dir_of
 
     # the project's .claude/ settings: from the launch folder up to the work tree's top
     project_dir = project_dir_of(_launch_folder(payload, env))
@@ -216,7 +216,7 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
             path = real
     if root is None:
         return None
-    from memtui.core.gcpause import gc_paused
+    from memtui.core.model.gcpause import gc_paused
 
     with gc_paused():  # one bulk pass over the root in a short-lived process
         return _judge(root, path, tool, tool_input, ask, payload, env, err)
@@ -428,11 +428,11 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from pathlib import Path
 
     from memtui.core.discover import AGENT
-    from memtui.core.gcpause import gc_paused
     from memtui.core.hook_session import SessionState
     from memtui.core.hooks import report_of, session_context, session_lines
     from memtui.core.incremental import findings_cache
     from memtui.core.kept import keep
+    from memtui.core.model.gcpause import gc_paused
     from memtui.core.review import unseen_count, unseen_message
     from memtui.core.statcache import StatCache
     from memtui.core.store import RootError, list_root
@@ -544,7 +544,7 @@ def _project_dir() -> str:
 
 
 def _settings_path(scope: str) -> str:
-    from memtui.core.claude_settings import settings_path
+    from memtui.core.model.claude_settings import settings_path
 
     return settings_path(scope, _project_dir())
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from memtui.core.budget import Budget
     from memtui.core.layers import CrossDuplicate, Layered
-    from memtui.core.model import Snapshot
+    from memtui.core.model.snapshot import Snapshot
 
 
 def register(subparsers: Subparsers) -> None:
@@ -123,7 +123,7 @@ def _missing_json(root: Path) -> dict[str, Any]:
 def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
     """A root validated through its stat cache (its kept answer when nothing changed); read
     (``read``) when its files are needed."""
-    from memtui.core.journal import pending_records
+    from memtui.core.model.journal import pending_records
     from memtui.core.statcache import validate_root
     from memtui.core.store import RootError, list_root
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from memtui.core.budget import Budget
-    from memtui.core.model import IndexLine, Snapshot
+    from memtui.core.model.snapshot import IndexLine, Snapshot
     from memtui.core.store import IndexOnly
 
 
@@ -74,7 +74,7 @@ def load_index(root: Path, args: argparse.Namespace) -> IndexOnly:
 
 
 def _entries_past(past: Sequence[IndexLine]) -> list[IndexLine]:
-    from memtui.core.model import LineKind
+    from memtui.core.model.snapshot import LineKind
 
     return [line for line in past if line.kind in (LineKind.ENTRY, LineKind.REGION)]
 

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     only: str | None = None
     path = args.path
     if path is not None and Path(path).expanduser().is_file():
-        from memtui.core.claude_settings import nearest_root
+        from memtui.core.model.claude_settings import nearest_root
 
         given = Path(path).expanduser().absolute()
         found = nearest_root(str(given))

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from memtui.core.budget import Budget
-    from memtui.core.model import Finding
+    from memtui.core.model.snapshot import Finding
 
 NO_RECORD_ENV = "MEMTUI_NO_PRESSURE"
 

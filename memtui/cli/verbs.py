@@ -36,8 +36,8 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from memtui.core.changeset import Changeset
-    from memtui.core.model import Snapshot
+    from memtui.core.model.changeset import Changeset
+    from memtui.core.model.snapshot import Snapshot
     from memtui.core.write import Attempt, Preview, Recovered
 
 Build = Callable[["Snapshot", argparse.Namespace], "Changeset"]
@@ -194,7 +194,7 @@ def resolve_files(files: list[str], root_option: str | None) -> tuple[Path, list
 
 def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None, diff: bool = False) -> None:
     """The changeset, the verdict, and what happened, for people."""
-    from memtui.core.changeset import Create, Move, unified_diff
+    from memtui.core.model.changeset import Create, Move, unified_diff
 
     out = console()
     cs = preview.changeset
@@ -255,7 +255,7 @@ def _unprefixed(args: argparse.Namespace, message: str) -> str:
 @contextlib.contextmanager
 def changing(args: argparse.Namespace) -> Iterator[None]:
     """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
-    from memtui.core.changeset import AlreadyDone, ChangesetError, Refusal, VerbError
+    from memtui.core.model.changeset import AlreadyDone, ChangesetError, Refusal, VerbError
     from memtui.core.rebuild import NothingToRebuild
     from memtui.core.store import RootError
     from memtui.core.write import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
@@ -428,8 +428,8 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
     lost; it is removed once the edit is written (or nothing was edited).
     """
     from memtui.core import write
-    from memtui.core.changeset import ChangesetError, apply_to_snapshot
     from memtui.core.editor import EditorFailed, edit_copy
+    from memtui.core.model.changeset import ChangesetError, apply_to_snapshot
     from memtui.core.store import load_root
     from memtui.core.verbs import _file, edit_file
 

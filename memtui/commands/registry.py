@@ -19,9 +19,9 @@ from textual.binding import Binding, BindingType
 
 from memtui.core import verbs
 from memtui.core.bulk import bulk
-from memtui.core.changeset import Changeset
 from memtui.core.group_fix import cover_orphans, drop_broken_links, orphan_families
-from memtui.core.model import Finding, Snapshot
+from memtui.core.model.changeset import Changeset
+from memtui.core.model.snapshot import Finding, Snapshot
 from memtui.core.quickfix import quick_fix_for
 from memtui.services.scoring import Cluster, Contradiction, Pair
 from memtui.services.writer import Request

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from .discover import git_toplevel
-from .model import MemoryFile
+from .model.snapshot import MemoryFile
 from .statcache import cached
 
 DATE_KEYS = ("modified", "updated", "date", "created")

@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from . import verbs
-from .changeset import AlreadyDone, Changeset, Move, Operation, Refusal, VerbError
-from .frontmatter import clear_key, set_key
-from .index_edit import IndexDraft, new_entry, portable_raw
 from .index_lines import keep_erased
-from .model import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
+from .model.changeset import AlreadyDone, Changeset, Move, Operation, Refusal, VerbError
+from .model.frontmatter import clear_key, set_key
+from .model.index_edit import IndexDraft, new_entry, portable_raw
+from .model.snapshot import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
 from .verbs import (
     _clear_pinned,
     _draft,

@@ -31,16 +31,16 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Iterable
 
 from .contradictions import Contradiction, find_contradictions
-from .gcpause import gc_paused
-from .journal import pending_records
-from .model import BudgetConfig, MemoryFile, Snapshot
-from .safepath import check_stored_path
+from .model.gcpause import gc_paused
+from .model.journal import pending_records
+from .model.safepath import check_stored_path
+from .model.snapshot import BudgetConfig, MemoryFile, Snapshot
+from .model.words import STOP_WORDS as STOP_WORDS
+from .model.words import token_list, tokens
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 from .statcache import StatCache, cached
 from .store import list_root
 from .supersession import Supersession, review_and_subject, supersession_candidates
-from .words import STOP_WORDS as STOP_WORDS
-from .words import token_list, tokens
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Hashable, Sequence
 
-from .model import MemoryFile
+from .model.snapshot import MemoryFile
+from .model.words import token_list
 from .simjoin import TokenSets, brute_force_pairs, pair_score
 from .statcache import cached
-from .words import token_list
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 

@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import claude_settings
-from .model import INDEX_NAME, TEAM_DIR
+from .model import claude_settings
+from .model.snapshot import INDEX_NAME, TEAM_DIR
+from .model.walk import walk
 from .project_find import git_toplevel as git_toplevel
 from .store import RootError, check_root
-from .walk import walk
 
 #: folders never descended into when looking for roots
 _SKIP_DIRS = frozenset(

@@ -46,16 +46,16 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
-from .changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
 from .consolidate import clusters_of, scan, scan_cached
 from .contradictions import freshness
-from .frontmatter import parse_frontmatter
-from .gcpause import gc_paused
 from .incremental import FindingsCache, findings_cache
-from .index_edit import IndexDraft, new_entry
 from .index_lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
 from .merge import merge
-from .model import (
+from .model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
+from .model.frontmatter import parse_frontmatter
+from .model.gcpause import gc_paused
+from .model.index_edit import IndexDraft, new_entry
+from .model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     Index,
@@ -428,12 +428,12 @@ def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
 
 
 def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
-    """The files MEMORY.md's own entries mark superseded (:func:`memtui.core.index_marks.index_marks`),
+    """The files MEMORY.md's own entries mark superseded (:func:`memtui.core.model.index_marks.index_marks`),
     and those files: one item per successor the marks name, each earlier note folded into it
     (``superseded_by``, then archive/) — a chain (a mark naming a file marked in turn) one item;
     for a mark naming none, one item per file (``status: superseded``, then archive/).  An item
     starts checked — it is the author's word — unless a mark in it says "partly"."""
-    from .index_marks import IndexMark, index_marks
+    from .model.index_marks import IndexMark, index_marks
 
     marks = index_marks(snapshot)
     marked = {m.path: m for m in marks}
@@ -503,8 +503,8 @@ def _fold_marked(snapshot: Snapshot, pairs: Sequence[tuple[str, str]], unnamed: 
 def _archive_marked(snapshot: Snapshot, path: str) -> Changeset:
     """A file the index marks superseded, naming no successor: ``status: superseded`` in its
     frontmatter, then moved to archive/ with its entry (as the files declared so)."""
-    from .frontmatter import set_key
     from .index_trim import archive_declared
+    from .model.frontmatter import set_key
 
     f = snapshot.files.get(path)
     if f is None or f.archived or f.status == "superseded":
@@ -520,8 +520,8 @@ def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Cha
     the new (only those frontmatter lines change); the last successor of the chain gets an entry
     below the old one's when it has none; then the old files move to ``archive/`` with their
     entries, byte for byte, into the archive index under their headings."""
-    from .frontmatter import set_key
     from .index_trim import archive_declared
+    from .model.frontmatter import set_key
 
     files = snapshot.files
     texts: dict[str, str] = {}  # each file's new text, every breadcrumb in it: one write per file

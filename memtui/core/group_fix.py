@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from .changeset import Changeset, Operation, VerbError
-from .index import region_line
-from .index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
 from .index_lines import keep_erased
-from .model import ARCHIVE_INDEX_NAME, Index, Snapshot
+from .model.changeset import Changeset, Operation, VerbError
+from .model.index import region_line
+from .model.index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
+from .model.snapshot import ARCHIVE_INDEX_NAME, Index, Snapshot
 from .validate import glob_regex, validate
 from .verbs import _draft_op
 

@@ -27,9 +27,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from . import hooks
-from .frontmatter import parse_frontmatter
 from .hooks import HookVerdict, current_text, empty_snapshot, proposed_text
-from .model import INDEX_NAME
+from .model.frontmatter import parse_frontmatter
+from .model.snapshot import INDEX_NAME
 from .statcache import StatCache
 
 Clock = Callable[[], int]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from .model import Finding, in_team
+from .model.snapshot import Finding, in_team
 
 #: a session's state older than this is removed when another is saved
 KEEP_SECONDS = 14 * 24 * 3600

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .budget import Budget, entries_past_cut, measure
-from .changeset import Changeset, ChangesetError, Create, Write, is_archive_index
-from .model import (
+from .model.changeset import Changeset, ChangesetError, Create, Write, is_archive_index
+from .model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     Finding,

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Mapping
 
-from .changeset import Changeset, Result, apply_to_snapshot
-from .lazyfiles import LazyFiles
-from .model import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
+from .model.changeset import Changeset, Result, apply_to_snapshot
+from .model.lazyfiles import LazyFiles
+from .model.snapshot import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
 from .validate import (
     ArchivePart,
     Reach,

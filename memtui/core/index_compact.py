@@ -27,10 +27,10 @@ from collections import Counter
 from typing import Collection
 
 from .budget import measure
-from .changeset import Changeset, Operation
-from .index import parse_index
 from .index_lines import LineEdit, NothingToRebuild, history_block, history_ops, index_op, sections, target_size
-from .model import EntryForm, Index, IndexLine, LineKind, Snapshot, encode_text
+from .model.changeset import Changeset, Operation
+from .model.index import parse_index
+from .model.snapshot import EntryForm, Index, IndexLine, LineKind, Snapshot, encode_text
 
 SHARED = 3  # entries of one section sharing a folder before a Memory base line is worth adding
 

@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass
 
 from .budget import line_sizes, measure
-from .changeset import Changeset, Create, Operation
-from .index_edit import heading_title, one_line
 from .index_lines import LineEdit, NothingToRebuild, index_op, innermost_headings, states_rule, target_size
-from .model import Index, IndexLine, LineKind, Snapshot, encode_text
+from .model.changeset import Changeset, Create, Operation
+from .model.index_edit import heading_title, one_line
+from .model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
 from .prose_index import _free, _slug
 
 PROSE_LINES = 6  # a prose block this many lines long may move (a few lines of inline facts stay)

@@ -35,9 +35,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .changeset import Changeset, Create, Operation
-from .index import region_line
-from .index_edit import heading_level, new_entry, with_hook
 from .index_lines import (
     HISTORY_NAME,
     LineEdit,
@@ -50,7 +47,10 @@ from .index_lines import (
     innermost_headings,
 )
 from .index_targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
-from .model import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from .model.changeset import Changeset, Create, Operation
+from .model.index import region_line
+from .model.index_edit import heading_level, new_entry, with_hook
+from .model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
 from .validate import _structural, glob_regex, reach_of
 
 #: the names a repository gives its own documents (``LICENSE-PENDING.md``, ``README.md``)
@@ -191,7 +191,7 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
         raise NothingToRepair("the indexes need no repair")
     ops += archive_ops
     if old_lines:
-        from .changeset import apply_to_snapshot
+        from .model.changeset import apply_to_snapshot
 
         state = apply_to_snapshot(snapshot, ops).snapshot if ops else snapshot
         ops += history_ops(state, history_block("lines repaired by memtui (their text before)", old_lines))

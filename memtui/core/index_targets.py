@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .index import _MD_LINK, _WIKILINK
-from .model import ARCHIVE_DIR, IndexLine, LineKind, Snapshot
+from .model.index import _MD_LINK, _WIKILINK
+from .model.snapshot import ARCHIVE_DIR, IndexLine, LineKind, Snapshot
 
 _SEPARATORS = ("_", "-", ".")
 

@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Collection, Mapping
 
 from .budget import line_sizes, measure
-from .changeset import Changeset, Move, Operation
-from .index_edit import heading_title, new_entry, with_hook
 from .index_lines import (
     LONG_HOOK,
     LineEdit,
@@ -47,7 +45,9 @@ from .index_lines import (
     target_size,
 )
 from .index_targets import relink as relink_line
-from .model import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from .model.changeset import Changeset, Move, Operation
+from .model.index_edit import heading_title, new_entry, with_hook
+from .model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
 
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*|\bCRITICAL\b|START HERE")
 RULE_TYPES = ("user", "feedback", "decision")
@@ -395,7 +395,7 @@ def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Chan
     index_ops = list(changes.ops) if changes is not None else []
     missing = [p for p in relink if p not in listed]
     if missing:
-        from .changeset import apply_to_snapshot
+        from .model.changeset import apply_to_snapshot
 
         state = apply_to_snapshot(snapshot, index_ops).snapshot if index_ops else snapshot
         archive = archive_index_of(state)
@@ -421,7 +421,7 @@ def _last_write_wins(ops: list[Operation]) -> list[Operation]:
             out.append(op)
             continue
         first = out[prev]
-        from .changeset import Create, Write
+        from .model.changeset import Create, Write
 
         if isinstance(first, Write):
             out[prev] = Write(first.path, op.data, first.expected)  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ the files a memory write was judged for since (the *dirty log*, ``stat/<root has
 line appended per judged write: a write lands after its hook answered) and the files too young
 for their stat key to be trusted (kept by their bytes).  What changed is played on the kept
 answer by :func:`memtui.core.incremental.revalidate`, reading only the changed files; the other
-files are read only when a rule asks for one (:class:`memtui.core.lazyfiles.LazyFiles`), and
+files are read only when a rule asks for one (:class:`memtui.core.model.lazyfiles.LazyFiles`), and
 one whose stat key is no longer the kept one raises :class:`Stale`, so the caller starts over
 with a full validation.
 
@@ -58,10 +58,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .frontmatter import parse_frontmatter
-from .index import parse_index
-from .lazyfiles import LazyFiles
-from .model import (
+from .model.frontmatter import parse_frontmatter
+from .model.index import parse_index
+from .model.lazyfiles import LazyFiles
+from .model.safepath import check_stored_path
+from .model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     BudgetConfig,
@@ -71,7 +72,6 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
-from .safepath import check_stored_path
 from .statcache import (
     RACY_NS,
     Key,
@@ -91,8 +91,8 @@ from .store import Listing, TooLarge, check_root, list_root, read_with_stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from .changeset import Result
     from .incremental import FindingsCache
+    from .model.changeset import Result
 
 FORMAT = 3
 MAGIC = b"memtui kept answer\n"
@@ -257,7 +257,7 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     if where is None or sum(len(b) for b in young.values()) > MAX_YOUNG_BYTES:
         return
     from .handoff import handoff_findings
-    from .lazyfiles import folder_set, mixed_case
+    from .model.lazyfiles import folder_set, mixed_case
 
     try:
         order = _order(walk, paths)
@@ -617,7 +617,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     demand."""
     from .handoff import handoff_findings, state_for_root
     from .incremental import kept_findings_cache, revalidate
-    from .journal import pending_records
+    from .model.journal import pending_records
     from .validate import ArchivePart, sort_findings
 
     if cache is None:
@@ -787,7 +787,7 @@ def _has_base(index: Index) -> bool:
 
 def _result(after: Snapshot, changed: Iterable[str], added: Iterable[str],
             removed: Iterable[str]) -> Result:
-    from .changeset import Result
+    from .model.changeset import Result
 
     return Result(after, {}, frozenset(changed), frozenset(added), frozenset(removed))
 

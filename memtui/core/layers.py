@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .discover import git_toplevel
-from .model import MemoryFile, Snapshot
+from .model.snapshot import MemoryFile, Snapshot
 
 MACHINE_LOCAL, SHARED, AGENTS, OTHER = "machine-local", "shared", "agents", "other"
 LAYERS = (MACHINE_LOCAL, SHARED, AGENTS, OTHER)

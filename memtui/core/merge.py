@@ -1,6 +1,6 @@
 """The ``merge`` verb (DESIGN §4): fold a cluster of memory files into one gist file.
 
-Pure: a snapshot in, a :class:`~memtui.core.changeset.Changeset` out; :mod:`memtui.core.write`
+Pure: a snapshot in, a :class:`~memtui.core.model.changeset.Changeset` out; :mod:`memtui.core.write`
 gates and writes it, and undoes it byte for byte.
 
 What a merge of ``a.md`` and ``b.md`` (``b.md`` the newer) does:
@@ -30,11 +30,11 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Sequence
 
-from .changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
 from .contradictions import freshness
-from .frontmatter import clear_key, parse_frontmatter, set_key
-from .index_edit import IndexDraft, new_entry
-from .model import ARCHIVE_DIR, MemoryFile, Snapshot, encode_text
+from .model.changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
+from .model.frontmatter import clear_key, parse_frontmatter, set_key
+from .model.index_edit import IndexDraft, new_entry
+from .model.snapshot import ARCHIVE_DIR, MemoryFile, Snapshot, encode_text
 from .verbs import _draft, _file, hook_for, region_covers, slugify
 
 _FENCE = re.compile(r"^\s*(```|~~~)")

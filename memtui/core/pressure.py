@@ -10,8 +10,8 @@ from pathlib import Path
 
 from . import write
 from .budget import PRESSURE_THRESHOLD, Budget, budget_of
-from .model import Snapshot
-from .safepath import UnsafePath, read_private_file
+from .model.safepath import UnsafePath, read_private_file
+from .model.snapshot import Snapshot
 
 PRESSURE_FILE = ".memory-pressure.jsonl"
 PRESSURE_LOCK_TIMEOUT = 0.5  # a sample is skipped rather than wait long for a busy root

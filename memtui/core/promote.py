@@ -27,11 +27,11 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-from .changeset import Changeset, Create, Move, VerbError
-from .frontmatter import set_key
-from .index_edit import new_entry, one_line
 from .layers import layer_of
-from .model import ARCHIVE_DIR, Snapshot, encode_text
+from .model.changeset import Changeset, Create, Move, VerbError
+from .model.frontmatter import set_key
+from .model.index_edit import new_entry, one_line
+from .model.snapshot import ARCHIVE_DIR, Snapshot, encode_text
 from .verbs import _draft, _draft_op, hook_for, normalize_path  # the verbs' index drafts
 
 PROMOTED_FROM = "promoted_from"

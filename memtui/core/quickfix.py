@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
-from .changeset import Changeset
-from .model import Finding, Snapshot
+from .model.changeset import Changeset
+from .model.snapshot import Finding, Snapshot
 from .verbs import decay, drop_line, pin, promote
 
 

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from .budget import FILL_TARGET, stripped_lines, text_size
-from .changeset import Changeset, Create, Operation, Write, apply_to_snapshot, unified_diff
-from .index import region_line
-from .index_edit import PINNED, RECENT, REGIONS, IndexDraft, new_entry
 from .index_lines import NothingToRebuild, collapse_ops, configured_target_lines, file_age_key
-from .model import (
+from .model.changeset import Changeset, Create, Operation, Write, apply_to_snapshot, unified_diff
+from .model.index import region_line
+from .model.index_edit import PINNED, RECENT, REGIONS, IndexDraft, new_entry
+from .model.snapshot import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,

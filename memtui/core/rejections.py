@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import write
 from .consolidate import pair_key
-from .safepath import check_stored_path, read_private_file
+from .model.safepath import check_stored_path, read_private_file
 
 REJECTED_FILE = ".memtui/rejected.json"
 

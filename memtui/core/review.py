@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from .changeset import Changeset, Create, Move, Refusal, Write, is_index
-from .model import Snapshot
+from .model.changeset import Changeset, Create, Move, Refusal, Write, is_index
+from .model.snapshot import Snapshot
 from .seen import Change, Inbox, advance, compare, tracked_bytes
 from .seen_store import load_state, location, read_copies, sha256
 

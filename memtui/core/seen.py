@@ -22,11 +22,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .changeset import Create, Move, Write, in_attic, is_archive_index
-from .frontmatter import parse_frontmatter
-from .index import parse_index
-from .journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
-from .model import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
+from .model.changeset import Create, Move, Write, in_attic, is_archive_index
+from .model.frontmatter import parse_frontmatter
+from .model.index import parse_index
+from .model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
+from .model.snapshot import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
 from .seen_store import (
     Location,
     Seen,

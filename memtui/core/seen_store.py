@@ -15,7 +15,7 @@ the user's cache: ``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui``, else
   save, however many files the root holds.
 
 Everything read back is distrusted (DESIGN §3): a path must be a plain relative path inside the
-root (:func:`~memtui.core.safepath.check_stored_path`; others are quarantined and named), a pack
+root (:func:`~memtui.core.model.safepath.check_stored_path`; others are quarantined and named), a pack
 name must match ``copies-<16 hex>.pack``, a copy must decompress to at most :data:`COPY_LIMIT`
 bytes with the hash it is stored under, and nothing under the store is opened through a symlink.  An in-root
 store is written through the writer's side-file API (:func:`memtui.core.write.write_side_file`,
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable, Mapping
 
-from .safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
+from .model.safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
 COPY_LIMIT = 1 << 20  # files up to 1 MiB get a copy
 MAX_TRACKED = 100_000  # files one baseline tracks at most: a store holding more is refused

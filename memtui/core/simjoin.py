@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Callable, Hashable, Iterable, Sequence
 
-from .gcpause import gc_paused
+from .model.gcpause import gc_paused
 
 MIN_TOKENS = 3
 EXTRA_PREFIX = 4  # at most this many tokens probed past the prefix, for the count filter

@@ -10,7 +10,7 @@ anywhere; the results suggest, a person decides.
 **Status before age.**  A file the author declared superseded (``superseded_by`` naming a file
 of the root, or ``status: superseded``) is class ``SUPERSEDED`` and ``status: archived`` class
 ``ARCHIVED``: action *prune* whatever the score.  So is a file its own entry in ``MEMORY.md``
-marks superseded (``— SUPERSEDED by unified rules below``, :mod:`memtui.core.index_marks`;
+marks superseded (``— SUPERSEDED by unified rules below``, :mod:`memtui.core.model.index_marks`;
 not a mark that says "partly"), and the entry the mark names is its declared successor.
 A rule — type ``user``, ``feedback``, ``decision`` or ``value``, or a ``project`` file named as
 lessons, rules or a policy — and the declared successor of a superseded file are never pruned for their
@@ -37,10 +37,10 @@ from typing import Callable, Collection, Mapping, Sequence
 
 from . import ages
 from .ages import FileAge, file_age, to_utc
-from .gcpause import gc_paused
-from .index_marks import IndexMark, index_marks
-from .journal import pending_records
-from .model import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
+from .model.gcpause import gc_paused
+from .model.index_marks import IndexMark, index_marks
+from .model.journal import pending_records
+from .model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
 from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from .project import State as ProjectState
 from .references import (

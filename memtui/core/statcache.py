@@ -33,7 +33,7 @@ stance, the extends cue), ``memo`` (validate's whole-root answer) and one sectio
 whole-root answer (``memo-scan``, ``memo-stale``, ``memo-successors``, ``memo-rebuild``).
 Entries are plain tuples, ``path → (key, facets)``.
 Paths read back are only ever looked up by the paths of the current listing; findings read back
-must name a plain relative path of the listing (:func:`memtui.core.safepath.check_stored_path`),
+must name a plain relative path of the listing (:func:`memtui.core.model.safepath.check_stored_path`),
 or the entry is ignored.  The handoff state lives outside the root and depends on the day: its
 warnings are never cached.
 """
@@ -53,10 +53,11 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Container, Iterable, TypeVar
 
-from .frontmatter import PlainFrontmatter, parse_frontmatter
-from .gcpause import gc_paused
-from .lazyfiles import LazyFiles
-from .model import (
+from .model.frontmatter import PlainFrontmatter, parse_frontmatter
+from .model.gcpause import gc_paused
+from .model.lazyfiles import LazyFiles
+from .model.safepath import check_stored_path
+from .model.snapshot import (
     EMPTY_FRONTMATTER,
     BudgetConfig,
     EntryForm,
@@ -72,7 +73,6 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
-from .safepath import check_stored_path
 from .store import (
     MAX_READ_BYTES,
     Listing,
@@ -200,18 +200,25 @@ _FINGERPRINT: tuple[Any, ...] | None = None
 
 
 def fingerprint() -> tuple[Any, ...]:
-    """What a cache must have been written by: this format, Python and memtui core source."""
+    """What a cache must have been written by: this format, Python, and the source of every module
+    of the core (its packages' too)."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         from memtui import __version__
 
-        here = os.path.dirname(os.path.abspath(__file__))
-        sources = []
-        with os.scandir(here) as it:
-            for entry in it:
-                if entry.name.endswith(".py"):
-                    st = entry.stat()
-                    sources.append((entry.name, st.st_size, st.st_mtime_ns))
+        core = os.path.dirname(os.path.abspath(sys.modules["memtui.core"].__file__ or __file__))
+        sources: list[tuple[str, int, int]] = []
+        folders = [""]  # the core and its packages, by their path below it
+        while folders:
+            below = folders.pop()
+            with os.scandir(os.path.join(core, below)) as it:
+                for entry in it:
+                    name = os.path.join(below, entry.name)
+                    if entry.name.endswith(".py"):
+                        st = entry.stat()
+                        sources.append((name, st.st_size, st.st_mtime_ns))
+                    elif entry.name != "__pycache__" and entry.is_dir(follow_symlinks=False):
+                        folders.append(name)
         _FINGERPRINT = (FORMAT, tuple(sys.version_info[:2]), __version__, tuple(sorted(sources)))
     return _FINGERPRINT
 
@@ -728,9 +735,9 @@ class StatCache:
         return self.snapshot
 
     def parse_index(self, data: bytes, rel: str, exists: Callable[[str], bool]) -> Index:
-        """:func:`memtui.core.index.parse_index`, kept whole: keyed by the index's bytes and the
+        """:func:`memtui.core.model.index.parse_index`, kept whole: keyed by the index's bytes and the
         set of memory files (Memory-base entries fall back on it), so it cannot be stale."""
-        from .index import parse_index
+        from .model.index import parse_index
 
         if self.path is None or self._listed is None:
             return parse_index(data, rel, exists)
@@ -919,7 +926,7 @@ def validate_root(
 def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], int]) -> Validation:
     from .budget import Budget, budget_of
     from .handoff import handoff_findings, state_for_root
-    from .journal import pending_records
+    from .model.journal import pending_records
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)
@@ -938,7 +945,7 @@ def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], i
                 fresh = handoff_findings(state_for_root(listing.root))
                 pending = pending_records(listing.root)
                 if pending:  # the validator module loads only when it has something to say
-                    from .journal import progress_of
+                    from .model.journal import progress_of
                     from .validate import interrupted_findings
 
                     fresh += interrupted_findings(

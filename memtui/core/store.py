@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .frontmatter import parse_frontmatter
-from .index import parse_index
-from .journal import pending_records, progress_of
-from .model import (
+from .model.frontmatter import parse_frontmatter
+from .model.index import parse_index
+from .model.journal import pending_records, progress_of
+from .model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     BudgetConfig,
@@ -29,7 +29,7 @@ from .model import (
     Snapshot,
     decode_bytes,
 )
-from .walk import walk_root
+from .model.walk import walk_root
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 
@@ -218,7 +218,7 @@ def snapshot_of(
     listing: Listing, config: BudgetConfig, reader: FileReader, parse: IndexParser = parse_index
 ) -> Snapshot:
     """Read the files of a listing into a :class:`Snapshot` (``parse``: how index bytes are
-    parsed, :func:`memtui.core.index.parse_index` or the stat cache's memo of it)."""
+    parsed, :func:`memtui.core.model.index.parse_index` or the stat cache's memo of it)."""
     from .handoff import state_for_root  # here: reading only the index (``loaded``) never needs it
 
     files: dict[str, MemoryFile] = {}

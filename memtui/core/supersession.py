@@ -65,8 +65,8 @@ from functools import cached_property
 from typing import Any, Collection, Iterable, Sequence
 
 from .ages import frontmatter_date, name_date, stated_date
-from .model import MemoryFile, Snapshot
-from .safepath import check_stored_path
+from .model.safepath import check_stored_path
+from .model.snapshot import MemoryFile, Snapshot
 from .simjoin import TokenSets, overlap
 from .statcache import StatCache, cached
 
@@ -645,12 +645,12 @@ def _retirements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
     """Older notes that brought in a thing a newer note says it retired (see the module
     docstring).  A note names a thing in its title, description or body where the thing stands
     whole (``IDLE_CAP`` is not named by ``IDLE_CAP_MS``, ``flag-1`` not by ``flag-10``); only
-    the notes holding every word of it (:func:`memtui.core.words.tokens`) are read for it."""
+    the notes holding every word of it (:func:`memtui.core.model.words.tokens`) are read for it."""
     claims = [(new, things) for new in notes
               if (things := retired_things(files[new.index].title + "\n" + files[new.index].description))]
     if not claims:
         return
-    from .words import tokens
+    from .model.words import tokens
 
     words = {thing: tokens(thing) for _, things in claims for thing in things}
     wanted = frozenset().union(*words.values())

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-from .changeset import is_index
-from .model import Snapshot
+from .model.changeset import is_index
+from .model.snapshot import Snapshot
 from .transcripts import Session, Sessions, load_sessions
 
 WINDOW = 20  # sessions: "read in N of the last M"
@@ -289,8 +289,8 @@ def transcripts_folder(root: Path, env: Mapping[str, str] | None = None, home: P
     :mod:`memtui.core.discover` resolves it; a name over 200 characters ends in a hash memtui
     cannot compute, so ``<first 200>-*`` is matched.
     """
-    from . import claude_settings
     from .discover import git_roots
+    from .model import claude_settings
 
     home_s = str(home) if home is not None else None
     projects = Path(claude_settings.config_dir(env, home_s)) / "projects"

@@ -20,9 +20,9 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .budget import Budget, entries_past_cut, measure
 from .handoff import handoff_findings
-from .index import resolve_target
-from .journal import JOURNAL_DIR, Progress
-from .model import (
+from .model.index import resolve_target
+from .model.journal import JOURNAL_DIR, Progress
+from .model.snapshot import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
     PROVENANCE_KEYS,
@@ -795,7 +795,7 @@ def index_secrets(index: Index) -> list[Finding]:
 
 def interrupted_message(progress: Progress | None = None) -> str:
     """What ``interrupted-change`` says of a pending record: how far its change got (read with
-    the root: :func:`~memtui.core.journal.progress_of`), and plainly when the index Claude Code
+    the root: :func:`~memtui.core.model.journal.progress_of`), and plainly when the index Claude Code
     loads is half changed now."""
     if progress is None:
         return INTERRUPTED_MESSAGE

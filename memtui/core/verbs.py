@@ -3,8 +3,8 @@
 Each verb checks its preconditions (a :class:`VerbError` says what to do instead), then builds
 the operations and a one-line description.  Nothing here touches the disk: the CLI and the app
 hand the changeset to :mod:`memtui.core.write`, which gates it and writes it.  Frontmatter edits
-change one line (:func:`~memtui.core.frontmatter.set_key`); index edits leave every other line
-byte for byte as it was (:mod:`memtui.core.index_edit`).
+change one line (:func:`~memtui.core.model.frontmatter.set_key`); index edits leave every other line
+byte for byte as it was (:mod:`memtui.core.model.index_edit`).
 
 Decisions where DESIGN is silent:
 
@@ -29,11 +29,21 @@ from dataclasses import replace
 from datetime import date
 from typing import Callable, Iterable
 
-from .changeset import AlreadyDone, Changeset, Create, Move, Operation, Refusal, VerbError, Write, apply_to_snapshot
-from .frontmatter import clear_key, parse_frontmatter, set_key
-from .index_edit import IndexDraft, new_entry, one_line, portable_raw, with_hook
 from .index_lines import keep_erased
-from .model import (
+from .model.changeset import (
+    AlreadyDone,
+    Changeset,
+    Create,
+    Move,
+    Operation,
+    Refusal,
+    VerbError,
+    Write,
+    apply_to_snapshot,
+)
+from .model.frontmatter import clear_key, parse_frontmatter, set_key
+from .model.index_edit import IndexDraft, new_entry, one_line, portable_raw, with_hook
+from .model.snapshot import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,

@@ -29,8 +29,8 @@ from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from memtui.core import dream
-from memtui.core.changeset import VerbError
 from memtui.core.dream import DreamItem, DreamPlan
+from memtui.core.model.changeset import VerbError
 from memtui.core.rejections import read_rejected
 from memtui.core.write import Preview
 from memtui.services.workspace import Workspace

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.budget import measure
-from memtui.core.index import parse_index
-from memtui.core.model import INDEX_NAME, BudgetConfig, Index
-from memtui.core.walk import memory_entries
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import INDEX_NAME, BudgetConfig, Index
+from memtui.core.model.walk import memory_entries
 
 _INDEX_NAMES = ("memory.md", "memory-archive.md")
 

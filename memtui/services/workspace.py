@@ -16,8 +16,8 @@ from typing import Iterable, Mapping
 from memtui.core.budget import Budget, budget_of
 from memtui.core.consolidate import ScanResult
 from memtui.core.incremental import FindingsCache, findings_cache
-from memtui.core.journal import list_records, stacks
-from memtui.core.model import (
+from memtui.core.model.journal import list_records, stacks
+from memtui.core.model.snapshot import (
     INDEX_NAME,
     BudgetConfig,
     Finding,

@@ -14,7 +14,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.core.model import MemoryFile
+from memtui.core.model.snapshot import MemoryFile
 from memtui.core.staleness import StalenessResult
 from memtui.core.validate import glob_matches, glob_regex
 from memtui.services.workspace import REGIONS, EntryRow, Workspace

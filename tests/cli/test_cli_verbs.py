@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT, tree

@@ -10,8 +10,8 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
-from memtui.core.journal import list_records
-from memtui.core.model import Snapshot
+from memtui.core.model.journal import list_records
+from memtui.core.model.snapshot import Snapshot
 from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT
 
@@ -57,7 +57,7 @@ def test_a_dry_run_reads_only(root: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_a_refused_change_touches_nothing(root: Path) -> None:
-    from memtui.core.changeset import Changeset, Create
+    from memtui.core.model.changeset import Changeset, Create
     from tests.support.writer import tree
 
     before = tree(root, include_memtui=True)

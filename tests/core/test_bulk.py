@@ -9,10 +9,10 @@ import pytest
 
 from memtui.core import verbs, write
 from memtui.core.bulk import BULK_VERBS, bulk
-from memtui.core.changeset import Changeset, VerbError, apply_to_snapshot
 from memtui.core.demo import demo_source
-from memtui.core.journal import list_records
-from memtui.core.model import Snapshot
+from memtui.core.model.changeset import Changeset, VerbError, apply_to_snapshot
+from memtui.core.model.journal import list_records
+from memtui.core.model.snapshot import Snapshot
 from memtui.core.store import load_root
 from tests.support.writer import tree
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.claude_settings import encode_project_path, project_dir_name
 from memtui.core.discover import claude_roots, discover
+from memtui.core.model.claude_settings import encode_project_path, project_dir_name
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 

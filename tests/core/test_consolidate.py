@@ -26,8 +26,8 @@ from memtui.core.consolidate import (
     tokens,
 )
 from memtui.core.contradictions import contradicting_pairs, stance
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
 from memtui.core.rejections import read_rejected, remember_rejected
 from memtui.core.simjoin import (
     TokenSets,

@@ -13,11 +13,11 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import dream, write
-from memtui.core.changeset import apply_to_snapshot, unified_diff
 from memtui.core.consolidate import scan
 from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
-from memtui.core.journal import list_records
-from memtui.core.model import Snapshot
+from memtui.core.model.changeset import apply_to_snapshot, unified_diff
+from memtui.core.model.journal import list_records
+from memtui.core.model.snapshot import Snapshot
 from memtui.core.staleness import StalenessClass, score_root
 from memtui.core.store import load_root
 from memtui.core.validate import validate

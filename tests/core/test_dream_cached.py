@@ -17,7 +17,7 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import dream, statcache
-from memtui.core.model import Snapshot
+from memtui.core.model.snapshot import Snapshot
 from memtui.core.rebuild import NothingToRebuild, rebuild
 from memtui.core.statcache import load_cached
 from memtui.core.store import load_root
@@ -190,7 +190,7 @@ def _rebuilt(snapshot: Snapshot) -> object:
 
 
 def test_rebuild_keeps_its_nothing_to_do_and_follows_the_disk(make_root: MakeRoot) -> None:
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model.snapshot import BudgetConfig
     from memtui.core.rebuild import kept_nothing_to_rebuild
 
     root = _in_shape(make_root)
@@ -215,7 +215,7 @@ def test_rebuild_keeps_its_nothing_to_do_and_follows_the_disk(make_root: MakeRoo
 def test_rebuild_keeps_no_answer_that_looked_in_another_root(make_root: MakeRoot) -> None:
     """A dangling entry's target may appear in a child root, which the root's stat keys do not
     see: that answer is computed every time."""
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model.snapshot import BudgetConfig
     from memtui.core.rebuild import kept_nothing_to_rebuild
 
     root = _in_shape(make_root, {

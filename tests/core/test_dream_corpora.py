@@ -22,7 +22,7 @@ from memtui.cli.main import main
 from memtui.core import dream
 from memtui.core.budget import measure
 from memtui.core.index_lines import sections
-from memtui.core.model import Index, LineKind, MemoryFile, Snapshot
+from memtui.core.model.snapshot import Index, LineKind, MemoryFile, Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.support.roots import CORPORA, corpus_roots

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core import frontmatter as fmmod
-from memtui.core import index as indexmod
 from memtui.core.budget import measure
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import parse_index
-from memtui.core.model import BudgetConfig, Frontmatter, MemoryFile
+from memtui.core.model import frontmatter as fmmod
+from memtui.core.model import index as indexmod
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import BudgetConfig, Frontmatter, MemoryFile
 from memtui.core.statcache import frontmatter_of, frontmatter_plain
 from memtui.core.validate import (
     _SCREENS,

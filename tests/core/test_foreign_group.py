@@ -20,7 +20,7 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.core.promote import promotion
 from memtui.core.store import load_root
 from memtui.core.write import commit_group, plan_group

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from memtui.core import merge, verbs, write
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write import fs as write_fs

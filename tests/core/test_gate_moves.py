@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memtui.core import write
 from memtui.core.bulk import bulk
-from memtui.core.changeset import Changeset, Create
+from memtui.core.model.changeset import Changeset, Create
 from memtui.core.promote import promotion
 from memtui.core.store import load_root
 from memtui.core.verbs import archive, restore

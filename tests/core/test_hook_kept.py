@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from memtui.core import kept
 from memtui.core.hook_judge import NoKept, judge_full, judge_kept
 from memtui.core.hooks import HookVerdict, current_text, judge_write, proposed_text
-from memtui.core.model import BudgetConfig
+from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.statcache import StatCache
 from memtui.core.store import load_root
 from memtui.core.validate import validate
@@ -338,7 +338,7 @@ def test_what_the_kept_answer_cannot_vouch_for_is_a_full_replay(kept_root: Disk)
     # a pending journal record (an interrupted change)
     journal = disk.root / ".memtui" / "journal"
     journal.mkdir(parents=True)
-    with mock.patch("memtui.core.journal.pending_records", return_value=("0001.json",)):
+    with mock.patch("memtui.core.model.journal.pending_records", return_value=("0001.json",)):
         assert kept.current(disk.root, verify=False, cache=cache) is None
     # a torn or emptied kept answer
     kept.forget(cache)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.claude_settings import encode_project_path, memory_root_of, project_dir_of
+from memtui.core.model.claude_settings import encode_project_path, memory_root_of, project_dir_of
 from tests.support.hooks import call, pre
 from tests.support.roots import topic
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.budget import budget_of
-from memtui.core.model import BudgetConfig
+from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.store import RootError, load_root
 from memtui.core.validate import validate
 from tests.support.roots import topic

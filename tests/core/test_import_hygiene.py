@@ -45,11 +45,7 @@ def test_cli_parser_does_not_import_textual() -> None:
 
 def test_core_imports_nothing_above_it() -> None:
     """The arrow of dependency runs one way: nothing in the core imports the app's layers."""
-    loaded = modules_after(
-        "import importlib, pkgutil, memtui.core\n"
-        "for m in pkgutil.iter_modules(memtui.core.__path__):\n"
-        "    importlib.import_module('memtui.core.' + m.name)"
-    )
+    loaded = loaded_by("memtui.core")
     upward = ("memtui.app", "memtui.actions", "memtui.commands", "memtui.services",
               "memtui.widgets", "memtui.screens", "memtui.cli")
     assert not {m for m in loaded if m.startswith(upward)}
@@ -73,9 +69,9 @@ NEVERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "the core is plain Python under every layer, and the only code that writes a memory folder"),
     ("memtui - memtui.core.write", WRITER_MODULES,
      "the writer is sealed: it is reached through its face, memtui.core.write"),
-    ("memtui.core.journal", ("memtui.core.write",),
+    ("memtui.core.model.journal", ("memtui.core.write",),
      "the journal's read side sits below the writer, so the loader can read it"),
-    ("memtui.core.safepath", ("memtui", "textual"), "the safe-path checks are a leaf under the writer"),
+    ("memtui.core.model.safepath", ("memtui", "textual"), "the safe-path checks are a leaf under the writer"),
     ("memtui.core.store", ("memtui.core.write",), "the loader reads a root without the gate"),
     ("memtui.core.validate", ("memtui.core.write",), "the gate's rules are below the gate"),
     ("memtui.widgets", ("memtui.cli", "memtui.commands", "memtui.app", "memtui.actions",
@@ -202,9 +198,9 @@ def test_the_writer_face_exports_what_it_declares() -> None:
 
 def test_the_read_side_loads_without_the_writer() -> None:
     """Loading, validating and the journal's read side never pull in the gate (which imports them)."""
-    loaded = modules_after("import memtui.core.store, memtui.core.validate, memtui.core.journal, "
-                           "memtui.core.safepath, memtui.core.statcache")
-    assert "memtui.core.journal" in loaded
+    loaded = modules_after("import memtui.core.store, memtui.core.validate, memtui.core.model.journal, "
+                           "memtui.core.model.safepath, memtui.core.statcache")
+    assert "memtui.core.model.journal" in loaded
     assert not {m for m in loaded if within(m, "memtui.core.write")}
 
 

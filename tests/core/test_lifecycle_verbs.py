@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core import verbs, write
-from memtui.core.changeset import Changeset, Create, Move, VerbError, Write, apply_to_snapshot
-from memtui.core.model import BudgetConfig, Snapshot
+from memtui.core.model.changeset import Changeset, Create, Move, VerbError, Write, apply_to_snapshot
+from memtui.core.model.snapshot import BudgetConfig, Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.support.roots import MakeRoot, corpus, corpus_roots, topic

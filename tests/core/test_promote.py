@@ -11,8 +11,8 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import write
-from memtui.core.journal import list_records
 from memtui.core.layers import cross_layer_duplicates, layer_of
+from memtui.core.model.journal import list_records
 from memtui.core.promote import Collision, promotion
 from memtui.core.store import load_root
 from memtui.core.validate import errors, validate

@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtui.core import verbs, write
-from memtui.core.changeset import Changeset, apply_to_snapshot
 from memtui.core.erasure import erased_lines
 from memtui.core.index_lines import HISTORY_NAME, configured_target_lines
 from memtui.core.index_repair import lessons
 from memtui.core.index_trim import archive_declared
-from memtui.core.model import BudgetConfig, Snapshot
+from memtui.core.model.changeset import Changeset, apply_to_snapshot
+from memtui.core.model.snapshot import BudgetConfig, Snapshot
 from memtui.core.prose_index import is_prose_dump, pointers
 from memtui.core.store import load_root
 from memtui.core.validate import validate
@@ -280,7 +280,7 @@ def test_files_declared_superseded_move_to_the_archive_with_their_lines(make_roo
 def test_erasure_check_finds_a_lost_line_and_accepts_a_moved_one(make_root: MakeRoot) -> None:
     snapshot = load_root(make_root({"MEMORY.md": "# M\n\nkeep me\n- [A](a.md) — the hook of a\n",
                                     "a.md": topic("A")}))
-    from memtui.core.changeset import Write
+    from memtui.core.model.changeset import Write
 
     lost = Changeset("x", "x", (Write("MEMORY.md", b"# M\n", snapshot.index.render()),))
     gone = erased_lines(snapshot, result(snapshot, lost), lost.paths)
@@ -366,7 +366,7 @@ def test_rebuild_within_target_changes_nothing_but_repairs(make_root: MakeRoot,
 
 
 def test_the_gate_refuses_a_change_that_erases_index_text(make_root: MakeRoot) -> None:
-    from memtui.core.changeset import Write
+    from memtui.core.model.changeset import Write
 
     snapshot = load_root(make_root({"MEMORY.md": "# M\n\nkeep me\n- [A](a.md) — the hook of a\n",
                                     "a.md": topic("A")}))
@@ -635,8 +635,8 @@ _RULE_PIECES = ["never", "Never", "do not", "Don't", "always", "mandatory", "금
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.sampled_from(_RULE_PIECES), max_size=8).map("".join), min_size=1, max_size=12))
 def test_one_scan_finds_the_same_rule_lines_as_matching_each_line(texts: list[str]) -> None:
-    from memtui.core.index import parse_index
     from memtui.core.index_lines import line_states_rule, rule_stating_lines
+    from memtui.core.model.index import parse_index
 
     index = parse_index("".join(t.replace("\n", " ") + "\n" for t in texts).encode())
     assert rule_stating_lines(index) == {pos for pos, line in enumerate(index.lines) if line_states_rule(line.raw)}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core import merge, verbs, write
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.core.store import load_root
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk

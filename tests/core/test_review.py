@@ -14,8 +14,8 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import review, seen, write
-from memtui.core.changeset import Refusal
-from memtui.core.journal import list_records
+from memtui.core.model.changeset import Refusal
+from memtui.core.model.journal import list_records
 from memtui.core.store import load_root
 
 DATA = Path(__file__).parent / "data" / "transcripts"

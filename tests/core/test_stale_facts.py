@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from memtui.cli.jsontext import Raw, dumps_indented
 from memtui.cli.stale import _file_text
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
 from memtui.core.project import Project, ProjectCache, ReferenceChecker
 from memtui.core.staleness import (
     StalenessReport,

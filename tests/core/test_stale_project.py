@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.model import BudgetConfig
+from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.project import ProjectIndex, find_project
 from memtui.core.staleness import row_json, rows_at, score_root, stale_facts_root
 from memtui.core.statcache import StatCache

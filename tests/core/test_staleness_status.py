@@ -20,8 +20,8 @@ from memtui.core.ages import (
     body_date,
     file_age,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
 from memtui.core.staleness import (
     Action,
     StalenessClass,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from memtui.core import statcache
 from memtui.core.consolidate import scan, scan_cached, scan_root
-from memtui.core.model import BudgetConfig
+from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.project import find_project
 from memtui.core.staleness import (
     _question,
@@ -320,7 +320,7 @@ def test_warm_equals_cold_over_random_edits(tmp_path_factory, steps) -> None:  #
 
 
 def test_another_budget_config_is_another_answer(make_root) -> None:
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model.snapshot import BudgetConfig
 
     root = make_root(ROOT)
     small = BudgetConfig(max_lines=2, max_bytes=60, loader="raw")

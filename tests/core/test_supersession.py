@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core.consolidate import scan
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import Index, MemoryFile, Snapshot
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import Index, MemoryFile, Snapshot
 from memtui.core.supersession import (
     CHECKPOINT,
     CONSOLIDATED,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core import verbs, write
-from memtui.core.changeset import Changeset, ChangesetError, Create, Move, Write
-from memtui.core.journal import MAX_RECORDS, list_records, stacks
+from memtui.core.model.changeset import Changeset, ChangesetError, Create, Move, Write
+from memtui.core.model.journal import MAX_RECORDS, list_records, stacks
 from memtui.core.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write import fs as write_fs
@@ -63,7 +63,7 @@ def test_gate_refuses_a_growing_overflow(make_root: MakeRoot) -> None:
     files: dict[str, str | bytes] = {"MEMORY.md": "# M\n" + lines}
     files.update({f"f{i}.md": topic(f"F{i}") for i in range(7)})
     files["MEMORY.md"] = str(files["MEMORY.md"]) + "- [F6](f6.md) — fact 6\n"
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model.snapshot import BudgetConfig
 
     root = make_root(files)
     snapshot = load_root(root, BudgetConfig(max_lines=5))

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from memtui.core import verbs, write
-from memtui.core.changeset import (
+from memtui.core.incremental import findings_cache, incremental_validate
+from memtui.core.model.changeset import (
     Changeset,
     ChangesetError,
     Create,
@@ -31,9 +32,8 @@ from memtui.core.changeset import (
     Write,
     apply_to_snapshot,
 )
-from memtui.core.incremental import findings_cache, incremental_validate
-from memtui.core.journal import decode_value, journal_dir
-from memtui.core.model import Snapshot
+from memtui.core.model.journal import decode_value, journal_dir
+from memtui.core.model.snapshot import Snapshot
 from memtui.core.store import load_root
 from memtui.core.validate import archive_part, reach_of, validate
 from tests.support.random_roots import POOL, content, index_text, roots, write_root

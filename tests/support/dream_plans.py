@@ -7,7 +7,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from memtui.core import dream, write
-from memtui.core.model import Snapshot
+from memtui.core.model.snapshot import Snapshot
 from memtui.core.rebuild import NothingToRebuild, rebuild
 from tests.support.roots import topic
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.widgets.inbox_view import InboxView
 from tests.support.app import digest, make_app, press, screen_lines, settle

@@ -11,7 +11,7 @@ import pytest
 from textual.message import Message
 
 from memtui.core import dream
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.services import writer

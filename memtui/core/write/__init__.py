@@ -1,8 +1,8 @@
 """The only code that writes into a memory root: gate, lock, journal, atomic apply, recovery, undo.
 
 This package is sealed: everyone outside it imports from here (the face), never from its modules.
-It reads stored state through the two modules below it in the core, :mod:`memtui.core.journal` (the
-journal's read side) and :mod:`memtui.core.safepath` (the safe-path checks), which the loader and the
+It reads stored state through the two modules below it in the core, :mod:`memtui.core.model.journal` (the
+journal's read side) and :mod:`memtui.core.model.safepath` (the safe-path checks), which the loader and the
 caches read too.  Its layers, each importing only those below it: :mod:`.errors`, :mod:`.preview` (plan
 and gate; pure), :mod:`.fs` (the filesystem seam, the lock, temp files, records, side files),
 :mod:`.restore`, :mod:`.recovery`, :mod:`.rootcommit` (one root), :mod:`.group` (several roots),
@@ -36,7 +36,7 @@ Protocol for every changeset (DESIGN §3):
    nothing new.
 
 A folder may be hostile (someone else's copy, with its ``.memtui/``).  A pending record whose
-paths are not plain paths inside the root (:func:`~memtui.core.journal.checked_record`) or run
+paths are not plain paths inside the root (:func:`~memtui.core.model.journal.checked_record`) or run
 through a symlinked folder is never applied: it is moved to ``.memtui/quarantine/`` and named in
 :attr:`Recovered.message`; stored modes are clamped; nothing under ``.memtui/`` is reached
 through a symlink (:class:`UnsafeFolder`); no folder memtui did not create is chmod-ed.
@@ -52,7 +52,7 @@ Every filesystem call goes through :data:`memtui.core.write.fs.disk`, so tests c
 
 The public API (everything callers need is importable from here):
 
-- operations and changesets — :class:`~memtui.core.changeset.Write`, ``Create``, ``Move``,
+- operations and changesets — :class:`~memtui.core.model.changeset.Write`, ``Create``, ``Move``,
   ``Changeset`` (built by :mod:`memtui.core.verbs`, or by hand);
 - :func:`plan` → :class:`Preview` (``accepted``, ``gate``, ``after``, ``cache``, ``findings``,
   ``new_findings``, ``to_json()``); :func:`commit` → :class:`Applied`; :func:`run` does both;
@@ -81,8 +81,8 @@ Typical use (what the CLI does)::
 
 from __future__ import annotations
 
-from ..changeset import Changeset, Create, Move, Write
-from ..journal import LogEntry, journal_log
+from ..model.changeset import Changeset, Create, Move, Write
+from ..model.journal import LogEntry, journal_log
 from .errors import (
     Busy,
     ChangedOnDisk,

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..journal import (
+from ..model.journal import (
     JOURNAL_DIR,
     LOCK_FILE,
     MAX_RECORDS,
@@ -28,7 +28,7 @@ from ..journal import (
     list_records,
     record_file,
 )
-from ..safepath import (
+from ..model.safepath import (
     MEMTUI_DIR,
     UnsafePath,
     check_private_dir,
@@ -266,7 +266,7 @@ _HELD: dict[str, list[Any]] = {}  # realpath of root -> [fd, depth, thread id]
 def ensure_dir(root: Path, rel: str) -> None:
     """Create the folder ``<root>/<rel>`` under ``.memtui/`` and its parents, never through a symlink.
 
-    Each existing part is checked with ``lstat`` (:func:`~memtui.core.safepath.check_private_dir`:
+    Each existing part is checked with ``lstat`` (:func:`~memtui.core.model.safepath.check_private_dir`:
     a symlink raises :class:`UnsafeFolder`); each missing one is created ``0o700`` (the journal
     holds copies of memory files) and its parent fsynced.  A folder memtui did not create is
     never chmod-ed.

@@ -45,9 +45,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
-from ..changeset import Changeset, Create, Move
 from ..incremental import findings_cache
-from ..journal import (
+from ..model.changeset import Changeset, Create, Move
+from ..model.journal import (
     COMMITTED,
     JOURNAL_DIR,
     JournalError,
@@ -58,7 +58,7 @@ from ..journal import (
     record_file,
     stacks,
 )
-from ..model import Snapshot
+from ..model.snapshot import Snapshot
 from ..store import load_root
 from . import fs, recovery
 from .errors import NothingToUndo, Refused, TxnError, UnsafeFolder

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..budget import measure
-from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
 from ..erasure import erased_lines
 from ..incremental import FindingsCache, findings_cache, revalidate
-from ..journal import (
+from ..model.changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
+from ..model.journal import (
     COMMITTED,
     JournalError,
     checked_record,
@@ -26,8 +26,8 @@ from ..journal import (
     read_record,
     stacks,
 )
-from ..model import Finding, Snapshot
-from ..safepath import UnsafePath
+from ..model.safepath import UnsafePath
+from ..model.snapshot import Finding, Snapshot
 from ..validate import GateResult, gate
 from .errors import ChangedOnDisk, NothingToUndo, UnsafeFolder
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..changeset import Changeset
 from ..incremental import FindingsCache
-from ..journal import list_records
-from ..model import BudgetConfig, Snapshot
+from ..model.changeset import Changeset
+from ..model.journal import list_records
+from ..model.snapshot import BudgetConfig, Snapshot
 from ..store import load_root
 from .errors import Refused
 from .fs import LOCK_TIMEOUT, root_lock

@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..journal import (
+from ..model.journal import (
     COMMITTED,
     JOURNAL_DIR,
     PENDING,
@@ -31,8 +31,8 @@ from ..journal import (
     read_record,
     record_file,
 )
-from ..model import BudgetConfig, Snapshot
-from ..safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
+from ..model.safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
+from ..model.snapshot import BudgetConfig, Snapshot
 from ..store import load_root
 from .errors import Busy, TxnError, WriteFailed
 from .fs import (
@@ -108,9 +108,9 @@ class Recovered(list):  # type: ignore[type-arg]
 def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
     """The record made safe to restore, or an error naming the file and what to do.
 
-    :class:`JournalError` when it is damaged; :class:`~memtui.core.safepath.UnsafePath` when it
+    :class:`JournalError` when it is damaged; :class:`~memtui.core.model.safepath.UnsafePath` when it
     names a path that is not a plain path inside the root (see
-    :func:`~memtui.core.journal.checked_record`).
+    :func:`~memtui.core.model.journal.checked_record`).
     """
     try:
         for op in value.get("ops", []):

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
-from ..journal import (
+from ..model.changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
+from ..model.journal import (
     COMMITTED,
     JOURNAL_DIR,
     PENDING,
@@ -26,7 +26,7 @@ from ..journal import (
     read_record,
     record_file,
 )
-from ..safepath import symlinked_parent
+from ..model.safepath import symlinked_parent
 from .errors import ChangedOnDisk, TxnError, WriteFailed
 from .fs import (
     abs_path,

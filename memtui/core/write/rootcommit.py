@@ -14,9 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
 from ..incremental import FindingsCache
-from ..journal import (
+from ..model.changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
+from ..model.journal import (
     COMMITTED,
     JournalError,
     decode_value,
@@ -26,8 +26,8 @@ from ..journal import (
     record_id,
     stacks,
 )
-from ..model import Snapshot
-from ..safepath import UnsafePath
+from ..model.safepath import UnsafePath
+from ..model.snapshot import Snapshot
 from .errors import ChangedOnDisk, ReadOnlyFile, Refused, TxnError, WrittenMeanwhile
 from .fs import (
     LOCK_TIMEOUT,

@@ -15,7 +15,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .model import INDEX_NAME
+from .snapshot import INDEX_NAME
 
 #: whether to enter a sub-folder (it is never a symlink)
 Enter = Callable[[os.DirEntry[str]], bool]

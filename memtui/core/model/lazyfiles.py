@@ -6,7 +6,7 @@ disk only when a rule needs them — a write judged in a root of 100,000 files r
 the change can affect.  Membership is a binary search in the sorted paths (no set of every path
 is hashed) until so many paths were asked for that a set of them is quicker (a rule that checks
 every index entry), iteration is in snapshot order, and a copy shares the reader (what
-:func:`memtui.core.changeset.apply_to_snapshot` plays a change on).
+:func:`memtui.core.model.changeset.apply_to_snapshot` plays a change on).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator, MutableMapping
 
-from .model import MemoryFile
+from .snapshot import MemoryFile
 
 
 class LazyFiles(MutableMapping[str, MemoryFile]):

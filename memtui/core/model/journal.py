@@ -240,12 +240,12 @@ def read_record(root: Path | str, record: RecordName) -> dict[str, Any]:
 
 
 def checked_record(value: dict[str, Any]) -> dict[str, Any]:
-    """A record's paths and modes made safe to use, or :class:`~memtui.core.safepath.UnsafePath`.
+    """A record's paths and modes made safe to use, or :class:`~memtui.core.model.safepath.UnsafePath`.
 
     Every path (operations, before-images, modes, times, created and removed folders) must be a plain
-    relative path inside the root (:func:`~memtui.core.safepath.check_stored_path`; only a move's
+    relative path inside the root (:func:`~memtui.core.model.safepath.check_stored_path`; only a move's
     destination and a before-image may lie in the attic); modes are clamped
-    (:func:`~memtui.core.safepath.clamp_mode`); times must be two whole numbers.  Call it on a
+    (:func:`~memtui.core.model.safepath.clamp_mode`); times must be two whole numbers.  Call it on a
     record already known to be well-formed (its operations and bytes decode).
     """
     ops = []

@@ -15,7 +15,7 @@ from operator import attrgetter
 from typing import Callable
 
 from .index import _BOLD_FILE, _CODE_FILE, _LIST_ITEM, _MD_LINK, _WIKILINK, entry_line, parse_index
-from .model import EntryForm, Index, IndexLine, LineKind, MemoryFile, encode_text
+from .snapshot import EntryForm, Index, IndexLine, LineKind, MemoryFile, encode_text
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _AFTER_LINK = re.compile(r"^([*_]*)(\s*(?:—|–|--|-|:)\s*)?")

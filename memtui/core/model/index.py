@@ -15,7 +15,7 @@ from dataclasses import MISSING, replace
 from dataclasses import fields as dataclass_fields
 from typing import Callable
 
-from .model import (
+from .snapshot import (
     EntryForm,
     Index,
     IndexLine,

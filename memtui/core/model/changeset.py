@@ -21,7 +21,7 @@ from typing import Callable
 from .frontmatter import parse_frontmatter
 from .index import parse_index
 from .lazyfiles import LazyFiles
-from .model import (
+from .snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     Index,

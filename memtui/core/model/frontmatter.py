@@ -13,7 +13,7 @@ from functools import cached_property, partial
 from itertools import count, repeat
 from typing import Mapping
 
-from .model import EMPTY_FRONTMATTER, LIST_KEYS, Frontmatter, FrontmatterLine
+from .snapshot import EMPTY_FRONTMATTER, LIST_KEYS, Frontmatter, FrontmatterLine
 
 BOM = "\ufeff"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 if TYPE_CHECKING:
-    from .handoff import HandoffState
+    from .handoff_state import HandoffState
     from .journal import Progress
 
 INDEX_NAME = "MEMORY.md"

@@ -23,7 +23,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .model import IndexLine, LineKind, Snapshot, in_team
+from .snapshot import IndexLine, LineKind, Snapshot, in_team
 
 _MARK = re.compile(r"(?<![\w-])superseded(?![\w-])", re.IGNORECASE)
 _BY = re.compile(r"\s*(?:by|:|→|->)\s*", re.IGNORECASE)
