@@ -27,7 +27,7 @@ from memtui.core.bulk import bulk
 from memtui.core.incremental import findings_cache
 from memtui.core.model.changeset import unified_diff
 from memtui.core.model.journal import list_records
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import validate
 
 

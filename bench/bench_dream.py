@@ -43,8 +43,8 @@ from synth import make_root  # noqa: E402
 
 from memtui.core import dream, seen  # noqa: E402
 from memtui.core.consolidate import scan  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
 from memtui.core.staleness import score_root  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
 from memtui.core.validate import validate  # noqa: E402
 
 T = TypeVar("T")

@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
 from memtui.core import verbs, write  # noqa: E402
-from memtui.core.handoff import state_for_root  # noqa: E402
 from memtui.core.promote import promotion  # noqa: E402
+from memtui.core.read.handoff import state_for_root  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
 from memtui.core.scopes import applicability  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
 from memtui.core.validate import validate  # noqa: E402
 from memtui.core.write import commit_group, plan_group  # noqa: E402
 

@@ -42,10 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memtui.core.project import ProjectCache  # noqa: E402
-from memtui.core.references import RefKind, extract_references  # noqa: E402
+from memtui.core.read.project import ProjectCache  # noqa: E402
+from memtui.core.read.references import RefKind, extract_references  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
 from memtui.core.staleness import facts_of, rows_at, score_root  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
 
 NOW = date(2026, 11, 29)
 TYPES = ("project", "feedback", "reference", "user", "value", "unknown")

@@ -24,7 +24,7 @@ from memtui.core import verbs, write
 from memtui.core.incremental import FindingsCache, findings_cache
 from memtui.core.model.changeset import Changeset
 from memtui.core.model.snapshot import Snapshot
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import validate
 
 FAMILIES = ("session", "lesson", "feedback", "project", "reference")

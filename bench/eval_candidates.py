@@ -221,7 +221,7 @@ def evaluate_corpora(
     ``unbiased``: only the pairs not drawn from memtui's own proposals.
     """
     from memtui.core.discover import roots_under
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
 
     if not corpora.is_dir():
         return None
@@ -307,7 +307,7 @@ def evaluate_marks(corpora: Path = CORPORA) -> MarkScore | None:
     from dataclasses import replace
 
     from memtui.core.discover import roots_under
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
 
     if not corpora.is_dir():
         return None

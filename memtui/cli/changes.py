@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
     from memtui.core import seen, write
     from memtui.core.model.journal import JournalError
     from memtui.core.model.safepath import UnsafePath
+    from memtui.core.read.store import RootError, load_root
     from memtui.core.seen_store import SeenError
-    from memtui.core.store import RootError, load_root
 
     from .common import note_applied, os_error_words, report_interrupted
     from .verbs import Exit, changing, fail, root_of_path, say_recovered

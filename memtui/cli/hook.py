@@ -226,7 +226,7 @@ def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: boo
            payload: Mapping[str, Any], env: Mapping[str, str], err: TextIO) -> dict[str, Any] | None:
     from memtui.core.hook_judge import NoKept, judge_full, judge_kept
     from memtui.core.hooks import HookInputError, escape_verdict
-    from memtui.core.store import RootError
+    from memtui.core.read.store import RootError
 
     rel = os.path.relpath(path, root).replace(os.sep, "/")
     real_root, real = os.path.realpath(root), os.path.realpath(path)
@@ -344,8 +344,8 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
         return None
     from memtui.core.hook_session import SessionState
     from memtui.core.kept import validate_kept
+    from memtui.core.read.store import RootError
     from memtui.core.statcache import validate_root
-    from memtui.core.store import RootError
 
     state = SessionState.load(sid)
     new: list[tuple[str, list[Finding]]] = []
@@ -385,7 +385,7 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
 def _quietly(validate: Any, path: Any) -> list[Finding] | None:
     """``validate(path)``, or None when it fails in any way but the root's own (a RootError):
     the kept answer is a shortcut, and the full validation says what is wrong."""
-    from memtui.core.store import RootError
+    from memtui.core.read.store import RootError
 
     try:
         found: list[Finding] | None = validate(path)
@@ -433,9 +433,9 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from memtui.core.incremental import findings_cache
     from memtui.core.kept import keep
     from memtui.core.model.gcpause import gc_paused
+    from memtui.core.read.store import RootError, list_root
     from memtui.core.review import unseen_count, unseen_message
     from memtui.core.statcache import StatCache
-    from memtui.core.store import RootError, list_root
 
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None

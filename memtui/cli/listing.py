@@ -124,8 +124,8 @@ def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
     """A root validated through its stat cache (its kept answer when nothing changed); read
     (``read``) when its files are needed."""
     from memtui.core.model.journal import pending_records
+    from memtui.core.read.store import RootError, list_root
     from memtui.core.statcache import validate_root
-    from memtui.core.store import RootError, list_root
 
     try:
         result = validate_root(root, budget_config(args))

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from memtui.core.budget import Budget
     from memtui.core.model.snapshot import IndexLine, Snapshot
-    from memtui.core.store import IndexOnly
+    from memtui.core.read.store import IndexOnly
 
 
 def register(subparsers: Subparsers) -> None:
@@ -52,8 +52,8 @@ def register(subparsers: Subparsers) -> None:
 
 def load_snapshot(root: Path, args: argparse.Namespace) -> Snapshot:
     """A root's snapshot, read through its stat cache (saved: the parsed index is kept)."""
+    from memtui.core.read.store import RootError
     from memtui.core.statcache import load_cached
-    from memtui.core.store import RootError
 
     try:
         snapshot, cache = load_cached(root, budget_config(args))
@@ -65,7 +65,7 @@ def load_snapshot(root: Path, args: argparse.Namespace) -> Snapshot:
 
 def load_index(root: Path, args: argparse.Namespace) -> IndexOnly:
     """A root's index parsed as a full load parses it, from one listing and one read."""
-    from memtui.core.store import RootError, load_index_only
+    from memtui.core.read.store import RootError, load_index_only
 
     try:
         return load_index_only(root, budget_config(args))

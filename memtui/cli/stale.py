@@ -95,9 +95,9 @@ def parse_repo(text: str | None) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.project import ProjectCache
+    from memtui.core.read.project import ProjectCache
+    from memtui.core.read.store import RootError
     from memtui.core.staleness import rows_at, stale_facts_root
-    from memtui.core.store import RootError
 
     now = parse_now(args.now)
     repo = parse_repo(args.repo)

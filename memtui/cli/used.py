@@ -55,8 +55,8 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memtui.core.read.store import RootError
     from memtui.core.statcache import load_cached
-    from memtui.core.store import RootError
     from memtui.core.usage import usage_of
 
     only: str | None = None

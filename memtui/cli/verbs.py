@@ -256,8 +256,8 @@ def _unprefixed(args: argparse.Namespace, message: str) -> str:
 def changing(args: argparse.Namespace) -> Iterator[None]:
     """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
     from memtui.core.model.changeset import AlreadyDone, ChangesetError, Refusal, VerbError
+    from memtui.core.read.store import RootError
     from memtui.core.rebuild import NothingToRebuild
-    from memtui.core.store import RootError
     from memtui.core.write import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
 
     try:
@@ -430,7 +430,7 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
     from memtui.core import write
     from memtui.core.editor import EditorFailed, edit_copy
     from memtui.core.model.changeset import ChangesetError, apply_to_snapshot
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
     from memtui.core.verbs import _file, edit_file
 
     with changing(args):

@@ -37,9 +37,9 @@ from .model.safepath import check_stored_path
 from .model.snapshot import BudgetConfig, MemoryFile, Snapshot
 from .model.words import STOP_WORDS as STOP_WORDS
 from .model.words import token_list, tokens
+from .read.store import list_root
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 from .statcache import StatCache, cached
-from .store import list_root
 from .supersession import Supersession, review_and_subject, supersession_candidates
 
 DEFAULT_THRESHOLD = 0.8

@@ -14,8 +14,8 @@ from pathlib import Path
 from .model import claude_settings
 from .model.snapshot import INDEX_NAME, TEAM_DIR
 from .model.walk import walk
-from .project_find import git_toplevel as git_toplevel
-from .store import RootError, check_root
+from .read.project_find import git_toplevel as git_toplevel
+from .read.store import RootError, check_root
 
 #: folders never descended into when looking for roots
 _SKIP_DIRS = frozenset(

@@ -72,6 +72,7 @@ from .model.snapshot import (
     Snapshot,
     decode_bytes,
 )
+from .read.store import Listing, TooLarge, check_root, list_root, read_with_stat
 from .statcache import (
     RACY_NS,
     Key,
@@ -87,7 +88,6 @@ from .statcache import (
     stat_key,
     write_cache_file,
 )
-from .store import Listing, TooLarge, check_root, list_root, read_with_stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -256,8 +256,8 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     where = _files(cache)
     if where is None or sum(len(b) for b in young.values()) > MAX_YOUNG_BYTES:
         return
-    from .handoff import handoff_findings
     from .model.lazyfiles import folder_set, mixed_case
+    from .read.handoff import handoff_findings
 
     try:
         order = _order(walk, paths)
@@ -615,9 +615,9 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     """The root's snapshot and findings now, from its kept answer (see the module's docstring),
     or None when it cannot be used.  :class:`Stale` may be raised later, by a file read on
     demand."""
-    from .handoff import handoff_findings, state_for_root
     from .incremental import kept_findings_cache, revalidate
     from .model.journal import pending_records
+    from .read.handoff import handoff_findings, state_for_root
     from .validate import ArchivePart, sort_findings
 
     if cache is None:
@@ -864,7 +864,7 @@ def keep_patch(cache: StatCache, now: Current, written: str | None = None,
         keys[written], young[written] = UNTRUSTED, snapshot.files[written].data
     if sum(len(b) for b in young.values()) + sum(map(len, kept.young.values())) > MAX_YOUNG_BYTES:
         return
-    from .handoff import handoff_findings
+    from .read.handoff import handoff_findings
 
     index = snapshot.index.render()
     handoff = set(handoff_findings(snapshot.handoff))

@@ -290,8 +290,8 @@ def kept_nothing_to_rebuild(root: Path | str, config: BudgetConfig, target_lines
     """Why rebuild has nothing to do, as it last said for this root, when that still holds for
     the root as it stats now (its listing, every stat key and the fill target, nothing read);
     else None."""
+    from .read.store import list_root
     from .statcache import StatCache
-    from .store import list_root
 
     cache = StatCache.open(root, clock)
     if not cache.section("memo-rebuild"):  # nothing kept: the root is not even listed

@@ -3,8 +3,8 @@
 ``score = 100·(1 − exp(−age·ln2 / half_life))`` with a half-life per type; missing references add
 fixed points (each kind once, capped at 100).  The class says how much of what the file points at
 still exists; guards say why a file whose references are all gone is still not *fully* stale.
-Ages come from :mod:`memtui.core.ages`, references from :mod:`memtui.core.references` and their
-checks from :mod:`memtui.core.project`.  The clock is always a parameter.  Nothing here writes
+Ages come from :mod:`memtui.core.ages`, references from :mod:`memtui.core.read.references` and their
+checks from :mod:`memtui.core.read.project`.  The clock is always a parameter.  Nothing here writes
 anywhere; the results suggest, a person decides.
 
 **Status before age.**  A file the author declared superseded (``superseded_by`` naming a file
@@ -41,16 +41,16 @@ from .model.gcpause import gc_paused
 from .model.index_marks import IndexMark, index_marks
 from .model.journal import pending_records
 from .model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
-from .project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
-from .project import State as ProjectState
-from .references import (
+from .read.project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
+from .read.project import State as ProjectState
+from .read.references import (
     ReferenceCheck,
     RefKind,
     RefStatus,
     reference_keys,
 )
+from .read.store import list_root
 from .statcache import StatCache, cached
-from .store import list_root
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 
@@ -740,7 +740,7 @@ def scored_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | dat
 
 
 #: What kept stale facts were made from besides the memory files: the project's
-#: :meth:`~memtui.core.project.ProjectIndex.state` (None: no project) and
+#: :meth:`~memtui.core.read.project.ProjectIndex.state` (None: no project) and
 #: :func:`~memtui.core.ages.git_log_state` of the root (None: git's dates were not asked for).
 Consulted = tuple["ProjectState | None", "tuple[object, ...] | None"]
 

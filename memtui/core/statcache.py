@@ -73,7 +73,7 @@ from .model.snapshot import (
     Snapshot,
     decode_bytes,
 )
-from .store import (
+from .read.store import (
     MAX_READ_BYTES,
     Listing,
     TooLarge,
@@ -925,8 +925,8 @@ def validate_root(
 
 def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], int]) -> Validation:
     from .budget import Budget, budget_of
-    from .handoff import handoff_findings, state_for_root
     from .model.journal import pending_records
+    from .read.handoff import handoff_findings, state_for_root
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)

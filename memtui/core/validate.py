@@ -19,7 +19,6 @@ from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .budget import Budget, entries_past_cut, measure
-from .handoff import handoff_findings
 from .model.index import resolve_target
 from .model.journal import JOURNAL_DIR, Progress
 from .model.snapshot import (
@@ -37,7 +36,8 @@ from .model.snapshot import (
     Snapshot,
     in_team,
 )
-from .store import INDEX_IS_FOLDER
+from .read.handoff import handoff_findings
+from .read.store import INDEX_IS_FOLDER
 
 ERROR = "error"
 WARNING = "warning"

@@ -42,7 +42,7 @@ def summarize(root: Path, config: BudgetConfig = BudgetConfig()) -> RootSummary:
 
 def count_errors(root: Path, config: BudgetConfig = BudgetConfig()) -> int | None:
     """How many errors the validator finds in a root (None when it cannot be read)."""
-    from memtui.core.store import RootError, load_root
+    from memtui.core.read.store import RootError, load_root
     from memtui.core.validate import errors, validate
 
     try:

@@ -12,7 +12,7 @@ from memtui.core.consolidate import Cluster, ScanResult
 from memtui.core.consolidate import scan as scan_root
 from memtui.core.contradictions import Contradiction
 from memtui.core.model.snapshot import Snapshot
-from memtui.core.project import ProjectCache
+from memtui.core.read.project import ProjectCache
 from memtui.core.rejections import forget_rejected, read_rejected, remember_rejected
 from memtui.core.staleness import StalenessReport, score_root
 

@@ -28,8 +28,8 @@ from memtui.core.model.snapshot import (
     Snapshot,
 )
 from memtui.core.pressure import read_pressure, record_pressure
+from memtui.core.read.store import load_indexed
 from memtui.core.staleness import StalenessReport
-from memtui.core.store import load_indexed
 from memtui.core.usage import Usage
 from memtui.core.validate import SCOPE, TEAM, Reach, reach_of, region_globs
 

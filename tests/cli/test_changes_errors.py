@@ -178,7 +178,7 @@ def test_a_long_list_is_written_in_one_pass_each_change_once(
 
 def test_temp_files_of_cut_off_saves_are_removed(make_root: MakeRoot, tmp_path: Path) -> None:
     from memtui.core import seen
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
 
     root = make_root(ROOT)
     seen.inbox(load_root(root))
@@ -242,7 +242,7 @@ def test_an_output_error_of_a_read_only_command_is_an_io_error(
 def test_a_fifo_index_is_called_what_it_is(make_root: MakeRoot) -> None:
     from memtui.core import verbs
     from memtui.core.model.changeset import OutsidePath, apply_to_snapshot
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
 
     root = make_root({"alpha.md": topic("alpha")})
     os.mkfifo(root / "MEMORY.md")

@@ -19,7 +19,7 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.write.fs import disk
 from tests.support.hooks import call, pre
 from tests.support.roots import MakeRoot

@@ -9,11 +9,11 @@ import pytest
 
 from memtui.core import verbs, write
 from memtui.core.bulk import BULK_VERBS, bulk
-from memtui.core.demo import demo_source
 from memtui.core.model.changeset import Changeset, VerbError, apply_to_snapshot
 from memtui.core.model.journal import list_records
 from memtui.core.model.snapshot import Snapshot
-from memtui.core.store import load_root
+from memtui.core.read.demo import demo_source
+from memtui.core.read.store import load_root
 from tests.support.writer import tree
 
 RECENT = ["project_gc_concurrent_mark.md", "feedback_run_conformance_before_push.md",

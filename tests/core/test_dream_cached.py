@@ -3,7 +3,7 @@
 A root loaded through its stat cache (lazily, as a dry run does, or with every text read, as a
 commit does) plans from the kept facets (tokens, staleness facts, contradiction cues) and the
 kept whole-root answers (scan, staleness); the items, their evidence and the gate's verdict are
-those of :func:`memtui.core.store.load_root`, cold and warm.
+those of :func:`memtui.core.read.store.load_root`, cold and warm.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import dream, statcache
 from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.store import load_root
 from memtui.core.rebuild import NothingToRebuild, rebuild
 from memtui.core.statcache import load_cached
-from memtui.core.store import load_root
 from tests.support.dream_plans import plans, sweeper_files, sweeper_project
 from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 

@@ -18,7 +18,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.model.journal import list_records
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT, snap, tree
 

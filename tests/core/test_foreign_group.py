@@ -22,7 +22,7 @@ from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.model.journal import list_records
 from memtui.core.promote import promotion
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write.recovery import resolve_pending
 from tests.support.writer import VALID_ROOT, tree

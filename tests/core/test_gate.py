@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import gate
 from tests.support.roots import topic
 

@@ -10,7 +10,7 @@ from memtui.core import write
 from memtui.core.bulk import bulk
 from memtui.core.model.changeset import Changeset, Create
 from memtui.core.promote import promotion
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.verbs import archive, restore
 from tests.support.roots import MakeRoot, topic
 

@@ -9,7 +9,7 @@ from memtui.core.model.changeset import Create, VerbError
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.snapshot import Finding, decode_bytes
 from memtui.core.quickfix import quick_fix_for
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.verbs import drop_line
 from tests.support.roots import topic
 

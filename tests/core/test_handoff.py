@@ -13,8 +13,8 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core.discover import encode_project_path
-from memtui.core.handoff import HEADINGS, handoff_findings, parse_state, read_state
-from memtui.core.store import load_root
+from memtui.core.read.handoff import HEADINGS, handoff_findings, parse_state, read_state
+from memtui.core.read.store import load_root
 from memtui.core.validate import validate
 from tests.support.roots import topic
 

@@ -26,8 +26,8 @@ from memtui.core import kept
 from memtui.core.hook_judge import NoKept, judge_full, judge_kept
 from memtui.core.hooks import HookVerdict, current_text, judge_write, proposed_text
 from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import load_root
 from memtui.core.statcache import StatCache
-from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.support.random_roots import INDEX_LINES, POOL, content, roots, write_root
 from tests.support.roots import topic

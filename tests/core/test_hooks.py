@@ -481,7 +481,7 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
         answer, loaded = pre_in_a_process(pre("Write", tmp_path / name, tmp_path, content="x"), env)
         assert answer == ""
         assert not loaded & {"argparse", "rich", "textual", "memtui.core.validate",
-                             "memtui.core.store", "pathlib", "typing"}, loaded
+                             "memtui.core.read.store", "pathlib", "typing"}, loaded
 
 
 def test_judging_inside_a_root_imports_no_git_or_diff_code(root: Path, env) -> None:

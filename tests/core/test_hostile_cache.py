@@ -12,8 +12,8 @@ from typing import Iterator
 import pytest
 
 from memtui.core import statcache
+from memtui.core.read.store import load_root
 from memtui.core.statcache import StatCache, validate_root
-from memtui.core.store import load_root
 from memtui.core.validate import validate
 from tests.support.roots import topic
 

@@ -13,7 +13,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.discover import discover
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import secret_findings, validate
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic

@@ -14,7 +14,7 @@ from memtui.core import dream, write
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.index_marks import index_marks
 from memtui.core.model.snapshot import MemoryFile
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree
 

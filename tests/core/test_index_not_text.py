@@ -7,7 +7,7 @@ import random
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import validate
 from tests.support.roots import MakeRoot, topic
 

@@ -12,7 +12,7 @@ from memtui.cli.main import main
 from memtui.core.budget import configured_loader, loaded_text, measure, stripped_lines
 from memtui.core.model.index import parse_index
 from memtui.core.model.snapshot import BudgetConfig
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import validate
 from tests.support.roots import MakeRoot, topic
 

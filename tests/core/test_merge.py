@@ -12,7 +12,7 @@ from memtui.core.merge import merge
 from memtui.core.model.changeset import Create, VerbError
 from memtui.core.model.frontmatter import clear_key
 from memtui.core.model.snapshot import decode_bytes
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import errors, validate
 from tests.support.roots import MakeRoot, corpus, topic
 from tests.support.writer import writable_copy

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.model.snapshot import LineKind
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import ORPHAN, REGION, SCOPE, TEAM, glob_matches, validate
 from memtui.core.verbs import region_covers
 from memtui.services.workspace import full_workspace

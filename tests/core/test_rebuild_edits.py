@@ -19,7 +19,7 @@ from memtui.core.index_trim import archive_declared
 from memtui.core.model.changeset import Changeset, apply_to_snapshot
 from memtui.core.model.snapshot import BudgetConfig, Snapshot
 from memtui.core.prose_index import is_prose_dump, pointers
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import validate
 from tests.support.roots import MakeRoot, topic
 

@@ -16,7 +16,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.model.journal import list_records
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, tree

@@ -15,7 +15,7 @@ from memtui.cli.jsontext import Raw, dumps_indented
 from memtui.cli.stale import _file_text
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.snapshot import MemoryFile
-from memtui.core.project import Project, ProjectCache, ReferenceChecker
+from memtui.core.read.project import Project, ProjectCache, ReferenceChecker
 from memtui.core.staleness import (
     StalenessReport,
     facts_of,

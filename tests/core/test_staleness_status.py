@@ -22,6 +22,7 @@ from memtui.core.ages import (
 )
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from memtui.core.staleness import (
     Action,
     StalenessClass,
@@ -32,7 +33,6 @@ from memtui.core.staleness import (
     rows_at,
     score_root,
 )
-from memtui.core.store import load_root
 from tests.support.roots import CORPORA, MakeRoot, topic
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

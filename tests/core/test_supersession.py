@@ -319,7 +319,7 @@ def test_the_issues_checkpoint_chains_on_the_improv_log() -> None:
     root = CORPORA / "jonahscohen__improv__claude-memory"
     if not root.is_dir():
         pytest.skip("corpus not available")
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
 
     got = {(s.old, s.new): s for s in root_supersessions(load_root(root))}
     for old, new in [("session_2026-05-24_sprint3_proper_execution.md", "session_2026-05-24_sprint3_proper_closed.md"),

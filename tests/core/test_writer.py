@@ -15,7 +15,7 @@ import pytest
 from memtui.core import verbs, write
 from memtui.core.model.changeset import Changeset, ChangesetError, Create, Move, Write
 from memtui.core.model.journal import MAX_RECORDS, list_records, stacks
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import validate
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
@@ -417,7 +417,7 @@ def test_killed_mid_apply_recovers_on_next_open(root: Path) -> None:
         import os, sys
         from memtui.core import verbs, write
         from memtui.core.write.fs import disk
-        from memtui.core.store import load_root
+        from memtui.core.read.store import load_root
         snapshot = load_root(sys.argv[1])
         preview = write.plan(snapshot, verbs.archive(snapshot, "alpha.md"))
         calls = {"n": 0}

@@ -13,7 +13,7 @@ import pytest
 from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.merge import merge
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.write import rootcommit
 from tests.support.writer import VALID_ROOT, Crash, tree
 

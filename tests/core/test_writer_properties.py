@@ -34,7 +34,7 @@ from memtui.core.model.changeset import (
 )
 from memtui.core.model.journal import decode_value, journal_dir
 from memtui.core.model.snapshot import Snapshot
-from memtui.core.store import load_root
+from memtui.core.read.store import load_root
 from memtui.core.validate import archive_part, reach_of, validate
 from tests.support.random_roots import POOL, content, index_text, roots, write_root
 from tests.support.writer import VALID_ROOT, tree

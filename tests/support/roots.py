@@ -60,7 +60,7 @@ def freeze_mtimes(root: Path) -> None:
 
 def copy_demo_to(root: Path) -> Path:
     """The bundled demo memory folder copied to ``root``, every mtime fixed."""
-    from memtui.core.demo import demo_source
+    from memtui.core.read.demo import demo_source
 
     shutil.copytree(demo_source(), root, ignore=shutil.ignore_patterns("__pycache__"))
     freeze_mtimes(root)

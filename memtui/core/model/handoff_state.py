@@ -1,5 +1,5 @@
 """What the project's session-state file says about itself (DESIGN §11): the facts
-:mod:`memtui.core.handoff` reads when a root is loaded, carried on the snapshot."""
+:mod:`memtui.core.read.handoff` reads when a root is loaded, carried on the snapshot."""
 
 from __future__ import annotations
 

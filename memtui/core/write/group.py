@@ -59,7 +59,7 @@ from ..model.journal import (
     stacks,
 )
 from ..model.snapshot import Snapshot
-from ..store import load_root
+from ..read.store import load_root
 from . import fs, recovery
 from .errors import NothingToUndo, Refused, TxnError, UnsafeFolder
 from .preview import Preview, plan, redo_plan, undo_plan

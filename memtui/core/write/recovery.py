@@ -33,7 +33,7 @@ from ..model.journal import (
 )
 from ..model.safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
 from ..model.snapshot import BudgetConfig, Snapshot
-from ..store import load_root
+from ..read.store import load_root
 from .errors import Busy, TxnError, WriteFailed
 from .fs import (
     LOCK_TIMEOUT,

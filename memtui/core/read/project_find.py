@@ -1,7 +1,7 @@
 """The project a memory root talks about: ``--repo``, else the decoded
 ``~/.claude/projects/<encoded>`` folder, else the git work tree holding the root.
 
-Apart from :mod:`memtui.core.project` (what the project holds, and checking references against
+Apart from :mod:`memtui.core.read.project` (what the project holds, and checking references against
 it), so that what only needs the project's folder (the handoff state every validation reads)
 imports nothing else: no reference patterns, no root discovery.
 """

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .model.frontmatter import parse_frontmatter
-from .model.index import parse_index
-from .model.journal import pending_records, progress_of
-from .model.snapshot import (
+from ..model.frontmatter import parse_frontmatter
+from ..model.index import parse_index
+from ..model.journal import pending_records, progress_of
+from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     BudgetConfig,
@@ -29,7 +29,7 @@ from .model.snapshot import (
     Snapshot,
     decode_bytes,
 )
-from .model.walk import walk_root
+from ..model.walk import walk_root
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 

@@ -5,7 +5,7 @@ A memory loop replaces this file at every handoff, so it should hold the current
 under about 80 lines, under the six headings Working On / Modified Files / Decisions Made /
 Gotchas Discovered / Next Steps / Blocked On.  Decisions:
 
-- the project is the one :func:`memtui.core.project.find_project` finds for the root (the git
+- the project is the one :func:`memtui.core.read.project.find_project` finds for the root (the git
   work tree holding it, or the decoded Claude Code project folder);
 - the date is the newest ``## Handoff: YYYY-MM-DD[ HH:MM]`` line, else the file's mtime; age is
   counted in calendar days (local time), and the state is stale when it is more than 2 days old;
@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from pathlib import Path
 
-from .model.handoff_state import HEADINGS as HEADINGS
-from .model.handoff_state import MAX_LINES as MAX_LINES
-from .model.handoff_state import STALE_DAYS as STALE_DAYS
-from .model.handoff_state import HandoffState as HandoffState
-from .model.snapshot import Finding
+from ..model.handoff_state import HEADINGS as HEADINGS
+from ..model.handoff_state import MAX_LINES as MAX_LINES
+from ..model.handoff_state import STALE_DAYS as STALE_DAYS
+from ..model.handoff_state import HandoffState as HandoffState
+from ..model.snapshot import Finding
 
 STATE_FILE = ".claude/session-state.md"
 GIT_TIMEOUT = 10.0

@@ -3,7 +3,7 @@ and the *scope* of each — whether it can be checked against the project at all
 
 Anything rooted outside the project (``~``, ``/``, ``$VAR``, a URL, a glob or placeholder, a first
 segment that is not a top-level folder or file of the project) is *unverifiable* and never counts
-as missing.  Checking the rest is :mod:`memtui.core.project`'s job.  Pure: no I/O here.
+as missing.  Checking the rest is :mod:`memtui.core.read.project`'s job.  Pure: no I/O here.
 
 Decisions beyond the contract: symbols in ALL_CAPS (constants, environment variables) and a few
 product names written in camel case (``GitHub``, ``macOS``) are not taken as symbols; a word after

@@ -94,7 +94,7 @@ def demo_project_source() -> Path:
 
 def _package_dir(name: str) -> Path:
     """A folder of package data beside memtui's modules (the package is installed unzipped)."""
-    return Path(__file__).resolve().parent.parent / name
+    return Path(__file__).resolve().parents[2] / name
 
 
 def copy_demo(dest: Path | str | None = None, *, with_git: bool | None = None) -> Path:

@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Iterable
 
-from .model.snapshot import INDEX_NAME
+from ..model.snapshot import INDEX_NAME
 from .project_find import Project as Project
 from .project_find import decode_claude_project as decode_claude_project
 from .project_find import find_project as find_project
