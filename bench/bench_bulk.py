@@ -24,11 +24,11 @@ from bench_writer import generate
 
 from memtui.core import verbs, write
 from memtui.core.bulk import bulk
-from memtui.core.incremental import findings_cache
 from memtui.core.model.changeset import unified_diff
 from memtui.core.model.journal import list_records
 from memtui.core.read.store import load_root
-from memtui.core.validate import validate
+from memtui.core.rules.incremental import findings_cache
+from memtui.core.rules.validate import validate
 
 
 def seconds(start: float) -> float:

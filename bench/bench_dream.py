@@ -44,8 +44,8 @@ from synth import make_root  # noqa: E402
 from memtui.core import dream, seen  # noqa: E402
 from memtui.core.consolidate import scan  # noqa: E402
 from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.rules.validate import validate  # noqa: E402
 from memtui.core.staleness import score_root  # noqa: E402
-from memtui.core.validate import validate  # noqa: E402
 
 T = TypeVar("T")
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)

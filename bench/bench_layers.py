@@ -30,8 +30,8 @@ from memtui.core import verbs, write  # noqa: E402
 from memtui.core.promote import promotion  # noqa: E402
 from memtui.core.read.handoff import state_for_root  # noqa: E402
 from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.rules.validate import validate  # noqa: E402
 from memtui.core.scopes import applicability  # noqa: E402
-from memtui.core.validate import validate  # noqa: E402
 from memtui.core.write import commit_group, plan_group  # noqa: E402
 
 

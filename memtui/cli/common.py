@@ -194,7 +194,7 @@ def report_pending(root: Path, interrupted: tuple[str, ...], base: str | None = 
     if not interrupted:
         return False
     from memtui.core.model.journal import JOURNAL_DIR, progress_of
-    from memtui.core.validate import interrupted_message
+    from memtui.core.rules.validate import interrupted_message
 
     for name in interrupted:
         err_console().print(
@@ -250,7 +250,7 @@ def budget_config(args: argparse.Namespace) -> BudgetConfig:
 
 def loader_of(args: argparse.Namespace) -> str:
     """``--loader``, else the configured default profile."""
-    from memtui.core.budget import configured_loader
+    from memtui.core.rules.budget import configured_loader
 
     chosen = getattr(args, "loader", None)
     if chosen:

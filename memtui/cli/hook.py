@@ -430,11 +430,11 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from memtui.core.discover import AGENT
     from memtui.core.hook_session import SessionState
     from memtui.core.hooks import report_of, session_context, session_lines
-    from memtui.core.incremental import findings_cache
     from memtui.core.kept import keep
     from memtui.core.model.gcpause import gc_paused
     from memtui.core.read.store import RootError, list_root
     from memtui.core.review import unseen_count, unseen_message
+    from memtui.core.rules.incremental import findings_cache
     from memtui.core.statcache import StatCache
 
     sid = _session_id(payload)

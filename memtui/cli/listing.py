@@ -27,9 +27,9 @@ from .validate import finding_counts
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from memtui.core.budget import Budget
     from memtui.core.layers import CrossDuplicate, Layered
     from memtui.core.model.snapshot import Snapshot
+    from memtui.core.rules.budget import Budget
 
 
 def register(subparsers: Subparsers) -> None:

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from memtui.core.budget import Budget
     from memtui.core.model.snapshot import IndexLine, Snapshot
     from memtui.core.read.store import IndexOnly
+    from memtui.core.rules.budget import Budget
 
 
 def register(subparsers: Subparsers) -> None:
@@ -104,7 +104,7 @@ def to_json(snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes, past: S
 
 
 def run_loaded(args: argparse.Namespace) -> int:
-    from memtui.core.budget import index_loaded_text, lines_past_cut, loaded_file_bytes, measure
+    from memtui.core.rules.budget import index_loaded_text, lines_past_cut, loaded_file_bytes, measure
 
     roots = find_roots(args.path)
     objects = []

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from memtui.core.budget import Budget
     from memtui.core.model.snapshot import Finding
+    from memtui.core.rules.budget import Budget
 
 NO_RECORD_ENV = "MEMTUI_NO_PRESSURE"
 

@@ -48,7 +48,6 @@ from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from .consolidate import clusters_of, scan, scan_cached
 from .contradictions import freshness
-from .incremental import FindingsCache, findings_cache
 from .index_lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
 from .merge import merge
 from .model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
@@ -67,6 +66,7 @@ from .model.snapshot import (
     in_team,
 )
 from .rebuild import NothingToRebuild
+from .rules.incremental import FindingsCache, findings_cache
 from .staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
 from .statcache import StatCache, cache_of
 from .supersession import Supersession

@@ -82,9 +82,9 @@ def judge_full(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
     """The verdict from the whole root read through its stat cache (which keeps the answer for
     the next write), or None for an edit Claude Code refuses itself.  Raises
     :class:`memtui.core.read.store.RootError` and :class:`memtui.core.hooks.HookInputError`."""
-    from .incremental import findings_cache
     from .kept import keep, mark_dirty
     from .read.store import list_root
+    from .rules.incremental import findings_cache
 
     if not Path(root).exists() and not Path(root).is_symlink():
         snapshot = empty_snapshot(Path(root))

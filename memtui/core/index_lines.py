@@ -388,8 +388,8 @@ def file_age_key(f: MemoryFile, entry: str = "") -> tuple[str, float]:
 def keep_erased(snapshot: Snapshot, changeset: Changeset, what: str | None = None) -> Changeset:
     """The changeset, with the index lines it would take out without a trace appended to
     ``MEMORY-history.md`` (a decayed entry a region covers, a replaced hook, a dropped line)."""
-    from .erasure import erased_lines
     from .model.changeset import apply_to_snapshot
+    from .rules.erasure import erased_lines
 
     touched = changeset.paths
     if not any(path == INDEX_NAME or path.lower() == snapshot.archive_index.path.lower() for path in touched):

@@ -51,7 +51,7 @@ from .model.changeset import Changeset, Create, Operation
 from .model.index import region_line
 from .model.index_edit import heading_level, new_entry, with_hook
 from .model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
-from .validate import _structural, glob_regex, reach_of
+from .rules.validate import _structural, glob_regex, reach_of
 
 #: the names a repository gives its own documents (``LICENSE-PENDING.md``, ``README.md``)
 _DOCUMENT = re.compile(r"(?i)^(readme|licen[cs]e|copying|notice|changelog|contributing|code_of_conduct"
@@ -409,8 +409,8 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     regions: list[str] = []
     singles: list[str] = []
     # near the fill target, a family of two or more takes one region line instead of entries
-    from .budget import measure
     from .index_lines import target_size
+    from .rules.budget import measure
 
     _, t_bytes = target_size(snapshot.config, None)
     cost = sum(len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live)

@@ -28,7 +28,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Collection, Mapping
 
-from .budget import line_sizes, measure
 from .index_lines import (
     LONG_HOOK,
     LineEdit,
@@ -48,6 +47,7 @@ from .index_targets import relink as relink_line
 from .model.changeset import Changeset, Move, Operation
 from .model.index_edit import heading_title, new_entry, with_hook
 from .model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from .rules.budget import line_sizes, measure
 
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*|\bCRITICAL\b|START HERE")
 RULE_TYPES = ("user", "feedback", "decision")

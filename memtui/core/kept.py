@@ -1,11 +1,11 @@
 """A root's kept whole-root answer: what a memory write is judged from without reading the root.
 
-A full validation of a root (:func:`memtui.core.incremental.findings_cache`) leaves, per file,
+A full validation of a root (:func:`memtui.core.rules.incremental.findings_cache`) leaves, per file,
 what the rules found; :func:`keep` stores that with the listing it was about, each file's stat
 key and the two indexes' bytes, in the user's cache folder (``stat/<root hash>.kept``, beside
 the stat cache, written by :func:`memtui.core.statcache.write_cache_file`, never in a memory
 folder).  What the archive index adds to the findings is kept apart
-(:class:`memtui.core.validate.ArchivePart`), and its lines are unmarshalled only when a write
+(:class:`memtui.core.rules.validate.ArchivePart`), and its lines are unmarshalled only when a write
 needs them (:class:`memtui.core.statcache.LazyIndex`): most writes touch neither the archive
 index nor a file it names.  :func:`current` gives the root's snapshot and findings back from it: the root is listed
 again (names only), the indexes are read, and the files that may have changed since are checked
@@ -13,7 +13,7 @@ again (names only), the indexes are read, and the files that may have changed si
 the files a memory write was judged for since (the *dirty log*, ``stat/<root hash>.dirty``, one
 line appended per judged write: a write lands after its hook answered) and the files too young
 for their stat key to be trusted (kept by their bytes).  What changed is played on the kept
-answer by :func:`memtui.core.incremental.revalidate`, reading only the changed files; the other
+answer by :func:`memtui.core.rules.incremental.revalidate`, reading only the changed files; the other
 files are read only when a rule asks for one (:class:`memtui.core.model.lazyfiles.LazyFiles`), and
 one whose stat key is no longer the kept one raises :class:`Stale`, so the caller starts over
 with a full validation.
@@ -91,8 +91,8 @@ from .statcache import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from .incremental import FindingsCache
     from .model.changeset import Result
+    from .rules.incremental import FindingsCache
 
 FORMAT = 3
 MAGIC = b"memtui kept answer\n"
@@ -297,9 +297,9 @@ def _archive_plain(archive: Index) -> tuple[bytes, bool, tuple[Any, ...]]:
 
 
 def _part_plain(snapshot: Snapshot, found: FindingsCache) -> tuple[Any, ...]:
-    """What the archive index adds to the findings (:class:`memtui.core.validate.ArchivePart`),
+    """What the archive index adds to the findings (:class:`memtui.core.rules.validate.ArchivePart`),
     and the secret findings of its text."""
-    from .validate import archive_part, index_secrets
+    from .rules.validate import archive_part, index_secrets
 
     archive = snapshot.archive_index
     part = found.reach.archive
@@ -615,10 +615,10 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     """The root's snapshot and findings now, from its kept answer (see the module's docstring),
     or None when it cannot be used.  :class:`Stale` may be raised later, by a file read on
     demand."""
-    from .incremental import kept_findings_cache, revalidate
     from .model.journal import pending_records
     from .read.handoff import handoff_findings, state_for_root
-    from .validate import ArchivePart, sort_findings
+    from .rules.incremental import kept_findings_cache, revalidate
+    from .rules.validate import ArchivePart, sort_findings
 
     if cache is None:
         cache = StatCache.open(root, read=False)
@@ -886,7 +886,7 @@ def keep_patch(cache: StatCache, now: Current, written: str | None = None,
 
 def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),
                   clock: Callable[[], int] = time.time_ns) -> list[Finding] | None:
-    """Every finding of a root now (what :func:`memtui.core.validate.validate` gives), from its
+    """Every finding of a root now (what :func:`memtui.core.rules.validate.validate` gives), from its
     kept answer on a verified run (every file's stat key checked, the changed files read and
     played on it), which becomes the new kept answer; None when there is none to use."""
     cache = StatCache.open(root, clock, read=False)

@@ -1,5 +1,5 @@
 """The pressure log: ``<root>/.memory-pressure.jsonl``, one line a day the index's budget is at
-:data:`~memtui.core.budget.PRESSURE_THRESHOLD` or over — memtui's own bookkeeping, appended through
+:data:`~memtui.core.rules.budget.PRESSURE_THRESHOLD` or over — memtui's own bookkeeping, appended through
 the writer's lock and safe append, never a memory file."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from datetime import date
 from pathlib import Path
 
 from . import write
-from .budget import PRESSURE_THRESHOLD, Budget, budget_of
 from .model.safepath import UnsafePath, read_private_file
 from .model.snapshot import Snapshot
+from .rules.budget import PRESSURE_THRESHOLD, Budget, budget_of
 
 PRESSURE_FILE = ".memory-pressure.jsonl"
 PRESSURE_LOCK_TIMEOUT = 0.5  # a sample is skipped rather than wait long for a busy root

@@ -17,12 +17,12 @@ import re
 from collections import Counter
 from operator import attrgetter
 
-from .budget import measure
 from .index_lines import NothingToRebuild, collapse_blank_lines, history_block, history_ops, index_op, target_size
 from .model.changeset import Changeset, Create, Operation
 from .model.index_edit import heading_level, heading_title, new_entry
 from .model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
-from .validate import names_of
+from .rules.budget import measure
+from .rules.validate import names_of
 
 SHORT_SECTION = 5  # non-blank lines a section may keep in the index as it is
 _SENTENCE = re.compile(r"(?<=[.!?])\s")

@@ -28,7 +28,6 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from .budget import FILL_TARGET, stripped_lines, text_size
 from .index_lines import NothingToRebuild, collapse_ops, configured_target_lines, file_age_key
 from .model.changeset import Changeset, Create, Operation, Write, apply_to_snapshot, unified_diff
 from .model.index import region_line
@@ -43,7 +42,8 @@ from .model.snapshot import (
     Snapshot,
     encode_text,
 )
-from .validate import _structural, glob_regex
+from .rules.budget import FILL_TARGET, stripped_lines, text_size
+from .rules.validate import _structural, glob_regex
 
 if TYPE_CHECKING:
     from .statcache import StatCache

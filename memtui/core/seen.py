@@ -27,6 +27,7 @@ from .model.frontmatter import parse_frontmatter
 from .model.index import parse_index
 from .model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
 from .model.snapshot import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
+from .rules.validate import validate
 from .seen_store import (
     Location,
     Seen,
@@ -40,7 +41,6 @@ from .seen_store import (
     save_state,
     sha256,
 )
-from .validate import validate
 
 KINDS = ("added", "changed", "removed", "renamed")
 

@@ -85,7 +85,7 @@ from .read.store import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from .budget import Budget
+    from .rules.budget import Budget
 
 FORMAT = 2
 MAGIC = b"memtui stat cache\n"
@@ -404,6 +404,13 @@ class CachedFile(MemoryFile):
     _open: str | None = None
     _cache: StatCache | None = None
     _key: Key | None = None
+
+    @staticmethod
+    def cached_findings(files: list[MemoryFile], structural: set[str],
+                        compute: Callable[[list[MemoryFile], set[str]], list[list[Finding]]]) -> list[Finding]:
+        """The validator's per-file findings of a cached load's files (:func:`file_findings_cached`);
+        the validator asks its first file for them, so the rules never import the cache above them."""
+        return file_findings_cached(files, structural, compute)
 
     def __getattr__(self, name: str) -> Any:
         if name != "text" or self._open is None:
@@ -915,7 +922,7 @@ class Validation:
 def validate_root(
     root: Path | str, config: BudgetConfig = BudgetConfig(), clock: Callable[[], int] = time.time_ns
 ) -> Validation:
-    """:func:`memtui.core.validate.validate` of a root, through its stat cache (for a command:
+    """:func:`memtui.core.rules.validate.validate` of a root, through its stat cache (for a command:
     what it made is frozen out of the cyclic collector's reach)."""
     with gc_paused():  # one pause for the whole pass, not one collection after each part
         found = _validate_root(root, config, clock)
@@ -924,9 +931,9 @@ def validate_root(
 
 
 def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], int]) -> Validation:
-    from .budget import Budget, budget_of
     from .model.journal import pending_records
     from .read.handoff import handoff_findings, state_for_root
+    from .rules.budget import Budget, budget_of
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)
@@ -946,18 +953,18 @@ def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], i
                 pending = pending_records(listing.root)
                 if pending:  # the validator module loads only when it has something to say
                     from .model.journal import progress_of
-                    from .validate import interrupted_findings
+                    from .rules.validate import interrupted_findings
 
                     fresh += interrupted_findings(
                         pending, [progress_of(listing.root, name) for name in pending])
                 if fresh:
-                    from .validate import sort_findings
+                    from .rules.validate import sort_findings
 
                     found = sort_findings(found + fresh)
                 return Validation(listing.root, found, Budget(*budget), files, None)
             except (TypeError, ValueError):
                 pass
-    from .validate import validate
+    from .rules.validate import validate
 
     snapshot = cache.load(listing, config)
     findings = validate(snapshot)

@@ -189,7 +189,7 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
              skipped: int | None = None, unreadable: Sequence[str] = (), note: str = "") -> Usage:
     """The evidence of use of ``snapshot`` from ``sessions`` (oldest first); ``prefixes`` are the
     absolute spellings of the root (as given and its real path)."""
-    from .validate import reach_of
+    from .rules.validate import reach_of
 
     ordered = list(sessions)
     recent = ordered[-window:] if window > 0 else []

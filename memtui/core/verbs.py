@@ -54,7 +54,7 @@ from .model.snapshot import (
     Snapshot,
     encode_text,
 )
-from .validate import covering_glob
+from .rules.validate import covering_glob
 
 SLUG_MAX = 80
 

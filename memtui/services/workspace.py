@@ -13,9 +13,7 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from memtui.core.budget import Budget, budget_of
 from memtui.core.consolidate import ScanResult
-from memtui.core.incremental import FindingsCache, findings_cache
 from memtui.core.model.journal import list_records, stacks
 from memtui.core.model.snapshot import (
     INDEX_NAME,
@@ -29,9 +27,11 @@ from memtui.core.model.snapshot import (
 )
 from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.read.store import load_indexed
+from memtui.core.rules.budget import Budget, budget_of
+from memtui.core.rules.incremental import FindingsCache, findings_cache
+from memtui.core.rules.validate import SCOPE, TEAM, Reach, reach_of, region_globs
 from memtui.core.staleness import StalenessReport
 from memtui.core.usage import Usage
-from memtui.core.validate import SCOPE, TEAM, Reach, reach_of, region_globs
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -80,7 +80,7 @@ class WorkingSet:
 @dataclass(frozen=True)
 class Coverage:
     """Which region glob covers each file (the first, in index order) and how many each matches:
-    the core's reachability model (:class:`memtui.core.validate.Reach`) seen from the regions."""
+    the core's reachability model (:class:`memtui.core.rules.validate.Reach`) seen from the regions."""
 
     globs: tuple[str, ...] = ()  # valid globs, in index order, each once
     region_of: Mapping[str, str] = field(default_factory=dict)
@@ -107,7 +107,7 @@ class FileRow:
     path: str
     title: str
     type: str
-    reach: str  # one of memtui.core.validate.REACH_WAYS ('orphan': the orphan rule's files)
+    reach: str  # one of memtui.core.rules.validate.REACH_WAYS ('orphan': the orphan rule's files)
     pinned: bool
     archived: bool
     size: int

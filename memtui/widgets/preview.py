@@ -15,8 +15,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from memtui.core.model.snapshot import MemoryFile
+from memtui.core.rules.validate import glob_matches, glob_regex
 from memtui.core.staleness import StalenessResult
-from memtui.core.validate import glob_matches, glob_regex
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
 
 from .theme import foreground_only

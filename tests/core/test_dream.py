@@ -19,8 +19,8 @@ from memtui.core.model.changeset import apply_to_snapshot, unified_diff
 from memtui.core.model.journal import list_records
 from memtui.core.model.snapshot import Snapshot
 from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from memtui.core.staleness import StalenessClass, score_root
-from memtui.core.validate import validate
 from tests.support.dream_plans import OLD, STALE_BODY, sweeper_files, sweeper_project, two_closed_sprints
 from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree

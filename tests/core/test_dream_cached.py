@@ -278,7 +278,7 @@ def _app_plans(workspace_snapshot: Snapshot, cache: object, root: Path) -> tuple
 def test_the_apps_dream_and_rebuild_plan_on_the_cached_load_alike(
         which: str, request: pytest.FixtureRequest, make_root: MakeRoot,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core.incremental import findings_cache
+    from memtui.core.rules.incremental import findings_cache
     from memtui.services.workspace import full_workspace
 
     if which == "rules":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memtui.core.read.store import load_root
-from memtui.core.validate import gate
+from memtui.core.rules.validate import gate
 from tests.support.roots import topic
 
 A = topic("Alpha", "a")

@@ -16,7 +16,7 @@ from memtui.core.group_fix import (
 from memtui.core.model.changeset import VerbError
 from memtui.core.model.journal import list_records
 from memtui.core.read.store import load_root
-from memtui.core.validate import validate
+from memtui.core.rules.validate import validate
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import tree
 

@@ -6,7 +6,7 @@ Claude Code refuses itself), some landing on disk after their answer and some no
 made behind the hook's back (a shell or an editor): each verdict of
 :func:`memtui.core.hook_judge.judge_kept` (or of :func:`judge_full`, when the kept answer cannot
 be used) equals the full replay's — :func:`memtui.core.hooks.judge_write` on the root loaded
-whole — and the verified kept answer equals :func:`memtui.core.validate.validate`.
+whole — and the verified kept answer equals :func:`memtui.core.rules.validate.validate`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from memtui.core.hook_judge import NoKept, judge_full, judge_kept
 from memtui.core.hooks import HookVerdict, current_text, judge_write, proposed_text
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from memtui.core.statcache import StatCache
-from memtui.core.validate import validate
 from tests.support.random_roots import INDEX_LINES, POOL, content, roots, write_root
 from tests.support.roots import topic
 

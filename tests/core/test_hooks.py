@@ -480,7 +480,7 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
     for name in ("notes.md", "main.py"):
         answer, loaded = pre_in_a_process(pre("Write", tmp_path / name, tmp_path, content="x"), env)
         assert answer == ""
-        assert not loaded & {"argparse", "rich", "textual", "memtui.core.validate",
+        assert not loaded & {"argparse", "rich", "textual", "memtui.core.rules.validate",
                              "memtui.core.read.store", "pathlib", "typing"}, loaded
 
 

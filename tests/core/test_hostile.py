@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.budget import budget_of
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.store import RootError, load_root
-from memtui.core.validate import validate
+from memtui.core.rules.budget import budget_of
+from memtui.core.rules.validate import validate
 from tests.support.roots import topic
 
 INDEX = "- [Alpha](a.md) — alpha\n"

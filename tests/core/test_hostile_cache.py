@@ -13,8 +13,8 @@ import pytest
 
 from memtui.core import statcache
 from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from memtui.core.statcache import StatCache, validate_root
-from memtui.core.validate import validate
 from tests.support.roots import topic
 
 HOUR_NS = 3600 * 10**9

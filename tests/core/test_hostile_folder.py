@@ -14,7 +14,7 @@ from memtui.cli.main import main
 from memtui.core import verbs, write
 from memtui.core.discover import discover
 from memtui.core.read.store import load_root
-from memtui.core.validate import secret_findings, validate
+from memtui.core.rules.validate import secret_findings, validate
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, snap, tree

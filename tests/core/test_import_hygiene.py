@@ -73,7 +73,7 @@ NEVERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "the journal's read side sits below the writer, so the loader can read it"),
     ("memtui.core.model.safepath", ("memtui", "textual"), "the safe-path checks are a leaf under the writer"),
     ("memtui.core.read.store", ("memtui.core.write",), "the loader reads a root without the gate"),
-    ("memtui.core.validate", ("memtui.core.write",), "the gate's rules are below the gate"),
+    ("memtui.core.rules.validate", ("memtui.core.write",), "the gate's rules are below the gate"),
     ("memtui.widgets", ("memtui.cli", "memtui.commands", "memtui.app", "memtui.actions",
                         "memtui.screens"),
      "a widget draws and posts messages; it knows no screen, command, app or CLI"),
@@ -198,7 +198,7 @@ def test_the_writer_face_exports_what_it_declares() -> None:
 
 def test_the_read_side_loads_without_the_writer() -> None:
     """Loading, validating and the journal's read side never pull in the gate (which imports them)."""
-    loaded = modules_after("import memtui.core.read.store, memtui.core.validate, memtui.core.model.journal, "
+    loaded = modules_after("import memtui.core.read.store, memtui.core.rules.validate, memtui.core.model.journal, "
                            "memtui.core.model.safepath, memtui.core.statcache")
     assert "memtui.core.model.journal" in loaded
     assert not {m for m in loaded if within(m, "memtui.core.write")}

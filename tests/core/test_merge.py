@@ -13,7 +13,7 @@ from memtui.core.model.changeset import Create, VerbError
 from memtui.core.model.frontmatter import clear_key
 from memtui.core.model.snapshot import decode_bytes
 from memtui.core.read.store import load_root
-from memtui.core.validate import errors, validate
+from memtui.core.rules.validate import errors, validate
 from tests.support.roots import MakeRoot, corpus, topic
 from tests.support.writer import writable_copy
 

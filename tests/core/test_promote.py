@@ -15,7 +15,7 @@ from memtui.core.layers import cross_layer_duplicates, layer_of
 from memtui.core.model.journal import list_records
 from memtui.core.promote import Collision, promotion
 from memtui.core.read.store import load_root
-from memtui.core.validate import errors, validate
+from memtui.core.rules.validate import errors, validate
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write import fs as write_fs
 from tests.support.layers import FACT, SHARED, SHARED_INDEX

@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtui.core import verbs, write
-from memtui.core.erasure import erased_lines
 from memtui.core.index_lines import HISTORY_NAME, configured_target_lines
 from memtui.core.index_repair import lessons
 from memtui.core.index_trim import archive_declared
@@ -20,7 +19,8 @@ from memtui.core.model.changeset import Changeset, apply_to_snapshot
 from memtui.core.model.snapshot import BudgetConfig, Snapshot
 from memtui.core.prose_index import is_prose_dump, pointers
 from memtui.core.read.store import load_root
-from memtui.core.validate import validate
+from memtui.core.rules.erasure import erased_lines
+from memtui.core.rules.validate import validate
 from tests.support.roots import MakeRoot, topic
 
 

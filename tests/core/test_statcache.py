@@ -16,6 +16,7 @@ from memtui.core.consolidate import scan, scan_cached, scan_root
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.project import find_project
 from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from memtui.core.staleness import (
     _question,
     row_json,
@@ -25,7 +26,6 @@ from memtui.core.staleness import (
     stale_json_cached,
 )
 from memtui.core.statcache import StatCache, load_cached, validate_root
-from memtui.core.validate import validate
 from tests.support.dream_plans import plans
 from tests.support.roots import topic
 

@@ -16,7 +16,7 @@ from memtui.core import verbs, write
 from memtui.core.model.changeset import Changeset, ChangesetError, Create, Move, Write
 from memtui.core.model.journal import MAX_RECORDS, list_records, stacks
 from memtui.core.read.store import load_root
-from memtui.core.validate import validate
+from memtui.core.rules.validate import validate
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic

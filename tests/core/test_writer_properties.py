@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from memtui.core import verbs, write
-from memtui.core.incremental import findings_cache, incremental_validate
 from memtui.core.model.changeset import (
     Changeset,
     ChangesetError,
@@ -35,7 +34,8 @@ from memtui.core.model.changeset import (
 from memtui.core.model.journal import decode_value, journal_dir
 from memtui.core.model.snapshot import Snapshot
 from memtui.core.read.store import load_root
-from memtui.core.validate import archive_part, reach_of, validate
+from memtui.core.rules.incremental import findings_cache, incremental_validate
+from memtui.core.rules.validate import archive_part, reach_of, validate
 from tests.support.random_roots import POOL, content, index_text, roots, write_root
 from tests.support.writer import VALID_ROOT, tree
 

@@ -54,7 +54,7 @@ def line_refs(raw: str, base: str = "") -> tuple[Ref, ...]:
     """Every link to a Markdown file, every wikilink and every mention of ``name.md`` on a line.
 
     Links and wikilinks resolve like entries (relative to the Memory ``base``); a mention is kept
-    as written (its resolution needs the root's files: :func:`memtui.core.validate.reach_of`).
+    as written (its resolution needs the root's files: :func:`memtui.core.rules.validate.reach_of`).
     Links to index files, to non-Markdown targets and to URLs are left out.
     """
     if ".md" not in raw.lower() and "[[" not in raw:

@@ -110,7 +110,7 @@ class LazyFiles(MutableMapping[str, MemoryFile]):
 
     def named(self, name: str) -> list[str]:
         """The paths whose bare name, lower-cased, is ``name`` (lower case), in snapshot order:
-        :func:`memtui.core.validate.names_of`'s answer for one name, without a walk."""
+        :func:`memtui.core.rules.validate.names_of`'s answer for one name, without a walk."""
         if "/" in name:
             return []
         found = {folder + name for folder in self._folders if self._has(folder + name)}

@@ -45,7 +45,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
-from ..incremental import findings_cache
 from ..model.changeset import Changeset, Create, Move
 from ..model.journal import (
     COMMITTED,
@@ -60,6 +59,7 @@ from ..model.journal import (
 )
 from ..model.snapshot import Snapshot
 from ..read.store import load_root
+from ..rules.incremental import findings_cache
 from . import fs, recovery
 from .errors import NothingToUndo, Refused, TxnError, UnsafeFolder
 from .preview import Preview, plan, redo_plan, undo_plan

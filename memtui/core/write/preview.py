@@ -12,9 +12,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..budget import measure
-from ..erasure import erased_lines
-from ..incremental import FindingsCache, findings_cache, revalidate
 from ..model.changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
 from ..model.journal import (
     COMMITTED,
@@ -28,7 +25,10 @@ from ..model.journal import (
 )
 from ..model.safepath import UnsafePath
 from ..model.snapshot import Finding, Snapshot
-from ..validate import GateResult, gate
+from ..rules.budget import measure
+from ..rules.erasure import erased_lines
+from ..rules.incremental import FindingsCache, findings_cache, revalidate
+from ..rules.validate import GateResult, gate
 from .errors import ChangedOnDisk, NothingToUndo, UnsafeFolder
 
 # ---------------------------------------------------------------- why a change was refused
@@ -177,7 +177,7 @@ def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None =
     """Play a changeset on a copy of the snapshot and gate it.  Pure: touches nothing.
 
     Pass the snapshot's :class:`FindingsCache` (from a previous plan or
-    :func:`~memtui.core.incremental.findings_cache`) to validate only what the change affects.
+    :func:`~memtui.core.rules.incremental.findings_cache`) to validate only what the change affects.
     A ``baseline`` (undo and redo) also allows the errors and size of the state returned to.
     ``carried``: findings files bring with them from another root (a promotion to a layer).
     """

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..incremental import FindingsCache
 from ..model.changeset import Changeset
 from ..model.journal import list_records
 from ..model.snapshot import BudgetConfig, Snapshot
 from ..read.store import load_root
+from ..rules.incremental import FindingsCache
 from .errors import Refused
 from .fs import LOCK_TIMEOUT, root_lock
 from .group import GroupApplied, GroupPreview, commit_group, replay_group_plan

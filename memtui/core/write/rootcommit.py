@@ -14,7 +14,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..incremental import FindingsCache
 from ..model.changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
 from ..model.journal import (
     COMMITTED,
@@ -28,6 +27,7 @@ from ..model.journal import (
 )
 from ..model.safepath import UnsafePath
 from ..model.snapshot import Snapshot
+from ..rules.incremental import FindingsCache
 from .errors import ChangedOnDisk, ReadOnlyFile, Refused, TxnError, WrittenMeanwhile
 from .fs import (
     LOCK_TIMEOUT,

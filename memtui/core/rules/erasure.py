@@ -19,7 +19,7 @@ from itertools import compress
 from operator import attrgetter
 from typing import Iterable
 
-from .model.snapshot import Index, IndexLine, LineKind, Snapshot
+from ..model.snapshot import Index, IndexLine, LineKind, Snapshot
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from operator import add, attrgetter, contains
 from pathlib import Path
 from typing import Sequence
 
-from .model.snapshot import (
+from ..model.snapshot import (
     CLAUDE_CODE_LOADER,
     LOADERS,
     RAW_LOADER,

@@ -18,10 +18,9 @@ from itertools import compress
 from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from .budget import Budget, entries_past_cut, measure
-from .model.index import resolve_target
-from .model.journal import JOURNAL_DIR, Progress
-from .model.snapshot import (
+from ..model.index import resolve_target
+from ..model.journal import JOURNAL_DIR, Progress
+from ..model.snapshot import (
     ARCHIVE_DIR,
     KNOWN_TYPES,
     PROVENANCE_KEYS,
@@ -36,8 +35,9 @@ from .model.snapshot import (
     Snapshot,
     in_team,
 )
-from .read.handoff import handoff_findings
-from .read.store import INDEX_IS_FOLDER
+from ..read.handoff import handoff_findings
+from ..read.store import INDEX_IS_FOLDER
+from .budget import Budget, entries_past_cut, measure
 
 ERROR = "error"
 WARNING = "warning"
@@ -1280,12 +1280,20 @@ def validate(snapshot: Snapshot) -> list[Finding]:
     return sort_findings(out)
 
 
+#: the findings of many files, one list per file (what :func:`files_findings` computes)
+FilesFindings = Callable[[list[MemoryFile], set[str]], list[list[Finding]]]
+
+
 def files_findings(files: list[MemoryFile], structural: set[str]) -> list[Finding]:
     """:func:`file_findings` of many files, screening their texts for secrets in one pass; files
-    of a cached load (:mod:`memtui.core.statcache`) bring theirs from the cache."""
-    from .statcache import file_findings_cached
-
-    return file_findings_cached(files, structural, _files_findings)
+    of a cached load bring theirs from their cache, which the first file names
+    (:meth:`memtui.core.statcache.CachedFile.cached_findings`): the cache sits above the writer,
+    the rules below it."""
+    cached: Callable[[list[MemoryFile], set[str], FilesFindings], list[Finding]] | None = (
+        getattr(files[0], "cached_findings", None) if files else None)
+    if cached is not None:
+        return cached(files, structural, _files_findings)
+    return [found for each in _files_findings(files, structural) for found in each]
 
 
 def _files_findings(files: list[MemoryFile], structural: set[str]) -> list[list[Finding]]:

@@ -5,7 +5,7 @@ A :class:`FindingsCache` holds what a full validation learned about one snapshot
 change can affect — the files it writes, creates or moves, the files whose index entries,
 archive entries, region coverage or structural role change, and (when files appear or go) the
 files whose provenance names other files — plus the index-level rules, which are cheap.  The
-result is exactly what :func:`memtui.core.validate.validate` gives for the new snapshot; a
+result is exactly what :func:`memtui.core.rules.validate.validate` gives for the new snapshot; a
 property test holds the two to that.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Mapping
 
-from .model.changeset import Changeset, Result, apply_to_snapshot
-from .model.lazyfiles import LazyFiles
-from .model.snapshot import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
+from ..model.changeset import Changeset, Result, apply_to_snapshot
+from ..model.lazyfiles import LazyFiles
+from ..model.snapshot import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
 from .validate import (
     ArchivePart,
     Reach,
@@ -84,7 +84,7 @@ class _Subset(Mapping[str, MemoryFile]):
 
 
 class LazyNames(Mapping[str, list[str]]):
-    """:func:`~memtui.core.validate.names_of` a snapshot's files, worked out only when a bare
+    """:func:`~memtui.core.rules.validate.names_of` a snapshot's files, worked out only when a bare
     mention is first resolved by it (most indexes have none)."""
 
     def __init__(self, files: Iterable[str]) -> None:
@@ -116,7 +116,7 @@ class LazyNames(Mapping[str, list[str]]):
 
 class GlobCover(Mapping[str, str]):
     """Each memory file a region glob covers -> the first glob that does (what
-    :func:`~memtui.core.validate.region_map` gives), answered per path on demand."""
+    :func:`~memtui.core.rules.validate.region_map` gives), answered per path on demand."""
 
     def __init__(self, globs: tuple[str, ...], files: Mapping[str, MemoryFile]) -> None:
         self._globs = globs
@@ -140,8 +140,8 @@ class GlobCover(Mapping[str, str]):
 
 
 class ArchivedLines(Mapping[str, list[IndexLine]]):
-    """Each file's archive-index entries (what :func:`~memtui.core.validate.entry_maps` maps),
-    answering ``in`` from the paths an :class:`~memtui.core.validate.ArchivePart` kept, and
+    """Each file's archive-index entries (what :func:`~memtui.core.rules.validate.entry_maps` maps),
+    answering ``in`` from the paths an :class:`~memtui.core.rules.validate.ArchivePart` kept, and
     mapping the archive index's lines only when an entry itself is asked for."""
 
     def __init__(self, listed: frozenset[str], build: Callable[[], Mapping[str, list[IndexLine]]]
