@@ -42,7 +42,7 @@ from memtui.widgets.working_set_view import WorkingSetView
 
 if TYPE_CHECKING:
     from memtui.commands import CommandHost
-    from memtui.core.seen import Inbox
+    from memtui.core.stores.seen import Inbox
 
 #: the commands the footer may show; the footer is redrawn when their applicability changes
 FOOTER_COMMANDS = tuple(command for command in COMMANDS if command.footer)

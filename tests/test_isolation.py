@@ -16,7 +16,7 @@ from memtui.core import dream
 from memtui.core.index_targets import _tree_roots
 from memtui.core.read.store import load_root
 from memtui.core.read.user_config import config_path
-from memtui.core.statcache import user_cache_dir
+from memtui.core.stores.statcache import user_cache_dir
 from tests.support.roots import copy_demo_to, topic
 
 REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)

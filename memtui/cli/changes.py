@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from memtui.core.model.snapshot import Snapshot
-    from memtui.core.seen import Change, Inbox
+    from memtui.core.stores.seen import Change, Inbox
 
 
 def register(subparsers: Subparsers) -> None:
@@ -74,11 +74,12 @@ def run(args: argparse.Namespace) -> int:
     (it is reported, exit 1, as the other read-only commands do) and nothing created in the
     root — a first baseline goes to the user's cache unless the root already keeps one.
     """
-    from memtui.core import seen, write
+    from memtui.core import write
     from memtui.core.model.journal import JournalError
     from memtui.core.model.safepath import UnsafePath
     from memtui.core.read.store import RootError, load_root
-    from memtui.core.seen_store import SeenError
+    from memtui.core.stores import seen
+    from memtui.core.stores.seen_store import SeenError
 
     from .common import note_applied, os_error_words, report_interrupted
     from .verbs import Exit, changing, fail, root_of_path, say_recovered
@@ -158,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
 def seen_store_writable(root: Path) -> bool:
     """Whether the root itself could hold the baseline (it is kept in the cache by choice)."""
-    from memtui.core.seen_store import root_writable
+    from memtui.core.stores.seen_store import root_writable
 
     return root_writable(root)
 

@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from memtui.core import dream, write
-    from memtui.core.rejections import read_rejected
-    from memtui.core.statcache import cached_loader
+    from memtui.core.stores.rejections import read_rejected
+    from memtui.core.stores.statcache import cached_loader
 
     from .stale import parse_now, parse_repo
     from .verbs import changing, root_of_path, say_recovered

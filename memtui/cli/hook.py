@@ -343,9 +343,9 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
     if sid is None:
         return None
     from memtui.core.hook_session import SessionState
-    from memtui.core.kept import validate_kept
     from memtui.core.read.store import RootError
-    from memtui.core.statcache import validate_root
+    from memtui.core.stores.kept import validate_kept
+    from memtui.core.stores.statcache import validate_root
 
     state = SessionState.load(sid)
     new: list[tuple[str, list[Finding]]] = []
@@ -430,12 +430,12 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from memtui.core.discover import AGENT
     from memtui.core.hook_session import SessionState
     from memtui.core.hooks import report_of, session_context, session_lines
-    from memtui.core.kept import keep
     from memtui.core.model.gcpause import gc_paused
     from memtui.core.read.store import RootError, list_root
     from memtui.core.review import unseen_count, unseen_message
     from memtui.core.rules.incremental import findings_cache
-    from memtui.core.statcache import StatCache
+    from memtui.core.stores.kept import keep
+    from memtui.core.stores.statcache import StatCache
 
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None

@@ -125,7 +125,7 @@ def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
     (``read``) when its files are needed."""
     from memtui.core.model.journal import pending_records
     from memtui.core.read.store import RootError, list_root
-    from memtui.core.statcache import validate_root
+    from memtui.core.stores.statcache import validate_root
 
     try:
         result = validate_root(root, budget_config(args))

@@ -53,7 +53,7 @@ def register(subparsers: Subparsers) -> None:
 def load_snapshot(root: Path, args: argparse.Namespace) -> Snapshot:
     """A root's snapshot, read through its stat cache (saved: the parsed index is kept)."""
     from memtui.core.read.store import RootError
-    from memtui.core.statcache import load_cached
+    from memtui.core.stores.statcache import load_cached
 
     try:
         snapshot, cache = load_cached(root, budget_config(args))

@@ -73,7 +73,7 @@ def parse_threshold(text: str | None) -> float:
 def run(args: argparse.Namespace) -> int:
     from memtui.core.consolidate import scan_root
     from memtui.core.read.store import RootError
-    from memtui.core.rejections import read_rejected
+    from memtui.core.stores.rejections import read_rejected
 
     threshold = parse_threshold(args.threshold)
     if args.limit < 0:

@@ -56,7 +56,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from memtui.core.read.store import RootError
-    from memtui.core.statcache import load_cached
+    from memtui.core.stores.statcache import load_cached
     from memtui.core.usage import usage_of
 
     only: str | None = None

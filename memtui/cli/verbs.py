@@ -314,7 +314,7 @@ def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snaps
     """Build, gate and (unless a dry run) commit one change through the writer's one protocol;
     ``cached``: the root loaded through its stat cache (every text read when it will commit)."""
     from memtui.core import write
-    from memtui.core.statcache import cache_of, cached_loader
+    from memtui.core.stores.statcache import cache_of, cached_loader
 
     def plan_cached(snapshot: Snapshot) -> Preview:
         try:  # the gate validates the root from its files' kept findings

@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 
 from .discover import git_toplevel
 from .model.snapshot import MemoryFile
-from .statcache import cached
+from .stores.statcache import cached
 
 DATE_KEYS = ("modified", "updated", "date", "created")
 NAME_SOURCE = "file name"

@@ -1,7 +1,7 @@
 """Consolidation candidates (DESIGN §6): near-duplicate pairs, their clusters, and contradictions.
 
 Pure: :func:`scan` reads a snapshot (and the rejected pairs it is given) and never the disk; the
-pairs a person rejected are kept by :mod:`memtui.core.rejections`.
+pairs a person rejected are kept by :mod:`memtui.core.stores.rejections`.
 
 Decisions the design leaves open, made here:
 - Candidates are the memory files outside ``archive/`` whose ``status`` is neither ``archived``
@@ -34,12 +34,12 @@ from .contradictions import Contradiction, find_contradictions
 from .model.gcpause import gc_paused
 from .model.journal import pending_records
 from .model.safepath import check_stored_path
-from .model.snapshot import BudgetConfig, MemoryFile, Snapshot
+from .model.snapshot import BudgetConfig, MemoryFile, Snapshot, pair_key
 from .model.words import STOP_WORDS as STOP_WORDS
 from .model.words import token_list, tokens
 from .read.store import list_root
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
-from .statcache import StatCache, cached
+from .stores.statcache import StatCache, cached
 from .supersession import Supersession, review_and_subject, supersession_candidates
 
 DEFAULT_THRESHOLD = 0.8
@@ -680,11 +680,6 @@ def clusters_of(pairs: Iterable[tuple[str, str]]) -> list[Cluster]:
 
 
 # ------------------------------------------------------------------------------ rejected pairs
-
-
-def pair_key(a: str, b: str) -> tuple[str, str]:
-    """A pair of files in one order, whichever order it was named in."""
-    return (a, b) if a <= b else (b, a)
 
 
 _key = pair_key

@@ -26,7 +26,7 @@ from typing import Any, Hashable, Sequence
 from .model.snapshot import MemoryFile
 from .model.words import token_list
 from .simjoin import TokenSets, brute_force_pairs, pair_score
-from .statcache import cached
+from .stores.statcache import cached
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 

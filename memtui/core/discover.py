@@ -91,7 +91,7 @@ class RootsMemo:
 
     It holds the stat key (mtime, ctime, inode, device) of every folder the walk listed, and is
     kept only when each key is older than the stat cache's racy window at the time the walk
-    began (:data:`memtui.core.statcache.RACY_NS`): an entry added, removed or renamed in a
+    began (:data:`memtui.core.stores.statcache.RACY_NS`): an entry added, removed or renamed in a
     folder after that changes the folder's mtime, a change of its mode its ctime.  An answer is
     taken back only when every folder still has its key, every root it names is such a folder
     still holding ``MEMORY.md``, and it was written by this Python and memtui source.  Off with
@@ -107,7 +107,7 @@ class RootsMemo:
     @classmethod
     def open(cls, path: Path, max_depth: int) -> RootsMemo | None:
         """The memo of walks of ``path`` to ``max_depth``, or None when there is no cache."""
-        from .statcache import cache_dir, usable_cache_folder
+        from .stores.statcache import cache_dir, usable_cache_folder
 
         top = str(path)  # as the walk names its folders
         base = cache_dir()
@@ -122,7 +122,7 @@ class RootsMemo:
 
     def answer(self) -> list[Path] | None:
         """The kept answer, when nothing it depends on has changed; else None."""
-        from .statcache import fingerprint, read_cache_file
+        from .stores.statcache import fingerprint, read_cache_file
 
         data = read_cache_file(self.folder, self.name, limit=64 << 20)
         if data is None:
@@ -148,7 +148,7 @@ class RootsMemo:
 
     def keep(self, listed: list[str], found: list[Path], start: int) -> None:
         """Keep a walk's answer, when every folder it listed is older than the racy window."""
-        from .statcache import RACY_NS, fingerprint, write_cache_file
+        from .stores.statcache import RACY_NS, fingerprint, write_cache_file
 
         if len(listed) > MEMO_FOLDERS:
             return

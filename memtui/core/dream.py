@@ -68,7 +68,7 @@ from .model.snapshot import (
 from .rebuild import NothingToRebuild
 from .rules.incremental import FindingsCache, findings_cache
 from .staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
-from .statcache import StatCache, cache_of
+from .stores.statcache import StatCache, cache_of
 from .supersession import Supersession
 from .verbs import archive, region_covers, supersede
 from .write import Preview, plan

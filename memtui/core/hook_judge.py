@@ -3,7 +3,7 @@ trusted, else by the full replay over the whole root — the same verdict either
 
 :func:`judge_full` is the replay :func:`memtui.core.hooks.judge_write` always did: the whole
 root read through its stat cache, validated, the write played on it.  It leaves the root's kept
-answer (:mod:`memtui.core.kept`) for the next write.  :func:`judge_kept` judges from that kept
+answer (:mod:`memtui.core.stores.kept`) for the next write.  :func:`judge_kept` judges from that kept
 answer, reading the listing, the indexes, the files judged writes named since, and the few files
 the write can affect.
 
@@ -14,10 +14,10 @@ change is judged again on a *verified* run, which checks every file's stat key a
 write that brings a ``superseded_by`` (a cycle runs through other files), and the session's
 first call (its baseline is every error of the root).
 
-Both leave a line in the root's dirty log (:func:`memtui.core.kept.mark_dirty`): the write lands
+Both leave a line in the root's dirty log (:func:`memtui.core.stores.kept.mark_dirty`): the write lands
 after the answer, and the next run must look at that file again.  A quick run keeps what it read
 again, and an allowed write as it will land, as a patch of the kept answer
-(:func:`memtui.core.kept.keep_patch`); a verified run keeps a whole new answer.
+(:func:`memtui.core.stores.kept.keep_patch`); a verified run keeps a whole new answer.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from . import hooks
 from .hooks import HookVerdict, current_text, empty_snapshot, proposed_text
 from .model.frontmatter import parse_frontmatter
 from .model.snapshot import INDEX_NAME
-from .statcache import StatCache
+from .stores.statcache import StatCache
 
 Clock = Callable[[], int]
 
@@ -50,8 +50,8 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
                baseline_needed: bool, clock: Clock = time.time_ns) -> HookVerdict | None:
     """The verdict from the root's kept answer, or None for an edit Claude Code refuses itself;
     raises :class:`NoKept` when there is no kept answer to use (or a file it trusted changed:
-    :class:`memtui.core.kept.Stale`), and :class:`memtui.core.hooks.HookInputError`."""
-    from .kept import Stale, current, keep_current, keep_patch, mark_dirty
+    :class:`memtui.core.stores.kept.Stale`), and :class:`memtui.core.hooks.HookInputError`."""
+    from .stores.kept import Stale, current, keep_current, keep_patch, mark_dirty
 
     cache = StatCache.open(root, clock, read=False)  # where the kept answer is
     try:
@@ -82,9 +82,9 @@ def judge_full(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
     """The verdict from the whole root read through its stat cache (which keeps the answer for
     the next write), or None for an edit Claude Code refuses itself.  Raises
     :class:`memtui.core.read.store.RootError` and :class:`memtui.core.hooks.HookInputError`."""
-    from .kept import keep, mark_dirty
     from .read.store import list_root
     from .rules.incremental import findings_cache
+    from .stores.kept import keep, mark_dirty
 
     if not Path(root).exists() and not Path(root).is_symlink():
         snapshot = empty_snapshot(Path(root))

@@ -46,7 +46,7 @@ from .rules.budget import FILL_TARGET, stripped_lines, text_size
 from .rules.validate import _structural, glob_regex
 
 if TYPE_CHECKING:
-    from .statcache import StatCache
+    from .stores.statcache import StatCache
 
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*")
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
@@ -244,7 +244,7 @@ def rebuild(snapshot: Snapshot, target_lines: int | None = None, now: datetime |
     80% of the line cap); ``now`` the clock the decay's staleness reads (default: the current
     time), ``repo`` the project its references are checked in.
 
-    A snapshot the stat cache loaded (:func:`memtui.core.statcache.cache_of`) that rebuild
+    A snapshot the stat cache loaded (:func:`memtui.core.stores.statcache.cache_of`) that rebuild
     last found already in shape, with the same listing, stat keys and fill target, raises
     :class:`NothingToRebuild` from that kept answer (see :func:`rebuild_cached`).
     """
@@ -252,7 +252,7 @@ def rebuild(snapshot: Snapshot, target_lines: int | None = None, now: datetime |
         return generate(snapshot)
     if target_lines is None:
         target_lines = configured_target_lines()
-    from .statcache import cache_of
+    from .stores.statcache import cache_of
 
     stat_cache = cache_of(snapshot)
     if stat_cache is not None:
@@ -291,7 +291,7 @@ def kept_nothing_to_rebuild(root: Path | str, config: BudgetConfig, target_lines
     the root as it stats now (its listing, every stat key and the fill target, nothing read);
     else None."""
     from .read.store import list_root
-    from .statcache import StatCache
+    from .stores.statcache import StatCache
 
     cache = StatCache.open(root, clock)
     if not cache.section("memo-rebuild"):  # nothing kept: the root is not even listed

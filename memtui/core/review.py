@@ -3,7 +3,7 @@ made it, and count the changes not yet looked at.
 
 A revert is an ordinary change built here and written by :mod:`memtui.core.write` through the
 gate (one journal record, undoable): a changed file gets back the bytes the seen store kept
-(:mod:`memtui.core.seen_store`), a removed one is created again from them, a renamed one moves
+(:mod:`memtui.core.stores.seen_store`), a removed one is created again from them, a renamed one moves
 back, and an added one moves to ``archive/`` as the archive verb does (its index entry goes to
 the archive index) — nothing is erased.  A change whose earlier bytes were kept by hash only
 (over 1 MiB, or the store was full) cannot be reverted, and says so.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from .model.changeset import Changeset, Create, Move, Refusal, Write, is_index
 from .model.snapshot import Snapshot
-from .seen import Change, Inbox, advance, compare, tracked_bytes
-from .seen_store import load_state, location, read_copies, sha256
+from .stores.seen import Change, Inbox, advance, compare, tracked_bytes
+from .stores.seen_store import load_state, location, read_copies, sha256
 
 
 def _seen_bytes(snapshot: Snapshot, path: str, in_root: bool | None) -> tuple[Change, bytes | None]:

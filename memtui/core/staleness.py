@@ -50,7 +50,7 @@ from .read.references import (
     reference_keys,
 )
 from .read.store import list_root
-from .statcache import StatCache, cached
+from .stores.statcache import StatCache, cached
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 

@@ -68,7 +68,7 @@ from .ages import frontmatter_date, name_date, stated_date
 from .model.safepath import check_stored_path
 from .model.snapshot import MemoryFile, Snapshot
 from .simjoin import TokenSets, overlap
-from .statcache import StatCache, cached
+from .stores.statcache import StatCache, cached
 
 CHECKPOINT = "checkpoint"
 CONSOLIDATED = "consolidated"

@@ -13,7 +13,7 @@ sessions.  Per root, four kinds of evidence over the last ``window`` sessions:
 Evidence is a fact shown beside staleness, never a score: with no transcripts nothing is dead.
 :func:`evidence` is pure (a snapshot and sessions in, a :class:`Usage` out); :func:`usage_of`
 is the edge that finds the root's transcripts folder and reads it (cached, see
-:mod:`memtui.core.transcripts`).
+:mod:`memtui.core.stores.transcripts`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .model.changeset import is_index
 from .model.snapshot import Snapshot
-from .transcripts import Session, Sessions, load_sessions
+from .stores.transcripts import Session, Sessions, load_sessions
 
 WINDOW = 20  # sessions: "read in N of the last M"
 RECENT_DAYS = 14  # "read recently": the dream never archives such a file as stale (seed 004)

@@ -31,7 +31,7 @@ from textual.widgets.selection_list import Selection
 from memtui.core import dream
 from memtui.core.dream import DreamItem, DreamPlan
 from memtui.core.model.changeset import VerbError
-from memtui.core.rejections import read_rejected
+from memtui.core.stores.rejections import read_rejected
 from memtui.core.write import Preview
 from memtui.services.workspace import Workspace
 from memtui.services.writer import Plan, Request

@@ -25,12 +25,12 @@ from memtui.core.model.snapshot import (
     MemoryFile,
     Snapshot,
 )
-from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.read.store import load_indexed
 from memtui.core.rules.budget import Budget, budget_of
 from memtui.core.rules.incremental import FindingsCache, findings_cache
 from memtui.core.rules.validate import SCOPE, TEAM, Reach, reach_of, region_globs
 from memtui.core.staleness import StalenessReport
+from memtui.core.stores.pressure import read_pressure, record_pressure
 from memtui.core.usage import Usage
 
 PINNED = "pinned"
@@ -421,9 +421,9 @@ def full_workspace(
 
     The root is read through its stat cache, every text read (changes are planned on it, as
     the CLI plans a commit): its files' findings, token sets and staleness facts, and the
-    dream's and rebuild's kept whole-root answers (:func:`memtui.core.statcache.cache_of`)
+    dream's and rebuild's kept whole-root answers (:func:`memtui.core.stores.statcache.cache_of`)
     come from what the last run learnt, as in the CLI."""
-    from memtui.core.statcache import load_cached
+    from memtui.core.stores.statcache import load_cached
 
     snapshot, stat_cache = load_cached(root, config, texts=True)
     if record and not os.environ.get(NO_PRESSURE_ENV):

@@ -9,9 +9,9 @@ import pytest
 
 from memtui.core.model.index import parse_index
 from memtui.core.model.snapshot import BudgetConfig
-from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.read.store import load_root
 from memtui.core.rules.budget import budget_of, loaded_text, measure
+from memtui.core.stores.pressure import read_pressure, record_pressure
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,6 @@ from memtui.core.contradictions import contradicting_pairs, stance
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.snapshot import MemoryFile
 from memtui.core.read.store import load_root
-from memtui.core.rejections import read_rejected, remember_rejected
 from memtui.core.simjoin import (
     TokenSets,
     brute_force_pairs,
@@ -38,6 +37,7 @@ from memtui.core.simjoin import (
     pair_score,
     similar_pairs,
 )
+from memtui.core.stores.rejections import read_rejected, remember_rejected
 from tests.support.roots import MakeRoot, corpus, topic
 
 # ------------------------------------------------------------------------------ tokens and scores

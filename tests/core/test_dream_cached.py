@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream, statcache
+from memtui.core import dream
 from memtui.core.model.snapshot import Snapshot
 from memtui.core.read.store import load_root
 from memtui.core.rebuild import NothingToRebuild, rebuild
-from memtui.core.statcache import load_cached
+from memtui.core.stores import statcache
+from memtui.core.stores.statcache import load_cached
 from tests.support.dream_plans import plans, sweeper_files, sweeper_project
 from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 
@@ -258,7 +259,7 @@ def test_a_warm_rebuild_dry_run_reads_no_file(make_root: MakeRoot, capsys, monke
 def _app_plans(workspace_snapshot: Snapshot, cache: object, root: Path) -> tuple[object, object]:
     """What the app's D and R plan (the Dream screen's worker, the rebuild command's request)."""
     from memtui.core import verbs
-    from memtui.core.rejections import read_rejected
+    from memtui.core.stores.rejections import read_rejected
     from memtui.services import writer
 
     found = dream.plan_dream(workspace_snapshot, NOW, rejected=read_rejected(root), consulted={},

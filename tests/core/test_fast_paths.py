@@ -28,7 +28,7 @@ from memtui.core.rules.validate import (
     screen_secrets,
     secret_findings,
 )
-from memtui.core.statcache import frontmatter_of, frontmatter_plain
+from memtui.core.stores.statcache import frontmatter_of, frontmatter_plain
 
 # ---------------------------------------------------------------- frontmatter
 

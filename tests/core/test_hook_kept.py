@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import kept
 from memtui.core.hook_judge import NoKept, judge_full, judge_kept
 from memtui.core.hooks import HookVerdict, current_text, judge_write, proposed_text
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.store import load_root
 from memtui.core.rules.validate import validate
-from memtui.core.statcache import StatCache
+from memtui.core.stores import kept
+from memtui.core.stores.statcache import StatCache
 from tests.support.random_roots import INDEX_LINES, POOL, content, roots, write_root
 from tests.support.roots import topic
 
@@ -330,7 +330,7 @@ def test_what_the_kept_answer_cannot_vouch_for_is_a_full_replay(kept_root: Disk)
     _both(disk, call)
     assert _both(disk, call)[1] is True
     # another memtui or Python (the fingerprint), or another budget configuration
-    with mock.patch("memtui.core.kept.fingerprint", return_value=("other",)):
+    with mock.patch("memtui.core.stores.kept.fingerprint", return_value=("other",)):
         assert _both(disk, call)[1] is False
     _both(disk, call)
     cache = StatCache.open(disk.root, disk.clock, read=False)
@@ -344,7 +344,7 @@ def test_what_the_kept_answer_cannot_vouch_for_is_a_full_replay(kept_root: Disk)
     kept.forget(cache)
     assert _both(disk, call)[1] is False
     # a dirty log that cannot be written takes the kept answer away
-    with mock.patch("memtui.core.kept._open_dirty", side_effect=OSError("read-only")):
+    with mock.patch("memtui.core.stores.kept._open_dirty", side_effect=OSError("read-only")):
         assert _both(disk, call)[1] is False
     assert _both(disk, call)[1] is False
 

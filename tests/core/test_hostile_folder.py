@@ -220,7 +220,7 @@ def test_the_issue_s_own_examples_are_found() -> None:
 
 
 def test_a_cached_validation_still_sees_a_change_interrupted_since(make_root: MakeRoot) -> None:
-    from memtui.core.statcache import validate_root
+    from memtui.core.stores.statcache import validate_root
 
     root = make_root(dict(VALID_ROOT))
     later = lambda: time.time_ns() + 10 * 10**9  # noqa: E731 - the files are old enough to trust

@@ -179,7 +179,7 @@ def test_the_checks_see_what_they_look_for() -> None:
     fs = PACKAGE / "core" / "write" / "fs.py"
     assert {"os.replace", "os.link"} <= calls_made(fs)
     assert fs not in files_of("memtui - memtui.core.write")
-    assert PACKAGE / "core" / "statcache.py" in files_of("memtui - memtui.core.write")
+    assert PACKAGE / "core" / "stores" / "statcache.py" in files_of("memtui - memtui.core.write")
     assert "memtui.core.write.fs" in imported_names(PACKAGE / "core" / "write" / "group.py")
 
 
@@ -199,7 +199,7 @@ def test_the_writer_face_exports_what_it_declares() -> None:
 def test_the_read_side_loads_without_the_writer() -> None:
     """Loading, validating and the journal's read side never pull in the gate (which imports them)."""
     loaded = modules_after("import memtui.core.read.store, memtui.core.rules.validate, memtui.core.model.journal, "
-                           "memtui.core.model.safepath, memtui.core.statcache")
+                           "memtui.core.model.safepath, memtui.core.stores.statcache")
     assert "memtui.core.model.journal" in loaded
     assert not {m for m in loaded if within(m, "memtui.core.write")}
 

@@ -19,7 +19,7 @@ from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.project import ProjectIndex, find_project
 from memtui.core.read.store import load_root
 from memtui.core.staleness import row_json, rows_at, score_root, stale_facts_root
-from memtui.core.statcache import StatCache
+from memtui.core.stores.statcache import StatCache
 from tests.support.roots import topic
 
 NOW = date(2026, 11, 30)

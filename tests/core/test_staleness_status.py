@@ -282,7 +282,7 @@ def test_a_mark_added_to_the_index_alone_reaches_a_warm_stale(
     """The kept stale facts depend on MEMORY.md: a SUPERSEDED mark written there, no topic file
     touched, changes the warm answer to what a run without the cache says."""
     from memtui.cli.main import main
-    from memtui.core import statcache
+    from memtui.core.stores import statcache
 
     monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep
     root = make_root({

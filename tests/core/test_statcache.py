@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import statcache
 from memtui.core.consolidate import scan, scan_cached, scan_root
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.project import find_project
@@ -25,7 +24,8 @@ from memtui.core.staleness import (
     stale_facts_root,
     stale_json_cached,
 )
-from memtui.core.statcache import StatCache, load_cached, validate_root
+from memtui.core.stores import statcache
+from memtui.core.stores.statcache import StatCache, load_cached, validate_root
 from tests.support.dream_plans import plans
 from tests.support.roots import topic
 
@@ -368,7 +368,7 @@ def test_headless_validate_loads_neither_rich_nor_textual(make_root, flag) -> No
             f"'--no-record', {str(root)!r}])\nsys.stderr.write(' '.join(sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     loaded = set(done.stderr.split())
-    assert "memtui.core.statcache" in loaded  # it ran
+    assert "memtui.core.stores.statcache" in loaded  # it ran
     assert not {m for m in loaded if m.split(".")[0] in ("rich", "textual")}
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from memtui.core.model import claude_settings
 from memtui.core.read.store import load_root
-from memtui.core.transcripts import load_sessions, read_transcript, read_transcript_file
+from memtui.core.stores.transcripts import load_sessions, read_transcript, read_transcript_file
 from memtui.core.usage import evidence, transcripts_folder, usage_of
 from tests.support.usage import DATA, S1, S2, S3, install_fixtures
 

@@ -169,9 +169,10 @@ async def test_a_dream_with_nothing_to_do_offers_nothing_to_apply(tmp_path: Path
 
 async def test_the_dream_screen_plans_on_the_cached_load_as_a_plain_load_does(
         demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core import dream, statcache
+    from memtui.core import dream
     from memtui.core.read.store import load_root
-    from memtui.core.rejections import read_rejected
+    from memtui.core.stores import statcache
+    from memtui.core.stores.rejections import read_rejected
     from tests.support.app import NOW
 
     monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep

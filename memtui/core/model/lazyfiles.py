@@ -1,6 +1,6 @@
 """A snapshot's memory files known by path, each read only when first asked for.
 
-What a kept whole-root answer (:mod:`memtui.core.kept`) builds its snapshot on: the paths come
+What a kept whole-root answer (:mod:`memtui.core.stores.kept`) builds its snapshot on: the paths come
 from the listing, in snapshot order (sorted), and a file's text and frontmatter are read from
 disk only when a rule needs them — a write judged in a root of 100,000 files reads the few files
 the change can affect.  Membership is a binary search in the sorted paths (no set of every path
@@ -19,7 +19,7 @@ from .snapshot import MemoryFile
 
 class LazyFiles(MutableMapping[str, MemoryFile]):
     """Memory files by root-relative path; ``load(path)`` reads one the first time it is asked
-    for (and may raise: :class:`memtui.core.kept.Stale` when the disk no longer holds what the
+    for (and may raise: :class:`memtui.core.stores.kept.Stale` when the disk no longer holds what the
     kept answer is about)."""
 
     __slots__ = ("_paths", "_load", "_loaded", "_folders", "_mixed", "_set", "_probes")

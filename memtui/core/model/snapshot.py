@@ -309,6 +309,12 @@ class Snapshot:
         return self.files.get(path)
 
 
+def pair_key(a: str, b: str) -> tuple[str, str]:
+    """A pair of files in one order, whichever order it was named in (a candidate pair, a
+    rejected one)."""
+    return (a, b) if a <= b else (b, a)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One thing the validator says about a root."""

@@ -1,5 +1,5 @@
 """The loader's budget: where it cuts ``MEMORY.md`` and what falls past (pure; the pressure log
-the budget is sampled into is :mod:`memtui.core.pressure`).
+the budget is sampled into is :mod:`memtui.core.stores.pressure`).
 
 The loader profile (DESIGN §1.7) decides what is measured.  ``raw`` measures the file as it
 is: its lines and bytes.  ``claude-code`` is Claude Code's own loader, as the real builds do it
@@ -50,7 +50,7 @@ from ..model.snapshot import (
     encode_text,
 )
 
-PRESSURE_THRESHOLD = 0.90  # the utilisation a pressure sample is taken at (memtui.core.pressure)
+PRESSURE_THRESHOLD = 0.90  # the utilisation a pressure sample is taken at (memtui.core.stores.pressure)
 FILL_TARGET = 0.80
 
 

@@ -1287,7 +1287,7 @@ FilesFindings = Callable[[list[MemoryFile], set[str]], list[list[Finding]]]
 def files_findings(files: list[MemoryFile], structural: set[str]) -> list[Finding]:
     """:func:`file_findings` of many files, screening their texts for secrets in one pass; files
     of a cached load bring theirs from their cache, which the first file names
-    (:meth:`memtui.core.statcache.CachedFile.cached_findings`): the cache sits above the writer,
+    (:meth:`memtui.core.stores.statcache.CachedFile.cached_findings`): the cache sits above the writer,
     the rules below it."""
     cached: Callable[[list[MemoryFile], set[str], FilesFindings], list[Finding]] | None = (
         getattr(files[0], "cached_findings", None) if files else None)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable, Mapping
 
-from .model.safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
+from ..model.safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
 COPY_LIMIT = 1 << 20  # files up to 1 MiB get a copy
 MAX_TRACKED = 100_000  # files one baseline tracks at most: a store holding more is refused
@@ -121,7 +121,7 @@ class Location:
     def lock(self) -> ContextManager[object]:
         """The root's lock over the store's files for an in-root store; nothing for a cache store."""
         if self.in_root:
-            from .write import side_files
+            from ..write import side_files
 
             return side_files(self.root)
         return nullcontext()
@@ -319,14 +319,14 @@ def _ensure_folder(loc: Location, folder: Path) -> None:
 def _write(loc: Location, name: str, data: bytes) -> None:
     """Write one store file (``name`` relative to the store folder) atomically."""
     if loc.in_root:
-        from .write import TxnError, write_side_file
+        from ..write import TxnError, write_side_file
 
         try:
             write_side_file(loc.root, f"{SEEN_DIR}/{name}", data)
         except TxnError as exc:  # busy, a symlink on the way, a read-only disk
             raise SeenError(str(exc)) from None
         return
-    from .write import replace_file
+    from ..write import replace_file
 
     folder, _, base = (loc.folder / name).as_posix().rpartition("/")
     replace_file(folder, base, data, sync=True)  # the folder: made by save_state's _ensure_folder
@@ -334,7 +334,7 @@ def _write(loc: Location, name: str, data: bytes) -> None:
 
 def _remove(loc: Location, name: str) -> None:
     """Remove one store file (an old pack); best effort — a pack left behind is only space."""
-    from .write import TxnError, remove_side_file
+    from ..write import TxnError, remove_side_file
 
     try:
         if loc.in_root:

@@ -53,11 +53,11 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Container, Iterable, TypeVar
 
-from .model.frontmatter import PlainFrontmatter, parse_frontmatter
-from .model.gcpause import gc_paused
-from .model.lazyfiles import LazyFiles
-from .model.safepath import check_stored_path
-from .model.snapshot import (
+from ..model.frontmatter import PlainFrontmatter, parse_frontmatter
+from ..model.gcpause import gc_paused
+from ..model.lazyfiles import LazyFiles
+from ..model.safepath import check_stored_path
+from ..model.snapshot import (
     EMPTY_FRONTMATTER,
     BudgetConfig,
     EntryForm,
@@ -73,7 +73,7 @@ from .model.snapshot import (
     Snapshot,
     decode_bytes,
 )
-from .read.store import (
+from ..read.store import (
     MAX_READ_BYTES,
     Listing,
     TooLarge,
@@ -85,7 +85,7 @@ from .read.store import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from .rules.budget import Budget
+    from ..rules.budget import Budget
 
 FORMAT = 2
 MAGIC = b"memtui stat cache\n"
@@ -188,8 +188,12 @@ def read_cache_file(folder: Path, name: str, limit: int = MAX_CACHE_BYTES) -> by
 
 def write_cache_file(folder: Path, name: str, data: bytes) -> None:
     """Write ``folder/name`` in the user's cache (:func:`memtui.core.write.replace_file`, no
-    fsync), the folder made ``0o700`` with its parents when missing.  Raises OSError."""
-    from .write import replace_file
+    fsync), the folder made ``0o700`` with its parents when missing.  Raises OSError.
+
+    The cache is written through the writer's safe-file layer, not by a rename of its own, so
+    every file-system change stays in one module (``write/fs.py``) and the cache sits above the
+    writer; the rules below it get a cached file's findings from the file they are handed."""
+    from ..write import replace_file  # deferred: the writer's face loads the gate, a warm read never needs it
 
     if not os.path.isdir(folder):
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -570,7 +574,7 @@ class StatCache:
     def open(cls, root: Path | str, clock: Callable[[], int] = time.time_ns, *,
              read: bool = True) -> StatCache:
         """The cache of a root (disabled when there is no usable cache folder); ``read=False``:
-        only where it is (what :mod:`memtui.core.kept` needs), its file left unread."""
+        only where it is (what :mod:`memtui.core.stores.kept` needs), its file left unread."""
         root_real = os.path.realpath(root)
         folder = cache_dir()
         path = None
@@ -744,7 +748,7 @@ class StatCache:
     def parse_index(self, data: bytes, rel: str, exists: Callable[[str], bool]) -> Index:
         """:func:`memtui.core.model.index.parse_index`, kept whole: keyed by the index's bytes and the
         set of memory files (Memory-base entries fall back on it), so it cannot be stale."""
-        from .model.index import parse_index
+        from ..model.index import parse_index
 
         if self.path is None or self._listed is None:
             return parse_index(data, rel, exists)
@@ -931,9 +935,9 @@ def validate_root(
 
 
 def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], int]) -> Validation:
-    from .model.journal import pending_records
-    from .read.handoff import handoff_findings, state_for_root
-    from .rules.budget import Budget, budget_of
+    from ..model.journal import pending_records
+    from ..read.handoff import handoff_findings, state_for_root
+    from ..rules.budget import Budget, budget_of
 
     cache = StatCache.open(root, clock)
     listing = list_root(root)
@@ -952,19 +956,19 @@ def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], i
                 fresh = handoff_findings(state_for_root(listing.root))
                 pending = pending_records(listing.root)
                 if pending:  # the validator module loads only when it has something to say
-                    from .model.journal import progress_of
-                    from .rules.validate import interrupted_findings
+                    from ..model.journal import progress_of
+                    from ..rules.validate import interrupted_findings
 
                     fresh += interrupted_findings(
                         pending, [progress_of(listing.root, name) for name in pending])
                 if fresh:
-                    from .rules.validate import sort_findings
+                    from ..rules.validate import sort_findings
 
                     found = sort_findings(found + fresh)
                 return Validation(listing.root, found, Budget(*budget), files, None)
             except (TypeError, ValueError):
                 pass
-    from .rules.validate import validate
+    from ..rules.validate import validate
 
     snapshot = cache.load(listing, config)
     findings = validate(snapshot)

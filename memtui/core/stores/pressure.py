@@ -8,10 +8,10 @@ import json
 from datetime import date
 from pathlib import Path
 
-from . import write
-from .model.safepath import UnsafePath, read_private_file
-from .model.snapshot import Snapshot
-from .rules.budget import PRESSURE_THRESHOLD, Budget, budget_of
+from .. import write
+from ..model.safepath import UnsafePath, read_private_file
+from ..model.snapshot import Snapshot
+from ..rules.budget import PRESSURE_THRESHOLD, Budget, budget_of
 
 PRESSURE_FILE = ".memory-pressure.jsonl"
 PRESSURE_LOCK_TIMEOUT = 0.5  # a sample is skipped rather than wait long for a busy root

@@ -1,7 +1,7 @@
 """The inbox (DESIGN §10): what changed in a root outside memtui since the last look.
 
 memtui keeps a baseline of every tracked file — the memory files and the two indexes — as last
-seen (:mod:`memtui.core.seen_store`).  :func:`inbox` compares the root with it and lists each
+seen (:mod:`memtui.core.stores.seen_store`).  :func:`inbox` compares the root with it and lists each
 change once, newest first: ``added``, ``changed``, ``removed``, or ``renamed`` (the same bytes
 under a new path), with a unified diff (when a copy was kept) and the validator's findings the
 change introduced (findings of the baseline, rebuilt from the kept copies, against the findings
@@ -22,12 +22,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .model.changeset import Create, Move, Write, in_attic, is_archive_index
-from .model.frontmatter import parse_frontmatter
-from .model.index import parse_index
-from .model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
-from .model.snapshot import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
-from .rules.validate import validate
+from ..model.changeset import Create, Move, Write, in_attic, is_archive_index
+from ..model.frontmatter import parse_frontmatter
+from ..model.index import parse_index
+from ..model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
+from ..model.snapshot import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
+from ..rules.validate import validate
 from .seen_store import (
     Location,
     Seen,
@@ -368,7 +368,7 @@ def inbox(snapshot: Snapshot, *, in_root: bool | None = None, persist: bool = Tr
     With ``persist`` False nothing is written (the app's ``--read-only``): no baseline is
     seeded, and memtui's own changes are skipped in memory only.  Without ``create_in_root`` a
     first baseline goes to the user's cache, not into the root (see
-    :func:`~memtui.core.seen_store.location`).
+    :func:`~memtui.core.stores.seen_store.location`).
     """
     loc, state = _open(snapshot, in_root, create_in_root)
     if state is None and not persist:

@@ -333,7 +333,7 @@ def _load_cache(path: Path | None, folder: Path) -> dict[str, Any]:
 
 def _save_cache(path: Path, folder: Path, files: Mapping[str, Any]) -> None:
     """Write the cache atomically (:func:`memtui.core.write.replace_file`); a failure is ignored."""
-    from .write import replace_file
+    from ..write import replace_file
 
     data = json.dumps({"format": FORMAT, "folder": os.path.realpath(folder), "files": files},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")

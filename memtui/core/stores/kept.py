@@ -3,10 +3,10 @@
 A full validation of a root (:func:`memtui.core.rules.incremental.findings_cache`) leaves, per file,
 what the rules found; :func:`keep` stores that with the listing it was about, each file's stat
 key and the two indexes' bytes, in the user's cache folder (``stat/<root hash>.kept``, beside
-the stat cache, written by :func:`memtui.core.statcache.write_cache_file`, never in a memory
+the stat cache, written by :func:`memtui.core.stores.statcache.write_cache_file`, never in a memory
 folder).  What the archive index adds to the findings is kept apart
 (:class:`memtui.core.rules.validate.ArchivePart`), and its lines are unmarshalled only when a write
-needs them (:class:`memtui.core.statcache.LazyIndex`): most writes touch neither the archive
+needs them (:class:`memtui.core.stores.statcache.LazyIndex`): most writes touch neither the archive
 index nor a file it names.  :func:`current` gives the root's snapshot and findings back from it: the root is listed
 again (names only), the indexes are read, and the files that may have changed since are checked
 — every file with ``verify=True`` (one ``stat`` each, what a warm ``validate`` pays), otherwise
@@ -37,7 +37,7 @@ every folder it listed keeps its stat key (a folder's mtime moves when an entry 
 removed or renamed; only folders of regular files and real folders vouch for their part, and a
 root with a symlinked memory file is judged on verified runs).
 
-The racy rule is the stat cache's (:mod:`memtui.core.statcache`): a key is trusted only if the
+The racy rule is the stat cache's (:mod:`memtui.core.stores.statcache`): a key is trusted only if the
 file's mtime and ctime are 2 s older than the clock taken before the root was listed.
 """
 
@@ -58,11 +58,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .model.frontmatter import parse_frontmatter
-from .model.index import parse_index
-from .model.lazyfiles import LazyFiles
-from .model.safepath import check_stored_path
-from .model.snapshot import (
+from ..model.frontmatter import parse_frontmatter
+from ..model.index import parse_index
+from ..model.lazyfiles import LazyFiles
+from ..model.safepath import check_stored_path
+from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     BudgetConfig,
@@ -72,7 +72,7 @@ from .model.snapshot import (
     Snapshot,
     decode_bytes,
 )
-from .read.store import Listing, TooLarge, check_root, list_root, read_with_stat
+from ..read.store import Listing, TooLarge, check_root, list_root, read_with_stat
 from .statcache import (
     RACY_NS,
     Key,
@@ -91,8 +91,8 @@ from .statcache import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from .model.changeset import Result
-    from .rules.incremental import FindingsCache
+    from ..model.changeset import Result
+    from ..rules.incremental import FindingsCache
 
 FORMAT = 3
 MAGIC = b"memtui kept answer\n"
@@ -256,8 +256,8 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     where = _files(cache)
     if where is None or sum(len(b) for b in young.values()) > MAX_YOUNG_BYTES:
         return
-    from .model.lazyfiles import folder_set, mixed_case
-    from .read.handoff import handoff_findings
+    from ..model.lazyfiles import folder_set, mixed_case
+    from ..read.handoff import handoff_findings
 
     try:
         order = _order(walk, paths)
@@ -299,7 +299,7 @@ def _archive_plain(archive: Index) -> tuple[bytes, bool, tuple[Any, ...]]:
 def _part_plain(snapshot: Snapshot, found: FindingsCache) -> tuple[Any, ...]:
     """What the archive index adds to the findings (:class:`memtui.core.rules.validate.ArchivePart`),
     and the secret findings of its text."""
-    from .rules.validate import archive_part, index_secrets
+    from ..rules.validate import archive_part, index_secrets
 
     archive = snapshot.archive_index
     part = found.reach.archive
@@ -615,10 +615,10 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     """The root's snapshot and findings now, from its kept answer (see the module's docstring),
     or None when it cannot be used.  :class:`Stale` may be raised later, by a file read on
     demand."""
-    from .model.journal import pending_records
-    from .read.handoff import handoff_findings, state_for_root
-    from .rules.incremental import kept_findings_cache, revalidate
-    from .rules.validate import ArchivePart, sort_findings
+    from ..model.journal import pending_records
+    from ..read.handoff import handoff_findings, state_for_root
+    from ..rules.incremental import kept_findings_cache, revalidate
+    from ..rules.validate import ArchivePart, sort_findings
 
     if cache is None:
         cache = StatCache.open(root, read=False)
@@ -787,7 +787,7 @@ def _has_base(index: Index) -> bool:
 
 def _result(after: Snapshot, changed: Iterable[str], added: Iterable[str],
             removed: Iterable[str]) -> Result:
-    from .model.changeset import Result
+    from ..model.changeset import Result
 
     return Result(after, {}, frozenset(changed), frozenset(added), frozenset(removed))
 
@@ -864,7 +864,7 @@ def keep_patch(cache: StatCache, now: Current, written: str | None = None,
         keys[written], young[written] = UNTRUSTED, snapshot.files[written].data
     if sum(len(b) for b in young.values()) + sum(map(len, kept.young.values())) > MAX_YOUNG_BYTES:
         return
-    from .read.handoff import handoff_findings
+    from ..read.handoff import handoff_findings
 
     index = snapshot.index.render()
     handoff = set(handoff_findings(snapshot.handoff))

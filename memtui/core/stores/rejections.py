@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import write
-from .consolidate import pair_key
-from .model.safepath import check_stored_path, read_private_file
+from .. import write
+from ..model.safepath import check_stored_path, read_private_file
+from ..model.snapshot import pair_key
 
 REJECTED_FILE = ".memtui/rejected.json"
 
