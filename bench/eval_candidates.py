@@ -220,8 +220,8 @@ def evaluate_corpora(
     the labels of that half (proposals nobody labelled are listed whatever the half);
     ``unbiased``: only the pairs not drawn from memtui's own proposals.
     """
-    from memtui.core.discover import roots_under
     from memtui.core.read.store import load_root
+    from memtui.core.roots.discover import roots_under
 
     if not corpora.is_dir():
         return None
@@ -306,8 +306,8 @@ def evaluate_marks(corpora: Path = CORPORA) -> MarkScore | None:
     """:class:`MarkScore` over every corpus root with marks (None without corpora)."""
     from dataclasses import replace
 
-    from memtui.core.discover import roots_under
     from memtui.core.read.store import load_root
+    from memtui.core.roots.discover import roots_under
 
     if not corpora.is_dir():
         return None

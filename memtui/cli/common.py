@@ -263,8 +263,8 @@ def loader_of(args: argparse.Namespace) -> str:
 
 def find_roots(path: str | None) -> list[Path]:
     """Roots for a PATH argument (or discovery); a :class:`UsageError` when there are none."""
-    from memtui.core.discover import discover
     from memtui.core.read.store import RootError
+    from memtui.core.roots.discover import discover
 
     try:
         return discover(Path(path).expanduser() if path else None)

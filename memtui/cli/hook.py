@@ -40,8 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
     from typing import Any, BinaryIO, TextIO
 
-    from memtui.core.discover import ClaudeRoot
     from memtui.core.model.snapshot import Finding, Snapshot
+    from memtui.core.roots.discover import ClaudeRoot
 
     from .common import Subparsers
 
@@ -317,7 +317,7 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
 def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_user: bool) -> list[ClaudeRoot]:
     from pathlib import Path
 
-    from memtui.core.discover import TEAM, claude_roots
+    from memtui.core.roots.discover import TEAM, claude_roots
 
     return [r for r in claude_roots(Path(_launch_folder(payload, env)), env=env,
                                     include_user=include_user)
@@ -327,7 +327,7 @@ def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_us
 def _owned(payload: Mapping[str, Any], env: Mapping[str, str], agent: str | None) -> list[ClaudeRoot]:
     """The memory an agent owns: the main agent its project's auto and shared memory, a subagent
     its own agent memories (project, local and user scope)."""
-    from memtui.core.discover import AGENT
+    from memtui.core.roots.discover import AGENT
 
     if agent is None:
         return [r for r in _claude_roots(payload, env, False) if r.kind != AGENT]
@@ -427,12 +427,12 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     (in one short factual context) what already needs attention in this project's memory."""
     from pathlib import Path
 
-    from memtui.core.discover import AGENT
     from memtui.core.hook_session import SessionState
     from memtui.core.hooks import report_of, session_context, session_lines
     from memtui.core.model.gcpause import gc_paused
     from memtui.core.read.store import RootError, list_root
     from memtui.core.review import unseen_count, unseen_message
+    from memtui.core.roots.discover import AGENT
     from memtui.core.rules.incremental import findings_cache
     from memtui.core.stores.kept import keep
     from memtui.core.stores.statcache import StatCache
@@ -537,7 +537,7 @@ def register(subparsers: Subparsers) -> None:
 def _project_dir() -> str:
     from pathlib import Path
 
-    from memtui.core.discover import git_roots
+    from memtui.core.roots.discover import git_roots
 
     found = git_roots(Path.cwd())
     return str(found.worktree) if found is not None else os.getcwd()

@@ -56,7 +56,7 @@ def _listed_roots(path: str | None) -> tuple[list[Path], Path | None, dict[Path,
     """
     if path is not None:
         return find_roots(path), None, {}
-    from memtui.core.discover import TEAM, claude_roots, roots_under
+    from memtui.core.roots.discover import TEAM, claude_roots, roots_under
 
     cwd = Path.cwd()
     roots = roots_under(cwd)

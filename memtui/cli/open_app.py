@@ -12,8 +12,8 @@ from .common import UsageError, budget_config
 def run(args: argparse.Namespace) -> int:
     """Open the app; the exit code for the shell (a folder that cannot be opened is a usage error)."""
     from memtui.app import MemtuiApp
-    from memtui.core.discover import discover
     from memtui.core.read.store import RootError, check_root
+    from memtui.core.roots.discover import discover
 
     path = Path(args.path).expanduser() if args.path else None
     try:

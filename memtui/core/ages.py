@@ -18,8 +18,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping
 
-from .discover import git_toplevel
 from .model.snapshot import MemoryFile
+from .roots.discover import git_toplevel
 from .stores.statcache import cached
 
 DATE_KEYS = ("modified", "updated", "date", "created")

@@ -108,7 +108,7 @@ def _tree_roots(root: str) -> tuple[Path, ...]:
     nor a folder at the top of the file system (``/tmp``, ``/srv``: the trees of everyone).  A
     Claude Code project's memory (``<config>/projects/<project>/memory``) has none: the folders
     beside it are the memories of other projects."""
-    from .discover import roots_under
+    from .roots.discover import roots_under
 
     here = Path(root).resolve()
     if here.name == "memory" and here.parent.parent.name == "projects":

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from .discover import git_toplevel
 from .model.snapshot import MemoryFile, Snapshot
+from .roots.discover import git_toplevel
 
 MACHINE_LOCAL, SHARED, AGENTS, OTHER = "machine-local", "shared", "agents", "other"
 LAYERS = (MACHINE_LOCAL, SHARED, AGENTS, OTHER)

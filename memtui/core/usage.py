@@ -286,11 +286,11 @@ def transcripts_folder(root: Path, env: Mapping[str, str] | None = None, home: P
     A root shaped ``<config>/projects/<project>/memory`` has its transcripts beside it; any
     other root (``autoMemoryDirectory``, a repository's shared memory, an agent's) belongs to
     the project Claude Code names after the git repository holding the root (or ``cwd``), as
-    :mod:`memtui.core.discover` resolves it; a name over 200 characters ends in a hash memtui
+    :mod:`memtui.core.roots.discover` resolves it; a name over 200 characters ends in a hash memtui
     cannot compute, so ``<first 200>-*`` is matched.
     """
-    from .discover import git_roots
     from .model import claude_settings
+    from .roots.discover import git_roots
 
     home_s = str(home) if home is not None else None
     projects = Path(claude_settings.config_dir(env, home_s)) / "projects"

@@ -12,8 +12,8 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import verbs, write
-from memtui.core.discover import discover
 from memtui.core.read.store import load_root
+from memtui.core.roots.discover import discover
 from memtui.core.rules.validate import secret_findings, validate
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic

@@ -550,7 +550,8 @@ def test_a_standing_rule_in_another_language_keeps_its_block_in_the_index(
 def test_the_sibling_root_search_never_climbs_to_a_folder_at_the_top(monkeypatch: pytest.MonkeyPatch) -> None:
     """A dangling pointer's sibling roots are looked for below the root's tree, never in all of
     /tmp (where other people's copies sit)."""
-    from memtui.core import discover, index_targets
+    from memtui.core import index_targets
+    from memtui.core.roots import discover
 
     asked: list[Path] = []
     monkeypatch.setattr(discover, "roots_under", lambda top: asked.append(top) or [])

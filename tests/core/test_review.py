@@ -138,7 +138,7 @@ def test_session_start_tells_the_person_about_unseen_writes(tmp_path: Path) -> N
     import io
 
     from memtui.cli.hook import run_hook
-    from memtui.core.discover import encode_project_path
+    from memtui.core.roots.discover import encode_project_path
 
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
     project = tmp_path / "proj"

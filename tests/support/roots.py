@@ -24,7 +24,7 @@ def corpus_roots() -> list[Path]:
     """Every memory root under the shared corpora ([] when the folder is absent)."""
     if not CORPORA.is_dir():
         return []
-    from memtui.core.discover import roots_under
+    from memtui.core.roots.discover import roots_under
 
     return roots_under(CORPORA)
 

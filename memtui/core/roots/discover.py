@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import claude_settings
-from .model.snapshot import INDEX_NAME, TEAM_DIR
-from .model.walk import walk
-from .read.project_find import git_toplevel as git_toplevel
-from .read.store import RootError, check_root
+from ..model import claude_settings
+from ..model.snapshot import INDEX_NAME, TEAM_DIR
+from ..model.walk import walk
+from ..read.project_find import git_toplevel as git_toplevel
+from ..read.store import RootError, check_root
 
 #: folders never descended into when looking for roots
 _SKIP_DIRS = frozenset(
@@ -107,7 +107,7 @@ class RootsMemo:
     @classmethod
     def open(cls, path: Path, max_depth: int) -> RootsMemo | None:
         """The memo of walks of ``path`` to ``max_depth``, or None when there is no cache."""
-        from .stores.statcache import cache_dir, usable_cache_folder
+        from ..stores.statcache import cache_dir, usable_cache_folder
 
         top = str(path)  # as the walk names its folders
         base = cache_dir()
@@ -122,7 +122,7 @@ class RootsMemo:
 
     def answer(self) -> list[Path] | None:
         """The kept answer, when nothing it depends on has changed; else None."""
-        from .stores.statcache import fingerprint, read_cache_file
+        from ..stores.statcache import fingerprint, read_cache_file
 
         data = read_cache_file(self.folder, self.name, limit=64 << 20)
         if data is None:
@@ -148,7 +148,7 @@ class RootsMemo:
 
     def keep(self, listed: list[str], found: list[Path], start: int) -> None:
         """Keep a walk's answer, when every folder it listed is older than the racy window."""
-        from .stores.statcache import RACY_NS, fingerprint, write_cache_file
+        from ..stores.statcache import RACY_NS, fingerprint, write_cache_file
 
         if len(listed) > MEMO_FOLDERS:
             return
