@@ -35,8 +35,8 @@ import time
 from itertools import accumulate
 from pathlib import Path
 
-from memtui.core import simjoin
-from memtui.core.consolidate import (
+from memtui.core.judge import simjoin
+from memtui.core.judge.consolidate import (
     DEFAULT_THRESHOLD,
     brute_force_proposed,
     proposed_pairs,

@@ -42,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
 from memtui.core import dream  # noqa: E402
-from memtui.core.consolidate import scan  # noqa: E402
+from memtui.core.judge.consolidate import scan  # noqa: E402
+from memtui.core.judge.staleness import score_root  # noqa: E402
 from memtui.core.read.store import load_root  # noqa: E402
 from memtui.core.rules.validate import validate  # noqa: E402
-from memtui.core.staleness import score_root  # noqa: E402
 from memtui.core.stores import seen  # noqa: E402
 
 T = TypeVar("T")

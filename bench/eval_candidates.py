@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
 
-from memtui.core.consolidate import DEFAULT_THRESHOLD, ScanResult, is_candidate, is_session, scan
+from memtui.core.judge.consolidate import DEFAULT_THRESHOLD, ScanResult, is_candidate, is_session, scan
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.index import parse_index
 from memtui.core.model.snapshot import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot

@@ -22,7 +22,7 @@ from textual.screen import Screen
 
 from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation, by_key
 from memtui.core.editor import EditedCopy, EditorFailed, edit_copy, editor_name
-from memtui.core.layers import layer_of, project_of
+from memtui.core.judge.layers import layer_of, project_of
 from memtui.core.model.snapshot import INDEX_NAME
 from memtui.core.promote import promotion_parts
 from memtui.core.verbs import compose, edit_file, supersede

@@ -205,7 +205,7 @@ def _print_long(changes: list[Change], header: str) -> None:
 def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
     """The inbox with the session that wrote each change, from the file or the transcripts."""
     from memtui.core import review
-    from memtui.core.usage import usage_of
+    from memtui.core.judge.usage import usage_of
 
     if not inbox.changes:
         return inbox

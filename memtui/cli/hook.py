@@ -415,7 +415,7 @@ def _to_prune(snapshot: Snapshot) -> int:
     """Files whose age alone puts them at "prune" (no reference checks: a hook must be quick)."""
     from datetime import datetime, timezone
 
-    from memtui.core.staleness import Action, score_file
+    from memtui.core.judge.staleness import Action, score_file
 
     now = datetime.now(timezone.utc)
     return sum(1 for f in snapshot.files.values()

@@ -27,7 +27,7 @@ from .validate import finding_counts
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from memtui.core.layers import CrossDuplicate, Layered
+    from memtui.core.judge.layers import CrossDuplicate, Layered
     from memtui.core.model.snapshot import Snapshot
     from memtui.core.rules.budget import Budget
 
@@ -115,7 +115,7 @@ def to_json(row: Listed, layer: str, project: Path | None, duplicates: Sequence[
 
 def _missing_json(root: Path) -> dict[str, Any]:
     """The JSON of the project's auto-memory folder that does not exist yet."""
-    from memtui.core.layers import MACHINE_LOCAL, project_of
+    from memtui.core.judge.layers import MACHINE_LOCAL, project_of
 
     return to_json(Listed(root, 0, (), (), None, 0, 0, None), MACHINE_LOCAL, project_of(root), ())
 
@@ -147,7 +147,7 @@ def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
 def run_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from memtui.core.layers import cross_layer_duplicates, layered
+    from memtui.core.judge.layers import cross_layer_duplicates, layered
 
     roots, missing, inactive = _listed_roots(args.path)
     layers = layered(roots)

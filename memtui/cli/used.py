@@ -30,7 +30,7 @@ from .common import (
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from memtui.core.usage import Usage
+    from memtui.core.judge.usage import Usage
 
 
 def register(subparsers: Subparsers) -> None:
@@ -55,9 +55,9 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memtui.core.judge.usage import usage_of
     from memtui.core.read.store import RootError
     from memtui.core.stores.statcache import load_cached
-    from memtui.core.usage import usage_of
 
     only: str | None = None
     path = args.path

@@ -1,7 +1,7 @@
 """Dream (DESIGN §10): one reviewed maintenance pass, planned as items and written as one change.
 
 :func:`plan_dream` reads a snapshot (and the staleness and consolidation results of the public
-APIs of :mod:`memtui.core.staleness` and :mod:`memtui.core.consolidate`) and proposes, in order:
+APIs of :mod:`memtui.core.judge.staleness` and :mod:`memtui.core.judge.consolidate`) and proposes, in order:
 
 1. ``history`` — the block-level HTML comments of ``MEMORY.md`` move, byte for byte, to
    ``MEMORY-history.md`` (created with a small frontmatter, reachable through the archive
@@ -46,9 +46,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
-from .consolidate import clusters_of, scan, scan_cached
-from .contradictions import freshness
 from .index_lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
+from .judge.consolidate import clusters_of, scan, scan_cached
+from .judge.contradictions import freshness
+from .judge.staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
+from .judge.supersession import Supersession
 from .merge import merge
 from .model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
 from .model.frontmatter import parse_frontmatter
@@ -67,9 +69,7 @@ from .model.snapshot import (
 )
 from .rebuild import NothingToRebuild
 from .rules.incremental import FindingsCache, findings_cache
-from .staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
 from .stores.statcache import StatCache, cache_of
-from .supersession import Supersession
 from .verbs import archive, region_covers, supersede
 from .write import Preview, plan
 
@@ -575,7 +575,7 @@ def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
                        ) -> tuple[list[Supersession], list[Supersession]]:
     """(the strong supersessions, one successor per note, a chain from its oldest link; every
     proposal) of a root, less pinned files, team memory and files earlier items claim."""
-    from .supersession import root_supersessions, root_supersessions_cached
+    from .judge.supersession import root_supersessions, root_supersessions_cached
 
     stat_cache = cache_of(snapshot)  # the stat cache's load: its kept answer, if it still holds
     proposed = (root_supersessions(snapshot, rejected) if stat_cache is None
@@ -615,7 +615,7 @@ FOLD_ROUNDS = 4
 
 
 def _successor_items(snapshot: Snapshot, rejected: Collection[tuple[str, str]], taken: set[str]) -> list[DreamItem]:
-    """The supersessions found in the root (:func:`memtui.core.supersession.root_supersessions`):
+    """The supersessions found in the root (:func:`memtui.core.judge.supersession.root_supersessions`):
     the strong ones as one checked item — folded round after round, as the notes between a
     chain's links leave, so that the next plan finds none — and each weak one on its own,
     unchecked.  Pinned files, team memory and files earlier items claim are left out."""
@@ -698,7 +698,7 @@ def plan_dream(
     """Every maintenance item for one root, each gated on top of the checked ones before it.
 
     ``consulted`` maps the files the agent read in the last 14 days to why (by default read from
-    Claude Code's transcripts, :func:`memtui.core.usage.consulted_recently`): none of them is
+    Claude Code's transcripts, :func:`memtui.core.judge.usage.consulted_recently`): none of them is
     archived as stale.  ``target_lines`` is the index's fill target (default: config
     ``index.target_lines``, else 80% of the line cap).
     """
@@ -756,7 +756,7 @@ def plan_dream(
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
     """The files read in the last 14 days, from the transcripts (none when unreadable)."""
-    from .usage import consulted_recently, usage_of
+    from .judge.usage import consulted_recently, usage_of
 
     try:
         return consulted_recently(usage_of(snapshot), now)

@@ -116,7 +116,7 @@ def rule_stating_lines(index: Index) -> frozenset[int]:
 def states_rule(text: str) -> bool:
     """Whether a text states a standing rule: a directive word (``never``, ``do not``, ``avoid``)
     or one of :data:`RULE_WORDS`.  The index edits keep such text where it loads."""
-    from .staleness import directive_word
+    from .judge.staleness import directive_word
 
     lowered = text.lower()
     return directive_word(text, lowered) is not None or _rule_word(text, lowered)

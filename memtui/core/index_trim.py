@@ -183,7 +183,7 @@ def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = (),
 def fully_stale(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None) -> frozenset[str]:
     """The files of a root that are ``FULLY_STALE`` with no guard holding them back (DESIGN §5),
     pinned files aside."""
-    from .staleness import StalenessClass, score_root
+    from .judge.staleness import StalenessClass, score_root
 
     return frozenset(r.path for r in score_root(snapshot, now, repo).results
                      if r.cls is StalenessClass.FULLY_STALE and not r.guards

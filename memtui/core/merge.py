@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Sequence
 
-from .contradictions import freshness
+from .judge.contradictions import freshness
 from .model.changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
 from .model.frontmatter import clear_key, parse_frontmatter, set_key
 from .model.index_edit import IndexDraft, new_entry

@@ -27,7 +27,7 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-from .layers import layer_of
+from .judge.layers import layer_of
 from .model.changeset import Changeset, Create, Move, VerbError
 from .model.frontmatter import set_key
 from .model.index_edit import new_entry, one_line

@@ -13,7 +13,9 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from memtui.core.consolidate import ScanResult
+from memtui.core.judge.consolidate import ScanResult
+from memtui.core.judge.staleness import StalenessReport
+from memtui.core.judge.usage import Usage
 from memtui.core.model.journal import list_records, stacks
 from memtui.core.model.snapshot import (
     INDEX_NAME,
@@ -29,9 +31,7 @@ from memtui.core.read.store import load_indexed
 from memtui.core.rules.budget import Budget, budget_of
 from memtui.core.rules.incremental import FindingsCache, findings_cache
 from memtui.core.rules.validate import SCOPE, TEAM, Reach, reach_of, region_globs
-from memtui.core.staleness import StalenessReport
 from memtui.core.stores.pressure import read_pressure, record_pressure
-from memtui.core.usage import Usage
 
 PINNED = "pinned"
 RECENT = "recent"

@@ -72,7 +72,7 @@ def test_a_reader_closing_the_pipe_is_not_an_error(demo_root: Path, command: str
 
 
 def test_the_pairs_heading_says_what_proposed_the_rows() -> None:
-    from memtui.core.consolidate import Candidate, pairs_summary
+    from memtui.core.judge.consolidate import Candidate, pairs_summary
 
     def pair(score: float, evidence: str) -> Candidate:
         return Candidate("a.md", "b.md", score, None, score, 0.5, (), 0, evidence=evidence)

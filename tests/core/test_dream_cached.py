@@ -138,7 +138,7 @@ def test_the_successor_items_come_alike_from_the_kept_answer(successor_root: Pat
         assert cached_plans(root, texts=texts) == expected
     assert statcache.StatCache.open(root, aged).section("memo-successors")  # the whole answer kept
     rejected = [("session_2026-05-24_sprint3_closed.md", "session_2026-05-24_sprint3_execution.md")]
-    from memtui.core.supersession import root_supersessions, root_supersessions_cached
+    from memtui.core.judge.supersession import root_supersessions, root_supersessions_cached
 
     for _ in range(2):  # the rejected pairs are part of the question
         snapshot, cache = load_cached(root, clock=aged)
@@ -156,7 +156,7 @@ def test_the_successor_items_come_alike_from_the_kept_answer(successor_root: Pat
 
 def test_a_changed_file_reads_only_the_bodies_that_may_say_they_extend(successor_root: Path) -> None:
     root = successor_root
-    from memtui.core.supersession import root_supersessions, root_supersessions_cached
+    from memtui.core.judge.supersession import root_supersessions, root_supersessions_cached
 
     snapshot, cache = load_cached(root, clock=aged)
     root_supersessions_cached(snapshot, cache)

@@ -11,7 +11,7 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import write
-from memtui.core.layers import cross_layer_duplicates, layer_of
+from memtui.core.judge.layers import cross_layer_duplicates, layer_of
 from memtui.core.model.journal import list_records
 from memtui.core.promote import Collision, promotion
 from memtui.core.read.store import load_root

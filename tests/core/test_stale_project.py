@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from memtui.core.judge.staleness import row_json, rows_at, score_root, stale_facts_root
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.project import ProjectIndex, find_project
 from memtui.core.read.store import load_root
-from memtui.core.staleness import row_json, rows_at, score_root, stale_facts_root
 from memtui.core.stores.statcache import StatCache
 from tests.support.roots import topic
 

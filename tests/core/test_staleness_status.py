@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memtui.core.ages import (
+from memtui.core.judge.ages import (
     BODY_CAPTURED,
     BODY_FIELD,
     BODY_HEADING,
@@ -20,10 +20,7 @@ from memtui.core.ages import (
     body_date,
     file_age,
 )
-from memtui.core.model.frontmatter import parse_frontmatter
-from memtui.core.model.snapshot import MemoryFile
-from memtui.core.read.store import load_root
-from memtui.core.staleness import (
+from memtui.core.judge.staleness import (
     Action,
     StalenessClass,
     action_for,
@@ -33,6 +30,9 @@ from memtui.core.staleness import (
     rows_at,
     score_root,
 )
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA, MakeRoot, topic
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

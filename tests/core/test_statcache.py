@@ -11,12 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.consolidate import scan, scan_cached, scan_root
-from memtui.core.model.snapshot import BudgetConfig
-from memtui.core.read.project import find_project
-from memtui.core.read.store import load_root
-from memtui.core.rules.validate import validate
-from memtui.core.staleness import (
+from memtui.core.judge.consolidate import scan, scan_cached, scan_root
+from memtui.core.judge.staleness import (
     _question,
     row_json,
     rows_at,
@@ -24,6 +20,10 @@ from memtui.core.staleness import (
     stale_facts_root,
     stale_json_cached,
 )
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.project import find_project
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from memtui.core.stores import statcache
 from memtui.core.stores.statcache import StatCache, load_cached, validate_root
 from tests.support.dream_plans import plans
@@ -474,7 +474,7 @@ def test_kept_stale_facts_answer_any_now_for_the_same_files_and_project(make_roo
 def test_a_stale_answer_that_asked_git_is_kept_with_what_git_said(make_root, monkeypatch) -> None:
     """An undated file asks git for its date: kept with the state of the root's git history (here:
     no work tree), and not kept when git cannot tell that state."""
-    from memtui.core import ages
+    from memtui.core.judge import ages
 
     root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n", "a.md": topic("a")})  # no date
     found, kept = stale_memo(root, NOW)

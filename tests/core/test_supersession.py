@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.consolidate import scan
-from memtui.core.model.frontmatter import parse_frontmatter
-from memtui.core.model.snapshot import Index, MemoryFile, Snapshot
-from memtui.core.supersession import (
+from memtui.core.judge.consolidate import scan
+from memtui.core.judge.supersession import (
     CHECKPOINT,
     CONSOLIDATED,
     CONTAINED,
@@ -21,6 +19,8 @@ from memtui.core.supersession import (
     root_supersessions,
     supersession_candidates,
 )
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import Index, MemoryFile, Snapshot
 from tests.support.roots import CORPORA, topic
 
 SHARED = ("The collector wires renderUrl into the lane engine, adds a Playwright browser cache path, "

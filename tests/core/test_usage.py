@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from memtui.core.judge.usage import evidence, transcripts_folder, usage_of
 from memtui.core.model import claude_settings
 from memtui.core.read.store import load_root
 from memtui.core.stores.transcripts import load_sessions, read_transcript, read_transcript_file
-from memtui.core.usage import evidence, transcripts_folder, usage_of
 from tests.support.usage import DATA, S1, S2, S3, install_fixtures
 
 
@@ -220,7 +220,7 @@ def test_evidence_is_pure(recorded: Path) -> None:
 
 
 def test_consulted_recently_names_the_read_and_when(recorded: Path) -> None:
-    from memtui.core.usage import consulted_recently
+    from memtui.core.judge.usage import consulted_recently
 
     usage = usage_of(load_root(recorded), env={}, home=recorded.parents[3])
     assert consulted_recently(usage, datetime(2026, 12, 10, tzinfo=timezone.utc)) == {

@@ -73,8 +73,8 @@ def test_the_staleness_breakdown_says_what_declared_a_file_superseded(make_root:
 
     from rich.console import Console
 
+    from memtui.core.judge.staleness import score_root
     from memtui.core.read.store import load_root
-    from memtui.core.staleness import score_root
     from memtui.widgets.preview import staleness_table
     from tests.support.roots import topic
 

@@ -3,7 +3,7 @@ contradiction cues' subjects, are measured in.
 
 A token is a run of at least 3 letters or digits, lower-cased, that is neither a stop word nor a
 number; Han, kana and Hangul runs give character bigrams.  (Its own module so that
-:mod:`memtui.core.contradictions`, which :mod:`memtui.core.consolidate` imports, can import it at
+:mod:`memtui.core.judge.contradictions`, which :mod:`memtui.core.judge.consolidate` imports, can import it at
 its top instead of once per call.)
 """
 

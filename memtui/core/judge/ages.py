@@ -18,9 +18,9 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping
 
-from .model.snapshot import MemoryFile
-from .roots.discover import git_toplevel
-from .stores.statcache import cached
+from ..model.snapshot import MemoryFile
+from ..roots.discover import git_toplevel
+from ..stores.statcache import cached
 
 DATE_KEYS = ("modified", "updated", "date", "created")
 NAME_SOURCE = "file name"

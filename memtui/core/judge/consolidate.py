@@ -13,9 +13,9 @@ Decisions the design leaves open, made here:
   overlap measures the topic, and the negation check measures the stance.
 - Similarity is rapidfuzz's ``fuzz.ratio`` (0–1 here) of title + body, each cut to
   :data:`SIMILARITY_CHARS`; pairs are listed most similar first.
-- Contradictions are found by :mod:`memtui.core.contradictions`; the newer file is the
+- Contradictions are found by :mod:`memtui.core.judge.contradictions`; the newer file is the
   successor.  Supersessions (a newer note replacing an older one: checkpoint chains,
-  consolidations, replacements) by :mod:`memtui.core.supersession`; a pair proposed as one is
+  consolidations, replacements) by :mod:`memtui.core.judge.supersession`; a pair proposed as one is
   not also proposed as a merge of equals.  Rejected pairs are proposed as none of these.
 """
 
@@ -30,16 +30,16 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable
 
+from ..model.gcpause import gc_paused
+from ..model.journal import pending_records
+from ..model.safepath import check_stored_path
+from ..model.snapshot import BudgetConfig, MemoryFile, Snapshot, pair_key
+from ..model.words import STOP_WORDS as STOP_WORDS
+from ..model.words import token_list, tokens
+from ..read.store import list_root
+from ..stores.statcache import StatCache, cached
 from .contradictions import Contradiction, find_contradictions
-from .model.gcpause import gc_paused
-from .model.journal import pending_records
-from .model.safepath import check_stored_path
-from .model.snapshot import BudgetConfig, MemoryFile, Snapshot, pair_key
-from .model.words import STOP_WORDS as STOP_WORDS
-from .model.words import token_list, tokens
-from .read.store import list_root
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
-from .stores.statcache import StatCache, cached
 from .supersession import Supersession, review_and_subject, supersession_candidates
 
 DEFAULT_THRESHOLD = 0.8
@@ -543,7 +543,7 @@ def proposed_pairs(
     """The recall stage (an exact join) then the precision stage: ``(i, j, verdict)``, ``i < j``.
 
     ``df``: the document frequency of the title + body tokens, when already counted;
-    ``vectorised``: which join runs (as for :func:`~memtui.core.simjoin.similar_pairs`).
+    ``vectorised``: which join runs (as for :func:`~memtui.core.judge.simjoin.similar_pairs`).
     """
     judge = _Judge(files, sets, threshold, df)
     found = similar_pairs(sets, threshold, full_doc_freq=judge.df, full_threshold=judge.recall_body,

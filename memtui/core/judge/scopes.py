@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Mapping
 
-from .model.snapshot import ARCHIVE_DIR, SCOPE_FILE, LineKind, MemoryFile, ScopeSection, Snapshot
+from ..model.snapshot import ARCHIVE_DIR, SCOPE_FILE, LineKind, MemoryFile, ScopeSection, Snapshot
 
 if TYPE_CHECKING:
     from .staleness import StalenessReport

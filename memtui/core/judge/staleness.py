@@ -3,7 +3,7 @@
 ``score = 100·(1 − exp(−age·ln2 / half_life))`` with a half-life per type; missing references add
 fixed points (each kind once, capped at 100).  The class says how much of what the file points at
 still exists; guards say why a file whose references are all gone is still not *fully* stale.
-Ages come from :mod:`memtui.core.ages`, references from :mod:`memtui.core.read.references` and their
+Ages come from :mod:`memtui.core.judge.ages`, references from :mod:`memtui.core.read.references` and their
 checks from :mod:`memtui.core.read.project`.  The clock is always a parameter.  Nothing here writes
 anywhere; the results suggest, a person decides.
 
@@ -35,22 +35,22 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable, Collection, Mapping, Sequence
 
-from . import ages
-from .ages import FileAge, file_age, to_utc
-from .model.gcpause import gc_paused
-from .model.index_marks import IndexMark, index_marks
-from .model.journal import pending_records
-from .model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
-from .read.project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
-from .read.project import State as ProjectState
-from .read.references import (
+from ..model.gcpause import gc_paused
+from ..model.index_marks import IndexMark, index_marks
+from ..model.journal import pending_records
+from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
+from ..read.project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
+from ..read.project import State as ProjectState
+from ..read.references import (
     ReferenceCheck,
     RefKind,
     RefStatus,
     reference_keys,
 )
-from .read.store import list_root
-from .stores.statcache import StatCache, cached
+from ..read.store import list_root
+from ..stores.statcache import StatCache, cached
+from . import ages
+from .ages import FileAge, file_age, to_utc
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 
@@ -741,7 +741,7 @@ def scored_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | dat
 
 #: What kept stale facts were made from besides the memory files: the project's
 #: :meth:`~memtui.core.read.project.ProjectIndex.state` (None: no project) and
-#: :func:`~memtui.core.ages.git_log_state` of the root (None: git's dates were not asked for).
+#: :func:`~memtui.core.judge.ages.git_log_state` of the root (None: git's dates were not asked for).
 Consulted = tuple["ProjectState | None", "tuple[object, ...] | None"]
 
 

@@ -3,7 +3,7 @@
 of equals.
 
 The kinds below, each read from the files' frontmatter, names, dates and words; the direction
-comes from the author (``supersedes``) or else from the dates (:func:`memtui.core.ages.stated_date`,
+comes from the author (``supersedes``) or else from the dates (:func:`memtui.core.judge.ages.stated_date`,
 the stage of the work within one day):
 
 - **checkpoint** — successive session logs (``session_*``) of one work item: their names share the item's words (the
@@ -64,11 +64,11 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Collection, Iterable, Sequence
 
+from ..model.safepath import check_stored_path
+from ..model.snapshot import MemoryFile, Snapshot
+from ..stores.statcache import StatCache, cached
 from .ages import frontmatter_date, name_date, stated_date
-from .model.safepath import check_stored_path
-from .model.snapshot import MemoryFile, Snapshot
 from .simjoin import TokenSets, overlap
-from .stores.statcache import StatCache, cached
 
 CHECKPOINT = "checkpoint"
 CONSOLIDATED = "consolidated"
@@ -199,7 +199,7 @@ class _Note:
 
     @cached_property
     def when(self) -> datetime:
-        """The note's date (:func:`memtui.core.ages.stated_date`), read when first asked."""
+        """The note's date (:func:`memtui.core.judge.ages.stated_date`), read when first asked."""
         return stated_date(self.file)[0]
 
     @cached_property
@@ -270,7 +270,7 @@ def supersession_candidates(
     """Every supersession proposal among ``files`` (see the module docstring), sorted strong
     first, then by the newer file and the older.
 
-    ``sets`` are the files' token sets (:func:`memtui.core.consolidate.token_sets`, computed when
+    ``sets`` are the files' token sets (:func:`memtui.core.judge.consolidate.token_sets`, computed when
     not given); a pair in ``rejected`` (either order) is not proposed.
     """
     if sets is None:
@@ -315,7 +315,7 @@ def supersession_candidates(
 def root_supersessions(snapshot: Snapshot, rejected: Collection[tuple[str, str]] = ()
                        ) -> tuple[Supersession, ...]:
     """The supersessions of a root for the dream: every consolidation candidate, session logs
-    included (:func:`memtui.core.consolidate.is_candidate`), less the ``rejected`` pairs.  Each
+    included (:func:`memtui.core.judge.consolidate.is_candidate`), less the ``rejected`` pairs.  Each
     proposal's :attr:`Supersession.strong` says whether it starts checked."""
     from .consolidate import is_candidate, root_token_sets
 
@@ -650,7 +650,7 @@ def _retirements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
               if (things := retired_things(files[new.index].title + "\n" + files[new.index].description))]
     if not claims:
         return
-    from .model.words import tokens
+    from ..model.words import tokens
 
     words = {thing: tokens(thing) for _, things in claims for thing in things}
     wanted = frozenset().union(*words.values())
@@ -721,7 +721,7 @@ def _phrase(text: str) -> str:
     return " ".join(words)
 
 
-#: the types of a standing rule (as :data:`memtui.core.staleness.RULE_TYPES`): what "one rule
+#: the types of a standing rule (as :data:`memtui.core.judge.staleness.RULE_TYPES`): what "one rule
 #: stated twice" is about
 RULE_TYPES = frozenset({"user", "feedback", "decision", "value"})
 

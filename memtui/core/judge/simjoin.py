@@ -20,7 +20,7 @@ its smaller side.  Rare-first order makes the probed posting lists the short one
 Candidates from the two indexes (titles; titles + bodies) are united and verified with the exact
 pair score, so the result is identical to :func:`brute_force_pairs`, which is kept as the
 reference for the tests and the benchmark.  A large join runs the same prefix and count filters
-on arrays (:mod:`memtui.core.arrayjoin`), with a bit-signature bound in place of the next-tokens
+on arrays (:mod:`memtui.core.judge.arrayjoin`), with a bit-signature bound in place of the next-tokens
 check.
 """
 
@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Callable, Hashable, Iterable, Sequence
 
-from .model.gcpause import gc_paused
+from ..model.gcpause import gc_paused
 
 MIN_TOKENS = 3
 EXTRA_PREFIX = 4  # at most this many tokens probed past the prefix, for the count filter
 NEXT_TOKENS = 16  # tokens after the probed ones checked before a candidate is verified
-#: the members of a join from which it runs on arrays (:mod:`memtui.core.arrayjoin`), about 3×
+#: the members of a join from which it runs on arrays (:mod:`memtui.core.judge.arrayjoin`), about 3×
 #: faster: numpy's import (0.1–0.2 s) is paid for a root this large, where the join saves as much;
 #: once numpy is loaded, from :data:`VECTORISED_LOADED_FROM` (measured at 500–4000 synthetic files)
 VECTORISED_FROM = 4000

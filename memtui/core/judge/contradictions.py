@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Hashable, Sequence
 
-from .model.snapshot import MemoryFile
-from .model.words import token_list
+from ..model.snapshot import MemoryFile
+from ..model.words import token_list
+from ..stores.statcache import cached
 from .simjoin import TokenSets, brute_force_pairs, pair_score
-from .stores.statcache import cached
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 
@@ -337,7 +337,7 @@ def find_contradictions(files: Sequence[MemoryFile], sets: Sequence[TokenSets]) 
 
 
 def stated_day(f: MemoryFile) -> str:
-    """The day a file was last true (ISO), from :func:`memtui.core.ages.stated_date`."""
+    """The day a file was last true (ISO), from :func:`memtui.core.judge.ages.stated_date`."""
     from .ages import stated_date
 
     return stated_date(f)[0].date().isoformat()
@@ -345,7 +345,7 @@ def stated_day(f: MemoryFile) -> str:
 
 def freshness(f: MemoryFile) -> float:
     """When a file was last true (seconds since the epoch), from
-    :func:`memtui.core.ages.stated_date`: a stated date is its UTC midnight."""
+    :func:`memtui.core.judge.ages.stated_date`: a stated date is its UTC midnight."""
     from .ages import stated_date
 
     return stated_date(f)[0].timestamp()

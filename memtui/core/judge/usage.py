@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-from .model.changeset import is_index
-from .model.snapshot import Snapshot
-from .stores.transcripts import Session, Sessions, load_sessions
+from ..model.changeset import is_index
+from ..model.snapshot import Snapshot
+from ..stores.transcripts import Session, Sessions, load_sessions
 
 WINDOW = 20  # sessions: "read in N of the last M"
 RECENT_DAYS = 14  # "read recently": the dream never archives such a file as stale (seed 004)
@@ -189,7 +189,7 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
              skipped: int | None = None, unreadable: Sequence[str] = (), note: str = "") -> Usage:
     """The evidence of use of ``snapshot`` from ``sessions`` (oldest first); ``prefixes`` are the
     absolute spellings of the root (as given and its real path)."""
-    from .rules.validate import reach_of
+    from ..rules.validate import reach_of
 
     ordered = list(sessions)
     recent = ordered[-window:] if window > 0 else []
@@ -289,8 +289,8 @@ def transcripts_folder(root: Path, env: Mapping[str, str] | None = None, home: P
     :mod:`memtui.core.roots.discover` resolves it; a name over 200 characters ends in a hash memtui
     cannot compute, so ``<first 200>-*`` is matched.
     """
-    from .model import claude_settings
-    from .roots.discover import git_roots
+    from ..model import claude_settings
+    from ..roots.discover import git_roots
 
     home_s = str(home) if home is not None else None
     projects = Path(claude_settings.config_dir(env, home_s)) / "projects"

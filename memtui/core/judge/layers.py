@@ -11,7 +11,7 @@ A project's memory lives in layers:
 A root's layer is read from its path alone; its project is the one
 :func:`memtui.core.read.project.find_project` finds (the decoded Claude Code project folder, else the
 git work tree).  :func:`cross_layer_duplicates` runs the consolidation scan
-(:func:`memtui.core.consolidate.scan`, its public API) over the files of several roots at once and
+(:func:`memtui.core.judge.consolidate.scan`, its public API) over the files of several roots at once and
 keeps the pairs whose two files live in different roots: the same fact in the local and the
 shared folder is a promotion half done.
 """
@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from .model.snapshot import MemoryFile, Snapshot
-from .roots.discover import git_toplevel
+from ..model.snapshot import MemoryFile, Snapshot
+from ..roots.discover import git_toplevel
 
 MACHINE_LOCAL, SHARED, AGENTS, OTHER = "machine-local", "shared", "agents", "other"
 LAYERS = (MACHINE_LOCAL, SHARED, AGENTS, OTHER)
@@ -45,7 +45,7 @@ def layer_of(root: Path | str) -> str:
 
 def project_of(root: Path | str) -> Path | None:
     """The project folder a root's memory is about (None when there is none)."""
-    from .read.project import find_project
+    from ..read.project import find_project
 
     found = find_project(Path(root))
     return found.path if found is not None else None

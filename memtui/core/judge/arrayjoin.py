@@ -1,6 +1,6 @@
-"""The prefix-filter join of :mod:`memtui.core.simjoin` on arrays: the same pairs, counted in numpy.
+"""The prefix-filter join of :mod:`memtui.core.judge.simjoin` on arrays: the same pairs, counted in numpy.
 
-The lemma and the order are :mod:`~memtui.core.simjoin`'s: sets visited from the largest down,
+The lemma and the order are :mod:`~memtui.core.judge.simjoin`'s: sets visited from the largest down,
 each probing the first ``p + e`` tokens of its rare-first order against the sets visited before
 it, a partner needing ``e + 1`` hits.  Here every token is a number (its rank in rare-first
 order) and the whole index is one sorted array of ``(token, set)`` keys: a probe is itself an
@@ -46,7 +46,7 @@ def candidates(
 ) -> set[tuple[int, int]]:
     """The pairs ``(i, j)``, ``i < j``, of ``members`` whose overlap coefficient reaches ``threshold``.
 
-    What :func:`memtui.core.simjoin._candidates` returns for the same sets, members and sides (the
+    What :func:`memtui.core.judge.simjoin._candidates` returns for the same sets, members and sides (the
     rare-first order here counts the rows of ``members`` only).
     """
     eligible = [i for i in members if len(sets[i]) >= MIN_TOKENS]
