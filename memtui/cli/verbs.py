@@ -257,7 +257,7 @@ def changing(args: argparse.Namespace) -> Iterator[None]:
     """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
     from memtui.core.model.changeset import AlreadyDone, ChangesetError, Refusal, VerbError
     from memtui.core.read.store import RootError
-    from memtui.core.rebuild import NothingToRebuild
+    from memtui.core.tidy.rebuild import NothingToRebuild
     from memtui.core.write import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
 
     try:
@@ -369,7 +369,7 @@ def _run(args: argparse.Namespace) -> int:
         with changing(args):
             root = root_of_path(args.path)
             if args.dry_run:  # the kept "nothing to do", when the root stats as it did then
-                from memtui.core.rebuild import NothingToRebuild, kept_nothing_to_rebuild
+                from memtui.core.tidy.rebuild import NothingToRebuild, kept_nothing_to_rebuild
 
                 kept = kept_nothing_to_rebuild(root, budget_config(args), target)
                 if kept is not None:

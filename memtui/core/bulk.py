@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from . import verbs
-from .index_lines import keep_erased
 from .model.changeset import AlreadyDone, Changeset, Move, Operation, Refusal, VerbError
 from .model.frontmatter import clear_key, set_key
 from .model.index_edit import IndexDraft, new_entry, portable_raw
 from .model.snapshot import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
+from .tidy.lines import keep_erased
 from .verbs import (
     _clear_pinned,
     _draft,

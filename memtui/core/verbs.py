@@ -29,7 +29,6 @@ from dataclasses import replace
 from datetime import date
 from typing import Callable, Iterable
 
-from .index_lines import keep_erased
 from .model.changeset import (
     AlreadyDone,
     Changeset,
@@ -55,6 +54,7 @@ from .model.snapshot import (
     encode_text,
 )
 from .rules.validate import covering_glob
+from .tidy.lines import keep_erased
 
 SLUG_MAX = 80
 
@@ -473,7 +473,7 @@ def remember(
 
 # ---------------------------------------------------------------- rebuild
 
-from .rebuild import NothingToRebuild, rebuild  # noqa: E402  (one place for every verb)
+from .tidy.rebuild import NothingToRebuild, rebuild  # noqa: E402  (one place for every verb)
 
 __all__ = [
     "NothingToRebuild",

@@ -19,9 +19,9 @@ from memtui.cli.main import main
 from memtui.core import dream
 from memtui.core.model.snapshot import Snapshot
 from memtui.core.read.store import load_root
-from memtui.core.rebuild import NothingToRebuild, rebuild
 from memtui.core.stores import statcache
 from memtui.core.stores.statcache import load_cached
+from memtui.core.tidy.rebuild import NothingToRebuild, rebuild
 from tests.support.dream_plans import plans, sweeper_files, sweeper_project
 from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 
@@ -192,7 +192,7 @@ def _rebuilt(snapshot: Snapshot) -> object:
 
 def test_rebuild_keeps_its_nothing_to_do_and_follows_the_disk(make_root: MakeRoot) -> None:
     from memtui.core.model.snapshot import BudgetConfig
-    from memtui.core.rebuild import kept_nothing_to_rebuild
+    from memtui.core.tidy.rebuild import kept_nothing_to_rebuild
 
     root = _in_shape(make_root)
     expected = _rebuilt(load_root(root))
@@ -217,7 +217,7 @@ def test_rebuild_keeps_no_answer_that_looked_in_another_root(make_root: MakeRoot
     """A dangling entry's target may appear in a child root, which the root's stat keys do not
     see: that answer is computed every time."""
     from memtui.core.model.snapshot import BudgetConfig
-    from memtui.core.rebuild import kept_nothing_to_rebuild
+    from memtui.core.tidy.rebuild import kept_nothing_to_rebuild
 
     root = _in_shape(make_root, {
         "sub/MEMORY.md": "# Child\n",

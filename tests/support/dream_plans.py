@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memtui.core import dream, write
 from memtui.core.model.snapshot import Snapshot
-from memtui.core.rebuild import NothingToRebuild, rebuild
+from memtui.core.tidy.rebuild import NothingToRebuild, rebuild
 from tests.support.roots import topic
 
 STALE_BODY = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"

@@ -28,7 +28,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Collection, Mapping
 
-from .index_lines import (
+from ..model.changeset import Changeset, Move, Operation
+from ..model.index_edit import heading_title, new_entry, with_hook
+from ..model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from ..rules.budget import line_sizes, measure
+from .lines import (
     LONG_HOOK,
     LineEdit,
     NothingToRebuild,
@@ -43,11 +47,7 @@ from .index_lines import (
     rule_stating_lines,
     target_size,
 )
-from .index_targets import relink as relink_line
-from .model.changeset import Changeset, Move, Operation
-from .model.index_edit import heading_title, new_entry, with_hook
-from .model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
-from .rules.budget import line_sizes, measure
+from .targets import relink as relink_line
 
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*|\bCRITICAL\b|START HERE")
 RULE_TYPES = ("user", "feedback", "decision")
@@ -183,7 +183,7 @@ def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = (),
 def fully_stale(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None) -> frozenset[str]:
     """The files of a root that are ``FULLY_STALE`` with no guard holding them back (DESIGN §5),
     pinned files aside."""
-    from .judge.staleness import StalenessClass, score_root
+    from ..judge.staleness import StalenessClass, score_root
 
     return frozenset(r.path for r in score_root(snapshot, now, repo).results
                      if r.cls is StalenessClass.FULLY_STALE and not r.guards
@@ -395,7 +395,7 @@ def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Chan
     index_ops = list(changes.ops) if changes is not None else []
     missing = [p for p in relink if p not in listed]
     if missing:
-        from .model.changeset import apply_to_snapshot
+        from ..model.changeset import apply_to_snapshot
 
         state = apply_to_snapshot(snapshot, index_ops).snapshot if index_ops else snapshot
         archive = archive_index_of(state)
@@ -421,7 +421,7 @@ def _last_write_wins(ops: list[Operation]) -> list[Operation]:
             out.append(op)
             continue
         first = out[prev]
-        from .model.changeset import Create, Write
+        from ..model.changeset import Create, Write
 
         if isinstance(first, Write):
             out[prev] = Write(first.path, op.data, first.expected)  # type: ignore[union-attr]

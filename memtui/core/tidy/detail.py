@@ -25,12 +25,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .index_lines import LineEdit, NothingToRebuild, index_op, innermost_headings, states_rule, target_size
-from .model.changeset import Changeset, Create, Operation
-from .model.index_edit import heading_title, one_line
-from .model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
-from .prose_index import _free, _slug
-from .rules.budget import line_sizes, measure
+from ..model.changeset import Changeset, Create, Operation
+from ..model.index_edit import heading_title, one_line
+from ..model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
+from ..rules.budget import line_sizes, measure
+from .lines import LineEdit, NothingToRebuild, index_op, innermost_headings, states_rule, target_size
+from .prose import _free, _slug
 
 PROSE_LINES = 6  # a prose block this many lines long may move (a few lines of inline facts stay)
 SUB_LINES = 2  # sub-bullets under an entry: this many lines at least

@@ -17,12 +17,12 @@ import re
 from collections import Counter
 from operator import attrgetter
 
-from .index_lines import NothingToRebuild, collapse_blank_lines, history_block, history_ops, index_op, target_size
-from .model.changeset import Changeset, Create, Operation
-from .model.index_edit import heading_level, heading_title, new_entry
-from .model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
-from .rules.budget import measure
-from .rules.validate import names_of
+from ..model.changeset import Changeset, Create, Operation
+from ..model.index_edit import heading_level, heading_title, new_entry
+from ..model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
+from ..rules.budget import measure
+from ..rules.validate import names_of
+from .lines import NothingToRebuild, collapse_blank_lines, history_block, history_ops, index_op, target_size
 
 SHORT_SECTION = 5  # non-blank lines a section may keep in the index as it is
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
@@ -181,7 +181,7 @@ def _title(text: str) -> str:
 
 
 def _nl(index: Index) -> str:
-    from .model.index_edit import dominant_ending
+    from ..model.index_edit import dominant_ending
 
     return dominant_ending(index)
 

@@ -28,11 +28,10 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from .index_lines import NothingToRebuild, collapse_ops, configured_target_lines, file_age_key
-from .model.changeset import Changeset, Create, Operation, Write, apply_to_snapshot, unified_diff
-from .model.index import region_line
-from .model.index_edit import PINNED, RECENT, REGIONS, IndexDraft, new_entry
-from .model.snapshot import (
+from ..model.changeset import Changeset, Create, Operation, Write, apply_to_snapshot, unified_diff
+from ..model.index import region_line
+from ..model.index_edit import PINNED, RECENT, REGIONS, IndexDraft, new_entry
+from ..model.snapshot import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -42,11 +41,12 @@ from .model.snapshot import (
     Snapshot,
     encode_text,
 )
-from .rules.budget import FILL_TARGET, stripped_lines, text_size
-from .rules.validate import _structural, glob_regex
+from ..rules.budget import FILL_TARGET, stripped_lines, text_size
+from ..rules.validate import _structural, glob_regex
+from .lines import NothingToRebuild, collapse_ops, configured_target_lines, file_age_key
 
 if TYPE_CHECKING:
-    from .stores.statcache import StatCache
+    from ..stores.statcache import StatCache
 
 INFORMAL_PIN = re.compile(r"\*\*\s*(?:ACTIVE|START HERE)\b[^*]*\*\*")
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
@@ -215,17 +215,17 @@ def phases(target_lines: int | None = None, keep: frozenset[str] = frozenset(),
     decay leaves alone (:func:`unlisted_live` of the snapshot the pass started from), and with
     them every file not ``known`` to it (:func:`with_born`); ``stale``: the fully stale files
     no guard holds, read from the state the decay sees."""
-    from .index_trim import decay, shorten, within_target
-    from .prose_index import pointers
+    from .prose import pointers
+    from .trim import decay, shorten, within_target
 
     def decay_phase(s: Snapshot) -> Changeset:
         found = stale(s) if stale is not None and s.index.exists and not within_target(s, target_lines) \
             else frozenset()
         return decay(s, target_lines, keep=with_born(keep, s, known), stale=found)
 
-    from .index_compact import compact
-    from .index_detail import move_detail
-    from .index_repair import repair
+    from .compact import compact
+    from .detail import move_detail
+    from .repair import repair
 
     return [
         ("repair", repair),
@@ -252,7 +252,7 @@ def rebuild(snapshot: Snapshot, target_lines: int | None = None, now: datetime |
         return generate(snapshot)
     if target_lines is None:
         target_lines = configured_target_lines()
-    from .stores.statcache import cache_of
+    from ..stores.statcache import cache_of
 
     stat_cache = cache_of(snapshot)
     if stat_cache is not None:
@@ -290,8 +290,8 @@ def kept_nothing_to_rebuild(root: Path | str, config: BudgetConfig, target_lines
     """Why rebuild has nothing to do, as it last said for this root, when that still holds for
     the root as it stats now (its listing, every stat key and the fill target, nothing read);
     else None."""
-    from .read.store import list_root
-    from .stores.statcache import StatCache
+    from ..read.store import list_root
+    from ..stores.statcache import StatCache
 
     cache = StatCache.open(root, clock)
     if not cache.section("memo-rebuild"):  # nothing kept: the root is not even listed
@@ -310,7 +310,7 @@ def _question(target_lines: int | None) -> tuple[object, ...]:
 def looks_outside(snapshot: Snapshot) -> bool:
     """Whether a repair of ``snapshot`` would look on disk for a target: an index line with a
     dangling entry or a link that points at no file (:mod:`.index_targets`)."""
-    from .index_targets import broken_refs, is_dangling
+    from .targets import broken_refs, is_dangling
 
     return any(is_dangling(snapshot, line) or broken_refs(snapshot, line)
                for index in (snapshot.index, snapshot.archive_index) for line in index.lines)
@@ -320,7 +320,7 @@ def _rebuild(snapshot: Snapshot, target_lines: int | None, now: datetime | date 
              repo: Path | str | None, consulted: list[str]) -> Changeset:
     """:func:`rebuild` of an existing index; ``consulted`` gets "staleness" when the decay
     judged it."""
-    from .index_trim import fully_stale
+    from .trim import fully_stale
 
     clock = now if now is not None else datetime.now(timezone.utc)
 

@@ -35,7 +35,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .index_lines import (
+from ..model.changeset import Changeset, Create, Operation
+from ..model.index import region_line
+from ..model.index_edit import heading_level, new_entry, with_hook
+from ..model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from ..rules.validate import _structural, glob_regex, reach_of
+from .lines import (
     HISTORY_NAME,
     LineEdit,
     NothingToRebuild,
@@ -46,12 +51,7 @@ from .index_lines import (
     index_op,
     innermost_headings,
 )
-from .index_targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
-from .model.changeset import Changeset, Create, Operation
-from .model.index import region_line
-from .model.index_edit import heading_level, new_entry, with_hook
-from .model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
-from .rules.validate import _structural, glob_regex, reach_of
+from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 
 #: the names a repository gives its own documents (``LICENSE-PENDING.md``, ``README.md``)
 _DOCUMENT = re.compile(r"(?i)^(readme|licen[cs]e|copying|notice|changelog|contributing|code_of_conduct"
@@ -191,7 +191,7 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
         raise NothingToRepair("the indexes need no repair")
     ops += archive_ops
     if old_lines:
-        from .model.changeset import apply_to_snapshot
+        from ..model.changeset import apply_to_snapshot
 
         state = apply_to_snapshot(snapshot, ops).snapshot if ops else snapshot
         ops += history_ops(state, history_block("lines repaired by memtui (their text before)", old_lines))
@@ -409,8 +409,8 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     regions: list[str] = []
     singles: list[str] = []
     # near the fill target, a family of two or more takes one region line instead of entries
-    from .index_lines import target_size
-    from .rules.budget import measure
+    from ..rules.budget import measure
+    from .lines import target_size
 
     _, t_bytes = target_size(snapshot.config, None)
     cost = sum(len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live)
