@@ -136,7 +136,7 @@ def prose_index(dest: Path, lines: int, files: int = 1_000) -> Path:
 
 def measure_root(root: Path, repeat: int, with_inbox: bool) -> dict[str, object]:
     """The timings of one root (seconds, best of ``repeat``), as a dict (``--json`` prints it)."""
-    from memtui.core import verbs
+    from memtui.core.verbs import lifecycle as verbs
 
     t_load, snapshot = best(repeat, lambda: load_root(root))
     t_validate, _ = best(repeat, lambda: validate(snapshot))

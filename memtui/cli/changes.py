@@ -4,7 +4,7 @@ since the last look, and taking one change back.
 PATH is a root (or a file in one: then only that file's change is shown and marked).  The first
 look seeds the baseline and says so.  ``--mark-seen`` takes what is listed as seen.  ``--revert
 FILE`` writes back the bytes last seen (an added file moves to ``archive/``) through the gate, as
-one undoable change (:mod:`memtui.core.review`).  Exit 0 (changes are news, not errors; a revert
+one undoable change (:mod:`memtui.core.verbs.review`).  Exit 0 (changes are news, not errors; a revert
 applied), 1 a revert refused, or a change to the root was interrupted (reported, not recovered:
 only ``--mark-seen`` or a revert, a change, recovers it), 2 on a usage or I/O error (one line).
 """
@@ -204,8 +204,8 @@ def _print_long(changes: list[Change], header: str) -> None:
 
 def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
     """The inbox with the session that wrote each change, from the file or the transcripts."""
-    from memtui.core import review
     from memtui.core.judge.usage import usage_of
+    from memtui.core.verbs import review
 
     if not inbox.changes:
         return inbox
@@ -218,7 +218,7 @@ def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
 
 def _revert(args: argparse.Namespace, root: Path) -> int:
     """Take back one outside change through the gate (``--revert FILE``)."""
-    from memtui.core import review
+    from memtui.core.verbs import review
 
     from .verbs import Exit, apply_changeset
 

@@ -431,11 +431,11 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from memtui.core.hooks import report_of, session_context, session_lines
     from memtui.core.model.gcpause import gc_paused
     from memtui.core.read.store import RootError, list_root
-    from memtui.core.review import unseen_count, unseen_message
     from memtui.core.roots.discover import AGENT
     from memtui.core.rules.incremental import findings_cache
     from memtui.core.stores.kept import keep
     from memtui.core.stores.statcache import StatCache
+    from memtui.core.verbs.review import unseen_count, unseen_message
 
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None

@@ -46,7 +46,7 @@ def run_promote(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from memtui.core import write
     from memtui.core.model.changeset import ChangesetError
-    from memtui.core.promote import Collision, promotion
+    from memtui.core.verbs.promote import Collision, promotion
 
     with changing(args):
         if len(args.files) != 1:

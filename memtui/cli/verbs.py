@@ -1,6 +1,6 @@
 """``memtui pin|unpin|decay|promote|archive|restore|supersede|edit|remember|rebuild`` — change a root.
 
-Each verb builds a changeset (:mod:`memtui.core.verbs`), gates it and writes it through
+Each verb builds a changeset (:mod:`memtui.core.verbs.lifecycle`), gates it and writes it through
 :mod:`memtui.core.write`, holding the root's lock from reading to writing so that two memtuis on
 one root take turns.  ``--dry-run`` prints the changeset and the gate's verdict and touches
 nothing; ``--json`` prints ``{"verb", "accepted", "changes", "findings", …}``.  Exit codes: 0
@@ -361,7 +361,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from memtui.core import verbs
+    from memtui.core.verbs import lifecycle as verbs
 
     verb = args.verb
     if verb == "rebuild":
@@ -399,7 +399,7 @@ def _run(args: argparse.Namespace) -> int:
                 raise UsageError("merge needs at least two different memory files")
             gist_body = _read_gist(args.gist_file) if args.gist_file else None
     if verb == "merge":
-        from memtui.core.merge import merge
+        from memtui.core.verbs.merge import merge
 
         return apply_changeset(args, root, lambda s: merge(
             s, rels, body=gist_body, confirm_pinned=args.confirm_pinned), diff=True)
@@ -407,7 +407,7 @@ def _run(args: argparse.Namespace) -> int:
         return apply_changeset(args, root, lambda s: verbs.supersede(s, rels[0], rels[1], confirm=args.yes))
     if verb == "edit":
         return apply_changeset(args, root, lambda s: verbs.edit_hook(s, rels[0], args.hook))
-    from memtui.core.bulk import bulk
+    from memtui.core.verbs.bulk import bulk
 
     return apply_changeset(args, root, lambda s: bulk(
         s, verb, rels, confirm=getattr(args, "yes", False), hook=getattr(args, "hook", None)).changeset)
@@ -428,10 +428,10 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
     lost; it is removed once the edit is written (or nothing was edited).
     """
     from memtui.core import write
-    from memtui.core.editor import EditorFailed, edit_copy
     from memtui.core.model.changeset import ChangesetError, apply_to_snapshot
     from memtui.core.read.store import load_root
-    from memtui.core.verbs import _file, edit_file
+    from memtui.core.verbs.editor import EditorFailed, edit_copy
+    from memtui.core.verbs.lifecycle import _file, edit_file
 
     with changing(args):
         root, rels = resolve_files([args.file], args.root)

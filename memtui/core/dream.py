@@ -50,7 +50,6 @@ from .judge.consolidate import clusters_of, scan, scan_cached
 from .judge.contradictions import freshness
 from .judge.staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
 from .judge.supersession import Supersession
-from .merge import merge
 from .model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
 from .model.frontmatter import parse_frontmatter
 from .model.gcpause import gc_paused
@@ -70,7 +69,8 @@ from .rules.incremental import FindingsCache, findings_cache
 from .stores.statcache import StatCache, cache_of
 from .tidy.lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
 from .tidy.rebuild import NothingToRebuild
-from .verbs import archive, region_covers, supersede
+from .verbs.lifecycle import archive, region_covers, supersede
+from .verbs.merge import merge
 from .write import Preview, plan
 
 KINDS = ("history", "repair", "documents", "supersede-declared", "archive", "successor", "merge", "supersede", "lesson",

@@ -240,9 +240,9 @@ def test_an_output_error_of_a_read_only_command_is_an_io_error(
 
 
 def test_a_fifo_index_is_called_what_it_is(make_root: MakeRoot) -> None:
-    from memtui.core import verbs
     from memtui.core.model.changeset import OutsidePath, apply_to_snapshot
     from memtui.core.read.store import load_root
+    from memtui.core.verbs import lifecycle as verbs
 
     root = make_root({"alpha.md": topic("alpha")})
     os.mkfifo(root / "MEMORY.md")

@@ -126,7 +126,7 @@ def test_validate_at_80_columns_wraps_findings_under_the_rule(
 
 def test_remember_follows_a_folder_that_names_files_by_type(make_root: Any) -> None:
     from memtui.core.read.store import load_root
-    from memtui.core.verbs import remember
+    from memtui.core.verbs.lifecycle import remember
 
     typed = {f"{t}_{n}.md": f"---\nname: {n}\ndescription: d\ntype: {t}\n---\nx\n"
              for t, n in (("feedback", "a"), ("project", "b"), ("user", "c"), ("feedback", "d"))}

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
+from memtui.core import write
 from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
 from memtui.core.write.fs import disk
 from tests.support.hooks import call, pre
 from tests.support.roots import MakeRoot

@@ -258,8 +258,8 @@ def test_a_warm_rebuild_dry_run_reads_no_file(make_root: MakeRoot, capsys, monke
 
 def _app_plans(workspace_snapshot: Snapshot, cache: object, root: Path) -> tuple[object, object]:
     """What the app's D and R plan (the Dream screen's worker, the rebuild command's request)."""
-    from memtui.core import verbs
     from memtui.core.stores.rejections import read_rejected
+    from memtui.core.verbs import lifecycle as verbs
     from memtui.services import writer
 
     found = dream.plan_dream(workspace_snapshot, NOW, rejected=read_rejected(root), consulted={},

@@ -19,10 +19,11 @@ from typing import Callable, Iterator
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
+from memtui.core import write
 from memtui.core.model.journal import list_records
-from memtui.core.promote import promotion
 from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.promote import promotion
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write.recovery import resolve_pending
 from tests.support.writer import VALID_ROOT, tree

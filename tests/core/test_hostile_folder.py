@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
+from memtui.core import write
 from memtui.core.read.store import load_root
 from memtui.core.roots.discover import discover
 from memtui.core.rules.validate import secret_findings, validate
+from memtui.core.verbs import lifecycle as verbs
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, snap, tree

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from memtui.core import write
-from memtui.core.merge import merge
 from memtui.core.model.changeset import Create, VerbError
 from memtui.core.model.frontmatter import clear_key
 from memtui.core.model.snapshot import decode_bytes
 from memtui.core.read.store import load_root
 from memtui.core.rules.validate import errors, validate
+from memtui.core.verbs.merge import merge
 from tests.support.roots import MakeRoot, corpus, topic
 from tests.support.writer import writable_copy
 

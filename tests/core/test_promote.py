@@ -13,9 +13,9 @@ from memtui.cli.main import main
 from memtui.core import write
 from memtui.core.judge.layers import cross_layer_duplicates, layer_of
 from memtui.core.model.journal import list_records
-from memtui.core.promote import Collision, promotion
 from memtui.core.read.store import load_root
 from memtui.core.rules.validate import errors, validate
+from memtui.core.verbs.promote import Collision, promotion
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write import fs as write_fs
 from tests.support.layers import FACT, SHARED, SHARED_INDEX
@@ -128,7 +128,7 @@ def test_one_undo_from_either_root_restores_both_byte_for_byte(layers: tuple[Pat
 
 def test_undo_refuses_while_the_other_root_has_a_newer_change(layers: tuple[Path, Path, Path]) -> None:
     local, shared, _ = layers
-    from memtui.core import verbs
+    from memtui.core.verbs import lifecycle as verbs
 
     _promote(local, shared)
     snapshot = load_root(shared)

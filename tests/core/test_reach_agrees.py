@@ -11,7 +11,7 @@ import pytest
 from memtui.core.model.snapshot import LineKind
 from memtui.core.read.store import load_root
 from memtui.core.rules.validate import ORPHAN, REGION, SCOPE, TEAM, glob_matches, validate
-from memtui.core.verbs import region_covers
+from memtui.core.verbs.lifecycle import region_covers
 from memtui.services.workspace import full_workspace
 from tests.support.roots import MakeRoot, corpus_roots
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import verbs, write
+from memtui.core import write
 from memtui.core.model.changeset import Changeset, apply_to_snapshot
 from memtui.core.model.snapshot import BudgetConfig, Snapshot
 from memtui.core.read.store import load_root
@@ -21,6 +21,7 @@ from memtui.core.tidy.lines import HISTORY_NAME, configured_target_lines
 from memtui.core.tidy.prose import is_prose_dump, pointers
 from memtui.core.tidy.repair import lessons
 from memtui.core.tidy.trim import archive_declared
+from memtui.core.verbs import lifecycle as verbs
 from tests.support.roots import MakeRoot, topic
 
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
+from memtui.core import write
 from memtui.core.model.journal import list_records
 from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, tree

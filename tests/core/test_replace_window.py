@@ -17,11 +17,12 @@ from typing import Any, Callable
 
 import pytest
 
-from memtui.core import dream, verbs, write
-from memtui.core.bulk import bulk
+from memtui.core import dream, write
 from memtui.core.model.journal import list_records
-from memtui.core.promote import promotion
 from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.bulk import bulk
+from memtui.core.verbs.promote import promotion
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write.fs import disk
 from tests.support.roots import copy_demo_to

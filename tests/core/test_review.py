@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import review, write
+from memtui.core import write
 from memtui.core.model.changeset import Refusal
 from memtui.core.model.journal import list_records
 from memtui.core.read.store import load_root
 from memtui.core.stores import seen
+from memtui.core.verbs import review
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 AGENT = "fd15f464-5cc2-4836-b6ae-97af12d431c7"

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import verbs, write
+from memtui.core import write
 from memtui.core.model.changeset import Changeset, ChangesetError, Create, Move, Write
 from memtui.core.model.journal import MAX_RECORDS, list_records, stacks
 from memtui.core.read.store import load_root
 from memtui.core.rules.validate import validate
+from memtui.core.verbs import lifecycle as verbs
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic
@@ -415,7 +416,7 @@ def test_killed_mid_apply_recovers_on_next_open(root: Path) -> None:
     script = textwrap.dedent(
         """
         import os, sys
-        from memtui.core import verbs, write
+        from memtui.core.verbs import lifecycle as verbs; from memtui.core import write
         from memtui.core.write.fs import disk
         from memtui.core.read.store import load_root
         snapshot = load_root(sys.argv[1])

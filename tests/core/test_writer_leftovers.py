@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
-from memtui.core.merge import merge
+from memtui.core import write
 from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.merge import merge
 from memtui.core.write import rootcommit
 from tests.support.writer import VALID_ROOT, Crash, tree
 

@@ -56,7 +56,7 @@ class Change:
     diff: str = ""
     findings: tuple[Finding, ...] = ()  # what the change introduced at its path
     note: str = ""  # e.g. compared by hash only
-    session: str = ""  # the Claude Code session that wrote it, when known (memtui.core.review)
+    session: str = ""  # the Claude Code session that wrote it, when known (memtui.core.verbs.review)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -53,7 +53,7 @@ Every filesystem call goes through :data:`memtui.core.write.fs.disk`, so tests c
 The public API (everything callers need is importable from here):
 
 - operations and changesets — :class:`~memtui.core.model.changeset.Write`, ``Create``, ``Move``,
-  ``Changeset`` (built by :mod:`memtui.core.verbs`, or by hand);
+  ``Changeset`` (built by :mod:`memtui.core.verbs.lifecycle`, or by hand);
 - :func:`plan` → :class:`Preview` (``accepted``, ``gate``, ``after``, ``cache``, ``findings``,
   ``new_findings``, ``to_json()``); :func:`commit` → :class:`Applied`; :func:`run` does both;
 - :func:`undo_plan` / :func:`redo_plan` / :func:`undo` / :func:`redo`; :func:`journal_log`;

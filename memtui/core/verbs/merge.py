@@ -30,12 +30,12 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Sequence
 
-from .judge.contradictions import freshness
-from .model.changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
-from .model.frontmatter import clear_key, parse_frontmatter, set_key
-from .model.index_edit import IndexDraft, new_entry
-from .model.snapshot import ARCHIVE_DIR, MemoryFile, Snapshot, encode_text
-from .verbs import _draft, _file, hook_for, region_covers, slugify
+from ..judge.contradictions import freshness
+from ..model.changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
+from ..model.frontmatter import clear_key, parse_frontmatter, set_key
+from ..model.index_edit import IndexDraft, new_entry
+from ..model.snapshot import ARCHIVE_DIR, MemoryFile, Snapshot, encode_text
+from .lifecycle import _draft, _file, hook_for, region_covers, slugify
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 

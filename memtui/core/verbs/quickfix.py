@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
-from .model.changeset import Changeset
-from .model.snapshot import Finding, Snapshot
-from .verbs import decay, drop_line, pin, promote
+from ..model.changeset import Changeset
+from ..model.snapshot import Finding, Snapshot
+from .lifecycle import decay, drop_line, pin, promote
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from dataclasses import replace
 from datetime import date
 from typing import Callable, Iterable
 
-from .model.changeset import (
+from ..model.changeset import (
     AlreadyDone,
     Changeset,
     Create,
@@ -40,9 +40,9 @@ from .model.changeset import (
     Write,
     apply_to_snapshot,
 )
-from .model.frontmatter import clear_key, parse_frontmatter, set_key
-from .model.index_edit import IndexDraft, new_entry, one_line, portable_raw, with_hook
-from .model.snapshot import (
+from ..model.frontmatter import clear_key, parse_frontmatter, set_key
+from ..model.index_edit import IndexDraft, new_entry, one_line, portable_raw, with_hook
+from ..model.snapshot import (
     ARCHIVE_DIR,
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -53,8 +53,8 @@ from .model.snapshot import (
     Snapshot,
     encode_text,
 )
-from .rules.validate import covering_glob
-from .tidy.lines import keep_erased
+from ..rules.validate import covering_glob
+from ..tidy.lines import keep_erased
 
 SLUG_MAX = 80
 
@@ -473,7 +473,7 @@ def remember(
 
 # ---------------------------------------------------------------- rebuild
 
-from .tidy.rebuild import NothingToRebuild, rebuild  # noqa: E402  (one place for every verb)
+from ..tidy.rebuild import NothingToRebuild, rebuild  # noqa: E402  (one place for every verb)
 
 __all__ = [
     "NothingToRebuild",

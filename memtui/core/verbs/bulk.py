@@ -1,6 +1,6 @@
 """A file verb on many files as one changeset (marks in the app, several FILEs on the command line).
 
-The result is what applying the verb to each file in turn gives (:func:`memtui.core.verbs.compose`
+The result is what applying the verb to each file in turn gives (:func:`memtui.core.verbs.lifecycle.compose`
 — a test holds the two equal), built in one pass: each index is edited once for all the files
 instead of once per file, so a thousand files take about as long as a few.  A file the verb does
 not apply to refuses the whole change with the verb's own reason, unless ``skip`` leaves it out.
@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from . import verbs
-from .model.changeset import AlreadyDone, Changeset, Move, Operation, Refusal, VerbError
-from .model.frontmatter import clear_key, set_key
-from .model.index_edit import IndexDraft, new_entry, portable_raw
-from .model.snapshot import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
-from .tidy.lines import keep_erased
-from .verbs import (
+from ..model.changeset import AlreadyDone, Changeset, Move, Operation, Refusal, VerbError
+from ..model.frontmatter import clear_key, set_key
+from ..model.index_edit import IndexDraft, new_entry, portable_raw
+from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
+from ..tidy.lines import keep_erased
+from . import lifecycle as verbs
+from .lifecycle import (
     _clear_pinned,
     _draft,
     _draft_op,

@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from .model.changeset import Changeset, Operation, VerbError
-from .model.index import region_line
-from .model.index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
-from .model.snapshot import ARCHIVE_INDEX_NAME, Index, Snapshot
-from .rules.validate import glob_regex, validate
-from .tidy.lines import keep_erased
-from .verbs import _draft_op
+from ..model.changeset import Changeset, Operation, VerbError
+from ..model.index import region_line
+from ..model.index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
+from ..model.snapshot import ARCHIVE_INDEX_NAME, Index, Snapshot
+from ..rules.validate import glob_regex, validate
+from ..tidy.lines import keep_erased
+from .lifecycle import _draft_op
 
 #: a name splits into segments after each separator: ``session_2026-05-23_x`` → ``session_``, ``2026-``…
 _SEGMENT = re.compile(r"[^_\-.]*[_\-.]|[^_\-.]+$")

@@ -2,7 +2,7 @@
 
 The file in the root is never opened by the editor: the copy lives in a private temp folder
 (``0o700``, the copy ``0o600``), and the edited bytes go back through the gate as an ``edit``
-changeset (:func:`memtui.core.verbs.edit_file`).  The caller decides when the copy may go.
+changeset (:func:`memtui.core.verbs.lifecycle.edit_file`).  The caller decides when the copy may go.
 """
 
 from __future__ import annotations
