@@ -410,7 +410,7 @@ HOOK_CASES = [
 def run_hook_case(case: HookCase, claude: Path, server: StandIn, base: Path) -> tuple[bool, list[str]]:
     """One scripted memory write: what memtui's ``hook pre`` answered (recorded by a wrapper) and
     what the build did with it — the file written or not, the reason Claude was told."""
-    from memtui.core.hooks_install import with_hooks
+    from memtui.core.hooks.install import with_hooks
     from memtui.core.roots.discover import claude_roots
 
     scratch = base / ("hook-" + re.sub(r"[^A-Za-z0-9]+", "-", case.name).strip("-"))

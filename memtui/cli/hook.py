@@ -15,7 +15,7 @@ validator); ``memtui.cli.main`` sends the hook runners here before it builds its
 
 A hook costs the agent nothing when it did nothing wrong: ``stop`` (Stop, the end of every turn)
 and ``subagent-stop`` (SubagentStop) block only for errors *this session introduced* in the
-memory that agent owns, once each (:mod:`memtui.core.hook_session` keeps the session's baseline
+memory that agent owns, once each (:mod:`memtui.core.hooks.session` keeps the session's baseline
 in the user's cache folder, taken at SessionStart or at the session's first hook call).
 
 ``pre --ask`` turns every memory write into a question for the person — only in an interactive
@@ -224,8 +224,8 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
 
 def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: bool,
            payload: Mapping[str, Any], env: Mapping[str, str], err: TextIO) -> dict[str, Any] | None:
-    from memtui.core.hook_judge import NoKept, judge_full, judge_kept
-    from memtui.core.hooks import HookInputError, escape_verdict
+    from memtui.core.hooks.judge import NoKept, judge_full, judge_kept
+    from memtui.core.hooks.policy import HookInputError, escape_verdict
     from memtui.core.read.store import RootError
 
     rel = os.path.relpath(path, root).replace(os.sep, "/")
@@ -268,7 +268,7 @@ def _baseline_needed(payload: Mapping[str, Any], root: str) -> bool:
     sid = _session_id(payload)
     if sid is None:
         return False
-    from memtui.core.hook_session import SessionState
+    from memtui.core.hooks.session import SessionState
 
     return not SessionState.load(sid).has(root)
 
@@ -286,7 +286,7 @@ def _first_call(payload: Mapping[str, Any], root: str, before: tuple[Finding, ..
     sid = _session_id(payload)
     if sid is None or (before is None and not ask_skipped):
         return None
-    from memtui.core.hook_session import SessionState
+    from memtui.core.hooks.session import SessionState
 
     state = SessionState.load(sid)
     changed = False
@@ -342,7 +342,7 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
     sid = _session_id(payload)
     if sid is None:
         return None
-    from memtui.core.hook_session import SessionState
+    from memtui.core.hooks.session import SessionState
     from memtui.core.read.store import RootError
     from memtui.core.stores.kept import validate_kept
     from memtui.core.stores.statcache import validate_root
@@ -373,7 +373,7 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
         problems.append(f"memtui hook {event}: cannot keep the session's baseline ({_words(exc)})")
     reason = None
     if new:
-        from memtui.core.hooks import stop_reason
+        from memtui.core.hooks.policy import stop_reason
 
         reason = stop_reason(new)
     answer: dict[str, Any] = {"decision": "block", "reason": reason} if reason else {}
@@ -427,8 +427,8 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     (in one short factual context) what already needs attention in this project's memory."""
     from pathlib import Path
 
-    from memtui.core.hook_session import SessionState
-    from memtui.core.hooks import report_of, session_context, session_lines
+    from memtui.core.hooks.policy import report_of, session_context, session_lines
+    from memtui.core.hooks.session import SessionState
     from memtui.core.model.gcpause import gc_paused
     from memtui.core.read.store import RootError, list_root
     from memtui.core.roots.discover import AGENT
@@ -569,7 +569,7 @@ def default_prefix(scope: str = "user") -> str:
 
 
 def _change(args: argparse.Namespace, install: bool) -> int:
-    from memtui.core import hooks_install as hi
+    from memtui.core.hooks import install as hi
 
     from .common import EXIT_OK, UsageError, console
 
@@ -622,7 +622,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from memtui.core import hooks_install as hi
+    from memtui.core.hooks import install as hi
 
     from .common import EXIT_OK, console, print_json
 

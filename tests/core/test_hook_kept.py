@@ -4,8 +4,8 @@ Random roots and random memory writes (a new file, an edit of a topic file, inde
 or removed, a secret, a broken frontmatter, a write that leaves another file an orphan, an edit
 Claude Code refuses itself), some landing on disk after their answer and some not, and changes
 made behind the hook's back (a shell or an editor): each verdict of
-:func:`memtui.core.hook_judge.judge_kept` (or of :func:`judge_full`, when the kept answer cannot
-be used) equals the full replay's — :func:`memtui.core.hooks.judge_write` on the root loaded
+:func:`memtui.core.hooks.judge.judge_kept` (or of :func:`judge_full`, when the kept answer cannot
+be used) equals the full replay's — :func:`memtui.core.hooks.policy.judge_write` on the root loaded
 whole — and the verified kept answer equals :func:`memtui.core.rules.validate.validate`.
 """
 
@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.hook_judge import NoKept, judge_full, judge_kept
-from memtui.core.hooks import HookVerdict, current_text, judge_write, proposed_text
+from memtui.core.hooks.judge import NoKept, judge_full, judge_kept
+from memtui.core.hooks.policy import HookVerdict, current_text, judge_write, proposed_text
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.store import load_root
 from memtui.core.rules.validate import validate

@@ -78,7 +78,7 @@ def test_malformed_tool_input_inside_a_root_never_blocks(root: Path, env) -> Non
 
 
 def test_an_unexpected_exception_is_exit_0_and_one_line(root: Path, env, monkeypatch) -> None:
-    import memtui.core.hooks as hooks
+    import memtui.core.hooks.policy as hooks
 
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("disk on fire\nsecond line")

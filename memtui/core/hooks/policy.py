@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model.changeset import Changeset, ChangesetError, Create, Write, is_archive_index
-from .model.snapshot import (
+from ..model.changeset import Changeset, ChangesetError, Create, Write, is_archive_index
+from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     Finding,
@@ -26,12 +26,12 @@ from .model.snapshot import (
     encode_text,
     in_team,
 )
-from .rules.budget import Budget, entries_past_cut, measure
-from .write import plan
+from ..rules.budget import Budget, entries_past_cut, measure
+from ..write import plan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from .rules.incremental import FindingsCache
+    from ..rules.incremental import FindingsCache
 
 #: Claude Code caps hook output strings at 10,000 characters (CLAUDE-CODE.md "Hooks")
 OUTPUT_CAP = 10_000

@@ -1,7 +1,7 @@
 """Judging one memory write for the PreToolUse hook: from the root's kept answer when it can be
 trusted, else by the full replay over the whole root — the same verdict either way.
 
-:func:`judge_full` is the replay :func:`memtui.core.hooks.judge_write` always did: the whole
+:func:`judge_full` is the replay :func:`memtui.core.hooks.policy.judge_write` always did: the whole
 root read through its stat cache, validated, the write played on it.  It leaves the root's kept
 answer (:mod:`memtui.core.stores.kept`) for the next write.  :func:`judge_kept` judges from that kept
 answer, reading the listing, the indexes, the files judged writes named since, and the few files
@@ -26,11 +26,11 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from . import hooks
-from .hooks import HookVerdict, current_text, empty_snapshot, proposed_text
-from .model.frontmatter import parse_frontmatter
-from .model.snapshot import INDEX_NAME
-from .stores.statcache import StatCache
+from ..model.frontmatter import parse_frontmatter
+from ..model.snapshot import INDEX_NAME
+from ..stores.statcache import StatCache
+from . import policy as hooks
+from .policy import HookVerdict, current_text, empty_snapshot, proposed_text
 
 Clock = Callable[[], int]
 
@@ -50,8 +50,8 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
                baseline_needed: bool, clock: Clock = time.time_ns) -> HookVerdict | None:
     """The verdict from the root's kept answer, or None for an edit Claude Code refuses itself;
     raises :class:`NoKept` when there is no kept answer to use (or a file it trusted changed:
-    :class:`memtui.core.stores.kept.Stale`), and :class:`memtui.core.hooks.HookInputError`."""
-    from .stores.kept import Stale, current, keep_current, keep_patch, mark_dirty
+    :class:`memtui.core.stores.kept.Stale`), and :class:`memtui.core.hooks.policy.HookInputError`."""
+    from ..stores.kept import Stale, current, keep_current, keep_patch, mark_dirty
 
     cache = StatCache.open(root, clock, read=False)  # where the kept answer is
     try:
@@ -81,10 +81,10 @@ def judge_full(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
                clock: Clock = time.time_ns) -> HookVerdict | None:
     """The verdict from the whole root read through its stat cache (which keeps the answer for
     the next write), or None for an edit Claude Code refuses itself.  Raises
-    :class:`memtui.core.read.store.RootError` and :class:`memtui.core.hooks.HookInputError`."""
-    from .read.store import list_root
-    from .rules.incremental import findings_cache
-    from .stores.kept import keep, mark_dirty
+    :class:`memtui.core.read.store.RootError` and :class:`memtui.core.hooks.policy.HookInputError`."""
+    from ..read.store import list_root
+    from ..rules.incremental import findings_cache
+    from ..stores.kept import keep, mark_dirty
 
     if not Path(root).exists() and not Path(root).is_symlink():
         snapshot = empty_snapshot(Path(root))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from .model.snapshot import Finding, in_team
+from ..model.snapshot import Finding, in_team
 
 #: a session's state older than this is removed when another is saved
 KEEP_SECONDS = 14 * 24 * 3600
@@ -140,7 +140,7 @@ class SessionState:
                            "blocked": self.blocked, "said": self.said},
                           ensure_ascii=False).encode("utf-8")
         target = self.path_for(self.session_id)
-        from .write import replace_file
+        from ..write import replace_file
 
         replace_file(os.path.realpath(folder), target.name, data)
         self.dirty = False
