@@ -41,7 +41,7 @@ from typing import Callable, TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
-from memtui.core import dream  # noqa: E402
+from memtui.core.dream import plan as dream  # noqa: E402
 from memtui.core.judge.consolidate import scan  # noqa: E402
 from memtui.core.judge.staleness import score_root  # noqa: E402
 from memtui.core.read.store import load_root  # noqa: E402

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import dream
+from memtui.core.dream import plan as dream
 from memtui.core.read.store import load_root
 from memtui.core.read.user_config import config_path
 from memtui.core.stores.statcache import user_cache_dir

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream, write
-from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
+from memtui.core import write
+from memtui.core.dream import plan as dream
+from memtui.core.dream.plan import HISTORY_NAME, comment_blocks, move_history, plan_dream
 from memtui.core.judge.consolidate import scan
 from memtui.core.judge.staleness import StalenessClass, score_root
 from memtui.core.model.changeset import apply_to_snapshot, unified_diff
@@ -321,7 +322,7 @@ def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None
     """Contradictions come from the scan; dream proposes the ordered ones, pinned ones unchecked."""
     from types import SimpleNamespace
 
-    from memtui.core.dream import _supersede_items
+    from memtui.core.dream.plan import _supersede_items
     from memtui.core.judge.consolidate import Contradiction
 
     root = make_root({

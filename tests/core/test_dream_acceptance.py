@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import dream
+from memtui.core.dream import plan as dream
 from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA
 

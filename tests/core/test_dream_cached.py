@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream
+from memtui.core.dream import plan as dream
 from memtui.core.model.snapshot import Snapshot
 from memtui.core.read.store import load_root
 from memtui.core.stores import statcache

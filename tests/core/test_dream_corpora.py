@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream
+from memtui.core.dream import plan as dream
 from memtui.core.model.snapshot import Index, LineKind, MemoryFile, Snapshot
 from memtui.core.read.store import load_root
 from memtui.core.rules.budget import measure

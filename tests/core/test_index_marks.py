@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import dream, write
+from memtui.core import write
+from memtui.core.dream import plan as dream
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.index_marks import index_marks
 from memtui.core.model.snapshot import MemoryFile

@@ -81,7 +81,7 @@ def test_an_unreachable_live_file_is_indexed_beside_its_siblings(make_root: Make
 def test_the_folders_own_documents_are_left_unlisted_and_offered_unchecked(make_root: MakeRoot) -> None:
     """A README or LICENSE a publisher put in the folder is not a memory: the repair leaves it out,
     and the dream's ``documents`` item (unchecked) lists it only when a person asks."""
-    from memtui.core.dream import plan_dream
+    from memtui.core.dream.plan import plan_dream
     from memtui.core.tidy.repair import index_documents, is_folder_document, plan_repair
 
     files = dict(SECTIONED_FILES, **{
@@ -602,7 +602,7 @@ def test_an_unreachable_file_with_no_sibling_goes_under_recent(make_root: MakeRo
 
 def test_detail_moved_out_in_a_pass_is_not_decayed_by_the_same_pass(make_root: MakeRoot) -> None:
     """The topic file the detail step writes keeps its one entry while anything else can decay."""
-    from memtui.core.dream import compose, plan_dream
+    from memtui.core.dream.plan import compose, plan_dream
 
     snapshot = detailed_root(make_root, 8)  # still over the cap once the detail has moved
     plan = plan_dream(snapshot, datetime(2026, 12, 1, tzinfo=timezone.utc), target_lines=7)

@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import pytest
 
-from memtui.core import dream, write
+from memtui.core import write
+from memtui.core.dream import plan as dream
 from memtui.core.model.journal import list_records
 from memtui.core.read.store import load_root
 from memtui.core.verbs import lifecycle as verbs

@@ -234,7 +234,7 @@ def test_consulted_recently_names_the_read_and_when(recorded: Path) -> None:
 def test_the_dream_never_archives_a_file_read_in_the_last_14_days(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``project_gone.md`` is fully stale with no guard: archived, unless a session read it."""
-    from memtui.core.dream import plan_dream
+    from memtui.core.dream.plan import plan_dream
 
     project = tmp_path / "project"
     (project / "internal").mkdir(parents=True)

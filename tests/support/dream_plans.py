@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from pathlib import Path
 
-from memtui.core import dream, write
+from memtui.core import write
+from memtui.core.dream import plan as dream
 from memtui.core.model.snapshot import Snapshot
 from memtui.core.tidy.rebuild import NothingToRebuild, rebuild
 from tests.support.roots import topic

@@ -169,7 +169,7 @@ async def test_a_dream_with_nothing_to_do_offers_nothing_to_apply(tmp_path: Path
 
 async def test_the_dream_screen_plans_on_the_cached_load_as_a_plain_load_does(
         demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core import dream
+    from memtui.core.dream import plan as dream
     from memtui.core.read.store import load_root
     from memtui.core.stores import statcache
     from memtui.core.stores.rejections import read_rejected

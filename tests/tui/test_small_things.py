@@ -54,7 +54,7 @@ async def test_the_root_picker_shows_lines_with_lines_and_bytes_with_bytes(make_
 
 
 def test_a_successor_line_tells_its_two_notes_apart_in_a_narrow_list() -> None:
-    from memtui.core.dream import DreamItem
+    from memtui.core.dream.plan import DreamItem
     from memtui.screens.dream import item_prompt, note_tail
 
     assert note_tail("session_2026-06-10_justify-background-watch.md") == "justify-background-watch"

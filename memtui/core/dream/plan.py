@@ -46,15 +46,15 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
-from .judge.consolidate import clusters_of, scan, scan_cached
-from .judge.contradictions import freshness
-from .judge.staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
-from .judge.supersession import Supersession
-from .model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
-from .model.frontmatter import parse_frontmatter
-from .model.gcpause import gc_paused
-from .model.index_edit import IndexDraft, new_entry
-from .model.snapshot import (
+from ..judge.consolidate import clusters_of, scan, scan_cached
+from ..judge.contradictions import freshness
+from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
+from ..judge.supersession import Supersession
+from ..model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
+from ..model.frontmatter import parse_frontmatter
+from ..model.gcpause import gc_paused
+from ..model.index_edit import IndexDraft, new_entry
+from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
     Index,
@@ -65,13 +65,13 @@ from .model.snapshot import (
     encode_text,
     in_team,
 )
-from .rules.incremental import FindingsCache, findings_cache
-from .stores.statcache import StatCache, cache_of
-from .tidy.lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
-from .tidy.rebuild import NothingToRebuild
-from .verbs.lifecycle import archive, region_covers, supersede
-from .verbs.merge import merge
-from .write import Preview, plan
+from ..rules.incremental import FindingsCache, findings_cache
+from ..stores.statcache import StatCache, cache_of
+from ..tidy.lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
+from ..tidy.rebuild import NothingToRebuild
+from ..verbs.lifecycle import archive, region_covers, supersede
+from ..verbs.merge import merge
+from ..write import Preview, plan
 
 KINDS = ("history", "repair", "documents", "supersede-declared", "archive", "successor", "merge", "supersede", "lesson",
          "pointers", "compact", "shorten", "detail", "decay")
@@ -297,11 +297,11 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
     """The index items, built (and explained) on the state the items before them leave.
     ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
     repair indexes them); ``stale``: the fully stale files no guard holds."""
-    from .tidy.compact import compact
-    from .tidy.detail import move_detail
-    from .tidy.prose import pointers
-    from .tidy.repair import lessons
-    from .tidy.trim import shorten
+    from ..tidy.compact import compact
+    from ..tidy.detail import move_detail
+    from ..tidy.prose import pointers
+    from ..tidy.repair import lessons
+    from ..tidy.trim import shorten
 
     return [
         DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "
@@ -344,7 +344,7 @@ def _remembered(kind: str, build: Callable[[Snapshot], tuple[Changeset, list[str
 
 
 def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
-    from .tidy.repair import plan_repair
+    from ..tidy.repair import plan_repair
 
     changeset, report = plan_repair(state)
     return changeset, report.evidence
@@ -353,8 +353,8 @@ def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
 def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[str] = frozenset(),
                      stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None
                      ) -> tuple[Changeset, list[str]]:
-    from .tidy.rebuild import with_born
-    from .tidy.trim import decay, decay_plan
+    from ..tidy.rebuild import with_born
+    from ..tidy.trim import decay, decay_plan
 
     keep = with_born(keep, state, known)
 
@@ -365,7 +365,7 @@ def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[
 
 def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_lines: int | None) -> DreamItem:
     """An index item with the evidence of what it does on ``state``."""
-    from .tidy.repair import lesson_paths, plan_repair
+    from ..tidy.repair import lesson_paths, plan_repair
 
     evidence: list[str] = []
     paths = item.paths
@@ -392,7 +392,7 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
 def _document_items(snapshot: Snapshot) -> list[DreamItem]:
     """The folder's own documents (README, LICENSE…) that nothing reaches: the repair leaves them
     unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
-    from .tidy.repair import index_documents, is_folder_document, unlisted_documents
+    from ..tidy.repair import index_documents, is_folder_document, unlisted_documents
 
     if not any(is_folder_document(path, f) for path, f in snapshot.files.items()):
         return []  # no document of the folder at all: nothing to find reachable or not
@@ -408,7 +408,7 @@ def _document_items(snapshot: Snapshot) -> list[DreamItem]:
 
 
 def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
-    from .tidy.trim import archive_declared, declared_superseded
+    from ..tidy.trim import archive_declared, declared_superseded
 
     found = declared_superseded(snapshot)
     if not found:
@@ -433,7 +433,7 @@ def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
     (``superseded_by``, then archive/) — a chain (a mark naming a file marked in turn) one item;
     for a mark naming none, one item per file (``status: superseded``, then archive/).  An item
     starts checked — it is the author's word — unless a mark in it says "partly"."""
-    from .model.index_marks import IndexMark, index_marks
+    from ..model.index_marks import IndexMark, index_marks
 
     marks = index_marks(snapshot)
     marked = {m.path: m for m in marks}
@@ -503,8 +503,8 @@ def _fold_marked(snapshot: Snapshot, pairs: Sequence[tuple[str, str]], unnamed: 
 def _archive_marked(snapshot: Snapshot, path: str) -> Changeset:
     """A file the index marks superseded, naming no successor: ``status: superseded`` in its
     frontmatter, then moved to archive/ with its entry (as the files declared so)."""
-    from .model.frontmatter import set_key
-    from .tidy.trim import archive_declared
+    from ..model.frontmatter import set_key
+    from ..tidy.trim import archive_declared
 
     f = snapshot.files.get(path)
     if f is None or f.archived or f.status == "superseded":
@@ -520,8 +520,8 @@ def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Cha
     the new (only those frontmatter lines change); the last successor of the chain gets an entry
     below the old one's when it has none; then the old files move to ``archive/`` with their
     entries, byte for byte, into the archive index under their headings."""
-    from .model.frontmatter import set_key
-    from .tidy.trim import archive_declared
+    from ..model.frontmatter import set_key
+    from ..tidy.trim import archive_declared
 
     files = snapshot.files
     texts: dict[str, str] = {}  # each file's new text, every breadcrumb in it: one write per file
@@ -575,7 +575,7 @@ def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
                        ) -> tuple[list[Supersession], list[Supersession]]:
     """(the strong supersessions, one successor per note, a chain from its oldest link; every
     proposal) of a root, less pinned files, team memory and files earlier items claim."""
-    from .judge.supersession import root_supersessions, root_supersessions_cached
+    from ..judge.supersession import root_supersessions, root_supersessions_cached
 
     stat_cache = cache_of(snapshot)  # the stat cache's load: its kept answer, if it still holds
     proposed = (root_supersessions(snapshot, rejected) if stat_cache is None
@@ -716,7 +716,7 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    from .tidy.rebuild import known_paths, unlisted_live
+    from ..tidy.rebuild import known_paths, unlisted_live
 
     stat_cache = cache_of(snapshot)  # a load through the stat cache: its kept facets and answers
     stale_items = _archive_items(snapshot, now, repo, consulted, stat_cache)
@@ -756,7 +756,7 @@ def plan_dream(
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
     """The files read in the last 14 days, from the transcripts (none when unreadable)."""
-    from .judge.usage import consulted_recently, usage_of
+    from ..judge.usage import consulted_recently, usage_of
 
     try:
         return consulted_recently(usage_of(snapshot), now)
