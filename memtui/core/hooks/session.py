@@ -22,22 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from ..model.places import sessions_dir as sessions_dir
 from ..model.snapshot import Finding, in_team
 
 #: a session's state older than this is removed when another is saved
 KEEP_SECONDS = 14 * 24 * 3600
 ERROR = "error"
-
-
-def sessions_dir() -> Path:
-    """Where session states live: ``<memtui's cache folder>/sessions`` (``$MEMTUI_CACHE_DIR``,
-    else ``$XDG_CACHE_HOME/memtui``, else ``~/.cache/memtui``, as for the seen store)."""
-    override = os.environ.get("MEMTUI_CACHE_DIR")
-    if override:
-        return Path(override).expanduser() / "sessions"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "memtui" / "sessions"
 
 
 def _key(f: Finding) -> str:

@@ -8,15 +8,8 @@ the registry by the command line that opens the app.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
-
-def config_path(env: dict[str, str] | None = None) -> Path:
-    """Where the user's config file is (it need not exist)."""
-    env = dict(os.environ) if env is None else env
-    base = Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME", "~")).expanduser() / ".config")
-    return base / "memtui" / "config.json"
+from ..model.places import config_path as config_path
 
 
 def configured_keymap(env: dict[str, str] | None = None) -> dict[str, str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import claude_settings
+from ..model.places import cache_dir, usable_cache_folder
 from ..model.snapshot import INDEX_NAME, TEAM_DIR
 from ..model.walk import walk
 from ..read.project_find import git_toplevel as git_toplevel
@@ -107,8 +108,6 @@ class RootsMemo:
     @classmethod
     def open(cls, path: Path, max_depth: int) -> RootsMemo | None:
         """The memo of walks of ``path`` to ``max_depth``, or None when there is no cache."""
-        from ..stores.statcache import cache_dir, usable_cache_folder
-
         top = str(path)  # as the walk names its folders
         base = cache_dir()
         if base is None or not os.path.isabs(top):

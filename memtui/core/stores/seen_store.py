@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable, Mapping
 
+from ..model.places import usable_cache_folder, user_cache_dir
 from ..model.safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
 COPY_LIMIT = 1 << 20  # files up to 1 MiB get a copy
@@ -89,8 +90,6 @@ def plain_relative(path: object) -> bool:
 
 def cache_dir() -> Path:
     """The user's cache folder for memtui (a relative ``XDG_CACHE_HOME`` is ignored)."""
-    from .statcache import user_cache_dir
-
     return user_cache_dir()
 
 
@@ -155,8 +154,6 @@ def _refuse_symlinks(loc: Location) -> None:
         except UnsafePath as exc:
             raise SeenError(str(exc)) from None
         return
-    from .statcache import usable_cache_folder
-
     for folder in (cache_dir(), cache_dir() / "seen", loc.folder):
         if os.path.islink(folder):
             raise SeenError(f"{folder} is a symlink; memtui does not follow symlinks in its own folders")

@@ -56,6 +56,12 @@ from typing import Any, Callable, Container, Iterable, TypeVar
 from ..model.frontmatter import PlainFrontmatter, parse_frontmatter
 from ..model.gcpause import gc_paused
 from ..model.lazyfiles import LazyFiles
+from ..model.places import CACHE_DIR_ENV as CACHE_DIR_ENV  # the folders' names, kept here for callers
+from ..model.places import NO_CACHE_ENV as NO_CACHE_ENV
+from ..model.places import cache_dir as cache_dir
+from ..model.places import in_memory_root as in_memory_root
+from ..model.places import usable_cache_folder as usable_cache_folder
+from ..model.places import user_cache_dir as user_cache_dir
 from ..model.safepath import check_stored_path
 from ..model.snapshot import (
     EMPTY_FRONTMATTER,
@@ -91,8 +97,6 @@ FORMAT = 2
 MAGIC = b"memtui stat cache\n"
 RACY_NS = 2_000_000_000
 MAX_CACHE_BYTES = 256 << 20  # a cache file over this is no cache (never read into memory)
-CACHE_DIR_ENV = "MEMTUI_CACHE_DIR"
-NO_CACHE_ENV = "MEMTUI_NO_CACHE"
 SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale", "memo-successors",
             "memo-rebuild")
 _WHOLE = ("memo", "index", "memo-scan", "memo-stale", "memo-successors",
@@ -106,47 +110,6 @@ def _memo_section(name: str) -> str:
 
 Key = tuple[int, int, int, int]  # size, mtime_ns, inode, ctime_ns
 T = TypeVar("T")
-
-
-def cache_dir() -> Path | None:
-    """The user's cache folder for memtui, or None when ``MEMTUI_NO_CACHE`` is set."""
-    if os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
-        return None
-    return user_cache_dir()
-
-
-def user_cache_dir() -> Path:
-    """``$MEMTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/memtui`` (an absolute one only), else
-    ``~/.cache/memtui``."""
-    override = os.environ.get(CACHE_DIR_ENV)
-    if override:
-        return Path(override).expanduser().absolute()
-    xdg = os.path.expanduser(os.environ.get("XDG_CACHE_HOME", ""))
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "memtui"
-
-
-def in_memory_root(real: str) -> bool:
-    """Whether a real path lies in a memory root: it or a folder above it holds ``MEMORY.md``."""
-    current = real
-    while True:
-        if os.path.lexists(os.path.join(current, "MEMORY.md")):
-            return True
-        parent = os.path.dirname(current)
-        if parent == current:
-            return False
-        current = parent
-
-
-def usable_cache_folder(folder: Path, root_real: str | None = None) -> bool:
-    """Whether memtui may keep files below ``folder`` (its cache folder): not a symlink, and its
-    real path neither inside ``root_real`` nor inside any memory root."""
-    if os.path.islink(folder):
-        return False
-    real = os.path.realpath(folder)
-    if root_real is not None and (real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)):
-        return False
-    return not in_memory_root(real)
 
 
 def _open_folder(folder: Path) -> int:

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ..model.places import cache_dir
+
 LINE_CAP = 16 << 20  # a line longer than this is skipped unread
 RACY_NS = 2_000_000_000  # a transcript modified this recently is not cached (git's racy rule)
 FORMAT = 1
@@ -302,8 +304,6 @@ def _session_from_json(value: Any) -> Session:
 def cache_file(folder: Path, memory_roots: Iterable[Path] = ()) -> Path | None:
     """Where the evidence of a transcripts folder is cached, or None (caching off, or the cache
     folder would lie inside a memory root)."""
-    from .statcache import cache_dir
-
     base = cache_dir()
     if base is None:
         return None
