@@ -8,11 +8,11 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from memtui.core.ages import file_age, name_date
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
-from memtui.core.staleness import Action, score_root
-from memtui.core.store import load_root
+from memtui.core.judge.ages import file_age, name_date
+from memtui.core.judge.staleness import Action, score_root
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from tests.support.roots import MakeRoot, corpus, topic
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
