@@ -18,7 +18,7 @@ the one left out.
 A merge or log pair counts as proposed when the scan lists it in any kind (a duplicate, "contained
 in", a supersession, a contradiction); a contradiction pair only when it is listed as a
 contradiction.  Pairs that cross two roots of one folder are scored against the cross-root scan
-(:func:`memtui.core.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
+(:func:`memtui.core.judge.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
 folder, so a figure cannot hide them.
 """
 
@@ -36,11 +36,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.eval_candidates import read_labels  # noqa: E402
-from memtui.core.consolidate import ScanResult, is_session, scan  # noqa: E402
-from memtui.core.discover import roots_under  # noqa: E402
-from memtui.core.layers import cross_layer_duplicates  # noqa: E402
-from memtui.core.model import Snapshot  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
+from memtui.core.judge.consolidate import ScanResult, is_candidate, is_session, scan  # noqa: E402
+from memtui.core.judge.layers import cross_layer_duplicates  # noqa: E402
+from memtui.core.model.snapshot import Snapshot  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.roots.discover import roots_under  # noqa: E402
 
 LABELS_DIR = REPO / "tests" / "core" / "data" / "labels"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
@@ -129,6 +129,7 @@ class Proposals:
 
     folds: dict[tuple[str, str], str] = field(default_factory=dict)  # merge/fold pair -> its kind
     contradictions: dict[tuple[str, str], str] = field(default_factory=dict)  # pair -> the cue
+    candidates: set[str] = field(default_factory=set)  # the files the scan considers at all
 
 
 ScanFn = Callable[[Snapshot, bool], ScanResult]
@@ -150,6 +151,7 @@ def folder_proposals(corpora: Path, folder: str, scan_fn: ScanFn = default_scan,
         snapshot = load_root(root)
         snapshots.append((rel, snapshot))
         result = scan_fn(snapshot, include_sessions)
+        out.candidates.update(f"{rel}/{f.path}" for f in snapshot.files.values() if is_candidate(f, True))
         for p in result.pairs:
             out.folds.setdefault(_pair(rel, p.a, p.b), p.kind)
         for s in result.supersessions:
@@ -176,12 +178,14 @@ class Score:
     fp: int = 0
     fn: int = 0
     tn: int = 0
+    out_of_scope: int = 0  # labelled pairs with a file the scan never considers (an index, an archived file)
 
     def add(self, other: Score) -> None:
         self.tp += other.tp
         self.fp += other.fp
         self.fn += other.fn
         self.tn += other.tn
+        self.out_of_scope += other.out_of_scope
 
     @property
     def precision(self) -> float | None:
@@ -194,7 +198,8 @@ class Score:
     def text(self) -> str:
         def f(x: float | None) -> str:
             return "  -  " if x is None else f"{x:.3f}"
-        return f"P {f(self.precision)} R {f(self.recall)} (TP {self.tp} FP {self.fp} FN {self.fn} TN {self.tn})"
+        scope = f", {self.out_of_scope} out of scope" if self.out_of_scope else ""
+        return f"P {f(self.precision)} R {f(self.recall)} (TP {self.tp} FP {self.fp} FN {self.fn} TN {self.tn}{scope})"
 
 
 @dataclass
@@ -211,6 +216,9 @@ def score_folder(folder: str, labels: list[PairLabel], got: Proposals) -> Folder
     labelled: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for lab in labels:
         labelled[lab.kind].add(lab.key)
+        if not (lab.a in got.candidates and lab.b in got.candidates):
+            out.scores[lab.kind].out_of_scope += 1
+            continue
         found = got.contradictions if lab.kind == "contradiction" else got.folds
         hit = lab.key in found
         s = out.scores[lab.kind]
