@@ -390,20 +390,21 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
 
 
 def _document_items(snapshot: Snapshot) -> list[DreamItem]:
-    """The folder's own documents (README, LICENSE…) that nothing reaches: the repair leaves them
+    """The folder's own documents (README, LICENSE, a second index…: the one predicate,
+    :func:`~memtui.core.folder_docs.folder_document`) that nothing reaches: the repair leaves them
     unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
-    from .index_repair import index_documents, is_folder_document, unlisted_documents
+    from .folder_docs import folder_document
+    from .index_repair import index_documents, unlisted_documents
 
-    if not any(is_folder_document(path, f) for path, f in snapshot.files.items()):
-        return []  # no document of the folder at all: nothing to find reachable or not
     documents = unlisted_documents(snapshot)
     if not documents:
         return []
+    said = [(path, folder_document(path, snapshot.files[path])) for path in documents[: EVIDENCE_SHOWN * 2]]
     return [DreamItem("documents", (INDEX_NAME, *documents),
                       f"{len(documents)} of the folder's own documents reached by nothing: list them in "
                       "MEMORY.md only if the agent should read them",
-                      tuple(f"{path}: the folder's own document (no frontmatter), not a memory"
-                            for path in documents[: EVIDENCE_SHOWN * 2]),
+                      tuple(f"{path}: {what.what if what else 'the folder’s own document'}, not a memory"
+                            for path, what in said),
                       False, index_documents, note="the folder's own documents, not memories: check to list them")]
 
 

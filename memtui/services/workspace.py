@@ -31,7 +31,7 @@ from memtui.core.pressure import read_pressure, record_pressure
 from memtui.core.staleness import StalenessReport
 from memtui.core.store import load_indexed
 from memtui.core.usage import Usage
-from memtui.core.validate import SCOPE, TEAM, Reach, reach_of, region_globs
+from memtui.core.validate import DOCUMENT, SCOPE, TEAM, Reach, reach_of, region_globs
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -207,6 +207,9 @@ class Workspace:
         elif how == TEAM:
             out.append("unreachable team memory — no entry, archive entry or region covers it "
                        "(team-unreachable: left to the team)")
+        elif how == DOCUMENT:
+            out.append("the folder's own document, not a memory (folder-document) — nothing needs "
+                       "to reach it; list it only if the agent should read it")
         if not out:
             out.append("unreachable — no entry, archive entry or region covers it (orphan)"
                        if self.complete else "scanning…")
