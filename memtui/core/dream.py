@@ -221,8 +221,11 @@ def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | 
             continue
         evidence = [m.reason for m in result.modifiers]
         evidence += [f"missing {c.kind.value}: {c.text} ({c.reason})" for c in result.missing[:EVIDENCE_SHOWN]]
-        evidence.append(f"score {result.score:.0f}, {result.age_days:.0f} days old ({result.age.source}), "
-                        "no guard (not pinned, type, recent or directive)")
+        age = result.age
+        said = (f"{result.age_days:.0f} days old ({age.source})" if age.known
+                else f"age unknown ({age.reason})")
+        evidence.append(f"score {result.score:.0f}, {said}, no guard (not pinned, type, recent or "
+                        "directive)")
 
         def build(s: Snapshot, path: str = result.path) -> Changeset:
             return archive(s, path)

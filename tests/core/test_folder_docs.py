@@ -16,6 +16,7 @@ from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.incremental import findings_cache
 from memtui.core.index_repair import plan_repair
 from memtui.core.model import MemoryFile
+from memtui.core.staleness import score_root
 from memtui.core.store import load_root
 from memtui.core.validate import DOCUMENT, ORPHAN, reach_of, sort_findings, validate
 from tests.support.roots import MakeRoot, topic
@@ -90,6 +91,10 @@ def test_no_pass_takes_the_readme_for_a_memory(readme_root: Path) -> None:
     pairs = {frozenset((p.a, p.b)) for p in scan(snapshot, 0.1).pairs}
     assert frozenset(("export.md", "export_notes.md")) in pairs
     assert not any("README.md" in pair for pair in pairs)
+    stale = score_root(snapshot, NOW)
+    assert "README.md" not in {r.path for r in stale.results}
+    assert stale.documents == (("README.md", "the folder's README"),)
+    assert stale.to_json()["documents"] == [{"path": "README.md", "what": "the folder's README"}]
     plan = plan_dream(snapshot, NOW)
     assert not any("README.md" in item.paths for item in plan.items if item.kind != "documents")
     [documents] = [item for item in plan.items if item.kind == "documents"]

@@ -12,6 +12,7 @@ import pytest
 
 from memtui.core import ages as ages_module
 from memtui.core.ages import parse_date, parse_git_log
+from memtui.core.folder_docs import folder_document
 from memtui.core.project import ProjectCache
 from memtui.core.staleness import (
     HALF_LIVES,
@@ -380,7 +381,9 @@ def test_every_corpus_root_scores(root: Path) -> None:
     snapshot = load_root(root)
     report = score_root(snapshot, NOW)
     scored = [f for f in snapshot.files.values() if not f.archived]
-    assert len(report.results) == len(scored)
+    # the folder's own documents are listed apart, never scored
+    assert len(report.results) + len(report.documents) == len(scored)
+    assert all(folder_document(path, snapshot.files[path]) for path, _ in report.documents)
     for result in report.results:
         assert 0.0 <= result.score <= 100.0
         assert not math.isnan(result.score)
