@@ -13,7 +13,7 @@ state a clone, a backup or a synced folder reaches its user in.  Then, over
   leaves unknown; a file dated ``modified 0 days ago`` from its copy's time is counted apart (it
   must be none);
 - **unknown**: every file of every copied root whose age is unknown, by reason;
-- **folder documents**: precision and recall of :func:`memtui.core.folder_docs.folder_document`
+- **folder documents**: precision and recall of :func:`memtui.core.model.folder_docs.folder_document`
   against the ``folder-doc`` role over every file of every root (a root's own ``MEMORY.md`` is
   never a memory file, so a retired index labelled ``folder-doc`` is counted as a miss);
 - **standing**: of the files labelled ``standing`` (a dated note that is a standing rule), how many
@@ -38,9 +38,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from memtui.core.discover import roots_under  # noqa: E402
-from memtui.core.staleness import score_root  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
+from memtui.core.judge.staleness import score_root  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.roots.discover import roots_under  # noqa: E402
 
 LABELS_DIR = REPO / "tests" / "core" / "data" / "labels"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
@@ -90,9 +90,9 @@ def main() -> int:
         print(f"no corpora at {CORPORA}")
         return 2
     try:
-        from memtui.core.folder_docs import folder_document
+        from memtui.core.model.folder_docs import folder_document
     except ImportError:  # the baseline has no predicate of its own
-        from memtui.core.index_repair import is_folder_document
+        from memtui.core.tidy.repair import is_folder_document
 
         def folder_document(path: str, f: object) -> object:  # type: ignore[misc]
             return is_folder_document(path, f) or None  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ the one left out.
 A merge or log pair counts as proposed when the scan lists it in any kind (a duplicate, "contained
 in", a supersession, a contradiction); a contradiction pair only when it is listed as a
 contradiction.  Pairs that cross two roots of one folder are scored against the cross-root scan
-(:func:`memtui.core.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
+(:func:`memtui.core.judge.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
 folder, so a figure cannot hide them.
 """
 
@@ -36,11 +36,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.eval_candidates import read_labels  # noqa: E402
-from memtui.core.consolidate import ScanResult, is_session, scan  # noqa: E402
-from memtui.core.discover import roots_under  # noqa: E402
-from memtui.core.layers import cross_layer_duplicates  # noqa: E402
-from memtui.core.model import Snapshot  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
+from memtui.core.judge.consolidate import ScanResult, is_session, scan  # noqa: E402
+from memtui.core.judge.layers import cross_layer_duplicates  # noqa: E402
+from memtui.core.model.snapshot import Snapshot  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.roots.discover import roots_under  # noqa: E402
 
 LABELS_DIR = REPO / "tests" / "core" / "data" / "labels"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))

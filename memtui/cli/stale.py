@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from memtui.core.staleness import Row, StaleFacts
+    from memtui.core.judge.staleness import Row, StaleFacts
 
     from .bigtable import Col
 
@@ -95,9 +95,9 @@ def parse_repo(text: str | None) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.project import ProjectCache
-    from memtui.core.staleness import rows_at, stale_facts_root
-    from memtui.core.store import RootError
+    from memtui.core.judge.staleness import rows_at, stale_facts_root
+    from memtui.core.read.project import ProjectCache
+    from memtui.core.read.store import RootError
 
     now = parse_now(args.now)
     repo = parse_repo(args.repo)
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _file_text(row: Row, n: str) -> str:
-    """A row's JSON object (:func:`memtui.core.staleness.row_json`) as the indented encoder
+    """A row's JSON object (:func:`memtui.core.judge.staleness.row_json`) as the indented encoder
     writes it, its later lines starting with ``n``: a template instead of a walk, one per file.
 
     Strings go through the encoder's own string function; the rounded numbers are finite floats
@@ -191,7 +191,7 @@ def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) 
 
 def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetime | date,
                   args: argparse.Namespace) -> None:
-    from memtui.core.ages import DATE_KEYS
+    from memtui.core.judge.ages import DATE_KEYS
 
     from .bigtable import fit_columns, print_table
 

@@ -7,14 +7,14 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Iterable
 
-from memtui.core.consolidate import Candidate as Pair
-from memtui.core.consolidate import Cluster, ScanResult
-from memtui.core.consolidate import scan as scan_root
-from memtui.core.contradictions import Contradiction
-from memtui.core.model import Snapshot
-from memtui.core.project import ProjectCache
-from memtui.core.rejections import forget_rejected, read_rejected, remember_rejected
-from memtui.core.staleness import StalenessReport, root_times, score_root
+from memtui.core.judge.consolidate import Candidate as Pair
+from memtui.core.judge.consolidate import Cluster, ScanResult
+from memtui.core.judge.consolidate import scan as scan_root
+from memtui.core.judge.contradictions import Contradiction
+from memtui.core.judge.staleness import StalenessReport, root_times, score_root
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.project import ProjectCache
+from memtui.core.stores.rejections import forget_rejected, read_rejected, remember_rejected
 
 #: one row of the Consolidate view: a near-duplicate pair, a cluster of them, or a contradiction
 Proposal = Pair | Cluster | Contradiction

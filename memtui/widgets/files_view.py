@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
-from memtui.core.usage import Usage
+from memtui.core.judge.usage import Usage
 from memtui.services.search import SearchKeys, fuzzy_filter, parse_facets
 from memtui.services.workspace import FileRow, Workspace
 

@@ -14,9 +14,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.core.model import MemoryFile
-from memtui.core.staleness import StalenessResult
-from memtui.core.validate import glob_matches, glob_regex
+from memtui.core.judge.staleness import StalenessResult
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.rules.validate import glob_matches, glob_regex
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
 
 from .theme import foreground_only

@@ -7,8 +7,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
-from memtui.core.staleness import StalenessResult
-from memtui.core.usage import Usage
+from memtui.core.judge.staleness import StalenessResult
+from memtui.core.judge.usage import Usage
 from memtui.services.search import fuzzy_filter, parse_facets
 
 from .badges import BUCKET_ROLE

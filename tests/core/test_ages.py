@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtui.core.ages import (
+from memtui.core.judge.ages import (
     BODY_AS_OF,
     BODY_FIELD,
     BODY_FIRST_LINES,
@@ -31,10 +31,10 @@ from memtui.core.ages import (
     name_date,
     pick_body_date,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
-from memtui.core.staleness import Action, score_root
-from memtui.core.store import load_root
+from memtui.core.judge.staleness import Action, score_root
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from tests.support.roots import MakeRoot, corpus, topic
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
@@ -312,9 +312,9 @@ def test_a_kept_answer_follows_a_transcript_that_appears(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The kept stale facts record which transcripts were asked for: one appearing later (the
     memory folder unchanged) changes the warm answer to what a cold run gives."""
-    from memtui.core import statcache
-    from memtui.core.model import BudgetConfig
-    from memtui.core.staleness import rows_at, stale_facts_root
+    from memtui.core.judge.staleness import rows_at, stale_facts_root
+    from memtui.core.model.snapshot import BudgetConfig
+    from memtui.core.stores import statcache
 
     monkeypatch.setattr(statcache, "RACY_NS", -10**12)
     config = tmp_path / "claude"
@@ -386,6 +386,6 @@ _PIECES = ["Never", "never", "do not", "Don't", "always", "avoid", "must not", "
 def test_a_note_s_first_lines_are_read_for_a_rule_as_each_line_alone(lines: list[str]) -> None:
     """The standing check reads a note's first lines as one text, found from the cue words; it
     says what the rule test of each line alone says."""
-    from memtui.core.standing import _states_rule_lines, line_states_rule
+    from memtui.core.model.standing import _states_rule_lines, line_states_rule
 
     assert _states_rule_lines("\n".join(lines)) == any(line_states_rule(line) for line in lines)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.frontmatter import clear_key, parse_frontmatter, set_key
-from memtui.core.index import parse_index
-from memtui.core.model import BudgetConfig, encode_text
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.model.frontmatter import clear_key, parse_frontmatter, set_key
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import BudgetConfig, encode_text
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from tests.support.roots import corpus, corpus_roots
 
 ROOTS = corpus_roots()

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.consolidate import scan
-from memtui.core.dream import plan_dream
-from memtui.core.folder_docs import folder_document
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.incremental import findings_cache
-from memtui.core.index_repair import plan_repair
-from memtui.core.model import MemoryFile
-from memtui.core.staleness import score_root
-from memtui.core.store import load_root
-from memtui.core.validate import DOCUMENT, ORPHAN, reach_of, sort_findings, validate
+from memtui.core.dream.plan import plan_dream
+from memtui.core.judge.consolidate import scan
+from memtui.core.judge.staleness import score_root
+from memtui.core.model.folder_docs import folder_document
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
+from memtui.core.rules.incremental import findings_cache
+from memtui.core.rules.validate import DOCUMENT, ORPHAN, reach_of, sort_findings, validate
+from memtui.core.tidy.repair import plan_repair
 from tests.support.roots import MakeRoot, topic
 
 NOW = datetime(2026, 12, 2, tzinfo=timezone.utc)

@@ -6,9 +6,9 @@ from datetime import date
 
 import pytest
 
-from memtui.core.model import BudgetConfig
-from memtui.core.store import load_root
-from memtui.core.validate import RULES, validate
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import RULES, validate
 from tests.support.roots import topic
 
 A = topic("Alpha", "alpha fact")

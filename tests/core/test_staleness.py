@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import ages as ages_module
-from memtui.core.ages import parse_date, parse_git_log
-from memtui.core.folder_docs import folder_document
-from memtui.core.project import ProjectCache
-from memtui.core.staleness import (
+from memtui.core.judge import ages as ages_module
+from memtui.core.judge.ages import parse_date, parse_git_log
+from memtui.core.judge.staleness import (
     HALF_LIVES,
     Action,
     Bucket,
@@ -26,7 +24,9 @@ from memtui.core.staleness import (
     score_file,
     score_root,
 )
-from memtui.core.store import load_root
+from memtui.core.model.folder_docs import folder_document
+from memtui.core.read.project import ProjectCache
+from memtui.core.read.store import load_root
 from tests.support.roots import MakeRoot, corpus_roots, topic
 
 NOW = date(2026, 11, 29)

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memtui.core.ages import (
+from memtui.core.judge.ages import (
     BODY_CAPTURED,
     BODY_FIELD,
     BODY_FIRST_LINES,
@@ -21,9 +21,7 @@ from memtui.core.ages import (
     body_date,
     file_age,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
-from memtui.core.staleness import (
+from memtui.core.judge.staleness import (
     Action,
     StalenessClass,
     action_for,
@@ -33,7 +31,9 @@ from memtui.core.staleness import (
     rows_at,
     score_root,
 )
-from memtui.core.store import load_root
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA, MakeRoot, topic
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -288,7 +288,7 @@ def test_a_mark_added_to_the_index_alone_reaches_a_warm_stale(
     """The kept stale facts depend on MEMORY.md: a SUPERSEDED mark written there, no topic file
     touched, changes the warm answer to what a run without the cache says."""
     from memtui.cli.main import main
-    from memtui.core import statcache
+    from memtui.core.stores import statcache
 
     monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep
     root = make_root({

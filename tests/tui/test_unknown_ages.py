@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from memtui.core.staleness import score_root
-from memtui.core.store import load_root
+from memtui.core.judge.staleness import score_root
+from memtui.core.read.store import load_root
 from memtui.widgets.preview import staleness_table
 from tests.support.app import make_app, press, screen_lines, settle
 from tests.support.roots import MakeRoot, topic
