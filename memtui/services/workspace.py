@@ -30,7 +30,7 @@ from memtui.core.model.snapshot import (
 from memtui.core.read.store import load_indexed
 from memtui.core.rules.budget import Budget, budget_of
 from memtui.core.rules.incremental import FindingsCache, findings_cache
-from memtui.core.rules.validate import SCOPE, TEAM, Reach, reach_of, region_globs
+from memtui.core.rules.validate import DOCUMENT, SCOPE, TEAM, Reach, reach_of, region_globs
 from memtui.core.stores.pressure import read_pressure, record_pressure
 
 PINNED = "pinned"
@@ -207,6 +207,9 @@ class Workspace:
         elif how == TEAM:
             out.append("unreachable team memory — no entry, archive entry or region covers it "
                        "(team-unreachable: left to the team)")
+        elif how == DOCUMENT:
+            out.append("the folder's own document, not a memory (folder-document) — nothing needs "
+                       "to reach it; list it only if the agent should read it")
         if not out:
             out.append("unreachable — no entry, archive entry or region covers it (orphan)"
                        if self.complete else "scanning…")

@@ -25,7 +25,7 @@ from .view import ListView
 FILTER_IN_WORKER = 20_000
 
 REACH_ROLE = {"entry": "ok", "not loaded": "warn", "archive": "muted", "region": "accent",
-              "orphan": "error", "scanning": "muted"}
+              "orphan": "error", "document": "muted", "scanning": "muted"}
 
 
 class FileList(RowList[FileRow]):

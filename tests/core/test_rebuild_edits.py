@@ -79,8 +79,9 @@ def test_an_unreachable_live_file_is_indexed_beside_its_siblings(make_root: Make
 
 
 def test_the_folders_own_documents_are_left_unlisted_and_offered_unchecked(make_root: MakeRoot) -> None:
-    """A README or LICENSE a publisher put in the folder is not a memory: the repair leaves it out,
-    and the dream's ``documents`` item (unchecked) lists it only when a person asks."""
+    """A README or LICENSE a publisher put in the folder is not a memory, at the top or in a
+    sub-folder: the repair leaves it out, and the dream's ``documents`` item (unchecked) lists it
+    only when a person asks."""
     from memtui.core.dream.plan import plan_dream
     from memtui.core.tidy.repair import index_documents, is_folder_document, plan_repair
 
@@ -93,18 +94,20 @@ def test_the_folders_own_documents_are_left_unlisted_and_offered_unchecked(make_
     })
     snapshot = load_root(make_root(files))
     documents = [p for p, f in snapshot.files.items() if is_folder_document(p, f)]
-    assert sorted(documents) == ["LICENSE-PENDING.md", "README.md"]
+    assert sorted(documents) == ["LICENSE-PENDING.md", "README.md", "notes/README.md"]
     changeset, report = plan_repair(snapshot)
     after = result(snapshot, changeset)
     listed = {line.resolved for line in after.index.entries}
-    assert {"readme_first.md", "notes/README.md", "CHANGELOG.md"} <= listed
-    assert not listed & {"README.md", "LICENSE-PENDING.md"}
-    assert sorted(report.documents) == ["LICENSE-PENDING.md", "README.md"]
+    assert {"readme_first.md", "CHANGELOG.md"} <= listed
+    assert not listed & {"README.md", "LICENSE-PENDING.md", "notes/README.md"}
+    assert sorted(report.documents) == ["LICENSE-PENDING.md", "README.md", "notes/README.md"]
     item = next(i for i in plan_dream(snapshot, datetime(2026, 12, 1, tzinfo=timezone.utc)).items
                 if i.kind == "documents")
-    assert not item.checked and item.paths == ("MEMORY.md", "LICENSE-PENDING.md", "README.md")
+    assert not item.checked and sorted(item.paths) == ["LICENSE-PENDING.md", "MEMORY.md", "README.md",
+                                                       "notes/README.md"]
     both = result(after, index_documents(after))
-    assert {"README.md", "LICENSE-PENDING.md"} <= {line.resolved for line in both.index.entries}
+    assert {"README.md", "LICENSE-PENDING.md", "notes/README.md"} <= \
+        {line.resolved for line in both.index.entries}
     assert not errors(both)
     with pytest.raises(verbs.NothingToRebuild):
         index_documents(both)

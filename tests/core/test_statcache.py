@@ -493,14 +493,16 @@ def test_a_stale_memo_naming_a_path_outside_the_listing_is_refused(make_root) ->
     expected, kept = stale_memo(root, NOW)
     assert kept
     snapshot, cache = load_cached(root, clock=aged)
-    digest, (consulted, files) = cache.section("memo-stale")["stale"]
-    cache.set_memo("stale", digest, (consulted, [("../a.md", *files[0][1:])]))
+    digest, (consulted, files, documents) = cache.section("memo-stale")["stale"]
+    cache.set_memo("stale", digest, (consulted, [("../a.md", *files[0][1:])], documents))
     assert stale_json_cached(snapshot, cache, NOW) == expected
-    cache.set_memo("stale", digest, (consulted, [files[0][:-1]]))  # not facts of this format
+    cache.set_memo("stale", digest, (consulted, [files[0][:-1]], documents))  # not facts of this format
     assert stale_json_cached(snapshot, cache, NOW) == expected
-    cache.set_memo("stale", digest, files)  # not a pair of what was consulted and facts
+    cache.set_memo("stale", digest, (consulted, files, (("../README.md", "a README"),)))
+    assert stale_json_cached(snapshot, cache, NOW) == expected  # a document outside the listing
+    cache.set_memo("stale", digest, files)  # not what was consulted, facts and documents
     assert stale_json_cached(snapshot, cache, NOW) == expected
-    cache.set_memo("stale", digest, ((("path", 1),), files))  # a project state with no project
+    cache.set_memo("stale", digest, ((("path", 1), None, None), files, documents))  # a project state with no project
     assert stale_json_cached(snapshot, cache, NOW) == expected
 
 

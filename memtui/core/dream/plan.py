@@ -221,8 +221,11 @@ def _archive_items(snapshot: Snapshot, now: datetime | date, repo: Path | str | 
             continue
         evidence = [m.reason for m in result.modifiers]
         evidence += [f"missing {c.kind.value}: {c.text} ({c.reason})" for c in result.missing[:EVIDENCE_SHOWN]]
-        evidence.append(f"score {result.score:.0f}, {result.age_days:.0f} days old ({result.age.source}), "
-                        "no guard (not pinned, type, recent or directive)")
+        age = result.age
+        said = (f"{result.age_days:.0f} days old ({age.source})" if age.known
+                else f"age unknown ({age.reason})")
+        evidence.append(f"score {result.score:.0f}, {said}, no guard (not pinned, type, recent or "
+                        "directive)")
 
         def build(s: Snapshot, path: str = result.path) -> Changeset:
             return archive(s, path)
@@ -390,20 +393,21 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
 
 
 def _document_items(snapshot: Snapshot) -> list[DreamItem]:
-    """The folder's own documents (README, LICENSE…) that nothing reaches: the repair leaves them
+    """The folder's own documents (README, LICENSE, a second index…: the one predicate,
+    :func:`~memtui.core.model.folder_docs.folder_document`) that nothing reaches: the repair leaves them
     unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
-    from ..tidy.repair import index_documents, is_folder_document, unlisted_documents
+    from ..model.folder_docs import folder_document
+    from ..tidy.repair import index_documents, unlisted_documents
 
-    if not any(is_folder_document(path, f) for path, f in snapshot.files.items()):
-        return []  # no document of the folder at all: nothing to find reachable or not
     documents = unlisted_documents(snapshot)
     if not documents:
         return []
+    said = [(path, folder_document(path, snapshot.files[path])) for path in documents[: EVIDENCE_SHOWN * 2]]
     return [DreamItem("documents", (INDEX_NAME, *documents),
                       f"{len(documents)} of the folder's own documents reached by nothing: list them in "
                       "MEMORY.md only if the agent should read them",
-                      tuple(f"{path}: the folder's own document (no frontmatter), not a memory"
-                            for path in documents[: EVIDENCE_SHOWN * 2]),
+                      tuple(f"{path}: {what.what if what else 'the folder’s own document'}, not a memory"
+                            for path, what in said),
                       False, index_documents, note="the folder's own documents, not memories: check to list them")]
 
 

@@ -6,9 +6,10 @@ pairs a person rejected are kept by :mod:`memtui.core.stores.rejections`.
 Decisions the design leaves open, made here:
 - Candidates are the memory files outside ``archive/`` whose ``status`` is neither ``archived``
   nor ``superseded`` and that name no ``superseded_by`` or ``folded_into`` (they have already
-  left the working set), less index-like files
-  (``INDEX.md``, ``MEMORY_INDEX.md``, ``MEMORY-INDEX.md``, ``SCOPE.md``, any case) and, unless
-  asked for, ``session_*``/``session-*`` files.
+  left the working set), less the folder's own documents
+  (:func:`~memtui.core.model.folder_docs.folder_document`: a README, a licence, a second index such as
+  ``INDEX.md`` or ``SCOPE.md``, an unfilled template) and, unless asked for,
+  ``session_*``/``session-*`` files.
 - The stop words include the polarity words (use, avoid, always, never, don't, not, prefer): the
   overlap measures the topic, and the negation check measures the stance.
 - Similarity is rapidfuzz's ``fuzz.ratio`` (0–1 here) of title + body, each cut to
@@ -30,6 +31,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable
 
+from ..model.folder_docs import folder_document, is_unfilled
 from ..model.gcpause import gc_paused
 from ..model.journal import pending_records
 from ..model.safepath import check_stored_path
@@ -65,8 +67,6 @@ VERBATIM_SHARE = 0.8  # ... unless this share of the smaller file's lines are in
 VERBATIM_LINE = 20  # characters a body line needs to count as content
 LOG_COSINE = 0.6  # the cosine any overlap rule needs between two dated session files
 
-_INDEX_LIKE = frozenset({"index.md", "memory_index.md", "memory-index.md", "scope.md"})
-
 _DATE_IN_NAME = re.compile(r"(?<!\d)(?:\d{4}([-_])\d{2}\1\d{2}(?:-\d{2})?|\d{8})(?!\d)")
 _DIGITS = re.compile(r"\d+")
 
@@ -89,9 +89,15 @@ def is_session(path: str) -> bool:
     return name.startswith(("session_", "session-"))
 
 
+def _unfilled(f: MemoryFile) -> bool:
+    """:func:`~memtui.core.model.folder_docs.is_unfilled` of a file's body, kept in the stat cache (a
+    kept answer reads no text)."""
+    return cached(f, "scan/unfilled", lambda g: is_unfilled(g.body), int, bool)
+
+
 def is_candidate(f: MemoryFile, include_sessions: bool = False) -> bool:
     """Whether a file takes part in consolidation (see the module docstring)."""
-    if f.archived or f.status == "superseded" or f.name.lower() in _INDEX_LIKE:
+    if f.archived or f.status == "superseded" or folder_document(f.path, f, _unfilled) is not None:
         return False
     if f.frontmatter.names("superseded_by") or f.frontmatter.names("folded_into"):
         return False

@@ -17,11 +17,26 @@ lessons, rules or a policy — and the declared successor of a superseded file a
 age alone: such a prune is shown as *review* with the hold's reason listed among the guards (the
 score stays the formula's).
 
+**Unknown ages.**  When nothing dates a file and the root's modification times are a copy's
+(:mod:`memtui.core.judge.ages`: a clone, a backup, a restore), its age is *unknown*: it scores as one
+half-life of its type (base score :data:`UNKNOWN_BASE`, 50), so its action and bucket are
+*review* — it asks a person to look, it never reads as fresh (no ``recent`` guard: nothing says
+it changed lately) and it is never pruned for its age alone; the points of missing references
+add to it as to any score (all its references gone is evidence, whatever the age).  The reason
+is kept with the file (``age_unknown`` in JSON, where ``age_days`` and ``dated`` are then null).
+
+A note that states a standing rule or decision (:func:`~memtui.core.model.standing.standing_reason`:
+a directive in its title, description or first lines, in the folder's language; its first
+heading naming its decisions; "do not change without …", "no cambiar sin revisar esto") is
+held like a rule: not pruned for its date alone.  The folder's own documents (a README, a
+licence, a second index, an unfilled template: :func:`~memtui.core.model.folder_docs.folder_document`)
+are not scored: a report lists them apart (``documents``).
+
 Decisions beyond the contract: "modified in the last 14 days" uses the same date the age comes
-from (frontmatter, else file name, else the body, else last commit, else mtime), so a fresh
-checkout does not make every file recent; guards are listed for every file (not only the
-downgraded ones) and never change the score; archived files (under ``archive/`` or
-``status: archived``) are left out of a root's report unless asked for.
+from (:func:`~memtui.core.judge.ages.file_age`), so a fresh checkout does not make every file recent;
+guards are listed for every file (not only the downgraded ones) and never change the score;
+archived files (under ``archive/`` or ``status: archived``) are left out of a root's report
+unless asked for.
 """
 
 from __future__ import annotations
@@ -35,10 +50,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable, Collection, Mapping, Sequence
 
+from ..model.folder_docs import folder_document, is_unfilled
 from ..model.gcpause import gc_paused
 from ..model.index_marks import IndexMark, index_marks
 from ..model.journal import pending_records
 from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
+from ..model.standing import standing_reason
 from ..read.project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from ..read.project import State as ProjectState
 from ..read.references import (
@@ -50,7 +67,7 @@ from ..read.references import (
 from ..read.store import list_root
 from ..stores.statcache import StatCache, cached
 from . import ages
-from .ages import FileAge, file_age, to_utc
+from .ages import Burst, FileAge, RootTimes, SessionTimes, file_age, to_utc
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 
@@ -65,6 +82,9 @@ HALF_LIVES: Mapping[str, float] = {
 }
 REVIEW_FROM = 50.0
 PRUNE_FROM = 75.0
+#: the base score of a file whose age is unknown: one half-life of its type (see the module
+#: docstring) — a review, never fresh, never a prune from its age alone
+UNKNOWN_BASE = 50.0
 AGING_FROM = 25.0
 RECENT_DAYS = 14
 
@@ -209,7 +229,7 @@ def guards_for(memory_file: MemoryFile, age: FileAge, type_: str | None = None,
     type_guard = TYPE_GUARDS.get(scoring_type(memory_file) if type_ is None else type_)
     if type_guard is not None:
         guards.append(type_guard)
-    if age.days <= RECENT_DAYS:
+    if age.known and age.days <= RECENT_DAYS:
         guards.append(Guard("recent", f"modified {age.days:.0f} days ago ({age.source}), "
                                       f"within {RECENT_DAYS} days"))
     if directive == "?":  # not given: read it from the body
@@ -221,7 +241,8 @@ def guards_for(memory_file: MemoryFile, age: FileAge, type_: str | None = None,
 
 RULE_TYPES = frozenset({"user", "feedback", "decision", "value"})
 #: words that make a ``project`` file's name (not a session log's) a rule: lessons learnt, rules
-RULE_WORDS = frozenset({"lesson", "lessons", "rule", "rules", "principle", "principles", "policy"})
+RULE_WORDS = frozenset({"lesson", "lessons", "rule", "rules", "principle", "principles", "policy",
+                        "decision", "decisions"})
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -287,8 +308,11 @@ def status_for(memory_file: MemoryFile, lineage: Lineage | None = None) -> Guard
 
 
 def holds_for(memory_file: MemoryFile, lineage: Lineage | None = None,
-              type_: str | None = None) -> tuple[Guard, ...]:
-    """Why a file is not pruned for its age alone (a prune from age alone becomes a review)."""
+              type_: str | None = None, standing: str | None = "?") -> tuple[Guard, ...]:
+    """Why a file is not pruned for its age alone (a prune from age alone becomes a review):
+    a rule by its type or name, a note that states a standing rule or decision
+    (:func:`~memtui.core.model.standing.standing_reason`; ``standing`` when the caller has it, "?" to
+    read it here), the declared successor of a superseded file."""
     out: list[Guard] = []
     type_ = scoring_type(memory_file) if type_ is None else type_
     if type_ in RULE_TYPES:
@@ -299,6 +323,12 @@ def holds_for(memory_file: MemoryFile, lineage: Lineage | None = None,
         if said and not name.startswith(("session_", "session-")):
             out.append(Guard("rule", f"named as {min(said)}: a standing rule, not retired by "
                                      "age alone"))
+    if not out:
+        if standing == "?":
+            standing = standing_of(memory_file)
+        if standing:
+            out.append(Guard("standing", f"{standing}: a standing rule or decision, not retired "
+                                         "by its date alone"))
     if lineage is not None and memory_file.path in lineage.successors:
         out.append(Guard("successor", f"replaces {lineage.successors[memory_file.path]}: the "
                                       "current version, not retired by age alone"))
@@ -375,10 +405,11 @@ class StalenessResult:
             counts[c.status] += 1
             if c.status is RefStatus.MISSING:
                 missing.append({"kind": c.kind.value, "ref": c.text, "reason": c.reason})
+        known = self.age.known
         return {
             "path": self.path,
             "type": self.type,
-            "age_days": round(self.age.days, 1),
+            "age_days": round(self.age.days, 1) if known else None,
             "score": round(self.score, 1),
             "action": self.action.value,
             "class": self.cls.value,
@@ -389,47 +420,64 @@ class StalenessResult:
             "base_score": round(self.base_score, 1),
             "bucket": self.bucket.value,
             "age_source": self.age.source,
-            "dated": self.age.when.date().isoformat(),
+            "dated": self.age.when.date().isoformat() if known else None,
             "downgraded": self.downgraded,
             "references": {"found": counts[RefStatus.FOUND], "missing": counts[RefStatus.MISSING],
                            "unverifiable": counts[RefStatus.UNVERIFIABLE]},
             "status": None if self.status is None else self.status.to_json(),
+            "age_unknown": None if known else self.age.reason,
         }
 
 
-def _body_facts(memory_file: MemoryFile) -> tuple[tuple[tuple[RefKind, str], ...], str | None]:
+#: what scoring reads from a body: its references, its directive word and whether it is an
+#: unfilled template (:func:`~memtui.core.model.folder_docs.is_unfilled`)
+BodyFacts = tuple[tuple[tuple[RefKind, str], ...], "str | None", bool]
+
+
+def _body_facts(memory_file: MemoryFile) -> BodyFacts:
     body = memory_file.body
     lowered = body.lower()
-    return reference_keys(body, lowered), directive_word(body, lowered)
+    return reference_keys(body, lowered), directive_word(body, lowered), is_unfilled(body)
 
 
 _KINDS = {kind.value: kind for kind in RefKind}
 
 
-def body_facts(memory_file: MemoryFile) -> tuple[tuple[tuple[RefKind, str], ...], str | None]:
-    """What scoring reads from a body: its references (:func:`reference_keys`) and its directive
-    word; kept in the stat cache for files of a cached load."""
+def body_facts(memory_file: MemoryFile) -> BodyFacts:
+    """:data:`BodyFacts` of a file, kept in the stat cache for files of a cached load."""
     return cached(
         memory_file, "stale/body", _body_facts,
-        lambda v: (tuple((kind.value, text) for kind, text in v[0]), v[1] or ""),
-        lambda p: (tuple((_KINDS[kind], text) for kind, text in p[0]), p[1] or None),
+        lambda v: (tuple((kind.value, text) for kind, text in v[0]), v[1] or "", v[2]),
+        lambda p: (tuple((_KINDS[kind], text) for kind, text in p[0]), p[1] or None, bool(p[2])),
     )
+
+
+def standing_of(memory_file: MemoryFile) -> str | None:
+    """:func:`~memtui.core.model.standing.standing_reason` of a file, kept in the stat cache for files
+    of a cached load (asked only of a file no type or name already holds)."""
+    found: str | None = cached(memory_file, "stale/standing", standing_reason, lambda v: v or "",
+                               lambda p: str(p) or None)
+    return found
 
 
 def score_file(memory_file: MemoryFile, now: datetime | date,
                checker: ReferenceChecker | None = None,
                git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
-               lineage: Lineage | None = None) -> StalenessResult:
+               lineage: Lineage | None = None, times: RootTimes | None = None,
+               git_import: Callable[[], Burst | None] | Burst | None = None,
+               facts: BodyFacts | None = None) -> StalenessResult:
     """Score one file; without a checker every reference is unverifiable (no project known).
 
     ``lineage``: the root's declared supersessions (:func:`lineage_of`); without it only the
-    file's own ``status`` is read."""
-    age = file_age(memory_file, now, git_dates)
+    file's own ``status`` is read.  ``times``, ``git_import``: what the root's times say
+    together (:func:`~memtui.core.judge.ages.file_age`); without them the file's time is its own.
+    ``facts``: its :func:`body_facts`, when the caller has them."""
+    age = file_age(memory_file, now, git_dates, times, git_import)
     type_ = scoring_type(memory_file)
     life = half_life(type_)
-    base = decay_score(age.days, life)
+    base = decay_score(age.days, life) if age.known else UNKNOWN_BASE
     checker = checker or ReferenceChecker(None)
-    keys, directive = body_facts(memory_file)
+    keys, directive, _ = facts if facts is not None else body_facts(memory_file)
     checks = checker.check(keys)
     cls, modifiers = _class_and_modifiers(checks)
     score = min(100.0, base + sum(m.points for m in modifiers)) if modifiers else base
@@ -465,7 +513,7 @@ def score_file(memory_file: MemoryFile, now: datetime | date,
 
 
 _STATUS_CLASS = {"superseded": StalenessClass.SUPERSEDED, "archived": StalenessClass.ARCHIVED}
-_HOLD_KINDS = frozenset({"rule", "successor"})
+_HOLD_KINDS = frozenset({"rule", "standing", "successor"})
 
 
 @dataclass(frozen=True)
@@ -477,6 +525,8 @@ class StalenessReport:
     project: Project | None
     results: tuple[StalenessResult, ...]
     online: bool = False
+    #: the folder's own documents, listed apart and never scored: (path, what it is)
+    documents: tuple[tuple[str, str], ...] = ()
     _by_path: dict[str, StalenessResult] = field(default_factory=dict, init=False, repr=False,
                                                 compare=False)
 
@@ -492,21 +542,31 @@ class StalenessReport:
             "now": self.now.isoformat(),
             "project": str(self.project.path) if self.project else None,
             "online": self.online,
+            "documents": documents_json(self.documents),
             "files": [r.to_json() for r in self.results],
         }
+
+
+def documents_json(documents: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """The folder's own documents of a report as its JSON lists them."""
+    return [{"path": path, "what": what} for path, what in documents]
 
 
 def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None,
                online: bool = False, *, cache: ProjectCache | None = None,
                fetcher: UrlFetcher | None = None, include_archived: bool = False,
-               ) -> StalenessReport:
-    """Score every memory file of a root (archived ones only if asked), highest score first.
+               times: RootTimes | None = None) -> StalenessReport:
+    """Score every memory file of a root (archived ones only if asked), highest score first;
+    the folder's own documents are listed apart, unscored.
 
     ``cache`` shares project facts between roots of one run; ``fetcher`` replaces the URL fetch
     (tests).  ``git log`` runs at most once, and only if some file has no frontmatter date.
+    ``times``: what the root's times say together (:func:`root_times`) when ``snapshot`` holds
+    only some of its files (the app scores again only the files a change touched).
     """
     with gc_paused():
-        return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived)
+        return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived,
+                           times=times)
 
 
 # ---------------------------------------------------------------- facts: what the clock does not move
@@ -516,12 +576,13 @@ def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None
 #: modifier), class before guards, guards before ``recent``, guards after it, modifiers
 #: ``(kind, points, reason)``, missing references ``(kind, ref, reason)``, reference counts
 #: ``(found, missing, unverifiable)``, URLs not checked offline, the declared status
-#: ``(kind, reason)`` (None: none) and the holds ``(kind, reason)`` on a prune from age alone.
+#: ``(kind, reason)`` (None: none), the holds ``(kind, reason)`` on a prune from age alone and
+#: why the age is unknown ("" when it is known; then "when" is the moment the file's time says).
 Facts = tuple[str, str, float, int, str, str, "int | None", str,
               tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
               tuple[tuple[str, int, str], ...], tuple[tuple[str, str, str], ...],
-              tuple[int, int, int], int, "tuple[str, str] | None", tuple[tuple[str, str], ...]]
-FACTS_LENGTH = 16
+              tuple[int, int, int], int, "tuple[str, str] | None", tuple[tuple[str, str], ...], str]
+FACTS_LENGTH = 17
 
 #: A file scored at one moment: score, path, age in days, base score, action, bucket, class,
 #: downgraded, guards ``(kind, reason)`` and the file's :data:`Facts`.
@@ -568,6 +629,7 @@ def facts_of(result: StalenessResult) -> Facts:
         unchecked,
         None if result.status is None else (result.status.kind, result.status.reason),
         tuple((g.kind, g.reason) for g in result.holds),
+        "" if age.known else age.reason,
     )
 
 
@@ -581,9 +643,10 @@ def rows_at(facts: list[Facts], now: datetime | date) -> list[Row]:
     for f in facts:
         life, points, cls, before, after = f[2], f[6], f[7], f[8], f[9]
         days = max(0.0, ((moment - f[3]) / 1_000_000) / 86400.0)  # timedelta.total_seconds()
-        base = decay(days, life)
+        unknown = f[16]
+        base = decay(days, life) if not unknown else UNKNOWN_BASE
         score = min(100.0, base + points) if points is not None else base
-        if days <= recent_days:
+        if days <= recent_days and not unknown:
             guards = (*before, ("recent", f"modified {days:.0f} days ago ({f[4]}), "
                                           f"within {recent_days} days"), *after)
         else:
@@ -615,10 +678,11 @@ def row_json(row: Row) -> dict[str, object]:
     """A row as :meth:`StalenessResult.to_json` gives it."""
     score, path, days, base, action, bucket, cls, downgraded, guards, f = row
     found, missing, unverifiable = f[12]
+    unknown = f[16]
     return {
         "path": path,
         "type": f[1],
-        "age_days": round(days, 1),
+        "age_days": round(days, 1) if not unknown else None,
         "score": round(score, 1),
         "action": action,
         "class": cls,
@@ -629,10 +693,11 @@ def row_json(row: Row) -> dict[str, object]:
         "base_score": round(base, 1),
         "bucket": bucket,
         "age_source": f[4],
-        "dated": f[5],
+        "dated": f[5] if not unknown else None,
         "downgraded": downgraded,
         "references": {"found": found, "missing": missing, "unverifiable": unverifiable},
         "status": None if f[14] is None else {"kind": f[14][0], "reason": f[14][1]},
+        "age_unknown": unknown or None,
     }
 
 
@@ -645,12 +710,13 @@ class StaleFacts:
     online: bool
     files: list[Facts]
     interrupted: tuple[str, ...] = ()
+    documents: tuple[tuple[str, str], ...] = ()  # the folder's own documents: (path, what)
 
     def header(self, now: datetime | date) -> dict[str, object]:
         """The JSON of the report at ``now`` without its files."""
         return {"root": str(self.root), "now": now.isoformat(),
                 "project": str(self.project.path) if self.project else None,
-                "online": self.online}
+                "online": self.online, "documents": documents_json(self.documents)}
 
 
 def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | str | None = None,
@@ -667,8 +733,9 @@ def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | s
         hit = stat_cache.memo("stale", digest) if reuse else None
         if hit is not None:
             try:
-                files = _kept(hit, snapshot.files, snapshot.root, project, cache)
-                return StaleFacts(snapshot.root, project, online, files, snapshot.interrupted)
+                files, documents = _kept(hit, snapshot.files, snapshot.root, project, cache)
+                return StaleFacts(snapshot.root, project, online, files, snapshot.interrupted,
+                                  documents)
             except (TypeError, ValueError, KeyError, IndexError):
                 pass  # not facts about these files, or what they were made from changed
         logs: list[tuple[object, ...] | None] = []
@@ -677,13 +744,17 @@ def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | s
         # cannot vouch for them (kept by the next run, which reads them afresh or not at all)
         early = index is not None and index.read_identifiers
         now = datetime.now(timezone.utc)  # any moment: facts do not depend on it
-        report = _score_root(snapshot, now, repo, online, cache, None, False, project, logs)
+        sessions = SessionTimes(snapshot.root)
+        report = _score_root(snapshot, now, repo, online, cache, None, False, project, logs,
+                             sessions=sessions)
         facts = [facts_of(r) for r in report.results]
         state = None if index is None or early else index.state(stat_cache.trusted)
         if ((project is None or state is not None) and None not in logs
                 and not (online and any(r.references for r in report.results))):
-            stat_cache.set_memo("stale", digest, ((state, logs[0] if logs else None), facts))
-        return StaleFacts(snapshot.root, project, online, facts, snapshot.interrupted)
+            consulted = (state, logs[0] if logs else None, sessions.state())
+            stat_cache.set_memo("stale", digest, (consulted, facts, report.documents))
+        return StaleFacts(snapshot.root, project, online, facts, snapshot.interrupted,
+                          report.documents)
 
 
 class Scored:
@@ -711,7 +782,7 @@ class Scored:
     @property
     def age(self) -> FileAge:
         f = self._row[9]
-        return FileAge(_EPOCH + f[3] * _US, f[4], self._row[2])
+        return FileAge(_EPOCH + f[3] * _US, f[4], self._row[2], f[16])
 
     @property
     def cls(self) -> StalenessClass:
@@ -740,23 +811,32 @@ def scored_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | dat
 
 
 #: What kept stale facts were made from besides the memory files: the project's
-#: :meth:`~memtui.core.read.project.ProjectIndex.state` (None: no project) and
-#: :func:`~memtui.core.judge.ages.git_log_state` of the root (None: git's dates were not asked for).
-Consulted = tuple["ProjectState | None", "tuple[object, ...] | None"]
+#: :meth:`~memtui.core.read.project.ProjectIndex.state` (None: no project),
+#: :func:`~memtui.core.judge.ages.git_log_state` of the root (None: git's dates were not asked for) and
+#: :meth:`~memtui.core.judge.ages.SessionTimes.state` (None: no session's transcript was asked for).
+Consulted = tuple["ProjectState | None", "tuple[object, ...] | None", "tuple[object, ...] | None"]
+#: the folder's own documents of a root, as kept: (path, what)
+Documents = tuple[tuple[str, str], ...]
 
 
-def _kept(hit: tuple[Consulted, list[Facts]], names: Collection[str], root: Path,
-          project: Project | None, cache: ProjectCache) -> list[Facts]:
-    """Kept facts when what they were made from still holds; a ValueError otherwise."""
-    (state, log), files = hit
+def _kept(hit: tuple[Consulted, list[Facts], Documents], names: Collection[str], root: Path,
+          project: Project | None, cache: ProjectCache) -> tuple[list[Facts], Documents]:
+    """Kept facts and documents when what they were made from still holds; a ValueError
+    otherwise."""
+    (state, log, sessions), files, documents = hit
     files = _checked(files, names)
+    if type(documents) is not tuple or any(type(d) is not tuple or len(d) != 2 or d[0] not in names
+                                           for d in documents):
+        raise ValueError("kept documents name another file")
     if (state is None) != (project is None):
         raise ValueError("kept for another project")
     if log is not None and ages.git_log_state(root) != log:
         raise ValueError("the root's git history moved")
+    if sessions is not None and not ages.sessions_hold(root, sessions):
+        raise ValueError("the sessions' transcripts changed")
     if project is not None and (state is None or not cache.get(project).holds(state)):
         raise ValueError("the project changed")
-    return files
+    return files, tuple((str(p), str(w)) for p, w in documents)
 
 
 def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | None = None,
@@ -772,9 +852,9 @@ def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | 
     if hit is not None:
         try:
             names = {rel for rel, _ in listing.memory}
-            return StaleFacts(listing.root, project, online,
-                              _kept(hit, names, listing.root, project, cache),
-                              pending_records(listing.root))
+            files, documents = _kept(hit, names, listing.root, project, cache)
+            return StaleFacts(listing.root, project, online, files, pending_records(listing.root),
+                              documents)
         except (TypeError, ValueError, KeyError, IndexError):
             pass
     snapshot = stat_cache.load(listing, config)
@@ -809,17 +889,40 @@ def _checked(kept: list[Facts], names: Collection[str]) -> list[Facts]:
     return kept
 
 
+def root_times(snapshot: Snapshot, sessions: SessionTimes | None = None) -> RootTimes:
+    """What the times of all a root's files say together (:class:`~memtui.core.judge.ages.RootTimes`):
+    the copy burst of their modification times (with ``MEMORY.md``'s), and the sessions' times
+    from their transcripts."""
+    return RootTimes(ages.mtime_burst(snapshot.files, ages.index_mtime(snapshot.root)),
+                     sessions if sessions is not None else SessionTimes(snapshot.root))
+
+
 def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None, online: bool,
                 cache: ProjectCache | None, fetcher: UrlFetcher | None, include_archived: bool,
                 found: Project | None | bool = False,
-                logs: list[tuple[object, ...] | None] | None = None) -> StalenessReport:
+                logs: list[tuple[object, ...] | None] | None = None, *,
+                times: RootTimes | None = None, sessions: SessionTimes | None = None,
+                ) -> StalenessReport:
     project = (find_project(snapshot.root, Path(repo) if repo is not None else None)
                if isinstance(found, bool) else found)
     index = (cache or ProjectCache()).get(project) if project is not None else None
     checker = ReferenceChecker(index, online=online, fetcher=fetcher)
-    files = [f for f in snapshot.files.values() if include_archived or not f.archived]
+    documents: list[tuple[str, str]] = []
+    files = []
+    facts: dict[str, BodyFacts] = {}
+    for f in snapshot.files.values():
+        if not include_archived and f.archived:
+            continue
+        facts[f.path] = body = body_facts(f)
+        document = folder_document(f.path, f, body[2])
+        if document is not None:
+            documents.append((f.path, document.what))
+        else:
+            files.append(f)
+    if times is None:
+        times = root_times(snapshot, sessions)
     if online:
-        urls = (text for f in files for kind, text in body_facts(f)[0] if kind is RefKind.URL)
+        urls = (text for f in files for kind, text in facts[f.path][0] if kind is RefKind.URL)
         checker.prefetch_urls(urls)
     commit_dates: dict[str, datetime] | None = None
 
@@ -831,10 +934,19 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
             commit_dates = ages.git_commit_dates(snapshot.root)
         return commit_dates
 
+    imported: list[Burst | None] = []
+
+    def git_import() -> Burst | None:
+        if not imported:  # the last commits of all the root's files: one commit that added them all
+            imported.append(ages.git_burst(lazy_git_dates(), snapshot.files))
+        return imported[0]
+
     moment = to_utc(now)
     lineage = lineage_of(snapshot.files, index_marks(snapshot))
-    results = [score_file(f, moment, checker, lazy_git_dates, lineage) for f in files]
+    results = [score_file(f, moment, checker, lazy_git_dates, lineage, times, git_import,
+                          facts[f.path]) for f in files]
     results.sort(key=lambda r: (-r.score, r.path))
-    return StalenessReport(snapshot.root, now, project, tuple(results), online)
+    return StalenessReport(snapshot.root, now, project, tuple(results), online,
+                           tuple(sorted(documents)))
 
 

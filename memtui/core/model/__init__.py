@@ -8,6 +8,6 @@ modules named in ``__all__``; :mod:`.linediff` is the changesets' own.  The face
 hooks import one small module of it before deciding anything.
 """
 
-__all__ = ["changeset", "claude_settings", "frontmatter", "gcpause", "handoff_state", "index", "index_edit",
-           "index_marks", "journal", "lazyfiles", "places", "safepath", "snapshot", "walk",
-           "words"]
+__all__ = ["changeset", "claude_settings", "folder_docs", "frontmatter", "gcpause", "handoff_state", "index",
+           "index_edit", "index_marks", "journal", "lazyfiles", "places", "safepath", "snapshot", "standing",
+           "walk", "words"]

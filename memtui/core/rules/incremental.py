@@ -201,6 +201,13 @@ def _assemble(
     return tuple(sort_findings(out))
 
 
+def documents_of(file_cross: Mapping[str, tuple[Finding, ...]]) -> frozenset[str]:
+    """The files of kept cross-file findings that are the folder's own documents nothing reaches
+    (their ``folder-document`` finding says so): what :attr:`Reach.documents` holds."""
+    return frozenset(path for path, found in file_cross.items()
+                     if any(f.rule == "folder-document" for f in found))
+
+
 def _supersedes(f: MemoryFile) -> bool:
     return bool(f.frontmatter.names("superseded_by"))
 
@@ -346,6 +353,7 @@ def revalidate(
             else:
                 file_only.pop(path, None)
 
+    reach = replace(reach, documents=documents_of(file_cross))
     head = index_findings(after, reach)
     frozen_superseding = frozenset(superseding)
     new_cache = FindingsCache(
@@ -417,7 +425,8 @@ def kept_findings_cache(
                    if glob_regex(line.glob) is not None and line.glob in glob_counts}
     reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files), region_hits,
                   mention_map(snapshot, names), structural=structural,
-                  past_cut=named_past_cut(snapshot, names), archive=archive)
+                  past_cut=named_past_cut(snapshot, names), archive=archive,
+                  documents=documents_of(file_cross))
     if findings is None:
         findings = _assemble(snapshot, index_findings(snapshot, reach), file_cross, file_only,
                              superseding)

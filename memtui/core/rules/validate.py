@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import compress
 from operator import attrgetter
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Container, Iterable, Iterator, Mapping, Sequence
 
+from ..model.folder_docs import FolderDocument, folder_document
 from ..model.index import resolve_target
 from ..model.journal import JOURNAL_DIR, Progress
 from ..model.snapshot import (
@@ -69,6 +70,7 @@ RULES: dict[str, str] = {
     "secret": WARNING,
     "neutralized-text": WARNING,
     "team-unreachable": WARNING,
+    "folder-document": WARNING,
     "interrupted-change": ERROR,
     "state-stale": WARNING,
     "state-too-long": WARNING,
@@ -302,14 +304,15 @@ def secret_findings(path: str, text: str, screened: bool = False) -> list[Findin
 def file_findings(
     f: MemoryFile, structural: bool = False, secret_screen: bool | None = None
 ) -> list[Finding]:
-    """Findings that depend on one file alone.  ``structural`` files (SCOPE.md) skip frontmatter.
+    """Findings that depend on one file alone.  ``structural`` files (SCOPE.md) and the folder's
+    own documents (:func:`~memtui.core.model.folder_docs.folder_document`) skip frontmatter.
 
     ``secret_screen`` is the result of :func:`screen_secrets` for this file when the caller
     screened many files at once (None: screen here).
     """
     out: list[Finding] = []
     fm = f.frontmatter
-    if not structural:
+    if not structural and folder_document(f.path, f) is None:  # a folder document needs none
         problems: list[str] = []
         line: int | None = None
         if not fm.present:
@@ -414,8 +417,9 @@ MENTION = "mention"  # named in the loaded part of MEMORY.md
 REGION = "region"  # a region pointer's glob covers it
 SCOPE = "scope"  # a path scope's SCOPE.md: part of the layout, needs no way in
 TEAM = "team"  # a team memory file none of these reach: the ``team-unreachable`` rule
+DOCUMENT = "document"  # the folder's own document none of these reach: ``folder-document``
 ORPHAN = "orphan"  # none of these: the ``orphan`` rule
-REACH_WAYS = (ENTRY, NOT_LOADED, ARCHIVE, MENTION, REGION, SCOPE, TEAM, ORPHAN)
+REACH_WAYS = (ENTRY, NOT_LOADED, ARCHIVE, MENTION, REGION, SCOPE, TEAM, DOCUMENT, ORPHAN)
 
 
 @dataclass(frozen=True)
@@ -430,6 +434,8 @@ class Reach:
     mention: Mapping[str, int] = field(default_factory=dict)  # file -> first loaded line naming it
     structural: frozenset[str] = frozenset()  # SCOPE.md files of declared memory bases
     past_cut: Mapping[str, int] = field(default_factory=dict)  # file -> first line past the cut naming it
+    #: the folder's own documents no way reaches (:func:`~memtui.core.model.folder_docs.folder_document`)
+    documents: frozenset[str] = frozenset()
     #: what the archive index adds to the index-level findings, for these files (None: not
     #: worked out yet; :func:`index_findings` does it then)
     archive: ArchivePart | None = field(default=None, compare=False, repr=False)
@@ -451,7 +457,23 @@ class Reach:
             return REGION
         if path in self.structural:
             return SCOPE
-        return TEAM if in_team(path) else ORPHAN
+        if in_team(path):
+            return TEAM
+        return DOCUMENT if path in self.documents else ORPHAN
+
+
+def document_message(document: FolderDocument) -> str:
+    """The ``folder-document`` finding's message: what the file is, and what to do."""
+    if document.kind == "template":
+        return (f"{document.what}: it holds no fact yet, so memtui leaves it out of the index, "
+                "staleness and consolidation; fill it in and give it an entry, or delete it")
+    if document.kind == "index":
+        return (f"{document.what}: it describes the folder rather than holding a fact, and beside "
+                "MEMORY.md it goes stale; memtui leaves it out of the index, staleness and "
+                "consolidation — fold what it says into MEMORY.md, or delete it")
+    return (f"{document.what}: it describes the folder rather than holding a fact, for people, not "
+            "the agent; memtui leaves it out of the index, staleness and consolidation — list it "
+            "in MEMORY.md only if the agent should read it")
 
 
 def entry_maps(
@@ -583,8 +605,19 @@ def reach_of(snapshot: Snapshot) -> Reach:
     """Direct, archive, region and mention reachability of every memory file."""
     direct, archived = entry_maps(snapshot)
     region, hits = region_map(snapshot.index, snapshot.files)
-    return Reach(direct, archived, region, hits, mention_map(snapshot),
-                 structural=frozenset(_structural(snapshot)), past_cut=named_past_cut(snapshot))
+    mention = mention_map(snapshot)
+    structural = frozenset(_structural(snapshot))
+    return Reach(direct, archived, region, hits, mention, structural=structural,
+                 past_cut=named_past_cut(snapshot),
+                 documents=unreached_documents(snapshot, direct, archived, region, mention, structural))
+
+
+def unreached_documents(snapshot: Snapshot, *reached: Container[str]) -> frozenset[str]:
+    """The folder's own documents (:func:`~memtui.core.model.folder_docs.folder_document`) that none
+    of ``reached`` (entries, archive entries, regions, mentions, structural files) holds."""
+    return frozenset(path for path, f in snapshot.files.items()
+                     if not any(path in ways for ways in reached) and not in_team(path)
+                     and folder_document(path, f) is not None)
 
 
 def _structural(snapshot: Snapshot) -> set[str]:
@@ -950,12 +983,15 @@ def file_cross_findings(snapshot: Snapshot, reach: Reach, path: str, f: MemoryFi
     out: list[Finding] = []
     entries = reach.direct.get(path, [])
     if not reach.reaches(path):
+        document = folder_document(path, f) if not in_team(path) else None
         if in_team(path):
             out.append(Finding(
                 "team-unreachable", WARNING, path, None,
                 "a team memory file (team/, written by teammates' sessions too) that MEMORY.md "
                 "does not reach; memtui reports it and leaves team memory to the team — index "
                 "it, or ask for it to be archived"))
+        elif document is not None:
+            out.append(Finding("folder-document", WARNING, path, None, document_message(document)))
         else:
             past = reach.past_cut.get(path)
             out.append(

@@ -394,3 +394,56 @@ def load_sessions(folder: Path, memory_roots: Iterable[Path] = ()) -> Sessions:
         _save_cache(where, folder, kept)
     out.sort(key=lambda s: (s.ended or s.started, s.transcript))
     return Sessions(folder, tuple(out), tuple(unreadable), hits)
+
+
+# ---------------------------------------------------------------- a session's time
+
+SPAN_READ = 1 << 16  # bytes read at a time from each end of a transcript for its timestamps
+SPAN_MAX = 4 << 20  # at most this much from each end: a transcript whose ends hold no timestamp
+
+
+def session_span(path: Path) -> tuple[str, str] | None:
+    """The first and last timestamps of a transcript (ISO 8601, as written), read from its two
+    ends only — the time of a session without a pass over it; None when it cannot be read or
+    no timestamp is found near either end."""
+    try:
+        with open(path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            first = _first_stamp(stream, size)
+            last = _last_stamp(stream, size)
+    except OSError:
+        return None
+    if first is None and last is None:
+        return None
+    return (first or last or "", last or first or "")
+
+
+def _first_stamp(stream: IO[bytes], size: int) -> str | None:
+    stream.seek(0)
+    read = 0
+    held = b""
+    while read < min(size, SPAN_MAX):
+        chunk = stream.read(SPAN_READ)
+        if not chunk:
+            break
+        read += len(chunk)
+        held += chunk
+        found = _TIMESTAMP.search(held)
+        if found is not None:
+            return found.group(1).decode("ascii")
+        held = held[-128:]  # a timestamp cut between two chunks is found in the next
+    return None
+
+
+def _last_stamp(stream: IO[bytes], size: int) -> str | None:
+    end = size
+    tail = b""
+    while end > 0 and size - end < SPAN_MAX:
+        start = max(0, end - SPAN_READ)
+        stream.seek(start)
+        tail = stream.read(end - start) + tail[:128]
+        stamps = _TIMESTAMP.findall(tail)
+        if stamps:
+            return str(stamps[-1].decode("ascii"))
+        end = start
+    return None

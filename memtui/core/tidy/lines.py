@@ -34,6 +34,8 @@ from ..model.snapshot import (
     Snapshot,
     encode_text,
 )
+from ..model.standing import _CJK, _EN_CUES, _LATIN_CUES, _rule_word
+from ..model.standing import line_states_rule as line_states_rule
 
 HISTORY_NAME = "MEMORY-history.md"
 HISTORY_HEADER = (
@@ -46,47 +48,6 @@ HISTORY_HEADER = (
 )
 FILL_TARGET = 0.80
 LONG_HOOK = 200  # Claude Code's advice: one line under ~200 characters
-
-
-#: "always", "never", "must", "do not", "forbidden", "required" in the other languages of real
-#: memory folders (Korean, Japanese, Chinese, Vietnamese, Spanish, French, German, Portuguese):
-#: a block holding one is a standing rule (a false alarm only keeps a block where it loads)
-RULE_WORDS = re.compile(
-    r"항상|절대|반드시|금지|지\s?(?:말 것|말것|마세요|마라|말아|마\b)|하지\s?않|필수|주의"
-    r"|必ず|絶対|禁止|しない|常に|必须|必須|不要|不得|总是|永远|務必|务必"
-    r"|(?<!\w)(?:luôn|đừng|không bao giờ|không được|bắt buộc|cấm|nunca|siempre|jamais|toujours|ne jamais|niemals"
-    r"|immer|nie|verboten|sempre|não)(?!\w)", re.IGNORECASE)
-
-
-#: an English directive where a sentence or clause starts (``Never …``, ``— do not …``), or a
-#: word that makes one anywhere; "never" inside a sentence ("retired the never-build flag") is
-#: a fact, not a rule
-_IMPERATIVE = re.compile(r"(?i)(?:^|[.,;:!?(]\s+|\s[-—–]\s+|\*\*\s*|[-*+]\s+)"
-                         r"(?:never|do not|don't|don’t|avoid|always)\b|\b(?:must not|mustn't|mandatory)\b")
-
-
-#: cheap checks before the expressions (most lines hold none of these): a Korean, Japanese or
-#: Chinese character, or one of the Latin-script words
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_EN_CUES = ("never", "do not", "don't", "don’t", "avoid", "always", "must not", "mustn't", "mandatory")
-_LATIN_CUES = ("nunca", "siempre", "jamais", "toujours", "niemals", "immer", "nie", "verboten", "sempre",
-               "luôn", "đừng", "không", "bắt buộc", "cấm", "não")
-
-
-def _rule_word(text: str, lowered: str) -> bool:
-    """Whether the text holds one of :data:`RULE_WORDS`."""
-    if _CJK.search(text) is None and not any(cue in lowered for cue in _LATIN_CUES):
-        return False
-    return RULE_WORDS.search(text) is not None
-
-
-def line_states_rule(text: str) -> bool:
-    """Whether an index line (or hook) states a standing rule: an English directive in the
-    imperative (:data:`_IMPERATIVE`) or one of :data:`RULE_WORDS`."""
-    lowered = text.lower()
-    if any(cue in lowered for cue in _EN_CUES) and _IMPERATIVE.search(text) is not None:
-        return True
-    return _rule_word(text, lowered)
 
 
 def rule_stating_lines(index: Index) -> frozenset[int]:

@@ -18,9 +18,10 @@
   sections), or in a ``## Recent`` block; a family of many
   unreachable files gets one region pointer.  An archived or superseded unreachable file gets
   an archive-index line (that is what those lines mean); a live one never does.  The folder's
-  own documents (:func:`is_folder_document`: a ``README``, ``LICENSE``, ``CHANGELOG``… at the top,
-  with no frontmatter) are left out: whoever published the folder put them there for people,
-  not for the agent, and :func:`index_documents` lists them only when a person asks.
+  own documents (:func:`~memtui.core.model.folder_docs.folder_document`: a ``README``, ``LICENSE``,
+  a second index, an unfilled template…) are left out: whoever published the folder put them
+  there for people, not for the agent, and :func:`index_documents` lists them only when a
+  person asks.
 
 Every line replaced or removed is kept, byte for byte, in ``MEMORY-history.md``.  The archive
 index gets the same link repairs.  :func:`lessons` is the last resort for a dangling pointer
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model.changeset import Changeset, Create, Operation
+from ..model.folder_docs import is_folder_document
 from ..model.index import region_line
 from ..model.index_edit import heading_level, new_entry, with_hook
 from ..model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
@@ -53,9 +55,6 @@ from .lines import (
 )
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 
-#: the names a repository gives its own documents (``LICENSE-PENDING.md``, ``README.md``)
-_DOCUMENT = re.compile(r"(?i)^(readme|licen[cs]e|copying|notice|changelog|contributing|code_of_conduct"
-                       r"|security|authors)([-_.][^/]*)?\.md$")
 REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
 LESSON_MIN = 30  # characters of hook that make a lesson worth its own file
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
@@ -109,12 +108,6 @@ def entry_hook(f: MemoryFile) -> str:
             cut = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
             return cut if len(cut) <= 150 else cut[:149].rsplit(" ", 1)[0] + "…"
     return f.title
-
-
-def is_folder_document(path: str, f: MemoryFile) -> bool:
-    """Whether a file is the folder's own document (a README, a LICENSE, a CHANGELOG… at the top of
-    the root, with no frontmatter), which people read, not a memory the agent wrote."""
-    return "/" not in path and not f.frontmatter.present and _DOCUMENT.match(path) is not None
 
 
 def _is_live(f: MemoryFile) -> bool:
