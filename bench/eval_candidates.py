@@ -184,14 +184,19 @@ def _key(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
-def score_root(name: str, snapshot: Snapshot, result: ScanResult, labels: list[Label]) -> RootScore:
-    """Compare one root's proposals with its labels."""
+def score_root(name: str, snapshot: Snapshot, result: ScanResult, labels: list[Label],
+               sessions: bool = True) -> RootScore:
+    """Compare one root's proposals with its labels; without ``sessions`` a pair with one of the
+    root's logs (which the default scan leaves out) is out of scope."""
+    from memtui.core.judge.consolidate import root_logs
+
+    logs = None if sessions else root_logs(snapshot.files.values())
     got = proposals(result)
     out = RootScore(name, labelled=len(labels), proposed=len(got))
     keys = set()
     for label in labels:
         keys.add(label.key)
-        if not all(is_candidate(snapshot.files[path], True) for path in label.key):
+        if not all(is_candidate(snapshot.files[path], sessions, logs) for path in label.key):
             out.out_of_scope += 1
             continue
         hit = label.key in got
@@ -236,7 +241,7 @@ def evaluate_corpora(
     for name, group in sorted(by_root.items()):
         snapshot = load_root(corpora / name)
         result = scan(snapshot, threshold, include_sessions=sessions)
-        score = score_root(name, snapshot, result, group)
+        score = score_root(name, snapshot, result, group, sessions)
         score.unlabelled = [line for line in score.unlabelled  # labelled in the other half
                             if (name, _key(*line.split(" (", 1)[0].split(" · "))) not in every]
         scores.append(score)
@@ -366,7 +371,7 @@ def evaluate_synthetic(threshold: float = DEFAULT_THRESHOLD, *, sessions: bool =
     scores = []
     for name, snapshot in snapshots.items():
         result = scan(snapshot, threshold, include_sessions=sessions)
-        scores.append(score_root(name, snapshot, result, [lab for lab in labels if lab.root == name]))
+        scores.append(score_root(name, snapshot, result, [lab for lab in labels if lab.root == name], sessions))
     return Report(scores)
 
 

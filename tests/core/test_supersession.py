@@ -95,15 +95,24 @@ def test_a_consolidation_folds_its_items_notes_of_its_type_within_its_range() ->
     assert next(iter(got.values())).kind == CONSOLIDATED  # type: ignore[attr-defined]
 
 
-def test_a_short_rule_that_says_it_extends_another_is_proposed_whatever_the_overlap() -> None:
-    got = found({
-        "feedback_never_defer_to_human.md": topic("Never defer grunt work to the human", type_="feedback",
-                                                  body="The human is the conductor.\n"),
+def test_a_rule_that_says_it_extends_another_is_folded_only_when_it_holds_the_other() -> None:
+    # the shape of 4444J99's never-defer pair, read as two rules (the later adds running commands
+    # to "never defer grunt work"): the later's word is no fold when it drops the earlier's words
+    older = topic("Never defer grunt work to the human", type_="feedback",
+                  body="The human is the conductor: do the chores yourself, never hand them back.\n")
+    texts = {
+        "feedback_never_defer_to_human.md": older,
         "feedback_never_defer_commands.md": topic("Run commands automatically", type_="feedback",
                                                   body='Run them. This extends the existing "never defer '
                                                        'to human" feedback.\n'),
-    })
-    [(pair, proposal)] = got.items()
+    }
+    assert found(texts) == {}
+    # restating the earlier rule while it extends it: one rule stated twice, the later kept
+    texts["feedback_never_defer_commands.md"] = topic(
+        "Run commands automatically", type_="feedback",
+        body='The human is the conductor: do the chores yourself, never hand them back; run the '
+             'commands too. This extends the existing "never defer to human" feedback.\n')
+    [(pair, proposal)] = found(texts).items()
     assert pair == ("feedback_never_defer_to_human.md", "feedback_never_defer_commands.md")
     assert proposal.kind == EXTENDS  # type: ignore[attr-defined]
 
@@ -261,8 +270,8 @@ def test_a_note_that_retires_a_thing_replaces_the_older_note_that_brought_it_in(
     assert list(found(moved)) == [("session_2026-06-10_tool-cards-contrast.md", new)]
     # a thing five other notes name is no one note's; an older note naming the newer came after it
     texts[old] = topic("Toolkit grain raised + surface-card token for card contrast", body="Cards. ")
-    crowd = {f"session_2026-06-0{d}_theme-{d}.md": topic(f"theme {d}", body="the surface-card token. ")
-             for d in range(1, 6)}
+    crowd = {f"session_2026-06-0{d}_{subject}.md": topic(f"{subject} pass", body="the surface-card token. ")
+             for d, subject in enumerate(("palette", "spacing", "motion", "icons", "forms"), 1)}
     assert found({**texts, **crowd}) == {}
     texts[old] = topic("Toolkit grain raised + surface-card token for card contrast",
                        body="Later: session_2026-06-10_tool-cards-thematic-inverse. ")
@@ -277,8 +286,8 @@ def test_a_retired_thing_is_named_where_it_stands_whole() -> None:
     texts[old] = topic("timeouts", "adds the IDLE_CAP knob (ms)", body="Knobs. ")
     assert list(found(texts)) == [(old, new)]
     # flag-1 is named by one note, though five more name flag-10, flag-11 …
-    crowd = {f"session_2026-04-2{d}_flags-{d}.md": topic(f"flags {d}", body=f"the flag-1{d} switch. ")
-             for d in range(5)}
+    crowd = {f"session_2026-04-2{d}_{subject}.md": topic(f"{subject} flags", body=f"the flag-1{d} switch. ")
+             for d, subject in enumerate(("billing", "search", "export", "upload", "sharing"))}
     texts = {old: topic("timeouts", "adds the flag-1 switch", body="Knobs. "),
              new: topic("cleanup", "flag-1 retired", body="Gone. "), **crowd}
     assert list(found(texts)) == [(old, new)]

@@ -11,7 +11,7 @@ from memtui.screens.merge_review import MergeReviewScreen
 from tests.support.app import make_app, press, settle
 
 WORDS = ("kestrel granite harbor lantern meadow nectar orchid pebble quartz raven saffron timber "
-         "umber velvet").split()
+         "umber velvet walnut").split()
 NAMES = ("alpha", "bravo", "charlie", "delta")
 
 
@@ -21,7 +21,7 @@ def chain_root(make_root) -> Path:
     files = {}
     lines = ["# Memory", "", "## Recent"]
     for i, name in enumerate(NAMES):
-        body = " ".join(WORDS[i:i + 10])
+        body = " ".join(WORDS[i:i + 12])  # each holds 86–91% of its neighbour's weighted words
         files[f"{name}.md"] = (f"---\nname: {name}zulu\ndescription: {name} fact\ntype: project\n"
                                f"---\n\n{body}\n")
         lines.append(f"- [{name}]({name}.md) — {name} hook")

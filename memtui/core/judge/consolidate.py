@@ -8,8 +8,8 @@ Decisions the design leaves open, made here:
   nor ``superseded`` and that name no ``superseded_by`` or ``folded_into`` (they have already
   left the working set), less the folder's own documents
   (:func:`~memtui.core.model.folder_docs.folder_document`: a README, a licence, a second index such as
-  ``INDEX.md`` or ``SCOPE.md``, an unfilled template) and, unless asked for,
-  ``session_*``/``session-*`` files.
+  ``INDEX.md`` or ``SCOPE.md``, an unfilled template) and, unless asked for, the root's logs of
+  work (:func:`root_logs`: hand-offs, status reports, session notes — :mod:`.logs`).
 - The stop words include the polarity words (use, avoid, always, never, don't, not, prefer): the
   overlap measures the topic, and the negation check measures the stance.
 - Similarity is rapidfuzz's ``fuzz.ratio`` (0–1 here) of title + body, each cut to
@@ -25,14 +25,15 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import astuple, dataclass
-from itertools import chain
+from itertools import chain, combinations
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterable
+from typing import Any, Callable, Collection, Iterable, Sequence
 
 from ..model.folder_docs import folder_document, is_unfilled
 from ..model.gcpause import gc_paused
+from ..model.index_marks import index_marks
 from ..model.journal import pending_records
 from ..model.safepath import check_stored_path
 from ..model.snapshot import BudgetConfig, MemoryFile, Snapshot, pair_key
@@ -41,8 +42,11 @@ from ..model.words import token_list, tokens
 from ..read.store import list_root
 from ..stores.statcache import StatCache, cached
 from .contradictions import Contradiction, find_contradictions
-from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
+from .logs import log_paths, name_family, opens_as_log
+from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, qualifies, similar_pairs
 from .supersession import Supersession, review_and_subject, supersession_candidates
+from .weights import DEFAULT_TUNING, Tuning
+from .weights import held as weighted_held
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6
@@ -66,6 +70,9 @@ MAX_RATIO = 10.0  # past this ratio token containment means nothing: a big log h
 VERBATIM_SHARE = 0.8  # ... unless this share of the smaller file's lines are in the larger one
 VERBATIM_LINE = 20  # characters a body line needs to count as content
 LOG_COSINE = 0.6  # the cosine any overlap rule needs between two dated session files
+RARE_DF = 6  # a word held by at most this many candidate files is rare: two notes sharing rare words meet
+RARE_SHARED = 2  # ... at least this many of them
+
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(?:\d{4}([-_])\d{2}\1\d{2}(?:-\d{2})?|\d{8})(?!\d)")
 _DIGITS = re.compile(r"\d+")
@@ -95,18 +102,36 @@ def _unfilled(f: MemoryFile) -> bool:
     return cached(f, "scan/unfilled", lambda g: is_unfilled(g.body), int, bool)
 
 
-def is_candidate(f: MemoryFile, include_sessions: bool = False) -> bool:
-    """Whether a file takes part in consolidation (see the module docstring)."""
+def root_logs(files: Iterable[MemoryFile]) -> frozenset[str]:
+    """The files among ``files`` that are logs of work (:func:`.logs.log_paths`, whose reading of
+    each file's opening the stat cache keeps), ``session_*`` files always among them."""
+    files = list(files)
+    found = log_paths(files, _opens_as_log)
+    return found | {f.path for f in files if is_session(f.path)}
+
+
+def _opens_as_log(f: MemoryFile) -> bool:
+    return cached(f, "scan/opens-as-log", opens_as_log, int, bool)
+
+
+def is_candidate(f: MemoryFile, include_sessions: bool = False, logs: Collection[str] | None = None) -> bool:
+    """Whether a file takes part in consolidation (see the module docstring); ``logs``: the
+    root's logs (:func:`root_logs`) when known, else the ``session_*`` files are its logs."""
     if f.archived or f.status == "superseded" or folder_document(f.path, f, _unfilled) is not None:
         return False
     if f.frontmatter.names("superseded_by") or f.frontmatter.names("folded_into"):
         return False
-    return include_sessions or not is_session(f.path)
+    if include_sessions:
+        return True
+    return f.path not in logs if logs is not None else not is_session(f.path)
 
 
 #: the tokenizer's version: bump it when :func:`tokens` or :func:`token_sets` change what they give
 #: (the stat cache keeps token sets under it; any change to memtui's core source also resets it)
 TOKENIZER_VERSION = 1
+#: the judgment's version: bump it when a rule changes what a scan proposes from the same tokens,
+#: so that no memo kept by an older memtui answers for it
+JUDGMENT_VERSION = 2
 
 
 def cached_token_sets(f: MemoryFile, canon: dict[str, str] | None = None) -> TokenSets:
@@ -210,7 +235,8 @@ class Candidate:
     kind: str = DUPLICATE  # or CONTAINED: the smaller file is contained in ``contained_in``
     contained_in: str | None = None
     cosine: float = 0.0  # TF-IDF cosine of the titles + bodies
-    evidence: str = "body"  # which rule proposed it: body, title, content, contained, near-copy
+    evidence: str = "body"  # which rule proposed it: body, title, content, contained, near-copy, rare words
+    held: float = 0.0  # the share of the smaller note's weighted words the larger one holds
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -224,6 +250,7 @@ class Candidate:
             "kind": self.kind,
             "contained_in": self.contained_in,
             "evidence": self.evidence,
+            "held": round(self.held, 4),
             "shared": list(self.shared),
             "shared_count": self.shared_count,
         }
@@ -293,11 +320,12 @@ def scan(
     *,
     include_sessions: bool = False,
     rejected: Collection[tuple[str, str]] = (),
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> ScanResult:
     """Near-duplicate pairs at ``threshold``, their clusters, and contradictions for one root."""
     check_threshold(threshold)
     with gc_paused():
-        return _scan(snapshot, threshold, include_sessions, rejected)
+        return _scan(snapshot, threshold, include_sessions, rejected, tuning)
 
 
 def scan_cached(
@@ -359,8 +387,8 @@ def scan_root(
 def _question(threshold: float, include_sessions: bool,
               rejected: Collection[tuple[str, str]]) -> tuple[Any, ...]:
     """Everything but the files a scan's answer depends on (part of its memo's key)."""
-    return ("scan", TOKENIZER_VERSION, threshold, include_sessions,
-            sorted(_key(a, b) for a, b in rejected))
+    return ("scan", TOKENIZER_VERSION, JUDGMENT_VERSION, astuple(DEFAULT_TUNING), threshold,
+            include_sessions, sorted(_key(a, b) for a, b in rejected))
 
 
 def _scan_of(
@@ -409,6 +437,7 @@ class Verdict:
     kind: str
     evidence: str
     cosine: float
+    held: float = 0.0
 
 
 class _Judge:
@@ -435,11 +464,14 @@ class _Judge:
     """
 
     def __init__(
-        self, files: list[MemoryFile], sets: list[TokenSets], threshold: float, df: Counter[str] | None = None
+        self, files: list[MemoryFile], sets: list[TokenSets], threshold: float, df: Counter[str] | None = None,
+        tuning: Tuning = DEFAULT_TUNING, logs: frozenset[str] | None = None,
     ) -> None:
         self.files = files
         self.sets = sets
         self.threshold = threshold
+        self.tuning = tuning
+        self.logs = logs if logs is not None else root_logs(files)
         n = len(sets)
         self.df = df if df is not None else Counter(chain.from_iterable(s.full for s in sets))
         self._log_n = math.log(n + 1)
@@ -477,6 +509,15 @@ class _Judge:
             cached = self._vectors[i] = (weights, math.sqrt(sum(w * w for w in weights.values())))
         return cached
 
+    def held(self, i: int, j: int) -> float:
+        """The share of ``i``'s weighted body words that ``j`` holds (:func:`.weights.held`): a
+        title's wording is no fact a fold could lose."""
+        return weighted_held(self.sets[i].full - self.sets[i].title, self.sets[j].full, self.df, len(self.sets))
+
+    def joins(self, i: int, j: int) -> bool:
+        """Whether the recall stage's overlap join pairs ``i`` and ``j``."""
+        return qualifies(self.sets[i], self.sets[j], self.threshold, self.recall_body)
+
     def cosine(self, i: int, j: int) -> float:
         """TF-IDF cosine similarity of two files' titles + bodies (0–1)."""
         (wa, na), (wb, nb) = self._vector(i), self._vector(j)
@@ -488,9 +529,9 @@ class _Judge:
         return min(1.0, dot / (na * nb))
 
     def is_log(self, i: int) -> bool:
-        """Whether a file is a dated session file (a beat of a log)."""
+        """Whether a file is a dated log (a beat of a log: a log whose name carries its date)."""
         path = self.files[i].path
-        return is_session(path) and name_template(path) is not None
+        return path in self.logs and name_template(path) is not None
 
     def template(self, i: int) -> str | None:
         if i not in self._templates:
@@ -498,7 +539,37 @@ class _Judge:
         return self._templates[i]
 
     def verdict(self, i: int, j: int) -> Verdict | None:
-        """The verdict on the pair (i, j), or None when it is not proposed."""
+        """The verdict on the pair (i, j), or None when it is not proposed: a rule of
+        :meth:`_rule` fired, and the larger note holds :attr:`Tuning.merge_hold` of the smaller's
+        weighted words (a near copy and a verbatim containment hold theirs by construction)."""
+        found = self._rule(i, j)
+        if found is None:
+            return None
+        small, large = (i, j) if len(self.sets[i].full) <= len(self.sets[j].full) else (j, i)
+        held = self.held(small, large)
+        if found.evidence not in ("near-copy", "verbatim") and held < self.tuning.merge_hold:
+            return None
+        return Verdict(found.kind, found.evidence, found.cosine, held)
+
+    def rare_verdict(self, i: int, j: int) -> Verdict | None:
+        """The verdict on a pair that shares rare words (:func:`rare_pairs`): their weighted cosine
+        reaches :attr:`Tuning.rare_cosine` and the larger holds :attr:`Tuning.merge_hold` of the
+        smaller; two logs of one dated family only as near copies (as for :meth:`_rule`)."""
+        family = self.template(i)
+        if family is not None and family == self.template(j):
+            return None
+        cos = self.cosine(i, j)
+        if cos < self.tuning.rare_cosine or (cos < LOG_COSINE and self.is_log(i) and self.is_log(j)):
+            return None
+        small, large = (i, j) if len(self.sets[i].full) <= len(self.sets[j].full) else (j, i)
+        held = self.held(small, large)
+        if held < self.tuning.merge_hold:
+            return None
+        ratio = len(self.sets[large].full) / max(1, len(self.sets[small].full))
+        return Verdict(CONTAINED if ratio >= CONTAINED_RATIO else DUPLICATE, "rare words", cos, held)
+
+    def _rule(self, i: int, j: int) -> Verdict | None:
+        """Which overlap rule proposes the pair (i, j), if any (the class docstring)."""
         a, b = self.sets[i], self.sets[j]
         t = self.threshold
         full = overlap(a.full, b.full)
@@ -542,51 +613,89 @@ class _Judge:
         return None
 
 
+def rare_pairs(sets: Sequence[TokenSets], df: Counter[str]) -> list[tuple[int, int]]:
+    """Every pair ``(i, j)``, ``i < j``, whose title + body words share at least
+    :data:`RARE_SHARED` words held by at most :data:`RARE_DF` of the files: an inverted index of
+    the rare words alone (each lists at most :data:`RARE_DF` files, so the pairs it yields are
+    bounded by the words, not by the files squared)."""
+    postings: dict[str, list[int]] = defaultdict(list)
+    for k, s in enumerate(sets):
+        for tok in s.full:
+            if df[tok] <= RARE_DF:
+                postings[tok].append(k)
+    shared: Counter[tuple[int, int]] = Counter()
+    for ids in postings.values():
+        if len(ids) > 1:
+            shared.update(combinations(ids, 2))
+    return sorted(pair for pair, n in shared.items() if n >= RARE_SHARED)
+
+
+def brute_force_rare(sets: Sequence[TokenSets], df: Counter[str]) -> list[tuple[int, int]]:
+    """Reference for :func:`rare_pairs`: every pair compared."""
+    rare = [frozenset(tok for tok in s.full if df[tok] <= RARE_DF) for s in sets]
+    return [(i, j) for i in range(len(sets)) for j in range(i + 1, len(sets))
+            if len(rare[i] & rare[j]) >= RARE_SHARED]
+
+
 def proposed_pairs(
     files: list[MemoryFile], sets: list[TokenSets], threshold: float, df: Counter[str] | None = None,
-    *, vectorised: bool | None = None,
+    *, vectorised: bool | None = None, tuning: Tuning = DEFAULT_TUNING, logs: frozenset[str] | None = None,
 ) -> list[tuple[int, int, Verdict]]:
     """The recall stage (an exact join) then the precision stage: ``(i, j, verdict)``, ``i < j``.
 
     ``df``: the document frequency of the title + body tokens, when already counted;
     ``vectorised``: which join runs (as for :func:`~memtui.core.judge.simjoin.similar_pairs`).
     """
-    judge = _Judge(files, sets, threshold, df)
+    judge = _Judge(files, sets, threshold, df, tuning, logs)
     found = similar_pairs(sets, threshold, full_doc_freq=judge.df, full_threshold=judge.recall_body,
                           vectorised=vectorised)
     out = []
+    joined = set(found)
     for i, j in found:
         verdict = judge.verdict(i, j)
         if verdict is not None:
             out.append((i, j, verdict))
+    for i, j in rare_pairs(sets, judge.df):
+        if (i, j) not in joined:
+            verdict = judge.rare_verdict(i, j)
+            if verdict is not None:
+                out.append((i, j, verdict))
+    out.sort(key=lambda found: found[:2])
     return out
 
 
 def brute_force_proposed(
-    files: list[MemoryFile], sets: list[TokenSets], threshold: float
+    files: list[MemoryFile], sets: list[TokenSets], threshold: float, tuning: Tuning = DEFAULT_TUNING,
 ) -> list[tuple[int, int, Verdict]]:
     """Reference for :func:`proposed_pairs`: the precision stage on every pair, no join."""
-    judge = _Judge(files, sets, threshold)
+    judge = _Judge(files, sets, threshold, tuning=tuning)
+    rare = set(brute_force_rare(sets, judge.df))
     out = []
     for i in range(len(files)):
         for j in range(i + 1, len(files)):
-            verdict = judge.verdict(i, j)
+            if judge.joins(i, j):
+                verdict = judge.verdict(i, j)
+            else:
+                verdict = judge.rare_verdict(i, j) if (i, j) in rare else None
             if verdict is not None:
                 out.append((i, j, verdict))
     return out
 
 
 def _scan(
-    snapshot: Snapshot, threshold: float, include_sessions: bool, rejected: Collection[tuple[str, str]]
+    snapshot: Snapshot, threshold: float, include_sessions: bool, rejected: Collection[tuple[str, str]],
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> ScanResult:
-    files = [f for f in snapshot.files.values() if is_candidate(f, include_sessions)]
-    sessions = sum(1 for f in snapshot.files.values() if is_session(f.path) and is_candidate(f, True))
+    every = [f for f in snapshot.files.values() if is_candidate(f, True)]
+    logs = root_logs(every)
+    files = every if include_sessions else [f for f in every if f.path not in logs]
+    sessions = len(logs)
     sets, df = cleaned_token_sets(files)
     refused = {_key(a, b) for a, b in rejected}
     skipped = 0
 
     pairs: list[Candidate] = []
-    for i, j, verdict in proposed_pairs(files, sets, threshold, df):
+    for i, j, verdict in proposed_pairs(files, sets, threshold, df, tuning=tuning, logs=logs):
         a, b = sorted((files[i], files[j]), key=lambda f: f.path)
         sa, sb = (sets[i], sets[j]) if a is files[i] else (sets[j], sets[i])
         if (a.path, b.path) in refused:
@@ -608,12 +717,18 @@ def _scan(
                 contained_in=larger.path if verdict.kind == CONTAINED else None,
                 cosine=verdict.cosine,
                 evidence=verdict.evidence,
+                held=verdict.held,
             )
         )
-    supersessions = tuple(supersession_candidates(files, sets, refused))
+    supersessions = tuple(supersession_candidates(files, sets, refused, tuning=tuning, logs=logs,
+                                                  marks=index_marks(snapshot)))
     folded = {_key(s.old, s.new) for s in supersessions}
-    # a successor, or a review and its subject: not a merge of equals
-    pairs = [p for p in pairs if (p.a, p.b) not in folded and not review_and_subject(p.a, p.b)]
+    # a series of reports folded each into the next: no two of its reports are a merge of equals
+    series = {family for s in supersessions
+              if (family := name_family(s.old)) is not None and family == name_family(s.new)}
+    # a successor, a report of a folded series, or a review and its subject: not a merge of equals
+    pairs = [p for p in pairs if (p.a, p.b) not in folded and not review_and_subject(p.a, p.b, logs)
+             and not (series and (family := name_family(p.a)) in series and family == name_family(p.b))]
     pairs.sort(key=lambda p: (-p.similarity, -p.score, p.a, p.b))
 
     contradictions = []

@@ -24,6 +24,7 @@ from typing import Sequence
 
 from ..model.snapshot import MemoryFile, Snapshot
 from ..roots.discover import git_toplevel
+from .weights import DEFAULT_TUNING, Tuning
 
 MACHINE_LOCAL, SHARED, AGENTS, OTHER = "machine-local", "shared", "agents", "other"
 LAYERS = (MACHINE_LOCAL, SHARED, AGENTS, OTHER)
@@ -84,7 +85,7 @@ class CrossDuplicate:
 
 
 def cross_layer_duplicates(snapshots: Sequence[Snapshot], threshold: float | None = None,
-                           ) -> list[CrossDuplicate]:
+                           *, tuning: Tuning = DEFAULT_TUNING) -> list[CrossDuplicate]:
     """Near-duplicate pairs across roots (never within one), scored by the consolidation scan.
 
     The roots' files are put in one snapshot under a prefix per root (``0/…``, ``1/…``), so the
@@ -99,7 +100,7 @@ def cross_layer_duplicates(snapshots: Sequence[Snapshot], threshold: float | Non
         for path, f in snapshot.files.items():
             files[f"{i}/{path}"] = replace(f, path=f"{i}/{path}")
     merged = replace(snapshots[0], files=dict(sorted(files.items())))
-    result = scan(merged, DEFAULT_THRESHOLD if threshold is None else threshold)
+    result = scan(merged, DEFAULT_THRESHOLD if threshold is None else threshold, tuning=tuning)
     out: list[CrossDuplicate] = []
     for pair in result.pairs:
         (ia, a), (ib, b) = pair.a.split("/", 1), pair.b.split("/", 1)

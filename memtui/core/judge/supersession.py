@@ -62,13 +62,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any, Collection, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Sequence
 
+from ..model.index_marks import IndexMark
 from ..model.safepath import check_stored_path
 from ..model.snapshot import MemoryFile, Snapshot
 from ..stores.statcache import StatCache, cached
 from .ages import frontmatter_date, name_date, stated_date
+from .logs import name_family
 from .simjoin import TokenSets, overlap
+from .weights import DEFAULT_TUNING, Tuning, document_frequency, held
 
 CHECKPOINT = "checkpoint"
 CONSOLIDATED = "consolidated"
@@ -265,19 +268,24 @@ def _after(new: _Note, old: _Note) -> bool:
 
 def supersession_candidates(
     files: Sequence[MemoryFile], sets: Sequence[TokenSets] | None = None,
-    rejected: Collection[tuple[str, str]] = (),
+    rejected: Collection[tuple[str, str]] = (), *, tuning: Tuning = DEFAULT_TUNING,
+    logs: Collection[str] | None = None, marks: Sequence[IndexMark] = (),
 ) -> list[Supersession]:
     """Every supersession proposal among ``files`` (see the module docstring), sorted strong
     first, then by the newer file and the older.
 
     ``sets`` are the files' token sets (:func:`memtui.core.judge.consolidate.token_sets`, computed when
-    not given); a pair in ``rejected`` (either order) is not proposed.
+    not given); a pair in ``rejected`` (either order) is not proposed; ``logs``: which of the
+    files are logs of work (:func:`memtui.core.judge.consolidate.root_logs`; the ``session_*``
+    files when None); ``marks``: the index's SUPERSEDED marks (the author's word, as ``supersedes``).
     """
     if sets is None:
         from .consolidate import root_token_sets
 
         sets = root_token_sets(list(files))
     notes = [_note(i, f) for i, f in enumerate(files)]
+    is_log = _log_test(logs)
+    weights = Weights(sets)
     refused = {(a, b) if a <= b else (b, a) for a, b in rejected}
     found: dict[tuple[int, int], Supersession] = {}
 
@@ -297,16 +305,23 @@ def supersession_candidates(
 
     for old, new, proposal in _declared(files, sets, notes):
         add(old, new, proposal)
+    for old, new, proposal in _marked(sets, notes, marks):
+        add(old, new, proposal)
     for old, new, proposal in _consolidations(files, sets, notes, by_word):
         add(old, new, proposal)
-    for old, new, proposal in _checkpoints(files, sets, notes, by_word, rare):
+    for old, new, proposal in _checkpoints(files, sets, notes, by_word, rare, is_log, weights, tuning):
+        add(old, new, proposal)
+    for old, new, proposal in _reports(sets, notes, is_log, weights, tuning):
         add(old, new, proposal)
     for old, new, proposal in _replacements(files, sets, notes, by_word, rare):
         add(old, new, proposal)
     for old, new, proposal in _retirements(files, sets, notes):
         add(old, new, proposal)
     for old, new, proposal in _extensions(files, sets, notes):
-        add(old, new, proposal)
+        # a rule that says it extends another and adds a rule of its own is two rules: folded
+        # only when it holds the other's words (the labelled pairs of the corpora read so)
+        if weights.held(old.index, new.index) >= tuning.merge_hold:
+            add(old, new, proposal)
     out = list(found.values())
     out.sort(key=lambda s: (not s.strong, s.new, s.old))
     return out
@@ -317,10 +332,10 @@ def root_supersessions(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
     """The supersessions of a root for the dream: every consolidation candidate, session logs
     included (:func:`memtui.core.judge.consolidate.is_candidate`), less the ``rejected`` pairs.  Each
     proposal's :attr:`Supersession.strong` says whether it starts checked."""
-    from .consolidate import is_candidate, root_token_sets
+    from .consolidate import is_candidate, root_logs, root_token_sets
 
     files = [f for f in snapshot.files.values() if is_candidate(f, True)]
-    return tuple(supersession_candidates(files, root_token_sets(files), rejected))
+    return tuple(supersession_candidates(files, root_token_sets(files), rejected, logs=root_logs(files)))
 
 
 def root_supersessions_cached(snapshot: Snapshot, cache: StatCache,
@@ -371,9 +386,29 @@ def _names(f: MemoryFile, other: _Note) -> bool:
 
 
 def _is_log(path: str) -> bool:
-    """Whether a file is a session log (``session_*``/``session-*``): where checkpoints are."""
+    """Whether a file is a session log by its name alone (``session_*``/``session-*``)."""
     name = path.rsplit("/", 1)[-1].lower()
     return name.startswith(("session_", "session-"))
+
+
+def _log_test(logs: Collection[str] | None) -> Callable[[str], bool]:
+    """Whether a path is a log: one of ``logs``, or (when None) a ``session_*`` file."""
+    if logs is None:
+        return _is_log
+    known = frozenset(logs)
+    return known.__contains__
+
+
+class Weights:
+    """The weights of the files' title + body words (:mod:`.weights`), counted once for all."""
+
+    def __init__(self, sets: Sequence[TokenSets]) -> None:
+        self.sets = sets
+        self.df = document_frequency(sets)
+
+    def held(self, old: int, new: int) -> float:
+        """The share of ``old``'s weighted words ``new`` holds."""
+        return held(self.sets[old].full - self.sets[old].title, self.sets[new].full, self.df, len(self.sets))
 
 
 def _common_lead(a: tuple[str, ...], b: tuple[str, ...]) -> int:
@@ -437,12 +472,13 @@ def faulted(title: str) -> bool:
     return _FAULTED.search(title) is not None
 
 
-def review_and_subject(a: str, b: str) -> bool:
+def review_and_subject(a: str, b: str, logs: Collection[str] | None = None) -> bool:
     """Whether two session logs are a review and the work it reviews: their names share a word
     of the work item, and one of them (only) is of the review stage (``review``, ``codex``,
     ``handoff`` …) — a review's log restates what it reviews, round by round, yet the two are no
     merge of equals."""
-    if not (_is_log(a) and _is_log(b)):
+    is_log = _log_test(logs)
+    if not (is_log(a) and is_log(b)):
         return False
     words_a, words_b = name_words(a), name_words(b)
     if not work_item(words_a) & work_item(words_b):
@@ -452,15 +488,15 @@ def review_and_subject(a: str, b: str) -> bool:
 
 
 def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
-                 by_word: dict[str, list[_Note]], rare: set[str],
-                 ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+                 by_word: dict[str, list[_Note]], rare: set[str], is_log: Callable[[str], bool],
+                 weights: Weights, tuning: Tuning) -> Iterable[tuple[_Note, _Note, Supersession]]:
     """Each dated note linked to the nearest later note of its work item that restates it.
 
     One work item: the names start with the same two words (or one rare word), or one name's
     item words are contained in the other's and they share a rare one.  Among the later notes of
     its item, a note's successor is the one whose name shares the most leading words, then the
     nearest."""
-    logs = [n for n in notes if _is_log(n.path) and n.dated_name]
+    logs = [n for n in notes if is_log(n.path) and n.dated_name]
     by_lead: dict[str, list[_Note]] = defaultdict(list)
     for n in logs:
         if n.lead:
@@ -473,7 +509,7 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
         pool = [*(by_lead.get(old.lead[0], ()) if old.lead else ()),
                 *(n for word in old.item & rare for n in by_word[word])]
         for new in pool:
-            if new.index in seen or not _is_log(new.path) or not new.dated_name:
+            if new.index in seen or not is_log(new.path) or not new.dated_name:
                 continue
             seen.add(new.index)
             days = (new.when.date() - old.when.date()).days
@@ -493,8 +529,9 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
                 continue
             closes = new.stage == CLOSING > old.stage or new.version > old.version
             restated = _restated(sets, old.index, new.index)
-            if not (named or (closes and restated >= RESTATES)
-                    or (versioned and (contained or lead >= 2) and restated >= VERSION_RESTATES)):
+            strong = (closes and restated >= RESTATES) or (
+                versioned and (contained or lead >= 2) and restated >= VERSION_RESTATES)
+            if not (strong or (named and weights.held(old.index, new.index) >= tuning.named_hold)):
                 continue
             key = (-lead, _order(new)[:3], -_restated(sets, old.index, new.index), new.path)
             if best is None or key < best[0]:
@@ -543,6 +580,66 @@ def _declared(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: lis
             yield old, new, Supersession(old.path, new.path, DECLARED, evidence, True,
                                          (new.when.date() - old.when.date()).days,
                                          _restated(sets, old.index, new.index))
+
+
+def _marked(sets: Sequence[TokenSets], notes: list[_Note], marks: Sequence[IndexMark],
+            ) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """The author's word in the index: an entry that marks its file SUPERSEDED by another
+    candidate's (:func:`memtui.core.model.index_marks.index_marks`); a partial mark decides nothing."""
+    by_path = {n.path: n for n in notes}
+    for mark in marks:
+        old, new = by_path.get(mark.path), by_path.get(mark.successor or "")
+        if mark.partial or old is None or new is None or old.index == new.index:
+            continue
+        share = _restated(sets, old.index, new.index)
+        evidence = (f"MEMORY.md line {mark.line} marks it superseded: \u201c{mark.words}\u201d",
+                    f"the later note holds {share:.0%} of the earlier's words")
+        yield old, new, Supersession(old.path, new.path, DECLARED, evidence, True,
+                                     (new.when.date() - old.when.date()).days, share)
+
+
+def _reports(sets: Sequence[TokenSets], notes: list[_Note], is_log: Callable[[str], bool],
+             weights: Weights, tuning: Tuning) -> Iterable[tuple[_Note, _Note, Supersession]]:
+    """Successive reports of one series: logs of one dated family (:func:`.logs.name_family`:
+    ``project_status_2026-05-03_morning`` then ``…_evening``), each linked to the next one of its
+    family when the next holds :attr:`Tuning.log_hold` of its weighted words — a status report
+    restated by the one after it.  Offered unchecked: the later may drop what was durable."""
+    families: dict[str, list[_Note]] = defaultdict(list)
+    for n in notes:
+        family = name_family(n.path)
+        if family is not None and is_log(n.path) and n.dated_name:
+            families[family].append(n)
+    for members in families.values():
+        members.sort(key=_series_order)
+        for old, new in zip(members, members[1:]):
+            if _series_order(old)[:2] == _series_order(new)[:2]:
+                continue  # the same moment: no order between them
+            share = weights.held(old.index, new.index)
+            if share < tuning.log_hold:
+                continue
+            days = (new.when.date() - old.when.date()).days
+            evidence = (f"one series of reports ({old.stem} \u2192 {new.stem})",
+                        f"{days} day(s) later" if days else "later the same day",
+                        f"the later report holds {share:.0%} of the earlier's weighted words")
+            yield old, new, Supersession(old.path, new.path, CHECKPOINT, evidence, False, days,
+                                         _restated(sets, old.index, new.index))
+
+
+#: the order of the parts of a day a report's name may carry
+_DAYPARTS = {"morning": 1, "sabah": 1, "manha": 1, "manhã": 1, "mañana": 1, "am": 1, "sod": 1,
+             "midday": 2, "noon": 2, "ogle": 2, "öğle": 2, "afternoon": 3, "tarde": 3, "pm": 3,
+             "evening": 4, "aksam": 4, "akşam": 4, "eod": 4, "night": 5, "gece": 5, "noite": 5, "noche": 5}
+_CLOCK = re.compile(r"(?<!\d)([01]\d|2[0-3])[-_:h.]?([0-5]\d)(?!\d)")
+
+
+def _series_order(n: _Note) -> tuple[Any, ...]:
+    """When a report of a series was written: its date, then the part of the day or the time its
+    name gives (``morning`` before ``evening``, ``0930`` before ``1415``), then its sequence."""
+    rest = _NAME_DATE.sub(" ", n.stem.lower())
+    part = next((rank for w in re.findall(r"[^\W\d_]+", rest) if (rank := _DAYPARTS.get(w))), 0)
+    clock = _CLOCK.search(rest)
+    minute = int(clock.group(1)) * 60 + int(clock.group(2)) if clock else -1
+    return (n.when.date(), part * 10_000 + minute, n.version, n.path)
 
 
 def _consolidations(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: list[_Note],
