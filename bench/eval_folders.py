@@ -38,6 +38,7 @@ sys.path.insert(0, str(REPO))
 from bench.eval_candidates import read_labels  # noqa: E402
 from memtui.core.judge.consolidate import ScanResult, is_candidate, is_session, scan  # noqa: E402
 from memtui.core.judge.layers import cross_layer_duplicates  # noqa: E402
+from memtui.core.judge.weights import DEFAULT_TUNING, Tuning  # noqa: E402
 from memtui.core.model.snapshot import Snapshot  # noqa: E402
 from memtui.core.read.store import load_root  # noqa: E402
 from memtui.core.roots.discover import roots_under  # noqa: E402
@@ -140,7 +141,7 @@ def default_scan(snapshot: Snapshot, include_sessions: bool) -> ScanResult:
 
 
 def folder_proposals(corpora: Path, folder: str, scan_fn: ScanFn = default_scan, *,
-                     include_sessions: bool = True) -> Proposals:
+                     include_sessions: bool = True, tuning: Tuning = DEFAULT_TUNING) -> Proposals:
     """Every proposal of every root of one corpus folder, and of the roots taken together."""
     out = Proposals()
     base = corpora / folder
@@ -162,7 +163,7 @@ def folder_proposals(corpora: Path, folder: str, scan_fn: ScanFn = default_scan,
             out.folds.setdefault(key, "contradiction")
     if len(snapshots) > 1:
         by_root = {str(s.root): rel for rel, s in snapshots}
-        for d in cross_layer_duplicates([s for _, s in snapshots]):
+        for d in cross_layer_duplicates([s for _, s in snapshots], tuning=tuning):
             out.folds.setdefault(_pair_cross(by_root[d.root_a], d.a, by_root[d.root_b], d.b), "cross-root")
     return out
 
@@ -240,7 +241,7 @@ def score_folder(folder: str, labels: list[PairLabel], got: Proposals) -> Folder
 
 
 def evaluate(corpora: Path = CORPORA, scan_fn: ScanFn = default_scan,
-             folders: Iterable[str] | None = None) -> list[FolderResult]:
+             folders: Iterable[str] | None = None, tuning: Tuning = DEFAULT_TUNING) -> list[FolderResult]:
     """Every corpus folder's labels scored against its proposals."""
     labels = read_pair_labels(corpora=corpora)
     by_folder: dict[str, list[PairLabel]] = defaultdict(list)
@@ -250,7 +251,7 @@ def evaluate(corpora: Path = CORPORA, scan_fn: ScanFn = default_scan,
         p.name for p in corpora.iterdir() if p.is_dir())
     out = []
     for folder in names:
-        got = folder_proposals(corpora, folder, scan_fn)
+        got = folder_proposals(corpora, folder, scan_fn, tuning=tuning)
         out.append(score_folder(folder, by_folder.get(folder, []), got))
     return out
 
