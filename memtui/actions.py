@@ -32,7 +32,7 @@ from memtui.screens.main import MainScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import PickFileScreen
 from memtui.screens.scope_prompt import ScopePromptScreen
-from memtui.services.scoring import Contradiction, Proposal
+from memtui.services.scoring import Contradiction, Proposal, Supersession
 from memtui.services.workspace import Workspace
 from memtui.services.writer import Request
 from memtui.widgets.consolidate_view import ConsolidateView
@@ -275,11 +275,11 @@ class UserActions(App[int]):
         self.push_screen(ScopePromptScreen(current or ""), answered)
 
     def review(self, candidate: Proposal) -> None:
-        """A contradiction's supersede confirmation, or the merge review of a pair or cluster."""
+        """A contradiction's or a successor's supersede confirmation, or the merge review of a pair or cluster."""
         match candidate:
             case Contradiction(old=old, new=new, ordered=False):
                 self._pick_current(old, new)
-            case Contradiction(old=old, new=new):
+            case Contradiction(old=old, new=new) | Supersession(old=old, new=new):
                 build = partial(supersede, old=old, new=new, confirm=True)
                 self.host.run_change(Request(build, confirm=True, select=old))
             case _:

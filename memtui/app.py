@@ -561,15 +561,15 @@ class MemtuiApp(UserActions):
             self._reject_worker(self.root, a, b, undo=True)
 
     def toggle_sessions(self) -> None:
-        """Include the session files in the duplicate scan, or leave them out again; rescans."""
+        """Include the logs of work in the duplicate scan, or leave them out again; rescans."""
         self.include_sessions = not self.include_sessions
         what = "included" if self.include_sessions else "left out"
         workspace = self.workspace
         self._scan_requested = True
         if workspace is None or not workspace.complete:
-            self.notify(f"session files {what} once the folder is read", timeout=3)
+            self.notify(f"logs of work {what} once the folder is read", timeout=3)
             return
-        self.notify(f"session files {what}: scanning again…", timeout=3)
+        self.notify(f"logs of work {what}: scanning again…", timeout=3)
         self.main.set_busy("scanning for near-duplicates…")
         self._scan_worker(workspace, self._generation)
 

@@ -46,7 +46,7 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--threshold", metavar="T", default=None,
                         help="overlap a pair needs, greater than 0 and at most 1 (default 0.8)")
     parser.add_argument("--include-sessions", action="store_true",
-                        help="also consider session_*/session-* files")
+                        help="also consider the logs of work (session notes, hand-offs, status reports)")
     parser.add_argument("--limit", metavar="N", type=int, default=DEFAULT_LIMIT,
                         help=f"rows shown per table (default {DEFAULT_LIMIT}; 0 shows all; "
                         "--json always has all)")
@@ -138,7 +138,8 @@ def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) ->
         summary += f" · {result.rejected_skipped} rejected before, not shown"
     out.print(summary)
     if not args.include_sessions:
-        out.print("[dim]session_*/session-* files left out; --include-sessions to add them[/]")
+        out.print("[dim]logs of work (session notes, hand-offs, status reports) left out; "
+                  "--include-sessions to add them[/]")
 
     if result.pairs:
         shown, table = _table("Near-duplicates (merge candidates), most similar first", len(result.pairs), args.limit)

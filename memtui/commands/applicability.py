@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable
 
 from memtui.core.model.snapshot import Finding, MemoryFile
 from memtui.core.verbs.quickfix import QUICK_FIXES
-from memtui.services.scoring import Contradiction, Proposal
+from memtui.services.scoring import Contradiction, Proposal, Supersession
 from memtui.widgets.problems_view import ProblemsView
 
 if TYPE_CHECKING:
@@ -142,6 +142,8 @@ def merge_why_not(s: Situation) -> str | None:
                     else "no merge candidate for this file")
         case Contradiction():
             return "a contradiction is superseded (s), not merged"
+        case Supersession():
+            return "a successor is superseded (s), not merged"
     return None
 
 
@@ -232,7 +234,7 @@ def index_why_not(s: Situation) -> str | None:
 
 
 def sessions_why_not(s: Situation) -> str | None:
-    return None if s.view == "consolidate" else "session files are counted in the Consolidate view"
+    return None if s.view == "consolidate" else "logs of work are counted in the Consolidate view"
 
 
 def switch_why_not(s: Situation) -> str | None:

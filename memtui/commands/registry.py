@@ -23,7 +23,7 @@ from memtui.core.verbs import lifecycle as verbs
 from memtui.core.verbs.bulk import bulk
 from memtui.core.verbs.group_fix import cover_orphans, drop_broken_links, orphan_families
 from memtui.core.verbs.quickfix import quick_fix_for
-from memtui.services.scoring import Cluster, Contradiction, Pair
+from memtui.services.scoring import Cluster, Contradiction, Pair, Supersession
 from memtui.services.writer import Request
 from memtui.widgets.problems_view import ProblemsView
 from memtui.widgets.row_list import RowList
@@ -214,7 +214,7 @@ def _run_reject(host: CommandHost, s: Situation) -> None:
     match s.candidate:
         case Cluster():
             host.notify("reject the pairs of a cluster one by one", timeout=3)
-        case Contradiction(old=a, new=b) | Pair(a=a, b=b):
+        case Contradiction(old=a, new=b) | Supersession(old=a, new=b) | Pair(a=a, b=b):
             host.reject_pair(a, b)
 
 
@@ -330,9 +330,9 @@ COMMANDS: tuple[Command, ...] = (
             "MEMORY.md as it is on disk, with line numbers, the loader's cut drawn and the lines "
             "the loader profile strips marked (c jumps to the cut; esc closes).", VIEWS,
             lambda host, s: host.show_index_text(), why.index_why_not),
-    Command("toggle_sessions", "S", "Include sessions",
-            "Consolidate: include the session files (session_*, session-*) in the scan, or leave "
-            "them out again (the default); the view says how many are left out.", VIEWS,
+    Command("toggle_sessions", "S", "Include logs",
+            "Consolidate: include the logs of work (session notes, hand-offs, status reports) in "
+            "the scan, or leave them out again (the default); the view says how many are left out.", VIEWS,
             lambda host, s: host.toggle_sessions(), why.sessions_why_not),
     Command("scope_filter", "A", "Scope filter",
             "Type the path you work in: entries that do not apply there (another scope, stale, "

@@ -168,7 +168,8 @@ class MainScreen(Screen[None]):
         self._label("files", f"Files {len(workspace.snapshot.files):,}" if workspace.complete else "Files")
         if workspace.candidates is not None:
             scan = workspace.candidates
-            self._label("consolidate", f"Consolidate {len(scan.pairs) + len(scan.contradictions)}")
+            found = len(scan.pairs) + len(scan.contradictions) + len(scan.supersessions)
+            self._label("consolidate", f"Consolidate {found}")
         self.query_one(StatusLine).show(workspace, read_only)
 
     def _label(self, tab: str, text: str) -> None:

@@ -12,14 +12,15 @@ from memtui.core.judge.consolidate import Cluster, ScanResult
 from memtui.core.judge.consolidate import scan as scan_root
 from memtui.core.judge.contradictions import Contradiction
 from memtui.core.judge.staleness import StalenessReport, root_times, score_root
+from memtui.core.judge.supersession import Supersession
 from memtui.core.model.snapshot import Snapshot
 from memtui.core.read.project import ProjectCache
 from memtui.core.stores.rejections import forget_rejected, read_rejected, remember_rejected
 
 #: one row of the Consolidate view: a near-duplicate pair, a cluster of them, or a contradiction
-Proposal = Pair | Cluster | Contradiction
+Proposal = Pair | Cluster | Contradiction | Supersession
 
-__all__ = ["Cluster", "Contradiction", "Pair", "Proposal", "ScanResult", "Scorer", "StalenessReport",
+__all__ = ["Cluster", "Contradiction", "Pair", "Proposal", "ScanResult", "Supersession", "Scorer", "StalenessReport",
            "files_of", "kind_of", "reject_pair", "scan"]
 
 
@@ -74,10 +75,12 @@ def reject_pair(root: Path, a: str, b: str, undo: bool = False) -> None:
 
 
 def kind_of(proposal: Proposal) -> str:
-    """'pair', 'cluster' or 'contradiction'."""
+    """'pair', 'cluster', 'contradiction' or 'successor'."""
     match proposal:
         case Contradiction():
             return "contradiction"
+        case Supersession():
+            return "successor"
         case Cluster():
             return "cluster"
         case Pair():
@@ -87,7 +90,7 @@ def kind_of(proposal: Proposal) -> str:
 def files_of(proposal: Proposal) -> tuple[str, ...]:
     """The memory files a proposal is about, in the order the review shows them."""
     match proposal:
-        case Contradiction(old=old, new=new):
+        case Contradiction(old=old, new=new) | Supersession(old=old, new=new):
             return (old, new)
         case Cluster(files=files):
             return tuple(files)

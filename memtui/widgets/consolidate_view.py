@@ -1,4 +1,4 @@
-"""The Consolidate view: near-duplicate pairs, their clusters and contradictions to review."""
+"""The Consolidate view: near-duplicate pairs, their clusters, contradictions and successors to review."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.core.judge.consolidate import CONTAINED, ScanResult, pairs_summary
-from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
+from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, Supersession, files_of, kind_of
 
 from .row_list import Cell, RowList, Rule, compose_row
 from .view import ListView, read_only
@@ -38,11 +38,11 @@ def contradiction_words(found: Contradiction) -> str:
 
 
 def sessions_note(scan: ScanResult, key: str) -> str:
-    """What the view says about the session files of the root ('' when it has none)."""
+    """What the view says about the logs of work of the root ('' when it has none)."""
     count = scan.session_files
     if not count:
         return ""
-    files = f"{count} session file{'s' if count != 1 else ''}"
+    files = f"{count} log{'s' if count != 1 else ''} of work"
     if scan.include_sessions:
         return f"{files} included — press {key} to leave them out"
     return f"{files} left out — press {key} to include"
@@ -60,6 +60,12 @@ def shared_words(row_list: RowList[Proposal], pair: Pair) -> Text:
         text.append("contained in ", style=row_list.style_of("warn"))
     text.append(", ".join(pair.shared), style=row_list.style_of("muted"))
     return text
+
+
+def successor_words(found: Supersession) -> str:
+    """A successor: the older note folded into the newer one."""
+    verb = "contained in" if found.kind == "contained" else "folded into"
+    return f"{found.old}  →  {verb}  {found.new}"
 
 
 class CandidateList(RowList[Proposal]):
@@ -94,6 +100,11 @@ class CandidateList(RowList[Proposal]):
                 cells = [
                     Cell(Text(item.negation, style=self.style_of("warn")), 14),
                     Cell(contradiction_words(item), None),
+                ]
+            case Supersession():
+                cells = [
+                    Cell(Text(item.kind, style=self.style_of("accent" if item.strong else "muted")), 14),
+                    Cell(successor_words(item), None),
                 ]
         return compose_row(cells, width)
 
@@ -156,6 +167,10 @@ class ConsolidateView(ListView[Proposal]):
             items.append(Rule(f"Contradictions · {len(scan.contradictions)} → supersede or review",
                               "group"))
             items.extend(scan.contradictions)
+        if scan.supersessions:
+            items.append(Rule(f"Successors · {len(scan.supersessions)} · a later note folds an earlier "
+                              "one in → supersede", "group"))
+            items.extend(scan.supersessions)
         candidate_list.empty_text = (f"no candidates among {scan.considered} files — "
                                      "nothing looks duplicated")
         keep = candidate_list.item_key(candidate_list.highlighted) if candidate_list.highlighted else None
@@ -224,6 +239,15 @@ class ConsolidateView(ListView[Proposal]):
                                 "is current is yours to say\n\n", style="bold")
                     text.append(_keys("enter  pick the current one · x  reject", self),
                                 style="italic")
+            case Supersession():
+                text.append(f"{candidate.kind}: {candidate.new} supersedes {candidate.old}\n")
+                for line in candidate.evidence:
+                    text.append(f"  · {line}\n")
+                if candidate.restated:
+                    text.append(f"the newer holds {candidate.restated:.0%} of the older's words\n")
+                text.append(f"proposal: supersede {candidate.old} by {candidate.new} (the older is "
+                            "kept, marked superseded)\n\n")
+                text.append(_keys("enter  supersede · x  reject", self), style="italic")
         detail.update(text)
 
     @on(RowList.Selected, "#candidate-list")

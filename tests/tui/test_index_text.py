@@ -167,19 +167,21 @@ async def test_the_session_toggle_rescans_and_says_how_many_are_left_out(tmp_pat
         await press(pilot, "5")
         note = app.main.query_one("#sessions-note")
         assert note.display
-        assert str(note.render()) == "2 session files left out — press S to include"
+        assert str(note.render()) == "2 logs of work left out — press S to include"
         assert app.workspace.candidates.pairs == ()
         assert "no candidates among 2 files" in app.main.query_one(ConsolidateView).candidate_list.empty_text
         await press(pilot, "S")
         scan = app.workspace.candidates
         assert scan.include_sessions and scan.considered == 4
-        assert [(p.a, p.b) for p in scan.pairs] == [
+        # one series of logs: the later folds the earlier in, not a merge of equals
+        assert scan.pairs == ()
+        assert [(s.old, s.new) for s in scan.supersessions] == [
             ("session_2026-05-24_sidecoach.md", "session_2026-05-25_sidecoach.md")]
-        assert str(note.render()) == "2 session files included — press S to leave them out"
+        assert str(note.render()) == "2 logs of work included — press S to leave them out"
         assert "Consolidate 1" in str(app.main.query_one("#views").get_tab("consolidate").label)
         await press(pilot, "S")
         assert app.workspace.candidates.pairs == ()
-        assert str(note.render()) == "2 session files left out — press S to include"
+        assert str(note.render()) == "2 logs of work left out — press S to include"
 
 
 async def test_the_session_key_applies_only_in_consolidate(tmp_path: Path) -> None:
@@ -192,7 +194,7 @@ async def test_the_session_key_applies_only_in_consolidate(tmp_path: Path) -> No
 
 
 async def test_a_root_without_sessions_has_no_note(demo_root: Path) -> None:
-    for path in demo_root.glob("session_*.md"):
+    for path in [*demo_root.glob("session_*.md"), *demo_root.glob("*_status.md")]:  # its logs
         path.unlink()
     app = make_app(demo_root, read_only=True)
     async with app.run_test(size=(120, 30)) as pilot:
