@@ -64,7 +64,11 @@ def change_detail(change: Change) -> RenderableType:
     parts: list[RenderableType] = []
     head = Text(f"{change.kind} ", style="bold")
     head.append(f"{change.old_path} → {change.path}" if change.old_path else change.path)
-    if change.session:
+    if change.by is not None:
+        head.append(f"  by {change.by.words()}", style="italic")
+        if change.record:
+            head.append(f" · journal {change.record}: undo with u or `memtui undo`", style="italic")
+    elif change.session:
         head.append(f"  by session {change.session[:8]}", style="italic")
     parts.append(head)
     for f in change.findings:
