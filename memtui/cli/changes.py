@@ -137,8 +137,12 @@ def run(args: argparse.Namespace) -> int:
     if not changes:
         out.print(f"nothing changed outside memtui since the last look{_escape(where)}")
         return code
+    agent = sum(1 for c in changes if c.by is not None)
     header = (f"{len(changes)} change{'s' if len(changes) != 1 else ''} outside memtui since the "
               f"last look{where}:")
+    if agent:
+        header = (f"{len(changes)} change{'s' if len(changes) != 1 else ''} since the last look"
+                  f"{where}, {agent} of them the agent's through memtui's MCP server:")
     if len(changes) > LONG_LIST:
         _print_long(changes, header)
     else:

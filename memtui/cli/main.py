@@ -23,9 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def subcommands() -> tuple[ModuleType, ...]:
     """The subcommand modules (each with ``register(subparsers)``), in ``memtui --help`` order."""
-    from . import applies, changes, demo, dream, history, hook, inspect, scan, stale, used, verbs
+    from . import applies, changes, demo, dream, history, hook, inspect, mcp, scan, stale, used, verbs
 
-    return (inspect, stale, scan, demo, verbs, history, applies, changes, used, dream, hook)
+    return (inspect, stale, scan, demo, verbs, history, applies, changes, used, dream, hook, mcp)
 
 
 #: the read-only commands run most often, by the module that registers them: for these only that

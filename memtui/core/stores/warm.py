@@ -95,6 +95,11 @@ class WarmRoot:
         assert self._kept is not None
         return self._kept.snapshot, self._kept.found
 
+    def findings_for(self, snapshot: Snapshot) -> FindingsCache | None:
+        """The findings kept with ``snapshot`` when it is the one kept (else None)."""
+        kept = self._kept
+        return kept.found if kept is not None and kept.snapshot is snapshot else None
+
     def loader(self) -> Callable[[Path, BudgetConfig], Snapshot]:
         """A loader for :func:`memtui.core.write.attempt`: this root now."""
 
