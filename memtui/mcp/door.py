@@ -36,6 +36,7 @@ from memtui.core.model.journal import Author
 from memtui.core.model.snapshot import BudgetConfig, Finding, Snapshot
 from memtui.core.read.store import RootError
 from memtui.core.rules.budget import Budget, budget_of, entries_past_cut, loaded_index_text
+from memtui.core.rules.incremental import FindingsCache
 from memtui.core.stores import seen
 from memtui.core.stores.warm import WarmRoot
 from memtui.core.verbs import lifecycle as verbs
@@ -120,8 +121,11 @@ class Door:
                       f"({', '.join(str(r.path) for r in self.roots)})")
 
     def _now(self, root: _Root) -> Snapshot:
+        return self._warm(root)[0]
+
+    def _warm(self, root: _Root) -> tuple[Snapshot, FindingsCache]:
         try:
-            return root.warm.now()[0]
+            return root.warm.now()
         except RootError as exc:
             raise Refusal(f"the memory folder cannot be read: {exc}") from None
 
@@ -210,7 +214,7 @@ class Door:
         with self._lock:
             out = []
             for root in self.roots:
-                snapshot, found = root.warm.now()
+                snapshot, found = self._warm(root)
                 findings = list(found.findings)
                 label = "" if len(self.roots) == 1 else f"{root.path}: "
                 errors = [f for f in findings if f.severity == "error"]

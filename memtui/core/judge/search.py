@@ -13,6 +13,7 @@ caller already holds:
 - each term scores by where it was found — title 8, hook 4, description 4, file name 3, body 1
   (plus up to 2 more for repeats in the body) — and a file matching the whole query as one
   phrase gets 5 more;
+- an archived or superseded note's score is halved (what no longer holds comes after what does);
 - ties go to a file that loads at session start, then to the shorter path.
 
 Archived and superseded files are found too (the agent may be looking for what became of a
@@ -30,6 +31,7 @@ from ..rules.budget import budget_of, lines_past_cut
 
 WEIGHTS = (("title", 8), ("hook", 4), ("description", 4), ("name", 3), ("body", 1))
 PHRASE_BONUS = 5
+RETIRED = 0.5  # an archived or superseded note's score is halved
 SNIPPET = 100  # characters of body around the first match
 
 #: where a hit stands at session start
@@ -150,6 +152,8 @@ def search(query: str, roots: Sequence[Snapshot], limit: int = 10) -> list[Hit]:
                 continue
             if len(terms) > 1 and any(phrase in v for v in fields.values()):
                 score += PHRASE_BONUS
+            if place in (ARCHIVED, SUPERSEDED):
+                score *= RETIRED  # what no longer holds comes after what does
             hits.append(Hit(str(snapshot.root), f.path, f.title, hook or f.description, tuple(why),
                             place == LOADS, place, score))
     hits.sort(key=lambda h: (-h.score, not h.loads, len(h.path), h.path, h.root))
