@@ -30,6 +30,7 @@ from typing import Callable, Sequence
 
 from memtui.core import write
 from memtui.core.judge.duplicates import DuplicateIndex, Near
+from memtui.core.judge.search import Folded
 from memtui.core.judge.search import search as search_roots
 from memtui.core.model.changeset import AlreadyDone, Changeset, ChangesetError, Move, VerbError
 from memtui.core.model.journal import Author
@@ -73,6 +74,7 @@ class Door:
                       for r in roots]
         self.session = session
         self.lock_timeout = lock_timeout
+        self._folded = Folded()  # the search's folded bodies, kept while their files are
         self._lock = threading.Lock()  # one call at a time: the SDK runs tools on worker threads
 
     # ---------------------------------------------------------------- paths
@@ -138,7 +140,7 @@ class Door:
                 raise Refusal("give a few words to search for")
             limit = max(1, min(int(limit), 50))
             snapshots = [self._now(r) for r in self.roots]
-            hits = search_roots(query, snapshots, limit)
+            hits = search_roots(query, snapshots, limit, folded=self._folded)
             total = sum(len(s.files) for s in snapshots)
             if not hits:
                 return (f"no note holds every word of {query!r} ({total:,} notes searched). "

@@ -116,8 +116,28 @@ def _snippet(text: str, folded: str, term: str) -> str:
     return ("…" if start else "") + piece + ("…" if at + len(term) + SNIPPET // 2 < len(text) else "")
 
 
-def search(query: str, roots: Sequence[Snapshot], limit: int = 10) -> list[Hit]:
-    """The files of ``roots`` that hold every term of ``query``, best first (at most ``limit``)."""
+class Folded:
+    """Case-folded bodies kept between searches (a caller that keeps its roots loaded keeps one):
+    a file is folded again only when the snapshot holds another object for its path."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, str], tuple[MemoryFile, str]] = {}
+
+    def body(self, root: str, f: MemoryFile) -> str:
+        key = (root, f.path)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] is f:
+            return kept[1]
+        folded = f.body.casefold()
+        self._kept[key] = (f, folded)
+        return folded
+
+
+def search(query: str, roots: Sequence[Snapshot], limit: int = 10, *,
+           folded: Folded | None = None) -> list[Hit]:
+    """The files of ``roots`` that hold every term of ``query``, best first (at most ``limit``);
+    ``folded`` keeps the folded bodies for the next search."""
+    folded = folded if folded is not None else Folded()
     terms = terms_of(query)
     if not terms or limit <= 0:
         return []
@@ -125,6 +145,7 @@ def search(query: str, roots: Sequence[Snapshot], limit: int = 10) -> list[Hit]:
     hits: list[Hit] = []
     for snapshot in roots:
         standing = _Standing(snapshot)
+        where = str(snapshot.root)
         for f in snapshot.files.values():
             place, hook = standing.of(f)
             fields = {"title": f.title.casefold(), "hook": hook.casefold(),
@@ -136,7 +157,7 @@ def search(query: str, roots: Sequence[Snapshot], limit: int = 10) -> list[Hit]:
             for term in terms:
                 found = [(name, w) for name, w in WEIGHTS[:4] if term in fields[name]]
                 if body is None and not found:
-                    body = f.body.casefold()
+                    body = folded.body(where, f)
                 in_body = body is not None and term in body
                 if not found and not in_body:
                     score = -1.0

@@ -114,11 +114,13 @@ class WarmRoot:
         kept = self._kept
         if kept is None:
             return
-        try:
-            listing = list_root(self.root)  # the change may have made a file or a folder
-        except Exception:  # noqa: BLE001 - the next use reloads and says what is wrong
-            self._kept = None
-            return
+        listing = self._listing_after(kept.listing, snapshot)
+        if listing is None:
+            try:
+                listing = list_root(self.root)  # the change made a folder or an index
+            except Exception:  # noqa: BLE001 - the next use reloads and says what is wrong
+                self._kept = None
+                return
         since = self.clock()
         keys = dict(kept.keys)
         young = dict(kept.young)
@@ -140,6 +142,30 @@ class WarmRoot:
             return
         self._kept = _Kept(listing, snapshot, found, keys, young, self._folders(listing),
                            _bytes(listing.index_path), _bytes(listing.archive[0] if listing.archive else None))
+
+    def _listing_after(self, listing: Listing, snapshot: Snapshot) -> Listing | None:
+        """``listing`` with the memory files of ``snapshot`` (a change moved and made files in
+        folders already listed), or None when the root must be listed again (a new folder, an
+        index that appeared, a folder that vouches for nothing)."""
+        from dataclasses import replace
+
+        folders = {prefix for prefix, plain in listing.folders if plain}
+        if len(folders) != len(listing.folders) or not listing.folders:
+            return None
+        if (snapshot.index.exists != (listing.index_path is not None)
+                or snapshot.archive_index.exists != (listing.archive is not None)):
+            return None
+        old = dict(listing.memory)
+        memory = []
+        for rel in snapshot.files:
+            path = old.get(rel)
+            if path is None:
+                cut = rel.rfind("/")
+                if (rel[: cut + 1] if cut >= 0 else "") not in folders:
+                    return None
+                path = os.path.join(self.root, rel)
+            memory.append((rel, path))
+        return replace(listing, memory=tuple(memory))
 
     def forget(self) -> None:
         """Load the root in full at the next use."""
