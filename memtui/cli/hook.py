@@ -641,7 +641,7 @@ def _change_mcp(args: argparse.Namespace, install: bool) -> int:
 
     project = _project_dir()
     config = mi.config_path(args.scope, project)
-    settings = _settings_path(args.scope)
+    settings = _settings_path(mi.rule_scope(args.scope))
     if install and args.ask:
         raise UsageError("--ask is for the hooks; the MCP server's refusals come from the validator")
     command = mcp_command(args.scope, args.command) if install else []
@@ -678,7 +678,9 @@ def _change_mcp(args: argparse.Namespace, install: bool) -> int:
     if install:
         found = mi.registered(new_config, args.scope, project)
         where = {"user": "every project", "local": f"this repository ({project}), on this machine",
-                 "project": f"everyone who works in {project} (commit .mcp.json)"}[args.scope]
+                 "project": f"everyone who works in {project} (commit .mcp.json; the permission "
+                            "rule is this machine's: each teammate runs this install once, as Claude "
+                            "Code does not take it from the committed settings)"}[args.scope]
         out.print(f"Claude Code starts `{mi.command_of(found or {})}` for {where}; the agent sees "
                   f"its tools as mcp__{mi.SERVER}__memory_search, …__memory_remember and the others "
                   "(found through ToolSearch), allowed by the rule above.", markup=False)
@@ -703,7 +705,7 @@ def mcp_status(scope: str) -> dict[str, Any]:
     try:
         found = mi.registered(hi.read(path).value, scope, project)
         row["command"] = mi.command_of(found) if found else None
-        row["allowed"] = mi.allowed(hi.read(_settings_path(scope)).value)
+        row["allowed"] = mi.allowed(hi.read(_settings_path(mi.rule_scope(scope))).value)
     except (hi.SettingsError, mi.McpConfigError) as exc:
         row["error"] = str(exc)
     return row

@@ -62,14 +62,19 @@ def test_local_scope_is_keyed_by_the_repository_root(project: Path, tmp_path: Pa
 
 
 def test_project_scope_is_a_portable_mcp_json_at_the_repository_root(project: Path) -> None:
+    """The rule goes to the machine's settings.local.json: Claude Code does not take it from the
+    committed settings.json for a .mcp.json server (measured, 2.1.332)."""
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}, "model": "x"}))
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
     assert main(["hook", "install", "--mcp", "--scope", "project"]) == 0
     assert load(project / ".mcp.json") == {"mcpServers": {"memtui": {"type": "stdio", "command": "memtui",
                                                                      "args": ["mcp"]}}}
     assert not (project / "sub" / ".mcp.json").exists()
-    assert load(settings) == {"permissions": {"allow": ["Bash(ls)", "mcp__memtui"]}, "model": "x"}
+    assert load(settings) == {"permissions": {"allow": ["Bash(ls)"]}, "model": "x"}
+    assert load(local) == {"permissions": {"allow": ["Bash(ls)", "mcp__memtui"]}}
 
 
 def test_a_server_entry_a_person_extended_keeps_its_other_keys(project: Path) -> None:

@@ -15,8 +15,12 @@ Each entry is ``{"type": "stdio", "command": …, "args": [… "mcp"]}``.  A pro
 approval in a non-interactive session (``-p``, the SDK), but every tool call is refused ("Claude
 requested permissions to use mcp__memtui__…, but you haven't granted it yet") until a
 ``permissions.allow`` rule names the server: ``"mcp__memtui"`` allows all of its tools.  The rule
-goes into the settings file of the same scope (user ``<config>/settings.json``, project
-``.claude/settings.json``, local ``.claude/settings.local.json``).  Files are read and written as
+goes into the settings file of the same scope — user ``<config>/settings.json``, local
+``.claude/settings.local.json`` — except for the project scope: measured (2.1.332, ``-p``), the rule
+in the committed ``.claude/settings.json`` does not let a ``.mcp.json`` server's tools run (every
+call is still refused), the same rule in ``.claude/settings.local.json`` does; so a project install
+puts it there (:func:`rule_scope`), on each machine that runs the install, never in the
+committed file.  Files are read and written as
 the hooks' installer does (:mod:`memtui.core.hooks.install`: the parsed object merged, every other
 key kept, indentation kept, written atomically with a backup).
 """
@@ -33,6 +37,11 @@ from ..model.claude_settings import config_dir
 SERVER = "memtui"
 RULE = f"mcp__{SERVER}"  # allows every tool of the server (mcp__memtui__memory_remember, …)
 SCOPES = ("user", "project", "local")
+
+
+def rule_scope(scope: str) -> str:
+    """The settings scope whose file gets the permission rule (see the module docstring)."""
+    return "local" if scope == "project" else scope
 
 
 class McpConfigError(Exception):
