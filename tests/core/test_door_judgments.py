@@ -100,3 +100,18 @@ def test_the_duplicate_index_follows_a_new_snapshot_by_file_identity(make_root: 
     (root / "a.md").write_text(note("Something else", "epsilon zeta eta theta"))
     index.follow(load_root(root))
     assert index.near("Alpha notes", "alpha beta gamma delta") == []
+
+
+def test_a_file_added_beside_a_change_of_its_own_is_seen_next_time(make_root: MakeRoot) -> None:
+    from memtui.core import write
+    from memtui.core.verbs import lifecycle
+
+    root = make_root({"MEMORY.md": "- [A](a.md) — a\n", "a.md": note("A", "alpha")})
+    warm = WarmRoot(root)
+    snapshot, found = warm.now()
+    applied = write.run(snapshot, lifecycle.remember(snapshot, "Bee", "beta"), found)
+    (root / "stray.md").write_text(note("Stray", "written right after the change"))  # same folder
+    warm.committed(applied.snapshot, applied.cache, applied.preview.changeset.paths)
+    snapshot, found = warm.now()
+    assert "stray.md" in snapshot.files and "bee.md" in snapshot.files
+    assert keys(list(found.findings)) == keys(validate(load_root(root)))

@@ -6,8 +6,10 @@ change made by anyone else since (the app, a hook, the agent's own plain ``Write
 judged with, not over:
 
 1. the root is listed again only when one of the folders it listed changed its stat key (a
-   folder's mtime moves when an entry is added, removed or renamed in it; a folder holding a
-   symlink or a special file vouches for nothing, and is listed every time);
+   folder's mtime moves when an entry is added, removed or renamed in it; the keys are taken
+   before the listing, so an entry added meanwhile shows next time; a folder holding a symlink
+   or a special file, or changed within the racy rule's 2 s, vouches for nothing, and the root
+   is listed every time until it does; after a change of its own, it is listed at the next use);
 2. every memory file is ``stat``-ed and its key compared with the one it was read under; a file
    too young for its key to be trusted (the stat cache's racy rule: mtime or ctime within 2 s of
    the clock taken before it was read) is compared by its bytes instead;
@@ -140,7 +142,9 @@ class WarmRoot:
         if set(keys) != listed:  # a file the change did not name appeared or went
             self._kept = None
             return
-        self._kept = _Kept(listing, snapshot, found, keys, young, self._folders(listing),
+        # the folders' keys are not taken now: another program may have added a file beside the
+        # change's since it was committed, so the next use lists the root again
+        self._kept = _Kept(listing, snapshot, found, keys, young, None,
                            _bytes(listing.index_path), _bytes(listing.archive[0] if listing.archive else None))
 
     def _listing_after(self, listing: Listing, snapshot: Snapshot) -> Listing | None:
@@ -176,8 +180,7 @@ class WarmRoot:
     def _reload(self) -> _Kept:
         self.reloads += 1
         cache = StatCache.open(self.root, self.clock)
-        listing = list_root(self.root)
-        folders = self._folders(listing)
+        listing, folders = self._listed(self._kept.listing if self._kept is not None else None)
         snapshot = cache.load(listing, self.config)
         found = findings_cache(snapshot)
         cache.save()
@@ -208,15 +211,29 @@ class WarmRoot:
             keys[rel] = _YOUNG
             young[rel] = f.data
 
+    def _listed(self, known: Listing | None) -> tuple[Listing, dict[str, Key] | None]:
+        """The root listed again, and its folders' keys taken *before* it was (a file added after
+        the listing then shows as a folder whose key changed); None when the folders are not the
+        ones ``known`` listed (their keys are taken at the next listing)."""
+        before = self._folders(known) if known is not None else None
+        listing = list_root(self.root)
+        if before is None or set(before) != {prefix for prefix, _ in listing.folders}:
+            return listing, None
+        return listing, before
+
     def _folders(self, listing: Listing) -> dict[str, Key] | None:
         if not listing.folders or any(not plain for _, plain in listing.folders):
             return None
+        limit = self.clock() - RACY_NS  # a folder changed within a timestamp tick vouches for nothing
         out: dict[str, Key] = {}
         for prefix, _ in listing.folders:
             try:
-                out[prefix] = stat_key(os.stat(os.path.join(self.root, prefix) if prefix else self.root))
+                key = stat_key(os.stat(os.path.join(self.root, prefix) if prefix else self.root))
             except OSError:
                 return None
+            if key[1] >= limit or key[3] >= limit:
+                return None
+            out[prefix] = key
         return out
 
     def _changed(self, listing: Listing, keys: dict[str, Key], young: dict[str, bytes]) -> set[str] | None:
@@ -258,10 +275,10 @@ class WarmRoot:
     def _refresh(self, kept: _Kept) -> bool:
         """Bring ``kept`` to the disk; False when only a reload can (see the module docstring)."""
         since = self.clock()
-        listing = kept.listing
-        if kept.folders is None or self._folders(listing) != kept.folders:
+        listing, folders = kept.listing, kept.folders
+        if folders is None or self._folders(listing) != folders:
             try:
-                listing = list_root(self.root)
+                listing, folders = self._listed(kept.listing)
             except Exception:  # noqa: BLE001 - a reload says what is wrong
                 return False
         if _extra(listing) != _extra(kept.listing) or pending_records(self.root):
@@ -278,8 +295,8 @@ class WarmRoot:
         index = _bytes(listing.index_path)
         archive = _bytes(listing.archive[0] if listing.archive else None)
         if not changed and not removed and index == kept.index and archive == kept.archive:
-            if listing is not kept.listing:  # listed again: keep the folders' new keys
-                kept.listing, kept.folders = listing, self._folders(listing)
+            if listing is not kept.listing:  # listed again: keep the folders' keys taken before
+                kept.listing, kept.folders = listing, folders
             return True
         self.refreshes += 1
         snapshot = kept.snapshot
@@ -316,6 +333,5 @@ class WarmRoot:
         after = replace(snapshot, index=index_obj, archive_index=archive_obj, files=files)
         result = Result(after, {}, frozenset(changed), frozenset(added), frozenset(removed))
         now_snapshot, now_found = revalidate(snapshot, kept.found, result)
-        self._kept = _Kept(listing, now_snapshot, now_found, new_keys, new_young,
-                           self._folders(listing), index, archive)
+        self._kept = _Kept(listing, now_snapshot, now_found, new_keys, new_young, folders, index, archive)
         return True
