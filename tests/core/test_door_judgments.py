@@ -74,6 +74,20 @@ def test_search_ranks_by_where_it_matched_and_says_how_each_hit_loads(make_root:
     assert search("STRASSE", [load_root(root)]) == []
 
 
+def test_a_hits_score_and_rank_do_not_depend_on_the_order_of_the_terms(make_root: MakeRoot) -> None:
+    files = {"MEMORY.md": "- [Deploys](deploys.md) — Tuesday releases\n"}
+    for i in range(12):  # more files than the limit: the best are kept as the walk goes
+        files[f"n{i:02d}.md"] = note(f"Cache {i}", "deploy " * (i % 4) + "cache eviction on deploy")
+    files["deploys.md"] = note("Deploys", "The cache is warmed before each deploy. Cache cache.")
+    root = make_root(files)
+    snapshot = load_root(root)
+    one = [(h.path, h.score, sorted(h.why)) for h in search("deploy cache", [snapshot], limit=5)]
+    other = [(h.path, h.score, sorted(h.why)) for h in search("cache deploy", [snapshot], limit=5)]
+    assert one == other and len(one) == 5
+    full = [(h.path, h.score) for h in search("deploy cache", [snapshot], limit=50)]
+    assert [(p, s) for p, s, _ in one] == full[:5]  # the first five of all, as ranked in full
+
+
 def test_the_duplicate_judgment_is_the_scans_pair_for_the_note_once_written(make_root: MakeRoot) -> None:
     body = ("Postgres migrations run through the migrate tool; never edit an applied migration file, "
             "write a new one that alters the schema instead.")

@@ -10,9 +10,9 @@ caller already holds:
   terms at white space (a ``"quoted phrase"`` is one term); a file matches when every term occurs
   as a substring of its title, description, index hook or body (so a CJK term needs no word
   breaks, and ``deploy`` finds ``deploys``);
-- each term scores by where it was found — title 8, hook 4, description 4, file name 3, body 1
-  (plus up to 2 more for repeats in the body) — and a file matching the whole query as one
-  phrase gets 5 more;
+- each term scores by where it was found — title 8, hook 4, description 4, file name 3, or, when
+  none of those holds it, body 1 (plus up to 2 more for repeats in the body), so a score does not
+  depend on the order of the terms — and a file matching the whole query as one phrase gets 5 more;
 - an archived or superseded note's score is halved (what no longer holds comes after what does);
 - ties go to a file that loads at session start, then to the shorter path.
 
@@ -84,6 +84,17 @@ class _Standing:
         self.globs = [re.compile(_glob_regex(line.glob)) for line in index.regions
                       if line.number not in past and line.glob]
 
+    def hook(self, f: MemoryFile) -> str:
+        """The hook :meth:`of` gives, without matching the region globs (a file a region reaches
+        has no hook of its own; one also listed in the archive index keeps that hook here)."""
+        path = f.path
+        hook = self.loaded.get(path)
+        if hook is not None:
+            return hook
+        if f.archived or f.status == "archived":
+            return self.archive.get(path, "")
+        return self.past.get(path) or self.archive.get(path, "")
+
     def of(self, f: MemoryFile) -> tuple[str, str]:
         """(standing, hook) of a file."""
         if f.path in self.loaded:
@@ -117,65 +128,88 @@ def _snippet(text: str, folded: str, term: str) -> str:
 
 
 class Folded:
-    """Case-folded bodies kept between searches (a caller that keeps its roots loaded keeps one):
-    a file is folded again only when the snapshot holds another object for its path."""
+    """Case-folded titles, descriptions, names and bodies kept between searches (a caller that
+    keeps its roots loaded keeps one): a file is folded again only when the snapshot holds
+    another object for its path."""
 
     def __init__(self) -> None:
-        self._kept: dict[tuple[str, str], tuple[MemoryFile, str]] = {}
+        self._kept: dict[tuple[str, str], tuple[MemoryFile, str, str, str]] = {}
+        self._bodies: dict[tuple[str, str], tuple[MemoryFile, str]] = {}
 
-    def body(self, root: str, f: MemoryFile) -> str:
+    def fields(self, root: str, f: MemoryFile) -> tuple[str, str, str]:
+        """(title, description, file name), case-folded."""
         key = (root, f.path)
         kept = self._kept.get(key)
         if kept is not None and kept[0] is f:
+            return kept[1], kept[2], kept[3]
+        title, description = f.title.casefold(), f.description.casefold()
+        name = f.path.rsplit("/", 1)[-1].casefold()
+        self._kept[key] = (f, title, description, name)
+        return title, description, name
+
+    def body(self, root: str, f: MemoryFile) -> str:
+        key = (root, f.path)
+        kept = self._bodies.get(key)
+        if kept is not None and kept[0] is f:
             return kept[1]
         folded = f.body.casefold()
-        self._kept[key] = (f, folded)
+        self._bodies[key] = (f, folded)
         return folded
 
 
 def search(query: str, roots: Sequence[Snapshot], limit: int = 10, *,
            folded: Folded | None = None) -> list[Hit]:
     """The files of ``roots`` that hold every term of ``query``, best first (at most ``limit``);
-    ``folded`` keeps the folded bodies for the next search."""
+    ``folded`` keeps the folded texts for the next search."""
     folded = folded if folded is not None else Folded()
     terms = terms_of(query)
     if not terms or limit <= 0:
         return []
     phrase = " ".join(terms)
-    hits: list[Hit] = []
+    scored: list[tuple[float, str, MemoryFile, _Standing, str, tuple[tuple[str, str], ...]]] = []
     for snapshot in roots:
         standing = _Standing(snapshot)
         where = str(snapshot.root)
         for f in snapshot.files.values():
-            place, hook = standing.of(f)
-            fields = {"title": f.title.casefold(), "hook": hook.casefold(),
-                      "description": f.description.casefold(),
-                      "name": f.path.rsplit("/", 1)[-1].casefold()}
+            hook = standing.hook(f)
+            title, description, name = folded.fields(where, f)
+            fields = (("title", title, 8), ("hook", hook.casefold() if hook else "", 4),
+                      ("description", description, 4), ("name", name, 3))
             body: str | None = None
             score = 0.0
-            why: list[str] = []
+            why: list[tuple[str, str]] = []  # (where, term): said for the hits shown only
             for term in terms:
-                found = [(name, w) for name, w in WEIGHTS[:4] if term in fields[name]]
-                if body is None and not found:
+                found = [(field, w) for field, text, w in fields if term in text]
+                if found:
+                    score += sum(w for _, w in found)
+                    why.append((found[0][0], term))
+                    continue
+                if body is None:
                     body = folded.body(where, f)
-                in_body = body is not None and term in body
-                if not found and not in_body:
+                if term not in body:
                     score = -1.0
                     break
-                score += sum(w for _, w in found)
-                if found:
-                    why.append(f"{found[0][0]}: '{term}'")
-                if in_body and body is not None:
-                    score += 1 + min(2, body.count(term) - 1) * 0.5
-                    if not found:
-                        why.append(f"body: {_snippet(f.body, body, term)}")
+                score += 1 + min(2, body.count(term) - 1) * 0.5
+                why.append(("body", term))
             if score < 0:
                 continue
-            if len(terms) > 1 and any(phrase in v for v in fields.values()):
+            if len(terms) > 1 and any(phrase in text for _, text, _ in fields):
                 score += PHRASE_BONUS
-            if place in (ARCHIVED, SUPERSEDED):
-                score *= RETIRED  # what no longer holds comes after what does
-            hits.append(Hit(str(snapshot.root), f.path, f.title, hook or f.description, tuple(why),
-                            place == LOADS, place, score))
-    hits.sort(key=lambda h: (-h.score, not h.loads, len(h.path), h.path, h.root))
-    return hits[:limit]
+            scored.append((score, where, f, standing, body or "", tuple(why)))
+    # best first: where each hit stands (a few lookups a file) is asked of the best ones only; a
+    # score only falls with it (halved when retired), so the walk stops once the best ``limit``
+    # already beat the next file's score as found
+    scored.sort(key=lambda h: -h[0])
+    best: list[tuple[tuple[float, bool, int, str, str], Hit]] = []
+    for score, where, f, standing, body, matched in scored:
+        if len(best) >= limit and best[limit - 1][0][0] < -score:
+            break
+        place, hook = standing.of(f)
+        final = score * RETIRED if place in (ARCHIVED, SUPERSEDED) else score
+        said = tuple(f"{field}: '{term}'" if field != "body" else
+                     f"body: {_snippet(f.body, body or folded.body(where, f), term)}" for field, term in matched)
+        hit = Hit(where, f.path, f.title, hook or f.description, said, place == LOADS, place, final)
+        best.append(((-final, not hit.loads, len(f.path), f.path, where), hit))
+        best.sort(key=lambda item: item[0])
+        del best[limit:]
+    return [hit for _, hit in best]
