@@ -73,6 +73,7 @@ class DuplicateIndex:
         self._files: dict[str, tuple[MemoryFile, TokenSets]] = {}
         self._titles: Counter[str] = Counter()
         self._full: Counter[str] = Counter()
+        self._skipped: dict[str, MemoryFile] = {}  # files that are no candidates (archived …)
         self._snapshot: Snapshot | None = None
 
     def follow(self, snapshot: Snapshot) -> None:
@@ -81,14 +82,17 @@ class DuplicateIndex:
         if snapshot is self._snapshot:
             return
         seen: set[str] = set()
-        files, titles, full = self._files, self._titles, self._full
+        files, titles, full, skipped = self._files, self._titles, self._full, self._skipped
+        now_skipped: dict[str, MemoryFile] = {}
         for path, f in snapshot.files.items():
-            if not is_candidate(f):
+            old = files.get(path)
+            if old is not None and old[0] is f:  # the same file object: nothing to look at again
+                seen.add(path)
+                continue
+            if skipped.get(path) is f or not is_candidate(f):
+                now_skipped[path] = f
                 continue
             seen.add(path)
-            old = files.get(path)
-            if old is not None and old[0] is f:
-                continue
             if old is not None:
                 titles.subtract(old[1].title)
                 full.subtract(old[1].full)
@@ -100,6 +104,7 @@ class DuplicateIndex:
             _, sets = files.pop(path)
             titles.subtract(sets.title)
             full.subtract(sets.full)
+        self._skipped = now_skipped
         if len(titles) > 4 * len(files) + 1024:  # drop the zero counts now and then
             self._titles = +titles
             self._full = +full

@@ -116,22 +116,13 @@ class WarmRoot:
         kept = self._kept
         if kept is None:
             return
-        listing = self._listing_after(kept.listing, snapshot)
-        if listing is None:
-            try:
-                listing = list_root(self.root)  # the change made a folder or an index
-            except Exception:  # noqa: BLE001 - the next use reloads and says what is wrong
-                self._kept = None
-                return
         since = self.clock()
         keys = dict(kept.keys)
         young = dict(kept.young)
-        listed = {rel for rel, _ in listing.memory}
-        for rel in [r for r in keys if r not in listed]:
-            keys.pop(rel, None)
-            young.pop(rel, None)
         for rel in paths:
-            if rel not in listed or rel not in snapshot.files:
+            if rel not in snapshot.files:  # moved away (the attic, archive/ …): gone from here
+                keys.pop(rel, None)
+                young.pop(rel, None)
                 continue
             try:
                 st = os.stat(os.path.join(self.root, rel))
@@ -139,37 +130,14 @@ class WarmRoot:
                 self._kept = None
                 return
             self._key(rel, stat_key(st), snapshot.files[rel], since, keys, young)
-        if set(keys) != listed:  # a file the change did not name appeared or went
+        if keys.keys() != snapshot.files.keys():  # a file the change did not name appeared or went
             self._kept = None
             return
-        # the folders' keys are not taken now: another program may have added a file beside the
-        # change's since it was committed, so the next use lists the root again
-        self._kept = _Kept(listing, snapshot, found, keys, young, None,
-                           _bytes(listing.index_path), _bytes(listing.archive[0] if listing.archive else None))
-
-    def _listing_after(self, listing: Listing, snapshot: Snapshot) -> Listing | None:
-        """``listing`` with the memory files of ``snapshot`` (a change moved and made files in
-        folders already listed), or None when the root must be listed again (a new folder, an
-        index that appeared, a folder that vouches for nothing)."""
-        from dataclasses import replace
-
-        folders = {prefix for prefix, plain in listing.folders if plain}
-        if len(folders) != len(listing.folders) or not listing.folders:
-            return None
-        if (snapshot.index.exists != (listing.index_path is not None)
-                or snapshot.archive_index.exists != (listing.archive is not None)):
-            return None
-        old = dict(listing.memory)
-        memory = []
-        for rel in snapshot.files:
-            path = old.get(rel)
-            if path is None:
-                cut = rel.rfind("/")
-                if (rel[: cut + 1] if cut >= 0 else "") not in folders:
-                    return None
-                path = os.path.join(self.root, rel)
-            memory.append((rel, path))
-        return replace(listing, memory=tuple(memory))
+        # the root is listed again at the next use (its folders' keys are not taken now: another
+        # program may have added a file beside the change's since it was committed)
+        self._kept = _Kept(kept.listing, snapshot, found, keys, young, None,
+                           snapshot.index.render() if snapshot.index.exists else None,
+                           snapshot.archive_index.render() if snapshot.archive_index.exists else None)
 
     def forget(self) -> None:
         """Load the root in full at the next use."""
