@@ -7,7 +7,7 @@ Optional and never part of the test run: it needs a Claude Code build from the n
 ``CLAUDE_CONFIG_DIR``, a git repository whose auto memory (``<config>/projects/<project>/memory``)
 holds a 200-line ``MEMORY.md``.  memtui is registered as the project-scope server
 (``memtui hook install --mcp --scope project``: ``.mcp.json`` naming ``memtui`` from PATH, and
-``permissions.allow: ["mcp__memtui"]`` in ``.claude/settings.json``), this memtui's folder first on
+``permissions.allow: ["mcp__memtui"]`` in ``.claude/settings.local.json``), this memtui's folder first on
 PATH.  ``claude -p`` runs with ``ANTHROPIC_BASE_URL`` pointing at a loopback stand-in for the
 Messages API that answers each request with the next scripted step (ToolSearch for the tools,
 then ``mcp__memtui__memory_remember``, ``…__memory_archive``, ``…__memory_remember``) and logs the

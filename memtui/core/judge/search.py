@@ -91,6 +91,8 @@ class _Standing:
         hook = self.loaded.get(path)
         if hook is not None:
             return hook
+        if path not in self.past and path not in self.archive:  # most of a large root
+            return ""
         if f.archived or f.status == "archived":
             return self.archive.get(path, "")
         return self.past.get(path) or self.archive.get(path, "")
