@@ -116,6 +116,22 @@ def test_the_duplicate_index_follows_a_new_snapshot_by_file_identity(make_root: 
     assert index.near("Alpha notes", "alpha beta gamma delta") == []
 
 
+def test_the_duplicate_index_follows_a_file_in_and_out_of_the_candidates(make_root: MakeRoot) -> None:
+    text = note("Alpha notes", "alpha beta gamma delta")
+    root = make_root({"MEMORY.md": "- [A](a.md) — a\n", "a.md": text})
+    index = DuplicateIndex()
+    index.follow(load_root(root))
+    (root / "a.md").write_text(text.replace("type: project\n", "type: project\nstatus: superseded\n"))
+    retired = load_root(root)
+    index.follow(retired)
+    assert index.near("Alpha notes", "alpha beta gamma delta") == []  # a superseded note is no candidate
+    index.follow(retired)  # the same snapshot again: still skipped
+    assert index.near("Alpha notes", "alpha beta gamma delta") == []
+    (root / "a.md").write_text(text)
+    index.follow(load_root(root))
+    assert [n.path for n in index.near("Alpha notes", "alpha beta gamma delta")] == ["a.md"]
+
+
 def test_a_file_added_beside_a_change_of_its_own_is_seen_next_time(make_root: MakeRoot) -> None:
     from memtui.core import write
     from memtui.core.verbs import lifecycle
