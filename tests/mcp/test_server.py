@@ -427,3 +427,22 @@ def test_memtui_mcp_refuses_a_folder_that_is_not_a_root(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", str(tmp_path)]) == 2
     assert "not a memory root (no MEMORY.md there)" in capsys.readouterr().err
+
+
+def test_without_roots_it_serves_the_projects_memory_from_claude_project_dir(tmp_path: Path) -> None:
+    from memtui.cli.mcp import default_roots
+    from memtui.core.model.claude_settings import encode_project_path
+
+    project, config = tmp_path / "project", tmp_path / "config"
+    (project / "sub").mkdir(parents=True)
+    (project / ".git").mkdir()  # the launch folder's repository: the auto memory is named after it
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(config),
+           "CLAUDE_PROJECT_DIR": str(project)}
+    auto = config / "projects" / encode_project_path(str(project)) / "memory"
+    assert default_roots(env) == []  # no MEMORY.md yet: nothing to serve
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [A](a.md) — a\n")
+    shared = project / ".claude" / "memory"
+    shared.mkdir(parents=True)
+    (shared / "MEMORY.md").write_text("- [B](b.md) — b\n")
+    assert default_roots(env) == [auto, shared]  # the auto memory first, then the layers
