@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..write import replace_file
+
 #: (Claude Code event, matcher or None, ``memtui hook`` sub-command)
 HOOKS = (
     ("PreToolUse", "Write|Edit", "pre"),
@@ -257,6 +259,4 @@ def write(path: str, text: str, old_text: str | None) -> str | None:
 def _replace(folder: str, target: str, data: bytes, mode: int) -> None:
     """Write ``target`` through an exclusive temp file in its folder (a real path: :func:`write`
     resolved it): fsync, ``mode``, replace."""
-    from ..write import replace_file
-
     replace_file(folder, os.path.basename(target), data, mode=mode, sync=True)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from .. import write
 from ..model.places import cache_dir
 
 LINE_CAP = 16 << 20  # a line longer than this is skipped unread
@@ -333,13 +334,11 @@ def _load_cache(path: Path | None, folder: Path) -> dict[str, Any]:
 
 def _save_cache(path: Path, folder: Path, files: Mapping[str, Any]) -> None:
     """Write the cache atomically (:func:`memtui.core.write.replace_file`); a failure is ignored."""
-    from ..write import replace_file
-
     data = json.dumps({"format": FORMAT, "folder": os.path.realpath(folder), "files": files},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        replace_file(os.path.realpath(path.parent), path.name, data)
+        write.replace_file(os.path.realpath(path.parent), path.name, data)
     except OSError:
         pass  # the cache is never required
 
