@@ -22,10 +22,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ..model.changeset import Create, Move, Write, in_attic, is_archive_index
+from ..model.changeset import Create, Move, Write, in_attic, is_archive_index, op_from_json
 from ..model.frontmatter import parse_frontmatter
 from ..model.index import parse_index
-from ..model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
+from ..model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, read_record
 from ..model.snapshot import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
 from ..rules.validate import validate
 from .seen_store import (
