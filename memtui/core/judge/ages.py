@@ -61,8 +61,9 @@ from pathlib import Path
 from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 from ..model.snapshot import MemoryFile
-from ..roots.discover import git_toplevel
+from ..roots.discover import git_toplevel, transcripts_folder
 from ..stores.statcache import cached
+from ..stores.transcripts import session_span
 
 DATE_KEYS = ("modified", "updated", "date", "created")
 CREATION_KEYS = frozenset({"created"})  # a date the note was begun on: a later stated one wins
@@ -642,7 +643,7 @@ _SESSION_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_\-]{0,79}$")
 class SessionTimes:
     """The time of each Claude Code session a root's files name, from its transcript in the
     root's transcripts folder (``<config>/projects/<project>/<session>.jsonl``, found as
-    :func:`memtui.core.judge.usage.transcripts_folder` finds it), each read once (its first and last
+    :func:`memtui.core.roots.discover.transcripts_folder` finds it), each read once (its first and last
     timestamps only: :func:`memtui.core.stores.transcripts.session_span`).  ``consulted`` records what
     was asked and found, to tell a later run whether the answers still hold."""
 
@@ -655,8 +656,6 @@ class SessionTimes:
         if not _SESSION_ID.match(session):
             return None
         if not self.looked:
-            from .usage import transcripts_folder
-
             self.folder = transcripts_folder(self.root)
             self.looked = True
             self.consulted = {}
@@ -687,16 +686,12 @@ def sessions_hold(root: Path, state: object) -> bool:
     for session in asked:
         times(session)
     if not times.looked:
-        from .usage import transcripts_folder
-
         times.folder, times.looked, times.consulted = transcripts_folder(Path(root)), True, {}
     return times.state() == state
 
 
 def _session_end(path: Path) -> tuple[tuple[int, int] | None, datetime | None]:
     """A transcript's stat key and its last timestamp (None, None when it is not there)."""
-    from ..stores.transcripts import session_span
-
     try:
         st = os.stat(path)
     except OSError:

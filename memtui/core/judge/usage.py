@@ -26,6 +26,8 @@ from pathlib import Path
 
 from ..model.changeset import is_index
 from ..model.snapshot import Snapshot
+from ..roots.discover import transcripts_folder as transcripts_folder
+from ..rules.validate import reach_of
 from ..stores.transcripts import Session, Sessions, load_sessions
 
 WINDOW = 20  # sessions: "read in N of the last M"
@@ -189,8 +191,6 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
              skipped: int | None = None, unreadable: Sequence[str] = (), note: str = "") -> Usage:
     """The evidence of use of ``snapshot`` from ``sessions`` (oldest first); ``prefixes`` are the
     absolute spellings of the root (as given and its real path)."""
-    from ..rules.validate import reach_of
-
     ordered = list(sessions)
     recent = ordered[-window:] if window > 0 else []
     recent_ids = {id(s) for s in recent}
@@ -277,42 +277,6 @@ def consulted_recently(usage: Usage, now: datetime | date | None = None,
 
 
 # ---------------------------------------------------------------- the edge: finding and reading
-
-
-def transcripts_folder(root: Path, env: Mapping[str, str] | None = None, home: Path | None = None,
-                       cwd: Path | None = None) -> Path | None:
-    """The Claude Code project folder holding the sessions that use ``root``.
-
-    A root shaped ``<config>/projects/<project>/memory`` has its transcripts beside it; any
-    other root (``autoMemoryDirectory``, a repository's shared memory, an agent's) belongs to
-    the project Claude Code names after the git repository holding the root (or ``cwd``), as
-    :mod:`memtui.core.roots.discover` resolves it; a name over 200 characters ends in a hash memtui
-    cannot compute, so ``<first 200>-*`` is matched.
-    """
-    from ..model import claude_settings
-    from ..roots.discover import git_roots
-
-    home_s = str(home) if home is not None else None
-    projects = Path(claude_settings.config_dir(env, home_s)) / "projects"
-    root = Path(os.path.abspath(root))
-    for candidate in (root, Path(os.path.realpath(root))):
-        if candidate.name == "memory" and candidate.parent.parent in (projects, Path(os.path.realpath(projects))):
-            return candidate.parent if candidate.parent.is_dir() else None
-    for start in (root, cwd):
-        if start is None:
-            continue
-        git = git_roots(Path(start))
-        if git is None:
-            continue
-        name = claude_settings.project_dir_name(str(git.project), env)
-        folder = projects / name
-        if folder.is_dir():
-            return folder
-        if len(name) > 200:
-            matches = sorted(projects.glob(f"{name[:200]}-*"))
-            if len(matches) == 1 and matches[0].is_dir():
-                return matches[0]
-    return None
 
 
 def usage_of(snapshot: Snapshot, folder: Path | None = None, window: int = WINDOW,
