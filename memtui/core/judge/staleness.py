@@ -55,6 +55,8 @@ from ..model.gcpause import gc_paused
 from ..model.index_marks import IndexMark, index_marks
 from ..model.journal import pending_records
 from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
+from ..model.standing import DIRECTIVE_WORDS as DIRECTIVE_WORDS
+from ..model.standing import directive_word as directive_word
 from ..model.standing import standing_reason
 from ..read.project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from ..read.project import State as ProjectState
@@ -188,27 +190,6 @@ class Modifier:
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "points": self.points, "reason": self.reason}
-
-
-DIRECTIVE_WORDS = ("do not", "don't", "don’t", "never", "avoid")
-
-
-def directive_word(body: str, lowered: str | None = None) -> str | None:
-    """The first directive word (``do not``, ``don't``, ``never``, ``avoid``) the body uses as a
-    whole word, any case; ``None`` when there is none.  ``lowered`` is ``body.lower()`` if the
-    caller has it already."""
-    if lowered is None:
-        lowered = body.lower()
-    for word in DIRECTIVE_WORDS:
-        pos = lowered.find(word)
-        while pos >= 0:
-            end = pos + len(word)
-            before = lowered[pos - 1] if pos else " "
-            after = lowered[end] if end < len(lowered) else " "
-            if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-                return word.replace("’", "'")
-            pos = lowered.find(word, end)
-    return None
 
 
 PINNED_GUARD = Guard("pinned", "pinned: a load-bearing fact, exempt from decay")
