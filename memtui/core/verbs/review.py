@@ -19,6 +19,7 @@ from ..model.changeset import Changeset, Create, Move, Refusal, Write, is_index
 from ..model.snapshot import Snapshot
 from ..stores.seen import Change, Inbox, advance, compare, tracked_bytes
 from ..stores.seen_store import load_state, location, read_copies, sha256
+from .lifecycle import archive
 
 
 def _seen_bytes(snapshot: Snapshot, path: str, in_root: bool | None) -> tuple[Change, bytes | None]:
@@ -42,8 +43,6 @@ def _seen_bytes(snapshot: Snapshot, path: str, in_root: bool | None) -> tuple[Ch
 
 def revert(snapshot: Snapshot, path: str, *, in_root: bool | None = None) -> Changeset:
     """The change that takes back the outside change at ``path``, for the gate to judge."""
-    from .lifecycle import archive
-
     change, old = _seen_bytes(snapshot, path, in_root)
     if change.kind == "added":
         if is_index(change.path):
