@@ -9,8 +9,10 @@ memory folder it cannot read) also reach the person as a ``systemMessage`` — s
 hook goes only to Claude Code's debug log.
 
 ``pre`` is run for every Write and Edit, so it decides "outside every memory root" after
-importing only ``json``, ``os`` and :mod:`memtui.core.model.claude_settings` (no argparse, no Rich, no
-validator); ``memtui.cli.main`` sends the hook runners here before it builds its parser.
+importing only ``os`` (a write that is no Markdown) or :mod:`memtui.core.model.claude_settings`
+too (a Markdown file: is it in a memory root?) — no argparse, no Rich, no validator, not even the
+``json`` package for reading the payload (:func:`read_json`); ``memtui.cli.main`` sends the hook
+runners here before it builds its parser.
 ``install``, ``uninstall`` and ``status`` are ordinary subcommands.
 
 A hook costs the agent nothing when it did nothing wrong: ``stop`` (Stop, the end of every turn)
@@ -30,7 +32,6 @@ the loader.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -112,6 +113,8 @@ def run_hook(event: str, ask: bool = False, stdin: BinaryIO | None = None,
         answer = {"systemMessage": line.replace("\n", " ")}
     if answer is not None:
         try:
+            import json  # here: an allowed write says nothing, and needs no encoder
+
             out.write(json.dumps(answer, ensure_ascii=False) + "\n")
             out.flush()
         except Exception:  # noqa: BLE001 - a closed stdout must not turn into exit 1
@@ -149,7 +152,7 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
     if not raw.strip():
         return "empty input (expected Claude Code's hook JSON on stdin)"
     try:
-        value = json.loads(raw)
+        value = read_json(raw)
     except ValueError as exc:
         return f"input is not JSON ({exc})"
     except RecursionError:
@@ -157,6 +160,47 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
     if not isinstance(value, dict):
         return "input is not a JSON object"
     return value
+
+
+#: json.decoder's constants, for the scanner's context (:func:`read_json`)
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+
+class _Context:
+    """What ``_json.make_scanner`` reads of a decoder: json.loads's defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = _CONSTANTS.__getitem__
+
+
+def read_json(raw: bytes) -> Any:
+    """``json.loads(raw)``: the same value, or the same error, without importing the ``json``
+    package (its decoder compiles regular expressions at import, and ``re`` brings ``enum``):
+    Claude Code's UTF-8 payload is read by the C scanner that package itself uses, and anything
+    else (a BOM, UTF-16 or 32, a syntax error, extra data) is handed to ``json.loads``."""
+    try:
+        from _json import make_scanner
+    except ImportError:  # pragma: no cover - an interpreter without the C accelerator
+        make_scanner = None
+    if make_scanner is None or raw[:3] == b"\xef\xbb\xbf" or b"\0" in raw[:4]:
+        import json
+
+        return json.loads(raw)
+    try:
+        text = raw.decode("utf-8", "surrogatepass")
+        start = len(text) - len(text.lstrip(" \t\n\r"))
+        value, end = make_scanner(_Context())(text, start)
+        if not text[end:].strip(" \t\n\r"):
+            return value
+    except (UnicodeDecodeError, StopIteration, ValueError):
+        pass
+    import json
+
+    return json.loads(raw)  # raises what json.loads raises
 
 
 def _cwd(payload: Mapping[str, Any]) -> str:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memtui.cli.main import main
 from memtui.core.model.claude_settings import encode_project_path, memory_root_of, project_dir_of
@@ -482,6 +484,49 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
         assert answer == ""
         assert not loaded & {"argparse", "rich", "textual", "memtui.core.rules.validate",
                              "memtui.core.read.store", "pathlib", "typing"}, loaded
+        if name == "main.py":  # no Markdown: not even the json package (nor re and enum with it)
+            assert not loaded & {"json", "re", "enum", "memtui.core"}, loaded
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"a": 1}', b' \n{"a": [1, 2.5, -0.0, 1e400, "\\u00e9", null, true]}\r\n', b'{"s": "\\ud800"}',
+    b'{"x": NaN, "y": -Infinity}', "{\"é\": \"ü\"}".encode(), b'[1, 2]', b'"text"', b"\xef\xbb\xbf{}",
+    '{"a": 1}'.encode("utf-16"), b'{"a": 1} x', b'{"a": }', b"", b"   ", b'{"a": "\x01"}', b"\xff\xfe",
+    b'{"a": 1}{"b": 2}', b'{"a": 01}', b'{"a": "\\x"}',
+])
+def test_the_payload_reader_is_json_loads(raw: bytes) -> None:
+    """The hooks read their payload without the json package: the same value, or the same error."""
+    from memtui.cli.hook import read_json
+
+    try:
+        expected: Any = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        with pytest.raises(type(exc)) as raised:
+            read_json(raw)
+        assert str(raised.value) == str(exc)
+        return
+    got = read_json(raw)
+    assert json.dumps(got) == json.dumps(expected) and type(got) is type(expected)
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                     lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20)
+
+
+@given(_JSON, st.sampled_from(["", " ", "\n", "\t\r\n "]))
+@settings(max_examples=200, deadline=None)
+def test_the_payload_reader_reads_what_json_writes(value: Any, space: str) -> None:
+    from memtui.cli.hook import read_json
+
+    raw = (space + json.dumps(value, ensure_ascii=False) + space).encode("utf-8", "surrogatepass")
+    assert read_json(raw) == json.loads(raw)
+
+
+def test_the_version_is_said_without_the_parser() -> None:
+    code = "from memtui.cli.main import main\nassert main(['--version']) == 0\nimport sys\nprint(sorted(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    version, modules = done.stdout.splitlines()
+    assert version.startswith("memtui ") and "argparse" not in modules and "memtui.cli.common" not in modules
 
 
 def test_judging_inside_a_root_imports_no_git_or_diff_code(root: Path, env) -> None:
