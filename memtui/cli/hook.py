@@ -182,10 +182,13 @@ def read_json(raw: bytes) -> Any:
     package (its decoder compiles regular expressions at import, and ``re`` brings ``enum``):
     Claude Code's UTF-8 payload is read by the C scanner that package itself uses, and anything
     else (a BOM, UTF-16 or 32, a syntax error, extra data) is handed to ``json.loads``."""
+    make_scanner: Any = None
     try:
-        from _json import make_scanner
+        import _json
+
+        make_scanner = _json.make_scanner  # typeshed types it as a class taking a scanner
     except ImportError:  # pragma: no cover - an interpreter without the C accelerator
-        make_scanner = None
+        pass
     if make_scanner is None or raw[:3] == b"\xef\xbb\xbf" or b"\0" in raw[:4]:
         import json
 

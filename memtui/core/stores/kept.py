@@ -56,7 +56,7 @@ from collections.abc import Callable
 from dataclasses import astuple, dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 # the rules' lazy face: a root whose kept answer still holds is answered without the validator
 from .. import rules
@@ -805,8 +805,8 @@ def _replayed(kept: Kept, look: Look, config: BudgetConfig) -> Current:
     if look.unchanged(kept):
         return Current(listing, walk, snapshot, found, frozenset(), verify, checked, kept)
     changed, added, removed = look.changed, look.added, look.removed
-    files = snapshot.files
-    after_files = files.copy()
+    files = cast(LazyFiles, snapshot.files)  # as _kept_snapshot made them: read when asked for
+    after_files = files.copy()  # still lazy: a dict would read every file
     for rel in removed:
         del after_files[rel]
     for rel in sorted(changed):
