@@ -191,7 +191,7 @@ def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) 
 
 def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetime | date,
                   args: argparse.Namespace) -> None:
-    from memtui.core.judge.ages import DATE_KEYS
+    from memtui.core.judge.dates import DATE_KEYS
 
     from .bigtable import fit_columns, print_table
 

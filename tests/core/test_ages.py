@@ -16,18 +16,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtui.core.judge.ages import (
+from memtui.core.judge.ages import COPY_WINDOW, UNKNOWN, copy_burst, file_age
+from memtui.core.judge.dates import (
     BODY_AS_OF,
     BODY_FIELD,
     BODY_FIRST_LINES,
     BODY_HEADING,
     BODY_LEADING,
-    COPY_WINDOW,
     DESCRIPTION_SOURCE,
-    UNKNOWN,
     body_dates,
-    copy_burst,
-    file_age,
     name_date,
     pick_body_date,
 )

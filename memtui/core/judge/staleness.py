@@ -50,26 +50,26 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable, Collection, Mapping, Sequence
 
-from ..model.folder_docs import folder_document, is_unfilled
+from ..model.folder_docs import folder_document
 from ..model.gcpause import gc_paused
 from ..model.index_marks import IndexMark, index_marks
 from ..model.journal import pending_records
 from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
 from ..model.standing import DIRECTIVE_WORDS as DIRECTIVE_WORDS
 from ..model.standing import directive_word as directive_word
-from ..model.standing import standing_reason
 from ..read.project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
 from ..read.project import State as ProjectState
 from ..read.references import (
     ReferenceCheck,
     RefKind,
     RefStatus,
-    reference_keys,
 )
 from ..read.store import list_root
-from ..stores.statcache import StatCache, cached
+from ..stores.statcache import StatCache
 from . import ages
-from .ages import Burst, FileAge, RootTimes, SessionTimes, file_age, to_utc
+from .ages import Burst, FileAge, RootTimes, SessionTimes, file_age
+from .dates import to_utc
+from .facets import BODY_FACTS, STANDING, BodyFacts
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 
@@ -306,7 +306,7 @@ def holds_for(memory_file: MemoryFile, lineage: Lineage | None = None,
                                      "age alone"))
     if not out:
         if standing == "?":
-            standing = standing_of(memory_file)
+            standing = STANDING(memory_file)
         if standing:
             out.append(Guard("standing", f"{standing}: a standing rule or decision, not retired "
                                          "by its date alone"))
@@ -410,37 +410,6 @@ class StalenessResult:
         }
 
 
-#: what scoring reads from a body: its references, its directive word and whether it is an
-#: unfilled template (:func:`~memtui.core.model.folder_docs.is_unfilled`)
-BodyFacts = tuple[tuple[tuple[RefKind, str], ...], "str | None", bool]
-
-
-def _body_facts(memory_file: MemoryFile) -> BodyFacts:
-    body = memory_file.body
-    lowered = body.lower()
-    return reference_keys(body, lowered), directive_word(body, lowered), is_unfilled(body)
-
-
-_KINDS = {kind.value: kind for kind in RefKind}
-
-
-def body_facts(memory_file: MemoryFile) -> BodyFacts:
-    """:data:`BodyFacts` of a file, kept in the stat cache for files of a cached load."""
-    return cached(
-        memory_file, "stale/body", _body_facts,
-        lambda v: (tuple((kind.value, text) for kind, text in v[0]), v[1] or "", v[2]),
-        lambda p: (tuple((_KINDS[kind], text) for kind, text in p[0]), p[1] or None, bool(p[2])),
-    )
-
-
-def standing_of(memory_file: MemoryFile) -> str | None:
-    """:func:`~memtui.core.model.standing.standing_reason` of a file, kept in the stat cache for files
-    of a cached load (asked only of a file no type or name already holds)."""
-    found: str | None = cached(memory_file, "stale/standing", standing_reason, lambda v: v or "",
-                               lambda p: str(p) or None)
-    return found
-
-
 def score_file(memory_file: MemoryFile, now: datetime | date,
                checker: ReferenceChecker | None = None,
                git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
@@ -452,13 +421,13 @@ def score_file(memory_file: MemoryFile, now: datetime | date,
     ``lineage``: the root's declared supersessions (:func:`lineage_of`); without it only the
     file's own ``status`` is read.  ``times``, ``git_import``: what the root's times say
     together (:func:`~memtui.core.judge.ages.file_age`); without them the file's time is its own.
-    ``facts``: its :func:`body_facts`, when the caller has them."""
+    ``facts``: its :data:`~memtui.core.judge.facets.BODY_FACTS`, when the caller has them."""
     age = file_age(memory_file, now, git_dates, times, git_import)
     type_ = scoring_type(memory_file)
     life = half_life(type_)
     base = decay_score(age.days, life) if age.known else UNKNOWN_BASE
     checker = checker or ReferenceChecker(None)
-    keys, directive, _ = facts if facts is not None else body_facts(memory_file)
+    keys, directive, _ = facts if facts is not None else BODY_FACTS(memory_file)
     checks = checker.check(keys)
     cls, modifiers = _class_and_modifiers(checks)
     score = min(100.0, base + sum(m.points for m in modifiers)) if modifiers else base
@@ -894,7 +863,7 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
     for f in snapshot.files.values():
         if not include_archived and f.archived:
             continue
-        facts[f.path] = body = body_facts(f)
+        facts[f.path] = body = BODY_FACTS(f)
         document = folder_document(f.path, f, body[2])
         if document is not None:
             documents.append((f.path, document.what))
