@@ -95,7 +95,8 @@ def parse_repo(text: str | None) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.judge.staleness import rows_at, stale_facts_root
+    from memtui.core.judge.stalecache import stale_facts_root
+    from memtui.core.judge.staleness import rows_at
     from memtui.core.read.project import ProjectCache
     from memtui.core.read.store import RootError
 

@@ -309,7 +309,8 @@ def test_a_kept_answer_follows_a_transcript_that_appears(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The kept stale facts record which transcripts were asked for: one appearing later (the
     memory folder unchanged) changes the warm answer to what a cold run gives."""
-    from memtui.core.judge.staleness import rows_at, stale_facts_root
+    from memtui.core.judge.stalecache import stale_facts_root
+    from memtui.core.judge.staleness import rows_at
     from memtui.core.model.snapshot import BudgetConfig
     from memtui.core.stores import statcache
 

@@ -48,7 +48,8 @@ from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from ..judge.consolidate import clusters_of, scan, scan_cached
 from ..judge.contradictions import freshness
-from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
+from ..judge.stalecache import scored_cached
+from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root
 from ..judge.supersession import Supersession, root_supersessions, root_supersessions_cached
 from ..judge.usage import consulted_recently, usage_of
 from ..model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
