@@ -481,8 +481,8 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from memtui.core.roots.discover import AGENT
     from memtui.core.rules.incremental import findings_cache
     from memtui.core.stores.kept import keep
+    from memtui.core.stores.seen import unseen_count, unseen_message
     from memtui.core.stores.statcache import StatCache
-    from memtui.core.verbs.review import unseen_count, unseen_message
 
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None

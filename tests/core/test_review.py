@@ -107,12 +107,12 @@ def test_nothing_to_revert(root: Path) -> None:
 
 
 def test_unseen_count_and_the_session_start_message(root: Path) -> None:
-    assert review.unseen_count(load_root(root)) == 2
-    assert review.unseen_message([(root, 2)]) == \
+    assert seen.unseen_count(load_root(root)) == 2
+    assert seen.unseen_message([(root, 2)]) == \
         "the agent changed 2 memory files since you last looked — memtui changes"
-    assert review.unseen_message([(root, 0)]) is None
+    assert seen.unseen_message([(root, 0)]) is None
     seen.mark_seen(load_root(root))
-    assert review.unseen_count(load_root(root)) == 0
+    assert seen.unseen_count(load_root(root)) == 0
 
 
 def test_cli_changes_revert(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,5 @@
 """Review of the agent's writes (DESIGN §12): revert one outside change, name the session that
-made it, and count the changes not yet looked at.
+made it (the changes not yet looked at are counted by :func:`memtui.core.stores.seen.unseen_count`).
 
 A revert is an ordinary change built here and written by :mod:`memtui.core.write` through the
 gate (one journal record, undoable): a changed file gets back the bytes the seen store kept
@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 
 from ..model.changeset import Changeset, Create, Move, Refusal, Write, is_index
 from ..model.snapshot import Snapshot
 from ..stores.seen import Change, Inbox, advance, compare, tracked_bytes
-from ..stores.seen_store import load_state, location, read_copies, sha256
+from ..stores.seen_store import load_state, location, read_copies
 from .lifecycle import archive
 
 
@@ -88,38 +87,3 @@ def with_sessions(inbox: Inbox, snapshot: Snapshot, writers_of: dict[str, tuple[
     changes = tuple(replace(c, session=origin_session(snapshot, c, writers_of.get(c.path, ())))
                     for c in inbox.changes)
     return replace(inbox, changes=changes)
-
-
-# ---------------------------------------------------------------- unseen at session start
-
-
-def unseen_count(snapshot: Snapshot, *, in_root: bool | None = None) -> int:
-    """How many tracked files differ from what memtui last saw (by hash; memtui's own changes
-    are not counted; nothing is written).  0 when there is no baseline yet."""
-    try:
-        loc = location(snapshot.root, in_root)
-        state = load_state(loc)
-    except Exception:  # noqa: BLE001 - a damaged store must not break a session start
-        return 0
-    if state is None:
-        return 0
-    state = advance(snapshot.root, state, {})
-    now = {p: sha256(d) for p, d in tracked_bytes(snapshot).items()}
-    base = {p: s.sha256 for p, s in state.files.items()}
-    gone = [p for p in base if p not in now]
-    added = [p for p in now if p not in base]
-    renamed = len({base[p] for p in gone} & {now[p] for p in added})
-    changed = sum(1 for p in now if p in base and base[p] != now[p])
-    return changed + len(gone) + len(added) - renamed
-
-
-def unseen_message(roots: Iterable[tuple[Path, int]]) -> str | None:
-    """The person-facing ``systemMessage`` at session start when the agent changed memory files
-    since the person last looked; None when nothing did."""
-    total = sum(n for _, n in roots)
-    if not total:
-        return None
-    return (f"the agent changed {total} memory file{'s' * (total != 1)} since you last looked "
-            "— memtui changes")
-
-
