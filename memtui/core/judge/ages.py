@@ -62,7 +62,6 @@ from typing import Callable, Collection, Mapping
 
 from ..model.snapshot import MemoryFile
 from ..roots.discover import git_toplevel, transcripts_folder
-from ..stores.transcripts import session_span
 from .dates import (
     _UPDATE_TIERS,
     CREATION_KEYS,
@@ -438,6 +437,8 @@ def _session_end(path: Path) -> tuple[tuple[int, int] | None, datetime | None]:
     except OSError:
         return None, None
     key = (st.st_size, st.st_mtime_ns)
+    from ..stores.transcripts import session_span  # a hook scoring ages without sessions never loads it
+
     span = session_span(path)
     if span is None:
         return key, None
