@@ -19,6 +19,7 @@ from ..model.changeset import Changeset, ChangesetError, Create, Write, is_archi
 from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
+    BudgetConfig,
     Finding,
     Index,
     Snapshot,
@@ -134,7 +135,8 @@ def _current_bytes(snapshot: Snapshot, rel: str) -> bytes | None:
 def empty_snapshot(root: Path) -> Snapshot:
     """A memory folder that does not exist yet (the agent's first write creates it)."""
     return Snapshot(root=root, index=Index(INDEX_NAME, False),
-                    archive_index=Index(ARCHIVE_INDEX_NAME, False), files={})
+                    archive_index=Index(ARCHIVE_INDEX_NAME, False), files={},
+                    config=BudgetConfig().for_root(root))
 
 
 def current_text(snapshot: Snapshot, rel: str) -> str | None:

@@ -382,6 +382,17 @@ def shaped_root(path: str, config: str) -> str | None:
     return None
 
 
+def is_agent_memory(root: str, env: Mapping[str, str] | None = None,
+                    home: str | None = None) -> bool:
+    """Whether a folder is a subagent's memory: ``…/.claude/agent-memory/<agent>``,
+    ``…/.claude/agent-memory-local/<agent>`` or ``<config>/agent-memory/<agent>``."""
+    folder = os.path.normpath(os.path.abspath(root))
+    parent = os.path.dirname(folder)
+    if os.path.basename(parent) in AGENT_DIRS and os.path.basename(os.path.dirname(parent)) == ".claude":
+        return True
+    return parent == os.path.join(config_dir(env, home), "agent-memory")
+
+
 def nearest_root(path: str) -> str | None:
     """The nearest folder above ``path`` that holds a ``MEMORY.md`` (DESIGN §1.1), or None."""
     folder = os.path.dirname(path)

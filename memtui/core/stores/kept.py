@@ -620,6 +620,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     from ..rules.incremental import kept_findings_cache, revalidate
     from ..rules.validate import ArchivePart, sort_findings
 
+    config = config.for_root(root)  # as the snapshot it keeps was measured
     if cache is None:
         cache = StatCache.open(root, read=False)
     kept = _load(cache, config)
