@@ -12,6 +12,8 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core.model.claude_settings import encode_project_path
+from memtui.core.read.store import load_root
+from memtui.core.stores import seen
 from memtui.core.stores.transcripts import read_transcript_file
 from tests.support.hooks import call
 
@@ -155,3 +157,35 @@ def test_a_subagents_first_write_into_a_new_agent_memory_folder_is_held(tmp_path
     answer = json.loads(out)
     assert code == 0 and answer["decision"] == "block" and "index-missing" in answer["reason"]
     assert call("subagent-stop", stop, {**env, "CLAUDE_PROJECT_DIR": str(proj)})[1] == ""  # once
+
+
+def test_the_inbox_names_the_session_of_a_file_edited_and_appended_through_bash(
+        project: tuple[Path, Path, Path], capsys) -> None:
+    """A later session appended to project_style.md with ``cat >> … <<'EOF'`` and then Edited
+    it, an Edit Claude Code refused (the file changed since it was read): the Inbox names that
+    session, the one whose write is on disk, not the earlier one (the file names none)."""
+    proj, memory, _agent = project
+    style = memory / "project_style.md"
+    seen.mark_seen(load_root(memory))  # the first look: the baseline, before the later session
+    later = "5b1c0f52-0d7e-4d55-9e0b-3f2a6f1d7c10"
+    append = f"cat >> {style} <<'EOF'\n- also: 100 columns (see MEMORY.md)\nEOF"
+    lines = [line("assistant", use("toolu_a", "Bash", command=append, description="append"),
+                  "2026-12-02T04:00:01.000Z", proj),
+             line("user", result("toolu_a", ""), "2026-12-02T04:00:02.000Z", proj),
+             line("assistant", use("toolu_e2", "Edit", file_path=str(style), old_string="style",
+                                   new_string="Style"), "2026-12-02T04:00:03.000Z", proj),
+             line("user", result("toolu_e2", "File has been modified since read, either by the user "
+                                 "or by a linter. Read it again before attempting to write it.",
+                                 error=True), "2026-12-02T04:00:04.000Z", proj)]
+    (memory.parent / f"{later}.jsonl").write_text(
+        "\n".join(raw.replace(SESSION, later) for raw in lines) + "\n")
+    with style.open("a") as f:
+        f.write("- also: 100 columns (see MEMORY.md)\n")
+    code = main(["changes", str(memory), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [(c["kind"], c["path"], c["session"]) for c in data["changes"]] == [
+        ("changed", "project_style.md", later)]
+    session = read_transcript_file(memory.parent / f"{later}.jsonl")
+    assert [(Path(t.path).name, t.kind, t.tool) for t in session.touches] == [
+        ("project_style.md", "write", "Bash")]  # the here-document's words are no reads

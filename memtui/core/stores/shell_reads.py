@@ -11,12 +11,15 @@ shell would split it — words, quotes, ``&&``, ``||``, ``;``, ``|`` and redirec
 
 Paths are made absolute against the ``cd`` target or the session's working folder; a glob is
 kept as written (the caller matches it against the root's files); only Markdown paths count.
+A here-document's body (``cat >> notes.md <<'EOF'`` … ``EOF``, the common way to append) is
+text, not words: it is left out before splitting, and so is a here-string's word (``<<<``).
 Anything it cannot split (an unbalanced quote) names nothing.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 READERS = frozenset({"cat", "head", "tail", "less", "more", "sed", "grep", "egrep", "fgrep", "rg"})
@@ -33,14 +36,49 @@ _VALUED = {
 _VALUED["egrep"] = _VALUED["fgrep"] = _VALUED["grep"]
 
 
+_HEREDOC = re.compile(r"<<-?[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z0-9_.-]+))")
+
+
+def _without_heredocs(command: str) -> str:
+    """The command with each here-document's body (from the line after ``<<WORD`` through the
+    line that is ``WORD``) taken out; an unterminated one runs to the end."""
+    out: list[str] = []
+    lines = command.split("\n")
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        out.append(line)
+        k += 1
+        for found in _HEREDOC.finditer(line):
+            if line[found.start():].startswith("<<<"):
+                continue
+            word = next(g for g in found.groups() if g is not None)
+            strip_tabs = line[found.start():].startswith("<<-")
+            while k < len(lines) and (lines[k].lstrip("\t") if strip_tabs else lines[k]) != word:
+                k += 1
+            k += 1  # the closing word
+    return "\n".join(out)
+
+
 def _words(command: str) -> list[str] | None:
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>")
+    if "<<" in command:
+        command = _without_heredocs(command)
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|<>\n")
+    lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
-        return list(lexer)
+        words = list(lexer)
     except ValueError:
         return None
+    out: list[str] = []
+    for word in words:  # a line break ends a command, as ``;`` does
+        if "\n" in word and not word.strip("\n;&|<>"):
+            out += [part for part in word.split("\n") if part]
+            out.append(";")
+        else:
+            out.append(word)
+    return out
 
 
 def _absolute(path: str, cwd: str | None) -> str | None:
@@ -83,6 +121,9 @@ def shell_paths(command: str, cwd: str | None) -> tuple[list[str], list[str]]:
         k = 0
         while k < len(args):  # redirections first
             word = args[k]
+            if word in ("<<", "<<-", "<<<") and k + 1 < len(args):
+                k += 2  # a here-document's word (its body is gone) or a here-string
+                continue
             if word in (">", ">>", "<", ">|") and k + 1 < len(args):
                 path = _absolute(args[k + 1], here)
                 if path is not None and _markdown(path):
