@@ -213,7 +213,7 @@ def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
         usage = usage_of(snapshot)
     except (OSError, ValueError):
         return review.with_sessions(inbox, snapshot)
-    return review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()})
+    return review.with_sessions(inbox, snapshot, usage.writers_of())
 
 
 def _revert(args: argparse.Namespace, root: Path) -> int:

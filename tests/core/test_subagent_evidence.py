@@ -189,3 +189,30 @@ def test_the_inbox_names_the_session_of_a_file_edited_and_appended_through_bash(
     session = read_transcript_file(memory.parent / f"{later}.jsonl")
     assert [(Path(t.path).name, t.kind, t.tool) for t in session.touches] == [
         ("project_style.md", "write", "Bash")]  # the here-document's words are no reads
+
+
+def test_the_inbox_names_the_session_that_edited_memory_md(project: tuple[Path, Path, Path], capsys) -> None:
+    """MEMORY.md is no memory file for the evidence of use, but the session that Edited it is
+    still its change's writer in the Inbox (as measured: Write a topic file, Edit the index)."""
+    proj, memory, _agent = project
+    seen.mark_seen(load_root(memory))
+    later = "5b1c0f52-0d7e-4d55-9e0b-3f2a6f1d7c10"
+    index = memory / "MEMORY.md"
+    lines = [line("assistant", use("toolu_w", "Write", file_path=str(memory / "project_release.md"),
+                                   content=TOPIC.format("release")), "2026-12-02T04:00:01.000Z", proj),
+             line("user", result("toolu_w", "File created successfully"), "2026-12-02T04:00:02.000Z", proj),
+             line("assistant", use("toolu_i", "Edit", file_path=str(index), old_string="# Memory\n",
+                                   new_string="# Memory\n- [Release](project_release.md) \u2014 x\n"),
+                  "2026-12-02T04:00:03.000Z", proj),
+             line("user", result("toolu_i", "The file has been updated successfully."),
+                  "2026-12-02T04:00:04.000Z", proj)]
+    (memory.parent / f"{later}.jsonl").write_text(
+        "\n".join(raw.replace(SESSION, later) for raw in lines) + "\n")
+    (memory / "project_release.md").write_text(TOPIC.format("release"))
+    index.write_text(index.read_text().replace("# Memory\n", "# Memory\n- [Release](project_release.md) \u2014 x\n"))
+    assert main(["changes", str(memory), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted((c["kind"], c["path"], c["session"]) for c in data["changes"]) == [
+        ("added", "project_release.md", later), ("changed", "MEMORY.md", later)]
+    assert main(["used", str(memory), "--json"]) == 0
+    assert "MEMORY.md" not in {f["path"] for f in json.loads(capsys.readouterr().out)["files"]}

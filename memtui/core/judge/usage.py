@@ -92,6 +92,15 @@ class Usage:
     note: str = ""
     _dead: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     _missing: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    #: the sessions that wrote each index (MEMORY.md, archive/MEMORY.md), newest first
+    index_writers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def writers_of(self) -> dict[str, tuple[str, ...]]:
+        """The sessions that wrote each path, newest first: memory files and indexes alike (the
+        Inbox names a change's writer from it)."""
+        out = {p: u.writers for p, u in self.files.items() if u.writers}
+        out.update(self.index_writers)
+        return out
 
     def of(self, path: str) -> FileUse | None:
         return self.files.get(path)
@@ -176,15 +185,16 @@ def _as_datetime(now: datetime | date | None) -> datetime:
     return datetime(now.year, now.month, now.day, 23, 59, 59, tzinfo=timezone.utc)
 
 
-def relative_to_root(path: str, prefixes: Sequence[str]) -> str | None:
+def relative_to_root(path: str, prefixes: Sequence[str], *, indexes: bool = False) -> str | None:
     """A transcript's absolute path as a root-relative memory path, or None when it is outside
-    the root, hidden, or one of the indexes."""
+    the root, hidden, or (unless ``indexes``) one of the indexes."""
     clean = os.path.normpath(path)
     for prefix in prefixes:
         head = prefix.rstrip(os.sep) + os.sep
         if clean.startswith(head):
             rel = clean[len(head):].replace(os.sep, "/")
-            if not rel or any(part.startswith(".") for part in rel.split("/")) or is_index(rel):
+            if not rel or any(part.startswith(".") for part in rel.split("/")) or \
+                    (is_index(rel) and not indexes):
                 return None
             return rel
     return None
@@ -196,7 +206,7 @@ _GLOB = frozenset("*?[")
 def _rels(path: str, prefixes: Sequence[str], snapshot: Snapshot) -> tuple[str, ...]:
     """The root-relative memory paths a transcript's path names: one, or for a shell glob
     (``grep x /…/memory/*.md``) every file of the root it matches."""
-    rel = relative_to_root(path, prefixes)
+    rel = relative_to_root(path, prefixes, indexes=True)
     if rel is None:
         return ()
     if _GLOB.isdisjoint(rel):
@@ -205,6 +215,11 @@ def _rels(path: str, prefixes: Sequence[str], snapshot: Snapshot) -> tuple[str, 
 
     depth = rel.count("/")
     return tuple(p for p in snapshot.files if p.count("/") == depth and fnmatchcase(p, rel))
+
+
+def _index_writes(touches: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """Sessions newest first from (when, session) pairs."""
+    return tuple(dict.fromkeys(s for _, s in sorted(touches, reverse=True)))
 
 
 def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence[str],
@@ -225,6 +240,7 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
     shell: dict[str, int] = {}
     agents: dict[str, dict[str, None]] = {}
     agent_writes: dict[str, dict[str, None]] = {}
+    index_writes: dict[str, list[tuple[str, str]]] = {}
     cache: dict[str, tuple[str, ...]] = {}
     for session in ordered:
         in_window = id(session) in recent_ids
@@ -236,6 +252,10 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
                 cache[touch.path] = _rels(touch.path, prefixes, snapshot)
             for rel in cache[touch.path]:
                 when = touch.last or session.ended
+                if is_index(rel):  # an index is no memory file: only who wrote it is kept
+                    if touch.kind == "write":
+                        index_writes.setdefault(rel, []).append((when, session.session_id))
+                    continue
                 if touch.kind in ("read", "recall", "shell"):
                     reads.setdefault(rel, []).append((when, session.session_id))
                     if in_window and rel not in seen_read:
@@ -285,7 +305,8 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
         tuple(pointers),
         lines if lines is not None else sum(s.lines for s in ordered),
         skipped if skipped is not None else sum(s.skipped for s in ordered),
-        tuple(unreadable), note, frozenset(dead), frozenset(missing))
+        tuple(unreadable), note, frozenset(dead), frozenset(missing),
+        {rel: _index_writes(got) for rel, got in index_writes.items()})
 
 
 def _pointer_line(snapshot: Snapshot, rel: str) -> tuple[int | None, str]:
