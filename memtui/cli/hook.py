@@ -250,16 +250,16 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
         return None
     if not file_path.lower().endswith(".md"):
         return None  # memory files are Markdown; nothing else can change what the validator sees
-    from memtui.core.model.claude_settings import memory_root_of, project_dir_of
+    from memtui.core.model.claude_settings import memory_root_of
 
-    # the project's .claude/ settings: from the launch folder up to the work tree's top
-    project_dir = project_dir_of(_launch_folder(payload, env))
+    # the settings the session reads: its launch folder's, and the repository root's local ones
+    launch = _launch_folder(payload, env)
     path = os.path.normpath(file_path)
-    root = memory_root_of(path, project_dir, env)
+    root = memory_root_of(path, launch, env)
     if root is None:
         real = os.path.realpath(file_path)  # "side/l/../MEMORY.md" with l leading into a root
         if real != path:
-            root = memory_root_of(real, project_dir, env)
+            root = memory_root_of(real, launch, env)
             path = real
     if root is None:
         return None
@@ -581,19 +581,28 @@ def register(subparsers: Subparsers) -> None:
     status.set_defaults(func=run_status)
 
 
-def _project_dir() -> str:
+def _places() -> tuple[str, str | None, str | None]:
+    """(launch folder, work tree top, repository root) seen from the current folder."""
     from pathlib import Path
 
     from memtui.core.roots.discover import git_roots
 
-    found = git_roots(Path.cwd())
-    return str(found.worktree) if found is not None else os.getcwd()
+    launch = os.getcwd()
+    found = git_roots(Path(launch))
+    if found is None:
+        return launch, None, None
+    return launch, str(found.worktree), str(found.project)
+
+
+def _place(scope: str) -> Any:
+    from memtui.core.hooks.install import place
+
+    launch, worktree, repo = _places()
+    return place(scope, launch, worktree, repo)
 
 
 def _settings_path(scope: str) -> str:
-    from memtui.core.model.claude_settings import settings_path
-
-    return settings_path(scope, _project_dir())
+    return str(_place(scope).path)
 
 
 #: the command a committed settings file names: found on each teammate's PATH
@@ -620,7 +629,8 @@ def _change(args: argparse.Namespace, install: bool) -> int:
 
     from .common import EXIT_OK, UsageError, console
 
-    path = _settings_path(args.scope)
+    where = _place(args.scope)
+    path = where.path
     try:
         current = hi.read(path)
     except hi.SettingsError as exc:
@@ -649,6 +659,7 @@ def _change(args: argparse.Namespace, install: bool) -> int:
     if install:
         for line in hi.describe(new):
             out.print("  " + line, markup=False)
+        out.print(_reach_line(where), markup=False)
         if args.scope == "project" and not args.command:
             import shutil
 
@@ -658,6 +669,17 @@ def _change(args: argparse.Namespace, install: bool) -> int:
                       + ("." if found else " — it is not on this machine's PATH yet, so here "
                          "Claude Code will report a hook error until it is."), markup=False)
     return EXIT_OK
+
+
+def _reach_line(where: Any) -> str:
+    """Whom a hook in this file guards, and whom it does not."""
+    line = f"These hooks guard {where.guards}"
+    if where.not_guarded:
+        line += f"; they do not guard {where.not_guarded}"
+        if where.scope == "project":
+            line += (" (to guard every session in the repository, install with --scope local, "
+                     "read from the repository root by every session in it, or --scope user)")
+    return line + "."
 
 
 def run_install(args: argparse.Namespace) -> int:
@@ -673,17 +695,21 @@ def run_status(args: argparse.Namespace) -> int:
 
     from .common import EXIT_OK, console, print_json
 
+    launch, _worktree, repo = _places()
+    reads = hi.guarding_files(launch, repo_root=repo)
+    read_here = {path: has for _scope, path, has in reads}
     rows = []
     for scope in ("user", "project", "local"):
-        path = _settings_path(scope)
-        row: dict[str, Any] = {"scope": scope, "path": path, "exists": os.path.exists(path)}
-        try:
-            row["hooks"] = hi.installed(hi.read(path).value)
-            row["error"] = None
-        except hi.SettingsError as exc:
-            row["hooks"], row["error"] = {sub: None for _, _, sub in hi.HOOKS}, str(exc)
-        rows.append(row)
-    if args.json:
+        where = _place(scope)
+        rows.append(_status_row(scope, where.path, True, where.guards, where.not_guarded,
+                                where.path in read_here))
+    targets = {row["path"] for row in rows}
+    for scope, path, _has in reads:  # what a session launched here reads besides
+        if path not in targets:
+            rows.append(_status_row(scope, path, False, f"sessions launched in {launch}",
+                                    "sessions launched in any other folder", True))
+    guarded = [path for _scope, path, has in reads if has]
+    if args.json:  # a session launched here is guarded when a row it reads has the pre hook
         print_json(rows)
         return EXIT_OK
     out = console()
@@ -691,10 +717,35 @@ def run_status(args: argparse.Namespace) -> int:
         out.print(f"{row['scope']:8} {row['path']}", markup=False)
         if row["error"]:
             out.print(f"         unreadable: {row['error']}", markup=False)
-            continue
-        if not row["exists"]:
+        elif not row["exists"]:
             out.print("         (no such file)", markup=False)
-            continue
-        for sub, command in row["hooks"].items():
-            out.print(f"         {sub:14} {command or '-'}", markup=False)
+        else:
+            for sub, command in row["hooks"].items():
+                out.print(f"         {sub:14} {command or '-'}", markup=False)
+        reach = f"         read by {row['guards']}"
+        if row["not_guarded"]:
+            reach += f"; not by {row['not_guarded']}"
+        out.print(reach, markup=False)
+    if guarded:
+        out.print(f"A session launched here ({launch}) is guarded: memtui's hooks are in "
+                  f"{', '.join(guarded)}.", markup=False)
+    else:
+        out.print(f"A session launched here ({launch}) is NOT guarded: none of the settings "
+                  f"files it reads ({', '.join(path for _scope, path, _has in reads)}) has memtui's "
+                  "hooks.", markup=False)
     return EXIT_OK
+
+
+def _status_row(scope: str, path: str, target: bool, guards: str, not_guarded: str | None,
+                read_here: bool) -> dict[str, Any]:
+    from memtui.core.hooks import install as hi
+
+    row: dict[str, Any] = {"scope": scope, "path": path, "target": target,
+                           "exists": os.path.exists(path), "guards": guards,
+                           "not_guarded": not_guarded, "read_here": read_here}
+    try:
+        row["hooks"] = hi.installed(hi.read(path).value)
+        row["error"] = None
+    except hi.SettingsError as exc:
+        row["hooks"], row["error"] = {sub: None for _, _, sub in hi.HOOKS}, str(exc)
+    return row

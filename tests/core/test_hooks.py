@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtui.cli.main import main
-from memtui.core.model.claude_settings import encode_project_path, memory_root_of, project_dir_of
+from memtui.core.model.claude_settings import encode_project_path, memory_root_of
 from tests.support.hooks import call, pre
 from tests.support.roots import topic
 
@@ -254,10 +254,10 @@ def test_auto_memory_directory_from_project_settings(tmp_path: Path, env) -> Non
     target = custom / "deep" / "fact.md"
     assert memory_root_of(str(target), str(project), env) == str(custom)
     assert memory_root_of(str(tmp_path / "other" / "fact.md"), str(project), env) is None
-    (project / "src" / "deep").mkdir(parents=True)
-    assert project_dir_of(str(project / "src" / "deep")) == str(project)
-    write = pre("Write", target, project / "src" / "deep", content=topic("F", body="sk-ant-" + "k" * 30))
+    write = pre("Write", target, project, content=topic("F", body="sk-ant-" + "k" * 30))
     assert decision(call("pre", write, env)[1])["permissionDecision"] == "deny"
+    (project / "src" / "deep").mkdir(parents=True)  # launched below: that folder's settings
+    assert memory_root_of(str(target), str(project / "src" / "deep"), env) is None
 
 
 # ---------------------------------------------------------------- stop and session-start
@@ -580,7 +580,9 @@ def test_a_write_through_a_symlink_into_the_root_is_judged(root: Path, tmp_path:
     assert "- broken-link at MEMORY.md:4: 'b.md' does not exist" in got["permissionDecisionReason"]
 
 
-def test_a_session_launched_in_a_subfolder_uses_the_repositorys_settings(tmp_path: Path, env) -> None:
+def test_a_session_launched_in_a_subfolder_reads_the_roots_local_settings_only(tmp_path: Path, env) -> None:
+    """Claude Code 2.1.332 launched in a subfolder: the repository root's settings.json is not
+    read, its settings.local.json is (and wins over the launch folder's)."""
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     custom = tmp_path / "custom-memory"
@@ -589,8 +591,14 @@ def test_a_session_launched_in_a_subfolder_uses_the_repositorys_settings(tmp_pat
     launch = repo / "services" / "api"
     launch.mkdir(parents=True)
     leak = pre("Write", custom / "fact.md", launch, content=topic("F", body="sk-ant-" + "k" * 30))
-    answer = call("pre", leak, {**env, "CLAUDE_PROJECT_DIR": str(launch)})[1]
-    assert decision(answer)["permissionDecision"] == "deny"  # the folder is empty: no index yet
+    at_launch = {**env, "CLAUDE_PROJECT_DIR": str(launch)}
+    assert call("pre", leak, at_launch) == (0, "", "")  # not a memory folder of this session
+    (repo / ".claude" / "settings.json").rename(repo / ".claude" / "settings.local.json")
+    (launch / ".claude").mkdir()
+    (launch / ".claude" / "settings.local.json").write_text(
+        json.dumps({"autoMemoryDirectory": str(tmp_path / "launch-memory")}))
+    answer = call("pre", leak, at_launch)[1]
+    assert decision(answer)["permissionDecision"] == "deny"  # the root's local file wins
 
 
 def test_a_long_deny_reason_keeps_its_advice_and_the_count_of_the_rest(make_root, env) -> None:

@@ -356,8 +356,9 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
     """Claude Code's memory folders for a session launched at ``cwd``, resolved as Claude Code
     does (CLAUDE-CODE.md "which folder"):
 
-    - the auto memory: ``autoMemoryDirectory`` (the first scope setting it; invalid: the default
-      folder), else ``<config>/projects/<project>/memory`` with ``<project>`` the git root's
+    - the auto memory: ``autoMemoryDirectory`` (the first settings file setting it, of those a
+      session launched at ``cwd`` reads — :func:`claude_settings.settings_files`; invalid: the
+      default folder), else ``<config>/projects/<project>/memory`` with ``<project>`` the git root's
       name; listed even before it exists; when the repository's settings choose it under
       ``blockReadsOutsideWorkingDirectories``, Claude Code uses no auto memory: it is listed
       inactive, and so are the agent memories;
@@ -375,16 +376,21 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
     git = git_roots(cwd)
     project = git.project if git is not None else cwd
     tree = git.worktree if git is not None else cwd
-    enabled = claude_settings.auto_memory_enabled(str(tree), env, home_s)
+    # the settings a session launched at cwd reads: project settings of cwd alone, local
+    # settings of cwd and of the repository root (CLAUDE-CODE.md, v2.1.332)
+    repo = str(git.project) if git is not None else ""
+    launch = str(cwd)
+    enabled = claude_settings.auto_memory_enabled(launch, env, home_s, repo)
     off = "" if enabled else AUTO_OFF
-    blocked = claude_settings.blocked_memory_dir(str(tree), env, home_s)
+    blocked = claude_settings.blocked_memory_dir(launch, env, home_s, repo)
     if blocked is not None:  # the repository's folder under blockReads…: no auto memory at all
         enabled, off = False, BLOCKED
         auto = Path(blocked) if blocked else Path(claude_settings.default_memory_dir(
             str(project), env, home_s))
     else:
-        auto = Path(claude_settings.auto_memory_dir(str(project), env, home_s,
-                                                    settings_dir=str(tree)))
+        override = claude_settings.auto_memory_override(launch, env, home_s, repo)
+        auto = Path(override) if override is not None else Path(
+            claude_settings.default_memory_dir(str(project), env, home_s))
     out = [ClaudeRoot(AUTO, "project", auto, enabled, off)]
     if (auto / TEAM_DIR).is_dir():
         out.append(ClaudeRoot(TEAM, "project", auto / TEAM_DIR, enabled, off))

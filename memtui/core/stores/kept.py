@@ -615,6 +615,7 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     """The root's snapshot and findings now, from its kept answer (see the module's docstring),
     or None when it cannot be used.  :class:`Stale` may be raised later, by a file read on
     demand."""
+    config = config.for_root(root)  # as the snapshot it keeps was measured
     if cache is None:
         cache = StatCache.open(root, read=False)
     found = _looked(root, config, verify, cache)

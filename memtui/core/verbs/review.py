@@ -11,10 +11,19 @@ the archive index) — nothing is erased.  A change whose earlier bytes were kep
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from ..model.changeset import Changeset, Create, Move, Refusal, Write, is_index
+from ..model.changeset import (
+    Changeset,
+    ChangesetError,
+    Create,
+    Move,
+    Operation,
+    Refusal,
+    Write,
+    is_index,
+)
 from ..model.snapshot import Snapshot
 from ..stores.seen import Change, Inbox, advance, compare, tracked_bytes
 from ..stores.seen_store import load_state, location, read_copies
@@ -64,6 +73,74 @@ def revert(snapshot: Snapshot, path: str, *, in_root: bool | None = None) -> Cha
     current = tracked_bytes(snapshot)[change.path]
     return Changeset("revert", f"revert {change.path} to the version last seen",
                      (Write(change.path, old, current),))
+
+
+def revert_all(snapshot: Snapshot, paths: Sequence[str], *, in_root: bool | None = None) -> Changeset:
+    """One change taking back the outside changes of every path (an index and the file it
+    indexes go back together, where one alone would leave an error)."""
+    if len(paths) == 1:
+        return revert(snapshot, paths[0], in_root=in_root)
+    from ..model.changeset import apply_to_snapshot
+
+    ops: list[Operation] = []
+    words = []
+    now = snapshot
+    for k, path in enumerate(paths):
+        try:
+            part = revert(now, path, in_root=in_root)  # on what the reverts before it leave
+        except Refusal:
+            if k and path in tracked_bytes(now) and not _differs(now, path, in_root):
+                continue  # an earlier revert put it back already (an archived file's line)
+            raise
+        ops += part.ops
+        words.append(part.description)
+        now = apply_to_snapshot(now, part.ops).snapshot
+    return Changeset("revert", "; ".join(words), tuple(ops))
+
+
+def _differs(snapshot: Snapshot, path: str, in_root: bool | None) -> bool:
+    """Whether ``path`` differs from the bytes last seen there."""
+    state = load_state(location(snapshot.root, in_root))
+    seen_file = state.files.get(path) if state is not None else None
+    now = tracked_bytes(snapshot).get(path)
+    return seen_file is None or now is None or sha256(now) != seen_file.sha256
+
+
+#: at most this many other outside changes are tried beside a refused revert
+TOGETHER_TRIES = 20
+
+
+def revert_order(snapshot: Snapshot, path: str, *, in_root: bool | None = None
+                 ) -> tuple[str, str] | None:
+    """For a revert of ``path`` the gate refuses (``MEMORY.md`` before the topic file it
+    indexes): another outside change whose revert helps, and how — ``"covers"`` (reverting it
+    also puts ``path`` back as last seen: archiving an added file takes its index line too),
+    ``"first"`` (it goes first, then ``path``) or ``"both"`` (only as one change); None when
+    none does."""
+    from ..write import plan
+
+    loc = location(snapshot.root, in_root)
+    state = load_state(loc)
+    if state is None:
+        return None
+    state = advance(snapshot.root, state, {})
+    changes, _ = compare(snapshot, loc, state)
+    others = [c.path for c in changes if c.path != path and c.old_path != path][:TOGETHER_TRIES]
+    seen_hash = state.files[path].sha256 if path in state.files else None
+    for other in others:
+        try:
+            alone = plan(snapshot, revert(snapshot, other, in_root=in_root))
+            if alone.accepted:
+                now = tracked_bytes(alone.after).get(path)
+                if now is not None and sha256(now) == seen_hash:
+                    return other, "covers"
+                if plan(alone.after, revert(alone.after, path, in_root=in_root)).accepted:
+                    return other, "first"
+            if plan(snapshot, revert_all(snapshot, [path, other], in_root=in_root)).accepted:
+                return other, "both"
+        except (Refusal, ChangesetError):
+            continue
+    return None
 
 
 # ---------------------------------------------------------------- who wrote it
