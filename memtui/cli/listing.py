@@ -45,6 +45,12 @@ def register(subparsers: Subparsers) -> None:
     listing.set_defaults(func=run_list)
 
 
+def project_roots() -> tuple[list[Path], Path | None, dict[Path, str]]:
+    """The current project's layers, as ``memtui list`` without PATH finds them
+    (:func:`_listed_roots`)."""
+    return _listed_roots(None)
+
+
 def _listed_roots(path: str | None) -> tuple[list[Path], Path | None, dict[Path, str]]:
     """The roots ``list`` shows, the project's auto-memory folder when it holds nothing yet, and
     why Claude Code does not use some of them (root -> reason: auto memory off,
