@@ -242,12 +242,15 @@ def marked_snippet(texts: list[str], query: Query, width: int = 160) -> Snippet:
 
 def _window(spans: list[tuple[int, int]], width: int) -> int:
     """Where a window of ``width`` characters holding the most spans starts (a little before the
-    first of them, so the match has some text before it)."""
+    first of them, so the match has some text before it); ``spans`` are sorted."""
     best_start, best_count = spans[0][0], 0
+    end = 0
     for i, (a, _) in enumerate(spans):
-        count = sum(1 for s in spans[i:] if s[1] <= a + width)
-        if count > best_count:
-            best_start, best_count = a, count
+        end = max(end, i)
+        while end < len(spans) and spans[end][1] <= a + width:
+            end += 1
+        if end - i > best_count:
+            best_start, best_count = a, end - i
     return max(0, best_start - width // 4)
 
 

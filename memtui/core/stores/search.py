@@ -50,7 +50,7 @@ from .search_index import (
     is_damage,
     key_bytes,
 )
-from .statcache import RACY_NS, stat_key
+from .statcache import RACY_NS, Key, stat_key
 
 #: how many hits a search gives unless asked for another number
 DEFAULT_LIMIT = 20
@@ -162,70 +162,120 @@ def _search(db: SearchIndex, parsed: Query, roots: list[Path], limit: int, check
     ids = db.root_ids(roots)
     expression = match_expression(parsed)
     phrase = phrase_expression(parsed)
-    probe = _Probe()
+    checker = _Checker(db, ids, parsed, expression, clock)
     hits: list[Hit] = []
     seen: set[tuple[int, str]] = set()
-    dropped = 0
-    for ask, is_phrase in ((phrase, True), (expression, False)):
-        if ask is None:
-            continue
-        offset = 0
-        batch = max(limit * 2, 10)
-        while len(hits) < limit:
-            found = db.candidates(ask, ids, batch, offset)
-            offset += len(found)
-            for candidate in found:
-                if (candidate.root_id, candidate.path) in seen:
-                    continue
-                seen.add((candidate.root_id, candidate.path))
-                hit = _checked(db, probe, candidate, Path(ids[candidate.root_id]), parsed,
-                               expression, is_phrase, clock)
-                if hit is None:
-                    dropped += 1
-                    continue
-                hits.append(hit)
-                if len(hits) >= limit:
+    try:
+        for ask, is_phrase in ((phrase, True), (expression, False)):
+            if ask is None:
+                continue
+            offset = 0
+            batch = limit
+            while len(hits) < limit:
+                found = db.candidates(ask, ids, batch, offset)
+                offset += len(found)
+                fresh = [c for c in found if (c.root_id, c.path) not in seen]
+                seen.update((c.root_id, c.path) for c in fresh)
+                hits += [hit for hit in checker.check(fresh, is_phrase) if hit is not None]
+                if len(found) < batch:
                     break
-            if len(found) < batch:
-                break
+    finally:
+        checker.close()
     total = db.count(expression, ids)
-    probe.close()
-    return SearchResult(parsed.text, tuple(roots), tuple(hits), total, db.files(ids), report,
-                        dropped)
+    return SearchResult(parsed.text, tuple(roots), tuple(hits[:limit]), total, db.files(ids), report,
+                        checker.dropped)
 
 
-class _Probe:
-    """A one-row FTS5 table in memory, with the index's tokenizer: a file's text as read now is
-    matched by the same rules as the index matched its row."""
+class _Checker:
+    """Checks candidates against their files as they are now (see the module docstring), a
+    batch at a time: each file read, its text put in a small FTS5 table in memory with the
+    index's tokenizer and matched by the same expression as the index matched its row."""
 
-    def __init__(self) -> None:
+    def __init__(self, db: SearchIndex, ids: dict[int, str], parsed: Query, expression: str,
+                 clock: Callable[[], int]) -> None:
         from .search_index import TOKENIZER
 
+        self.db, self.ids, self.parsed, self.expression, self.clock = db, ids, parsed, expression, clock
+        self.dropped = 0
+        self._folders: dict[str, bool] = {}
         self.conn = sqlite3.connect(":memory:", isolation_level=None)
         self.conn.execute(f"CREATE VIRTUAL TABLE probe USING fts5({', '.join(COLUMNS)}, "
                           f"tokenize='{TOKENIZER}')")
 
-    def matches(self, columns: tuple[str, ...], expression: str) -> bool:
-        self.conn.execute("DELETE FROM probe")
-        self.conn.execute(f"INSERT INTO probe({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?)", columns)
-        return self.conn.execute("SELECT 1 FROM probe WHERE probe MATCH ?",
-                                 (expression,)).fetchone() is not None
-
     def close(self) -> None:
         self.conn.close()
 
+    def check(self, candidates: Sequence[Candidate], is_phrase: bool) -> list[Hit | None]:
+        """Each candidate's hit, or None when its file is gone or no longer matches (its row
+        rewritten or dropped, so the next search does not find it again)."""
+        read: list[tuple[Candidate, Path, MemoryFile, tuple[str, ...], Key] | None] = []
+        for candidate in candidates:
+            root = Path(self.ids[candidate.root_id])
+            found = read_hit_file(root, candidate.path, self.db.real(root), self._folders)
+            if found is None:
+                self.db.drop_row(candidate.root_id, candidate.path)
+                read.append(None)
+                continue
+            data, st = found
+            text = decode_bytes(data)
+            f = MemoryFile(candidate.path, len(data), st.st_mtime, text, parse_frontmatter(text))
+            read.append((candidate, root, f, doc_columns(f, candidate.hook), stat_key(st)))
+        matching = self._matching([item[3] if item is not None else None for item in read])
+        out: list[Hit | None] = []
+        for i, item in enumerate(read):
+            if item is None:
+                self.dropped += 1
+                out.append(None)
+                continue
+            candidate, root, f, columns, key = item
+            if i not in matching or key_bytes(key) != candidate.key:  # changed behind the index
+                limit = self.clock() - RACY_NS
+                self.db.replace_row(candidate.root_id, candidate.path, key, columns,
+                                    key[1] < limit and key[3] < limit)
+            if i not in matching:
+                self.dropped += 1
+                out.append(None)
+                continue
+            snippet = marked_snippet([f.body, candidate.hook, f.description, f.title, candidate.path],
+                                     self.parsed)
+            out.append(Hit(root, candidate.path, f.title, f.type, candidate.reach,
+                           bool(candidate.archived), candidate.rank, is_phrase, snippet))
+        return out
 
-def read_hit_file(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
-    """A hit's file as it is now: a regular file inside its root (its real path too, so no
-    symlink leads out), at most :data:`~memtui.core.read.store.MAX_READ_BYTES`; None otherwise."""
+    def _matching(self, texts: list[tuple[str, ...] | None]) -> set[int]:
+        """The positions of the texts the expression matches."""
+        rows = [(i, *columns) for i, columns in enumerate(texts) if columns is not None]
+        if not rows:
+            return set()
+        self.conn.execute("DELETE FROM probe")
+        self.conn.executemany(f"INSERT INTO probe(rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
+                              rows)
+        return {rowid for (rowid,) in self.conn.execute(
+            "SELECT rowid FROM probe WHERE probe MATCH ?", (self.expression,))}
+
+
+def read_hit_file(root: Path, rel: str, real_root: str | None = None,
+                  folders: dict[str, bool] | None = None) -> tuple[bytes, os.stat_result] | None:
+    """A hit's file as it is now: a regular file inside its root (opened without following a
+    symlink, its folder's real path inside the root's), at most
+    :data:`~memtui.core.read.store.MAX_READ_BYTES`; None otherwise.  ``folders`` keeps each
+    folder's answer for the run."""
     try:
         check_stored_path(rel)
     except UnsafePath:
         return None
-    path = os.path.join(root, rel)
-    real_root = os.path.realpath(root)
-    if not os.path.realpath(path).startswith(real_root.rstrip(os.sep) + os.sep):
-        return None
+    base = str(root)
+    path = base + "/" + rel
+    if "/" in rel:
+        folder = path.rsplit("/", 1)[0]
+        inside = folders.get(folder) if folders is not None else None
+        if inside is None:
+            real = real_root if real_root is not None else os.path.realpath(root)
+            inside = os.path.realpath(folder).startswith(real.rstrip(os.sep) + os.sep)
+            if folders is not None:
+                folders[folder] = inside
+        if not inside:
+            return None
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
@@ -245,30 +295,3 @@ def read_hit_file(root: Path, rel: str) -> tuple[bytes, os.stat_result] | None:
         return None
     finally:
         os.close(fd)
-
-
-def _checked(db: SearchIndex, probe: _Probe, candidate: Candidate, root: Path, parsed: Query,
-             expression: str, is_phrase: bool, clock: Callable[[], int]) -> Hit | None:
-    """The hit a candidate is, as its file says now; None when the file is gone or no longer
-    matches (its row rewritten or dropped, so the next search does not find it again)."""
-    read = read_hit_file(root, candidate.path)
-    if read is None:
-        db.drop_row(candidate.root_id, candidate.path)
-        return None
-    data, st = read
-    text = decode_bytes(data)
-    fm = parse_frontmatter(text)
-    f = MemoryFile(candidate.path, len(data), st.st_mtime, text, fm)
-    columns = doc_columns(f, candidate.hook)
-    key = stat_key(st)
-    matches = probe.matches(columns, expression)
-    if not matches or key_bytes(key) != candidate.key:  # changed behind the index: its row too
-        limit = clock() - RACY_NS
-        db.replace_row(candidate.root_id, candidate.path, key, columns,
-                       key[1] < limit and key[3] < limit)
-    if not matches:
-        return None
-    snippet = marked_snippet([f.body, candidate.hook, f.description, f.title, candidate.path],
-                             parsed)
-    return Hit(root, candidate.path, f.title, f.type, candidate.reach, bool(candidate.archived),
-               candidate.rank, is_phrase, snippet)

@@ -73,6 +73,7 @@ CREATE TABLE docs(id INTEGER PRIMARY KEY, root INTEGER NOT NULL, path TEXT NOT N
                   key BLOB NOT NULL, trusted INTEGER NOT NULL, reach TEXT NOT NULL,
                   archived INTEGER NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
                   hook TEXT NOT NULL, packed BLOB NOT NULL, UNIQUE(root, path));
+CREATE INDEX docs_young ON docs(root) WHERE trusted = 0;
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, content='', tokenize='{TOKENIZER}');
 """
 
@@ -211,12 +212,13 @@ def _plain_key(value: object) -> Key:
 
 
 def _prefix_of(value: object) -> str:
-    """A stored folder prefix ("" for the root, else a plain relative path and ``/``)."""
+    """A stored folder prefix ("" for the root, else a relative path ending in ``/`` with no
+    empty, ``.`` or ``..`` part): only ever stat-ed, many per search, so checked in one pass."""
     if value == "":
         return ""
-    if not isinstance(value, str) or not value.endswith("/"):
+    if (type(value) is not str or not value.endswith("/") or value.startswith("/") or "\0" in value
+            or "/./" in "/" + value or "/../" in "/" + value or "//" in value):
         raise ValueError("not a folder")
-    check_stored_path(value[:-1])
     return value
 
 
@@ -246,6 +248,7 @@ class SearchIndex:
         self.path = path  # None: in memory
         self.clock = clock
         self.rebuilt = False
+        self._reals: dict[str, str] = {}
         self.conn = self._connect()
 
     @classmethod
@@ -362,37 +365,50 @@ class SearchIndex:
         the module docstring); ``prune``: also drop the rows of every other root that is no
         longer a root."""
         report = SyncReport(rebuilt=self.rebuilt)
+        known = {real: (rid, blob) for rid, real, blob in
+                 self.conn.execute("SELECT id, real, state FROM roots").fetchall()}
+        young = {rid for (rid,) in self.conn.execute(
+            "SELECT DISTINCT root FROM docs WHERE trusted = 0").fetchall()}
         seen: set[str] = set()
         for root in roots:
-            real = os.path.realpath(root)
+            real = self.real(root)
             if real in seen:
                 continue
             seen.add(real)
             report.roots += 1
-            self._sync_root(Path(root), real, check, config, report)
+            row = known.get(real)
+            found = None if row is None else (row[0], RootState.of(row[1]))
+            if (check == FOLDERS and found is not None and found[0] not in young
+                    and self._unchanged(Path(root), found[1], config)):
+                continue
+            self._sync_root(Path(root), real, found, config, report)
         if prune:
-            for real, in self.conn.execute("SELECT real FROM roots").fetchall():
+            for real in known:
                 if real not in seen and not os.path.isfile(os.path.join(real, "MEMORY.md")):
                     report.removed += self._drop_root(real)
                     report.gone.append(real)
         return report
 
+    def real(self, root: Path | str) -> str:
+        """A root's real path (asked of the file system once per run)."""
+        key = str(root)
+        found = self._reals.get(key)
+        if found is None:
+            found = self._reals[key] = os.path.realpath(root)
+        return found
+
     def root_ids(self, roots: Iterable[Path | str]) -> dict[int, str]:
         """The row id of each of ``roots`` the index holds → its path as given."""
-        wanted = {os.path.realpath(r): str(r) for r in roots}
+        wanted = {self.real(r): str(r) for r in roots}
         out = {}
         for rid, real in self.conn.execute("SELECT id, real FROM roots").fetchall():
             if real in wanted:
                 out[rid] = wanted[real]
         return out
 
-    def _root_row(self, real: str) -> tuple[int, RootState | None] | None:
-        row = self.conn.execute("SELECT id, state FROM roots WHERE real = ?", (real,)).fetchone()
-        return None if row is None else (row[0], RootState.of(row[1]))
-
-    def _unchanged(self, root: Path, rid: int, state: RootState | None, config: BudgetConfig) -> bool:
+    def _unchanged(self, root: Path, state: RootState | None, config: BudgetConfig) -> bool:
         """The ``folders`` check: the root's configuration, indexes and folders are as its rows
-        were made from, and no row's key is too young to trust."""
+        were made from."""
         if state is None or state.folders is None or state.config != repr(config):
             return False
         try:
@@ -401,20 +417,16 @@ class SearchIndex:
             archive = None if state.archive_name is None else _stat_or_none(root / state.archive_name)
             if archive != state.indexes[1]:
                 return False
+            base = str(root)
             for prefix, key in state.folders:
-                if stat_key(os.stat(os.path.join(root, prefix))) != key:
+                if stat_key(os.stat(base + "/" + prefix if prefix else base)) != key:
                     return False
         except OSError:
             return False
-        young = self.conn.execute("SELECT 1 FROM docs WHERE root = ? AND trusted = 0 LIMIT 1",
-                                  (rid,)).fetchone()
-        return young is None
+        return True
 
-    def _sync_root(self, root: Path, real: str, check: str, config: BudgetConfig,
-                   report: SyncReport) -> None:
-        found = self._root_row(real)
-        if check == FOLDERS and found is not None and self._unchanged(root, found[0], found[1], config):
-            return
+    def _sync_root(self, root: Path, real: str, found: tuple[int, RootState | None] | None,
+                   config: BudgetConfig, report: SyncReport) -> None:
         report.checked += 1
         since = self.clock()
         try:
