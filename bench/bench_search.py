@@ -118,7 +118,7 @@ def main() -> int:
             cold = None
             for name, (query, grep_word) in QUERIES.items():
                 if cold is None:
-                    cold, _ = timed(lambda: search(query, roots))
+                    cold, _ = timed(lambda q=query, r=roots: search(q, r))
                     cold_shown = f"{cold:7.2f}s"
                 else:
                     cold_shown = ""
@@ -126,8 +126,8 @@ def main() -> int:
                 with SearchIndex.open() as index:
                     for _ in range(args.runs + 1):
                         first, cpu, result = cpu_timed(
-                            lambda: search(query, roots, check=FOLDERS, index=index))
-                        full, _ = timed(lambda: search(query, roots, check=FILES, index=index))
+                            lambda q=query, r=roots, i=index: search(q, r, check=FOLDERS, index=i))
+                        full, _ = timed(lambda q=query, r=roots, i=index: search(q, r, check=FILES, index=i))
                         firsts.append(first)
                         cpus.append(cpu)
                         fulls.append(full)

@@ -42,6 +42,9 @@ def register(subparsers: Subparsers) -> None:
     listing.add_argument("path", nargs="?", help="a folder to look in (default: discovery)")
     listing.add_argument("--json", action="store_true", help="print JSON (see README)")
     add_budget_options(listing)
+    from .fleet import add_fleet_options
+
+    add_fleet_options(listing)
     listing.set_defaults(func=run_list)
 
 
@@ -151,6 +154,10 @@ def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    if getattr(args, "all", False):
+        from .fleet import run_fleet
+
+        return run_fleet(args)
     from rich.table import Table
 
     from memtui.core.judge.layers import cross_layer_duplicates, layered

@@ -205,13 +205,11 @@ def test_a_stale_row_is_dropped_by_the_recheck(make_root) -> None:
         assert paths(result) == ["b.md"]
         # the re-check alone (no sync at all) drops a row whose file is gone
         (root / "b.md").unlink()
-        from memtui.core.stores import search as search_module
+        from memtui.core.stores.search import _Checker
 
-        probe = search_module._Probe()
-        candidate = index.candidates('"alpha"', [target], 5)[0]
-        assert search_module._checked(index, probe, candidate, root, parse_query("alpha"), '"alpha"',
-                                      False, later) is None
-        probe.close()
+        checker = _Checker(index, {target: str(root)}, parse_query("alpha"), '"alpha"', later)
+        assert checker.check(index.candidates('"alpha"', [target], 5), False) == [None]
+        checker.close()
         assert index.candidates('"alpha"', [target], 5) == []
 
 
