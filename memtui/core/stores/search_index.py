@@ -11,8 +11,10 @@ off).  Tables:
   configuration, the stat keys of its two indexes and of every folder it listed;
 - ``docs`` — one row per memory file: its stat key, whether that key can be trusted (the stat
   cache's racy rule: a key younger than two seconds may hide a later write of the same size in
-  the same tick), how the indexes reach it, its type and title, and what was handed to FTS5,
-  compressed (a contentless FTS5 table is told the old text to forget a row);
+  the same tick), how the indexes reach it, its type, title and hook;
+- ``texts`` — what was handed to FTS5 for each row, compressed (a contentless FTS5 table is
+  told the old text to forget a row); apart from ``docs``, so a check of every file's key reads
+  small rows;
 - ``fts`` — the FTS5 table itself (contentless: the text is not kept twice), columns
   :data:`memtui.core.model.search_text.COLUMNS`, tokenizer :data:`TOKENIZER`.
 
@@ -50,7 +52,6 @@ import zlib
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..model.places import search_index_path
 from ..model.safepath import check_stored_path
@@ -72,7 +73,8 @@ CREATE TABLE roots(id INTEGER PRIMARY KEY, real TEXT NOT NULL UNIQUE, shown TEXT
 CREATE TABLE docs(id INTEGER PRIMARY KEY, root INTEGER NOT NULL, path TEXT NOT NULL,
                   key BLOB NOT NULL, trusted INTEGER NOT NULL, reach TEXT NOT NULL,
                   archived INTEGER NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
-                  hook TEXT NOT NULL, packed BLOB NOT NULL, UNIQUE(root, path));
+                  hook TEXT NOT NULL, UNIQUE(root, path));
+CREATE TABLE texts(id INTEGER PRIMARY KEY, packed BLOB NOT NULL);
 CREATE INDEX docs_young ON docs(root) WHERE trusted = 0;
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, content='', tokenize='{TOKENIZER}');
 """
@@ -508,11 +510,11 @@ class SearchIndex:
             conn.execute("INSERT OR IGNORE INTO roots(real, shown) VALUES (?, ?)", (real, shown))
             rid = conn.execute("SELECT id FROM roots WHERE real = ?", (real,)).fetchone()[0]
             current = {row[0]: row[1:] for row in conn.execute(
-                "SELECT path, id, key, packed, hook FROM docs WHERE root = ?", (rid,))}
+                "SELECT path, id, key FROM docs WHERE root = ?", (rid,))}
             written = removed = 0
             if listed is not None:
                 for path in [p for p in current if p not in listed]:
-                    self._delete(current.pop(path))
+                    self._delete(current.pop(path)[0])
                     removed += 1
             for doc in docs:
                 old = current.get(doc.path)
@@ -527,20 +529,16 @@ class SearchIndex:
                     continue
                 packed = _pack(columns)
                 if old is not None:
-                    if old[1] == doc.key and old[2] == packed:  # another memtui wrote the same
+                    if old[1] == doc.key and self._packed(old[0]) == packed:  # another memtui
+                        # wrote the same meanwhile
                         conn.execute("UPDATE docs SET trusted = ?, reach = ?, archived = ?, type = ?, "
                                      "title = ?, hook = ? WHERE id = ?",
                                      (int(doc.trusted), doc.reach, int(doc.archived), doc.type,
                                       doc.title, doc.hook, old[0]))
                         continue
-                    self._delete(old)
-                cursor = conn.execute(
-                    "INSERT INTO docs(root, path, key, trusted, reach, archived, type, title, hook, "
-                    "packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (rid, doc.path, doc.key, int(doc.trusted), doc.reach, int(doc.archived),
-                     doc.type, doc.title, doc.hook, packed))
-                conn.execute(f"INSERT INTO fts(rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
-                             (cursor.lastrowid, *columns))
+                    self._delete(old[0])
+                self._insert(rid, doc.path, doc.key, doc.trusted, (doc.reach, int(doc.archived),
+                             doc.type, doc.title, doc.hook), columns, packed)
                 written += 1
             conn.execute("UPDATE roots SET shown = ?, state = ?, checked_ns = ? WHERE id = ?",
                          (shown, state.plain(), self.clock(), rid))
@@ -552,13 +550,32 @@ class SearchIndex:
             report.written += written
             report.removed += removed
 
-    def _delete(self, old: tuple[Any, ...]) -> None:
-        """Forget one row (``old``: its id, key, packed text, hook): FTS5 is told its text."""
-        rid, packed = old[0], old[2]
+    def _packed(self, rid: int) -> bytes | None:
+        row = self.conn.execute("SELECT packed FROM texts WHERE id = ?", (rid,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def _delete(self, rid: int) -> None:
+        """Forget one row: FTS5 is told the text it was given (kept in ``texts``)."""
+        packed = self._packed(rid)
+        if packed is None:
+            raise sqlite3.DatabaseError("database disk image is malformed (a row without its text)")
         self.conn.execute(
             f"INSERT INTO fts(fts, rowid, {', '.join(COLUMNS)}) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
             (rid, *_unpack(packed)))
         self.conn.execute("DELETE FROM docs WHERE id = ?", (rid,))
+        self.conn.execute("DELETE FROM texts WHERE id = ?", (rid,))
+
+    def _insert(self, root_id: int, path: str, key: bytes, trusted: bool,
+                facts: tuple[str, int, str, str, str], columns: tuple[str, ...],
+                packed: bytes | None = None) -> None:
+        """A new row (``facts``: reach, archived, type, title, hook), its text and its FTS5 row."""
+        cursor = self.conn.execute(
+            "INSERT INTO docs(root, path, key, trusted, reach, archived, type, title, hook) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (root_id, path, key, int(trusted), *facts))
+        self.conn.execute("INSERT INTO texts(id, packed) VALUES (?, ?)",
+                          (cursor.lastrowid, packed if packed is not None else _pack(columns)))
+        self.conn.execute(f"INSERT INTO fts(rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
+                          (cursor.lastrowid, *columns))
 
     def _drop_root(self, real: str) -> int:
         """Every row of a root, and the root, gone (in one transaction); how many rows went."""
@@ -568,8 +585,7 @@ class SearchIndex:
             row = conn.execute("SELECT id FROM roots WHERE real = ?", (real,)).fetchone()
             count = 0
             if row is not None:
-                for old in conn.execute("SELECT id, key, packed FROM docs WHERE root = ?",
-                                        (row[0],)).fetchall():
+                for (old,) in conn.execute("SELECT id FROM docs WHERE root = ?", (row[0],)).fetchall():
                     self._delete(old)
                     count += 1
                 conn.execute("DELETE FROM roots WHERE id = ?", (row[0],))
@@ -585,17 +601,11 @@ class SearchIndex:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            old = conn.execute("SELECT id, key, packed, reach, archived, type, title, hook FROM docs "
+            old = conn.execute("SELECT id, reach, archived, type, title, hook FROM docs "
                                "WHERE root = ? AND path = ?", (root_id, path)).fetchone()
             if old is not None:
-                self._delete(old)
-                cursor = conn.execute(
-                    "INSERT INTO docs(root, path, key, trusted, reach, archived, type, title, hook, "
-                    "packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (root_id, path, key_bytes(key), int(trusted), old[3], old[4], old[5], old[6],
-                     old[7], _pack(columns)))
-                conn.execute(f"INSERT INTO fts(rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
-                             (cursor.lastrowid, *columns))
+                self._delete(old[0])
+                self._insert(root_id, path, key_bytes(key), trusted, tuple(old[1:]), columns)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -606,10 +616,10 @@ class SearchIndex:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            old = conn.execute("SELECT id, key, packed FROM docs WHERE root = ? AND path = ?",
+            old = conn.execute("SELECT id FROM docs WHERE root = ? AND path = ?",
                                (root_id, path)).fetchone()
             if old is not None:
-                self._delete(old)
+                self._delete(old[0])
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
