@@ -17,7 +17,9 @@ the one left out.
 
 A merge or log pair counts as proposed when the scan lists it in any kind (a duplicate, "contained
 in", a supersession, a contradiction); a contradiction pair only when it is listed as a
-contradiction.  Pairs that cross two roots of one folder are scored against the cross-root scan
+contradiction, and a negated-claim contradiction of a TRUE pair is right only when the sentences
+it quotes show the contradiction (``contradiction-evidence.tsv``): on other sentences it is a
+wrong proposal and a missed pair.  Pairs that cross two roots of one folder are scored against the cross-root scan
 (:func:`memtui.core.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
 folder, so a figure cannot hide them.
 """
@@ -40,11 +42,13 @@ from memtui.core.consolidate import ScanResult, is_session, scan  # noqa: E402
 from memtui.core.discover import roots_under  # noqa: E402
 from memtui.core.layers import cross_layer_duplicates  # noqa: E402
 from memtui.core.model import Snapshot  # noqa: E402
+from memtui.core.negations import LABELS as _FAMILY_LABELS  # noqa: E402
 from memtui.core.store import load_root  # noqa: E402
 
 LABELS_DIR = REPO / "tests" / "core" / "data" / "labels"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
 KINDS = ("merge", "log", "contradiction")
+NEGATED_LABELS = frozenset(_FAMILY_LABELS.values())  # the negated-claim proposals (judged by their evidence too)
 ROLES = ("log", "folder-doc", "standing")
 
 
@@ -129,6 +133,7 @@ class Proposals:
 
     folds: dict[tuple[str, str], str] = field(default_factory=dict)  # merge/fold pair -> its kind
     contradictions: dict[tuple[str, str], str] = field(default_factory=dict)  # pair -> the cue
+    subjects: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)  # pair -> what it is about
 
 
 ScanFn = Callable[[Snapshot, bool], ScanResult]
@@ -157,6 +162,7 @@ def folder_proposals(corpora: Path, folder: str, scan_fn: ScanFn = default_scan,
         for c in result.contradictions:
             key = _pair(rel, c.old, c.new)
             out.contradictions.setdefault(key, c.negation)
+            out.subjects.setdefault(key, c.subject if c.negation in NEGATED_LABELS else ())
             out.folds.setdefault(key, "contradiction")
     if len(snapshots) > 1:
         by_root = {str(s.root): rel for rel, s in snapshots}
@@ -206,16 +212,47 @@ class FolderResult:
     unlabelled_contradictions: list[str] = field(default_factory=list)
 
 
-def score_folder(folder: str, labels: list[PairLabel], got: Proposals) -> FolderResult:
+def read_evidence(labels_dir: Path = LABELS_DIR) -> dict[tuple[str, str, str], bool]:
+    """(a, b, word) -> whether a contradiction proposal of a TRUE pair quoting sentences about
+    ``word`` shows why the pair contradicts (``contradiction-evidence.tsv``)."""
+    out = {}
+    path = labels_dir / "contradiction-evidence.tsv"
+    if not path.is_file():
+        return out
+    for row in _rows(path):
+        root, a, b, word, verdict, _ = row
+        if verdict not in ("RIGHT", "WRONG"):
+            raise ValueError(f"{path.name}: bad verdict {verdict!r}")
+        x, y = _pair(root, a, b)
+        out[(x, y, word)] = verdict == "RIGHT"
+    return out
+
+
+def score_folder(folder: str, labels: list[PairLabel], got: Proposals,
+                 evidence: dict[tuple[str, str, str], bool] | None = None) -> FolderResult:
+    """One folder's labels against its proposals.  A contradiction proposed for a TRUE pair is
+    right only when its quoted sentences show the contradiction (``evidence``): one proposed on
+    other sentences is a wrong proposal and a missed pair."""
     out = FolderResult(folder)
+    evidence = read_evidence() if evidence is None else evidence
     labelled: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for lab in labels:
         labelled[lab.kind].add(lab.key)
         found = got.contradictions if lab.kind == "contradiction" else got.folds
         hit = lab.key in found
         s = out.scores[lab.kind]
-        if hit and lab.true:
+        subject = got.subjects.get(lab.key, ()) if lab.kind == "contradiction" else ()
+        verdict = next((evidence[(lab.a, lab.b, w)] for w in subject if (lab.a, lab.b, w) in evidence), None)
+        if hit and lab.true and subject and verdict is False:
+            s.fp += 1
+            s.fn += 1
+            out.wrong.append(f"contradiction: proposed on the wrong sentences ({' '.join(subject)}): "
+                             f"{lab.a} · {lab.b} — {lab.reason}")
+        elif hit and lab.true:
             s.tp += 1
+            if subject and verdict is None:
+                out.unlabelled_contradictions.append(f"{lab.a} · {lab.b} (TRUE pair, evidence about "
+                                                     f"{' '.join(subject)!r} not judged)")
         elif hit:
             s.fp += 1
             out.wrong.append(f"{lab.kind}: proposed ({found[lab.key]}) but FALSE: {lab.a} · {lab.b} — {lab.reason}")
@@ -226,8 +263,8 @@ def score_folder(folder: str, labels: list[PairLabel], got: Proposals) -> Folder
             s.tn += 1
     folds_known = labelled["merge"] | labelled["log"] | labelled["contradiction"]
     out.unlabelled_folds = [f"{a} · {b} ({k})" for (a, b), k in sorted(got.folds.items()) if (a, b) not in folds_known]
-    out.unlabelled_contradictions = [f"{a} · {b} ({k})" for (a, b), k in sorted(got.contradictions.items())
-                                     if (a, b) not in labelled["contradiction"]]
+    out.unlabelled_contradictions += [f"{a} · {b} ({k})" for (a, b), k in sorted(got.contradictions.items())
+                                      if (a, b) not in labelled["contradiction"]]
     return out
 
 
