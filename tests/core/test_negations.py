@@ -166,6 +166,23 @@ def test_sentences_skip_fenced_code() -> None:
     assert sentences(f) == ["Notes", "a fact", "Uses Redis.", "Done."]
 
 
+def test_dream_proposes_a_contradiction_unchecked(make_root: MakeRoot) -> None:
+    from datetime import datetime, timezone
+
+    from memtui.core.dream import CONTRADICTION_NOTE, plan_dream
+
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [Pricing](pricing_service.md) — pricing\n- [Oracle](oracle_choice.md) — oracle\n",
+        "pricing_service.md": topic("Pricing service", body=PRICING, updated="2026-03-01"),
+        "oracle_choice.md": topic("Oracle choice", body=ORACLE, updated="2026-05-10"),
+    })
+    plan = plan_dream(load_root(root), datetime(2026, 6, 1, tzinfo=timezone.utc))
+    (item,) = [i for i in plan.items if i.kind == "supersede"]
+    assert item.paths == ("pricing_service.md", "oracle_choice.md")
+    assert not item.checked and item.note == CONTRADICTION_NOTE
+    assert any("NOT Chainlink, Pyth" in line for line in item.evidence)
+
+
 # ------------------------------------------------------------------------------ the exact index
 
 NAMES = ["Redis", "Chainlink", "OneSignal", "cache", "queue"]
