@@ -611,7 +611,7 @@ def _scan(
     pairs.sort(key=lambda p: (-p.similarity, -p.score, p.a, p.b))
 
     contradictions = []
-    for found in find_contradictions(files, sets):
+    for found in find_contradictions(files, sets, df=df):
         if _key(found.old, found.new) in refused:
             skipped += 1
             continue

@@ -26,7 +26,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Hashable, Sequence
+from typing import Any, Collection, Hashable, Sequence
 
 from .model import MemoryFile
 from .negations import LABELS, RULES, STATUS, NegatedPair, Settings, _rank, cover, negated_pairs, shared_run
@@ -319,10 +319,12 @@ def _clashing_pairs(said: Sequence[tuple[Cue, ...]], groups: Sequence[Hashable])
 
 def find_contradictions(
     files: Sequence[MemoryFile], sets: Sequence[TokenSets], rules: Sequence[Settings] = RULES,
+    df: Collection[str] | None = None,
 ) -> list[Contradiction]:
     """The contradictions among files, unsorted: the cue pairs of the module docstring, and the
     negated claims of :mod:`memtui.core.negations` (one pair at most per two files, the cue pair
-    first)."""
+    first).  ``df``: the tokens of the root's files, when the caller has them (a cue word none of
+    them holds is not looked for)."""
     from .consolidate import similarity
 
     said = {}
@@ -344,7 +346,7 @@ def find_contradictions(
             f"cue {pair} about {' '.join(sorted(subject))}, overlap {score:.2f}",
         ))
     best: dict[tuple[int, int], tuple[NegatedPair, float]] = {}
-    for found in negated_pairs(files, [s.full for s in sets], cover(rules), every=len(rules) > 1):
+    for found in negated_pairs(files, [s.full for s in sets], cover(rules), every=len(rules) > 1, df=df):
         key = (found.neg, found.pos) if found.neg < found.pos else (found.pos, found.neg)
         if key in seen:
             continue

@@ -644,13 +644,15 @@ def _prepared(families: frozenset[str]) -> _Keys:
     return _Keys(words, as_tokens, _stems(as_text), others, ascii_others)
 
 
-def _file_keys(f: MemoryFile, families: frozenset[str], tokens: frozenset[str]) -> dict[str, list[int]]:
+def _file_keys(f: MemoryFile, families: frozenset[str], tokens: frozenset[str],
+               present: frozenset[str] | None = None) -> dict[str, list[int]]:
     """:func:`_keys_in` of a file's text, found through its title + body ``tokens``: a key that is
     a token is there only if the tokens hold it (one set intersection), a stop word ("not") is
     looked for in the text, the description (no part of the tokens) is split into its words,
-    and the keys of other scripts are looked for only in a text that is not ASCII."""
+    and the keys of other scripts are looked for only in a text that is not ASCII.  ``present``:
+    the key words that are tokens of some file of the root (the others need no looking for)."""
     keys = _prepared(families)
-    found = set(keys.as_tokens.intersection(tokens))
+    found = set((keys.as_tokens if present is None else present).intersection(tokens))
     text = f.text
     low = text.lower()
     ascii_text = low.isascii()
@@ -673,7 +675,7 @@ def _token_keys(word_keys: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, 
 
 
 def neg_claims(f: MemoryFile, families: Collection[str] = FAMILIES, longest: int = 0,
-               tokens: frozenset[str] | None = None) -> tuple[NegClaim, ...]:
+               tokens: frozenset[str] | None = None, present: frozenset[str] | None = None) -> tuple[NegClaim, ...]:
     """Every negative cue of ``families`` the file says (see the module docstring), with the words
     in its slot, and the bullets under a label line that is a cue ("İPTAL:", "## Removed").
 
@@ -683,7 +685,8 @@ def neg_claims(f: MemoryFile, families: Collection[str] = FAMILIES, longest: int
     phrase holds at most that many words (the longer ones are not read through).  With ``tokens``
     (the file's title + body tokens) its keys are found through them (:func:`_file_keys`).
     """
-    keys = _keys_in(f.text, frozenset(families)) if tokens is None else _file_keys(f, frozenset(families), tokens)
+    keys = (_keys_in(f.text, frozenset(families)) if tokens is None
+            else _file_keys(f, frozenset(families), tokens, present))
     if not keys:
         return ()
     out: list[NegClaim] = []
@@ -791,13 +794,14 @@ def _section_claims(body: str, spots: list[int], keys: dict[str, list[int]], lon
 
 
 def cached_neg_claims(f: MemoryFile, families: Collection[str] = FAMILIES, longest: int = 0,
-                      tokens: frozenset[str] | None = None) -> tuple[NegClaim, ...]:
+                      tokens: frozenset[str] | None = None, present: frozenset[str] | None = None
+                      ) -> tuple[NegClaim, ...]:
     """:func:`neg_claims`, kept in the stat cache for files of a cached load."""
     facet = "scan/negations" if families is FAMILIES else "scan/negations/" + "+".join(sorted(families))
     if longest:
         facet += f"/{longest}"
     return cached(
-        f, facet, lambda g: neg_claims(g, families, longest, tokens),
+        f, facet, lambda g: neg_claims(g, families, longest, tokens, present),
         lambda found: tuple((c.family, tuple((t.word, t.distance, t.named) for t in c.terms), c.sentence, c.cue,
                              c.phrase) for c in found),
         lambda plain: tuple(NegClaim(family, tuple(Term(*t) for t in terms), sentence, cue, tuple(phrase))
@@ -948,11 +952,12 @@ def _context(a: str, b: str, word: str) -> int:
 
 def negated_pairs(
     files: Sequence[MemoryFile], full: Sequence[frozenset[str]], settings: Settings = SETTINGS,
-    *, every: bool = False,
+    *, every: bool = False, df: Collection[str] | None = None,
 ) -> list[NegatedPair]:
     """The best (negator, file in use) pair per two files and family the settings allow, before
     the pair score is checked (``every``: all of them, for the tuning).  ``full``: each file's
-    title + body tokens.
+    title + body tokens; ``df`` (optional): the tokens any of them holds (a key word none holds is
+    not looked for).
 
     The negated words of the whole root are gathered first; one pass over the files' token sets
     finds the files that may hold one (all its tokens), which also counts how many do (the
@@ -966,8 +971,9 @@ def negated_pairs(
     families = frozenset(settings.families)
     wanted: dict[str, list[tuple[int, NegClaim, Term]]] = {}
     longest = settings.max_phrase if settings.max_phrase < SLOT_WORDS else 0
+    present = None if df is None else frozenset(k for k in _prepared(families).as_tokens if k in df)
     for i, f in enumerate(files):
-        for claim in cached_neg_claims(f, families, longest, full[i]):
+        for claim in cached_neg_claims(f, families, longest, full[i], present):
             if len(claim.terms) > settings.max_phrase:
                 continue
             for term in claim.terms:
