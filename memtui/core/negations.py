@@ -49,8 +49,10 @@ counts them), and only those are read for a use of it (:func:`negated_pairs`, ex
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import accumulate
 from typing import Collection, Iterable, Sequence
 
 from .model import MemoryFile
@@ -697,8 +699,76 @@ def _token_keys(word_keys: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, 
     return tokens, tuple(k for k in word_keys if k not in tokens)
 
 
+def root_keys(files: Sequence[MemoryFile], full: Sequence[frozenset[str]], families: frozenset[str],
+              present: frozenset[str] | None = None) -> list[dict[str, list[int]]]:
+    """:func:`_file_keys` of every file of a root, found for the whole root at once: the texts are
+    joined and lower-cased once, each stop-word key and each key of another script is looked for
+    with ``str.find`` through them all, and only the files it is found in are looked at (a file
+    of a large root holds none of them, mostly).  The token keys are one set intersection a file."""
+    keys = _prepared(families)
+    texts = [f.text for f in files]
+    big = "\x00".join(texts)
+    low = big.lower()
+    if len(low) != len(big):  # a letter that lowers to two ("İ"): positions would not match
+        return [_file_keys(f, families, full[i], present) for i, f in enumerate(files)]
+    starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+    found: dict[int, set[str]] = {}
+    token_keys = keys.as_tokens if present is None else present
+    if token_keys:
+        for i, tokens in enumerate(full):
+            hit = token_keys.intersection(tokens)
+            if hit:
+                found.setdefault(i, set()).update(hit)
+    lows: dict[int, str] = {}
+
+    def low_of(i: int) -> str:
+        if i not in lows:
+            lows[i] = low[starts[i] : starts[i] + len(texts[i])]
+        return lows[i]
+
+    for stem, words in keys.spoken:
+        for i in _holding(low, stem, starts):
+            text = low_of(i)
+            for k in words:
+                if k in text and _has_word(k, text):
+                    found.setdefault(i, set()).add(k)
+    for i, f in enumerate(files):
+        description = f.frontmatter.get("description")
+        if description:
+            hit = keys.as_tokens.intersection(token_list(description))
+            if hit:
+                found.setdefault(i, set()).update(hit)
+    out: list[dict[str, list[int]]] = [{} for _ in files]
+    for i, held in found.items():
+        out[i] = {k: keys.words[k] for k in held}
+    for key, ids in keys.ascii_others.items():
+        for i in _holding(low, key, starts):
+            out[i][key] = ids
+    for i, text in enumerate(texts):  # a text of another script: its keys, as _file_keys looks for them
+        if text.isascii():
+            continue
+        lowered = low_of(i)
+        for key, ids in keys.others.items():
+            if key not in out[i] and (key in lowered or key in text):
+                out[i][key] = ids
+    return out
+
+
+def _holding(text: str, key: str, starts: Sequence[int]) -> set[int]:
+    """The indices of the joined texts (starting at ``starts``) in which ``key`` occurs."""
+    out: set[int] = set()
+    at = text.find(key)
+    while at >= 0:
+        i = bisect_right(starts, at) - 1
+        out.add(i)
+        following = starts[i + 1] if i + 1 < len(starts) else len(text)
+        at = text.find(key, following)  # the next text
+    return out
+
+
 def neg_claims(f: MemoryFile, families: Collection[str] = FAMILIES, longest: int = 0,
-               tokens: frozenset[str] | None = None, present: frozenset[str] | None = None) -> tuple[NegClaim, ...]:
+               tokens: frozenset[str] | None = None, present: frozenset[str] | None = None,
+               keys: dict[str, list[int]] | None = None) -> tuple[NegClaim, ...]:
     """Every negative cue of ``families`` the file says (see the module docstring), with the words
     in its slot, and the bullets under a label line that is a cue ("İPTAL:", "## Removed").
 
@@ -706,10 +776,12 @@ def neg_claims(f: MemoryFile, families: Collection[str] = FAMILIES, longest: int
     first (one set intersection, a few substring tests), then the sentences around them are cut
     out as :func:`sentences` would cut them.  With ``longest``, only the claims whose negated
     phrase holds at most that many words (the longer ones are not read through).  With ``tokens``
-    (the file's title + body tokens) its keys are found through them (:func:`_file_keys`).
+    (the file's title + body tokens) its keys are found through them (:func:`_file_keys`); with
+    ``keys``, they are those (:func:`root_keys` found them).
     """
-    keys = (_keys_in(f.text, frozenset(families)) if tokens is None
-            else _file_keys(f, frozenset(families), tokens, present))
+    if keys is None:
+        keys = (_keys_in(f.text, frozenset(families)) if tokens is None
+                else _file_keys(f, frozenset(families), tokens, present))
     if not keys:
         return ()
     out: list[NegClaim] = []
@@ -817,14 +889,14 @@ def _section_claims(body: str, spots: list[int], keys: dict[str, list[int]], lon
 
 
 def cached_neg_claims(f: MemoryFile, families: Collection[str] = FAMILIES, longest: int = 0,
-                      tokens: frozenset[str] | None = None, present: frozenset[str] | None = None
-                      ) -> tuple[NegClaim, ...]:
+                      tokens: frozenset[str] | None = None, present: frozenset[str] | None = None,
+                      keys: dict[str, list[int]] | None = None) -> tuple[NegClaim, ...]:
     """:func:`neg_claims`, kept in the stat cache for files of a cached load."""
     facet = "scan/negations" if families is FAMILIES else "scan/negations/" + "+".join(sorted(families))
     if longest:
         facet += f"/{longest}"
     return cached(
-        f, facet, lambda g: neg_claims(g, families, longest, tokens, present),
+        f, facet, lambda g: neg_claims(g, families, longest, tokens, present, keys),
         lambda found: tuple((c.family, tuple((t.word, t.distance, t.named) for t in c.terms), c.sentence, c.cue,
                              c.phrase) for c in found),
         lambda plain: tuple(NegClaim(family, tuple(Term(*t) for t in terms), sentence, cue, tuple(phrase))
@@ -995,8 +1067,10 @@ def negated_pairs(
     wanted: dict[str, list[tuple[int, NegClaim, Term]]] = {}
     longest = settings.max_phrase if settings.max_phrase < SLOT_WORDS else 0
     present = None if df is None else frozenset(k for k in _prepared(families).as_tokens if k in df)
-    for i, f in enumerate(files):
-        for claim in cached_neg_claims(f, families, longest, full[i], present):
+    for i, keys_of in enumerate(root_keys(files, full, families, present)):
+        if not keys_of:
+            continue
+        for claim in cached_neg_claims(files[i], families, longest, full[i], present, keys_of):
             if len(claim.terms) > settings.max_phrase:
                 continue
             for term in claim.terms:

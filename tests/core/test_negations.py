@@ -234,3 +234,21 @@ def test_precision_of_every_contradiction_proposed_on_the_corpora() -> None:
                 (unread if verdict is None else right if verdict else wrong).append(key)
     assert not unread, f"proposals nobody read: {unread}"
     assert right and len(right) / (len(right) + len(wrong)) >= 0.8, (right, wrong)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.tuples(st.sampled_from(TEMPLATES + ["Wasn't it? ~~old~~", "Ne yok, İPTAL.", "don't"]),
+                                   st.sampled_from(NAMES)), min_size=1, max_size=3), min_size=1, max_size=9),
+       st.sampled_from([BASE, SETTINGS, LOOSEST]))
+def test_the_keys_of_a_root_are_each_files_keys(specs: list[list[tuple[str, str]]], chosen: object) -> None:
+    """Found for the whole root at once (one joined text), the keys are those each file holds."""
+    from memtui.core.negations import _file_keys, cover, root_keys
+
+    files = []
+    for n, lines in enumerate(specs):
+        text = topic(f"Note {n}", description=lines[0][0].format(*[lines[0][1]] * 2),
+                     body="\n".join(t.format(name, name) for t, name in lines) + "\n")
+        files.append(MemoryFile(f"note_{n:02d}.md", len(text), float(n), text, parse_frontmatter(text)))
+    full = [s.full for s in token_sets_of(files)]
+    families = cover([BASE, chosen]).families  # type: ignore[list-item]
+    assert root_keys(files, full, families) == [_file_keys(f, families, full[i]) for i, f in enumerate(files)]
