@@ -22,13 +22,14 @@ from pathlib import Path
 
 from bench_writer import generate
 
-from memtui.core import verbs, write
-from memtui.core.bulk import bulk
-from memtui.core.changeset import unified_diff
-from memtui.core.incremental import findings_cache
-from memtui.core.journal import list_records
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core import write
+from memtui.core.model.changeset import unified_diff
+from memtui.core.model.journal import list_records
+from memtui.core.read.store import load_root
+from memtui.core.rules.incremental import findings_cache
+from memtui.core.rules.validate import validate
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.bulk import bulk
 
 
 def seconds(start: float) -> float:

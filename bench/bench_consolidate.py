@@ -35,17 +35,17 @@ import time
 from itertools import accumulate
 from pathlib import Path
 
-from memtui.core import simjoin
-from memtui.core.consolidate import (
+from memtui.core.judge import simjoin
+from memtui.core.judge.consolidate import (
     DEFAULT_THRESHOLD,
     brute_force_proposed,
     proposed_pairs,
     root_token_sets,
     scan,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.gcpause import gc_paused
-from memtui.core.model import INDEX_NAME, Index, MemoryFile, Snapshot
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.gcpause import gc_paused
+from memtui.core.model.snapshot import INDEX_NAME, Index, MemoryFile, Snapshot
 
 TYPES = ("feedback", "project", "reference", "user", "value")
 TITLE_SKIP = 200  # titles skip the commonest words, as a stop-word list would

@@ -41,11 +41,12 @@ from typing import Callable, TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
-from memtui.core import dream, seen  # noqa: E402
-from memtui.core.consolidate import scan  # noqa: E402
-from memtui.core.staleness import score_root  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
-from memtui.core.validate import validate  # noqa: E402
+from memtui.core.dream import plan as dream  # noqa: E402
+from memtui.core.judge.consolidate import scan  # noqa: E402
+from memtui.core.judge.staleness import score_root  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.rules.validate import validate  # noqa: E402
+from memtui.core.stores import seen  # noqa: E402
 
 T = TypeVar("T")
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
@@ -135,7 +136,7 @@ def prose_index(dest: Path, lines: int, files: int = 1_000) -> Path:
 
 def measure_root(root: Path, repeat: int, with_inbox: bool) -> dict[str, object]:
     """The timings of one root (seconds, best of ``repeat``), as a dict (``--json`` prints it)."""
-    from memtui.core import verbs
+    from memtui.core.verbs import lifecycle as verbs
 
     t_load, snapshot = best(repeat, lambda: load_root(root))
     t_validate, _ = best(repeat, lambda: validate(snapshot))

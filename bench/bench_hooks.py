@@ -139,7 +139,7 @@ def run(base: Path, n: int, before: Path | None = None) -> int:
             (f"pre, {label} root: Edit MEMORY.md", [*memtui, "hook", "pre"], edit, label, env),
         ]
     # stop and session-start read the project's auto memory: point it at the 1k root
-    from memtui.core.claude_settings import encode_project_path
+    from memtui.core.model.claude_settings import encode_project_path
 
     old_name = project.as_posix().replace("/", "-").replace(".", "-")  # before: same when no "_"
     for name in {encode_project_path(str(project)), old_name}:

@@ -2,7 +2,7 @@
 
 - *handoff*: ``load_root`` of a root inside a git project with a ``.claude/session-state.md``
   (read + one ``git rev-list``) against the same root with no state file;
-- *applies*: :func:`memtui.core.scopes.applicability` (staleness not scored) against
+- *applies*: :func:`memtui.core.judge.scopes.applicability` (staleness not scored) against
   ``validate`` of the same snapshot;
 - *promote*: a two-root promotion (plan both, commit both, one undo in both) against a one-root
   archive of the same file (plan, commit, undo).
@@ -26,12 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
-from memtui.core import verbs, write  # noqa: E402
-from memtui.core.handoff import state_for_root  # noqa: E402
-from memtui.core.promote import promotion  # noqa: E402
-from memtui.core.scopes import applicability  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
-from memtui.core.validate import validate  # noqa: E402
+from memtui.core import write  # noqa: E402
+from memtui.core.judge.scopes import applicability  # noqa: E402
+from memtui.core.read.handoff import state_for_root  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.rules.validate import validate  # noqa: E402
+from memtui.core.verbs import lifecycle as verbs  # noqa: E402
+from memtui.core.verbs.promote import promotion  # noqa: E402
 from memtui.core.write import commit_group, plan_group  # noqa: E402
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_root  # noqa: E402
 
-from memtui.core.store import load_root  # noqa: E402
-from memtui.core.validate import validate  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.rules.validate import validate  # noqa: E402
 
 
 def floor(root: Path) -> int:

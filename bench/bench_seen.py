@@ -54,7 +54,7 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from memtui.cli import changes
-    from memtui.core import seen_store
+    from memtui.core.stores import seen_store
 
     work = Path(tempfile.mkdtemp(prefix="bench-seen-"))
     os.environ["MEMTUI_CACHE_DIR"] = str(work / "cache")

@@ -14,7 +14,7 @@ window before the next cold run), and each
 Everything is generated in a temporary folder (removed afterwards): the project is committed
 with git so ``git ls-files`` works, and the memory root lives inside it at ``.claude/memory``
 (so ``git log`` dates and the identifier index's memory exclusion are exercised too).  The timed
-run is :func:`memtui.core.staleness.score_root` on a loaded snapshot with a fresh project cache
+run is :func:`memtui.core.judge.staleness.score_root` on a loaded snapshot with a fresh project cache
 each run (so the identifier index is rebuilt every time); loading the snapshot is timed apart,
 and so is scoring the same files again from their kept facts (:func:`rows_at`).
 
@@ -42,10 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memtui.core.project import ProjectCache  # noqa: E402
-from memtui.core.references import RefKind, extract_references  # noqa: E402
-from memtui.core.staleness import facts_of, rows_at, score_root  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
+from memtui.core.judge.staleness import facts_of, rows_at, score_root  # noqa: E402
+from memtui.core.read.project import ProjectCache  # noqa: E402
+from memtui.core.read.references import RefKind, extract_references  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
 
 NOW = date(2026, 11, 29)
 TYPES = ("project", "feedback", "reference", "user", "value", "unknown")

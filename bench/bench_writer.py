@@ -20,12 +20,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from memtui.core import verbs, write
-from memtui.core.changeset import Changeset
-from memtui.core.incremental import FindingsCache, findings_cache
-from memtui.core.model import Snapshot
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core import write
+from memtui.core.model.changeset import Changeset
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.store import load_root
+from memtui.core.rules.incremental import FindingsCache, findings_cache
+from memtui.core.rules.validate import validate
+from memtui.core.verbs import lifecycle as verbs
 
 FAMILIES = ("session", "lesson", "feedback", "project", "reference")
 

@@ -261,7 +261,7 @@ def run_case(case: Case, claude: Path, server: StandIn, base: Path) -> tuple[boo
         settings_file.write_text(json.dumps(value))
     mem_env = {**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
                "MEMTUI_CACHE_DIR": str(scratch / "memtui-cache")}
-    from memtui.core.discover import claude_roots
+    from memtui.core.roots.discover import claude_roots
 
     predicted = claude_roots(launch, env=env, home=home)
     auto_root = next(r for r in predicted if r.kind == "auto")
@@ -410,8 +410,8 @@ HOOK_CASES = [
 def run_hook_case(case: HookCase, claude: Path, server: StandIn, base: Path) -> tuple[bool, list[str]]:
     """One scripted memory write: what memtui's ``hook pre`` answered (recorded by a wrapper) and
     what the build did with it — the file written or not, the reason Claude was told."""
-    from memtui.core.discover import claude_roots
-    from memtui.core.hooks_install import with_hooks
+    from memtui.core.hooks.install import with_hooks
+    from memtui.core.roots.discover import claude_roots
 
     scratch = base / ("hook-" + re.sub(r"[^A-Za-z0-9]+", "-", case.name).strip("-"))
     shutil.rmtree(scratch, ignore_errors=True)

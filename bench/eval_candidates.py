@@ -49,10 +49,10 @@ from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
 
-from memtui.core.consolidate import DEFAULT_THRESHOLD, ScanResult, is_candidate, is_session, scan
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import parse_index
-from memtui.core.model import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot
+from memtui.core.judge.consolidate import DEFAULT_THRESHOLD, ScanResult, is_candidate, is_session, scan
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import ARCHIVE_INDEX_NAME, INDEX_NAME, Index, MemoryFile, Snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "core" / "data"
@@ -220,8 +220,8 @@ def evaluate_corpora(
     the labels of that half (proposals nobody labelled are listed whatever the half);
     ``unbiased``: only the pairs not drawn from memtui's own proposals.
     """
-    from memtui.core.discover import roots_under
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
+    from memtui.core.roots.discover import roots_under
 
     if not corpora.is_dir():
         return None
@@ -306,8 +306,8 @@ def evaluate_marks(corpora: Path = CORPORA) -> MarkScore | None:
     """:class:`MarkScore` over every corpus root with marks (None without corpora)."""
     from dataclasses import replace
 
-    from memtui.core.discover import roots_under
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
+    from memtui.core.roots.discover import roots_under
 
     if not corpora.is_dir():
         return None

@@ -17,10 +17,8 @@ the one left out.
 
 A merge or log pair counts as proposed when the scan lists it in any kind (a duplicate, "contained
 in", a supersession, a contradiction); a contradiction pair only when it is listed as a
-contradiction, and a negated-claim contradiction of a TRUE pair is right only when the sentences
-it quotes show the contradiction (``contradiction-evidence.tsv``): on other sentences it is a
-wrong proposal and a missed pair.  Pairs that cross two roots of one folder are scored against the cross-root scan
-(:func:`memtui.core.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
+contradiction.  Pairs that cross two roots of one folder are scored against the cross-root scan
+(:func:`memtui.core.judge.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
 folder, so a figure cannot hide them.
 """
 
@@ -38,17 +36,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.eval_candidates import read_labels  # noqa: E402
-from memtui.core.consolidate import ScanResult, is_session, scan  # noqa: E402
-from memtui.core.discover import roots_under  # noqa: E402
-from memtui.core.layers import cross_layer_duplicates  # noqa: E402
-from memtui.core.model import Snapshot  # noqa: E402
-from memtui.core.negations import LABELS as _FAMILY_LABELS  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
+from memtui.core.judge.consolidate import ScanResult, is_candidate, is_session, scan  # noqa: E402
+from memtui.core.judge.layers import cross_layer_duplicates  # noqa: E402
+from memtui.core.model.snapshot import Snapshot  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.roots.discover import roots_under  # noqa: E402
 
 LABELS_DIR = REPO / "tests" / "core" / "data" / "labels"
 CORPORA = Path(os.environ.get("MEMTUI_CORPORA", REPO.parent / "shared" / "corpora"))
 KINDS = ("merge", "log", "contradiction")
-NEGATED_LABELS = frozenset(_FAMILY_LABELS.values())  # the negated-claim proposals (judged by their evidence too)
 ROLES = ("log", "folder-doc", "standing")
 
 
@@ -133,7 +129,7 @@ class Proposals:
 
     folds: dict[tuple[str, str], str] = field(default_factory=dict)  # merge/fold pair -> its kind
     contradictions: dict[tuple[str, str], str] = field(default_factory=dict)  # pair -> the cue
-    subjects: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)  # pair -> what it is about
+    candidates: set[str] = field(default_factory=set)  # the files the scan considers at all
 
 
 ScanFn = Callable[[Snapshot, bool], ScanResult]
@@ -155,6 +151,7 @@ def folder_proposals(corpora: Path, folder: str, scan_fn: ScanFn = default_scan,
         snapshot = load_root(root)
         snapshots.append((rel, snapshot))
         result = scan_fn(snapshot, include_sessions)
+        out.candidates.update(f"{rel}/{f.path}" for f in snapshot.files.values() if is_candidate(f, True))
         for p in result.pairs:
             out.folds.setdefault(_pair(rel, p.a, p.b), p.kind)
         for s in result.supersessions:
@@ -162,7 +159,6 @@ def folder_proposals(corpora: Path, folder: str, scan_fn: ScanFn = default_scan,
         for c in result.contradictions:
             key = _pair(rel, c.old, c.new)
             out.contradictions.setdefault(key, c.negation)
-            out.subjects.setdefault(key, c.subject if c.negation in NEGATED_LABELS else ())
             out.folds.setdefault(key, "contradiction")
     if len(snapshots) > 1:
         by_root = {str(s.root): rel for rel, s in snapshots}
@@ -182,12 +178,14 @@ class Score:
     fp: int = 0
     fn: int = 0
     tn: int = 0
+    out_of_scope: int = 0  # labelled pairs with a file the scan never considers (an index, an archived file)
 
     def add(self, other: Score) -> None:
         self.tp += other.tp
         self.fp += other.fp
         self.fn += other.fn
         self.tn += other.tn
+        self.out_of_scope += other.out_of_scope
 
     @property
     def precision(self) -> float | None:
@@ -200,7 +198,8 @@ class Score:
     def text(self) -> str:
         def f(x: float | None) -> str:
             return "  -  " if x is None else f"{x:.3f}"
-        return f"P {f(self.precision)} R {f(self.recall)} (TP {self.tp} FP {self.fp} FN {self.fn} TN {self.tn})"
+        scope = f", {self.out_of_scope} out of scope" if self.out_of_scope else ""
+        return f"P {f(self.precision)} R {f(self.recall)} (TP {self.tp} FP {self.fp} FN {self.fn} TN {self.tn}{scope})"
 
 
 @dataclass
@@ -212,47 +211,19 @@ class FolderResult:
     unlabelled_contradictions: list[str] = field(default_factory=list)
 
 
-def read_evidence(labels_dir: Path = LABELS_DIR) -> dict[tuple[str, str, str], bool]:
-    """(a, b, word) -> whether a contradiction proposal of a TRUE pair quoting sentences about
-    ``word`` shows why the pair contradicts (``contradiction-evidence.tsv``)."""
-    out = {}
-    path = labels_dir / "contradiction-evidence.tsv"
-    if not path.is_file():
-        return out
-    for row in _rows(path):
-        root, a, b, word, verdict, _ = row
-        if verdict not in ("RIGHT", "WRONG"):
-            raise ValueError(f"{path.name}: bad verdict {verdict!r}")
-        x, y = _pair(root, a, b)
-        out[(x, y, word)] = verdict == "RIGHT"
-    return out
-
-
-def score_folder(folder: str, labels: list[PairLabel], got: Proposals,
-                 evidence: dict[tuple[str, str, str], bool] | None = None) -> FolderResult:
-    """One folder's labels against its proposals.  A contradiction proposed for a TRUE pair is
-    right only when its quoted sentences show the contradiction (``evidence``): one proposed on
-    other sentences is a wrong proposal and a missed pair."""
+def score_folder(folder: str, labels: list[PairLabel], got: Proposals) -> FolderResult:
     out = FolderResult(folder)
-    evidence = read_evidence() if evidence is None else evidence
     labelled: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for lab in labels:
         labelled[lab.kind].add(lab.key)
+        if not (lab.a in got.candidates and lab.b in got.candidates):
+            out.scores[lab.kind].out_of_scope += 1
+            continue
         found = got.contradictions if lab.kind == "contradiction" else got.folds
         hit = lab.key in found
         s = out.scores[lab.kind]
-        subject = got.subjects.get(lab.key, ()) if lab.kind == "contradiction" else ()
-        verdict = next((evidence[(lab.a, lab.b, w)] for w in subject if (lab.a, lab.b, w) in evidence), None)
-        if hit and lab.true and subject and verdict is False:
-            s.fp += 1
-            s.fn += 1
-            out.wrong.append(f"contradiction: proposed on the wrong sentences ({' '.join(subject)}): "
-                             f"{lab.a} · {lab.b} — {lab.reason}")
-        elif hit and lab.true:
+        if hit and lab.true:
             s.tp += 1
-            if subject and verdict is None:
-                out.unlabelled_contradictions.append(f"{lab.a} · {lab.b} (TRUE pair, evidence about "
-                                                     f"{' '.join(subject)!r} not judged)")
         elif hit:
             s.fp += 1
             out.wrong.append(f"{lab.kind}: proposed ({found[lab.key]}) but FALSE: {lab.a} · {lab.b} — {lab.reason}")
@@ -263,8 +234,8 @@ def score_folder(folder: str, labels: list[PairLabel], got: Proposals,
             s.tn += 1
     folds_known = labelled["merge"] | labelled["log"] | labelled["contradiction"]
     out.unlabelled_folds = [f"{a} · {b} ({k})" for (a, b), k in sorted(got.folds.items()) if (a, b) not in folds_known]
-    out.unlabelled_contradictions += [f"{a} · {b} ({k})" for (a, b), k in sorted(got.contradictions.items())
-                                      if (a, b) not in labelled["contradiction"]]
+    out.unlabelled_contradictions = [f"{a} · {b} ({k})" for (a, b), k in sorted(got.contradictions.items())
+                                     if (a, b) not in labelled["contradiction"]]
     return out
 
 

@@ -5,8 +5,8 @@
     .venv/bin/python bench/tune_contradictions.py --all       # … and the judged ones
 
 The candidates of every root of every corpus folder are collected once at the loosest settings
-(:data:`memtui.core.negations.LOOSEST`).  A pair is proposed when the fixed base rule
-(:data:`memtui.core.negations.BASE`, not tuned) or the extension (a :class:`Settings`: cue
+(:data:`memtui.core.judge.negations.LOOSEST`).  A pair is proposed when the fixed base rule
+(:data:`memtui.core.judge.negations.BASE`, not tuned) or the extension (a :class:`Settings`: cue
 families, slot windows, how rare the negated word must be, whether it must look like a name, how
 much of the negated phrase the other note repeats, shared words, overlap) keeps one of its
 candidates, and it is proposed on its best candidate, as the scan picks it.  The lexicon is fixed
@@ -22,7 +22,7 @@ groups — the one whose own proposals (those the base rule does not make) are r
 :data:`TARGET` or above, the most of them, then the tightest — and measured, with the base rule, on
 the group left out.  The figures printed per group and pooled are those held-out ones; the base
 rule alone, and the extension chosen on every group (the one memtui ships, compare
-:data:`memtui.core.negations.SETTINGS`) measured on every group (in sample), are printed beside
+:data:`memtui.core.judge.negations.SETTINGS`) measured on every group (in sample), are printed beside
 them, and last what memtui's scan itself proposes, judged the same way.
 
 The cue-pair rule's contradictions (same type, overlap in [0.4, 0.6), use/avoid …) are fixed and
@@ -45,10 +45,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.eval_folders import CORPORA, LABELS_DIR, _pair, group_of, read_pair_labels  # noqa: E402
-from memtui.core.consolidate import cleaned_token_sets, is_candidate  # noqa: E402
-from memtui.core.contradictions import contradicting_pairs, find_contradictions  # noqa: E402
-from memtui.core.discover import roots_under  # noqa: E402
-from memtui.core.negations import (  # noqa: E402
+from memtui.core.judge.consolidate import cleaned_token_sets, is_candidate  # noqa: E402
+from memtui.core.judge.contradictions import contradicting_pairs, find_contradictions  # noqa: E402
+from memtui.core.judge.negations import (  # noqa: E402
     BASE,
     FAMILIES,
     LABELS,
@@ -59,8 +58,9 @@ from memtui.core.negations import (  # noqa: E402
     _rank,
     negated_pairs,
 )
-from memtui.core.simjoin import pair_score  # noqa: E402
-from memtui.core.store import load_root  # noqa: E402
+from memtui.core.judge.simjoin import pair_score  # noqa: E402
+from memtui.core.read.store import load_root  # noqa: E402
+from memtui.core.roots.discover import roots_under  # noqa: E402
 
 TARGET = 0.85  # the precision an extension's own proposals keep on the groups it is chosen on (the goal is 0.8)
 

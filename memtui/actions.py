@@ -21,11 +21,11 @@ from textual.app import App, SuspendNotSupported
 from textual.screen import Screen
 
 from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation, by_key
-from memtui.core.editor import EditedCopy, EditorFailed, edit_copy, editor_name
-from memtui.core.layers import layer_of, project_of
-from memtui.core.model import INDEX_NAME
-from memtui.core.promote import promotion_parts
-from memtui.core.verbs import compose, edit_file, supersede
+from memtui.core.judge.layers import layer_of, project_of
+from memtui.core.model.snapshot import INDEX_NAME
+from memtui.core.verbs.editor import EditedCopy, EditorFailed, edit_copy, editor_name
+from memtui.core.verbs.lifecycle import compose, edit_file, supersede
+from memtui.core.verbs.promote import promotion_parts
 from memtui.screens.help import HelpScreen
 from memtui.screens.index_text import IndexTextScreen
 from memtui.screens.main import MainScreen
@@ -42,7 +42,7 @@ from memtui.widgets.working_set_view import WorkingSetView
 
 if TYPE_CHECKING:
     from memtui.commands import CommandHost
-    from memtui.core.seen import Inbox
+    from memtui.core.stores.seen import Inbox
 
 #: the commands the footer may show; the footer is redrawn when their applicability changes
 FOOTER_COMMANDS = tuple(command for command in COMMANDS if command.footer)

@@ -29,12 +29,13 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
-from memtui.core import review, seen
-from memtui.core.editor import EditedCopy
-from memtui.core.model import BudgetConfig, Snapshot
-from memtui.core.seen_store import SeenError
-from memtui.core.store import RootError
-from memtui.core.usage import Usage, usage_of
+from memtui.core.judge.usage import Usage, usage_of
+from memtui.core.model.snapshot import BudgetConfig, Snapshot
+from memtui.core.read.store import RootError
+from memtui.core.stores import seen
+from memtui.core.stores.seen_store import SeenError
+from memtui.core.verbs import review
+from memtui.core.verbs.editor import EditedCopy
 from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen

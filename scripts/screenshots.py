@@ -21,7 +21,7 @@ from typing import Any, Awaitable, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memtui.app import MemtuiApp  # noqa: E402
-from memtui.core.demo import copy_demo  # noqa: E402
+from memtui.core.read.demo import copy_demo  # noqa: E402
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

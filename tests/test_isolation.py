@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import dream
-from memtui.core.index_targets import _tree_roots
-from memtui.core.statcache import user_cache_dir
-from memtui.core.store import load_root
-from memtui.core.user_config import config_path
+from memtui.core.dream import plan as dream
+from memtui.core.read.store import load_root
+from memtui.core.read.user_config import config_path
+from memtui.core.stores.statcache import user_cache_dir
+from memtui.core.tidy.targets import _tree_roots
 from tests.support.roots import copy_demo_to, topic
 
 REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)

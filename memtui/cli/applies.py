@@ -34,10 +34,10 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.discover import discover
-    from memtui.core.scopes import applicability, stale_reasons
-    from memtui.core.staleness import score_root
-    from memtui.core.store import RootError, load_root
+    from memtui.core.judge.scopes import applicability, stale_reasons
+    from memtui.core.judge.staleness import score_root
+    from memtui.core.read.store import RootError, load_root
+    from memtui.core.roots.discover import discover
 
     from .stale import parse_now
 

@@ -4,7 +4,7 @@ since the last look, and taking one change back.
 PATH is a root (or a file in one: then only that file's change is shown and marked).  The first
 look seeds the baseline and says so.  ``--mark-seen`` takes what is listed as seen.  ``--revert
 FILE`` writes back the bytes last seen (an added file moves to ``archive/``) through the gate, as
-one undoable change (:mod:`memtui.core.review`).  Exit 0 (changes are news, not errors; a revert
+one undoable change (:mod:`memtui.core.verbs.review`).  Exit 0 (changes are news, not errors; a revert
 applied), 1 a revert refused, or a change to the root was interrupted (reported, not recovered:
 only ``--mark-seen`` or a revert, a change, recovers it), 2 on a usage or I/O error (one line).
 """
@@ -32,8 +32,8 @@ from .common import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from memtui.core.model import Snapshot
-    from memtui.core.seen import Change, Inbox
+    from memtui.core.model.snapshot import Snapshot
+    from memtui.core.stores.seen import Change, Inbox
 
 
 def register(subparsers: Subparsers) -> None:
@@ -74,13 +74,14 @@ def run(args: argparse.Namespace) -> int:
     (it is reported, exit 1, as the other read-only commands do) and nothing created in the
     root — a first baseline goes to the user's cache unless the root already keeps one.
     """
-    from memtui.core import seen, write
-    from memtui.core.journal import JournalError
-    from memtui.core.safepath import UnsafePath
-    from memtui.core.seen_store import SeenError
-    from memtui.core.store import RootError, load_root
+    from memtui.core import write
+    from memtui.core.model.journal import JournalError
+    from memtui.core.model.safepath import UnsafePath
+    from memtui.core.read.store import RootError, load_root
+    from memtui.core.stores import seen
+    from memtui.core.stores.seen_store import SeenError
 
-    from .common import note_applied, report_interrupted
+    from .common import note_applied, os_error_words, report_interrupted
     from .verbs import Exit, changing, fail, root_of_path, say_recovered
 
     try:
@@ -109,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
                 note_applied(f"{marked} marked seen")
     except Exit as exc:
         return exc.code
-    except (SeenError, RootError, JournalError, UnsafePath, OSError) as exc:
+    except OSError as exc:  # the seen store could not be written (a full disk …)
+        return fail(args, f"cannot keep what was seen: {os_error_words(exc)}", EXIT_USAGE)
+    except (SeenError, RootError, JournalError, UnsafePath) as exc:
         return fail(args, str(exc), EXIT_USAGE)
     interrupted = report_interrupted(snapshot) if not args.mark_seen else False
     code = EXIT_FINDINGS if interrupted else EXIT_OK
@@ -156,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
 def seen_store_writable(root: Path) -> bool:
     """Whether the root itself could hold the baseline (it is kept in the cache by choice)."""
-    from memtui.core.seen_store import root_writable
+    from memtui.core.stores.seen_store import root_writable
 
     return root_writable(root)
 
@@ -201,8 +204,8 @@ def _print_long(changes: list[Change], header: str) -> None:
 
 def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
     """The inbox with the session that wrote each change, from the file or the transcripts."""
-    from memtui.core import review
-    from memtui.core.usage import usage_of
+    from memtui.core.judge.usage import usage_of
+    from memtui.core.verbs import review
 
     if not inbox.changes:
         return inbox
@@ -215,7 +218,7 @@ def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
 
 def _revert(args: argparse.Namespace, root: Path) -> int:
     """Take back one outside change through the gate (``--revert FILE``)."""
-    from memtui.core import review
+    from memtui.core.verbs import review
 
     from .verbs import Exit, apply_changeset
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # Rich loads only when something is printed through it
 
     from rich.console import Console
 
-    from memtui.core.model import BudgetConfig, Snapshot
+    from memtui.core.model.snapshot import BudgetConfig, Snapshot
 
 #: what ``add_subparsers`` returns: each subcommand module's ``register`` adds its parsers to it
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -172,6 +172,14 @@ def esc(text: object) -> str:
     return escape(plain(str(text)))
 
 
+def os_error_words(exc: OSError) -> str:
+    """An ``OSError`` in plain words, with the file it was about: "the disk is full (…/x.pack)"."""
+    from memtui.core.write import describe_os_error
+
+    name = exc.filename if isinstance(exc.filename, str) else ""
+    return describe_os_error(exc) + (f" ({name})" if name else "")
+
+
 def report_interrupted(snapshot: Snapshot, base: str | None = None) -> bool:
     """Say on stderr, as the ``interrupted-change`` finding, that a change to the root was cut off.
 
@@ -185,13 +193,13 @@ def report_pending(root: Path, interrupted: tuple[str, ...], base: str | None = 
     """:func:`report_interrupted` of a root's pending journal records, without a snapshot."""
     if not interrupted:
         return False
-    from memtui.core.journal import JOURNAL_DIR
-    from memtui.core.validate import INTERRUPTED_MESSAGE
+    from memtui.core.model.journal import JOURNAL_DIR, progress_of
+    from memtui.core.rules.validate import interrupted_message
 
     for name in interrupted:
         err_console().print(
             f"[red]error[/] [bold]interrupted-change[/] {esc(rel_root(root, base))}: "
-            f"[cyan]{esc(JOURNAL_DIR)}/{esc(name)}[/] {esc(INTERRUPTED_MESSAGE)}")
+            f"[cyan]{esc(JOURNAL_DIR)}/{esc(name)}[/] {esc(interrupted_message(progress_of(root, name)))}")
     return True
 
 
@@ -231,7 +239,7 @@ def positive_int(text: str) -> int:
 
 def budget_config(args: argparse.Namespace) -> BudgetConfig:
     """The caps and loader profile of the command line (a :class:`UsageError` for a bad config)."""
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model.snapshot import BudgetConfig
 
     return BudgetConfig(
         max_lines=getattr(args, "max_lines", 200),
@@ -242,7 +250,7 @@ def budget_config(args: argparse.Namespace) -> BudgetConfig:
 
 def loader_of(args: argparse.Namespace) -> str:
     """``--loader``, else the configured default profile."""
-    from memtui.core.budget import configured_loader
+    from memtui.core.rules.budget import configured_loader
 
     chosen = getattr(args, "loader", None)
     if chosen:
@@ -255,8 +263,8 @@ def loader_of(args: argparse.Namespace) -> str:
 
 def find_roots(path: str | None) -> list[Path]:
     """Roots for a PATH argument (or discovery); a :class:`UsageError` when there are none."""
-    from memtui.core.discover import discover
-    from memtui.core.store import RootError
+    from memtui.core.read.store import RootError
+    from memtui.core.roots.discover import discover
 
     try:
         return discover(Path(path).expanduser() if path else None)

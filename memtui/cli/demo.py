@@ -21,8 +21,8 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.demo import copy_demo, demo_has_history
-    from memtui.core.store import RootError
+    from memtui.core.read.demo import copy_demo, demo_has_history
+    from memtui.core.read.store import RootError
 
     try:
         root = copy_demo(args.out)

@@ -25,8 +25,8 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from memtui.core.dream import DreamPlan
-    from memtui.core.model import Snapshot
+    from memtui.core.dream.plan import DreamPlan
+    from memtui.core.model.snapshot import Snapshot
     from memtui.core.write import Preview
 
 
@@ -70,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from memtui.core import dream, write
-    from memtui.core.rejections import read_rejected
-    from memtui.core.statcache import cached_loader
+    from memtui.core import write
+    from memtui.core.dream import plan as dream
+    from memtui.core.stores.rejections import read_rejected
+    from memtui.core.stores.statcache import cached_loader
 
     from .stale import parse_now, parse_repo
     from .verbs import changing, root_of_path, say_recovered
@@ -108,7 +109,7 @@ class _NothingChecked(Exception):
 def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None, record_id: str | None) -> int:
     if record_id:
         note_applied(record_id)
-    from memtui.core.dream import plan_json
+    from memtui.core.dream.plan import plan_json
 
     code = EXIT_FINDINGS if verdict is not None and not verdict.accepted else EXIT_OK
     if args.json:
@@ -119,7 +120,7 @@ def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None,
     if not found.items:
         out.print("nothing to do: the folder needs no maintenance")
         return EXIT_OK
-    from memtui.core.dream import item_diffs
+    from memtui.core.dream.plan import item_diffs
 
     diffs = item_diffs(found, found.default) if args.dry_run else None
     for item in found.items:

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_log(args: argparse.Namespace) -> int:
-    from memtui.core.journal import journal_log
+    from memtui.core.model.journal import journal_log
 
     try:
         with changing(args):

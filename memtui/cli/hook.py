@@ -9,13 +9,13 @@ memory folder it cannot read) also reach the person as a ``systemMessage`` — s
 hook goes only to Claude Code's debug log.
 
 ``pre`` is run for every Write and Edit, so it decides "outside every memory root" after
-importing only ``json``, ``os`` and :mod:`memtui.core.claude_settings` (no argparse, no Rich, no
+importing only ``json``, ``os`` and :mod:`memtui.core.model.claude_settings` (no argparse, no Rich, no
 validator); ``memtui.cli.main`` sends the hook runners here before it builds its parser.
 ``install``, ``uninstall`` and ``status`` are ordinary subcommands.
 
 A hook costs the agent nothing when it did nothing wrong: ``stop`` (Stop, the end of every turn)
 and ``subagent-stop`` (SubagentStop) block only for errors *this session introduced* in the
-memory that agent owns, once each (:mod:`memtui.core.hook_session` keeps the session's baseline
+memory that agent owns, once each (:mod:`memtui.core.hooks.session` keeps the session's baseline
 in the user's cache folder, taken at SessionStart or at the session's first hook call).
 
 ``pre --ask`` turns every memory write into a question for the person — only in an interactive
@@ -40,8 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
     from typing import Any, BinaryIO, TextIO
 
-    from memtui.core.discover import ClaudeRoot
-    from memtui.core.model import Finding, Snapshot
+    from memtui.core.model.snapshot import Finding, Snapshot
+    from memtui.core.roots.discover import ClaudeRoot
 
     from .common import Subparsers
 
@@ -102,6 +102,10 @@ def run_hook(event: str, ask: bool = False, stdin: BinaryIO | None = None,
         else:
             answer = _session_start(payload, env)
     except BaseException as exc:  # noqa: BLE001 - exit 1 would silently switch the guard off
+        bad = _bad_input(exc)
+        if bad is not None:  # the payload's fault, not memtui's: said as such, nothing blocked
+            _say(err, f"memtui hook {event}: {bad}; nothing checked")
+            return 0
         line = (f"memtui hook {event}: internal error ({type(exc).__name__}: {exc}); "
                 "nothing checked")
         _say(err, line)
@@ -123,6 +127,23 @@ def _say(err: TextIO, line: str) -> None:
         pass
 
 
+def _bad_input(exc: BaseException) -> str | None:
+    """What is wrong with the payload when ``exc`` is its fault (a path holding a NUL byte,
+    values nested too deep to follow), else None."""
+    if isinstance(exc, RecursionError):
+        return "input is not JSON Claude Code sends (its values are nested too deep to read)"
+    if isinstance(exc, ValueError) and "null byte" in str(exc):
+        return "input names a path holding a NUL byte, which no file name can hold"
+    return None
+
+
+def _words(exc: OSError) -> str:
+    """An ``OSError`` in plain words ("the disk is full (…)"), as the CLI says it."""
+    from .common import os_error_words
+
+    return os_error_words(exc)
+
+
 def _payload(raw: bytes) -> dict[str, Any] | str:
     """The hook's JSON object, or why the input is not one."""
     if not raw.strip():
@@ -131,6 +152,8 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
         value = json.loads(raw)
     except ValueError as exc:
         return f"input is not JSON ({exc})"
+    except RecursionError:
+        return "input is not JSON Claude Code sends (its values are nested too deep to read)"
     if not isinstance(value, dict):
         return "input is not a JSON object"
     return value
@@ -138,7 +161,7 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
 
 def _cwd(payload: Mapping[str, Any]) -> str:
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) and "\0" not in cwd else os.getcwd()
 
 
 def _launch_folder(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -174,9 +197,13 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
     if not isinstance(file_path, str) or not os.path.isabs(file_path):
         _say(err, "memtui hook pre: tool_input.file_path is missing or not absolute; nothing checked")
         return None
+    if "\0" in file_path:  # no file has such a name: Claude Code's write fails on its own
+        _say(err, "memtui hook pre: tool_input.file_path holds a NUL byte, which no file name can "
+                  "hold; nothing checked")
+        return None
     if not file_path.lower().endswith(".md"):
         return None  # memory files are Markdown; nothing else can change what the validator sees
-    from memtui.core.claude_settings import memory_root_of, project_dir_of
+    from memtui.core.model.claude_settings import memory_root_of, project_dir_of
 
     # the project's .claude/ settings: from the launch folder up to the work tree's top
     project_dir = project_dir_of(_launch_folder(payload, env))
@@ -189,7 +216,7 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
             path = real
     if root is None:
         return None
-    from memtui.core.gcpause import gc_paused
+    from memtui.core.model.gcpause import gc_paused
 
     with gc_paused():  # one bulk pass over the root in a short-lived process
         return _judge(root, path, tool, tool_input, ask, payload, env, err)
@@ -197,9 +224,9 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
 
 def _judge(root: str, path: str, tool: str, tool_input: dict[str, Any], ask: bool,
            payload: Mapping[str, Any], env: Mapping[str, str], err: TextIO) -> dict[str, Any] | None:
-    from memtui.core.hook_judge import NoKept, judge_full, judge_kept
-    from memtui.core.hooks import HookInputError, escape_verdict
-    from memtui.core.store import RootError
+    from memtui.core.hooks.judge import NoKept, judge_full, judge_kept
+    from memtui.core.hooks.policy import HookInputError, escape_verdict
+    from memtui.core.read.store import RootError
 
     rel = os.path.relpath(path, root).replace(os.sep, "/")
     real_root, real = os.path.realpath(root), os.path.realpath(path)
@@ -241,7 +268,7 @@ def _baseline_needed(payload: Mapping[str, Any], root: str) -> bool:
     sid = _session_id(payload)
     if sid is None:
         return False
-    from memtui.core.hook_session import SessionState
+    from memtui.core.hooks.session import SessionState
 
     return not SessionState.load(sid).has(root)
 
@@ -259,7 +286,7 @@ def _first_call(payload: Mapping[str, Any], root: str, before: tuple[Finding, ..
     sid = _session_id(payload)
     if sid is None or (before is None and not ask_skipped):
         return None
-    from memtui.core.hook_session import SessionState
+    from memtui.core.hooks.session import SessionState
 
     state = SessionState.load(sid)
     changed = False
@@ -290,7 +317,7 @@ def _decision(decision: str, reason: str) -> dict[str, Any]:
 def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_user: bool) -> list[ClaudeRoot]:
     from pathlib import Path
 
-    from memtui.core.discover import TEAM, claude_roots
+    from memtui.core.roots.discover import TEAM, claude_roots
 
     return [r for r in claude_roots(Path(_launch_folder(payload, env)), env=env,
                                     include_user=include_user)
@@ -300,7 +327,7 @@ def _claude_roots(payload: Mapping[str, Any], env: Mapping[str, str], include_us
 def _owned(payload: Mapping[str, Any], env: Mapping[str, str], agent: str | None) -> list[ClaudeRoot]:
     """The memory an agent owns: the main agent its project's auto and shared memory, a subagent
     its own agent memories (project, local and user scope)."""
-    from memtui.core.discover import AGENT
+    from memtui.core.roots.discover import AGENT
 
     if agent is None:
         return [r for r in _claude_roots(payload, env, False) if r.kind != AGENT]
@@ -315,10 +342,10 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
     sid = _session_id(payload)
     if sid is None:
         return None
-    from memtui.core.hook_session import SessionState
-    from memtui.core.kept import validate_kept
-    from memtui.core.statcache import validate_root
-    from memtui.core.store import RootError
+    from memtui.core.hooks.session import SessionState
+    from memtui.core.read.store import RootError
+    from memtui.core.stores.kept import validate_kept
+    from memtui.core.stores.statcache import validate_root
 
     state = SessionState.load(sid)
     new: list[tuple[str, list[Finding]]] = []
@@ -343,10 +370,10 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
     try:
         state.save()
     except OSError as exc:
-        problems.append(f"memtui hook {event}: cannot keep the session's baseline ({exc})")
+        problems.append(f"memtui hook {event}: cannot keep the session's baseline ({_words(exc)})")
     reason = None
     if new:
-        from memtui.core.hooks import stop_reason
+        from memtui.core.hooks.policy import stop_reason
 
         reason = stop_reason(new)
     answer: dict[str, Any] = {"decision": "block", "reason": reason} if reason else {}
@@ -358,7 +385,7 @@ def _block_new(payload: Mapping[str, Any], roots: list[ClaudeRoot], event: str) 
 def _quietly(validate: Any, path: Any) -> list[Finding] | None:
     """``validate(path)``, or None when it fails in any way but the root's own (a RootError):
     the kept answer is a shortcut, and the full validation says what is wrong."""
-    from memtui.core.store import RootError
+    from memtui.core.read.store import RootError
 
     try:
         found: list[Finding] | None = validate(path)
@@ -388,7 +415,7 @@ def _to_prune(snapshot: Snapshot) -> int:
     """Files whose age alone puts them at "prune" (no reference checks: a hook must be quick)."""
     from datetime import datetime, timezone
 
-    from memtui.core.staleness import Action, score_file
+    from memtui.core.judge.staleness import Action, score_file
 
     now = datetime.now(timezone.utc)
     return sum(1 for f in snapshot.files.values()
@@ -400,15 +427,15 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     (in one short factual context) what already needs attention in this project's memory."""
     from pathlib import Path
 
-    from memtui.core.discover import AGENT
-    from memtui.core.gcpause import gc_paused
-    from memtui.core.hook_session import SessionState
-    from memtui.core.hooks import report_of, session_context, session_lines
-    from memtui.core.incremental import findings_cache
-    from memtui.core.kept import keep
-    from memtui.core.review import unseen_count, unseen_message
-    from memtui.core.statcache import StatCache
-    from memtui.core.store import RootError, list_root
+    from memtui.core.hooks.policy import report_of, session_context, session_lines
+    from memtui.core.hooks.session import SessionState
+    from memtui.core.model.gcpause import gc_paused
+    from memtui.core.read.store import RootError, list_root
+    from memtui.core.roots.discover import AGENT
+    from memtui.core.rules.incremental import findings_cache
+    from memtui.core.stores.kept import keep
+    from memtui.core.stores.statcache import StatCache
+    from memtui.core.verbs.review import unseen_count, unseen_message
 
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None
@@ -440,7 +467,8 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
         try:
             state.save()
         except OSError as exc:
-            problems.append(f"memtui hook session-start: cannot keep the session's baseline ({exc})")
+            problems.append(f"memtui hook session-start: cannot keep the session's baseline "
+                            f"({_words(exc)})")
     lines = session_lines(reports)  # further lines join here, one fact each
     context = session_context(lines)
     answer: dict[str, Any] = {}
@@ -509,14 +537,14 @@ def register(subparsers: Subparsers) -> None:
 def _project_dir() -> str:
     from pathlib import Path
 
-    from memtui.core.discover import git_roots
+    from memtui.core.roots.discover import git_roots
 
     found = git_roots(Path.cwd())
     return str(found.worktree) if found is not None else os.getcwd()
 
 
 def _settings_path(scope: str) -> str:
-    from memtui.core.claude_settings import settings_path
+    from memtui.core.model.claude_settings import settings_path
 
     return settings_path(scope, _project_dir())
 
@@ -541,7 +569,7 @@ def default_prefix(scope: str = "user") -> str:
 
 
 def _change(args: argparse.Namespace, install: bool) -> int:
-    from memtui.core import hooks_install as hi
+    from memtui.core.hooks import install as hi
 
     from .common import EXIT_OK, UsageError, console
 
@@ -594,7 +622,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from memtui.core import hooks_install as hi
+    from memtui.core.hooks import install as hi
 
     from .common import EXIT_OK, console, print_json
 

@@ -27,9 +27,9 @@ from .validate import finding_counts
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from memtui.core.budget import Budget
-    from memtui.core.layers import CrossDuplicate, Layered
-    from memtui.core.model import Snapshot
+    from memtui.core.judge.layers import CrossDuplicate, Layered
+    from memtui.core.model.snapshot import Snapshot
+    from memtui.core.rules.budget import Budget
 
 
 def register(subparsers: Subparsers) -> None:
@@ -56,7 +56,7 @@ def _listed_roots(path: str | None) -> tuple[list[Path], Path | None, dict[Path,
     """
     if path is not None:
         return find_roots(path), None, {}
-    from memtui.core.discover import TEAM, claude_roots, roots_under
+    from memtui.core.roots.discover import TEAM, claude_roots, roots_under
 
     cwd = Path.cwd()
     roots = roots_under(cwd)
@@ -115,7 +115,7 @@ def to_json(row: Listed, layer: str, project: Path | None, duplicates: Sequence[
 
 def _missing_json(root: Path) -> dict[str, Any]:
     """The JSON of the project's auto-memory folder that does not exist yet."""
-    from memtui.core.layers import MACHINE_LOCAL, project_of
+    from memtui.core.judge.layers import MACHINE_LOCAL, project_of
 
     return to_json(Listed(root, 0, (), (), None, 0, 0, None), MACHINE_LOCAL, project_of(root), ())
 
@@ -123,9 +123,9 @@ def _missing_json(root: Path) -> dict[str, Any]:
 def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
     """A root validated through its stat cache (its kept answer when nothing changed); read
     (``read``) when its files are needed."""
-    from memtui.core.journal import pending_records
-    from memtui.core.statcache import validate_root
-    from memtui.core.store import RootError, list_root
+    from memtui.core.model.journal import pending_records
+    from memtui.core.read.store import RootError, list_root
+    from memtui.core.stores.statcache import validate_root
 
     try:
         result = validate_root(root, budget_config(args))
@@ -147,7 +147,7 @@ def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
 def run_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from memtui.core.layers import cross_layer_duplicates, layered
+    from memtui.core.judge.layers import cross_layer_duplicates, layered
 
     roots, missing, inactive = _listed_roots(args.path)
     layers = layered(roots)

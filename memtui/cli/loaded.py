@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from memtui.core.budget import Budget
-    from memtui.core.model import IndexLine, Snapshot
-    from memtui.core.store import IndexOnly
+    from memtui.core.model.snapshot import IndexLine, Snapshot
+    from memtui.core.read.store import IndexOnly
+    from memtui.core.rules.budget import Budget
 
 
 def register(subparsers: Subparsers) -> None:
@@ -52,8 +52,8 @@ def register(subparsers: Subparsers) -> None:
 
 def load_snapshot(root: Path, args: argparse.Namespace) -> Snapshot:
     """A root's snapshot, read through its stat cache (saved: the parsed index is kept)."""
-    from memtui.core.statcache import load_cached
-    from memtui.core.store import RootError
+    from memtui.core.read.store import RootError
+    from memtui.core.stores.statcache import load_cached
 
     try:
         snapshot, cache = load_cached(root, budget_config(args))
@@ -65,7 +65,7 @@ def load_snapshot(root: Path, args: argparse.Namespace) -> Snapshot:
 
 def load_index(root: Path, args: argparse.Namespace) -> IndexOnly:
     """A root's index parsed as a full load parses it, from one listing and one read."""
-    from memtui.core.store import RootError, load_index_only
+    from memtui.core.read.store import RootError, load_index_only
 
     try:
         return load_index_only(root, budget_config(args))
@@ -74,7 +74,7 @@ def load_index(root: Path, args: argparse.Namespace) -> IndexOnly:
 
 
 def _entries_past(past: Sequence[IndexLine]) -> list[IndexLine]:
-    from memtui.core.model import LineKind
+    from memtui.core.model.snapshot import LineKind
 
     return [line for line in past if line.kind in (LineKind.ENTRY, LineKind.REGION)]
 
@@ -104,7 +104,7 @@ def to_json(snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes, past: S
 
 
 def run_loaded(args: argparse.Namespace) -> int:
-    from memtui.core.budget import index_loaded_text, lines_past_cut, loaded_file_bytes, measure
+    from memtui.core.rules.budget import index_loaded_text, lines_past_cut, loaded_file_bytes, measure
 
     roots = find_roots(args.path)
     objects = []

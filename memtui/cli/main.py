@@ -214,8 +214,8 @@ def _run_demo(args: argparse.Namespace, run_app: Callable[[argparse.Namespace], 
     """Open the app on a fresh temporary demo copy; remove the copy on exit unless ``--keep``."""
     import argparse
 
-    from memtui.core.demo import copy_demo, remove_demo_copy
-    from memtui.core.store import RootError
+    from memtui.core.read.demo import copy_demo, remove_demo_copy
+    from memtui.core.read.store import RootError
 
     from .common import UsageError, err_console
 
@@ -242,7 +242,7 @@ def _remove_on_hangup(root: Path) -> dict[int, object]:
     import os
     import signal
 
-    from memtui.core.demo import remove_demo_copy
+    from memtui.core.read.demo import remove_demo_copy
 
     def ended(signum: int, frame: object) -> None:
         remove_demo_copy(root)

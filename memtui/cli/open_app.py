@@ -12,8 +12,8 @@ from .common import UsageError, budget_config
 def run(args: argparse.Namespace) -> int:
     """Open the app; the exit code for the shell (a folder that cannot be opened is a usage error)."""
     from memtui.app import MemtuiApp
-    from memtui.core.discover import discover
-    from memtui.core.store import RootError, check_root
+    from memtui.core.read.store import RootError, check_root
+    from memtui.core.roots.discover import discover
 
     path = Path(args.path).expanduser() if args.path else None
     try:
@@ -34,7 +34,7 @@ def user_keymap() -> dict[str, str]:
     """The keymap of the user's config, its names checked against the registry (a
     :class:`UsageError` names the file and what is wrong)."""
     from memtui.commands import unknown_in_keymap
-    from memtui.core.user_config import config_path, configured_keymap
+    from memtui.core.read.user_config import config_path, configured_keymap
 
     try:
         keymap = configured_keymap()

@@ -24,7 +24,7 @@ from .common import (
 from .verbs import Exit, changing, fail, print_preview, resolve_files, say_recovered
 
 if TYPE_CHECKING:
-    from memtui.core.model import Snapshot
+    from memtui.core.model.snapshot import Snapshot
     from memtui.core.write import GroupPreview
 
 
@@ -45,8 +45,8 @@ def run_promote(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from memtui.core import write
-    from memtui.core.changeset import ChangesetError
-    from memtui.core.promote import Collision, promotion
+    from memtui.core.model.changeset import ChangesetError
+    from memtui.core.verbs.promote import Collision, promotion
 
     with changing(args):
         if len(args.files) != 1:

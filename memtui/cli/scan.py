@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from memtui.core.consolidate import ScanResult
+    from memtui.core.judge.consolidate import ScanResult
 
 from .common import (
     EXIT_FINDINGS,
@@ -57,7 +57,7 @@ def register(subparsers: Subparsers) -> None:
 
 def parse_threshold(text: str | None) -> float:
     """The ``--threshold`` value, or a :class:`UsageError` saying what is wrong with it."""
-    from memtui.core.consolidate import DEFAULT_THRESHOLD
+    from memtui.core.judge.consolidate import DEFAULT_THRESHOLD
 
     if text is None:
         return DEFAULT_THRESHOLD
@@ -71,9 +71,9 @@ def parse_threshold(text: str | None) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.consolidate import scan_root
-    from memtui.core.rejections import read_rejected
-    from memtui.core.store import RootError
+    from memtui.core.judge.consolidate import scan_root
+    from memtui.core.read.store import RootError
+    from memtui.core.stores.rejections import read_rejected
 
     threshold = parse_threshold(args.threshold)
     if args.limit < 0:
@@ -124,7 +124,7 @@ def _fmt(score: float | None) -> str:
 def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    from memtui.core.consolidate import pairs_summary
+    from memtui.core.judge.consolidate import pairs_summary
 
     name = esc(rel_root(Path(result.root), args.path))
     summary = (

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from memtui.core.staleness import Row, StaleFacts
+    from memtui.core.judge.staleness import Row, StaleFacts
 
     from .bigtable import Col
 
@@ -95,9 +95,9 @@ def parse_repo(text: str | None) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.project import ProjectCache
-    from memtui.core.staleness import rows_at, stale_facts_root
-    from memtui.core.store import RootError
+    from memtui.core.judge.staleness import rows_at, stale_facts_root
+    from memtui.core.read.project import ProjectCache
+    from memtui.core.read.store import RootError
 
     now = parse_now(args.now)
     repo = parse_repo(args.repo)
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _file_text(row: Row, n: str) -> str:
-    """A row's JSON object (:func:`memtui.core.staleness.row_json`) as the indented encoder
+    """A row's JSON object (:func:`memtui.core.judge.staleness.row_json`) as the indented encoder
     writes it, its later lines starting with ``n``: a template instead of a walk, one per file.
 
     Strings go through the encoder's own string function; the rounded numbers are finite floats
@@ -140,18 +140,21 @@ def _file_text(row: Row, n: str) -> str:
     score, path, days, base, action, bucket, cls, downgraded, guards, f = row
     m = n + "  "
     found, missing, unverifiable = f[12]
+    unknown = f[16]
     return (
         f'{{{m}"path": {text(path)},{m}"type": {text(f[1])},'
-        f'{m}"age_days": {round(days, 1)!r},{m}"score": {round(score, 1)!r},'
+        f'{m}"age_days": {"null" if unknown else repr(round(days, 1))},'
+        f'{m}"score": {round(score, 1)!r},'
         f'{m}"action": "{action}",{m}"class": "{cls}",'
         f'{m}"modifiers": {_objects(f[10], _MODIFIER_KEYS, m)},'
         f'{m}"missing": {_objects(f[11], _MISSING_KEYS, m)},'
         f'{m}"guards": {_objects(guards, _GUARD_KEYS, m)},{m}"half_life": {scalar(f[2])},'
         f'{m}"base_score": {round(base, 1)!r},{m}"bucket": "{bucket}",'
-        f'{m}"age_source": {text(f[4])},{m}"dated": {text(f[5])},'
+        f'{m}"age_source": {text(f[4])},{m}"dated": {"null" if unknown else text(f[5])},'
         f'{m}"downgraded": {"true" if downgraded else "false"},{m}"references": {{'
         f'{m}  "found": {found:d},{m}  "missing": {missing:d},{m}  "unverifiable": {unverifiable:d}'
-        f'{m}}},{m}"status": {_status_text(f[14], m)}{n}}}'
+        f'{m}}},{m}"status": {_status_text(f[14], m)},'
+        f'{m}"age_unknown": {text(unknown) if unknown else "null"}{n}}}'
     )
 
 
@@ -188,7 +191,7 @@ def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) 
 
 def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetime | date,
                   args: argparse.Namespace) -> None:
-    from memtui.core.ages import DATE_KEYS
+    from memtui.core.judge.ages import DATE_KEYS
 
     from .bigtable import fit_columns, print_table
 
@@ -207,7 +210,8 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
             f"[{_ACTION_STYLE[action]}]{action}[/]",
             _CLASS_LABEL[cls] + (" ↓" if downgraded else ""),
             f[1],
-            f"{days:.0f}d" + ("" if f[4] in DATE_KEYS else f" [dim]{f[4]}[/]"),
+            ("[yellow]unknown[/]" if f[16] else
+             f"{days:.0f}d" + ("" if f[4] in DATE_KEYS else f" [dim]{f[4]}[/]")),
             plain(_missing_text(f[11])),
             plain(", ".join(kind for kind, _ in guards)),
             plain(path),
@@ -228,7 +232,41 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
         note += f"; {unchecked} URL(s) not checked (use --online)"
     out.print(f"{summary} — {note}.  class: evergreen = nothing to verify, fresh = all found, "
               "partly / FULLY = some / all references gone; superseded / archived = declared by the "
-              "author (prune whatever the age); ↓ = all gone but held back by a guard\n")
+              "author (prune whatever the age); ↓ = all gone but held back by a guard")
+    _print_unknown(out, rows)
+    if facts.documents:
+        listed = ", ".join(f"{esc(path)} ({esc(what)})" for path, what in facts.documents[:6])
+        more = f", and {len(facts.documents) - 6} more" if len(facts.documents) > 6 else ""
+        out.print(f"the folder's own documents, not scored (not memories): {listed}{more}")
+    out.print()
+
+
+def _unknown_ages(rows: list[Row]) -> dict[str, list[tuple[str, str]]]:
+    """The files whose age is unknown, by what their times say (the reason's first part: the
+    copy or the import), each with the rest of its reason, in the order first met."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for row in rows:
+        reason = row[9][16]
+        if reason:
+            head, _, rest = reason.partition("; ")
+            out.setdefault(head, []).append((row[1], rest))
+    return out
+
+
+def _print_unknown(out: Console, rows: list[Row]) -> None:
+    """Which ages are unknown and why: one line per copy (or import), with how many files state
+    no date of their own, how many name a session with no transcript here, and which files."""
+    unknown = _unknown_ages(rows)
+    if not unknown:
+        return
+    total = sum(len(files) for files in unknown.values())
+    out.print(f"[yellow]{total} age{'s' * (total != 1)} unknown[/] (scored as one half-life of "
+              "their type: review, never fresh, never pruned for age alone):")
+    for head, files in unknown.items():
+        sessions = sum(1 for _, rest in files if "has no transcript here" in rest)
+        said = f" ({sessions} name a Claude Code session with no transcript here)" if sessions else ""
+        names = ", ".join(esc(p) for p, _ in files[:3]) + (f" … (+{len(files) - 3})" if len(files) > 3 else "")
+        out.print(f"  {esc(head)} — {len(files)} state no date of their own{said}: {names}")
 
 
 #: at this width and wider every column is shown; narrower, the file first and what fits

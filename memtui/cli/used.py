@@ -30,7 +30,7 @@ from .common import (
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from memtui.core.usage import Usage
+    from memtui.core.judge.usage import Usage
 
 
 def register(subparsers: Subparsers) -> None:
@@ -55,14 +55,14 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.statcache import load_cached
-    from memtui.core.store import RootError
-    from memtui.core.usage import usage_of
+    from memtui.core.judge.usage import usage_of
+    from memtui.core.read.store import RootError
+    from memtui.core.stores.statcache import load_cached
 
     only: str | None = None
     path = args.path
     if path is not None and Path(path).expanduser().is_file():
-        from memtui.core.claude_settings import nearest_root
+        from memtui.core.model.claude_settings import nearest_root
 
         given = Path(path).expanduser().absolute()
         found = nearest_root(str(given))

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from memtui.core.budget import Budget
-    from memtui.core.model import Finding
+    from memtui.core.model.snapshot import Finding
+    from memtui.core.rules.budget import Budget
 
 NO_RECORD_ENV = "MEMTUI_NO_PRESSURE"
 
@@ -69,9 +69,9 @@ def to_json(root: Path, budget: Budget, findings: Sequence[Finding]) -> dict[str
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from memtui.core.pressure import record_budget
-    from memtui.core.statcache import validate_root
-    from memtui.core.store import RootError
+    from memtui.core.read.store import RootError
+    from memtui.core.stores.pressure import record_budget
+    from memtui.core.stores.statcache import validate_root
 
     roots = find_roots(args.path)
     record = not (args.no_record or os.environ.get(NO_RECORD_ENV))

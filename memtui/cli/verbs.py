@@ -1,6 +1,6 @@
 """``memtui pin|unpin|decay|promote|archive|restore|supersede|edit|remember|rebuild`` — change a root.
 
-Each verb builds a changeset (:mod:`memtui.core.verbs`), gates it and writes it through
+Each verb builds a changeset (:mod:`memtui.core.verbs.lifecycle`), gates it and writes it through
 :mod:`memtui.core.write`, holding the root's lock from reading to writing so that two memtuis on
 one root take turns.  ``--dry-run`` prints the changeset and the gate's verdict and touches
 nothing; ``--json`` prints ``{"verb", "accepted", "changes", "findings", …}``.  Exit codes: 0
@@ -36,8 +36,8 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from memtui.core.changeset import Changeset
-    from memtui.core.model import Snapshot
+    from memtui.core.model.changeset import Changeset
+    from memtui.core.model.snapshot import Snapshot
     from memtui.core.write import Attempt, Preview, Recovered
 
 Build = Callable[["Snapshot", argparse.Namespace], "Changeset"]
@@ -194,7 +194,7 @@ def resolve_files(files: list[str], root_option: str | None) -> tuple[Path, list
 
 def print_preview(preview: Preview, dry_run: bool, record_id: str | None = None, diff: bool = False) -> None:
     """The changeset, the verdict, and what happened, for people."""
-    from memtui.core.changeset import Create, Move, unified_diff
+    from memtui.core.model.changeset import Create, Move, unified_diff
 
     out = console()
     cs = preview.changeset
@@ -255,9 +255,9 @@ def _unprefixed(args: argparse.Namespace, message: str) -> str:
 @contextlib.contextmanager
 def changing(args: argparse.Namespace) -> Iterator[None]:
     """Map the writer's errors to messages and exit codes (raised as :class:`Exit`)."""
-    from memtui.core.changeset import AlreadyDone, ChangesetError, Refusal, VerbError
-    from memtui.core.rebuild import NothingToRebuild
-    from memtui.core.store import RootError
+    from memtui.core.model.changeset import AlreadyDone, ChangesetError, Refusal, VerbError
+    from memtui.core.read.store import RootError
+    from memtui.core.tidy.rebuild import NothingToRebuild
     from memtui.core.write import Busy, ChangedOnDisk, NothingToUndo, Refused, TxnError, WriteFailed
 
     try:
@@ -314,7 +314,7 @@ def apply_changeset(args: argparse.Namespace, root: Path, build: Callable[[Snaps
     """Build, gate and (unless a dry run) commit one change through the writer's one protocol;
     ``cached``: the root loaded through its stat cache (every text read when it will commit)."""
     from memtui.core import write
-    from memtui.core.statcache import cache_of, cached_loader
+    from memtui.core.stores.statcache import cache_of, cached_loader
 
     def plan_cached(snapshot: Snapshot) -> Preview:
         try:  # the gate validates the root from its files' kept findings
@@ -361,7 +361,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from memtui.core import verbs
+    from memtui.core.verbs import lifecycle as verbs
 
     verb = args.verb
     if verb == "rebuild":
@@ -369,7 +369,7 @@ def _run(args: argparse.Namespace) -> int:
         with changing(args):
             root = root_of_path(args.path)
             if args.dry_run:  # the kept "nothing to do", when the root stats as it did then
-                from memtui.core.rebuild import NothingToRebuild, kept_nothing_to_rebuild
+                from memtui.core.tidy.rebuild import NothingToRebuild, kept_nothing_to_rebuild
 
                 kept = kept_nothing_to_rebuild(root, budget_config(args), target)
                 if kept is not None:
@@ -399,7 +399,7 @@ def _run(args: argparse.Namespace) -> int:
                 raise UsageError("merge needs at least two different memory files")
             gist_body = _read_gist(args.gist_file) if args.gist_file else None
     if verb == "merge":
-        from memtui.core.merge import merge
+        from memtui.core.verbs.merge import merge
 
         return apply_changeset(args, root, lambda s: merge(
             s, rels, body=gist_body, confirm_pinned=args.confirm_pinned), diff=True)
@@ -407,7 +407,7 @@ def _run(args: argparse.Namespace) -> int:
         return apply_changeset(args, root, lambda s: verbs.supersede(s, rels[0], rels[1], confirm=args.yes))
     if verb == "edit":
         return apply_changeset(args, root, lambda s: verbs.edit_hook(s, rels[0], args.hook))
-    from memtui.core.bulk import bulk
+    from memtui.core.verbs.bulk import bulk
 
     return apply_changeset(args, root, lambda s: bulk(
         s, verb, rels, confirm=getattr(args, "yes", False), hook=getattr(args, "hook", None)).changeset)
@@ -428,10 +428,10 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
     lost; it is removed once the edit is written (or nothing was edited).
     """
     from memtui.core import write
-    from memtui.core.changeset import ChangesetError, apply_to_snapshot
-    from memtui.core.editor import EditorFailed, edit_copy
-    from memtui.core.store import load_root
-    from memtui.core.verbs import _file, edit_file
+    from memtui.core.model.changeset import ChangesetError, apply_to_snapshot
+    from memtui.core.read.store import load_root
+    from memtui.core.verbs.editor import EditorFailed, edit_copy
+    from memtui.core.verbs.lifecycle import _file, edit_file
 
     with changing(args):
         root, rels = resolve_files([args.file], args.root)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
-from memtui.core.model import Finding, MemoryFile
-from memtui.core.quickfix import QUICK_FIXES
+from memtui.core.model.snapshot import Finding, MemoryFile
+from memtui.core.verbs.quickfix import QUICK_FIXES
 from memtui.services.scoring import Contradiction, Proposal
 from memtui.widgets.problems_view import ProblemsView
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
-    from memtui.core.seen import Inbox
+    from memtui.core.stores.seen import Inbox
     from memtui.screens.main import MainScreen
     from memtui.services.scoring import Proposal
     from memtui.services.workspace import Workspace

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from textual.binding import Binding, BindingType
 
-from memtui.core import verbs
-from memtui.core.bulk import bulk
-from memtui.core.changeset import Changeset
-from memtui.core.group_fix import cover_orphans, drop_broken_links, orphan_families
-from memtui.core.model import Finding, Snapshot
-from memtui.core.quickfix import quick_fix_for
+from memtui.core.model.changeset import Changeset
+from memtui.core.model.snapshot import Finding, Snapshot
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.bulk import bulk
+from memtui.core.verbs.group_fix import cover_orphans, drop_broken_links, orphan_families
+from memtui.core.verbs.quickfix import quick_fix_for
 from memtui.services.scoring import Cluster, Contradiction, Pair
 from memtui.services.writer import Request
 from memtui.widgets.problems_view import ProblemsView
@@ -111,7 +111,7 @@ def _run_mark_seen(host: CommandHost, s: Situation) -> None:
 
 def _run_revert(host: CommandHost, s: Situation) -> None:
     """Take the selected outside change back through the gate (confirm first; ``u`` undoes it)."""
-    from memtui.core.review import revert
+    from memtui.core.verbs.review import revert
 
     change = host.main.selected_change()
     if change is not None:

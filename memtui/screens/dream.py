@@ -1,6 +1,6 @@
 """The Dream screen: one maintenance pass as a checklist, gated as a whole, applied as one change.
 
-The plan (:func:`memtui.core.dream.plan_dream`) is built in a worker.  Each item is a checkbox
+The plan (:func:`memtui.core.dream.plan.plan_dream`) is built in a worker.  Each item is a checkbox
 (``space`` toggles; all on except those that wait for a person; ``l`` splits the strong
 successors' item into one item per fold); the right side shows the
 highlighted item's diff, built on the items checked before it, and the validator's verdict on
@@ -28,10 +28,10 @@ from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
-from memtui.core import dream
-from memtui.core.changeset import VerbError
-from memtui.core.dream import DreamItem, DreamPlan
-from memtui.core.rejections import read_rejected
+from memtui.core.dream import plan as dream
+from memtui.core.dream.plan import DreamItem, DreamPlan
+from memtui.core.model.changeset import VerbError
+from memtui.core.stores.rejections import read_rejected
 from memtui.core.write import Preview
 from memtui.services.workspace import Workspace
 from memtui.services.writer import Plan, Request

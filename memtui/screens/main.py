@@ -13,9 +13,9 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from memtui.commands import BY_NAME, CommandHost, bindings, shown_keys_of
-from memtui.core.model import INDEX_NAME, Finding
-from memtui.core.scopes import Applicability, applicability, stale_reasons
-from memtui.core.seen import Change, Inbox
+from memtui.core.judge.scopes import Applicability, applicability, stale_reasons
+from memtui.core.model.snapshot import INDEX_NAME, Finding
+from memtui.core.stores.seen import Change, Inbox
 from memtui.services.scoring import Proposal
 from memtui.services.workspace import Workspace
 from memtui.widgets.budget_gauge import BudgetGauge

@@ -24,8 +24,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 from textual.worker import Worker, WorkerState
 
-from memtui.core.changeset import Create, VerbError
-from memtui.core.merge import gist_draft, merge
+from memtui.core.model.changeset import Create, VerbError
+from memtui.core.verbs.merge import gist_draft, merge
 from memtui.screens.main import NARROW_BELOW
 from memtui.services import writer
 from memtui.services.diff import SideRow, side_by_side, similarity_summary

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from memtui.core.layers import layer_of
+from memtui.core.judge.layers import layer_of
 from memtui.services.roots import RootSummary, count_errors, summarize
 from memtui.widgets.budget_gauge import state_of
 from memtui.widgets.row_list import Cell, RowList, compose_row
@@ -25,7 +25,7 @@ from memtui.widgets.status_line import display_path
 class RootRow:
     root: Path
     summary: RootSummary | None = None
-    layer: str = ""  # machine-local, shared, agents or other (memtui.core.layers)
+    layer: str = ""  # machine-local, shared, agents or other (memtui.core.judge.layers)
 
 
 class RootList(RowList[RootRow]):

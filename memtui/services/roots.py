@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.budget import measure
-from memtui.core.index import parse_index
-from memtui.core.model import INDEX_NAME, BudgetConfig, Index
-from memtui.core.walk import memory_entries
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import INDEX_NAME, BudgetConfig, Index
+from memtui.core.model.walk import memory_entries
+from memtui.core.rules.budget import measure
 
 _INDEX_NAMES = ("memory.md", "memory-archive.md")
 
@@ -42,8 +42,8 @@ def summarize(root: Path, config: BudgetConfig = BudgetConfig()) -> RootSummary:
 
 def count_errors(root: Path, config: BudgetConfig = BudgetConfig()) -> int | None:
     """How many errors the validator finds in a root (None when it cannot be read)."""
-    from memtui.core.store import RootError, load_root
-    from memtui.core.validate import errors, validate
+    from memtui.core.read.store import RootError, load_root
+    from memtui.core.rules.validate import errors, validate
 
     try:
         return len(errors(validate(load_root(root, config))))

@@ -7,14 +7,14 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Iterable
 
-from memtui.core.consolidate import Candidate as Pair
-from memtui.core.consolidate import Cluster, ScanResult
-from memtui.core.consolidate import scan as scan_root
-from memtui.core.contradictions import Contradiction
-from memtui.core.model import Snapshot
-from memtui.core.project import ProjectCache
-from memtui.core.rejections import forget_rejected, read_rejected, remember_rejected
-from memtui.core.staleness import StalenessReport, score_root
+from memtui.core.judge.consolidate import Candidate as Pair
+from memtui.core.judge.consolidate import Cluster, ScanResult
+from memtui.core.judge.consolidate import scan as scan_root
+from memtui.core.judge.contradictions import Contradiction
+from memtui.core.judge.staleness import StalenessReport, root_times, score_root
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.project import ProjectCache
+from memtui.core.stores.rejections import forget_rejected, read_rejected, remember_rejected
 
 #: one row of the Consolidate view: a near-duplicate pair, a cluster of them, or a contradiction
 Proposal = Pair | Cluster | Contradiction
@@ -30,9 +30,13 @@ class Scorer:
     def __init__(self) -> None:
         self._project_cache = ProjectCache()
 
-    def score(self, snapshot: Snapshot, now: datetime | date) -> StalenessReport:
-        """The staleness report of a root, archived files included."""
-        return score_root(snapshot, now, include_archived=True, cache=self._project_cache)
+    def score(self, snapshot: Snapshot, now: datetime | date, whole: Snapshot | None = None,
+              ) -> StalenessReport:
+        """The staleness report of a root, archived files included (``whole``: the root's whole
+        snapshot when ``snapshot`` holds some of its files: their times are read together)."""
+        times = root_times(whole) if whole is not None else None
+        return score_root(snapshot, now, include_archived=True, cache=self._project_cache,
+                          times=times)
 
     def rescore(self, report: StalenessReport | None, snapshot: Snapshot, touched: Iterable[str],
                 now: datetime | date) -> StalenessReport:
@@ -43,11 +47,17 @@ class Scorer:
         wanted = {p for p in touched if p in snapshot.files}
         wanted |= {p for p in snapshot.files if p not in before}
         partial = replace(snapshot, files={p: snapshot.files[p] for p in sorted(wanted)})
-        fresh = self.score(partial, now)
+        fresh = self.score(partial, now, snapshot)
         results = {r.path: r for r in report.results if r.path in snapshot.files}
+        documents = {p: what for p, what in report.documents if p in snapshot.files}
+        for path in wanted:
+            results.pop(path, None)
+            documents.pop(path, None)
         results.update((r.path, r) for r in fresh.results)
+        documents.update(fresh.documents)
         ordered = sorted(results.values(), key=lambda r: (-r.score, r.path))
-        return StalenessReport(report.root, now, report.project, tuple(ordered), report.online)
+        return StalenessReport(report.root, now, report.project, tuple(ordered), report.online,
+                               tuple(sorted(documents.items())))
 
 
 def scan(snapshot: Snapshot, include_sessions: bool = False) -> ScanResult:

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.model import INDEX_NAME
-from memtui.core.walk import memory_entries
+from memtui.core.model.snapshot import INDEX_NAME
+from memtui.core.model.walk import memory_entries
 
 #: an index file's identity: (device, inode); None when there is no index
 Identity = tuple[int, int] | None

@@ -13,11 +13,11 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from memtui.core.budget import Budget, budget_of
-from memtui.core.consolidate import ScanResult
-from memtui.core.incremental import FindingsCache, findings_cache
-from memtui.core.journal import list_records, stacks
-from memtui.core.model import (
+from memtui.core.judge.consolidate import ScanResult
+from memtui.core.judge.staleness import StalenessReport
+from memtui.core.judge.usage import Usage
+from memtui.core.model.journal import list_records, stacks
+from memtui.core.model.snapshot import (
     INDEX_NAME,
     BudgetConfig,
     Finding,
@@ -27,11 +27,11 @@ from memtui.core.model import (
     MemoryFile,
     Snapshot,
 )
-from memtui.core.pressure import read_pressure, record_pressure
-from memtui.core.staleness import StalenessReport
-from memtui.core.store import load_indexed
-from memtui.core.usage import Usage
-from memtui.core.validate import SCOPE, TEAM, Reach, reach_of, region_globs
+from memtui.core.read.store import load_indexed
+from memtui.core.rules.budget import Budget, budget_of
+from memtui.core.rules.incremental import FindingsCache, findings_cache
+from memtui.core.rules.validate import DOCUMENT, SCOPE, TEAM, Reach, reach_of, region_globs
+from memtui.core.stores.pressure import read_pressure, record_pressure
 
 PINNED = "pinned"
 RECENT = "recent"
@@ -80,7 +80,7 @@ class WorkingSet:
 @dataclass(frozen=True)
 class Coverage:
     """Which region glob covers each file (the first, in index order) and how many each matches:
-    the core's reachability model (:class:`memtui.core.validate.Reach`) seen from the regions."""
+    the core's reachability model (:class:`memtui.core.rules.validate.Reach`) seen from the regions."""
 
     globs: tuple[str, ...] = ()  # valid globs, in index order, each once
     region_of: Mapping[str, str] = field(default_factory=dict)
@@ -107,7 +107,7 @@ class FileRow:
     path: str
     title: str
     type: str
-    reach: str  # one of memtui.core.validate.REACH_WAYS ('orphan': the orphan rule's files)
+    reach: str  # one of memtui.core.rules.validate.REACH_WAYS ('orphan': the orphan rule's files)
     pinned: bool
     archived: bool
     size: int
@@ -207,6 +207,9 @@ class Workspace:
         elif how == TEAM:
             out.append("unreachable team memory — no entry, archive entry or region covers it "
                        "(team-unreachable: left to the team)")
+        elif how == DOCUMENT:
+            out.append("the folder's own document, not a memory (folder-document) — nothing needs "
+                       "to reach it; list it only if the agent should read it")
         if not out:
             out.append("unreachable — no entry, archive entry or region covers it (orphan)"
                        if self.complete else "scanning…")
@@ -421,9 +424,9 @@ def full_workspace(
 
     The root is read through its stat cache, every text read (changes are planned on it, as
     the CLI plans a commit): its files' findings, token sets and staleness facts, and the
-    dream's and rebuild's kept whole-root answers (:func:`memtui.core.statcache.cache_of`)
+    dream's and rebuild's kept whole-root answers (:func:`memtui.core.stores.statcache.cache_of`)
     come from what the last run learnt, as in the CLI."""
-    from memtui.core.statcache import load_cached
+    from memtui.core.stores.statcache import load_cached
 
     snapshot, stat_cache = load_cached(root, config, texts=True)
     if record and not os.environ.get(NO_PRESSURE_ENV):

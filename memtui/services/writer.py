@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from memtui.core import write
-from memtui.core.changeset import Changeset, Create, Move, VerbError, unified_diff
-from memtui.core.incremental import FindingsCache
-from memtui.core.model import Finding, Snapshot
+from memtui.core.model.changeset import Changeset, Create, Move, VerbError, unified_diff
+from memtui.core.model.snapshot import Finding, Snapshot
+from memtui.core.rules.incremental import FindingsCache
 from memtui.core.write import RefusalLine, refusal_lines, refusal_text
 
 #: a core verb bound to its arguments: the snapshot in, the changeset out

@@ -7,7 +7,7 @@ from typing import Callable, Protocol
 from rich.style import Style
 from rich.text import Text
 
-from memtui.core.staleness import bucket_for
+from memtui.core.judge.staleness import bucket_for
 from memtui.services.workspace import Workspace
 
 

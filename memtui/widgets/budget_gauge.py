@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from memtui.core.budget import FILL_TARGET, PRESSURE_THRESHOLD, Budget
+from memtui.core.rules.budget import FILL_TARGET, PRESSURE_THRESHOLD, Budget
 from memtui.widgets.theme import foreground_only
 
 SPARKS = "▁▂▃▄▅▆▇█"

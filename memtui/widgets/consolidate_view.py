@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from memtui.core.consolidate import CONTAINED, ScanResult, pairs_summary
+from memtui.core.judge.consolidate import CONTAINED, ScanResult, pairs_summary
 from memtui.services.scoring import Cluster, Contradiction, Pair, Proposal, files_of, kind_of
 
 from .row_list import Cell, RowList, Rule, compose_row

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
-from memtui.core.usage import Usage
+from memtui.core.judge.usage import Usage
 from memtui.services.search import SearchKeys, fuzzy_filter, parse_facets
 from memtui.services.workspace import FileRow, Workspace
 
@@ -25,7 +25,7 @@ from .view import ListView
 FILTER_IN_WORKER = 20_000
 
 REACH_ROLE = {"entry": "ok", "not loaded": "warn", "archive": "muted", "region": "accent",
-              "orphan": "error", "scanning": "muted"}
+              "orphan": "error", "document": "muted", "scanning": "muted"}
 
 
 class FileList(RowList[FileRow]):

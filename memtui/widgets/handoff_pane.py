@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from memtui.core.handoff import HEADINGS, MAX_LINES, HandoffState
+from memtui.core.read.handoff import HEADINGS, MAX_LINES, HandoffState
 
 
 def handoff_text(state: HandoffState) -> Text:

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from memtui.core.seen import Change, Inbox, tracked_words
+from memtui.core.stores.seen import Change, Inbox, tracked_words
 from memtui.services.workspace import Workspace
 
 from .header_line import HeaderLine

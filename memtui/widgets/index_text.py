@@ -17,8 +17,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.core.budget import Budget
-from memtui.core.model import INDEX_NAME, Index
+from memtui.core.model.snapshot import INDEX_NAME, Index
+from memtui.core.rules.budget import Budget
 from memtui.terminal_text import plain
 
 from .preview import Preview

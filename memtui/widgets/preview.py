@@ -14,9 +14,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.core.model import MemoryFile
-from memtui.core.staleness import StalenessResult
-from memtui.core.validate import glob_matches, glob_regex
+from memtui.core.judge.staleness import StalenessResult
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.rules.validate import glob_matches, glob_regex
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
 
 from .theme import foreground_only
@@ -44,10 +44,15 @@ def staleness_table(result: StalenessResult, error: Style | str = "red") -> Tabl
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     table.add_row("score", Text(f"{result.score:.0f} · {result.action.value} ({result.bucket.value})"))
-    table.add_row("age", f"{result.age.days:.0f} days (from {result.age.source}, "
-                         f"{result.age.when.date().isoformat()})")
-    table.add_row("half-life", f"{result.half_life:.0f} days for type {result.type} → "
-                               f"base {result.base_score:.0f}")
+    if result.age.known:
+        table.add_row("age", f"{result.age.days:.0f} days (from {result.age.source}, "
+                             f"{result.age.when.date().isoformat()})")
+        table.add_row("half-life", f"{result.half_life:.0f} days for type {result.type} → "
+                                   f"base {result.base_score:.0f}")
+    else:  # never "0 days": a copy's times say nothing of the note's age
+        table.add_row("age", f"unknown — {result.age.reason}")
+        table.add_row("half-life", f"{result.half_life:.0f} days for type {result.type}; an "
+                                   f"unknown age scores as one half-life → base {result.base_score:.0f}")
     for modifier in result.modifiers:
         table.add_row("modifier", f"+{modifier.points} {modifier.reason}")
     table.add_row("class", result.cls.value.replace("_", " ").lower()

@@ -12,8 +12,8 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import Static
 
-from memtui.core.model import Finding
-from memtui.core.quickfix import QUICK_FIXES
+from memtui.core.model.snapshot import Finding
+from memtui.core.verbs.quickfix import QUICK_FIXES
 from memtui.services.search import fuzzy_filter
 
 from .filter_bar import FilterBar

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memtui.core.usage import Usage
+from memtui.core.judge.usage import Usage
 
 READ_VALUES = ("dead", "recent", "active", "missing", "never")
 READ_WIDTH = 5

@@ -7,8 +7,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
-from memtui.core.staleness import StalenessResult
-from memtui.core.usage import Usage
+from memtui.core.judge.staleness import StalenessResult
+from memtui.core.judge.usage import Usage
 from memtui.services.search import fuzzy_filter, parse_facets
 
 from .badges import BUCKET_ROLE
@@ -83,7 +83,7 @@ class StaleList(RowList[StalenessResult]):
                 Text(item.action.value, style=self.style_of(role)),
                 Text(CLASS_SHORT[item.cls.value], style=self.style_of("muted")),
                 Text(item.type, style=self.style_of("muted")),
-                f"{item.age.days:5.0f}d",
+                f"{item.age.days:5.0f}d" if item.age.known else Text("    ?", style=self.style_of("warn")),
                 Text(f"✗{missing}" if missing else "", style=self.style_of("error")),
                 Text(f"◇{guards}" if guards else "", style=self.style_of("muted")),
                 Text(read, style=self.style_of(read_role)),
@@ -185,6 +185,12 @@ class StalenessView(ListView[StalenessResult]):
         shown = (f"showing {len(shown_live):,} of {len(live):,}" if len(shown_live) != len(live)
                  else f"{len(live):,} files")
         apart = f" · {len(archived):,} archived apart" if archived else ""
+        unknown = sum(1 for r in live if not r.age.known)
+        if unknown:
+            apart += f" · ? {unknown:,} age{'s' * (unknown != 1)} unknown (a copy's times)"
+        if report.documents:
+            n = len(report.documents)
+            apart += f" · {n:,} folder document{'s' * (n != 1)} not scored"
         if problems:
             header.update(Text("⚠ " + "; ".join(problems), style="bold"))
         else:

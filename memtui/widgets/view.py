@@ -15,7 +15,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input
 
-from memtui.core.scopes import Applicability
+from memtui.core.judge.scopes import Applicability
 from memtui.services.workspace import Workspace
 
 from .filter_bar import FilterBar

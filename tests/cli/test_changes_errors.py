@@ -15,8 +15,8 @@ from typing import Callable
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import seen_store
-from memtui.core.seen_store import location
+from memtui.core.stores import seen_store
+from memtui.core.stores.seen_store import location
 from tests.support.roots import MakeRoot, topic
 
 BAD = os.fsdecode(b"project_\xff\xfebad.md")  # a name that is not UTF-8, as Python holds it
@@ -177,8 +177,8 @@ def test_a_long_list_is_written_in_one_pass_each_change_once(
 
 
 def test_temp_files_of_cut_off_saves_are_removed(make_root: MakeRoot, tmp_path: Path) -> None:
-    from memtui.core import seen
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
+    from memtui.core.stores import seen
 
     root = make_root(ROOT)
     seen.inbox(load_root(root))
@@ -240,9 +240,9 @@ def test_an_output_error_of_a_read_only_command_is_an_io_error(
 
 
 def test_a_fifo_index_is_called_what_it_is(make_root: MakeRoot) -> None:
-    from memtui.core import verbs
-    from memtui.core.changeset import OutsidePath, apply_to_snapshot
-    from memtui.core.store import load_root
+    from memtui.core.model.changeset import OutsidePath, apply_to_snapshot
+    from memtui.core.read.store import load_root
+    from memtui.core.verbs import lifecycle as verbs
 
     root = make_root({"alpha.md": topic("alpha")})
     os.mkfifo(root / "MEMORY.md")

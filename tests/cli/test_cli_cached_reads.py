@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import statcache
+from memtui.core.stores import statcache
 from tests.support.layers import FACT, SHARED_INDEX
 from tests.support.roots import topic
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.rejections import remember_rejected
+from memtui.core.stores.rejections import remember_rejected
 from tests.support.roots import MakeRoot, topic
 
 SHARED = "Garbage collection marks every referenced blob and then sweeps the unreferenced ones"

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,54 @@ def test_runs_as_a_command(root: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["files"][0]["path"] == "old.md"
+
+
+COPIED = datetime(2026, 12, 1, 9, tzinfo=timezone.utc).timestamp()  # when a copy wrote every file
+
+
+@pytest.fixture
+def copied(make_root: MakeRoot) -> Path:
+    """A root as a clone or a backup leaves it: every file written at one moment, most undated,
+    and the folder's README beside them."""
+    root = make_root({
+        "MEMORY.md": "# Memory\n",
+        **{f"note_{c}.md": topic(f"Note {c}", body=f"The {c} worker drains the queue.\n") for c in "abcde"},
+        "dated.md": topic("Dated", body="**Date**: 2026-03-04\n\nThe queue moved to Redis.\n"),
+        "README.md": "# Team memory\n\nWhat this folder is, for people who open it.\n",
+    })
+    for path in root.iterdir():
+        os.utime(path, (COPIED, COPIED))
+    return root
+
+
+def test_json_says_which_ages_are_unknown_and_why(copied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The reason is the ``age_unknown`` field of each file; ``age_days`` and ``dated`` are null
+    then (never 0); every other field of DESIGN §8's shape is there as before."""
+    data = run_json(capsys, str(copied), "--now", "2026-12-02")
+    assert isinstance(data, dict)
+    files = {f["path"]: f for f in data["files"]}
+    assert set(files) == {"dated.md", *(f"note_{c}.md" for c in "abcde")}
+    assert data["documents"] == [{"path": "README.md", "what": "the folder's README"}]
+    for entry in files.values():
+        assert {"path", "type", "age_days", "score", "action", "class", "modifiers", "missing",
+                "guards", "age_source", "dated", "age_unknown"} <= set(entry)
+    dated = files.pop("dated.md")
+    assert (dated["age_source"], dated["dated"], dated["age_unknown"]) == ("body Date:", "2026-03-04", None)
+    for entry in files.values():
+        assert entry["age_source"] == "unknown" and entry["age_days"] is None and entry["dated"] is None
+        assert entry["age_unknown"] == ("all 7 files were written within a second on 2026-12-01: a copy, "
+                                        "clone or restore; no date in the file")
+        assert (entry["score"], entry["action"], entry["bucket"]) == (50.0, "review", "review")
+        assert not any(g["kind"] == "recent" for g in entry["guards"])
+    assert main(["stale", str(copied), "--now", "2026-12-02", "--json"]) == 0  # the kept answer
+    assert json.loads(capsys.readouterr().out) == data
+
+
+def test_the_table_says_which_ages_are_unknown_and_why(copied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stale", str(copied), "--now", "2026-12-02"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "5 ages unknown" in out and "never fresh" in out
+    assert ("all 7 files were written within a second on 2026-12-01: a copy, clone or restore — 5 state "
+            "no date of their own: note_a.md, note_b.md, note_c.md … (+2)") in out
+    assert "0d" not in out and "mtime" not in out
+    assert "the folder's own documents, not scored (not memories): README.md (the folder's README)" in out

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT, tree
@@ -209,7 +209,7 @@ def test_unwritable_folder_exits_2(root: Path, capsys: pytest.CaptureFixture[str
 
 def test_merge_command_folds_two_files_and_undo_restores_them(tmp_path, capsys) -> None:
     from memtui.cli.main import main
-    from memtui.core.demo import copy_demo
+    from memtui.core.read.demo import copy_demo
 
     root = copy_demo(tmp_path / "demo")
     before = {p: p.read_bytes() for p in root.rglob("*.md")}

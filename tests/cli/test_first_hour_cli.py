@@ -72,7 +72,7 @@ def test_a_reader_closing_the_pipe_is_not_an_error(demo_root: Path, command: str
 
 
 def test_the_pairs_heading_says_what_proposed_the_rows() -> None:
-    from memtui.core.consolidate import Candidate, pairs_summary
+    from memtui.core.judge.consolidate import Candidate, pairs_summary
 
     def pair(score: float, evidence: str) -> Candidate:
         return Candidate("a.md", "b.md", score, None, score, 0.5, (), 0, evidence=evidence)
@@ -125,8 +125,8 @@ def test_validate_at_80_columns_wraps_findings_under_the_rule(
 
 
 def test_remember_follows_a_folder_that_names_files_by_type(make_root: Any) -> None:
-    from memtui.core.store import load_root
-    from memtui.core.verbs import remember
+    from memtui.core.read.store import load_root
+    from memtui.core.verbs.lifecycle import remember
 
     typed = {f"{t}_{n}.md": f"---\nname: {n}\ndescription: d\ntype: {t}\n---\nx\n"
              for t, n in (("feedback", "a"), ("project", "b"), ("user", "c"), ("feedback", "d"))}

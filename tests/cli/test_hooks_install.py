@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import hooks_install as hi
+from memtui.core.hooks import install as hi
 
 PREFIX = "/opt/bin/memtui"
 

@@ -9,9 +9,10 @@ from typing import Any, Callable
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
-from memtui.core.journal import list_records
-from memtui.core.model import Snapshot
+from memtui.core import write
+from memtui.core.model.journal import list_records
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.verbs import lifecycle as verbs
 from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT
 
@@ -35,14 +36,14 @@ def counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, calls: dict
 
 def test_the_cli_pin_recovers_loads_builds_and_gates_once(
         root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import memtui.core.bulk
+    import memtui.core.verbs.bulk
     import memtui.core.write.preview
     import memtui.core.write.protocol
 
     calls: dict[str, int] = {}
     counting(monkeypatch, memtui.core.write.protocol, "recover", calls)
     counting(monkeypatch, memtui.core.write.protocol, "load_root", calls)
-    counting(monkeypatch, memtui.core.bulk, "bulk", calls)
+    counting(monkeypatch, memtui.core.verbs.bulk, "bulk", calls)
     counting(monkeypatch, memtui.core.write.preview, "gate", calls)
     assert main(["pin", str(root / "alpha.md")]) == 0
     assert calls == {"recover": 1, "load_root": 1, "bulk": 1, "gate": 1}
@@ -57,7 +58,7 @@ def test_a_dry_run_reads_only(root: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_a_refused_change_touches_nothing(root: Path) -> None:
-    from memtui.core.changeset import Changeset, Create
+    from memtui.core.model.changeset import Changeset, Create
     from tests.support.writer import tree
 
     before = tree(root, include_memtui=True)

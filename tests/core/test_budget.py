@@ -7,11 +7,11 @@ from datetime import date
 
 import pytest
 
-from memtui.core.budget import budget_of, loaded_text, measure
-from memtui.core.index import parse_index
-from memtui.core.model import BudgetConfig
-from memtui.core.pressure import read_pressure, record_pressure
-from memtui.core.store import load_root
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import load_root
+from memtui.core.rules.budget import budget_of, loaded_text, measure
+from memtui.core.stores.pressure import read_pressure, record_pressure
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import verbs, write
-from memtui.core.bulk import BULK_VERBS, bulk
-from memtui.core.changeset import Changeset, VerbError, apply_to_snapshot
-from memtui.core.demo import demo_source
-from memtui.core.journal import list_records
-from memtui.core.model import Snapshot
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.model.changeset import Changeset, VerbError, apply_to_snapshot
+from memtui.core.model.journal import list_records
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.demo import demo_source
+from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.bulk import BULK_VERBS, bulk
 from tests.support.writer import tree
 
 RECENT = ["project_gc_concurrent_mark.md", "feedback_run_conformance_before_push.md",

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import eval_candidates as ev  # noqa: E402
 
-from memtui.core.consolidate import scan  # noqa: E402
+from memtui.core.judge.consolidate import scan  # noqa: E402
 
 PRECISION_FLOOR, RECALL_FLOOR = 0.85, 0.75  # the default mode's floors (targets 0.95 / 0.85)
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.claude_settings import encode_project_path, project_dir_name
-from memtui.core.discover import claude_roots, discover
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.model.claude_settings import encode_project_path, project_dir_name
+from memtui.core.read.store import load_root
+from memtui.core.roots.discover import claude_roots, discover
+from memtui.core.rules.validate import validate
 
 LONG = "/work/" + "deep_folder/" * 20 + "proj😀"
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import arrayjoin, simjoin
-from memtui.core.consolidate import (
+from memtui.core.judge import arrayjoin, simjoin
+from memtui.core.judge.consolidate import (
     STOP_WORDS,
     brute_force_proposed,
     clusters_of,
@@ -25,11 +25,8 @@ from memtui.core.consolidate import (
     token_sets_of,
     tokens,
 )
-from memtui.core.contradictions import contradicting_pairs, stance
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
-from memtui.core.rejections import read_rejected, remember_rejected
-from memtui.core.simjoin import (
+from memtui.core.judge.contradictions import contradicting_pairs, stance
+from memtui.core.judge.simjoin import (
     TokenSets,
     brute_force_pairs,
     min_overlap,
@@ -37,7 +34,10 @@ from memtui.core.simjoin import (
     pair_score,
     similar_pairs,
 )
-from memtui.core.store import load_root
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
+from memtui.core.stores.rejections import read_rejected, remember_rejected
 from tests.support.roots import MakeRoot, corpus, topic
 
 # ------------------------------------------------------------------------------ tokens and scores
@@ -529,7 +529,7 @@ def test_scan_never_writes(dup_root: Path) -> None:
 def test_a_token_set_kept_as_one_string_comes_back_the_same(words: frozenset[str]) -> None:
     import marshal
 
-    from memtui.core.consolidate import _joined, _split
+    from memtui.core.judge.consolidate import _joined, _split
 
     kept = marshal.loads(marshal.dumps(_joined(words)))
     assert _split(kept) == words

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import _run_demo, main
-from memtui.core.demo import HISTORY, copy_demo, demo_project_source, demo_source, final_tree
+from memtui.core.read.demo import HISTORY, copy_demo, demo_project_source, demo_source, final_tree
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

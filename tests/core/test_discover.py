@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.discover import claude_project_memory, discover, encode_project_path
-from memtui.core.store import RootError
+from memtui.core.read.store import RootError
+from memtui.core.roots.discover import claude_project_memory, discover, encode_project_path
 
 
 def test_encoding_replaces_slashes_and_dots() -> None:

@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream, write
-from memtui.core.changeset import apply_to_snapshot, unified_diff
-from memtui.core.consolidate import scan
-from memtui.core.dream import HISTORY_NAME, comment_blocks, move_history, plan_dream
-from memtui.core.journal import list_records
-from memtui.core.model import Snapshot
-from memtui.core.staleness import StalenessClass, score_root
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core import write
+from memtui.core.dream import plan as dream
+from memtui.core.dream.plan import HISTORY_NAME, comment_blocks, move_history, plan_dream
+from memtui.core.judge.consolidate import scan
+from memtui.core.judge.staleness import StalenessClass, score_root
+from memtui.core.model.changeset import apply_to_snapshot, unified_diff
+from memtui.core.model.journal import list_records
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from tests.support.dream_plans import OLD, STALE_BODY, sweeper_files, sweeper_project, two_closed_sprints
 from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree
@@ -322,8 +323,8 @@ def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None
     (a contradiction is evidence a person reads), a pinned one saying so."""
     from types import SimpleNamespace
 
-    from memtui.core.consolidate import Contradiction
-    from memtui.core.dream import _supersede_items
+    from memtui.core.dream.plan import _supersede_items
+    from memtui.core.judge.consolidate import Contradiction
 
     root = make_root({
         "MEMORY.md": "# Memory\n\n## Recent\n- [a](a.md) — a\n- [b](b.md) — b\n- [c](c.md) — c\n"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import dream
-from memtui.core.store import load_root
+from memtui.core.dream import plan as dream
+from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA
 
 TSV = Path(__file__).parent / "data" / "dream_acceptance.tsv"

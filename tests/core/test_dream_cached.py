@@ -3,7 +3,7 @@
 A root loaded through its stat cache (lazily, as a dry run does, or with every text read, as a
 commit does) plans from the kept facets (tokens, staleness facts, contradiction cues) and the
 kept whole-root answers (scan, staleness); the items, their evidence and the gate's verdict are
-those of :func:`memtui.core.store.load_root`, cold and warm.
+those of :func:`memtui.core.read.store.load_root`, cold and warm.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream, statcache
-from memtui.core.model import Snapshot
-from memtui.core.rebuild import NothingToRebuild, rebuild
-from memtui.core.statcache import load_cached
-from memtui.core.store import load_root
+from memtui.core.dream import plan as dream
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.store import load_root
+from memtui.core.stores import statcache
+from memtui.core.stores.statcache import load_cached
+from memtui.core.tidy.rebuild import NothingToRebuild, rebuild
 from tests.support.dream_plans import plans, sweeper_files, sweeper_project
 from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 
@@ -137,7 +138,7 @@ def test_the_successor_items_come_alike_from_the_kept_answer(successor_root: Pat
         assert cached_plans(root, texts=texts) == expected
     assert statcache.StatCache.open(root, aged).section("memo-successors")  # the whole answer kept
     rejected = [("session_2026-05-24_sprint3_closed.md", "session_2026-05-24_sprint3_execution.md")]
-    from memtui.core.supersession import root_supersessions, root_supersessions_cached
+    from memtui.core.judge.supersession import root_supersessions, root_supersessions_cached
 
     for _ in range(2):  # the rejected pairs are part of the question
         snapshot, cache = load_cached(root, clock=aged)
@@ -155,7 +156,7 @@ def test_the_successor_items_come_alike_from_the_kept_answer(successor_root: Pat
 
 def test_a_changed_file_reads_only_the_bodies_that_may_say_they_extend(successor_root: Path) -> None:
     root = successor_root
-    from memtui.core.supersession import root_supersessions, root_supersessions_cached
+    from memtui.core.judge.supersession import root_supersessions, root_supersessions_cached
 
     snapshot, cache = load_cached(root, clock=aged)
     root_supersessions_cached(snapshot, cache)
@@ -190,8 +191,8 @@ def _rebuilt(snapshot: Snapshot) -> object:
 
 
 def test_rebuild_keeps_its_nothing_to_do_and_follows_the_disk(make_root: MakeRoot) -> None:
-    from memtui.core.model import BudgetConfig
-    from memtui.core.rebuild import kept_nothing_to_rebuild
+    from memtui.core.model.snapshot import BudgetConfig
+    from memtui.core.tidy.rebuild import kept_nothing_to_rebuild
 
     root = _in_shape(make_root)
     expected = _rebuilt(load_root(root))
@@ -215,8 +216,8 @@ def test_rebuild_keeps_its_nothing_to_do_and_follows_the_disk(make_root: MakeRoo
 def test_rebuild_keeps_no_answer_that_looked_in_another_root(make_root: MakeRoot) -> None:
     """A dangling entry's target may appear in a child root, which the root's stat keys do not
     see: that answer is computed every time."""
-    from memtui.core.model import BudgetConfig
-    from memtui.core.rebuild import kept_nothing_to_rebuild
+    from memtui.core.model.snapshot import BudgetConfig
+    from memtui.core.tidy.rebuild import kept_nothing_to_rebuild
 
     root = _in_shape(make_root, {
         "sub/MEMORY.md": "# Child\n",
@@ -257,8 +258,8 @@ def test_a_warm_rebuild_dry_run_reads_no_file(make_root: MakeRoot, capsys, monke
 
 def _app_plans(workspace_snapshot: Snapshot, cache: object, root: Path) -> tuple[object, object]:
     """What the app's D and R plan (the Dream screen's worker, the rebuild command's request)."""
-    from memtui.core import verbs
-    from memtui.core.rejections import read_rejected
+    from memtui.core.stores.rejections import read_rejected
+    from memtui.core.verbs import lifecycle as verbs
     from memtui.services import writer
 
     found = dream.plan_dream(workspace_snapshot, NOW, rejected=read_rejected(root), consulted={},
@@ -278,7 +279,7 @@ def _app_plans(workspace_snapshot: Snapshot, cache: object, root: Path) -> tuple
 def test_the_apps_dream_and_rebuild_plan_on_the_cached_load_alike(
         which: str, request: pytest.FixtureRequest, make_root: MakeRoot,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core.incremental import findings_cache
+    from memtui.core.rules.incremental import findings_cache
     from memtui.services.workspace import full_workspace
 
     if which == "rules":

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import dream
-from memtui.core.budget import measure
-from memtui.core.index_lines import sections
-from memtui.core.model import Index, LineKind, MemoryFile, Snapshot
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.dream import plan as dream
+from memtui.core.model.snapshot import Index, LineKind, MemoryFile, Snapshot
+from memtui.core.read.store import load_root
+from memtui.core.rules.budget import measure
+from memtui.core.rules.validate import validate
+from memtui.core.tidy.lines import sections
 from tests.support.roots import CORPORA, corpus_roots
 from tests.support.writer import tree, writable_copy
 

@@ -14,14 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core import frontmatter as fmmod
-from memtui.core import index as indexmod
-from memtui.core.budget import measure
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import parse_index
-from memtui.core.model import BudgetConfig, Frontmatter, MemoryFile
-from memtui.core.statcache import frontmatter_of, frontmatter_plain
-from memtui.core.validate import (
+from memtui.core.model import frontmatter as fmmod
+from memtui.core.model import index as indexmod
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import BudgetConfig, Frontmatter, MemoryFile
+from memtui.core.rules.budget import measure
+from memtui.core.rules.validate import (
     _SCREENS,
     _SECRET,
     _SECRET_NAMES,
@@ -29,6 +28,7 @@ from memtui.core.validate import (
     screen_secrets,
     secret_findings,
 )
+from memtui.core.stores.statcache import frontmatter_of, frontmatter_plain
 
 # ---------------------------------------------------------------- frontmatter
 

@@ -19,10 +19,11 @@ from typing import Callable, Iterator
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
-from memtui.core.journal import list_records
-from memtui.core.promote import promotion
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.model.journal import list_records
+from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.promote import promotion
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write.recovery import resolve_pending
 from tests.support.writer import VALID_ROOT, tree
@@ -116,6 +117,13 @@ def test_undo_of_a_crafted_group_record_never_reaches_the_root_it_names(
         assert foreign == []
     assert "claims this change also touched" in err and str(named) in err
     assert "quarantine/00000001-do.json" in err
+    said = " ".join(err.split())
+    if claim == "victim":  # what was read is said exactly (before: "nothing … was read")
+        assert ("memtui read one file of another folder to check it, the journal record "
+                f"{victim}/.memtui/journal/00000001-do.json, and nothing else") in said
+        assert "nothing in any other folder was read" not in said
+    else:
+        assert "nothing in any other folder was read or changed" in said
     assert tree(hostile) == hostile_files  # nothing undone in the hostile folder either
     assert [r.file for r in list_records(hostile)] == []  # the record is set aside
     assert (hostile / ".memtui" / "quarantine" / "00000001-do.json").is_file()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core.frontmatter import clear_key, parse_frontmatter, set_key, split_names
+from memtui.core.model.frontmatter import clear_key, parse_frontmatter, set_key, split_names
 
 FLAT = "---\nname: Alpha\ndescription: \"quoted: value\"\ntype: feedback\ncustom: kept\n---\nBody\n"
 NESTED = "---\nname: N\ndescription: d\nmetadata: \n  node_type: memory\n  type: project\n  originSessionId: 42\n---\nB\n"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memtui.core.store import load_root
-from memtui.core.validate import gate
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import gate
 from tests.support.roots import topic
 
 A = topic("Alpha", "a")

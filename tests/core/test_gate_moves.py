@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.core import write
-from memtui.core.bulk import bulk
-from memtui.core.changeset import Changeset, Create
-from memtui.core.promote import promotion
-from memtui.core.store import load_root
-from memtui.core.verbs import archive, restore
+from memtui.core.model.changeset import Changeset, Create
+from memtui.core.read.store import load_root
+from memtui.core.verbs.bulk import bulk
+from memtui.core.verbs.lifecycle import archive, restore
+from memtui.core.verbs.promote import promotion
 from tests.support.roots import MakeRoot, topic
 
 INDEX = ("# Memory\n\n## Recent\n- [Old](old.md) — the old note\n- [Other](other.md) — another\n")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.core.changeset import Create, VerbError
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.merge import gist_draft, merge
-from memtui.core.model import Finding, decode_bytes
-from memtui.core.quickfix import quick_fix_for
-from memtui.core.store import load_root
-from memtui.core.verbs import drop_line
+from memtui.core.model.changeset import Create, VerbError
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import Finding, decode_bytes
+from memtui.core.read.store import load_root
+from memtui.core.verbs.lifecycle import drop_line
+from memtui.core.verbs.merge import gist_draft, merge
+from memtui.core.verbs.quickfix import quick_fix_for
 from tests.support.roots import topic
 
 

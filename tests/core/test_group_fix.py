@@ -7,16 +7,16 @@ from pathlib import Path
 import pytest
 
 from memtui.core import write
-from memtui.core.changeset import VerbError
-from memtui.core.group_fix import (
+from memtui.core.model.changeset import VerbError
+from memtui.core.model.journal import list_records
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
+from memtui.core.verbs.group_fix import (
     OrphanFamily,
     cover_orphans,
     drop_broken_links,
     orphan_families,
 )
-from memtui.core.journal import list_records
-from memtui.core.store import load_root
-from memtui.core.validate import validate
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import tree
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.discover import encode_project_path
-from memtui.core.handoff import HEADINGS, handoff_findings, parse_state, read_state
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.read.handoff import HEADINGS, handoff_findings, parse_state, read_state
+from memtui.core.read.store import load_root
+from memtui.core.roots.discover import encode_project_path
+from memtui.core.rules.validate import validate
 from tests.support.roots import topic
 
 ROOT_FILES = {"MEMORY.md": "# M\n- [A](a.md) — a fact\n", "a.md": topic("A")}

@@ -4,9 +4,9 @@ Random roots and random memory writes (a new file, an edit of a topic file, inde
 or removed, a secret, a broken frontmatter, a write that leaves another file an orphan, an edit
 Claude Code refuses itself), some landing on disk after their answer and some not, and changes
 made behind the hook's back (a shell or an editor): each verdict of
-:func:`memtui.core.hook_judge.judge_kept` (or of :func:`judge_full`, when the kept answer cannot
-be used) equals the full replay's — :func:`memtui.core.hooks.judge_write` on the root loaded
-whole — and the verified kept answer equals :func:`memtui.core.validate.validate`.
+:func:`memtui.core.hooks.judge.judge_kept` (or of :func:`judge_full`, when the kept answer cannot
+be used) equals the full replay's — :func:`memtui.core.hooks.policy.judge_write` on the root loaded
+whole — and the verified kept answer equals :func:`memtui.core.rules.validate.validate`.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import kept
-from memtui.core.hook_judge import NoKept, judge_full, judge_kept
-from memtui.core.hooks import HookVerdict, current_text, judge_write, proposed_text
-from memtui.core.model import BudgetConfig
-from memtui.core.statcache import StatCache
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.hooks.judge import NoKept, judge_full, judge_kept
+from memtui.core.hooks.policy import HookVerdict, current_text, judge_write, proposed_text
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
+from memtui.core.stores import kept
+from memtui.core.stores.statcache import StatCache
 from tests.support.random_roots import INDEX_LINES, POOL, content, roots, write_root
 from tests.support.roots import topic
 
@@ -330,7 +330,7 @@ def test_what_the_kept_answer_cannot_vouch_for_is_a_full_replay(kept_root: Disk)
     _both(disk, call)
     assert _both(disk, call)[1] is True
     # another memtui or Python (the fingerprint), or another budget configuration
-    with mock.patch("memtui.core.kept.fingerprint", return_value=("other",)):
+    with mock.patch("memtui.core.stores.kept.fingerprint", return_value=("other",)):
         assert _both(disk, call)[1] is False
     _both(disk, call)
     cache = StatCache.open(disk.root, disk.clock, read=False)
@@ -338,13 +338,13 @@ def test_what_the_kept_answer_cannot_vouch_for_is_a_full_replay(kept_root: Disk)
     # a pending journal record (an interrupted change)
     journal = disk.root / ".memtui" / "journal"
     journal.mkdir(parents=True)
-    with mock.patch("memtui.core.journal.pending_records", return_value=("0001.json",)):
+    with mock.patch("memtui.core.model.journal.pending_records", return_value=("0001.json",)):
         assert kept.current(disk.root, verify=False, cache=cache) is None
     # a torn or emptied kept answer
     kept.forget(cache)
     assert _both(disk, call)[1] is False
     # a dirty log that cannot be written takes the kept answer away
-    with mock.patch("memtui.core.kept._open_dirty", side_effect=OSError("read-only")):
+    with mock.patch("memtui.core.stores.kept._open_dirty", side_effect=OSError("read-only")):
         assert _both(disk, call)[1] is False
     assert _both(disk, call)[1] is False
 
@@ -527,3 +527,93 @@ def test_a_write_through_a_hard_link_changes_its_other_names_too(kept_root: Disk
     verdict, _ = _both(disk, _edit(disk, "alpha.md", "the first fact", "the 1st fact"))
     assert verdict is not None and {f.path for f in verdict.before or ()} >= {"hard.md", "other_5.md"}
     _kept_is_true(disk, unseen=False)
+
+
+# ---------------------------------------------------------------- the dirty log is read bounded
+
+
+def _dirty_log(disk: Disk) -> Path:
+    where = kept._files(StatCache.open(disk.root, disk.clock, read=False))
+    assert where is not None
+    return where[0] / where[2]
+
+
+def test_a_dirty_log_over_its_bound_is_not_read_and_a_full_validation_runs(
+        kept_root: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = kept_root
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    assert _both(disk, call)[1] is True
+    log = _dirty_log(disk)
+    with open(log, "r+b") as handle:  # 64 MiB, sparse: nothing of it is on disk
+        handle.truncate(64 << 20)
+    reads: list[int] = []
+    real_pread, real_read = os.pread, os.read
+
+    def pread(fd: int, size: int, offset: int) -> bytes:
+        reads.append(size)
+        return real_pread(fd, size, offset)
+
+    def read(fd: int, size: int) -> bytes:
+        reads.append(size)
+        return real_read(fd, size)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "pread", pread)
+        patch.setattr(os, "read", read)
+        cache = StatCache.open(disk.root, disk.clock, read=False)
+        assert kept.current(disk.root, verify=False, cache=cache) is None  # unreadable: full
+    assert sum(reads) <= kept.DIRTY_READ_MAX_BYTES + 1  # before: every one of its 64 MiB
+    assert _both(disk, call)[1] is False  # the hook validates the root in full …
+    assert log.stat().st_size <= kept.DIRTY_MAX_BYTES  # … keeps a new answer, and trims the log
+    assert _both(disk, call)[1] is True  # which is read again
+
+
+def test_trimming_a_long_dirty_log_reads_only_its_tail(
+        kept_root: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = kept_root
+    monkeypatch.setattr(kept, "DIRTY_MAX_BYTES", 4 << 10)
+    monkeypatch.setattr(kept, "DIRTY_READ_MAX_BYTES", 16 << 10)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    assert _both(disk, call)[1] is True
+    log = _dirty_log(disk)
+    old = time.time_ns() - 2 * kept.DIRTY_KEEP_NS
+    with open(log, "ab") as handle:  # 40 KiB of lines two hours old, then this hour's
+        handle.write(b"".join(b"%d other_%d.md\n" % (old + i, i % 20) for i in range(2000)))
+        handle.write(b"%d beta.md\n" % time.time_ns())
+    assert log.stat().st_size > kept.DIRTY_READ_MAX_BYTES
+    reads: list[int] = []
+    real_pread = os.pread
+
+    def pread(fd: int, size: int, offset: int) -> bytes:
+        reads.append(size)
+        return real_pread(fd, size, offset)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "pread", pread)
+        assert _both(disk, call)[1] is False  # over the bound: a full validation, kept again
+    assert reads and max(reads) <= kept.DIRTY_READ_MAX_BYTES + 1  # before: the whole log at once
+    lines = log.read_bytes().splitlines()
+    assert any(line.endswith(b" beta.md") for line in lines)  # this hour's line is kept, the old
+    assert not any(line.endswith(kept.LINKED.encode()) for line in lines)  # ones are gone
+    assert not any(b" other_" in line for line in lines)
+    assert _both(disk, call)[1] is True
+
+
+def test_a_trimmed_log_that_may_have_lost_lines_of_its_hour_checks_every_file(
+        kept_root: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = kept_root
+    monkeypatch.setattr(kept, "DIRTY_MAX_BYTES", 4 << 10)
+    monkeypatch.setattr(kept, "DIRTY_READ_MAX_BYTES", 16 << 10)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    log = _dirty_log(disk)
+    now = time.time_ns()
+    with open(log, "ab") as handle:  # 40 KiB of this hour's lines: more than the tail holds
+        handle.write(b"".join(b"%d other_%d.md\n" % (now + i, i % 20) for i in range(2000)))
+    assert _both(disk, call)[1] is False
+    lines = log.read_bytes().splitlines()
+    assert log.stat().st_size <= kept.DIRTY_MAX_BYTES + 64
+    assert lines[0].endswith(b" " + kept.LINKED.encode())  # the runs of this hour verify
+    assert _both(disk, call)[1] is True

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.claude_settings import encode_project_path, memory_root_of, project_dir_of
+from memtui.core.model.claude_settings import encode_project_path, memory_root_of, project_dir_of
 from tests.support.hooks import call, pre
 from tests.support.roots import topic
 
@@ -78,7 +78,7 @@ def test_malformed_tool_input_inside_a_root_never_blocks(root: Path, env) -> Non
 
 
 def test_an_unexpected_exception_is_exit_0_and_one_line(root: Path, env, monkeypatch) -> None:
-    import memtui.core.hooks as hooks
+    import memtui.core.hooks.policy as hooks
 
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("disk on fire\nsecond line")
@@ -480,8 +480,8 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
     for name in ("notes.md", "main.py"):
         answer, loaded = pre_in_a_process(pre("Write", tmp_path / name, tmp_path, content="x"), env)
         assert answer == ""
-        assert not loaded & {"argparse", "rich", "textual", "memtui.core.validate",
-                             "memtui.core.store", "pathlib", "typing"}, loaded
+        assert not loaded & {"argparse", "rich", "textual", "memtui.core.rules.validate",
+                             "memtui.core.read.store", "pathlib", "typing"}, loaded
 
 
 def test_judging_inside_a_root_imports_no_git_or_diff_code(root: Path, env) -> None:

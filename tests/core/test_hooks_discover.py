@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.claude_settings import auto_memory_dir, encode_project_path
-from memtui.core.discover import claude_roots, discover, git_roots
+from memtui.core.model.claude_settings import auto_memory_dir, encode_project_path
+from memtui.core.roots.discover import claude_roots, discover, git_roots
 
 
 def git(cwd: Path, *args: str) -> None:

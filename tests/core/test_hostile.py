@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.budget import budget_of
-from memtui.core.model import BudgetConfig
-from memtui.core.store import RootError, load_root
-from memtui.core.validate import validate
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import RootError, load_root
+from memtui.core.rules.budget import budget_of
+from memtui.core.rules.validate import validate
 from tests.support.roots import topic
 
 INDEX = "- [Alpha](a.md) — alpha\n"
@@ -109,7 +109,7 @@ def test_unclosed_frontmatter_and_garbage_keys(make_root) -> None:
 
 def test_unreadable_file_is_skipped_with_a_reason(make_root, monkeypatch) -> None:
     root = make_root({"MEMORY.md": INDEX, "a.md": topic("A", "a"), "locked.md": "x"})
-    import memtui.core.store as store
+    import memtui.core.read.store as store
 
     real = store.read_memory_file
 

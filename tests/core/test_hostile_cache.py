@@ -11,10 +11,10 @@ from typing import Iterator
 
 import pytest
 
-from memtui.core import statcache
-from memtui.core.statcache import StatCache, validate_root
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
+from memtui.core.stores import statcache
+from memtui.core.stores.statcache import StatCache, validate_root
 from tests.support.roots import topic
 
 HOUR_NS = 3600 * 10**9
@@ -127,7 +127,7 @@ def test_a_planted_temp_file_is_never_truncated_or_written(make_root, tmp_path) 
 
 
 def test_a_relative_xdg_cache_home_is_ignored(make_root, tmp_path, monkeypatch) -> None:
-    from memtui.core import seen_store
+    from memtui.core.stores import seen_store
 
     root = make_root(ROOT)
     monkeypatch.delenv("MEMTUI_CACHE_DIR")

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
-from memtui.core.discover import discover
-from memtui.core.store import load_root
-from memtui.core.validate import secret_findings, validate
+from memtui.core import write
+from memtui.core.read.store import load_root
+from memtui.core.roots.discover import discover
+from memtui.core.rules.validate import secret_findings, validate
+from memtui.core.verbs import lifecycle as verbs
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import VALID_ROOT, Crash, snap, tree
@@ -220,7 +221,7 @@ def test_the_issue_s_own_examples_are_found() -> None:
 
 
 def test_a_cached_validation_still_sees_a_change_interrupted_since(make_root: MakeRoot) -> None:
-    from memtui.core.statcache import validate_root
+    from memtui.core.stores.statcache import validate_root
 
     root = make_root(dict(VALID_ROOT))
     later = lambda: time.time_ns() + 10 * 10**9  # noqa: E731 - the files are old enough to trust

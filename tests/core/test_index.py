@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core.index import parse_index, resolve_target
-from memtui.core.model import EntryForm, LineKind
+from memtui.core.model.index import parse_index, resolve_target
+from memtui.core.model.snapshot import EntryForm, LineKind
 
 
 def one(line: str, **kw: object):  # type: ignore[no-untyped-def]

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import dream, write
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index_marks import index_marks
-from memtui.core.model import MemoryFile
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.dream import plan as dream
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.index_marks import index_marks
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA, MakeRoot, topic
 from tests.support.writer import tree
 

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
 from tests.support.roots import MakeRoot, topic
 
 A = topic("Alpha", "alpha fact")

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import verbs, write
-from memtui.core.changeset import Changeset, Create, Move, VerbError, Write, apply_to_snapshot
-from memtui.core.model import BudgetConfig, Snapshot
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core import write
+from memtui.core.model.changeset import Changeset, Create, Move, VerbError, Write, apply_to_snapshot
+from memtui.core.model.snapshot import BudgetConfig, Snapshot
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
+from memtui.core.verbs import lifecycle as verbs
 from tests.support.roots import MakeRoot, corpus, corpus_roots, topic
 from tests.support.writer import VALID_ROOT, writable_copy
 

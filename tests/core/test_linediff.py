@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core import linediff
-from memtui.core.linediff import matching_blocks, unified_diff
+from memtui.core.model import linediff
+from memtui.core.model.linediff import matching_blocks, unified_diff
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n")
 

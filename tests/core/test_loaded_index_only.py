@@ -1,7 +1,7 @@
 """``memtui loaded`` reads the index and one listing, and prints what a full load would make it print.
 
-Each root (the demo, awkward ones, every corpus root, random ones) is shown both ways in one run — the index alone (:func:`memtui.core.store.load_index_only`)
-and the whole root read as before (:func:`memtui.core.store.load_root`) — in every output mode;
+Each root (the demo, awkward ones, every corpus root, random ones) is shown both ways in one run — the index alone (:func:`memtui.core.read.store.load_index_only`)
+and the whole root read as before (:func:`memtui.core.read.store.load_root`) — in every output mode;
 the bytes must be the same.
 """
 
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from memtui.cli import loaded
 from memtui.cli.common import budget_config
 from memtui.cli.main import main
-from memtui.core import store
+from memtui.core.read import store
 from tests.support import random_roots
 from tests.support.roots import CORPORA, MakeRoot, corpus_roots, topic
 

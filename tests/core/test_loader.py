@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.budget import configured_loader, loaded_text, measure, stripped_lines
-from memtui.core.index import parse_index
-from memtui.core.model import BudgetConfig
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.model.index import parse_index
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import load_root
+from memtui.core.rules.budget import configured_loader, loaded_text, measure, stripped_lines
+from memtui.core.rules.validate import validate
 from tests.support.roots import MakeRoot, topic
 
 RAW = BudgetConfig(loader="raw")
@@ -201,7 +201,7 @@ def test_a_comment_with_text_after_it_keeps_the_text() -> None:
     assert (budget.lines, budget.cut_line) == (201, 201)  # the last entry is cut
     assert budget.stripped == ()
     cfg = BudgetConfig()
-    from memtui.core.budget import loaded_index_text
+    from memtui.core.rules.budget import loaded_index_text
 
     loaded = loaded_index_text(index, cfg)
     assert loaded.startswith("visible text\n- [fact 0]") and "<!--" not in loaded
@@ -209,7 +209,7 @@ def test_a_comment_with_text_after_it_keeps_the_text() -> None:
 
 
 def test_a_line_over_the_character_cap_is_cut_mid_line() -> None:
-    from memtui.core.budget import loaded_index_text
+    from memtui.core.rules.budget import loaded_index_text
 
     index, budget = claude_measure("x" * 26_000 + "\n")
     assert (budget.lines, budget.bytes, budget.cut_line, budget.cut_chars) == (1, 26_000, 1, 25_000)
@@ -232,7 +232,7 @@ def test_both_numberings_after_frontmatter() -> None:
 
 
 def test_characters_are_utf16_units_and_crlf_as_claude_code_counts_it() -> None:
-    from memtui.core.budget import loaded_index_text
+    from memtui.core.rules.budget import loaded_index_text
 
     _, emoji = claude_measure("😀" * 10 + "\n")
     assert emoji.bytes == 20
@@ -270,7 +270,7 @@ def test_characters_are_utf16_units_and_crlf_as_claude_code_counts_it() -> None:
     ],
 )
 def test_comment_blocks_as_claude_code_strips_them(text: str, counted: str) -> None:
-    from memtui.core.budget import loaded_index_text
+    from memtui.core.rules.budget import loaded_index_text
 
     index, budget = claude_measure(text)
     assert loaded_index_text(index, CLAUDE) == counted

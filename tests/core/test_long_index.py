@@ -14,14 +14,15 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core import budget, erasure, prose_index, validate
-from memtui.core.erasure import BLOCK_HEADINGS, ErasedLine
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import parse_index
-from memtui.core.index_edit import dominant_ending
-from memtui.core.index_lines import LineEdit
-from memtui.core.index_repair import distinct_hooks
-from memtui.core.model import Finding, Index, LineKind, MemoryFile, Snapshot, encode_text
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.index import parse_index
+from memtui.core.model.index_edit import dominant_ending
+from memtui.core.model.snapshot import Finding, Index, LineKind, MemoryFile, Snapshot, encode_text
+from memtui.core.rules import budget, erasure, validate
+from memtui.core.rules.erasure import BLOCK_HEADINGS, ErasedLine
+from memtui.core.tidy import prose as prose_index
+from memtui.core.tidy.lines import LineEdit
+from memtui.core.tidy.repair import distinct_hooks
 
 # ---------------------------------------------------------------- the merged entry's hooks
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from memtui.core import write
-from memtui.core.changeset import Create, VerbError
-from memtui.core.frontmatter import clear_key
-from memtui.core.merge import merge
-from memtui.core.model import decode_bytes
-from memtui.core.store import load_root
-from memtui.core.validate import errors, validate
+from memtui.core.model.changeset import Create, VerbError
+from memtui.core.model.frontmatter import clear_key
+from memtui.core.model.snapshot import decode_bytes
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import errors, validate
+from memtui.core.verbs.merge import merge
 from tests.support.roots import MakeRoot, corpus, topic
 from tests.support.writer import writable_copy
 
@@ -190,7 +190,7 @@ def test_a_big_cluster_parses_the_archive_index_once_not_once_per_source(
 ) -> None:
     """Folding n files appends n archive entries; the draft is parsed again only when read, so
     planning stays linear (it was one whole parse per source: 783 files took 30 s)."""
-    from memtui.core import index_edit
+    from memtui.core.model import index_edit
 
     n = 60
     files = {f"n{i:03d}.md": topic(f"Note {i}", updated="2026-10-01") for i in range(n)}

@@ -11,11 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.consolidate import cleaned_token_sets, is_candidate, scan, token_sets_of
-from memtui.core.contradictions import Contradiction, find_contradictions
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
-from memtui.core.negations import (
+from memtui.core.judge.consolidate import cleaned_token_sets, is_candidate, scan, token_sets_of
+from memtui.core.judge.contradictions import Contradiction, find_contradictions
+from memtui.core.judge.negations import (
     BASE,
     LOOSEST,
     SETTINGS,
@@ -25,7 +23,9 @@ from memtui.core.negations import (
     negated_pairs_brute,
     sentences,
 )
-from memtui.core.store import load_root
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA, MakeRoot, topic
 
 PRICING = "The pricing service uses the Chainlink oracle for ETH/USD quotes.\n"
@@ -169,7 +169,7 @@ def test_sentences_skip_fenced_code() -> None:
 def test_dream_proposes_a_contradiction_unchecked(make_root: MakeRoot) -> None:
     from datetime import datetime, timezone
 
-    from memtui.core.dream import CONTRADICTION_NOTE, plan_dream
+    from memtui.core.dream.plan import CONTRADICTION_NOTE, plan_dream
 
     root = make_root({
         "MEMORY.md": "# Memory\n\n- [Pricing](pricing_service.md) — pricing\n- [Oracle](oracle_choice.md) — oracle\n",
@@ -215,8 +215,9 @@ def test_precision_of_every_contradiction_proposed_on_the_corpora() -> None:
     if not CORPORA.is_dir():
         pytest.skip(f"corpora not available at {CORPORA}")
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from bench.eval_folders import _pair, read_evidence, read_pair_labels
-    from memtui.core.discover import roots_under
+    from bench.eval_folders import _pair, read_pair_labels
+    from bench.tune_contradictions import read_evidence
+    from memtui.core.roots.discover import roots_under
 
     labels = {lab.key: lab.true for lab in read_pair_labels() if lab.kind == "contradiction"}
     evidence = read_evidence()
@@ -242,7 +243,7 @@ def test_precision_of_every_contradiction_proposed_on_the_corpora() -> None:
        st.sampled_from([BASE, SETTINGS, LOOSEST]))
 def test_the_keys_of_a_root_are_each_files_keys(specs: list[list[tuple[str, str]]], chosen: object) -> None:
     """Found for the whole root at once (one joined text), the keys are those each file holds."""
-    from memtui.core.negations import _file_keys, cover, root_keys
+    from memtui.core.judge.negations import _file_keys, cover, root_keys
 
     files = []
     for n, lines in enumerate(specs):

@@ -39,7 +39,7 @@ def test_installed_package_finds_its_stylesheets_and_demo(wheel: Path, tmp_path:
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
                     str(target), str(wheel)], check=True, capture_output=True)
     code = (
-        "import memtui, memtui.paths, memtui.core.demo as d\n"
+        "import memtui, memtui.paths, memtui.core.read.demo as d\n"
         "print(memtui.paths.styles_dir()); print(d.demo_source()); print(len(d.final_tree()))"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}

@@ -11,11 +11,11 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import write
-from memtui.core.journal import list_records
-from memtui.core.layers import cross_layer_duplicates, layer_of
-from memtui.core.promote import Collision, promotion
-from memtui.core.store import load_root
-from memtui.core.validate import errors, validate
+from memtui.core.judge.layers import cross_layer_duplicates, layer_of
+from memtui.core.model.journal import list_records
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import errors, validate
+from memtui.core.verbs.promote import Collision, promotion
 from memtui.core.write import commit_group, plan_group
 from memtui.core.write import fs as write_fs
 from tests.support.layers import FACT, SHARED, SHARED_INDEX
@@ -128,7 +128,7 @@ def test_one_undo_from_either_root_restores_both_byte_for_byte(layers: tuple[Pat
 
 def test_undo_refuses_while_the_other_root_has_a_newer_change(layers: tuple[Path, Path, Path]) -> None:
     local, shared, _ = layers
-    from memtui.core import verbs
+    from memtui.core.verbs import lifecycle as verbs
 
     _promote(local, shared)
     snapshot = load_root(shared)
@@ -216,6 +216,54 @@ def test_a_crash_at_any_step_is_recovered_to_before_or_after_in_both(
     assert outcomes[-1][0] and not outcomes[0][0]
     # some crash fell between the two roots' writes (one root changed on disk, the other not)
     assert any(between for _, between in outcomes)
+
+
+@pytest.mark.parametrize("kind", ["undo", "redo"])
+def test_a_crash_at_any_step_of_the_undo_or_redo_of_a_promotion_ends_before_or_after_in_both(
+        layers: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, no_fsync: None,
+        tmp_path: Path, kind: str) -> None:
+    """The archive/ folder the promotion made in the source is part of the change: an undo
+    removes it (empty) before its commit mark, a redo makes it again, and a crash anywhere in
+    either leaves it exactly as one of the two states has it — never an empty archive/ beside
+    the undone promotion."""
+    import shutil
+
+    local, shared, _ = layers
+    before = (tree(local), tree(shared))
+    assert "archive/" not in before[0]
+    _promote(local, shared)
+    promoted = (tree(local), tree(shared))
+    assert "archive/" in promoted[0]
+    if kind == "redo":
+        write.undo(write.open_root(local))
+        assert (tree(local), tree(shared)) == before
+    replay = write.undo if kind == "undo" else write.redo
+    start, end = (promoted, before) if kind == "undo" else (before, promoted)
+    pristine = tmp_path / "pristine"
+    for name in ("home", "work"):
+        shutil.copytree(tmp_path / name, pristine / name)
+    counter = Faults(monkeypatch)
+    replay(write.open_root(local))
+    steps = counter.count
+    monkeypatch.undo()
+    monkeypatch.setattr(write_fs.os, "fsync", lambda fd: None)
+    assert (tree(local), tree(shared)) == end
+    ends = []
+    for k in range(1, steps + 1):
+        for name in ("home", "work"):
+            shutil.rmtree(tmp_path / name)
+            shutil.copytree(pristine / name, tmp_path / name)
+        snapshot = write.open_root(local)
+        with monkeypatch.context() as patch:
+            faults = Faults(patch, fail_at=k, error=Crash)
+            with pytest.raises(Crash):
+                replay(snapshot)
+        for first in ((local, shared) if k % 2 else (shared, local)):  # either root opened first
+            write.recover(first)
+        state = (tree(local), tree(shared))
+        assert state in (start, end), f"{kind}: crash at step {k} of {steps} ({faults.calls[-1]}) left a mix"
+        ends.append(state == end)
+    assert ends[-1] and not ends[0]
 
 
 def test_recovering_one_root_alone_follows_the_coordinator(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.core.store import load_indexed, load_root
+from memtui.core.read.store import load_indexed, load_root
 from tests.support.roots import topic
 
 

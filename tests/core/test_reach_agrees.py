@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.model import LineKind
-from memtui.core.store import load_root
-from memtui.core.validate import ORPHAN, REGION, SCOPE, TEAM, glob_matches, validate
-from memtui.core.verbs import region_covers
+from memtui.core.model.snapshot import LineKind
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import ORPHAN, REGION, SCOPE, TEAM, glob_matches, validate
+from memtui.core.verbs.lifecycle import region_covers
 from memtui.services.workspace import full_workspace
 from tests.support.roots import MakeRoot, corpus_roots
 

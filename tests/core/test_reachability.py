@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.changeset import Changeset, Write
-from memtui.core.incremental import findings_cache, incremental_validate
-from memtui.core.model import BudgetConfig
-from memtui.core.store import load_root
-from memtui.core.validate import mention_map, reach_of, validate
+from memtui.core.model.changeset import Changeset, Write
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import load_root
+from memtui.core.rules.incremental import findings_cache, incremental_validate
+from memtui.core.rules.validate import mention_map, reach_of, validate
 from tests.support.roots import MakeRoot, corpus, topic
 
 

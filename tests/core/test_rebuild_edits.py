@@ -11,16 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import verbs, write
-from memtui.core.changeset import Changeset, apply_to_snapshot
-from memtui.core.erasure import erased_lines
-from memtui.core.index_lines import HISTORY_NAME, configured_target_lines
-from memtui.core.index_repair import lessons
-from memtui.core.index_trim import archive_declared
-from memtui.core.model import BudgetConfig, Snapshot
-from memtui.core.prose_index import is_prose_dump, pointers
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core import write
+from memtui.core.model.changeset import Changeset, apply_to_snapshot
+from memtui.core.model.snapshot import BudgetConfig, Snapshot
+from memtui.core.read.store import load_root
+from memtui.core.rules.erasure import erased_lines
+from memtui.core.rules.validate import validate
+from memtui.core.tidy.lines import HISTORY_NAME, configured_target_lines
+from memtui.core.tidy.prose import is_prose_dump, pointers
+from memtui.core.tidy.repair import lessons
+from memtui.core.tidy.trim import archive_declared
+from memtui.core.verbs import lifecycle as verbs
 from tests.support.roots import MakeRoot, topic
 
 
@@ -78,10 +79,11 @@ def test_an_unreachable_live_file_is_indexed_beside_its_siblings(make_root: Make
 
 
 def test_the_folders_own_documents_are_left_unlisted_and_offered_unchecked(make_root: MakeRoot) -> None:
-    """A README or LICENSE a publisher put in the folder is not a memory: the repair leaves it out,
-    and the dream's ``documents`` item (unchecked) lists it only when a person asks."""
-    from memtui.core.dream import plan_dream
-    from memtui.core.index_repair import index_documents, is_folder_document, plan_repair
+    """A README or LICENSE a publisher put in the folder is not a memory, at the top or in a
+    sub-folder: the repair leaves it out, and the dream's ``documents`` item (unchecked) lists it
+    only when a person asks."""
+    from memtui.core.dream.plan import plan_dream
+    from memtui.core.tidy.repair import index_documents, is_folder_document, plan_repair
 
     files = dict(SECTIONED_FILES, **{
         "README.md": "# memory-export\n\nAn export of the session memory, for reference.\n",
@@ -92,18 +94,20 @@ def test_the_folders_own_documents_are_left_unlisted_and_offered_unchecked(make_
     })
     snapshot = load_root(make_root(files))
     documents = [p for p, f in snapshot.files.items() if is_folder_document(p, f)]
-    assert sorted(documents) == ["LICENSE-PENDING.md", "README.md"]
+    assert sorted(documents) == ["LICENSE-PENDING.md", "README.md", "notes/README.md"]
     changeset, report = plan_repair(snapshot)
     after = result(snapshot, changeset)
     listed = {line.resolved for line in after.index.entries}
-    assert {"readme_first.md", "notes/README.md", "CHANGELOG.md"} <= listed
-    assert not listed & {"README.md", "LICENSE-PENDING.md"}
-    assert sorted(report.documents) == ["LICENSE-PENDING.md", "README.md"]
+    assert {"readme_first.md", "CHANGELOG.md"} <= listed
+    assert not listed & {"README.md", "LICENSE-PENDING.md", "notes/README.md"}
+    assert sorted(report.documents) == ["LICENSE-PENDING.md", "README.md", "notes/README.md"]
     item = next(i for i in plan_dream(snapshot, datetime(2026, 12, 1, tzinfo=timezone.utc)).items
                 if i.kind == "documents")
-    assert not item.checked and item.paths == ("MEMORY.md", "LICENSE-PENDING.md", "README.md")
+    assert not item.checked and sorted(item.paths) == ["LICENSE-PENDING.md", "MEMORY.md", "README.md",
+                                                       "notes/README.md"]
     both = result(after, index_documents(after))
-    assert {"README.md", "LICENSE-PENDING.md"} <= {line.resolved for line in both.index.entries}
+    assert {"README.md", "LICENSE-PENDING.md", "notes/README.md"} <= \
+        {line.resolved for line in both.index.entries}
     assert not errors(both)
     with pytest.raises(verbs.NothingToRebuild):
         index_documents(both)
@@ -280,7 +284,7 @@ def test_files_declared_superseded_move_to_the_archive_with_their_lines(make_roo
 def test_erasure_check_finds_a_lost_line_and_accepts_a_moved_one(make_root: MakeRoot) -> None:
     snapshot = load_root(make_root({"MEMORY.md": "# M\n\nkeep me\n- [A](a.md) — the hook of a\n",
                                     "a.md": topic("A")}))
-    from memtui.core.changeset import Write
+    from memtui.core.model.changeset import Write
 
     lost = Changeset("x", "x", (Write("MEMORY.md", b"# M\n", snapshot.index.render()),))
     gone = erased_lines(snapshot, result(snapshot, lost), lost.paths)
@@ -366,7 +370,7 @@ def test_rebuild_within_target_changes_nothing_but_repairs(make_root: MakeRoot,
 
 
 def test_the_gate_refuses_a_change_that_erases_index_text(make_root: MakeRoot) -> None:
-    from memtui.core.changeset import Write
+    from memtui.core.model.changeset import Write
 
     snapshot = load_root(make_root({"MEMORY.md": "# M\n\nkeep me\n- [A](a.md) — the hook of a\n",
                                     "a.md": topic("A")}))
@@ -446,7 +450,7 @@ def scoped_root(make_root: MakeRoot, base_line: bool) -> Snapshot:
 @pytest.mark.parametrize("base_line", [True, False])
 def test_past_the_target_a_path_scope_section_s_paths_go_into_its_memory_base(
         make_root: MakeRoot, base_line: bool) -> None:
-    from memtui.core.index_compact import NothingToCompact, compact
+    from memtui.core.tidy.compact import NothingToCompact, compact
 
     snapshot = scoped_root(make_root, base_line)
     with pytest.raises(NothingToCompact):  # within the target: nothing
@@ -498,7 +502,7 @@ def detailed_root(make_root: MakeRoot, max_lines: int) -> Snapshot:
 
 
 def test_past_the_target_long_detail_moves_byte_for_byte_into_topic_files(make_root: MakeRoot) -> None:
-    from memtui.core.index_detail import NothingToMove, move_detail
+    from memtui.core.tidy.detail import NothingToMove, move_detail
 
     with pytest.raises(NothingToMove):  # loads in full: every fact reaches the session as it is
         move_detail(detailed_root(make_root, 20), target_lines=8)
@@ -531,7 +535,7 @@ def test_a_standing_rule_in_another_language_keeps_its_block_in_the_index(
         make_root: MakeRoot, rule: str, moves: bool) -> None:
     """The detail step leaves a block holding a directive where it loads, whatever its language
     (a block of facts still moves)."""
-    from memtui.core.index_detail import NothingToMove, move_detail
+    from memtui.core.tidy.detail import NothingToMove, move_detail
 
     prose = [line for line in PROSE if not line.startswith(("The deploy window", "```", "make"))]
     lines = ["# Memory", "", "## Ops", "- [Brief](feedback_brief.md) — answer first", "", "## Deploys",
@@ -550,7 +554,8 @@ def test_a_standing_rule_in_another_language_keeps_its_block_in_the_index(
 def test_the_sibling_root_search_never_climbs_to_a_folder_at_the_top(monkeypatch: pytest.MonkeyPatch) -> None:
     """A dangling pointer's sibling roots are looked for below the root's tree, never in all of
     /tmp (where other people's copies sit)."""
-    from memtui.core import discover, index_targets
+    from memtui.core.roots import discover
+    from memtui.core.tidy import targets as index_targets
 
     asked: list[Path] = []
     monkeypatch.setattr(discover, "roots_under", lambda top: asked.append(top) or [])
@@ -600,7 +605,7 @@ def test_an_unreachable_file_with_no_sibling_goes_under_recent(make_root: MakeRo
 
 def test_detail_moved_out_in_a_pass_is_not_decayed_by_the_same_pass(make_root: MakeRoot) -> None:
     """The topic file the detail step writes keeps its one entry while anything else can decay."""
-    from memtui.core.dream import compose, plan_dream
+    from memtui.core.dream.plan import compose, plan_dream
 
     snapshot = detailed_root(make_root, 8)  # still over the cap once the detail has moved
     plan = plan_dream(snapshot, datetime(2026, 12, 1, tzinfo=timezone.utc), target_lines=7)
@@ -623,7 +628,7 @@ def test_detail_moved_out_in_a_pass_is_not_decayed_by_the_same_pass(make_root: M
     ("Sprint 7 closed, 32 tests green", False),
 ])
 def test_an_index_line_states_a_rule_in_the_imperative_or_in_a_rule_word(text: str, rule: bool) -> None:
-    from memtui.core.index_lines import line_states_rule
+    from memtui.core.tidy.lines import line_states_rule
 
     assert line_states_rule(text) is rule
 
@@ -635,8 +640,8 @@ _RULE_PIECES = ["never", "Never", "do not", "Don't", "always", "mandatory", "금
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.sampled_from(_RULE_PIECES), max_size=8).map("".join), min_size=1, max_size=12))
 def test_one_scan_finds_the_same_rule_lines_as_matching_each_line(texts: list[str]) -> None:
-    from memtui.core.index import parse_index
-    from memtui.core.index_lines import line_states_rule, rule_stating_lines
+    from memtui.core.model.index import parse_index
+    from memtui.core.tidy.lines import line_states_rule, rule_stating_lines
 
     index = parse_index("".join(t.replace("\n", " ") + "\n" for t in texts).encode())
     assert rule_stating_lines(index) == {pos for pos, line in enumerate(index.lines) if line_states_rule(line.raw)}

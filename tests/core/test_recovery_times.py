@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import merge, verbs, write
-from memtui.core.journal import list_records
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.model.journal import list_records
+from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs import merge
 from memtui.core.write import fs as write_fs
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot, topic

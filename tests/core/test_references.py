@@ -12,8 +12,8 @@ from typing import Iterator
 
 import pytest
 
-from memtui.core import project as project_module
-from memtui.core.project import (
+from memtui.core.read import project as project_module
+from memtui.core.read.project import (
     Project,
     ProjectCache,
     ProjectIndex,
@@ -22,7 +22,7 @@ from memtui.core.project import (
     fetch_status,
     find_project,
 )
-from memtui.core.references import (
+from memtui.core.read.references import (
     Reference,
     RefKind,
     RefStatus,

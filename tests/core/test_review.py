@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import review, seen, write
-from memtui.core.changeset import Refusal
-from memtui.core.journal import list_records
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.model.changeset import Refusal
+from memtui.core.model.journal import list_records
+from memtui.core.read.store import load_root
+from memtui.core.stores import seen
+from memtui.core.verbs import review
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 AGENT = "fd15f464-5cc2-4836-b6ae-97af12d431c7"
@@ -137,7 +139,7 @@ def test_session_start_tells_the_person_about_unseen_writes(tmp_path: Path) -> N
     import io
 
     from memtui.cli.hook import run_hook
-    from memtui.core.discover import encode_project_path
+    from memtui.core.roots.discover import encode_project_path
 
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
     project = tmp_path / "proj"

@@ -1,4 +1,4 @@
-"""Root discovery's kept answer (:class:`memtui.core.discover.RootsMemo`): taken back only while no
+"""Root discovery's kept answer (:class:`memtui.core.roots.discover.RootsMemo`): taken back only while no
 folder the walk listed has changed, and always the answer a fresh walk gives.
 
 Linux stamps a folder's mtime at a coarse tick, so a test that changes a folder within one tick
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import discover
-from memtui.core.discover import RootsMemo, roots_under
+from memtui.core.roots import discover
+from memtui.core.roots.discover import RootsMemo, roots_under
 
 LATER = 3600 * 10**9  # a clock an hour ahead: every folder is older than the racy window
 

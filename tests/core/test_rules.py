@@ -6,9 +6,9 @@ from datetime import date
 
 import pytest
 
-from memtui.core.model import BudgetConfig
-from memtui.core.store import load_root
-from memtui.core.validate import RULES, validate
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import RULES, validate
 from tests.support.roots import topic
 
 A = topic("Alpha", "alpha fact")
@@ -137,6 +137,13 @@ CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
         {"MEMORY.md": INDEX, "a.md": A, "team/deploy.md": B},
         {"MEMORY.md": INDEX + "- [Deploy](team/deploy.md) — how the team deploys\n", "a.md": A,
          "team/deploy.md": B},
+    ),
+    "folder-document": (  # the folder's README, addressed to its readers: not a memory, not an orphan
+        {"MEMORY.md": INDEX, "a.md": A,
+         "README.md": "# Team memory\n\nThis folder holds the notes our agents keep. Read MEMORY.md "
+                      "first; do not edit the topic files by hand.\n"},
+        {"MEMORY.md": INDEX + "- [Readme](README.md) — what this folder is\n", "a.md": A,
+         "README.md": "# Team memory\n\nThis folder holds the notes our agents keep.\n"},
     ),
     "interrupted-change": (
         {"MEMORY.md": INDEX, "a.md": A, ".memtui/journal/00000001-do.pending.json": "{}"},

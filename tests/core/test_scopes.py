@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from memtui.cli.main import main
-from memtui.core.scopes import applicability, normalize, relation
-from memtui.core.store import load_root
+from memtui.core.judge.scopes import applicability, normalize, relation
+from memtui.core.read.store import load_root
 from tests.support.roots import topic
 
 #: a root with GLOBAL and three scopes: an umbrella (/w), a project under it (/w/app), and a

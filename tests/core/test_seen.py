@@ -12,10 +12,12 @@ from typing import Callable
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import seen, seen_store, verbs, write
-from memtui.core.merge import merge
-from memtui.core.seen_store import COPY_LIMIT, SeenError, location, store_size
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.read.store import load_root
+from memtui.core.stores import seen, seen_store
+from memtui.core.stores.seen_store import COPY_LIMIT, SeenError, location, store_size
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.merge import merge
 from tests.support.roots import MakeRoot, topic
 
 DEMO = Path(__file__).resolve().parents[2] / "memtui" / "demo"

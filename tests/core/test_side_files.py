@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from memtui.core import write
-from memtui.core.pressure import read_pressure, record_pressure
-from memtui.core.rejections import read_rejected, remember_rejected
-from memtui.core.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
-from memtui.core.store import load_root
+from memtui.core.model.safepath import UnsafePath, check_side_file, check_stored_path, clamp_mode
+from memtui.core.read.store import load_root
+from memtui.core.stores.pressure import read_pressure, record_pressure
+from memtui.core.stores.rejections import read_rejected, remember_rejected
 from tests.support.roots import MakeRoot
 from tests.support.writer import snap
 

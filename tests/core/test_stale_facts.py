@@ -13,16 +13,16 @@ from hypothesis import strategies as st
 
 from memtui.cli.jsontext import Raw, dumps_indented
 from memtui.cli.stale import _file_text
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
-from memtui.core.project import Project, ProjectCache, ReferenceChecker
-from memtui.core.staleness import (
+from memtui.core.judge.staleness import (
     StalenessReport,
     facts_of,
     row_json,
     rows_at,
     score_file,
 )
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.project import Project, ProjectCache, ReferenceChecker
 
 TYPES = ("project", "feedback", "reference", "user", "value", "nonsense", "")
 DATES = ("2026-06-01", "2026-11-28T23:59:59.999999+02:00", "2026-11-20 08:00", "2027-01-01",

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.model import BudgetConfig
-from memtui.core.project import ProjectIndex, find_project
-from memtui.core.staleness import row_json, rows_at, score_root, stale_facts_root
-from memtui.core.statcache import StatCache
-from memtui.core.store import load_root
+from memtui.core.judge.staleness import row_json, rows_at, score_root, stale_facts_root
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.project import ProjectIndex, find_project
+from memtui.core.read.store import load_root
+from memtui.core.stores.statcache import StatCache
 from tests.support.roots import topic
 
 NOW = date(2026, 11, 30)
@@ -292,7 +292,7 @@ def test_identifiers_read_for_an_earlier_root_of_the_run_are_not_vouched_for(tmp
     """Roots of one run share the project's index; a root whose cache clock was read after the
     identifiers were does not keep its answer (the racy rule needs the clock first), and the
     next run keeps it."""
-    from memtui.core.project import ProjectCache
+    from memtui.core.read.project import ProjectCache
 
     top = tmp_path / "project"
     root = make_project(top)

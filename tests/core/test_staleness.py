@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import ages as ages_module
-from memtui.core.ages import parse_date, parse_git_log
-from memtui.core.project import ProjectCache
-from memtui.core.staleness import (
+from memtui.core.judge import ages as ages_module
+from memtui.core.judge.ages import parse_date, parse_git_log
+from memtui.core.judge.staleness import (
     HALF_LIVES,
     Action,
     Bucket,
@@ -25,7 +24,9 @@ from memtui.core.staleness import (
     score_file,
     score_root,
 )
-from memtui.core.store import load_root
+from memtui.core.model.folder_docs import folder_document
+from memtui.core.read.project import ProjectCache
+from memtui.core.read.store import load_root
 from tests.support.roots import MakeRoot, corpus_roots, topic
 
 NOW = date(2026, 11, 29)
@@ -380,7 +381,9 @@ def test_every_corpus_root_scores(root: Path) -> None:
     snapshot = load_root(root)
     report = score_root(snapshot, NOW)
     scored = [f for f in snapshot.files.values() if not f.archived]
-    assert len(report.results) == len(scored)
+    # the folder's own documents are listed apart, never scored
+    assert len(report.results) + len(report.documents) == len(scored)
+    assert all(folder_document(path, snapshot.files[path]) for path, _ in report.documents)
     for result in report.results:
         assert 0.0 <= result.score <= 100.0
         assert not math.isnan(result.score)

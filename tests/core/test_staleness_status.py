@@ -11,18 +11,17 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memtui.core.ages import (
+from memtui.core.judge.ages import (
     BODY_CAPTURED,
     BODY_FIELD,
+    BODY_FIRST_LINES,
     BODY_HEADING,
     BODY_LEADING,
     TITLE_SOURCE,
     body_date,
     file_age,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import MemoryFile
-from memtui.core.staleness import (
+from memtui.core.judge.staleness import (
     Action,
     StalenessClass,
     action_for,
@@ -32,7 +31,9 @@ from memtui.core.staleness import (
     rows_at,
     score_root,
 )
-from memtui.core.store import load_root
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import MemoryFile
+from memtui.core.read.store import load_root
 from tests.support.roots import CORPORA, MakeRoot, topic
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -182,11 +183,12 @@ def test_a_project_file_named_as_lessons_is_a_rule_but_an_old_log_is_not(
         ("# Title — 2026-03-29\n", BODY_HEADING, "2026-03-29"),
         ("Intro.\n\n## Iteration 1 (2026-03-24)\n\nx\n\n## Iteration 2 (2026-03-25) — deep\n",
          BODY_HEADING, "2026-03-25"),
-        ("## 2026-03-16 — D2\n\n## Later (2026-04-01)\n", BODY_LEADING, "2026-03-16"),
+        # the newest of several dated sections, not the first found
+        ("## 2026-03-16 — D2\n\n## Later (2026-04-01)\n", BODY_HEADING, "2026-04-01"),
         ("Text.\n\n```sh\n# backup of 2026-03-01\n```\n", None, None),
-        ("Text #2026-03-01 and not a heading\n", None, None),
+        ("Text #2026-03-01 and not a heading\n", BODY_FIRST_LINES, "2026-03-01"),
         ("## Release (2026-02-30)\n", None, None),
-        ("**Why:** the user said so (2026-04-30).\n", None, None),
+        ("**Why:** the user said so (2026-04-30).\n", BODY_FIRST_LINES, "2026-04-30"),
         ("Date: 2026-13-45\n", None, None),
     ],
 )
@@ -198,14 +200,18 @@ def test_body_dates(body: str, source: str | None, day: str | None) -> None:
         assert found is not None and (found[1], found[0].date().isoformat()) == (source, day)
 
 
-def test_a_body_date_comes_after_the_name_and_before_git_and_mtime() -> None:
+def test_a_body_date_comes_after_the_name_and_git_and_before_mtime() -> None:
+    """DESIGN §5's order: the last commit (when the root is in git) dates a file before the
+    date its body states; without git the body's date comes before the modification time."""
     text = topic("Research", type_="reference", body="**Date**: 2026-03-29\n")
     f = MemoryFile("research.md", len(text), MTIME, text, parse_frontmatter(text))
     age = file_age(f, NOW, {"research.md": datetime(2026, 11, 1, tzinfo=timezone.utc)})
+    assert (age.source, age.when.date().isoformat()) == ("git", "2026-11-01")
+    age = file_age(f, NOW, {})
     assert (age.source, age.when.date().isoformat()) == (BODY_FIELD, "2026-03-29")
     titled = topic("Renamed to endow (2026-05-26)", type_="reference", body="No date here.\n")
     t = MemoryFile("renamed.md", len(titled), MTIME, titled, parse_frontmatter(titled))
-    age = file_age(t, NOW, {"renamed.md": datetime(2026, 11, 1, tzinfo=timezone.utc)})
+    age = file_age(t, NOW, {})
     assert (age.source, age.when.date().isoformat()) == (TITLE_SOURCE, "2026-05-26")
     named = MemoryFile("research_2026-05-01.md", len(text), MTIME, text, parse_frontmatter(text))
     assert file_age(named, NOW).source == "file name"
@@ -282,7 +288,7 @@ def test_a_mark_added_to_the_index_alone_reaches_a_warm_stale(
     """The kept stale facts depend on MEMORY.md: a SUPERSEDED mark written there, no topic file
     touched, changes the warm answer to what a run without the cache says."""
     from memtui.cli.main import main
-    from memtui.core import statcache
+    from memtui.core.stores import statcache
 
     monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep
     root = make_root({

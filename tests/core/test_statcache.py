@@ -11,11 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core import statcache
-from memtui.core.consolidate import scan, scan_cached, scan_root
-from memtui.core.model import BudgetConfig
-from memtui.core.project import find_project
-from memtui.core.staleness import (
+from memtui.core.judge.consolidate import scan, scan_cached, scan_root
+from memtui.core.judge.staleness import (
     _question,
     row_json,
     rows_at,
@@ -23,9 +20,12 @@ from memtui.core.staleness import (
     stale_facts_root,
     stale_json_cached,
 )
-from memtui.core.statcache import StatCache, load_cached, validate_root
-from memtui.core.store import load_root
-from memtui.core.validate import validate
+from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.read.project import find_project
+from memtui.core.read.store import load_root
+from memtui.core.rules.validate import validate
+from memtui.core.stores import statcache
+from memtui.core.stores.statcache import StatCache, load_cached, validate_root
 from tests.support.dream_plans import plans
 from tests.support.roots import topic
 
@@ -320,7 +320,7 @@ def test_warm_equals_cold_over_random_edits(tmp_path_factory, steps) -> None:  #
 
 
 def test_another_budget_config_is_another_answer(make_root) -> None:
-    from memtui.core.model import BudgetConfig
+    from memtui.core.model.snapshot import BudgetConfig
 
     root = make_root(ROOT)
     small = BudgetConfig(max_lines=2, max_bytes=60, loader="raw")
@@ -368,7 +368,7 @@ def test_headless_validate_loads_neither_rich_nor_textual(make_root, flag) -> No
             f"'--no-record', {str(root)!r}])\nsys.stderr.write(' '.join(sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     loaded = set(done.stderr.split())
-    assert "memtui.core.statcache" in loaded  # it ran
+    assert "memtui.core.stores.statcache" in loaded  # it ran
     assert not {m for m in loaded if m.split(".")[0] in ("rich", "textual")}
 
 
@@ -474,7 +474,7 @@ def test_kept_stale_facts_answer_any_now_for_the_same_files_and_project(make_roo
 def test_a_stale_answer_that_asked_git_is_kept_with_what_git_said(make_root, monkeypatch) -> None:
     """An undated file asks git for its date: kept with the state of the root's git history (here:
     no work tree), and not kept when git cannot tell that state."""
-    from memtui.core import ages
+    from memtui.core.judge import ages
 
     root = make_root({"MEMORY.md": "# Memory\n\n- [a](a.md)\n", "a.md": topic("a")})  # no date
     found, kept = stale_memo(root, NOW)
@@ -493,14 +493,16 @@ def test_a_stale_memo_naming_a_path_outside_the_listing_is_refused(make_root) ->
     expected, kept = stale_memo(root, NOW)
     assert kept
     snapshot, cache = load_cached(root, clock=aged)
-    digest, (consulted, files) = cache.section("memo-stale")["stale"]
-    cache.set_memo("stale", digest, (consulted, [("../a.md", *files[0][1:])]))
+    digest, (consulted, files, documents) = cache.section("memo-stale")["stale"]
+    cache.set_memo("stale", digest, (consulted, [("../a.md", *files[0][1:])], documents))
     assert stale_json_cached(snapshot, cache, NOW) == expected
-    cache.set_memo("stale", digest, (consulted, [files[0][:-1]]))  # not facts of this format
+    cache.set_memo("stale", digest, (consulted, [files[0][:-1]], documents))  # not facts of this format
     assert stale_json_cached(snapshot, cache, NOW) == expected
-    cache.set_memo("stale", digest, files)  # not a pair of what was consulted and facts
+    cache.set_memo("stale", digest, (consulted, files, (("../README.md", "a README"),)))
+    assert stale_json_cached(snapshot, cache, NOW) == expected  # a document outside the listing
+    cache.set_memo("stale", digest, files)  # not what was consulted, facts and documents
     assert stale_json_cached(snapshot, cache, NOW) == expected
-    cache.set_memo("stale", digest, ((("path", 1),), files))  # a project state with no project
+    cache.set_memo("stale", digest, ((("path", 1), None, None), files, documents))  # a project state with no project
     assert stale_json_cached(snapshot, cache, NOW) == expected
 
 

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.consolidate import scan
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.model import Index, MemoryFile, Snapshot
-from memtui.core.supersession import (
+from memtui.core.judge.consolidate import scan
+from memtui.core.judge.supersession import (
     CHECKPOINT,
     CONSOLIDATED,
     CONTAINED,
@@ -21,6 +19,8 @@ from memtui.core.supersession import (
     root_supersessions,
     supersession_candidates,
 )
+from memtui.core.model.frontmatter import parse_frontmatter
+from memtui.core.model.snapshot import Index, MemoryFile, Snapshot
 from tests.support.roots import CORPORA, topic
 
 SHARED = ("The collector wires renderUrl into the lane engine, adds a Playwright browser cache path, "
@@ -319,7 +319,7 @@ def test_the_issues_checkpoint_chains_on_the_improv_log() -> None:
     root = CORPORA / "jonahscohen__improv__claude-memory"
     if not root.is_dir():
         pytest.skip("corpus not available")
-    from memtui.core.store import load_root
+    from memtui.core.read.store import load_root
 
     got = {(s.old, s.new): s for s in root_supersessions(load_root(root))}
     for old, new in [("session_2026-05-24_sprint3_proper_execution.md", "session_2026-05-24_sprint3_proper_closed.md"),

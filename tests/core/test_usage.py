@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import claude_settings
-from memtui.core.store import load_root
-from memtui.core.transcripts import load_sessions, read_transcript, read_transcript_file
-from memtui.core.usage import evidence, transcripts_folder, usage_of
+from memtui.core.judge.usage import evidence, transcripts_folder, usage_of
+from memtui.core.model import claude_settings
+from memtui.core.read.store import load_root
+from memtui.core.stores.transcripts import load_sessions, read_transcript, read_transcript_file
 from tests.support.usage import DATA, S1, S2, S3, install_fixtures
 
 
@@ -220,7 +220,7 @@ def test_evidence_is_pure(recorded: Path) -> None:
 
 
 def test_consulted_recently_names_the_read_and_when(recorded: Path) -> None:
-    from memtui.core.usage import consulted_recently
+    from memtui.core.judge.usage import consulted_recently
 
     usage = usage_of(load_root(recorded), env={}, home=recorded.parents[3])
     assert consulted_recently(usage, datetime(2026, 12, 10, tzinfo=timezone.utc)) == {
@@ -234,7 +234,7 @@ def test_consulted_recently_names_the_read_and_when(recorded: Path) -> None:
 def test_the_dream_never_archives_a_file_read_in_the_last_14_days(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``project_gone.md`` is fully stale with no guard: archived, unless a session read it."""
-    from memtui.core.dream import plan_dream
+    from memtui.core.dream.plan import plan_dream
 
     project = tmp_path / "project"
     (project / "internal").mkdir(parents=True)

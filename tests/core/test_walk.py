@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.core.walk import memory_entries, walk, walk_root
+from memtui.core.model.walk import memory_entries, walk, walk_root
 
 
 def tree(tmp_path: Path, paths: list[str]) -> Path:
@@ -76,7 +76,7 @@ class _Unaskable:
 
 
 def test_an_entry_whose_type_cannot_be_asked_is_no_folder(tmp_path: Path) -> None:
-    from memtui.core import walk as walk_module
+    from memtui.core.model import walk as walk_module
 
     root = tree(tmp_path, ["sub/a.md"])
     entries = [*os.scandir(root), _Unaskable()]

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from memtui.core import verbs, write
-from memtui.core.changeset import (
+from memtui.core import write
+from memtui.core.model.changeset import (
     Changeset,
     ChangesetError,
     Create,
@@ -31,11 +31,12 @@ from memtui.core.changeset import (
     Write,
     apply_to_snapshot,
 )
-from memtui.core.incremental import findings_cache, incremental_validate
-from memtui.core.journal import decode_value, journal_dir
-from memtui.core.model import Snapshot
-from memtui.core.store import load_root
-from memtui.core.validate import archive_part, reach_of, validate
+from memtui.core.model.journal import decode_value, journal_dir
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.read.store import load_root
+from memtui.core.rules.incremental import findings_cache, incremental_validate
+from memtui.core.rules.validate import archive_part, reach_of, validate
+from memtui.core.verbs import lifecycle as verbs
 from tests.support.random_roots import POOL, content, index_text, roots, write_root
 from tests.support.writer import VALID_ROOT, tree
 

@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 
 from memtui.cli.main import main
-from memtui.core import verbs, write
-from memtui.core.journal import list_records
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.model.journal import list_records
+from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
 from memtui.core.write.fs import disk
 from tests.support.roots import MakeRoot
 from tests.support.writer import VALID_ROOT, Crash, tree

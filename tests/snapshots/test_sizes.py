@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memtui.core import seen
+from memtui.core.stores import seen
 from tests.support.app import make_app, settle
 from tests.support.roots import FIXED_MTIME, freeze_mtimes
 

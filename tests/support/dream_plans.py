@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from pathlib import Path
 
-from memtui.core import dream, write
-from memtui.core.model import Snapshot
-from memtui.core.rebuild import NothingToRebuild, rebuild
+from memtui.core import write
+from memtui.core.dream import plan as dream
+from memtui.core.model.snapshot import Snapshot
+from memtui.core.tidy.rebuild import NothingToRebuild, rebuild
 from tests.support.roots import topic
 
 STALE_BODY = "Lives in `internal/gone/sweeper.go` next to `internal/gone/marker.go`.\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from memtui.core.discover import encode_project_path
+from memtui.core.roots.discover import encode_project_path
 from tests.support.roots import topic
 from tests.support.writer import VALID_ROOT
 

@@ -24,7 +24,7 @@ def corpus_roots() -> list[Path]:
     """Every memory root under the shared corpora ([] when the folder is absent)."""
     if not CORPORA.is_dir():
         return []
-    from memtui.core.discover import roots_under
+    from memtui.core.roots.discover import roots_under
 
     return roots_under(CORPORA)
 
@@ -60,7 +60,7 @@ def freeze_mtimes(root: Path) -> None:
 
 def copy_demo_to(root: Path) -> Path:
     """The bundled demo memory folder copied to ``root``, every mtime fixed."""
-    from memtui.core.demo import demo_source
+    from memtui.core.read.demo import demo_source
 
     shutil.copytree(demo_source(), root, ignore=shutil.ignore_patterns("__pycache__"))
     freeze_mtimes(root)

@@ -95,6 +95,13 @@ class Faults:
         return call
 
 
+def commit_mark(calls: list[str]) -> int:
+    """The step (1-based) of a clean commit's mark among its filesystem ``calls``: its last
+    rename, the pending record to committed.  The steps after it only tidy up (the old versions
+    kept for a rollback, the journal's oldest records): a fault there leaves the change made."""
+    return len(calls) - calls[::-1].index("replace")
+
+
 class Crash(BaseException):
     """A simulated power cut: not an Exception, so the writer cannot roll back."""
 

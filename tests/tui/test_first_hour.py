@@ -258,8 +258,8 @@ async def test_the_root_picker_marks_the_open_root_and_counts_errors(make_root: 
 
 async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core.demo import copy_demo
-    from memtui.core.layers import project_of
+    from memtui.core.judge.layers import project_of
+    from memtui.core.read.demo import copy_demo
 
     monkeypatch.chdir(tmp_path)
     root = copy_demo(tmp_path / "harbor", with_git=False)

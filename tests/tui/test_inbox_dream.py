@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.widgets.inbox_view import InboxView
 from tests.support.app import digest, make_app, press, screen_lines, settle
@@ -169,9 +169,10 @@ async def test_a_dream_with_nothing_to_do_offers_nothing_to_apply(tmp_path: Path
 
 async def test_the_dream_screen_plans_on_the_cached_load_as_a_plain_load_does(
         demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core import dream, statcache
-    from memtui.core.rejections import read_rejected
-    from memtui.core.store import load_root
+    from memtui.core.dream import plan as dream
+    from memtui.core.read.store import load_root
+    from memtui.core.stores import statcache
+    from memtui.core.stores.rejections import read_rejected
     from tests.support.app import NOW
 
     monkeypatch.setattr(statcache, "RACY_NS", -10**12)  # every file old enough to keep

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.model import BudgetConfig
+from memtui.core.model.snapshot import BudgetConfig
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.index_text import IndexTextScreen
 from memtui.screens.pick_file import PickFileScreen

@@ -9,8 +9,9 @@ import pytest
 from textual.message import Message
 from textual.notifications import Notify
 
-from memtui.core import verbs, write
-from memtui.core.store import load_root
+from memtui.core import write
+from memtui.core.read.store import load_root
+from memtui.core.verbs import lifecycle as verbs
 from memtui.services.watch import OpenWriter, index_identity, index_replaced
 from tests.support.app import RECENT_FIRST, focus_recent, make_app, press, settle
 

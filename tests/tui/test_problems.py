@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memtui.core.journal import list_records
+from memtui.core.model.journal import list_records
 from memtui.screens.confirm import ConfirmChange
 from memtui.widgets.problems_view import RuleGroup
 from tests.support.app import digest, make_app, press, settle

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style
 
-from memtui.core.budget import FILL_TARGET
+from memtui.core.rules.budget import FILL_TARGET
 from memtui.services.scoring import Scorer, scan
 from memtui.services.workspace import full_workspace
 from memtui.widgets.budget_gauge import BudgetGauge, state_of

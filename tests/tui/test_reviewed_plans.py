@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from textual.message import Message
 
-from memtui.core import dream
-from memtui.core.journal import list_records
+from memtui.core.dream import plan as dream
+from memtui.core.model.journal import list_records
 from memtui.screens.dream import DreamScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.services import writer

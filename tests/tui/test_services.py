@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import verbs
-from memtui.core.merge import merge
+from memtui.core.verbs import lifecycle as verbs
+from memtui.core.verbs.merge import merge
 from memtui.services import writer
 from memtui.services.diff import side_by_side
 from memtui.services.search import fuzzy_filter, split_facets

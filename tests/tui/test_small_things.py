@@ -54,7 +54,7 @@ async def test_the_root_picker_shows_lines_with_lines_and_bytes_with_bytes(make_
 
 
 def test_a_successor_line_tells_its_two_notes_apart_in_a_narrow_list() -> None:
-    from memtui.core.dream import DreamItem
+    from memtui.core.dream.plan import DreamItem
     from memtui.screens.dream import item_prompt, note_tail
 
     assert note_tail("session_2026-06-10_justify-background-watch.md") == "justify-background-watch"
@@ -73,8 +73,8 @@ def test_the_staleness_breakdown_says_what_declared_a_file_superseded(make_root:
 
     from rich.console import Console
 
-    from memtui.core.staleness import score_root
-    from memtui.core.store import load_root
+    from memtui.core.judge.staleness import score_root
+    from memtui.core.read.store import load_root
     from memtui.widgets.preview import staleness_table
     from tests.support.roots import topic
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.demo import copy_demo, remove_demo_copy
-from memtui.core.editor import edit_copy
+from memtui.core.read.demo import copy_demo, remove_demo_copy
+from memtui.core.verbs.editor import edit_copy
 
 
 def test_the_temp_folder_is_pytests(tmp_path_factory: pytest.TempPathFactory) -> None:

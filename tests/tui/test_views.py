@@ -343,7 +343,7 @@ def test_run_opens_a_folder_without_index(tmp_path: Path, monkeypatch: pytest.Mo
 def test_run_demo_uses_a_fresh_copy_and_removes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     import memtui.app as app_module
     from memtui.cli.main import main
-    from memtui.core.demo import demo_source
+    from memtui.core.read.demo import demo_source
 
     seen = {}
 

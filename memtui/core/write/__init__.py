@@ -1,8 +1,8 @@
 """The only code that writes into a memory root: gate, lock, journal, atomic apply, recovery, undo.
 
 This package is sealed: everyone outside it imports from here (the face), never from its modules.
-It reads stored state through the two modules below it in the core, :mod:`memtui.core.journal` (the
-journal's read side) and :mod:`memtui.core.safepath` (the safe-path checks), which the loader and the
+It reads stored state through the two modules below it in the core, :mod:`memtui.core.model.journal` (the
+journal's read side) and :mod:`memtui.core.model.safepath` (the safe-path checks), which the loader and the
 caches read too.  Its layers, each importing only those below it: :mod:`.errors`, :mod:`.preview` (plan
 and gate; pure), :mod:`.fs` (the filesystem seam, the lock, temp files, records, side files),
 :mod:`.restore`, :mod:`.recovery`, :mod:`.rootcommit` (one root), :mod:`.group` (several roots),
@@ -30,10 +30,13 @@ Protocol for every changeset (DESIGN §3):
    Restoring only ever touches a path holding bytes memtui put there: whatever another
    program (the agent takes no lock) wrote meanwhile is left as it is, and named in the error
    or in :attr:`Recovered.message`.  It puts back modification times with the bytes, and first
-   removes the failed change's own temp files (the space a full disk needs).
+   removes the failed change's own temp files (the space a full disk needs); a file the change
+   replaced comes back as the old file itself, which the apply gave a second name in the
+   journal (:func:`~memtui.core.write.fs.keep_replaced`), so a rollback on a full disk writes
+   nothing new.
 
 A folder may be hostile (someone else's copy, with its ``.memtui/``).  A pending record whose
-paths are not plain paths inside the root (:func:`~memtui.core.journal.checked_record`) or run
+paths are not plain paths inside the root (:func:`~memtui.core.model.journal.checked_record`) or run
 through a symlinked folder is never applied: it is moved to ``.memtui/quarantine/`` and named in
 :attr:`Recovered.message`; stored modes are clamped; nothing under ``.memtui/`` is reached
 through a symlink (:class:`UnsafeFolder`); no folder memtui did not create is chmod-ed.
@@ -41,13 +44,16 @@ through a symlink (:class:`UnsafeFolder`); no folder memtui did not create is ch
 :func:`undo` and :func:`redo` replay the newest committed change backwards or forwards through the
 same gate, whose baseline then also holds the errors and index size of the state returned to (a
 change that repaired a broken folder can be undone; nothing new can be broken by it).  Undoing a
-created file moves it into ``.memtui/attic/`` — nothing is ever erased.
+created file moves it into ``.memtui/attic/`` — nothing is ever erased.  A folder a change creates
+is part of it: a rollback removes it, an undo removes it (when it leaves it empty) within its own
+apply, before its commit mark — so a rollback of the undo makes it again — and a redo makes it
+again.
 Every filesystem call goes through :data:`memtui.core.write.fs.disk`, so tests can inject faults at any step.
 
 The public API (everything callers need is importable from here):
 
-- operations and changesets — :class:`~memtui.core.changeset.Write`, ``Create``, ``Move``,
-  ``Changeset`` (built by :mod:`memtui.core.verbs`, or by hand);
+- operations and changesets — :class:`~memtui.core.model.changeset.Write`, ``Create``, ``Move``,
+  ``Changeset`` (built by :mod:`memtui.core.verbs.lifecycle`, or by hand);
 - :func:`plan` → :class:`Preview` (``accepted``, ``gate``, ``after``, ``cache``, ``findings``,
   ``new_findings``, ``to_json()``); :func:`commit` → :class:`Applied`; :func:`run` does both;
 - :func:`undo_plan` / :func:`redo_plan` / :func:`undo` / :func:`redo`; :func:`journal_log`;
@@ -61,7 +67,8 @@ The public API (everything callers need is importable from here):
   (the caches, Claude Code's settings) is written by :func:`replace_file`;
 - errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
   :class:`ChangedOnDisk` (and :class:`ReadOnlyFile`), :class:`WriteFailed`,
-  :class:`NothingToUndo`, :class:`UnsafeFolder`.
+  :class:`NothingToUndo`, :class:`UnsafeFolder`; :func:`describe_os_error` says what an
+  ``OSError`` means in the writer's words ("the disk is full").
 
 Typical use (what the CLI does)::
 
@@ -74,8 +81,8 @@ Typical use (what the CLI does)::
 
 from __future__ import annotations
 
-from ..changeset import Changeset, Create, Move, Write
-from ..journal import LogEntry, journal_log
+from ..model.changeset import Changeset, Create, Move, Write
+from ..model.journal import LogEntry, journal_log
 from .errors import (
     Busy,
     ChangedOnDisk,
@@ -89,6 +96,7 @@ from .errors import (
 from .fs import (
     LOCK_TIMEOUT,
     append_side_file,
+    describe_os_error,
     remove_side_file,
     replace_file,
     root_lock,
@@ -159,6 +167,7 @@ __all__ = [
     "baseline_of",
     "commit",
     "commit_group",
+    "describe_os_error",
     "group_of",
     "inverse",
     "journal_log",

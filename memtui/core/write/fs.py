@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..journal import (
+from ..model.journal import (
     JOURNAL_DIR,
     LOCK_FILE,
     MAX_RECORDS,
@@ -28,7 +28,7 @@ from ..journal import (
     list_records,
     record_file,
 )
-from ..safepath import (
+from ..model.safepath import (
     MEMTUI_DIR,
     UnsafePath,
     check_private_dir,
@@ -50,15 +50,24 @@ class FileSystem:
 
         ``O_EXCL``: a name that already exists (a planted hard link or symlink) is never opened.
         The file is created ``0o600`` (it may hold a private file's bytes, or a journal record
-        of them) and only then given ``mode``; without ``mode`` it stays private."""
+        of them) and only then given ``mode``; without ``mode`` it stays private.  A file that
+        cannot be written whole (a full disk) is removed before the error goes up: what it
+        holds is the space the caller's rollback may need."""
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            write_all(fd, data)
-            if mode is not None:
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            try:
+                write_all(fd, data)
+                if mode is not None:
+                    os.fchmod(fd, mode)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            raise
 
     def replace(self, src: str, dst: str) -> None:
         os.replace(src, dst)
@@ -227,6 +236,7 @@ def mode_of(path: str) -> int | None:
 
 
 def describe_os_error(exc: OSError) -> str:
+    """What an ``OSError`` means, in plain words ("the disk is full", not ``[Errno 28] …``)."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "the disk is full"
     if exc.errno == errno.EROFS:
@@ -256,7 +266,7 @@ _HELD: dict[str, list[Any]] = {}  # realpath of root -> [fd, depth, thread id]
 def ensure_dir(root: Path, rel: str) -> None:
     """Create the folder ``<root>/<rel>`` under ``.memtui/`` and its parents, never through a symlink.
 
-    Each existing part is checked with ``lstat`` (:func:`~memtui.core.safepath.check_private_dir`:
+    Each existing part is checked with ``lstat`` (:func:`~memtui.core.model.safepath.check_private_dir`:
     a symlink raises :class:`UnsafeFolder`); each missing one is created ``0o700`` (the journal
     holds copies of memory files) and its parent fsynced.  A folder memtui did not create is
     never chmod-ed.
@@ -405,6 +415,86 @@ def unlink_tmps(root: Path, folder: str, prefixes: set[str]) -> None:
         if name.endswith(".tmp") and any(
                 name.startswith(p) and _TMP_TAIL.fullmatch(name[len(p):]) for p in prefixes):
             disk.unlink(abs_path(root, f"{folder}/{name}" if folder else name))
+
+
+# ---------------------------------------------------------------- old versions kept for a rollback
+
+#: a second name of a file a change replaced, in the journal folder: ``.<record id>.keep.<16 hex>.tmp``
+_KEPT = re.compile(r"^\.(\d{8}-(?:do|undo|redo)(?:-\d{8})?)\.keep\.[0-9a-f]{16}\.tmp$")
+
+
+def keep_replaced(root: Path, rid: str, path: str) -> None:
+    """Give the file at ``path``, which change ``rid`` is about to replace, a second name in the
+    journal folder (a hard link): the old file — its bytes, mode and times — outlives the rename.
+
+    This is what makes a rollback on a full disk possible.  Putting a before-image back by
+    writing it again needs as much new space as the file holds, at the very moment the disk has
+    none (the change failed for want of it); renaming the kept old file back over the new one
+    needs none, and frees the new version's space as it goes.  The kept names cost no data (one
+    folder entry each) but keep the old versions allocated until the change ends, so an apply
+    needs at most the size of the files it rewrites more than before — less than the journal
+    record, which holds every before-image and every new version, already took; a disk too full
+    for that fails the apply, which is rolled back whole.  Reserving the rollback's space in
+    advance (writing it) would cost that space for real on every change and still leave the
+    rollback a write that can fail.
+
+    On a file system without hard links (or a file in a folder mounted from elsewhere) nothing
+    is kept, and the rollback writes the bytes back as before.  Any other failure (no room even
+    for a folder entry) raises: the apply stops, and rolls back what it did.
+    """
+    keep = str(journal_dir(root) / f".{rid}.keep.{os.urandom(8).hex()}.tmp")
+    try:
+        disk.link(path, keep)
+    except OSError as exc:
+        if exc.errno in _NO_HARD_LINKS or exc.errno == errno.EXDEV:
+            return
+        raise
+
+
+def kept_versions(root: Path, rid: str) -> list[str]:
+    """The absolute paths of the old versions change ``rid`` kept (:func:`keep_replaced`), each
+    checked to be a plain file with no other name (a name planted in a copied journal, a hard
+    link to a file elsewhere, is never used: only unlinked)."""
+    folder = journal_dir(root)
+    try:
+        if not private_dir_exists(root, JOURNAL_DIR):
+            return []
+        names = os.listdir(folder)
+    except (OSError, UnsafeFolder):
+        return []
+    out = []
+    for name in sorted(names):
+        match = _KEPT.match(name)
+        if match is None or match.group(1) != rid:
+            continue
+        try:
+            st = os.lstat(folder / name)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+            out.append(str(folder / name))
+    return out
+
+
+def remove_kept(root: Path, rid: str | None = None) -> None:
+    """Unlink the old versions change ``rid`` kept (every change's when None): the change ended."""
+    folder = journal_dir(root)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        match = _KEPT.match(name)
+        if match is not None and (rid is None or match.group(1) == rid):
+            try:
+                disk.unlink(str(folder / name))
+            except FileNotFoundError:
+                pass
+
+
+def is_kept_name(name: str) -> bool:
+    """Whether a journal folder name is an old version a change kept (:func:`keep_replaced`)."""
+    return _KEPT.match(name) is not None
 
 
 def next_seq(root: Path) -> int:

@@ -45,10 +45,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
-from ..changeset import Changeset, Create, Move
-from ..incremental import findings_cache
-from ..journal import (
+from ..model.changeset import Changeset, Create, Move
+from ..model.journal import (
     COMMITTED,
+    JOURNAL_DIR,
     JournalError,
     RecordName,
     list_records,
@@ -57,8 +57,9 @@ from ..journal import (
     record_file,
     stacks,
 )
-from ..model import Snapshot
-from ..store import load_root
+from ..model.snapshot import Snapshot
+from ..read.store import load_root
+from ..rules.incremental import findings_cache
 from . import fs, recovery
 from .errors import NothingToUndo, Refused, TxnError, UnsafeFolder
 from .preview import Preview, plan, redo_plan, undo_plan
@@ -155,7 +156,7 @@ def commit_group(group: GroupPreview, timeout: float = fs.LOCK_TIMEOUT) -> Group
         for root in roots:
             locks.enter_context(fs.root_lock(root, timeout))
         for root in roots:
-            recovery.recover_locked(root)
+            recovery.told(root, recovery.recover_locked(root))
         halves = [prepare(root, preview) for root, preview in zip(roots, previews)]
         members = [{"root": str(half.root), "record": half.rid} for half in halves]
         info = {"id": f"{halves[0].rid}@{roots[0]}", "coordinator": str(roots[0]), "members": members}
@@ -215,7 +216,12 @@ def _grouped_record(root: Path | str, kind: str) -> tuple[RecordName, Any] | Non
 
 
 class ForeignGroup(ValueError):
-    """A ``group`` entry that does not describe a change the other roots took part in (why)."""
+    """A ``group`` entry that does not describe a change the other roots took part in (why);
+    ``read`` is the one file of another root the check read (or tried to), if it got that far."""
+
+    def __init__(self, message: str, read: str | None = None) -> None:
+        super().__init__(message)
+        self.read = read
 
 
 #: members a group entry may name (a promotion names two)
@@ -280,16 +286,17 @@ def _check_member(other: str, rid: str, group_id: str, root: Path | str, own_id:
         raise ForeignGroup(f"'{other}' is not a memory root (no MEMORY.md)")
     name = parse_name(record_file(rid, COMMITTED))
     assert name is not None
+    record = os.path.join(other, *JOURNAL_DIR.split("/"), name.file)
     try:
         value = read_record(other, name)
     except JournalError:
-        raise ForeignGroup(f"the journal of '{other}' holds no committed record {rid}") from None
+        raise ForeignGroup(f"the journal of '{other}' holds no committed record {rid}", record) from None
     if not names_back(value.get(GROUP), group_id, root, own_id):
         raise ForeignGroup(f"the record {rid} of '{other}' is not part of this change (it does "
-                           "not name this folder back)")
+                           "not name this folder back)", record)
 
 
-def _refuse_foreign(root: Path | str, own: RecordName, info: Any, why: str, kind: str) -> NoReturn:
+def _refuse_foreign(root: Path | str, own: RecordName, info: Any, why: ForeignGroup, kind: str) -> NoReturn:
     """Set ``own`` aside in ``.memtui/quarantine/`` (under the lock) and raise :class:`UnsafeFolder`
     naming what the record claimed."""
     members = info.get("members") if isinstance(info, dict) else None
@@ -301,10 +308,15 @@ def _refuse_foreign(root: Path | str, own: RecordName, info: Any, why: str, kind
         aside = f"memtui set it aside as {fs.QUARANTINE_DIR}/{own.file}, not applied"
     except (OSError, TxnError):
         aside = "memtui leaves it unapplied"
+    if why.read is not None:  # the check reads at most this one record of another root
+        read = (f"memtui read one file of another folder to check it, the journal record "
+                f"{why.read}, and nothing else; nothing in any other folder was changed")
+    else:
+        read = "nothing in any other folder was read or changed"
     raise UnsafeFolder(
         f"cannot {kind}: the journal record {own.file} claims this change also touched "
-        f"{shown or 'other folders'}, but {why}; {aside} — nothing in any other folder was read "
-        "or changed (memtui never writes such a record; the folder may come from someone else)")
+        f"{shown or 'other folders'}, but {why}; {aside} — {read} (memtui never writes such a "
+        "record; the folder may come from someone else)")
 
 
 def replay_group_plan(snapshot: Snapshot, kind: str) -> GroupPreview | None:
@@ -323,7 +335,7 @@ def replay_group_plan(snapshot: Snapshot, kind: str) -> GroupPreview | None:
     try:
         members = checked_members(snapshot.root, own, info, kind)
     except ForeignGroup as exc:
-        _refuse_foreign(snapshot.root, own, info, str(exc), kind)
+        _refuse_foreign(snapshot.root, own, info, exc, kind)
     mine = _key(snapshot.root)
     previews: list[Preview] = []
     for root, rid in members:
@@ -346,7 +358,7 @@ def _description(preview: Preview) -> str:
 def _open(root: str, like: Snapshot, kind: str) -> Snapshot:
     if not os.path.isdir(root):
         raise NothingToUndo(f"cannot {kind}: {root}, which this change also touched, is gone")
-    recovery.recover(root)
+    recovery.told(Path(root), recovery.recover(root))
     return load_root(root, like.config)
 
 

@@ -12,11 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..budget import measure
-from ..changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
-from ..erasure import erased_lines
-from ..incremental import FindingsCache, findings_cache, revalidate
-from ..journal import (
+from ..model.changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
+from ..model.journal import (
     COMMITTED,
     JournalError,
     checked_record,
@@ -26,9 +23,12 @@ from ..journal import (
     read_record,
     stacks,
 )
-from ..model import Finding, Snapshot
-from ..safepath import UnsafePath
-from ..validate import GateResult, gate
+from ..model.safepath import UnsafePath
+from ..model.snapshot import Finding, Snapshot
+from ..rules.budget import measure
+from ..rules.erasure import erased_lines
+from ..rules.incremental import FindingsCache, findings_cache, revalidate
+from ..rules.validate import GateResult, gate
 from .errors import ChangedOnDisk, NothingToUndo, UnsafeFolder
 
 # ---------------------------------------------------------------- why a change was refused
@@ -177,7 +177,7 @@ def plan(snapshot: Snapshot, changeset: Changeset, cache: FindingsCache | None =
     """Play a changeset on a copy of the snapshot and gate it.  Pure: touches nothing.
 
     Pass the snapshot's :class:`FindingsCache` (from a previous plan or
-    :func:`~memtui.core.incremental.findings_cache`) to validate only what the change affects.
+    :func:`~memtui.core.rules.incremental.findings_cache`) to validate only what the change affects.
     A ``baseline`` (undo and redo) also allows the errors and size of the state returned to.
     ``carried``: findings files bring with them from another root (a promotion to a layer).
     """
@@ -274,6 +274,18 @@ def inverse(ops: list[Operation] | tuple[Operation, ...], attic: str) -> tuple[O
     return tuple(out)
 
 
+def _described(record: dict[str, Any], seq: int) -> str:
+    """What a record says it did, for its undo's or redo's description; a record without a
+    description (stored state: empty, or from another tool) is described by what it holds."""
+    description = str(record.get("description") or "").strip()
+    if description:
+        return description
+    verb = str(record.get("verb") or "").strip()
+    count = len(record.get("ops") or [])
+    ops = "no operation" if not count else f"{count} operation{'s' if count != 1 else ''}"
+    return f"{'a ' + verb if verb else 'a change'} with no description (change {seq}, {ops})"
+
+
 def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> Preview:
     root = Path(snapshot.root).absolute()
     seq, record = _target(root, kind)
@@ -289,7 +301,7 @@ def _replay_plan(snapshot: Snapshot, kind: str, cache: FindingsCache | None) -> 
     except (JournalError, AttributeError, TypeError, ValueError) as exc:
         raise NothingToUndo(f"cannot {kind}: the journal record of change {seq} is damaged "
                             f"({exc}); make the change by hand instead") from None
-    description = str(record.get("description", ""))
+    description = _described(record, seq)
     if kind == "undo":
         attic = f"{ATTIC_DIR}/{seq:08d}-undo-{time.time_ns()}"
         changeset = Changeset("undo", f"undo: {description}", inverse(ops, attic))

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..changeset import Changeset
-from ..incremental import FindingsCache
-from ..journal import list_records
-from ..model import BudgetConfig, Snapshot
-from ..store import load_root
+from ..model.changeset import Changeset
+from ..model.journal import list_records
+from ..model.snapshot import BudgetConfig, Snapshot
+from ..read.store import load_root
+from ..rules.incremental import FindingsCache
 from .errors import Refused
 from .fs import LOCK_TIMEOUT, root_lock
 from .group import GroupApplied, GroupPreview, commit_group, replay_group_plan
@@ -33,7 +33,7 @@ from .rootcommit import Applied, commit_root
 Planner = Callable[[Snapshot], Preview]
 #: the same for a change over several roots: every root's snapshot in, the gated group out
 GroupPlanner = Callable[[Sequence[Snapshot]], GroupPreview]
-#: loads a root for a planner (:func:`memtui.core.store.load_root`, or through the stat cache)
+#: loads a root for a planner (:func:`memtui.core.read.store.load_root`, or through the stat cache)
 Loader = Callable[[Path, BudgetConfig], Snapshot]
 
 
@@ -84,7 +84,7 @@ def attempt(root: Path | str, planner: Planner | None = None, *, reviewed: Previ
     """Run one change on ``root`` by the protocol of DESIGN §3 (see the module docstring).
 
     A dry run reads only: no recovery, no lock, nothing created in the root.  ``load`` gives
-    the snapshot the planner plans on (default :func:`~memtui.core.store.load_root`; for a
+    the snapshot the planner plans on (default :func:`~memtui.core.read.store.load_root`; for a
     commit, one whose texts are the bytes read, as its are).  Raises the
     writer's errors (:class:`Busy`, :class:`ChangedOnDisk`, :class:`WriteFailed`, …); a gate's
     refusal is not an error but an :class:`Attempt` whose ``preview`` is refused.

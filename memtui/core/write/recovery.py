@@ -8,18 +8,20 @@ coordinator's decision (:func:`resolve_pending`).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..journal import (
+from ..model.journal import (
     COMMITTED,
     JOURNAL_DIR,
     PENDING,
     ROLLED_BACK,
     JournalError,
+    RecordName,
     checked_record,
     decode_value,
     journal_dir,
@@ -29,9 +31,9 @@ from ..journal import (
     read_record,
     record_file,
 )
-from ..model import BudgetConfig, Snapshot
-from ..safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
-from ..store import load_root
+from ..model.safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
+from ..model.snapshot import BudgetConfig, Snapshot
+from ..read.store import load_root
 from .errors import Busy, TxnError, WriteFailed
 from .fs import (
     LOCK_TIMEOUT,
@@ -40,13 +42,15 @@ from .fs import (
     describe_os_error,
     disk,
     ensure_dir,
+    is_kept_name,
     mark_record,
     move_file,
     private_dir_exists,
+    remove_kept,
     root_lock,
     where,
 )
-from .restore import left_alone_words, remove_empty_created_dirs, restore_record
+from .restore import left_alone_words, remade_words, remove_empty_created_dirs, restore_record
 
 
 def _warn(message: str, *args: object) -> None:
@@ -55,6 +59,16 @@ def _warn(message: str, *args: object) -> None:
     import logging
 
     logging.getLogger("memtui").warning(message, *args)
+
+
+def told(root: Path, recovered: Recovered) -> Recovered:
+    """Say what recovery did on the ``memtui`` logger, for a caller that hands the
+    :class:`Recovered` to no one (:func:`open_root`, a commit's own recovery): the callers that
+    keep it (:func:`~memtui.core.write.attempt`, the CLI, the app) say its ``message`` once
+    themselves, and the logger stays quiet for them."""
+    if recovered.message:
+        _warn("recovering %s: %s", root, recovered.message)
+    return recovered
 
 #: the key of a record that is one half of a change over several roots
 GROUP = "group"
@@ -68,10 +82,12 @@ class Recovered(list):  # type: ignore[type-arg]
     """
 
     def __init__(self, ids: Iterable[str] = (), left_alone: dict[str, list[str]] | None = None,
-                 quarantined: dict[str, str] | None = None) -> None:
+                 quarantined: dict[str, str] | None = None,
+                 remade: dict[str, list[str]] | None = None) -> None:
         super().__init__(ids)
         self.left_alone: dict[str, list[str]] = dict(left_alone or {})
         self.quarantined: dict[str, str] = dict(quarantined or {})
+        self.remade: dict[str, list[str]] = dict(remade or {})  # folder made again -> paths put back
 
     @property
     def message(self) -> str:
@@ -81,6 +97,8 @@ class Recovered(list):  # type: ignore[type-arg]
                          f"{QUARANTINE_DIR}/{name}, not applied: {why} (memtui never writes such a "
                          "record; the folder may come from someone else — nothing it names was "
                          "touched)")
+        if self.remade:
+            parts.append(remade_words(self.remade))
         paths = [p for left in self.left_alone.values() for p in left]
         if paths:
             parts.append("memtui finished an interrupted change" + left_alone_words(list(dict.fromkeys(paths))))
@@ -90,9 +108,9 @@ class Recovered(list):  # type: ignore[type-arg]
 def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
     """The record made safe to restore, or an error naming the file and what to do.
 
-    :class:`JournalError` when it is damaged; :class:`~memtui.core.safepath.UnsafePath` when it
+    :class:`JournalError` when it is damaged; :class:`~memtui.core.model.safepath.UnsafePath` when it
     names a path that is not a plain path inside the root (see
-    :func:`~memtui.core.journal.checked_record`).
+    :func:`~memtui.core.model.journal.checked_record`).
     """
     try:
         for op in value.get("ops", []):
@@ -101,7 +119,7 @@ def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
             decode_value(data)
         for mode in value.get("modes", {}).values():
             int(mode)
-        for folder in value.get("created_dirs", []):
+        for folder in (*value.get("created_dirs", []), *value.get("removed_dirs", [])):
             if not isinstance(folder, str):
                 raise JournalError(f"folder {folder!r} is not a path")
     except (JournalError, AttributeError, KeyError, TypeError, ValueError) as exc:
@@ -111,7 +129,7 @@ def _check_record(record: Any, value: dict[str, Any]) -> dict[str, Any]:
 
 def _check_disk_paths(root: Path, value: dict[str, Any]) -> None:
     """Raise :class:`UnsafePath` if a folder above a path the record names is a symlink."""
-    paths = [*value["before"], *value["created_dirs"]]
+    paths = [*value["before"], *value["created_dirs"], *value["removed_dirs"]]
     for op in value["ops"]:
         paths.extend((op["src"], op["dst"]) if op.get("op") == "move" else (op["path"],))
     for rel in paths:
@@ -205,9 +223,10 @@ def recover_locked(root: Path) -> Recovered:
     restored: list[str] = []
     left_alone: dict[str, list[str]] = {}
     quarantined: dict[str, str] = {}
-    for name in sorted(os.listdir(folder)):
-        if name.startswith(".") and name.endswith(".tmp"):
-            disk.unlink(str(folder / name))
+    remade: dict[str, list[str]] = {}
+    for name in sorted(os.listdir(folder)):  # a record cut off while it was written; the old
+        if name.startswith(".") and name.endswith(".tmp") and not is_kept_name(name):  # versions
+            disk.unlink(str(folder / name))  # a change kept stay until its record is restored
     for record in reversed(list_records(root)):
         if record.state != PENDING:
             continue
@@ -217,7 +236,6 @@ def recover_locked(root: Path) -> Recovered:
         except UnsafePath as exc:
             _quarantine(root, record.file)
             quarantined[record.file] = str(exc)
-            _warn("recovering %s: set aside %s: %s", root, record.file, exc)
             continue
         except JournalError as exc:
             raise WriteFailed(
@@ -229,14 +247,31 @@ def recover_locked(root: Path) -> Recovered:
         if _group_committed(value, root, record.id):  # the coordinator decided it happened
             mark_record(root, record.id, COMMITTED)
             continue
-        left = restore_record(root, record.id, value)
-        mark_record(root, record.id, ROLLED_BACK)
+        try:
+            left = restore_record(root, record.id, value)
+            mark_record(root, record.id, ROLLED_BACK)
+        except OSError as exc:
+            raise WriteFailed(_cannot_restore(root, record, exc)) from None
         restored.append(record.id)
+        for made, paths in left.remade.items():
+            remade.setdefault(made, []).extend(paths)
         if left:
             left_alone[record.id] = left
-            _warn("recovering %s (%s): %s", root, record.id, left_alone_words(left).lstrip("; "))
+    remove_kept(root)  # of changes that committed, or were set aside
     _tidy(root)
-    return Recovered(restored, left_alone, quarantined)
+    return Recovered(restored, left_alone, quarantined, remade)
+
+
+def _cannot_restore(root: Path, record: RecordName, exc: OSError) -> str:
+    """Why an interrupted change could not be put back, and the way out."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        then = "free some space, then run any memtui change (it finishes the restore)"
+    else:
+        then = ("memtui tries again at its next change; if it keeps failing, check the files the "
+                f"change names by hand (memtui log), then move {JOURNAL_DIR}/{record.file} out of "
+                f"the journal folder (or rename it to {record_file(record.id, ROLLED_BACK)})")
+    return (f"cannot recover {root}: {describe_os_error(exc)}{where(exc, root)} while putting back "
+            f"the interrupted change {record.id} — {then}")
 
 
 #: a side file's temp file (:func:`~memtui.core.write.fs.write_side_file`), left by a crash
@@ -298,6 +333,6 @@ def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:
 
 
 def open_root(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Snapshot:
-    """Recover any interrupted change, then load the root."""
-    recover(root)
+    """Recover any interrupted change (what it did goes to the logger), then load the root."""
+    told(Path(root).absolute(), recover(root))
     return load_root(root, config)

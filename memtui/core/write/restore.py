@@ -7,12 +7,13 @@ with the bytes; a file the change created moves into ``.memtui/attic/`` (nothing
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
-from ..changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
-from ..journal import (
+from ..model.changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
+from ..model.journal import (
     COMMITTED,
     JOURNAL_DIR,
     PENDING,
@@ -25,18 +26,20 @@ from ..journal import (
     read_record,
     record_file,
 )
-from ..safepath import symlinked_parent
+from ..model.safepath import symlinked_parent
 from .errors import ChangedOnDisk, TxnError, WriteFailed
 from .fs import (
     abs_path,
     describe_os_error,
     disk,
     ensure_dir,
+    kept_versions,
     move_file,
     new_file_mode,
     open_replaced,
     read_fd,
     read_file,
+    remove_kept,
     remove_tmps,
     tmp_path,
     unlink_tmps,
@@ -109,13 +112,73 @@ def _attic_dest(root: Path, rid: str, rel: str) -> str:
     return dest
 
 
-def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
+class _Kept:
+    """The old versions change ``rid`` kept (:func:`~memtui.core.write.fs.keep_replaced`), found
+    by their bytes: a before-image one of them holds is put back by renaming it, which needs no
+    new space (a full disk is the usual reason a change is rolled back)."""
+
+    def __init__(self, root: Path, rid: str) -> None:
+        self.by_size: dict[int, list[str]] = {}
+        for path in kept_versions(root, rid):
+            try:
+                self.by_size.setdefault(os.lstat(path).st_size, []).append(path)
+            except OSError:
+                continue
+
+    def take(self, data: bytes, mode: int | None) -> str | None:
+        """A kept file holding exactly ``data`` with mode ``mode`` (taken: used once), or None."""
+        for path in self.by_size.get(len(data), []):
+            try:
+                same = os.lstat(path).st_mode & 0o7777 == mode and read_file(path) == data
+            except OSError:
+                continue
+            if same:
+                self.by_size[len(data)].remove(path)
+                return path
+        return None
+
+
+class Restored(list):  # type: ignore[type-arg]
+    """What :func:`restore_record` did not put back: the paths it left as another program wrote
+    them (a list of ``str``); ``remade`` maps each folder it had to make again (removed after
+    the change was cut off) to the paths it put back in it."""
+
+    def __init__(self, left: Iterable[str] = (), remade: dict[str, list[str]] | None = None) -> None:
+        super().__init__(left)
+        self.remade: dict[str, list[str]] = dict(remade or {})
+
+
+def restore_record(root: Path, rid: str, record: dict[str, Any]) -> Restored:
     """Put every path the record touched back to its before-image (idempotent).
 
     Only a path that holds bytes memtui put there (:func:`_known_bytes`) — or nothing — is
     restored or moved.  A path another program wrote meanwhile is left exactly as it is; those
-    paths are returned, so the caller can tell the user.
+    paths are returned, so the caller can tell the user.  A folder a before-image needs that is
+    gone (a person removed it after a crash) is made again inside the root — never through a
+    symlink: each part above it was checked to be a real folder or missing — so the folder
+    comes back to the state before the change, and the caller says so (``remade``); where it
+    cannot be made (a file of that name sits there now), the path is left as it is.
+
+    It needs no new space where it can: a rewritten file comes back as the old file the change
+    kept a second name of (:class:`_Kept`), moves go back as renames, and a created file whose
+    move into the attic finds no room for the attic's folder is unlinked (it holds only bytes
+    memtui wrote, which the record keeps).  Its own temp files go whether it succeeds or not;
+    the kept old versions go only when it succeeds (a restore that fails is finished later from
+    the same record, and may need them again).
     """
+    try:
+        restored = _restore(root, rid, record)
+    except BaseException:
+        try:
+            remove_tmps(root, record.get("before", {}), rid)
+        except OSError:
+            pass
+        raise
+    remove_kept(root, rid)
+    return restored
+
+
+def _restore(root: Path, rid: str, record: dict[str, Any]) -> Restored:
     ops = [op_from_json(op) for op in record.get("ops", [])]
     before = {path: decode_value(value) for path, value in record.get("before", {}).items()}
     modes: dict[str, int] = {k: int(v) for k, v in record.get("modes", {}).items()}
@@ -125,6 +188,14 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     dirty: dict[str, None] = {}
     # first, the space the failed change's own temp files hold (a full disk is the usual cause)
     remove_tmps(root, before, rid)
+    kept = _Kept(root, rid)
+    # the folders an undo removed (it made them empty): they were there before it
+    for folder in sorted(record.get("removed_dirs", []), key=lambda f: f.count("/")):
+        path = abs_path(root, folder)
+        if (not os.path.lexists(path) and symlinked_parent(root, folder) is None
+                and os.path.isdir(os.path.dirname(path))):
+            disk.mkdir(path)
+            dirty[os.path.dirname(path)] = None
 
     def ours(rel: str, path: str) -> bool:
         return (symlinked_parent(root, rel) is None and not os.path.islink(path)
@@ -133,6 +204,28 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     def leave(rel: str) -> None:
         if rel not in left:
             left.append(rel)
+
+    made: list[str] = []  # folders made again, outermost first
+    remade: dict[str, list[str]] = {}
+
+    def folders_for(rel: str) -> bool:
+        """Make the folders above ``rel`` that are gone; False when one cannot be made."""
+        parts = rel.split("/")[:-1]
+        for i in range(len(parts)):
+            folder = "/".join(parts[: i + 1])
+            path = abs_path(root, folder)
+            if os.path.isdir(path) and not os.path.islink(path):
+                continue
+            try:
+                disk.mkdir(path)
+            except (FileExistsError, NotADirectoryError, PermissionError):
+                return False  # something else sits there now: left as it is
+            made.append(folder)
+            dirty[os.path.dirname(path)] = None
+        top = next((f for f in made if rel.startswith(f + "/")), None)
+        if top is not None:
+            remade.setdefault(top, []).append(rel)
+        return True
 
     for op in reversed(ops):
         if not isinstance(op, Move):
@@ -147,7 +240,7 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
                 disk.unlink(dst)
                 dirty[os.path.dirname(dst)] = None
             continue
-        if not ours(op.dst, dst) or symlinked_parent(root, op.src) is not None:
+        if not ours(op.dst, dst) or symlinked_parent(root, op.src) is not None or not folders_for(op.src):
             leave(op.dst)
             continue
         moved = read_file(dst)
@@ -166,12 +259,15 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
         current = read_file(path) if os.path.lexists(path) else None
         if current == data and not os.path.islink(path):
             continue
-        if (current is not None and not ours(rel, path)) or symlinked_parent(root, rel) is not None:
+        if ((current is not None and not ours(rel, path)) or symlinked_parent(root, rel) is not None
+                or (current is None and not folders_for(rel))):
             leave(rel)
             continue
-        tmp = tmp_path(root, rel, rid)
         mode = modes.get(rel)
-        disk.write_tmp(tmp, data, mode if mode is not None else new_file_mode())
+        tmp = kept.take(data, mode)  # the old file itself: renamed back, nothing written
+        if tmp is None:
+            tmp = tmp_path(root, rel, rid)
+            disk.write_tmp(tmp, data, mode if mode is not None else new_file_mode())
         if rel in times:
             disk.utime(tmp, (int(times[rel][0]), int(times[rel][1])))
         if current is None:
@@ -191,7 +287,14 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
             leave(rel)
             continue
         dest = _attic_dest(root, rid, rel)
-        ensure_dir(root, dest.rpartition("/")[0])
+        try:
+            ensure_dir(root, dest.rpartition("/")[0])
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            disk.unlink(path)  # no room for the attic's folder: memtui's own bytes, in the record
+            dirty[os.path.dirname(path)] = None
+            continue
         try:
             move_file(path, abs_path(root, dest))
         except FileExistsError:  # pragma: no cover - the attic path was free a moment ago
@@ -207,7 +310,18 @@ def restore_record(root: Path, rid: str, record: dict[str, Any]) -> list[str]:
     for folder in dirty:
         if os.path.isdir(folder):
             disk.fsync_dir(folder)
-    return left
+    return Restored(left, remade)
+
+
+def remade_words(remade: dict[str, list[str]]) -> str:
+    """The words telling the user which folders a restore made again, and what it put in them."""
+    parts = []
+    for folder, paths in remade.items():
+        shown = ", ".join(paths[:5]) + (" …" if len(paths) > 5 else "")
+        parts.append(f"memtui made the folder {folder}/ again to put back {shown} as it was before "
+                     f"an interrupted change (the folder was removed after the change was cut off) "
+                     f"— remove it again if you meant to")
+    return "; ".join(parts)
 
 
 def left_alone_words(paths: list[str]) -> str:
@@ -250,17 +364,31 @@ def rollback(root: Path, rid: str, record: dict[str, Any], cause: BaseException)
         return WriteFailed(f"cannot change {root}: {why}; the rest was restored{left_alone_words(left)}")
     return WriteFailed(f"cannot change {root}: {why}; nothing was changed")
 
-def remove_empty_created_dirs(root: Path, target: int) -> None:
-    """Remove the folders that the committed do/redo records of change ``target`` created, when
-    they are empty now (deepest first; never through a symlink)."""
+def created_dirs_of(root: Path, target: int) -> list[str]:
+    """The folders the committed do/redo records of change ``target`` created that are real
+    folders now, deepest first: what an undo of it removes when it leaves them empty."""
     folders: list[str] = []
     for name in list_records(root):
         if name.state == COMMITTED and ((name.kind == "do" and name.seq == target)
                                         or (name.kind == "redo" and name.target == target)):
             folders.extend(checked_record(read_record(root, name)).get("created_dirs", []))
-    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+    return [folder for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True)
+            if symlinked_parent(root, folder) is None and not os.path.islink(abs_path(root, folder))
+            and os.path.isdir(abs_path(root, folder))]
+
+
+def remove_empty_dirs(root: Path, folders: list[str]) -> None:
+    """Remove each of ``folders`` (deepest first) that is an empty real folder now."""
+    for folder in folders:
         path = abs_path(root, folder)
         if (symlinked_parent(root, folder) is None and not os.path.islink(path)
                 and os.path.isdir(path) and not os.listdir(path)):
             disk.rmdir(path)
             disk.fsync_dir(os.path.dirname(path))
+
+
+def remove_empty_created_dirs(root: Path, target: int) -> None:
+    """Remove the folders that the committed do/redo records of change ``target`` created, when
+    they are empty now (deepest first; never through a symlink): what an undo recorded before
+    its folders were part of it left behind."""
+    remove_empty_dirs(root, created_dirs_of(root, target))

@@ -14,9 +14,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
-from ..incremental import FindingsCache
-from ..journal import (
+from ..model.changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
+from ..model.journal import (
     COMMITTED,
     JournalError,
     decode_value,
@@ -26,13 +25,15 @@ from ..journal import (
     record_id,
     stacks,
 )
-from ..model import Snapshot
-from ..safepath import UnsafePath
+from ..model.safepath import UnsafePath
+from ..model.snapshot import Snapshot
+from ..rules.incremental import FindingsCache
 from .errors import ChangedOnDisk, ReadOnlyFile, Refused, TxnError, WrittenMeanwhile
 from .fs import (
     LOCK_TIMEOUT,
     abs_path,
     disk,
+    keep_replaced,
     mark_record,
     mode_of,
     move_file,
@@ -42,13 +43,14 @@ from .fs import (
     prune_journal,
     read_fd,
     read_file,
+    remove_kept,
     root_lock,
     tmp_path,
     write_record,
 )
 from .preview import Preview, baseline_of
-from .recovery import recover_locked
-from .restore import remove_empty_created_dirs, rollback
+from .recovery import recover_locked, told
+from .restore import created_dirs_of, remove_empty_dirs, rollback
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
     """Apply the operations; a write that puts back bytes in ``restores`` gets their times too
     (found by path, else by the bytes: a file a later operation moves, as a merge's sources)."""
     dirty: dict[str, None] = {}
+    replaced: set[str] = set()  # paths whose old file is kept: a later write there replaces memtui's own
     by_bytes = {data: (data, atime, mtime) for data, atime, mtime in (restores or {}).values()}
     for op in ops:
         if isinstance(op, Move):
@@ -189,7 +192,8 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
             kept = (restores or {}).get(op.path) or by_bytes.get(op.data)
             if kept is not None and kept[0] == op.data:
                 disk.utime(tmp, (kept[1], kept[2]))
-            _replace_watching(tmp, dst, op.path, op.expected)
+            _replace_watching(root, rid, tmp, dst, op.path, op.expected, keep=op.path not in replaced)
+            replaced.add(op.path)
         elif isinstance(op, Create):
             tmp = tmp_path(root, op.path, rid)
             disk.write_tmp(tmp, op.data, new_file_mode())
@@ -211,19 +215,26 @@ def _apply_ops(root: Path, rid: str, ops: tuple[Operation, ...], modes: dict[str
         disk.fsync_dir(folder)
 
 
-def _replace_watching(tmp: str, dst: str, rel: str, expected: bytes) -> None:
+def _replace_watching(root: Path, rid: str, tmp: str, dst: str, rel: str, expected: bytes,
+                      keep: bool = True) -> None:
     """Replace ``dst`` (holding ``expected``) by ``tmp``, watching the replaced file.
 
     A descriptor on the old file is taken before the last look at its bytes and kept across the
     rename; afterwards the old file is read again through it.  Bytes another program added in
     between (an agent's append lands on the old file, which the rename unlinks) would be lost:
-    :class:`WrittenMeanwhile` carries them, and the change is rolled back with them.
+    :class:`WrittenMeanwhile` carries them, and the change is rolled back with them.  With
+    ``keep`` (the first write of ``rel`` in the change: a later one replaces a version memtui
+    wrote, which no rollback puts back), the old file keeps a second name in the journal until
+    the change ends (:func:`keep_replaced`), so a rollback puts it back without writing it
+    again (a full disk has no room for that).
     """
     fd = open_replaced(dst)
     try:
         if (read_fd(fd) if fd is not None else read_file(dst)) != expected:
             raise ChangedOnDisk(f"changed on disk — '{rel}' changed while memtui was writing; "
                                 "reload and try again", (rel,))
+        if fd is not None and keep:
+            keep_replaced(root, rid, dst)
         disk.replace(tmp, dst)
         if fd is None:
             return
@@ -270,6 +281,7 @@ class Prepared:
     record: dict[str, Any]
     modes: dict[str, int]
     missing: list[str]
+    removed: list[str] = field(default_factory=list)  # folders an undo removes when it empties them
 
     def write_record(self) -> None:
         """Write the journal record, pending (fsynced)."""
@@ -285,20 +297,18 @@ class Prepared:
         except WrittenMeanwhile as exc:
             _keep_written_meanwhile(self, exc)
             raise
+        remove_empty_dirs(self.root, self.removed)  # part of the change: a rollback makes them again
 
     def rollback(self, cause: BaseException) -> TxnError:
         """Restore what was applied from the record; the error to raise."""
         return rollback(self.root, self.rid, self.record, cause)
 
     def tidy(self) -> None:
-        """After an undo committed: remove the folders the undone change created that it left
-        empty (``archive/`` after undoing the first archive), as a crash's restore does.  Best
-        effort: a folder that stays behind is harmless."""
-        if self.preview.kind != "undo" or self.preview.target is None:
-            return
+        """After the change committed: unlink the old versions it kept for a rollback.  Best
+        effort: what stays behind (a crash right now) the next recovery removes."""
         try:
-            remove_empty_created_dirs(self.root, self.preview.target)
-        except (OSError, JournalError, UnsafePath):
+            remove_kept(self.root, self.rid)
+        except OSError:
             pass
 
 
@@ -314,6 +324,12 @@ def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -
             raise ChangedOnDisk(f"the journal of {root} changed since this {preview.kind} was "
                                 "planned; reload and try again")
     modes, times, missing = _check_disk(root, preview)
+    removed: list[str] = []
+    if preview.kind == "undo" and preview.target is not None:
+        try:  # the folders the undone change made (archive/ on a first archive) go with it
+            removed = created_dirs_of(root, preview.target)
+        except (JournalError, UnsafePath):
+            removed = []
     rid = record_id(next_seq(root), preview.kind, preview.target)
     record = {
         "id": rid,
@@ -327,10 +343,11 @@ def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -
         "modes": modes,
         "times": times,
         "created_dirs": missing,
+        "removed_dirs": removed,
         "baseline": baseline_of(preview).to_json(),
         **(extra or {}),
     }
-    return Prepared(root, preview, rid, record, modes, missing)
+    return Prepared(root, preview, rid, record, modes, missing, removed)
 
 
 def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
@@ -339,7 +356,7 @@ def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
         raise Refused(preview)
     root = Path(preview.before.root).absolute()
     with root_lock(root, timeout):
-        recover_locked(root)
+        told(root, recover_locked(root))
         prepared = prepare(root, preview)
         try:
             prepared.write_record()

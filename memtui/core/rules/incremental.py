@@ -1,0 +1,448 @@
+"""Validation after a change without re-reading the disk or re-checking untouched files.
+
+A :class:`FindingsCache` holds what a full validation learned about one snapshot, file by file.
+:func:`incremental_validate` plays a changeset on the snapshot and recomputes only what the
+change can affect — the files it writes, creates or moves, the files whose index entries,
+archive entries, region coverage or structural role change, and (when files appear or go) the
+files whose provenance names other files — plus the index-level rules, which are cheap.  The
+result is exactly what :func:`memtui.core.rules.validate.validate` gives for the new snapshot; a
+property test holds the two to that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Iterator, Mapping
+
+from ..model.changeset import Changeset, Result, apply_to_snapshot
+from ..model.lazyfiles import LazyFiles
+from ..model.snapshot import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
+from .validate import (
+    ArchivePart,
+    Reach,
+    _cycle_findings,
+    _structural,
+    archive_part,
+    entry_maps,
+    file_cross_findings,
+    file_findings,
+    files_findings,
+    first_glob,
+    glob_matches,
+    glob_regex,
+    index_findings,
+    index_tail_findings,
+    mention_map,
+    named_past_cut,
+    names_of,
+    reach_of,
+    region_globs,
+    region_map,
+    sort_findings,
+)
+
+
+@dataclass(frozen=True)
+class FindingsCache:
+    """The findings of one snapshot, kept per file so the next validation can reuse them."""
+
+    snapshot: Snapshot
+    findings: tuple[Finding, ...]  # == validate(snapshot)
+    file_only: Mapping[str, tuple[Finding, ...]]  # validate.file_findings, files that have some
+    file_cross: Mapping[str, tuple[Finding, ...]]  # validate.file_cross_findings, likewise
+    structural: frozenset[str]
+    direct: Mapping[str, tuple[int, ...]]  # file -> line numbers of its MEMORY.md entries
+    archived: frozenset[str]  # files with an archive-index entry
+    globs: tuple[str, ...]  # valid region globs, in index order
+    glob_counts: Mapping[str, int]  # glob -> how many memory files it matches
+    provenance: frozenset[str]  # files whose frontmatter names other files
+    superseding: frozenset[str]  # files with ``superseded_by`` (the supersede graph's edges)
+    mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
+    names: Mapping[str, list[str]]  # validate.names_of the files (kept while no file comes or goes)
+    reach: Reach  # how every file is reached: the orphan rule's and the Files view's one answer
+
+
+class _Subset(Mapping[str, MemoryFile]):
+    """The files of a snapshot, iterating only some of them (in snapshot order) while every
+    path still answers ``in`` — enough for the cycle rule, which walks only ``superseded_by``."""
+
+    def __init__(self, files: Mapping[str, MemoryFile], keys: Iterable[str]) -> None:
+        self._files = files
+        self._keys = sorted(keys)
+
+    def __getitem__(self, key: str) -> MemoryFile:
+        return self._files[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class LazyNames(Mapping[str, list[str]]):
+    """:func:`~memtui.core.rules.validate.names_of` a snapshot's files, worked out only when a bare
+    mention is first resolved by it (most indexes have none)."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self._files = files
+        self._names: dict[str, list[str]] | None = None
+        self._one: dict[str, list[str]] = {}  # names looked up one by one (a LazyFiles)
+
+    def _all(self) -> dict[str, list[str]]:
+        if self._names is None:
+            self._names = names_of(self._files)
+        return self._names
+
+    def __getitem__(self, name: str) -> list[str]:
+        if self._names is None and isinstance(self._files, LazyFiles) and name == name.lower():
+            found = self._one.get(name)
+            if found is None:
+                found = self._one[name] = self._files.named(name)
+            if not found:
+                raise KeyError(name)
+            return found
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+class GlobCover(Mapping[str, str]):
+    """Each memory file a region glob covers -> the first glob that does (what
+    :func:`~memtui.core.rules.validate.region_map` gives), answered per path on demand."""
+
+    def __init__(self, globs: tuple[str, ...], files: Mapping[str, MemoryFile]) -> None:
+        self._globs = globs
+        self._files = files
+
+    def __getitem__(self, path: str) -> str:
+        glob = first_glob(self._globs, path) if path in self._files else None
+        if glob is None:
+            raise KeyError(path)
+        return glob
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and path in self._files and \
+            first_glob(self._globs, path) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path in self._files if first_glob(self._globs, path) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class ArchivedLines(Mapping[str, list[IndexLine]]):
+    """Each file's archive-index entries (what :func:`~memtui.core.rules.validate.entry_maps` maps),
+    answering ``in`` from the paths an :class:`~memtui.core.rules.validate.ArchivePart` kept, and
+    mapping the archive index's lines only when an entry itself is asked for."""
+
+    def __init__(self, listed: frozenset[str], build: Callable[[], Mapping[str, list[IndexLine]]]
+                 ) -> None:
+        self._listed = listed
+        self._build = build
+        self._map: Mapping[str, list[IndexLine]] | None = None
+
+    def _all(self) -> Mapping[str, list[IndexLine]]:
+        if self._map is None:
+            self._map = self._build()
+        return self._map
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._listed
+
+    def __getitem__(self, path: str) -> list[IndexLine]:
+        if path not in self._listed:
+            raise KeyError(path)
+        return self._all()[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._listed)
+
+
+def _has_provenance(f: MemoryFile) -> bool:
+    return any(f.frontmatter.names(key) for key in PROVENANCE_KEYS)
+
+
+def _valid_globs(snapshot: Snapshot) -> tuple[str, ...]:
+    return tuple(line.glob for line in snapshot.index.regions if glob_regex(line.glob) is not None)
+
+
+def _assemble(
+    snapshot: Snapshot,
+    head: list[Finding],
+    file_cross: Mapping[str, tuple[Finding, ...]],
+    file_only: Mapping[str, tuple[Finding, ...]],
+    superseding: frozenset[str],
+) -> tuple[Finding, ...]:
+    """The findings in the order ``validate`` builds them, then sorted the same way.
+
+    ``snapshot.files`` is sorted by path (the store sorts it and so does ``apply_to_snapshot``),
+    so walking the files that have findings in sorted order is walking them in snapshot order.
+    """
+    out = list(head)
+    if snapshot.index.exists:
+        for path in sorted(file_cross):
+            out.extend(file_cross[path])
+        out.extend(_cycle_findings(replace(snapshot, files=_Subset(snapshot.files, superseding))))
+        out.extend(index_tail_findings(snapshot))
+    for path in sorted(file_only):
+        out.extend(file_only[path])
+    return tuple(sort_findings(out))
+
+
+def documents_of(file_cross: Mapping[str, tuple[Finding, ...]]) -> frozenset[str]:
+    """The files of kept cross-file findings that are the folder's own documents nothing reaches
+    (their ``folder-document`` finding says so): what :attr:`Reach.documents` holds."""
+    return frozenset(path for path, found in file_cross.items()
+                     if any(f.rule == "folder-document" for f in found))
+
+
+def _supersedes(f: MemoryFile) -> bool:
+    return bool(f.frontmatter.names("superseded_by"))
+
+
+def findings_cache(snapshot: Snapshot) -> FindingsCache:
+    """Validate a snapshot in full, keeping the per-file parts."""
+    structural = frozenset(_structural(snapshot))
+    grouped: dict[str, list[Finding]] = {}
+    # one secret screen over all texts; a cached load's files bring theirs from the stat cache
+    for finding in files_findings(list(snapshot.files.values()), set(structural)):
+        grouped.setdefault(finding.path, []).append(finding)
+    file_only = {path: tuple(grouped[path]) for path in snapshot.files if path in grouped}
+    reach = reach_of(snapshot)
+    if snapshot.archive_index.exists:  # kept with the findings, for the next change to reuse
+        reach = replace(reach, archive=archive_part(snapshot, reach.archived))
+    file_cross: dict[str, tuple[Finding, ...]] = {}
+    if snapshot.index.exists:
+        head = index_findings(snapshot, reach)
+        for path, f in snapshot.files.items():
+            if path not in structural:
+                found = file_cross_findings(snapshot, reach, path, f)
+                if found:
+                    file_cross[path] = tuple(found)
+    else:
+        head = index_findings(snapshot)
+    counts: dict[str, int] = {}
+    for line in snapshot.index.regions:
+        if glob_regex(line.glob) is not None:
+            counts[line.glob] = reach.region_hits.get(line.number, 0)
+    superseding = frozenset(p for p, f in snapshot.files.items() if _supersedes(f))
+    return FindingsCache(
+        snapshot=snapshot,
+        findings=_assemble(snapshot, head, file_cross, file_only, superseding),
+        file_only=file_only,
+        file_cross=file_cross,
+        structural=structural,
+        direct={p: tuple(ln.number for ln in lines) for p, lines in reach.direct.items()},
+        archived=frozenset(reach.archived),
+        globs=_valid_globs(snapshot),
+        glob_counts=counts,
+        provenance=frozenset(p for p, f in snapshot.files.items() if _has_provenance(f)),
+        superseding=superseding,
+        mentions=reach.mention,
+        names=names_of(snapshot.files),
+        reach=reach,
+    )
+
+
+def incremental_validate(
+    before: Snapshot, cache: FindingsCache | None, changeset: Changeset
+) -> tuple[Snapshot, FindingsCache]:
+    """The snapshot after ``changeset`` and its findings, recomputing only what it can affect."""
+    return revalidate(before, cache, apply_to_snapshot(before, changeset.ops))
+
+
+def revalidate(
+    before: Snapshot, cache: FindingsCache | None, result: Result
+) -> tuple[Snapshot, FindingsCache]:
+    """:func:`incremental_validate` for a changeset already played by ``apply_to_snapshot``."""
+    if cache is None or cache.snapshot is not before:
+        cache = findings_cache(before)
+    after = result.snapshot
+    if not (before.index.exists and after.index.exists):
+        return after, findings_cache(after)
+    files = after.files
+
+    structural = frozenset(_structural(after))
+    same_archive = after.archive_index is before.archive_index  # the archive index not played on
+    direct, archived = entry_maps(after, cache.reach.archived if same_archive else None)
+    direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
+    archived_set = cache.archived if same_archive else frozenset(archived)
+    globs = _valid_globs(after)
+
+    # region match counts: adjust cached counts by the names that came and went
+    counts: dict[str, int] = {}
+    for glob in dict.fromkeys(globs):
+        if glob in cache.glob_counts:
+            count = cache.glob_counts[glob]
+            count += sum(1 for p in result.added if glob_matches(glob, p))
+            count -= sum(1 for p in result.removed if glob_matches(glob, p))
+        else:
+            count = sum(1 for p in files if glob_matches(glob, p))
+        counts[glob] = count
+    region_hits = {
+        line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
+    }
+
+    # which files' cross-file findings can have changed
+    affected: set[str] = set(result.written)
+    affected |= cache.structural ^ structural
+    for path in cache.direct.keys() | direct_numbers.keys():
+        if cache.direct.get(path) != direct_numbers.get(path):
+            affected.add(path)
+    affected |= cache.archived ^ archived_set
+    # files named in the loaded part of the index (mentions and passing links)
+    if not (result.added or result.removed):
+        names = cache.names
+    else:
+        names = LazyNames(files) if isinstance(files, LazyFiles) else names_of(files)
+    mentioned = mention_map(after, names)
+    affected |= cache.mentions.keys() ^ mentioned.keys()
+    past_cut = named_past_cut(after, names)
+    affected.update(path for path in cache.reach.past_cut.keys() | past_cut.keys()
+                    if cache.reach.past_cut.get(path) != past_cut.get(path))
+    if set(cache.globs) != set(globs):
+        changed = set(cache.globs) ^ set(globs)
+        affected.update(path for path in files if first_glob(changed, path) is not None)
+    provenance = set(cache.provenance) - result.removed
+    superseding = set(cache.superseding) - result.removed
+    for path in result.written:
+        for marks, has in ((provenance, _has_provenance), (superseding, _supersedes)):
+            if has(files[path]):
+                marks.add(path)
+            else:
+                marks.discard(path)
+    if result.added or result.removed:
+        affected |= provenance
+    affected &= files.keys()
+
+    part = cache.reach.archive  # the archive's findings, again only when they can have changed
+    if after.archive_index.exists and (part is None or not part.holds(before, after,
+                                                                      result.added | result.removed)):
+        part = archive_part(after, archived)
+    reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
+                  structural=structural, past_cut=past_cut, archive=part)
+
+    file_cross = dict(cache.file_cross)
+    file_only = dict(cache.file_only)
+    for path in result.removed:
+        file_cross.pop(path, None)
+        file_only.pop(path, None)
+    for path in affected:
+        found = [] if path in structural else file_cross_findings(after, reach, path, files[path])
+        if found:
+            file_cross[path] = tuple(found)
+        else:
+            file_cross.pop(path, None)
+    for path in result.written | (cache.structural ^ structural):
+        if path in files:
+            found = file_findings(files[path], structural=path in structural)
+            if found:
+                file_only[path] = tuple(found)
+            else:
+                file_only.pop(path, None)
+
+    reach = replace(reach, documents=documents_of(file_cross))
+    head = index_findings(after, reach)
+    frozen_superseding = frozenset(superseding)
+    new_cache = FindingsCache(
+        snapshot=after,
+        findings=_assemble(after, head, file_cross, file_only, frozen_superseding),
+        file_only=file_only,
+        file_cross=file_cross,
+        structural=structural,
+        direct=direct_numbers,
+        archived=archived_set,
+        globs=globs,
+        glob_counts=counts,
+        provenance=frozenset(provenance),
+        superseding=frozen_superseding,
+        mentions=mentioned,
+        names=names,
+        reach=reach,
+    )
+    return after, new_cache
+
+
+def _region_after(cache: FindingsCache, after: Snapshot, result: Result) -> Mapping[str, str]:
+    """The region coverage of every file after a change: the cached one with the files that
+    came and went, while the region globs stay the same and in the same order."""
+    globs = region_globs(after.index)
+    previous = cache.reach.region
+    if isinstance(previous, GlobCover):  # answered per path: nothing to carry over
+        return GlobCover(globs, after.files)
+    if globs != region_globs(cache.snapshot.index):
+        return region_map(after.index, after.files)[0]
+    if not (result.added or result.removed):
+        return previous
+    region = {path: glob for path, glob in previous.items() if path not in result.removed}
+    for path in result.added:
+        glob = first_glob(globs, path)
+        if glob is not None:
+            region[path] = glob
+    return region
+
+
+def kept_findings_cache(
+    snapshot: Snapshot,
+    file_only: Mapping[str, tuple[Finding, ...]],
+    file_cross: Mapping[str, tuple[Finding, ...]],
+    glob_counts: Mapping[str, int],
+    provenance: frozenset[str],
+    superseding: frozenset[str],
+    findings: tuple[Finding, ...] | None = None,
+    archive: ArchivePart | None = None,
+) -> FindingsCache:
+    """The :class:`FindingsCache` of a snapshot from the per-file parts a full validation of it
+    kept (:func:`findings_cache` gave them): only the index-level rules run again, and no file
+    is read but the ``superseded_by`` ones (the cycle rule walks them) — unless ``findings``,
+    the snapshot's whole findings as that validation gave them, are passed too.  ``archive``:
+    the archive index's part of them, as that validation worked it out (then the archive
+    index's lines are not looked at unless a later change needs them)."""
+    index = snapshot.index
+    structural = frozenset(_structural(snapshot))
+    if archive is not None and archive.index is snapshot.archive_index:
+        direct, archived = entry_maps(snapshot, ArchivedLines(
+            archive.listed, lambda: entry_maps(snapshot)[1]))
+        listed = archive.listed
+    else:
+        archive = None
+        direct, archived = entry_maps(snapshot)
+        listed = frozenset(archived)
+    names = LazyNames(snapshot.files)
+    region_hits = {line.number: glob_counts[line.glob] for line in index.regions
+                   if glob_regex(line.glob) is not None and line.glob in glob_counts}
+    reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files), region_hits,
+                  mention_map(snapshot, names), structural=structural,
+                  past_cut=named_past_cut(snapshot, names), archive=archive,
+                  documents=documents_of(file_cross))
+    if findings is None:
+        findings = _assemble(snapshot, index_findings(snapshot, reach), file_cross, file_only,
+                             superseding)
+    return FindingsCache(
+        snapshot=snapshot,
+        findings=findings,
+        file_only=dict(file_only),
+        file_cross=dict(file_cross),
+        structural=structural,
+        direct={p: tuple(ln.number for ln in lines) for p, lines in direct.items()},
+        archived=listed,
+        globs=_valid_globs(snapshot),
+        glob_counts=dict(glob_counts),
+        provenance=provenance,
+        superseding=superseding,
+        mentions=reach.mention,
+        names=names,
+        reach=reach,
+    )

@@ -1,0 +1,11 @@
+"""memtui's own files, each written through :mod:`memtui.core.write`: the stat cache and a root's
+kept answer in the user's cache folder, the inbox's seen store, the transcripts' cache, and the
+side files under a root (``.memtui/rejected.json``, the pressure log).
+
+Above the writer: every file memtui writes goes through it (one safe-file layer, one place the
+file-system calls are made), so what keeps a cache sits over it, and what is checked below it
+(:mod:`memtui.core.rules`) is handed its cached findings by the files it is given.  The face loads
+nothing; import the modules.
+"""
+
+__all__ = ["kept", "pressure", "rejections", "seen", "seen_store", "statcache", "transcripts"]

@@ -1,0 +1,507 @@
+"""Repairs of the indexes, before any trimming (DESIGN §4.1 rule 2): only what is wrong.
+
+- a **dangling pointer** (an entry whose file does not exist) is repointed when exactly one
+  target is evident: the file moved into ``archive/`` (the active entry then moves to the
+  archive index), the same name one folder down, a unique near name in its folder
+  (``task8`` → ``task8_9``), the same name in a child root or in a sibling root of the same
+  tree (an entry may not point into another root, so the line names that file in backticks
+  instead of linking it); otherwise the line is kept as it is;
+- a broken ``[[wikilink]]`` or link inside a hook is repointed the same way, or unlinked with
+  its words kept;
+- **duplicate entries** of one file in ``MEMORY.md`` become one: the first keeps every distinct
+  hook of the others (with their titles); only entries whose link opens the list item count — a
+  prose bullet that links the file is an inline fact and stays as it is;
+- a file listed in both indexes leaves the index it does not belong in (a live file its
+  archive-index line, an archived one its active entry);
+- a **live unreachable file** gets an entry next to its siblings (the last entry of its name
+  family, else of its type, else of its folder — the root's top counts only in an index without
+  sections), or in a ``## Recent`` block; a family of many
+  unreachable files gets one region pointer.  An archived or superseded unreachable file gets
+  an archive-index line (that is what those lines mean); a live one never does.  The folder's
+  own documents (:func:`~memtui.core.model.folder_docs.folder_document`: a ``README``, ``LICENSE``,
+  a second index, an unfilled template…) are left out: whoever published the folder put them
+  there for people, not for the agent, and :func:`index_documents` lists them only when a
+  person asks.
+
+Every line replaced or removed is kept, byte for byte, in ``MEMORY-history.md``.  The archive
+index gets the same link repairs.  :func:`lessons` is the last resort for a dangling pointer
+whose hook is the only copy of a lesson: the hook becomes the missing topic file.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, insort
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..model.changeset import Changeset, Create, Operation
+from ..model.folder_docs import is_folder_document
+from ..model.index import region_line
+from ..model.index_edit import heading_level, new_entry, with_hook
+from ..model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from ..rules.validate import _structural, glob_regex, reach_of
+from .lines import (
+    HISTORY_NAME,
+    LineEdit,
+    NothingToRebuild,
+    archive_index_of,
+    entry_is_lead,
+    history_block,
+    history_ops,
+    index_op,
+    innermost_headings,
+)
+from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
+
+REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
+LESSON_MIN = 30  # characters of hook that make a lesson worth its own file
+_FAMILY = re.compile(r"^([^_\-]+)([_-])")
+
+
+class NothingToRepair(NothingToRebuild):
+    """The indexes hold nothing a repair would change."""
+
+
+# ---------------------------------------------------------------- the repair
+
+
+@dataclass
+class RepairPlan:
+    """What :func:`plan_repair` found, for the dream's evidence."""
+
+    repointed: list[str]
+    unlinked: list[str]
+    merged: list[str]
+    indexed: list[str]
+    regions: list[str]
+    archived_listed: list[str]
+    cross_listed: list[str]
+    kept: list[str]  # dangling pointers with no evident target
+    documents: list[str]  # the folder's own documents reached by nothing, left unlisted
+
+    @property
+    def evidence(self) -> list[str]:
+        return (self.repointed + self.unlinked + self.merged + self.indexed + self.regions
+                + self.archived_listed + self.cross_listed)
+
+
+def family_of(name: str) -> str | None:
+    """The glob of a file name's family (``session_*.md``), or None."""
+    match = _FAMILY.match(name)
+    if match is None or not name.lower().endswith(".md"):
+        return None
+    glob = f"{match.group(1)}{match.group(2)}*.md"
+    return glob if glob_regex(glob) is not None else None
+
+
+def entry_hook(f: MemoryFile) -> str:
+    """The hook of a new entry: the file's ``description``, else its body's first sentence,
+    else its title."""
+    if f.description:
+        return f.description
+    for line in f.body.splitlines():
+        text = line.strip().lstrip("\ufeff#>-*+ ").strip()
+        if len(text) >= 12 and not text.startswith(("```", "|", "<!--", "---")) and text != f.title:
+            text = " ".join(text.split())
+            cut = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+            return cut if len(cut) <= 150 else cut[:149].rsplit(" ", 1)[0] + "…"
+    return f.title
+
+
+def _is_live(f: MemoryFile) -> bool:
+    return not (f.archived or f.status == "superseded" or f.frontmatter.names("superseded_by"))
+
+
+def repair(snapshot: Snapshot) -> Changeset:
+    """The repairs of both indexes as one changeset (raises :class:`NothingToRepair`)."""
+    changeset, _ = plan_repair(snapshot)
+    return changeset
+
+
+def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
+    report = RepairPlan([], [], [], [], [], [], [], [], [])
+    targets = Targets(snapshot)
+    active = LineEdit(snapshot.index) if snapshot.index.exists else None
+    archive_index = archive_index_of(snapshot)
+    archive = LineEdit(archive_index)
+    old_lines: list[str] = []
+    to_archive: list[str] = []  # active lines moving to the archive index (file in archive/)
+
+    for edit, is_active in ((active, True), (archive, False)):
+        if edit is None:
+            continue
+        for pos, line in enumerate(edit.index.lines):
+            if not line.refs and line.kind is not LineKind.ENTRY:
+                continue  # no pointer, no link: nothing on it can dangle
+            raw = line.raw
+            if line.scope or line.kind is LineKind.COMMENT:
+                continue
+            new = raw
+            if is_dangling(snapshot, line):
+                assert line.resolved is not None
+                found = targets.find(line.resolved)
+                if found is None:
+                    report.kept.append(f"{edit.index.path}:{line.number} {line.target}: no evident target, kept")
+                else:
+                    kind = "wikilink" if line.form is not None and line.form.value == "wikilink" else "link"
+                    new = relink(raw, line.target, kind, found.target, found.mention)
+                    if new != raw:
+                        report.repointed.append(f"{edit.index.path}:{line.number} {line.target} → "
+                                                f"{found.target}: {found.why}")
+                        if found.archived and is_active:
+                            to_archive.append(new.lstrip())
+                            old_lines.append(raw)
+                            edit.remove(pos)
+                            continue
+            refreshed = new
+            for kind, target, resolved in broken_refs(snapshot, line):
+                found = targets.find(resolved)
+                if found is not None and not found.archived:
+                    refreshed = relink(refreshed, target, kind, found.target, found.mention)
+                    report.repointed.append(f"{edit.index.path}:{line.number} {target} → {found.target}: {found.why}")
+                else:
+                    refreshed = unlink(refreshed, target)
+                    report.unlinked.append(f"{edit.index.path}:{line.number} {target}: no such file, "
+                                           "link taken off, its words kept")
+            if refreshed != raw:
+                old_lines.append(raw)
+                edit.replace(pos, refreshed)
+
+    if active is not None:
+        _merge_duplicates(snapshot, active, report, old_lines)
+        _cross_listed(snapshot, active, archive, report, old_lines)
+        _index_unreachable(snapshot, active, archive, report, documents=False)
+    if to_archive:
+        _append(archive, to_archive)
+
+    ops: list[Operation] = []
+    if active is not None and active.changed:
+        ops += index_op(snapshot.index, active.render())
+    archive_ops = index_op(archive_index, archive.render()) if archive.changed else []
+    if not ops and not archive_ops:
+        raise NothingToRepair("the indexes need no repair")
+    ops += archive_ops
+    if old_lines:
+        from ..model.changeset import apply_to_snapshot
+
+        state = apply_to_snapshot(snapshot, ops).snapshot if ops else snapshot
+        ops += history_ops(state, history_block("lines repaired by memtui (their text before)", old_lines))
+    parts = []
+    for label, items in (("repointed", report.repointed), ("unlinked", report.unlinked),
+                         ("merged", report.merged), ("indexed", report.indexed),
+                         ("region pointers", report.regions), ("listed as archived", report.archived_listed),
+                         ("cross-listed fixed", report.cross_listed)):
+        if items:
+            parts.append(f"{len(items)} {label}")
+    return Changeset("repair", "repair the indexes: " + ", ".join(parts or ["line fixes"]), tuple(ops)), report
+
+
+def _append(edit: LineEdit, raws: list[str]) -> None:
+    lines = edit.index.lines
+    if not lines and not edit.inserted:
+        edit.insert_after(-1, "# Memory archive", "", *raws)
+    else:
+        edit.insert_after(len(lines) - 1, *raws)
+
+
+def _merge_duplicates(snapshot: Snapshot, active: LineEdit, report: RepairPlan, old_lines: list[str]) -> None:
+    groups: dict[str, list[int]] = defaultdict(list)
+    for pos, line in enumerate(active.index.lines):
+        if line.kind is LineKind.ENTRY and line.resolved is not None and line.resolved in snapshot.files \
+                and not line.scope:
+            groups[line.resolved].append(pos)
+    lines = active.index.lines
+    for path, positions in groups.items():
+        # a prose bullet that links the file (an inline fact) is the author's text, not an entry
+        positions = [p for p in positions if entry_is_lead(lines[p])]
+        if len(positions) < 2:
+            continue
+        keep = positions[0]
+        current = active.replaced.get(keep, [lines[keep].raw])
+        base = current[0] if current else lines[keep].raw
+        own_title = lines[keep].title.strip()
+        found: list[str] = []
+        for p in [keep] + [p for p in positions if p != keep]:
+            hook = lines[p].hook.strip()
+            title = lines[p].title.strip()
+            if p != keep and hook and title and title != own_title and title not in hook \
+                    and title.lower() != path.rpartition("/")[2].lower():
+                hook = f"{title}: {hook}"  # the other entry's title says what its hook is about
+            found.append(hook)
+        hooks = distinct_hooks(found)
+        merged = "; ".join(h.rstrip(".") if k < len(hooks) - 1 else h for k, h in enumerate(hooks))
+        new = with_hook(base, merged) if merged and merged != lines[keep].hook.strip() else base
+        for p in positions:
+            if p != keep:
+                old_lines.append(lines[p].raw)
+                active.remove(p)
+        if new != lines[keep].raw:
+            old_lines.append(lines[keep].raw)
+            active.replace(keep, new)
+        report.merged.append(f"{path}: {len(positions)} entries made one (line {keep + 1}), "
+                             f"{len(hooks)} distinct hook{'s' if len(hooks) != 1 else ''} kept")
+
+
+def distinct_hooks(hooks: list[str]) -> list[str]:
+    """The non-empty hooks, in order, without those another one contains.
+
+    A hook inside one already kept is dropped; a hook that contains kept ones replaces them
+    and goes last.  Whether a hook lies inside a kept one is one search of every hook kept so
+    far (one dropped lies inside one kept, so searching it too gives the same answer); the kept
+    hooks inside a new one are looked up among its substrings of their lengths when those are
+    fewer than the kept hooks (the cuts of each length, and whether any of them is kept, are
+    found in C: a merged entry of a rotted index has hundreds of hooks).
+    """
+    kept: dict[str, None] = {}  # ordered: the hooks kept so far
+    widths: dict[int, int] = {}  # how many kept hooks have each length
+    ordered: list[int] = []  # the lengths of kept hooks, ascending
+    seen = ""  # every hook kept so far, each after a newline (no hook holds one: it is one line)
+    for hook in hooks:
+        if not hook:
+            continue
+        if "\n" in hook:  # not from one line: the plain walk
+            if any(hook in h for h in kept):
+                continue
+        elif hook in kept or hook in seen:
+            continue
+        width = len(hook)
+        cuts = _cuts(width, tuple(ordered[:bisect_left(ordered, width)]))
+        if len(kept) <= len(cuts):
+            inside = [h for h in kept if h in hook]
+        elif kept.keys().isdisjoint(map(hook.__getitem__, cuts)):
+            inside = []
+        else:
+            inside = [piece for piece in dict.fromkeys(map(hook.__getitem__, cuts)) if piece in kept]
+        for h in inside:
+            del kept[h]
+            widths[len(h)] -= 1
+            if not widths[len(h)]:
+                del widths[len(h)]
+                ordered.remove(len(h))
+        kept[hook] = None
+        if width in widths:
+            widths[width] += 1
+        else:
+            widths[width] = 1
+            insort(ordered, width)
+        seen += "\n" + hook
+    return list(kept)
+
+
+@lru_cache(maxsize=1024)
+def _cuts(width: int, shorter: tuple[int, ...]) -> tuple[slice, ...]:
+    """Every cut of a text of ``width`` characters to each of the ``shorter`` lengths."""
+    return tuple(slice(i, i + w) for w in shorter for i in range(width - w + 1))
+
+
+def _cross_listed(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,
+                  old_lines: list[str]) -> None:
+    in_active = {line.resolved: pos for pos, line in enumerate(active.index.lines)
+                 if line.kind is LineKind.ENTRY and pos not in active.replaced}
+    for pos, line in enumerate(archive.index.lines):
+        if line.kind is not LineKind.ENTRY or line.resolved not in in_active or pos in archive.replaced:
+            continue
+        f = snapshot.files.get(line.resolved or "")
+        if f is None:
+            continue
+        if _is_live(f):
+            old_lines.append(line.raw)
+            archive.remove(pos)
+            report.cross_listed.append(f"{line.resolved}: live and in MEMORY.md, its archive-index line "
+                                       "leaves (kept in MEMORY-history.md)")
+        elif f.archived:
+            apos = in_active[line.resolved]
+            old_lines.append(active.index.lines[apos].raw)
+            active.remove(apos)
+            report.cross_listed.append(f"{line.resolved}: archived and listed in the archive index, its "
+                                       "active entry leaves (kept in MEMORY-history.md)")
+
+
+def unreachable(snapshot: Snapshot) -> list[str]:
+    """The files nothing reaches (no entry, archive line, region or mention), memtui's history
+    and team files aside."""
+    reach = reach_of(snapshot)
+    structural = _structural(snapshot)
+    return [path for path in snapshot.files
+            if path not in structural and path != HISTORY_NAME and not in_team(path)
+            and not reach.direct.get(path) and path not in reach.archived
+            and path not in reach.region and path not in reach.mention]
+
+
+def unlisted_documents(snapshot: Snapshot) -> list[str]:
+    """The folder's own documents (:func:`is_folder_document`) that nothing reaches."""
+    return [path for path in unreachable(snapshot) if is_folder_document(path, snapshot.files[path])]
+
+
+def index_documents(snapshot: Snapshot) -> Changeset:
+    """Entries for the folder's own documents that nothing reaches, beside their siblings or
+    under ``## Recent`` (raises :class:`NothingToRepair` when there are none)."""
+    if not snapshot.index.exists:
+        raise NothingToRepair("the root has no MEMORY.md")
+    active = LineEdit(snapshot.index)
+    report = RepairPlan([], [], [], [], [], [], [], [], [])
+    _index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True)
+    if not active.changed:
+        raise NothingToRepair("no document of the folder is unlisted")
+    names = ", ".join(path for path in unlisted_documents(snapshot))
+    return Changeset("documents", f"list the folder's own documents in MEMORY.md: {names}",
+                     tuple(index_op(snapshot.index, active.render())))
+
+
+def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,
+                       documents: bool) -> None:
+    """Index the unreachable files: the memories (``documents`` false; the folder's own documents
+    are then named in ``report.documents``), or only the folder's own documents."""
+    orphans = []
+    for path in unreachable(snapshot):
+        if is_folder_document(path, snapshot.files[path]) == documents:
+            orphans.append(path)
+        elif not documents:
+            report.documents.append(path)
+    if not orphans:
+        return
+    files = snapshot.files
+    lines = active.index.lines
+    live = [p for p in orphans if _is_live(files[p])]
+    for path in orphans:
+        if path not in live:
+            _append(archive, [new_entry(files[path], files[path].description or files[path].title)])
+            report.archived_listed.append(f"{path}: archived or superseded and reached by nothing; "
+                                          "listed in the archive index")
+    if not live:
+        return
+    # where the siblings are: the section holding most entries of the same family, type, folder
+    # (the later one on a tie), at its last such entry
+    flat = not any(line.kind is LineKind.HEADING and heading_level(line) >= 2 for line in lines)
+    section_of = innermost_headings(active.index)
+    seen: dict[tuple[str, str], dict[int | None, list[int]]] = defaultdict(dict)  # key → section → [count, last]
+    for pos, line in enumerate(lines):
+        if line.kind is LineKind.ENTRY and line.resolved is not None and line.resolved in files \
+                and not line.scope:
+            f = files[line.resolved]
+            name = line.resolved.rpartition("/")[2]
+            fam = family_of(name)
+            keys = [("family", fam)] if fam else []
+            kind = f.frontmatter.get("type").strip().lower()
+            if kind:  # files that share having no type are not siblings
+                keys.append(("type", kind))
+            if "/" in line.resolved or flat:  # in a sectioned index the root's top is no folder
+                keys.append(("folder", line.resolved.rpartition("/")[0]))  # a few siblings share
+            for key in keys:
+                tally = seen[key].setdefault(section_of[pos], [0, pos])
+                tally[0] += 1
+                tally[1] = pos
+    last_by = {key: max(sections.values(), key=lambda tally: tally)[1] for key, sections in seen.items()}
+    last_region = max((pos for pos, line in enumerate(lines) if line.kind is LineKind.REGION), default=None)
+    by_family: dict[str, list[str]] = defaultdict(list)
+    for path in live:
+        fam = family_of(path.rpartition("/")[2])
+        by_family[fam or ""].append(path)
+    regions: list[str] = []
+    singles: list[str] = []
+    # near the fill target, a family of two or more takes one region line instead of entries
+    from ..rules.budget import measure
+    from .lines import target_size
+
+    _, t_bytes = target_size(snapshot.config, None)
+    cost = sum(len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live)
+    tight = measure(active.index, snapshot.config).bytes + cost > t_bytes
+    for fam, paths in by_family.items():
+        if fam and (len(paths) >= REGION_MIN or tight and len(paths) >= 2):
+            prefix = fam.split("*")[0].rstrip("_-") or fam
+            regions.append(region_line(fam, f"{len(paths)} more {prefix} notes; grep the memory dir"))
+            report.regions.append(f"region `{fam}` for {len(paths)} unreachable files "
+                                  f"({', '.join(paths[:3])}{', …' if len(paths) > 3 else ''})")
+        else:
+            singles += paths
+    recent: list[str] = []
+    for path in singles:
+        f = files[path]
+        raw = new_entry(f, entry_hook(f))
+        fam = family_of(path.rpartition("/")[2])
+        keys = [("family", fam)] if fam else []
+        kind = f.frontmatter.get("type").strip().lower()
+        keys += [("type", kind)] if kind else []
+        keys += [("folder", path.rpartition("/")[0])] if "/" in path or flat else []
+        beside = next((last_by[k] for k in keys if k in last_by), None)
+        where = next((k for k in keys if k in last_by), None)
+        if beside is None:
+            recent.append(raw)
+            report.indexed.append(f"{path}: reached by nothing; entry added under ## Recent")
+        else:
+            active.insert_after(beside, raw)
+            report.indexed.append(f"{path}: reached by nothing; entry added beside its {where[0]} "
+                                  f"({where[1] or 'top level'}) at line {beside + 1}" if where else path)
+    tail: list[str] = []
+    if recent:
+        heading = next((pos for pos, line in enumerate(lines) if line.kind is LineKind.HEADING
+                        and line.raw.strip().lstrip("#").strip().lower() == "recent"), None)
+        if heading is not None:
+            active.insert_after(heading, *recent)
+        else:
+            tail += ["", "## Recent", *recent]
+    if regions:
+        if last_region is not None:
+            active.insert_after(last_region, *regions)
+        else:
+            tail += ["", "## Regions", *regions]
+    if tail:
+        if not lines:
+            tail = tail[1:]
+        elif not lines[-1].raw.strip():
+            tail = tail[1:]
+        active.insert_after(len(lines) - 1, *tail)
+
+
+# ---------------------------------------------------------------- lessons
+
+
+def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
+    """Dangling active entries with no evident target whose hook is a lesson worth a file."""
+    targets = Targets(snapshot)
+    out: list[tuple[str, IndexLine]] = []
+    seen: set[str] = set()
+    for index in (snapshot.index, snapshot.archive_index):
+        for line in index.entries:
+            if not is_dangling(snapshot, line) or line.scope:
+                continue
+            assert line.resolved is not None
+            if in_team(line.resolved):  # team memory is its teammates' to write
+                continue
+            text = (line.hook or (line.title if entry_is_lead(line) else "")).strip()
+            if len(text) < LESSON_MIN or line.resolved in seen or targets.find(line.resolved) is not None:
+                continue
+            folder = line.resolved.rpartition("/")[0]
+            if folder and not any(p.startswith(folder + "/") for p in snapshot.files):
+                continue
+            seen.add(line.resolved)
+            out.append((line.resolved, line))
+    return out
+
+
+def lessons(snapshot: Snapshot) -> Changeset:
+    """Recreate each missing topic file whose lesson survives only as an index hook: the file
+    holds the title and the hook, said to be recovered from the index."""
+    found = lesson_paths(snapshot)
+    if not found:
+        raise NothingToRepair("no dangling pointer carries a lesson to keep")
+    ops: list[Operation] = []
+    for path, line in found:
+        source = INDEX_NAME if any(line is own for own in snapshot.index.lines) else snapshot.archive_index.path
+        name = path.rpartition("/")[2]
+        kind = name.split("_", 1)[0].lower()
+        type_ = kind if kind in ("feedback", "project", "reference", "user") else (
+            "project" if kind == "session" else "reference")
+        title = " ".join(line.title.split()) or stem_of(name)
+        hook = " ".join(line.hook.split()) or title
+        description = hook if len(hook) <= 200 else hook[:199].rsplit(" ", 1)[0] + "…"
+        text = (f"---\nname: {title}\ndescription: {description}\ntype: {type_}\n"
+                f"recovered_from: {source}\n---\n\n"
+                f"# {title}\n\n{hook}\n\n"
+                f"_The original file was missing; this note was recovered from its index entry "
+                f"(line {line.number})._\n")
+        ops.append(Create(path, encode_text(text)))
+    return Changeset("lesson", f"recover {len(ops)} lesson{'s' if len(ops) != 1 else ''} kept only "
+                     "as index hooks into topic files", tuple(ops))
