@@ -4,6 +4,7 @@ proposed, the exact index against comparing every pair, and the precision on the
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -181,6 +182,45 @@ def test_dream_proposes_a_contradiction_unchecked(make_root: MakeRoot) -> None:
     assert item.paths == ("pricing_service.md", "oracle_choice.md")
     assert not item.checked and item.note == CONTRADICTION_NOTE
     assert any("NOT Chainlink, Pyth" in line for line in item.evidence)
+
+
+def test_dream_yes_applies_no_contradiction(make_root: MakeRoot, capsys: pytest.CaptureFixture[str]) -> None:
+    """``dream --yes`` applies the checked items only: the contradiction waits for a person, both
+    notes as they were, and the plan it prints quotes both sentences."""
+    from memtui.cli.main import main
+
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [Pricing](pricing_service.md) — pricing\n- [Oracle](oracle_choice.md) — oracle\n",
+        "pricing_service.md": topic("Pricing service", body=PRICING, updated="2026-03-01"),
+        "oracle_choice.md": topic("Oracle choice", body=ORACLE, updated="2026-05-10"),
+    })
+    before = {p.name: p.read_bytes() for p in root.glob("*.md")}
+    assert main(["dream", str(root), "--json", "--now", "2026-06-01"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (item,) = [i for i in data["items"] if i["kind"] == "supersede"]
+    assert item["checked"] is False
+    assert any("Price feeds: NOT Chainlink, Pyth." in e for e in item["evidence"])
+    assert any(PRICING.strip() in e for e in item["evidence"])
+    main(["dream", str(root), "--yes", "--now", "2026-06-01"])
+    capsys.readouterr()
+    assert {p.name: p.read_bytes() for p in root.glob("*.md")} == before
+
+
+def test_scan_table_quotes_what_each_note_says(make_root: MakeRoot, capsys: pytest.CaptureFixture[str]) -> None:
+    """``memtui scan`` says what the contradiction is: the subject and both sentences, older first."""
+    from memtui.cli.main import main
+
+    root = make_root({
+        "MEMORY.md": "",
+        "pricing_service.md": topic("Pricing service", body=PRICING, updated="2026-03-01"),
+        "oracle_choice.md": topic("Oracle choice", body=ORACLE, updated="2026-05-10"),
+    })
+    assert main(["scan", str(root)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "about: chainlink" in out
+    older = out.index("older: \u201cThe pricing service uses the Chainlink oracle")
+    newer = out.index("newer: \u201cPrice feeds: NOT Chainlink, Pyth.\u201d")
+    assert older < newer
 
 
 # ------------------------------------------------------------------------------ the exact index
