@@ -617,7 +617,7 @@ def _scan(
     pairs.sort(key=lambda p: (-p.similarity, -p.score, p.a, p.b))
 
     contradictions = []
-    for found in find_contradictions(files, sets, df=df):
+    for found in find_contradictions(files, sets):
         if _key(found.old, found.new) in refused:
             skipped += 1
             continue
