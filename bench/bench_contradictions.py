@@ -6,8 +6,8 @@
 
 The root is :func:`bench.bench_consolidate.synthetic_snapshot` (its descriptions start with
 directive verbs, so cue pairs occur).  Its candidate files are tokenised as the scan does
-(``cleaned_token_sets``, not timed), then :func:`find_contradictions` runs once, timed: the cue
-pairs and, where the tree has them, the negated claims.  One call per process (each size in its
+(``cleaned_token_sets``, not timed), then :func:`find_contradictions` runs once as the scan calls
+it, timed: the cue pairs and, where the tree has them, the negated claims.  One call per process (each size in its
 own child), so no in-process cache of an earlier call helps it; run it under before_after.py for
 a before/after in one run.
 """
@@ -15,7 +15,6 @@ a before/after in one run.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import subprocess
 import sys
@@ -33,10 +32,9 @@ from memtui.core.judge.contradictions import find_contradictions  # noqa: E402
 def measure(n: int) -> dict[str, object]:
     snapshot, _ = synthetic_snapshot(n)
     files = [f for f in snapshot.files.values() if is_candidate(f, False)]
-    sets, df = cleaned_token_sets(files)
-    kwargs = {"df": df} if "df" in inspect.signature(find_contradictions).parameters else {}
+    sets, _ = cleaned_token_sets(files)
     t0, c0 = time.perf_counter(), time.process_time()
-    found = find_contradictions(files, sets, **kwargs)
+    found = find_contradictions(files, sets)  # as the scan calls it
     return {"files": len(files), "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
             "contradictions": len(found)}
 
