@@ -93,7 +93,7 @@ def test_status_says_where_the_server_is_and_whether_its_tools_are_allowed(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"memtui": SERVER}}))
     assert main(["hook", "status", "--json"]) == 0
-    rows = {row["scope"]: row["mcp"] for row in json.loads(capsys.readouterr().out)}
+    rows = {row["scope"]: row["mcp"] for row in json.loads(capsys.readouterr().out) if row["target"]}
     assert rows["project"] == {"path": str(project / ".mcp.json"), "command": "/opt/bin/memtui mcp",
                                "allowed": None, "error": None}
     assert rows["user"]["command"] is None
@@ -108,3 +108,27 @@ def test_a_file_memtui_will_not_touch_is_left_alone(project: Path, capsys: pytes
     assert "\"mcpServers\" is not an object; memtui leaves it alone; nothing was changed" in capsys.readouterr().err
     assert load(project / ".mcp.json") == {"mcpServers": ["not", "an", "object"]}
     assert not (project / ".claude").exists()
+
+
+def test_in_a_linked_worktree_the_rule_goes_where_every_session_of_the_repository_reads_it(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code reads a worktree's settings.local.json only for a session launched at its top,
+    the main checkout's for every session in the repository (2.1.332): the rule goes there, the
+    server to the worktree's own .mcp.json."""
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    tree = tmp_path / "wt"
+    subprocess.run([*git, "worktree", "add", "-q", str(tree)], check=True)
+    (tree / "sub").mkdir()
+    monkeypatch.chdir(tree / "sub")
+    assert main(["hook", "install", "--mcp", "--scope", "project"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert load(tree / ".mcp.json") == {"mcpServers": {"memtui": {"type": "stdio", "command": "memtui",
+                                                                  "args": ["mcp"]}}}
+    assert load(project / ".claude" / "settings.local.json") == {"permissions": {"allow": ["mcp__memtui"]}}
+    assert not (tree / ".claude").exists()
+    assert f"The permission rule is read by every session launched in {project} or any folder below it" in said
+    assert main(["hook", "status", "--json"]) == 0
+    rows = {row["scope"]: row["mcp"] for row in json.loads(capsys.readouterr().out) if row["target"]}
+    assert rows["project"]["allowed"] and rows["project"]["command"] == "memtui mcp"

@@ -20,7 +20,9 @@ goes into the settings file of the same scope — user ``<config>/settings.json`
 in the committed ``.claude/settings.json`` does not let a ``.mcp.json`` server's tools run (every
 call is still refused), the same rule in ``.claude/settings.local.json`` does; so a project install
 puts it there (:func:`rule_scope`), on each machine that runs the install, never in the
-committed file.  Files are read and written as
+committed file.  Which ``settings.local.json`` is the one the hooks' local install picks
+(:func:`memtui.core.hooks.install.place`): the repository root's (a linked worktree's main
+checkout), read by every session launched in the repository.  Files are read and written as
 the hooks' installer does (:mod:`memtui.core.hooks.install`: the parsed object merged, every other
 key kept, indentation kept, written atomically with a backup).
 """

@@ -34,10 +34,10 @@ from .consolidate import (
     _Judge,
     cached_token_sets,
     is_candidate,
-    similarity,
     token_sets,
 )
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap
+from .textsim import similarity
 
 #: at most this many notes are named in one answer
 SHOWN = 3
