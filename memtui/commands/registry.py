@@ -320,6 +320,10 @@ COMMANDS: tuple[Command, ...] = (
             lambda host, s: host.main.next_pane(1)),
     Command("previous_pane", "shift+tab", "Previous pane", "Move to the previous pane.",
             NAVIGATE, lambda host, s: host.main.next_pane(-1)),
+    Command("zoom_pane", "plus", "Zoom pane",
+            "Give the focused pane the whole screen (the status line and the footer stay); + "
+            "or esc gives the room back.", NAVIGATE, lambda host, s: host.main.toggle_zoom(),
+            key_display="+"),
     Command("show_working", "1", "Working set",
             "The working set: Pinned, Recent, Regions, the budget and a preview.", VIEWS,
             _show("working")),
