@@ -40,7 +40,7 @@ def matches_facets(result: StalenessResult, facets: dict[str, str], usage: Usage
             return False
         if name == "class":
             text = result.cls.value.lower()
-            words = (CLASS_SHORT[result.cls.value], REFS_WORDS[result.cls.value])
+            words = (CLASS_SHORT[result.cls.value], REFS_WORDS[result.cls.value].replace(" ", "_"))
             if not (text.startswith(value) or any(w.startswith(value) for w in words)):
                 return False
     return True
@@ -101,7 +101,9 @@ class StaleList(RowList[StalenessResult]):
 #: the values each facet knows, for naming a value that matches nothing
 FACET_VALUES = {
     "action": ("prune", "review", "keep"),
-    "class": ("evergreen", "fresh", "partly", "partially_stale", "fully", "fully_stale"),
+    # the refs column's words (``class:no``, ``class:all_gone``), then the class names
+    "class": tuple(w.replace(" ", "_") for w in REFS_WORDS.values())
+    + ("evergreen", "fresh", "partly", "partially_stale", "fully", "fully_stale"),
     "type": ("value", "user", "feedback", "project", "reference", "unknown"),
     "read": READ_VALUES,
 }
@@ -112,7 +114,7 @@ def facet_problems(facets: dict[str, str], unknown: tuple[str, ...]) -> list[str
     problems = [f"unknown facet {name}: (use action:, class:, type: or read:)" for name in unknown]
     for name, value in facets.items():
         if not any(known.startswith(value) for known in FACET_VALUES[name]):
-            choices = ", ".join(v for v in FACET_VALUES[name] if "_" not in v)
+            choices = ", ".join(v for v in FACET_VALUES[name] if not v.endswith("_stale"))
             problems.append(f"{name}:{value} matches nothing (use {choices})")
     return problems
 

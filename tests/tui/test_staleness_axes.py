@@ -28,3 +28,8 @@ async def test_the_columns_and_the_preview_name_both_axes(demo_root: Path) -> No
         assert "no refs — 0 found" in text and "(class evergreen)" in text
         await press(pilot, "slash", *"class:no")  # the facet takes the new words too
         assert OLD_NOTE in app.main.view("staleness").shown_paths()
+        header = str(app.main.query_one("#stale-header").render())
+        assert "matches nothing" not in header  # (it said so while the rows matched)
+        await press(pilot, *"_refs")
+        assert app.main.view("staleness").filter_text == "class:no_refs"
+        assert OLD_NOTE in app.main.view("staleness").shown_paths()
