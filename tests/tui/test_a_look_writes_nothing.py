@@ -72,3 +72,14 @@ async def test_after_the_first_change_the_inbox_still_skips_memtuis_own(demo_roo
         assert app.inbox is not None
         assert [c.path for c in app.inbox.changes] == ["feedback_small_prs.md"]
     assert not (demo_root / ".memtui" / "seen").exists()  # the baseline stayed in the cache
+
+
+async def test_the_inbox_does_not_call_a_writable_folder_unwritable(demo_root: Path) -> None:
+    """The baseline is in the cache by choice now: the Inbox said "the folder cannot be written"."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")
+        assert app.inbox is not None and app.inbox.in_cache
+        header = str(app.main.view("inbox").query_one(".list-header").render())
+        assert header and "cannot be written" not in header
