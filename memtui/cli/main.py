@@ -23,15 +23,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def subcommands() -> tuple[ModuleType, ...]:
     """The subcommand modules (each with ``register(subparsers)``), in ``memtui --help`` order."""
-    from . import applies, changes, demo, dream, history, hook, inspect, scan, stale, used, verbs
+    from . import applies, changes, demo, dream, history, hook, inspect, scan, search, stale, used, verbs
 
-    return (inspect, stale, scan, demo, verbs, history, applies, changes, used, dream, hook)
+    return (inspect, stale, scan, search, demo, verbs, history, applies, changes, used, dream, hook)
 
 
 #: the read-only commands run most often, by the module that registers them: for these only that
 #: module is imported (start-up time); every other command builds the whole parser
 FAST_COMMANDS = {"validate": "inspect", "loaded": "inspect", "list": "inspect", "stale": "stale",
-                 "scan": "scan"}
+                 "scan": "scan", "hook": "hook", "search": "search"}
 
 
 def _fast_module(command: str) -> ModuleType:
@@ -45,6 +45,14 @@ def _fast_module(command: str) -> ModuleType:
         from . import scan
 
         return scan
+    if name == "hook":
+        from . import hook
+
+        return hook
+    if name == "search":
+        from . import search
+
+        return search
     from . import inspect
 
     return inspect
@@ -123,6 +131,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             if argv is None:  # the whole process is this hook: end it without tearing down
                 exit_now(code)
             return code
+    if args_list == ["--version"]:  # answered before the parser is built, as the hooks are
+        try:
+            sys.stdout.write(_version() + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass
+        return 0
     from .common import EXIT_USAGE, UsageError, err_console, esc
 
     parser = build_parser(args_list[0] if args_list else None)
