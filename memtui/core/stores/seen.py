@@ -445,13 +445,14 @@ def _open(snapshot: Snapshot, in_root: bool | None,
 
 
 def inbox(snapshot: Snapshot, *, in_root: bool | None = None, persist: bool = True,
-          create_in_root: bool = True) -> Inbox:
+          create_in_root: bool = False) -> Inbox:
     """The changes made outside memtui since the last look (the first look seeds the baseline).
 
-    With ``persist`` False nothing is written (the app's ``--read-only``): no baseline is
-    seeded, and memtui's own changes are skipped in memory only.  Without ``create_in_root`` a
-    first baseline goes to the user's cache, not into the root (see
-    :func:`~memtui.core.stores.seen_store.location`).
+    A look creates nothing in the root (DESIGN §1.6): a first baseline goes to the user's
+    cache, and stays there (see :func:`~memtui.core.stores.seen_store.location`), unless
+    ``create_in_root`` (``memtui changes --mark-seen``, a change asked for).  With ``persist``
+    False nothing is written at all (the app's ``--read-only``): no baseline is seeded, and
+    memtui's own changes are skipped in memory only.
     """
     loc, state = _open(snapshot, in_root, create_in_root)
     if state is None and not persist:
