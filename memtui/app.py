@@ -188,7 +188,6 @@ class MemtuiApp(UserActions):
         now: datetime | None = None,
         watch: bool = True,
         config: BudgetConfig = BudgetConfig(),
-        record_pressure: bool = True,
         keymap: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
@@ -198,7 +197,6 @@ class MemtuiApp(UserActions):
         self.fixed_now = now
         self.watch_folder = watch
         self.config = config
-        self.record_pressure = record_pressure and not read_only
         self.root: Path | None = None
         self.workspace: Workspace | None = None
         self.inbox: seen.Inbox | None = None
@@ -290,8 +288,7 @@ class MemtuiApp(UserActions):
                 self._quick_shown.wait(QUICK_PAINT_WAIT)
             self.post_message(self.IndexSeen(index_identity(root), generation))
             stamp = fingerprint(root)
-            workspace = full_workspace(root, self.config, record=self.record_pressure,
-                                       today=self.now.date())
+            workspace = full_workspace(root, self.config)
         except RootError as exc:
             self.post_message(self.Failed(str(exc)))
             return
@@ -464,8 +461,8 @@ class MemtuiApp(UserActions):
             marked = seen.mark_seen(snapshot, mark.paths) if mark is not None else None
             inbox = seen.inbox(snapshot, persist=not self.read_only)
             usage = self.workspace.usage if self.workspace is not None else None
-            inbox = review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()}
-                                         if usage is not None else None)
+            inbox = review.with_sessions(inbox, snapshot,
+                                         usage.writers_of() if usage is not None else None)
         except (SeenError, OSError, ValueError) as exc:  # ValueError: a damaged journal record
             # one state in the inbox itself (not a stale list under a passing warning)
             said = f"the inbox is unavailable: {exc}"
@@ -577,6 +574,32 @@ class MemtuiApp(UserActions):
         if len(self.roots) > 1:
             self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root),
                              self._picked)
+
+    def open_search(self) -> None:
+        """The search screen over the roots memtui opened; a hit picked opens in its own root,
+        switching roots as the root picker does (a root found only by the search joins the list
+        ``o`` offers)."""
+        from memtui.screens.search import SearchScreen
+
+        if isinstance(self.screen, SearchScreen):
+            self.screen.action_to_query()
+            return
+
+        def picked(found: tuple[Path, str] | None) -> None:
+            if found is not None:  # once the main screen has its focus back (which would
+                self.call_after_refresh(show, *found)  # bring its last pane's view back)
+
+        def show(root: Path, path: str) -> None:
+            if not any(os.path.realpath(r) == os.path.realpath(root) for r in self.roots):
+                self.roots.append(root)
+            self.main.show_view("files")
+            if self.root is not None and os.path.realpath(self.root) == os.path.realpath(root):
+                self.main.view().select_path(path)
+                return
+            self.open_root(root)
+            self._keep = path
+
+        self.push_screen(SearchScreen(list(self.roots)), picked)
 
     def open_dream(self) -> None:
         """The Dream screen on the folder as it is now."""

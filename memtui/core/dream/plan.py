@@ -22,7 +22,8 @@ APIs of :mod:`memtui.core.judge.staleness` and :mod:`memtui.core.judge.consolida
    each earlier note folded into the later (``superseded_by``, then ``archive/``); a weak one,
    or one whose earlier note is a decision or rule record, waits for a person;
 5. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out);
-6. ``supersede`` — each contradiction whose direction is known (the dates differ);
+6. ``supersede`` — each contradiction whose direction is known (the dates differ), unchecked: a
+   contradiction is evidence (both sentences quoted), and a person says which note is current;
 7. ``lesson`` — a dangling pointer whose hook is the only copy of a lesson becomes its file;
 8. ``pointers`` — a prose-dump index rewritten as one entry per topic (:mod:`.prose_index`);
 9. ``compact``, ``shorten``, ``detail`` and ``decay`` — only past the fill target
@@ -31,7 +32,7 @@ APIs of :mod:`memtui.core.judge.staleness` and :mod:`memtui.core.judge.consolida
 Team memory (a ``team/`` subfolder, written by teammates' sessions) is reported, never changed
 here: no item archives, merges, supersedes, indexes or recreates a file under ``team/``.
 A file belongs to at most one of the items 3–6 (the first that claims it).  Items start checked
-except those needing a person: a cluster or contradiction holding a pinned file ("needs review:
+except those needing a person: every contradiction, a cluster holding a pinned file ("needs review:
 pinned"), a cluster to be reviewed pair by pair (oversized or chained), and an item the
 validator refuses on top of the ones before it.  The selected items compose into ONE changeset
 (:func:`compose`): each item's builder runs on the result of the items before it; :func:`preview`
@@ -48,12 +49,27 @@ from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from ..judge.consolidate import clusters_of, scan, scan_cached
 from ..judge.contradictions import freshness
-from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
-from ..judge.supersession import Supersession
-from ..model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
-from ..model.frontmatter import parse_frontmatter
+from ..judge.stalecache import scored_cached
+from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root
+from ..judge.supersession import Supersession, root_supersessions, root_supersessions_cached
+from ..judge.usage import consulted_recently, usage_of
+from ..model.changeset import (
+    Changeset,
+    Create,
+    Operation,
+    VerbError,
+    Write,
+    apply_to_snapshot,
+    diff_files,
+    diff_lines,
+    unified_diff,
+)
+from ..model.folder_docs import folder_document
+from ..model.frontmatter import parse_frontmatter, set_key
 from ..model.gcpause import gc_paused
 from ..model.index_edit import IndexDraft, new_entry
+from ..model.index_marks import IndexMark, index_marks
+from ..model.linediff import CutDiff, DiffCut, cut_diff, cut_hunks
 from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -67,8 +83,13 @@ from ..model.snapshot import (
 )
 from ..rules.incremental import FindingsCache, findings_cache
 from ..stores.statcache import StatCache, cache_of
+from ..tidy.compact import compact
+from ..tidy.detail import move_detail
 from ..tidy.lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
-from ..tidy.rebuild import NothingToRebuild
+from ..tidy.prose import pointers
+from ..tidy.rebuild import NothingToRebuild, known_paths, unlisted_live, with_born
+from ..tidy.repair import index_documents, lesson_paths, lessons, plan_repair, unlisted_documents
+from ..tidy.trim import archive_declared, decay, decay_plan, declared_superseded, shorten
 from ..verbs.lifecycle import archive, region_covers, supersede
 from ..verbs.merge import merge
 from ..write import Preview, plan
@@ -77,6 +98,7 @@ KINDS = ("history", "repair", "documents", "supersede-declared", "archive", "suc
          "pointers", "compact", "shorten", "detail", "decay")
 INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "detail", "decay")
 PINNED_NOTE = "needs review: pinned"
+CONTRADICTION_NOTE = "needs review: a contradiction, read both sentences"
 EVIDENCE_SHOWN = 6
 DIFF_KEPT_LINES = 5_000
 
@@ -281,17 +303,21 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
             continue
         if not c.ordered:
             continue  # order unknown (the dates do not differ): no direction to propose
-        note = f"{PINNED_NOTE} ({c.old})" if old.pinned else ""
-        evidence = (f"cue {c.negation}, overlap {c.score:.2f}",
-                    f"{c.new} is newer ({date.fromtimestamp(freshness(new)).isoformat()}) than "
-                    f"{c.old} ({date.fromtimestamp(freshness(old)).isoformat()})")
+        # a contradiction is evidence, not a verdict: a person reads both sentences and checks it
+        note = f"{PINNED_NOTE} ({c.old})" if old.pinned else CONTRADICTION_NOTE
+        evidence = tuple(e for e in (
+            c.evidence or f"cue {c.negation}, overlap {c.score:.2f}",
+            *(f"{path}: \u201c{sentence}\u201d" for path, sentence in zip((c.old, c.new), c.sentences) if sentence),
+            f"{c.new} is newer ({date.fromtimestamp(freshness(new)).isoformat()}) than "
+            f"{c.old} ({date.fromtimestamp(freshness(old)).isoformat()})",
+        ) if e)
 
         def build(s: Snapshot, pair: tuple[str, str] = (c.old, c.new)) -> Changeset:
             return supersede(s, pair[0], pair[1], confirm=True)
 
         items.append(DreamItem("supersede", (c.old, c.new),
                                f"contradiction: {c.new} says the opposite of {c.old} and is newer",
-                               evidence, not note, build, note))
+                               evidence, False, build, note))
     return items
 
 
@@ -300,12 +326,6 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
     """The index items, built (and explained) on the state the items before them leave.
     ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
     repair indexes them); ``stale``: the fully stale files no guard holds."""
-    from ..tidy.compact import compact
-    from ..tidy.detail import move_detail
-    from ..tidy.prose import pointers
-    from ..tidy.repair import lessons
-    from ..tidy.trim import shorten
-
     return [
         DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "
                   "pointers whose target is evident, unlink broken links in hooks (words kept), merge "
@@ -347,8 +367,6 @@ def _remembered(kind: str, build: Callable[[Snapshot], tuple[Changeset, list[str
 
 
 def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
-    from ..tidy.repair import plan_repair
-
     changeset, report = plan_repair(state)
     return changeset, report.evidence
 
@@ -356,9 +374,6 @@ def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
 def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[str] = frozenset(),
                      stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None
                      ) -> tuple[Changeset, list[str]]:
-    from ..tidy.rebuild import with_born
-    from ..tidy.trim import decay, decay_plan
-
     keep = with_born(keep, state, known)
 
     chosen = decay_plan(state, target_lines, keep=keep, stale=stale)
@@ -368,8 +383,6 @@ def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[
 
 def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_lines: int | None) -> DreamItem:
     """An index item with the evidence of what it does on ``state``."""
-    from ..tidy.repair import lesson_paths, plan_repair
-
     evidence: list[str] = []
     paths = item.paths
     found = _FOUND.pop(item.kind, None)
@@ -396,9 +409,6 @@ def _document_items(snapshot: Snapshot) -> list[DreamItem]:
     """The folder's own documents (README, LICENSE, a second index…: the one predicate,
     :func:`~memtui.core.model.folder_docs.folder_document`) that nothing reaches: the repair leaves them
     unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
-    from ..model.folder_docs import folder_document
-    from ..tidy.repair import index_documents, unlisted_documents
-
     documents = unlisted_documents(snapshot)
     if not documents:
         return []
@@ -412,8 +422,6 @@ def _document_items(snapshot: Snapshot) -> list[DreamItem]:
 
 
 def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
-    from ..tidy.trim import archive_declared, declared_superseded
-
     found = declared_superseded(snapshot)
     if not found:
         return []
@@ -431,21 +439,66 @@ def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
                       evidence, True, build)]
 
 
+def _bounded(evidence: list[str]) -> tuple[str, ...]:
+    """At most ``EVIDENCE_SHOWN * 2`` lines of evidence, and how many more there are."""
+    shown = tuple(evidence[: EVIDENCE_SHOWN * 2])
+    more = len(evidence) - len(shown)
+    return shown + ((f"… and {more} more",) if more else ())
+
+
+def chain_ends(successor: Mapping[str, str | None]) -> tuple[dict[str, str], dict[str, int]]:
+    """For each file of a chain of successors (a file with ``None`` names none): where its chain
+    ends (the first file named that names none on, a file naming none itself, or on a circle
+    the file the walk comes back to), and how many files its walk reaches, itself included.
+
+    Each file is walked once: a chain of thousands of marks stays linear (walking from every
+    file to the end was quadratic)."""
+    ends: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    for start in successor:
+        if start in ends:
+            continue
+        path: list[str] = []
+        at: dict[str, int] = {}
+        node: str | None = start
+        while node is not None and node in successor and node not in ends and node not in at:
+            at[node] = len(path)
+            path.append(node)
+            node = successor[node]
+        if node is not None and node in at:  # a circle: each member ends at itself
+            k = at[node]
+            for member in path[k:]:
+                ends[member], sizes[member] = member, len(path) - k
+            end, size, path = node, len(path) - k, path[:k]
+        elif node is not None and node in ends:  # an earlier walk's chain
+            end, size = ends[node], sizes[node]
+        elif node is None:  # the last file walked names none: it ends the chain
+            end, size = path[-1], 0
+        else:  # a file no entry names on
+            end, size = node, 1
+        for i in range(len(path) - 1, -1, -1):
+            size += 1
+            ends[path[i]], sizes[path[i]] = end, size
+    return ends, sizes
+
+
 def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
     """The files MEMORY.md's own entries mark superseded (:func:`memtui.core.model.index_marks.index_marks`),
     and those files: one item per successor the marks name, each earlier note folded into it
     (``superseded_by``, then archive/) — a chain (a mark naming a file marked in turn) one item;
     for a mark naming none, one item per file (``status: superseded``, then archive/).  An item
     starts checked — it is the author's word — unless a mark in it says "partly"."""
-    from ..model.index_marks import IndexMark, index_marks
-
     marks = index_marks(snapshot)
     marked = {m.path: m for m in marks}
+
+    ends = chain_ends({path: m.successor for path, m in marked.items()})[0]
 
     def last(mark: IndexMark) -> str:
         """Where a chain of marks from this one ends: the first file named that no mark names
         on (a file marked with no successor ends it too)."""
-        seen, path = {mark.path}, mark.successor
+        if marked[mark.path] is mark:
+            return ends[mark.path]
+        seen, path = {mark.path}, mark.successor  # a file marked twice: its first mark's walk
         while path is not None and path in marked and path not in seen:
             seen.add(path)
             if marked[path].successor is None:
@@ -461,8 +514,8 @@ def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
         pairs = tuple((m.path, m.successor) for m in group if m.successor is not None)
         unnamed = tuple(m.path for m in group if m.successor is None)
         olds = tuple(m.path for m in group)
-        evidence = tuple(f"{INDEX_NAME} line {m.line}: \u201c{m.words}\u201d" for m in group)
-        evidence += tuple(f"\u2192 {m.successor}: {m.why}" for m in group if m.successor is not None)
+        evidence = _bounded([f"{INDEX_NAME} line {m.line}: \u201c{m.words}\u201d" for m in group])
+        evidence += _bounded([f"\u2192 {m.successor}: {m.why}" for m in group if m.successor is not None])
         partial = [m.path for m in group if m.partial]
         note = (f"needs review: {INDEX_NAME} says {', '.join(partial)} "
                 f"{'is' if len(partial) == 1 else 'are'} only partly superseded") if partial else ""
@@ -507,9 +560,6 @@ def _fold_marked(snapshot: Snapshot, pairs: Sequence[tuple[str, str]], unnamed: 
 def _archive_marked(snapshot: Snapshot, path: str) -> Changeset:
     """A file the index marks superseded, naming no successor: ``status: superseded`` in its
     frontmatter, then moved to archive/ with its entry (as the files declared so)."""
-    from ..model.frontmatter import set_key
-    from ..tidy.trim import archive_declared
-
     f = snapshot.files.get(path)
     if f is None or f.archived or f.status == "superseded":
         raise VerbError(f"{path} is no longer a live note to mark superseded")
@@ -524,9 +574,6 @@ def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Cha
     the new (only those frontmatter lines change); the last successor of the chain gets an entry
     below the old one's when it has none; then the old files move to ``archive/`` with their
     entries, byte for byte, into the archive index under their headings."""
-    from ..model.frontmatter import set_key
-    from ..tidy.trim import archive_declared
-
     files = snapshot.files
     texts: dict[str, str] = {}  # each file's new text, every breadcrumb in it: one write per file
     olds: list[str] = []
@@ -550,16 +597,14 @@ def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Cha
     state = apply_to_snapshot(snapshot, ops).snapshot
     # the last successor of a chain takes the place of an earlier note's entry when it has none
     successor = {old: taken[old] for old in olds}
+    ends = chain_ends(successor)[0]
     index = state.index
     listed = {line.resolved for line in index.entries}
     edit = LineEdit(index)
     for pos, line in enumerate(index.lines):
         if line.kind is not LineKind.ENTRY or line.scope or line.resolved not in successor:
             continue
-        last, seen = successor[line.resolved], {line.resolved}
-        while last in successor and last not in seen:
-            seen.add(last)
-            last = successor[last]
+        last = ends[line.resolved]
         if last in listed or last not in state.files:
             continue
         f = state.files[last]
@@ -579,8 +624,6 @@ def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
                        ) -> tuple[list[Supersession], list[Supersession]]:
     """(the strong supersessions, one successor per note, a chain from its oldest link; every
     proposal) of a root, less pinned files, team memory and files earlier items claim."""
-    from ..judge.supersession import root_supersessions, root_supersessions_cached
-
     stat_cache = cache_of(snapshot)  # the stat cache's load: its kept answer, if it still holds
     proposed = (root_supersessions(snapshot, rejected) if stat_cache is None
                 else root_supersessions_cached(snapshot, stat_cache, rejected))
@@ -595,15 +638,9 @@ def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
             olds[x.old] = x.new
             strong.append(x)
 
-    def depth(old: str) -> int:  # a chain folds from its oldest link
-        n, seen = 0, {old}
-        while old in olds and olds[old] not in seen:
-            old = olds[old]
-            seen.add(old)
-            n += 1
-        return n
+    reach = chain_ends(olds)[1]  # a chain folds from its oldest link
 
-    return sorted(strong, key=lambda x: (-depth(x.old), x.old)), found
+    return sorted(strong, key=lambda x: (1 - reach[x.old], x.old)), found
 
 
 def _a_record(f: MemoryFile) -> bool:
@@ -720,7 +757,6 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    from ..tidy.rebuild import known_paths, unlisted_live
 
     stat_cache = cache_of(snapshot)  # a load through the stat cache: its kept facets and answers
     stale_items = _archive_items(snapshot, now, repo, consulted, stat_cache)
@@ -760,8 +796,6 @@ def plan_dream(
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
     """The files read in the last 14 days, from the transcripts (none when unreadable)."""
-    from ..judge.usage import consulted_recently, usage_of
-
     try:
         return consulted_recently(usage_of(snapshot), now)
     except (OSError, ValueError):
@@ -895,27 +929,48 @@ def item_diffs(dream: DreamPlan, selected: Iterable[int] = (), start: int = 0,
     """:func:`item_diff` of each item from ``start`` to ``stop`` in turn, each selected item
     applied once on the way (not again for every item after it).  On the default selection a
     checked item's changeset and diff are the plan's own: it built them on that very state."""
+    return (cut.text for cut in cut_item_diffs(dream, selected, start, stop))
+
+
+def cut_item_diffs(dream: DreamPlan, selected: Iterable[int] = (), start: int = 0,
+                   stop: int | None = None, cut: DiffCut | None = None) -> Iterator[CutDiff]:
+    """:func:`item_diffs`, each diff cut to its first hunks by ``cut`` (whole without one).
+
+    A diff is read from the changeset's own operations; the state an item is built on is made
+    (the changesets before it played, an index parsed once per state) only for an item the
+    plan did not build: on the default selection, for the items waiting for a person."""
     chosen, stop = set(selected), len(dream.items) if stop is None else stop
     planned = chosen == set(dream.default)
     state: Snapshot | None = dream.snapshot
+    pending: list[Changeset] = []  # played on ``state`` when an item is next built on it
     failed: VerbError | None = None  # what left no state to build on
     for position in range(stop):
         item = dream.items[position]
         changeset: Changeset | None = item.built if planned else None
         error: VerbError | None = None
         if changeset is None and state is not None and (position >= start or position in chosen):
-            try:
-                changeset = item.build(state)
-            except VerbError as exc:
-                error = exc
+            for earlier in pending:
+                try:
+                    state = apply_to_snapshot(state, earlier.ops).snapshot
+                except VerbError as exc:
+                    state, failed = None, exc
+                    break
+            pending.clear()
+            if state is not None:
+                try:
+                    changeset = item.build(state)
+                except VerbError as exc:
+                    error = exc
         if position >= start:
             if state is None or error is not None:
-                yield f"# {error if error is not None else failed}\n"
+                yield CutDiff(f"# {error if error is not None else failed}\n")
             elif planned and item.checked and item.diff:
-                yield item.diff
+                yield _cut(iter(item.diff.splitlines(keepends=True)), cut)
             else:
                 assert changeset is not None
-                yield changeset.diff or unified_diff(state, changeset)
+                yield (_cut(iter(changeset.diff.splitlines(keepends=True)), cut) if changeset.diff
+                       else CutDiff("".join(diff_lines(changeset.ops))) if cut is None
+                       else cut_hunks(diff_files(changeset.ops), cut))
         if position in chosen and state is not None:
             if isinstance(error, NothingToRebuild):
                 continue
@@ -923,10 +978,11 @@ def item_diffs(dream: DreamPlan, selected: Iterable[int] = (), start: int = 0,
                 state, failed = None, error
                 continue
             assert changeset is not None
-            try:
-                state = apply_to_snapshot(state, changeset.ops).snapshot
-            except VerbError as exc:
-                state, failed = None, exc
+            pending.append(changeset)
+
+
+def _cut(lines: Iterator[str], cut: DiffCut | None) -> CutDiff:
+    return CutDiff("".join(lines)) if cut is None else cut_diff(lines, cut)
 
 
 def preview(dream: DreamPlan, selected: Iterable[int]) -> Preview:

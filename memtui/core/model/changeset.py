@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import posixpath
 import time
-from collections.abc import MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
+from .journal import Author, JournalError, decode_value, encode_bytes
 from .lazyfiles import LazyFiles
 from .snapshot import (
     ARCHIVE_INDEX_NAME,
@@ -29,6 +30,9 @@ from .snapshot import (
     Snapshot,
     decode_bytes,
 )
+
+if TYPE_CHECKING:
+    from .linediff import FileDiff
 
 ATTIC_DIR = ".memtui/attic"
 
@@ -92,6 +96,44 @@ class Move:
 Operation = Write | Create | Move
 
 
+def op_to_json(op: Operation) -> dict[str, Any]:
+    """An operation as a journal record holds it."""
+    if isinstance(op, Write):
+        return {"op": "write", "path": op.path, "data": encode_bytes(op.data),
+                "expected": encode_bytes(op.expected)}
+    if isinstance(op, Create):
+        return {"op": "create", "path": op.path, "data": encode_bytes(op.data)}
+    return {"op": "move", "src": op.src, "dst": op.dst}
+
+
+def op_from_json(value: dict[str, Any]) -> Operation:
+    """The operation a record holds; :class:`JournalError` if it is malformed."""
+    if not isinstance(value, dict):
+        raise JournalError(f"operation {str(value)[:40]!r} is not an object")
+    kind = value.get("op")
+
+    def path(name: str) -> str:
+        found = value.get(name)
+        if not isinstance(found, str) or not found:
+            raise JournalError(f"{kind} operation without a '{name}' path")
+        return found
+
+    def data(name: str) -> bytes:
+        found = decode_value(value.get(name))
+        if found is None:
+            raise JournalError(f"{kind} operation on '{value.get('path')}' without '{name}' bytes")
+        return found
+
+    if kind == "write":
+        return Write(path("path"), data("data"), data("expected"))
+    if kind == "create":
+        return Create(path("path"), data("data"))
+    if kind == "move":
+        return Move(path("src"), path("dst"))
+    raise JournalError(f"unknown operation {kind!r}")
+
+
+
 @dataclass(frozen=True)
 class Changeset:
     """What a verb wants done: its operations and a one-line description for people."""
@@ -100,11 +142,14 @@ class Changeset:
     description: str
     ops: tuple[Operation, ...] = ()
     diff: str = ""  # a unified diff, filled in where showing it first is the point (rebuild)
+    #: who asked for it, journaled with it (None: a person; the agent through ``memtui mcp``)
+    by: Author | None = None
 
     def then(self, other: Changeset) -> Changeset:
         """This changeset followed by ``other`` (built on this one's result), as one change."""
         description = "; ".join(d for d in (self.description, other.description) if d)
-        return Changeset(self.verb or other.verb, description, self.ops + other.ops, "")
+        return Changeset(self.verb or other.verb, description, self.ops + other.ops, "",
+                         self.by or other.by)
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -317,37 +362,45 @@ def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Oper
 
 
 def unified_diff(snapshot: Snapshot, changeset: Changeset, context: int = 3) -> str:
-    """A unified diff of what the changeset does to each file (moves as rename lines)."""
-    from .linediff import unified_diff as line_diff  # deferred: the hooks never show a diff
+    """A unified diff of what the changeset does to each file (moves as rename lines), after
+    checking that its operations fit ``snapshot``."""
+    apply_to_snapshot(snapshot, changeset.ops)  # validates the operations
+    return "".join(diff_lines(changeset.ops, context))
 
-    out: list[str] = []
-    state: dict[str, bytes | None] = {}
-    result = apply_to_snapshot(snapshot, changeset.ops)  # validates the operations
-    del result
 
-    def current(path: str) -> bytes | None:
-        if path in state:
-            return state[path]
-        if path == INDEX_NAME:
-            return _index_bytes(snapshot.index)
-        if is_archive_index(path):
-            return _index_bytes(snapshot.archive_index)
-        f = snapshot.files.get(path)
-        return f.data if f is not None else None
+def diff_lines(ops: Iterable[Operation], context: int = 3) -> Iterator[str]:
+    """The lines of the unified diff of ``ops`` (moves as rename lines), each ending in a line
+    feed, made as they are read: a write names the bytes it replaces, so no snapshot is needed
+    (nor parsed again) to say what changed."""
+    for header, hunks in diff_files(ops, context):
+        started = False
+        for hunk in hunks:
+            if not started:
+                started = True
+                yield from header
+            for line in hunk.lines():
+                if line.endswith("\n"):
+                    yield line
+                else:
+                    yield line + "\n"
+                    yield "\\ No newline at end of file\n"
 
-    for op in changeset.ops:
+
+def diff_files(ops: Iterable[Operation], context: int = 3) -> Iterator[FileDiff]:
+    """:func:`diff_lines` as each operation's header and hunks (a move is one hunk of two
+    rename lines), for a reader that shows the first hunks and counts the rest."""
+    from .linediff import Hunk, hunks  # deferred: the hooks never show a diff
+
+    for op in ops:
         if isinstance(op, Move):
-            state[op.dst], state[op.src] = current(op.src), None
-            out.append(f"rename from {op.src}\nrename to {op.dst}\n")
+            renamed = (f"rename from {op.src}\n", f"rename to {op.dst}\n")
+            yield (), (Hunk(2, renamed.__iter__),)
             continue
-        old = current(op.path) if isinstance(op, Write) else None
-        state[op.path] = op.data
+        old = op.expected if isinstance(op, Write) else None
         old_lines = decode_bytes(old).splitlines(keepends=True) if old is not None else []
         new_lines = decode_bytes(op.data).splitlines(keepends=True)
         fromfile = f"a/{op.path}" if old is not None else "/dev/null"
-        for line in line_diff(old_lines, new_lines, fromfile, f"b/{op.path}", n=context):
-            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+        yield (f"--- {fromfile}\n", f"+++ b/{op.path}\n"), hunks(old_lines, new_lines, context)
 
 
 def parent_dirs(path: str) -> list[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .safepath import (
+    ATTIC_PREFIX,
     UnsafePath,
     check_private_dir,
     check_stored_path,
@@ -30,11 +31,8 @@ from .safepath import (
     open_nofollow,
     read_private_file,
     read_to_end,
+    symlinked_parent,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover
-    from .changeset import Operation
 
 JOURNAL_DIR = ".memtui/journal"
 LOCK_FILE = ".memtui/lock"
@@ -47,6 +45,53 @@ _NAME = re.compile(r"^(\d{8})-(do|undo|redo)(?:-(\d{8}))?(\.pending|\.rolled-bac
 
 class JournalError(ValueError):
     """A journal record that cannot be read."""
+
+
+AGENT = "agent"  # Author.kind of a change the agent asked for (through ``memtui mcp``)
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who asked for a change, kept in its record as ``"by"``: absent for a person's change (the
+    CLI, the app); the agent's through memtui's MCP server (``via`` ``"mcp"``), with the Claude
+    Code session and tool call that asked for it when they are known.  A record's ``by`` is
+    read back only through :func:`author_of`, which drops what is not plain text."""
+
+    kind: str = AGENT
+    via: str = "mcp"
+    session: str = ""
+    tool: str = ""  # the tool that was called (``memory_remember``)
+    tool_use: str = ""  # Claude Code's id of the call (``toolu_…``)
+
+    def to_json(self) -> dict[str, str]:
+        return {k: v for k, v in (("kind", self.kind), ("via", self.via), ("session", self.session),
+                                  ("tool", self.tool), ("tool_use", self.tool_use)) if v}
+
+    def words(self) -> str:
+        """"the agent (memtui mcp, session 1a2b3c4d)"."""
+        who = "the agent" if self.kind == AGENT else self.kind
+        said = [f"memtui {self.via}" if self.via else "", f"session {self.session[:8]}" if self.session else ""]
+        said = [w for w in said if w]
+        return f"{who} ({', '.join(said)})" if said else who
+
+
+def author_of(value: Any) -> Author | None:
+    """The author a record names (its ``by``), or None: a person's change, or a value that is not
+    one (a hostile record names nothing that is used as a path, so plain short text is enough)."""
+    if not isinstance(value, dict):
+        return None
+    by = value.get("by")
+    if not isinstance(by, dict):
+        return None
+
+    def text(key: str) -> str:
+        found = by.get(key)
+        return found[:200] if isinstance(found, str) and found.isprintable() else ""
+
+    kind = text("kind")
+    if not kind:
+        return None
+    return Author(kind, text("via"), text("session"), text("tool"), text("tool_use"))
 
 
 def encode_bytes(data: bytes | None) -> dict[str, str] | None:
@@ -69,46 +114,6 @@ def decode_value(value: Any) -> bytes | None:
         return base64.b64decode(value["b64"], validate=True)
     except (KeyError, TypeError, ValueError) as exc:  # binascii.Error is a ValueError
         raise JournalError(f"malformed bytes {str(value)[:40]!r} ({exc})") from None
-
-
-def op_to_json(op: Operation) -> dict[str, Any]:
-    from .changeset import Create, Write  # here: listing the records never needs the operations
-
-    if isinstance(op, Write):
-        return {"op": "write", "path": op.path, "data": encode_bytes(op.data),
-                "expected": encode_bytes(op.expected)}
-    if isinstance(op, Create):
-        return {"op": "create", "path": op.path, "data": encode_bytes(op.data)}
-    return {"op": "move", "src": op.src, "dst": op.dst}
-
-
-def op_from_json(value: dict[str, Any]) -> Operation:
-    """The operation a record holds; :class:`JournalError` if it is malformed."""
-    from .changeset import Create, Move, Write
-
-    if not isinstance(value, dict):
-        raise JournalError(f"operation {str(value)[:40]!r} is not an object")
-    kind = value.get("op")
-
-    def path(name: str) -> str:
-        found = value.get(name)
-        if not isinstance(found, str) or not found:
-            raise JournalError(f"{kind} operation without a '{name}' path")
-        return found
-
-    def data(name: str) -> bytes:
-        found = decode_value(value.get(name))
-        if found is None:
-            raise JournalError(f"{kind} operation on '{value.get('path')}' without '{name}' bytes")
-        return found
-
-    if kind == "write":
-        return Write(path("path"), data("data"), data("expected"))
-    if kind == "create":
-        return Create(path("path"), data("data"))
-    if kind == "move":
-        return Move(path("src"), path("dst"))
-    raise JournalError(f"unknown operation {kind!r}")
 
 
 @dataclass(frozen=True)
@@ -188,8 +193,6 @@ def progress_of(root: Path | str, name: str) -> Progress | None:
         before = {path: decode_value(data) for path, data in checked_record(value)["before"].items()}
     except (JournalError, UnsafePath, AttributeError, KeyError, TypeError, ValueError):
         return None
-    from .safepath import ATTIC_PREFIX, symlinked_parent
-
     changed = touched = 0
     index: bool | None = None
     for rel, data in before.items():
@@ -315,6 +318,7 @@ class LogEntry:
     description: str
     paths: tuple[str, ...]
     undone: bool  # a committed change that has since been undone
+    by: Author | None = None  # who asked for it (None: a person, through the CLI or the app)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -326,6 +330,7 @@ class LogEntry:
             "description": self.description,
             "paths": list(self.paths),
             "undone": self.undone,
+            "by": self.by.to_json() if self.by is not None else None,
         }
 
 
@@ -355,6 +360,7 @@ def journal_log(root: Path | str, limit: int = 20) -> list[LogEntry]:
                 paths=tuple(paths),
                 undone=record.kind == "do" and record.state == COMMITTED
                 and record.seq not in st.done,
+                by=author_of(value),
             )
         )
     return out

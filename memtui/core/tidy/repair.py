@@ -36,11 +36,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..model.changeset import Changeset, Create, Operation
+from ..model.changeset import Changeset, Create, Operation, apply_to_snapshot
 from ..model.folder_docs import is_folder_document
 from ..model.index import region_line
 from ..model.index_edit import heading_level, new_entry, with_hook
 from ..model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from ..rules.budget import measure
 from ..rules.validate import _structural, glob_regex, reach_of
 from .lines import (
     HISTORY_NAME,
@@ -52,6 +53,7 @@ from .lines import (
     history_ops,
     index_op,
     innermost_headings,
+    target_size,
 )
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 
@@ -184,8 +186,6 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
         raise NothingToRepair("the indexes need no repair")
     ops += archive_ops
     if old_lines:
-        from ..model.changeset import apply_to_snapshot
-
         state = apply_to_snapshot(snapshot, ops).snapshot if ops else snapshot
         ops += history_ops(state, history_block("lines repaired by memtui (their text before)", old_lines))
     parts = []
@@ -402,9 +402,6 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     regions: list[str] = []
     singles: list[str] = []
     # near the fill target, a family of two or more takes one region line instead of entries
-    from ..rules.budget import measure
-    from .lines import target_size
-
     _, t_bytes = target_size(snapshot.config, None)
     cost = sum(len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live)
     tight = measure(active.index, snapshot.config).bytes + cost > t_bytes

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..model.index import _MD_LINK, _WIKILINK
 from ..model.snapshot import ARCHIVE_DIR, IndexLine, LineKind, Snapshot
+from ..roots.discover import roots_under
 
 _SEPARATORS = ("_", "-", ".")
 
@@ -108,8 +109,6 @@ def _tree_roots(root: str) -> tuple[Path, ...]:
     nor a folder at the top of the file system (``/tmp``, ``/srv``: the trees of everyone).  A
     Claude Code project's memory (``<config>/projects/<project>/memory``) has none: the folders
     beside it are the memories of other projects."""
-    from ..roots.discover import roots_under
-
     here = Path(root).resolve()
     if here.name == "memory" and here.parent.parent.name == "projects":
         return ()

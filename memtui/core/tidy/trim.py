@@ -28,7 +28,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Collection, Mapping
 
-from ..model.changeset import Changeset, Move, Operation
+from ..judge.staleness import StalenessClass, score_root
+from ..model.changeset import Changeset, Create, Move, Operation, Write, apply_to_snapshot
 from ..model.index_edit import heading_title, new_entry, with_hook
 from ..model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
 from ..rules.budget import line_sizes, measure
@@ -183,8 +184,6 @@ def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = (),
 def fully_stale(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None) -> frozenset[str]:
     """The files of a root that are ``FULLY_STALE`` with no guard holding them back (DESIGN §5),
     pinned files aside."""
-    from ..judge.staleness import StalenessClass, score_root
-
     return frozenset(r.path for r in score_root(snapshot, now, repo).results
                      if r.cls is StalenessClass.FULLY_STALE and not r.guards
                      and r.path in snapshot.files and not snapshot.files[r.path].pinned)
@@ -395,8 +394,6 @@ def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Chan
     index_ops = list(changes.ops) if changes is not None else []
     missing = [p for p in relink if p not in listed]
     if missing:
-        from ..model.changeset import apply_to_snapshot
-
         state = apply_to_snapshot(snapshot, index_ops).snapshot if index_ops else snapshot
         archive = archive_index_of(state)
         aedit = LineEdit(archive)
@@ -421,7 +418,6 @@ def _last_write_wins(ops: list[Operation]) -> list[Operation]:
             out.append(op)
             continue
         first = out[prev]
-        from ..model.changeset import Create, Write
 
         if isinstance(first, Write):
             out[prev] = Write(first.path, op.data, first.expected)  # type: ignore[union-attr]

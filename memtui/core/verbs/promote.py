@@ -32,6 +32,7 @@ from ..model.changeset import Changeset, Create, Move, VerbError
 from ..model.frontmatter import set_key
 from ..model.index_edit import new_entry, one_line
 from ..model.snapshot import ARCHIVE_DIR, Snapshot, encode_text
+from ..write import open_root
 from .lifecycle import _draft, _draft_op, hook_for, normalize_path  # the verbs' index drafts
 
 PROMOTED_FROM = "promoted_from"
@@ -89,24 +90,34 @@ def promotion(source: Snapshot, path: str, target: Snapshot, *, today: date | No
     into = Changeset("promote", description,
                      (Create(path, encode_text(text)), *_draft_op(index)))
 
+    new_home = Path(target.root).absolute() / path
+    out_of = forwarded(source, path, new_home, layer_of(target.root), hook, today, description)
+    return out_of, into
+
+
+def forwarded(source: Snapshot, path: str, new_home: Path, layer: str, hook: str, today: date,
+              description: str) -> Changeset:
+    """The source's half of a promotion: ``path``'s entries leave ``MEMORY.md``, the file moves
+    into ``archive/``, and the archive index lists it with a hook pointing at ``new_home`` (also
+    what a copy of the promoted fact in a third root gets: :mod:`memtui.core.verbs.relearned`)."""
+    f = source.files[path]
+    archived = f"{ARCHIVE_DIR}/{path}"
+    if archived in source.files:
+        raise Collision(f"'{archived}' already exists in {source.root}; rename one of them first")
     active = _draft(source)
     active.remove_entries(path)
     archive = _draft(source, archive=True)
     archive.remove_entries(path)
-    new_home = Path(target.root).absolute() / path
     archive.append_entry(new_entry(replace(f, path=archived),
-                                   forwarding_hook(new_home, layer_of(target.root), hook, today)))
-    out_of = Changeset("promote", description,
-                       (Move(path, archived), *_draft_op(active), *_draft_op(archive)))
-    return out_of, into
+                                   forwarding_hook(new_home, layer, hook, today)))
+    return Changeset("promote", description,
+                     (Move(path, archived), *_draft_op(active), *_draft_op(archive)))
 
 
 def promotion_parts(source: Snapshot, path: str, target_root: Path | str, *,
                     hook: str | None = None) -> list[tuple[Snapshot, Changeset]]:
     """Both roots' snapshots and changesets for a promotion (the target is recovered and read
     now, with the source's budget caps): what :func:`memtui.core.write.plan_group` takes."""
-    from ..write import open_root
-
     target = open_root(target_root, source.config)
     out_of, into = promotion(source, path, target, hook=hook)
     return [(source, out_of), (target, into)]
