@@ -15,9 +15,10 @@ its nested roots: one group).  Every constant the scan uses is a fixed part of m
 is chosen from labels (:mod:`bench.tune_pairs`), it is chosen on the other groups and measured on
 the one left out.
 
-A merge or log pair counts as proposed when the scan lists it in any kind (a duplicate, "contained
-in", a supersession, a contradiction); a contradiction pair only when it is listed as a
-contradiction.  Pairs that cross two roots of one folder are scored against the cross-root scan
+A merge or log pair counts as proposed when the scan lists it as a fold of any kind (a duplicate,
+"contained in", a supersession); a contradiction pair only when it is listed as a contradiction,
+and a contradiction is scored as that alone (it asks a person to read two sentences, and claims
+no fold).  Pairs that cross two roots of one folder are scored against the cross-root scan
 (:func:`memtui.core.judge.layers.cross_layer_duplicates`).  Proposals nobody labelled are counted per
 folder, so a figure cannot hide them.
 """
@@ -160,7 +161,6 @@ def folder_proposals(corpora: Path, folder: str, scan_fn: ScanFn = default_scan,
         for c in result.contradictions:
             key = _pair(rel, c.old, c.new)
             out.contradictions.setdefault(key, c.negation)
-            out.folds.setdefault(key, "contradiction")
     if len(snapshots) > 1:
         by_root = {str(s.root): rel for rel, s in snapshots}
         for d in cross_layer_duplicates([s for _, s in snapshots], tuning=tuning):
