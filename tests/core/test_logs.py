@@ -122,3 +122,11 @@ def test_the_default_scan_leaves_the_logs_out_and_counts_them(make_root: MakeRoo
     result = scan(snapshot)
     assert result.considered == 1 and result.session_files == len(reports)
     assert root_logs(snapshot.files.values()) == frozenset(reports)
+
+
+def test_notes_numbered_only_are_no_series_of_logs(make_root: MakeRoot) -> None:
+    files = {f"project_{k:04d}.md": topic(f"Note {k}", type_="project", body=f"Fact number {k}.\n")
+             for k in range(1, 5)}
+    files["checkpoint_1.md"] = topic("Checkpoint", type_="project", body="Where we are.\n")
+    logs = log_paths(load_root(_file(make_root, files)).files.values())
+    assert logs == {"checkpoint_1.md"}  # its name says log; project_0001 … project_0004 are notes

@@ -12,10 +12,10 @@ them (:mod:`.supersession`).  A file is a log when
   ``引き継ぎ``); the words are the vocabulary of work logs in the languages memory folders are
   written in, fixed from those languages, not read off any folder;
 - **its name is one of a dated family**: two or more files of one folder whose names are the same
-  once their dates, times, parts of the day and sequence numbers are taken out
-  (``project_status_2026-05-03_morning.md`` … ``_evening.md``; ``2026-05-03-standup.md``;
-  ``checkpoint_1.md`` … ``checkpoint_4.md``) — one stem repeated over time is a series of
-  reports, whatever the stem says;
+  once their dates, times, parts of the day and sequence numbers are taken out, one at least a
+  date, time or part of the day (``project_status_2026-05-03_morning.md`` … ``_evening.md``;
+  ``2026-05-03-standup.md``) — one stem repeated over time is a series of reports, whatever the
+  stem says; a stem numbered only (``note_1.md``, ``note_2.md``) is a set of notes;
 - **its text opens as one**: its title or first heading names it a status, hand-off or session
   report (``Session log 2026-05-03``, ``Status as of …``, ``KALDIĞIMIZ NOKTA``, ``引き継ぎ``).  Dated
   sections alone do not make one: a project note that keeps its updates under dated headings is a
@@ -125,8 +125,10 @@ def log_paths(files: Iterable[MemoryFile], opens: Callable[[MemoryFile], bool] |
         if _name_says_log(f.path) or opens(f):
             out.add(f.path)
     rules = {f.path for f in files if is_rule_note(f)}
-    for members in families.values():
-        if len(members) >= 2:
+    for family, members in families.items():
+        # a stem repeated with dates or times is a series over time; one numbered only (note_1,
+        # note_2) is a set of notes unless its name says log (checkpoint_3: caught above)
+        if len(members) >= 2 and ("<date>" in family or "<time>" in family or "<part>" in family):
             out.update(m for m in members if m not in rules)
     return frozenset(out)
 
