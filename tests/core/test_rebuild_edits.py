@@ -552,8 +552,9 @@ def test_a_standing_rule_in_another_language_keeps_its_block_in_the_index(
 
 
 def test_the_sibling_root_search_never_climbs_to_a_folder_at_the_top(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A dangling pointer's sibling roots are looked for below the root's tree, never in all of
-    /tmp (where other people's copies sit)."""
+    """A dangling pointer's sibling roots are looked for in the root's own memory tree (the
+    project Claude Code's layout names), never in all of /tmp (where other people's copies sit),
+    nor beside a memory folder copied on its own (the folders there are other trees)."""
     from memtui.core.roots import discover
     from memtui.core.tidy import targets as index_targets
 
@@ -561,13 +562,13 @@ def test_the_sibling_root_search_never_climbs_to_a_folder_at_the_top(monkeypatch
     monkeypatch.setattr(discover, "roots_under", lambda top: asked.append(top) or [])
     index_targets._tree_roots.cache_clear()
     try:
-        index_targets._tree_roots("/tmp/memtui-copies/improv")
+        assert index_targets._tree_roots("/tmp/memtui-copies/improv") == ()
         index_targets._tree_roots("/srv/alpha/.claude/agent-memory/reviewer")
         # another project's memory is no sibling: a project's memory looks nowhere
         assert index_targets._tree_roots("/srv/alpha/.claude/projects/-srv-alpha/memory") == ()
     finally:
         index_targets._tree_roots.cache_clear()
-    assert asked == [Path("/tmp/memtui-copies"), Path("/srv/alpha")]
+    assert asked == [Path("/srv/alpha")]
 
 
 def test_an_entry_stating_a_rule_decays_with_the_rules_and_keeps_its_rule_when_shortened(
