@@ -10,6 +10,7 @@ bullets, a stale competing index, and merges named by their sources.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,11 +20,13 @@ import pytest
 from memtui.cli.main import main
 from memtui.core.dream import plan as dream
 from memtui.core.model.changeset import Changeset, apply_to_snapshot
-from memtui.core.model.snapshot import BudgetConfig, Snapshot
+from memtui.core.model.snapshot import BudgetConfig, LineKind, Snapshot
 from memtui.core.read.store import load_root
 from memtui.core.rules.validate import validate
+from memtui.core.tidy.lines import HISTORY_NAME
 from memtui.core.verbs import lifecycle as verbs
-from tests.support.roots import topic
+from memtui.core.verbs.merge import merge
+from tests.support.roots import MakeRoot, topic
 from tests.support.writer import tree
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -127,3 +130,76 @@ def test_dry_run_then_yes_on_an_unchanged_tree_apply_the_same_bytes(
     capsys.readouterr()
     written = {path: data for path, data in tree(dry).items() if data is not None}
     assert written == {path: data for path, data in expected.items() if path in written or data}
+
+
+# ---------------------------------------------------------------- memtui's own lines
+
+
+def prose_dump(make_root: MakeRoot) -> Snapshot:
+    """researcher's shape: a knowledge-base dump past its cap whose sections each name a file,
+    an instruction to the agent, and a family of notes nothing reaches."""
+    detail = "".join(f"- finding {i}: the pattern holds under load, measured at {i * 10} rps with p99 "
+                      f"under {i + 20} ms\n" for i in range(12))
+    parts = ["# Researcher Memory Index\n\nWhat the research found.\n\n## Knowledge Bases\n"]
+    files: dict[str, str | bytes] = {}
+    for name in ("blazor", "maui", "azure"):
+        parts.append(f"\n### {name.title()} research\n- **File**: `{name}_research.md`\n" + detail)
+        files[f"{name}_research.md"] = topic(f"{name.title()} research", f"{name} patterns", type_="reference")
+    parts.append("\n## How to Use This Memory\n\nWhen researching, check `blazor_research.md` first.\n")
+    for i in range(7):
+        files[f"session_2026-03-{i + 1:02d}_notes.md"] = topic(f"Notes {i}", f"research notes {i}")
+    files["MEMORY.md"] = "".join(parts)
+    return load_root(make_root(files), BudgetConfig(max_lines=40, max_bytes=25_000))
+
+
+def test_a_merge_gist_is_named_and_titled_by_its_sources(make_root: MakeRoot) -> None:
+    """A merge on a copied folder named its gist after the merge day (``…_research_2026-12-02.md``)
+    and gave a 30 KB gist the one-page cheat sheet's title: the modification times of a copy are
+    no date, the guide that states its date is the newer, and the gist keeps its title and date."""
+    guide = topic(".NET/Blazor Comprehensive Research", "Blazor Web Apps, microservices, component patterns",
+                  type_="reference", body="# .NET/Blazor Comprehensive Documentation Research\n**Date**: 2026-03-29\n\n"
+                  + "A long guide to the render modes, the forms, the state. " * 40)
+    sheet = topic(".NET/Blazor Comprehensive Research", "One-page cheat sheet for common .NET/Blazor patterns",
+                  type_="reference", body="# Quick Reference\n\n" + "A render mode table. " * 10)
+    files: dict[str, str | bytes] = {
+        "MEMORY.md": "- [Blazor](net_blazor_comprehensive_research.md) — guide\n- [Sheet](dotnet_quick.md) — sheet\n"
+                     + "".join(f"- [N{i}](note_{i}.md) — n\n" for i in range(5)),
+        "net_blazor_comprehensive_research.md": guide, "dotnet_quick.md": sheet,
+        **{f"note_{i}.md": topic(f"N{i}") for i in range(5)},
+    }
+    root = make_root(files)
+    stamp = datetime(2026, 12, 2, tzinfo=timezone.utc).timestamp()
+    for path in root.iterdir():  # a copy: every file written in the same second
+        os.utime(path, (stamp, stamp))
+    snapshot = load_root(root)
+    changeset = merge(snapshot, ["net_blazor_comprehensive_research.md", "dotnet_quick.md"],
+                      today=datetime(2026, 12, 2).date())
+    gist = changeset.ops[0]
+    assert gist.path == "net_blazor_comprehensive_research_2026-03-29.md"  # type: ignore[union-attr]
+    data = gist.data.decode()  # type: ignore[union-attr]
+    assert "One-page cheat sheet" not in data.split("---")[1] and "Blazor Web Apps" in data
+
+
+def test_the_index_of_a_rebuilt_dump_names_no_file_the_same_pass_archives(make_root: MakeRoot) -> None:
+    """researcher: how_to_use_this_memory.md, written by the prose step, pointed at a source the
+    same pass merged into a gist.  What the pass writes or keeps in the index names the gist."""
+    snapshot = prose_dump(make_root)
+    body = "Blazor: render modes, forms, state, the component lifecycle and its events. " * 12
+    root = Path(snapshot.root)
+    (root / "blazor_research.md").write_text(topic("Blazor research", "blazor patterns", type_="reference",
+                                                   body=body), encoding="utf-8")
+    (root / "blazor_guide.md").write_text(topic("Blazor guide", "blazor guide", type_="reference",
+                                                body=body + "And the router."), encoding="utf-8")
+    snapshot = load_root(root, snapshot.config)
+    plan = dream.plan_dream(snapshot, NOW)
+    assert checked(plan)["merge"] == 1 and checked(plan)["pointers"] == 1
+    after = after_default(plan)
+    archived = {p.removeprefix("archive/") for p in after.files if p.startswith("archive/")}
+    assert archived
+    born = [p for p in after.files if p not in snapshot.files and not p.startswith("archive/") and p != HISTORY_NAME]
+    for line in after.index.lines:
+        if line.kind is not LineKind.ENTRY:
+            assert not any(name in line.raw for name in archived), line.raw
+    for path in born:
+        body_text = after.files[path].body
+        assert not any(f"`{name}`" in body_text for name in archived), path
