@@ -152,6 +152,21 @@ def prose_dump(make_root: MakeRoot) -> Snapshot:
     return load_root(make_root(files), BudgetConfig(max_lines=40, max_bytes=25_000))
 
 
+def test_rebuild_of_a_prose_dump_keeps_its_own_regions_in_the_index(make_root: MakeRoot) -> None:
+    """``memtui rebuild`` on researcher wrote a ``## Regions`` section in its repair step, then its
+    prose step moved that section into a new topic file ``regions.md``: 14 orphan errors until a
+    second rebuild.  The prose step knows memtui's own lines: one rebuild, no error, and the
+    next one has nothing to do."""
+    snapshot = prose_dump(make_root)
+    after = result(snapshot, verbs.rebuild(snapshot))
+    assert not any(path.startswith("regions") for path in after.files)
+    assert "`session_*.md`" in text(after)
+    assert "When researching, check `blazor_research.md` first." in text(after)  # an instruction stays
+    assert not errors(after), errors(after)
+    with pytest.raises(verbs.NothingToRebuild):
+        verbs.rebuild(after)
+
+
 def test_a_merge_gist_is_named_and_titled_by_its_sources(make_root: MakeRoot) -> None:
     """A merge on a copied folder named its gist after the merge day (``…_research_2026-12-02.md``)
     and gave a 30 KB gist the one-page cheat sheet's title: the modification times of a copy are

@@ -238,7 +238,8 @@ def test_an_index_that_loads_in_full_keeps_every_live_pointer(make_root: MakeRoo
 
 
 def test_a_prose_dump_becomes_pointers_and_the_old_text_is_kept_whole(make_root: MakeRoot) -> None:
-    detail = "".join(f"- detail line {i} about the topic\n" for i in range(14))
+    detail = "".join(f"- detail line {i} about the topic, with the numbers and names a detail holds\n"
+                     for i in range(14))
     index = ("# Research index\n\nWhat we found.\n\n## Knowledge\n\n### Blazor guide\n- **File**: `blazor.md`\n"
              + detail + "\n### How to use\nWhen researching, check the guide first. Then the rest.\n" + detail)
     snapshot = load_root(make_root({"MEMORY.md": index, "blazor.md": topic("Blazor", "Blazor patterns")}),
