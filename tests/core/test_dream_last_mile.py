@@ -53,6 +53,34 @@ def errors(snapshot: Snapshot) -> Counter[str]:
     return Counter(f.rule for f in validate(snapshot) if f.severity == "error")
 
 
+# ---------------------------------------------------------------- rules where they load
+
+
+def test_live_standing_rules_get_entries_before_episodic_notes_get_a_region(make_root: MakeRoot) -> None:
+    """improv: 11 live feedback rules ("a STANDING directive") reached by nothing got a region
+    pointer ("grep the memory dir"); they get entries beside their family, while the session
+    logs nothing reaches get the region."""
+    lines = ["# Memory", "", "## Rules", "- [Be brief](feedback_brief.md) — answer first", "",
+             "## Sessions", "- [S0](session_2026-05-01_s0.md) — the first session"]
+    files: dict[str, str | bytes] = {
+        "feedback_brief.md": topic("Be brief", "answer first", type_="feedback"),
+        "session_2026-05-01_s0.md": topic("S0", "the first session", type_="project"),
+    }
+    for i in range(8):
+        files[f"feedback_rule_{i}.md"] = topic(f"Rule {i}", f"STANDING directive {i}: stop when told", type_="feedback")
+        files[f"session_2026-05-{i + 2:02d}_s{i + 1}.md"] = topic(f"S{i + 1}", f"session {i + 1}", type_="project")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    snapshot = load_root(make_root(files))
+    plan = dream.plan_dream(snapshot, NOW)
+    after = after_default(plan)
+    index = text(after)
+    listed = {ln.resolved for ln in after.index.entries}
+    assert all(f"feedback_rule_{i}.md" in listed for i in range(8))
+    assert index.index("feedback_rule_0.md") < index.index("## Sessions")  # beside their family
+    assert "`session_*.md`" in index and "`feedback_*.md`" not in index
+    assert not errors(after)
+
+
 # ---------------------------------------------------------------- repairs inside the tree
 
 
@@ -130,6 +158,20 @@ def test_dry_run_then_yes_on_an_unchanged_tree_apply_the_same_bytes(
     capsys.readouterr()
     written = {path: data for path, data in tree(dry).items() if data is not None}
     assert written == {path: data for path, data in expected.items() if path in written or data}
+
+
+def test_a_lesson_is_recovered_only_from_a_hook_that_holds_one(make_root: MakeRoot) -> None:
+    """A dangling feedback pointer whose hook is a rule becomes its topic file; a session log's
+    progress note does not (its pointer is kept as it is)."""
+    index = ("# Memory\n\n- [Never force-push](feedback_no_force_push.md) — never force-push a shared branch; "
+             "ask first\n- [Phase 5](session_2026-05-21_phase5.md) — Wired the orchestrator into the detector; "
+             "all 5 methods exposed\n- [Kept](project_kept.md) — here\n")
+    snapshot = load_root(make_root({"MEMORY.md": index, "project_kept.md": topic("Kept")}))
+    plan = dream.plan_dream(snapshot, NOW)
+    assert checked(plan)["lesson"] == 1
+    after = after_default(plan)
+    assert "feedback_no_force_push.md" in after.files and "session_2026-05-21_phase5.md" not in after.files
+    assert "- [Phase 5](session_2026-05-21_phase5.md) — Wired the orchestrator" in text(after)
 
 
 # ---------------------------------------------------------------- memtui's own lines

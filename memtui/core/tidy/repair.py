@@ -16,7 +16,9 @@
 - a **live unreachable file** gets an entry next to its siblings (the last entry of its name
   family, else of its type, else of its folder — the root's top counts only in an index without
   sections), or in a ``## Recent`` block; a family of many
-  unreachable files gets one region pointer.  An archived or superseded unreachable file gets
+  unreachable files gets one region pointer — but a live standing rule (:func:`is_standing_rule`)
+  gets an entry of its own before episodic notes get region pointers, unless the rules would
+  take more than a quarter of the cap.  An archived or superseded unreachable file gets
   an archive-index line (that is what those lines mean); a live one never does.  The folder's
   own documents (:func:`~memtui.core.model.folder_docs.folder_document`: a ``README``, ``LICENSE``,
   a second index, an unfilled template…) are left out: whoever published the folder put them
@@ -25,7 +27,10 @@
 
 Every line replaced or removed is kept, byte for byte, in ``MEMORY-history.md``.  The archive
 index gets the same link repairs.  :func:`lessons` is the last resort for a dangling pointer
-whose hook is the only copy of a lesson: the hook becomes the missing topic file.
+whose hook is the only copy of a lesson (a rule, a feedback: :func:`holds_lesson`, never a log's
+progress note): the hook becomes the missing topic file.  An index whose targets are mostly
+missing (:func:`copied_from_elsewhere`) was copied without its files: the dream says so and
+checks nothing for them.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from bisect import bisect_left, insort
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Collection
 
 from ..model.changeset import Changeset, Create, Operation
 from ..model.folder_docs import is_folder_document
@@ -52,6 +58,7 @@ from .lines import (
     history_ops,
     index_op,
     innermost_headings,
+    line_states_rule,
 )
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 
@@ -108,6 +115,24 @@ def entry_hook(f: MemoryFile) -> str:
             cut = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
             return cut if len(cut) <= 150 else cut[:149].rsplit(" ", 1)[0] + "…"
     return f.title
+
+
+#: the types of a standing rule (a person's or the agent's rule, a decision)
+RULE_TYPES = ("user", "feedback", "decision")
+
+
+def is_standing_rule(f: MemoryFile) -> bool:
+    """Whether a file is a standing rule: its ``type`` is ``user``, ``feedback`` or ``decision``,
+    or, with no type, its name says so (``feedback_*.md``) — never a file named as a log of work
+    (``session_…``, :func:`~memtui.core.model.standing.is_log_name`), whatever its type."""
+    from ..model.standing import is_log_name
+
+    if is_log_name(f.path):
+        return False
+    kind = f.frontmatter.get("type").strip().lower()
+    if kind:
+        return kind in RULE_TYPES
+    return f.name.lower().startswith(tuple(f"{t}{sep}" for t in RULE_TYPES for sep in "_-"))
 
 
 def _is_live(f: MemoryFile) -> bool:
@@ -335,27 +360,32 @@ def unlisted_documents(snapshot: Snapshot) -> list[str]:
     return [path for path in unreachable(snapshot) if is_folder_document(path, snapshot.files[path])]
 
 
-def index_documents(snapshot: Snapshot) -> Changeset:
-    """Entries for the folder's own documents that nothing reaches, beside their siblings or
-    under ``## Recent`` (raises :class:`NothingToRepair` when there are none)."""
+def index_documents(snapshot: Snapshot, only: Collection[str] | None = None) -> Changeset:
+    """Entries for the folder's own documents that nothing reaches (``only``: those of them),
+    beside their siblings or under ``## Recent`` (raises :class:`NothingToRepair` when there
+    are none)."""
     if not snapshot.index.exists:
         raise NothingToRepair("the root has no MEMORY.md")
     active = LineEdit(snapshot.index)
     report = RepairPlan([], [], [], [], [], [], [], [], [])
-    _index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True)
+    _index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True,
+                       only=only)
     if not active.changed:
         raise NothingToRepair("no document of the folder is unlisted")
-    names = ", ".join(path for path in unlisted_documents(snapshot))
+    names = ", ".join(path for path in unlisted_documents(snapshot) if only is None or path in only)
     return Changeset("documents", f"list the folder's own documents in MEMORY.md: {names}",
                      tuple(index_op(snapshot.index, active.render())))
 
 
 def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,
-                       documents: bool) -> None:
+                       documents: bool, only: Collection[str] | None = None) -> None:
     """Index the unreachable files: the memories (``documents`` false; the folder's own documents
-    are then named in ``report.documents``), or only the folder's own documents."""
+    are then named in ``report.documents``), or only the folder's own documents (``only``: those
+    of them)."""
     orphans = []
     for path in unreachable(snapshot):
+        if only is not None and path not in only:
+            continue
         if is_folder_document(path, snapshot.files[path]) == documents:
             orphans.append(path)
         elif not documents:
@@ -406,9 +436,21 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     from .lines import target_size
 
     _, t_bytes = target_size(snapshot.config, None)
-    cost = sum(len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live)
-    tight = measure(active.index, snapshot.config).bytes + cost > t_bytes
+    cost = {p: len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live}
+    tight = measure(active.index, snapshot.config).bytes + sum(cost.values()) > t_bytes
+    # live standing rules get entries before episodic notes get region pointers (a rule reached
+    # only by grep is a rule the session never sees), as long as they take no more than a
+    # quarter of the cap: the trims after the repair make room, episodic entries first
+    rules = [p for p in live if is_standing_rule(files[p])]
+    config = snapshot.config
+    entries_for_rules = bool(rules) and len(rules) <= config.max_lines // 4 and \
+        sum(cost[p] for p in rules) <= config.max_bytes // 4
     for fam, paths in by_family.items():
+        if entries_for_rules:
+            singles += [p for p in paths if p in rules]
+            paths = [p for p in paths if p not in rules]
+            if not paths:
+                continue
         if fam and (len(paths) >= REGION_MIN or tight and len(paths) >= 2):
             prefix = fam.split("*")[0].rstrip("_-") or fam
             regions.append(region_line(fam, f"{len(paths)} more {prefix} notes; grep the memory dir"))
@@ -458,8 +500,24 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
 # ---------------------------------------------------------------- lessons
 
 
-def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
-    """Dangling active entries with no evident target whose hook is a lesson worth a file."""
+#: the name families of a note that holds a lesson (a rule, a feedback), not a log of progress
+LESSON_FAMILIES = ("feedback", "lesson", "lessons", "rule", "rules", "user", "decision", "learning",
+                   "learnings", "gotcha", "gotchas", "pitfall", "pitfalls", "guideline", "guidelines")
+
+
+def holds_lesson(resolved: str, text: str) -> bool:
+    """Whether a dangling entry's hook holds a lesson worth a topic file of its own: its file's
+    name says it is a rule or a feedback (:data:`LESSON_FAMILIES`), or the hook states a rule.
+    A session log's progress note ("wired X into Y; 5 methods exposed") is no lesson."""
+    name = resolved.rpartition("/")[2].lower()
+    if name.startswith(tuple(f"{fam}{sep}" for fam in LESSON_FAMILIES for sep in "_-")):
+        return True
+    return line_states_rule(text)
+
+
+def lesson_paths(snapshot: Snapshot, every: bool = False) -> list[tuple[str, IndexLine]]:
+    """Dangling active entries with no evident target whose hook is a lesson worth a file
+    (:func:`holds_lesson`; ``every``: any hook long enough, whatever it holds)."""
     targets = Targets(snapshot)
     out: list[tuple[str, IndexLine]] = []
     seen: set[str] = set()
@@ -473,6 +531,8 @@ def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
             text = (line.hook or (line.title if entry_is_lead(line) else "")).strip()
             if len(text) < LESSON_MIN or line.resolved in seen or targets.find(line.resolved) is not None:
                 continue
+            if not every and not holds_lesson(line.resolved, text):
+                continue
             folder = line.resolved.rpartition("/")[0]
             if folder and not any(p.startswith(folder + "/") for p in snapshot.files):
                 continue
@@ -481,10 +541,38 @@ def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
     return out
 
 
-def lessons(snapshot: Snapshot) -> Changeset:
+MISSING_MIN = 10  # dangling entries before an index can be said to come from elsewhere
+
+
+def missing_targets(snapshot: Snapshot) -> tuple[list[str], int]:
+    """(the files ``MEMORY.md``'s entries name that the folder does not hold and no evident
+    target replaces, the number of files its entries name)."""
+    index = snapshot.index
+    targets = Targets(snapshot)
+    named: set[str] = set()
+    missing: list[str] = []
+    for line in index.entries:
+        if line.scope or line.resolved is None or line.resolved in named:
+            continue
+        named.add(line.resolved)
+        if is_dangling(snapshot, line) and targets.find(line.resolved) is None:
+            missing.append(line.resolved)
+    return missing, len(named)
+
+
+def copied_from_elsewhere(snapshot: Snapshot) -> list[str]:
+    """The files an index names that the folder does not hold, when they are most of what it
+    names (at least :data:`MISSING_MIN`): an index copied from another machine without its
+    files.  Empty otherwise."""
+    missing, named = missing_targets(snapshot)
+    return missing if len(missing) >= MISSING_MIN and len(missing) * 2 > named else []
+
+
+def lessons(snapshot: Snapshot, every: bool = False) -> Changeset:
     """Recreate each missing topic file whose lesson survives only as an index hook: the file
-    holds the title and the hook, said to be recovered from the index."""
-    found = lesson_paths(snapshot)
+    holds the title and the hook, said to be recovered from the index (``every``: each hook
+    long enough, lesson or not — what a person may ask of an index copied from elsewhere)."""
+    found = lesson_paths(snapshot, every)
     if not found:
         raise NothingToRepair("no dangling pointer carries a lesson to keep")
     ops: list[Operation] = []
