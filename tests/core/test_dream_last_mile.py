@@ -22,8 +22,10 @@ from memtui.core.dream import plan as dream
 from memtui.core.model.changeset import Changeset, apply_to_snapshot
 from memtui.core.model.snapshot import BudgetConfig, LineKind, Snapshot
 from memtui.core.read.store import load_root
+from memtui.core.rules.budget import measure
 from memtui.core.rules.validate import validate
 from memtui.core.tidy.lines import HISTORY_NAME
+from memtui.core.tidy.trim import operative_words, short_text
 from memtui.core.verbs import lifecycle as verbs
 from memtui.core.verbs.merge import merge
 from tests.support.roots import MakeRoot, topic
@@ -51,6 +53,112 @@ def after_default(plan: dream.DreamPlan) -> Snapshot:
 
 def errors(snapshot: Snapshot) -> Counter[str]:
     return Counter(f.rule for f in validate(snapshot) if f.severity == "error")
+
+
+# ---------------------------------------------------------------- trims that pay for themselves
+
+#: an author's hooks in the shape of 1000ssam's: Korean, status flags, commands, dates
+KOREAN_HOOKS = [
+    "🚩 main push≠프로덕션. 머지 후 반드시 `vercel --prod --yes` 실행해야 반영. DB는 `supabase db push` 별도. "
+    "게시판 카테고리(board_categories)+클린탭 레이아웃 라이브(2026-06-09). 다음=staff 입력 UI, 권한모델 정리",
+    "Maily 대체, AWS SES+Notion+Vercel. 라이브·Turnstile·SES프로덕션승인✅. 웹UX/캐싱/단계발송 전부 main 머지·배포"
+    "(2026-05-28). 🚩다음=발송도메인 apex→서브도메인 전환(별도SES ID검증 필요). 가이드=notes/newsletter.md",
+]
+
+
+def over_lines_root(make_root: MakeRoot) -> Snapshot:
+    """An index over its lines (24 of a 20-line cap) at a fraction of its characters."""
+    lines = ["# Memory", ""]
+    files: dict[str, str | bytes] = {}
+    for i in range(22):
+        hook = KOREAN_HOOKS[i % 2] if i < 2 else f"짧은 메모 {i}"
+        lines.append(f"- [P{i}](project_p{i}.md) — {hook}")
+        files[f"project_p{i}.md"] = topic(f"P{i}", f"프로젝트 {i} 설명", type_="project", updated=f"2026-05-{i + 1:02d}")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    return load_root(make_root(files), BudgetConfig(max_lines=20, max_bytes=25_000))
+
+
+def test_an_index_over_its_lines_only_is_never_shortened(make_root: MakeRoot) -> None:
+    """1000ssam: 249 lines at 19,232 of 25,000 characters. A shorter line is still a line: no
+    shorten item at all, the author's flagged hooks stay word for word, and the decay brings the
+    lines within the cap."""
+    snapshot = over_lines_root(make_root)
+    budget = measure(snapshot.index, snapshot.config)
+    assert budget.over_lines and budget.bytes < 0.8 * budget.max_bytes
+    plan = dream.plan_dream(snapshot, NOW)
+    assert not any(item.kind in ("shorten", "compact") for item in plan.items)
+    assert checked(plan)["decay"] == 1
+    after = after_default(plan)
+    whole = text(after) + text(after, "MEMORY-archive.md")
+    for hook in KOREAN_HOOKS:
+        assert hook in whole  # in the index, or decayed whole into the archive: never cut
+    assert not measure(after.index, after.config).over_lines
+
+
+ACTIVE = ("- [** ACTIVE ** Sprint 9 exec](session_2026-06-30_sprint9.md) — 2026-06-30: 14 of 16 tasks DONE, "
+          "p95 latency 212ms → 88ms; next: T15 migration, T16 rollout; branch `sprint9-exec`, PR #412 open; "
+          "blocked on the staging DB quota (ticket OPS-77) until 2026-07-02")
+CRITICAL = ("- [Wallet setup](feedback_wallet_setup.md) — CRITICAL: always create the wallet with an ed25519 "
+            "signature (never secp256k1); the allowance is 2,500 units per day and must be set before the first "
+            "transfer; the key stays in the OS keychain, never in .env or the repo")
+PROJECT = ("- [Newsletter send](project_newsletter_send.md) — First bulk send done 2026-06-16 ✅ (1033 recipients, "
+           "bounce 3.5%); the idempotency log lives in two places (CLI = local file, button = GH cache) so mixing "
+           "them sends twice; never press the button for a letter the CLI sent; Upstash dedup hardening on hold")
+
+
+def pinned_root(make_root: MakeRoot, max_bytes: int) -> Snapshot:
+    """improv's shape: informal pins with their results and dates, a CRITICAL rule, long
+    project hooks, and short filler up to the characters the test needs."""
+    lines = ["# Memory", "", "## Active", ACTIVE, "", "## Rules", CRITICAL, "", "## Projects", PROJECT]
+    files: dict[str, str | bytes] = {
+        "session_2026-06-30_sprint9.md": topic("Sprint 9", "sprint 9 execution log", type_="project"),
+        "feedback_wallet_setup.md": topic("Wallet setup", "how to set up a wallet", type_="feedback"),
+        "project_newsletter_send.md": topic("Newsletter send", "newsletter sending", type_="project"),
+    }
+    for i in range(8):
+        hook = (f"Filler note {i}: the staging cluster runs job {i} nightly; see runbook section {i}; "
+                f"owner team {i}; rotated 2026-05-{i + 1:02d}; dashboards under ops/{i}")
+        lines.append(f"- [Note {i}](project_note_{i}.md) — {hook}")
+        files[f"project_note_{i}.md"] = topic(f"Note {i}", f"note {i}", type_="project")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    return load_root(make_root(files, f"pinned{max_bytes}"), BudgetConfig(max_lines=200, max_bytes=max_bytes))
+
+
+def test_a_shortened_hook_keeps_its_status_dates_and_rule(make_root: MakeRoot) -> None:
+    """Past the cap, a project note's long hook is cut to its own operative clauses: its ✅ and
+    date, its rule ("never press the button…"), its numbers as they fit — never a generic
+    description; pins and rules are never shortened."""
+    size = len(pinned_root(make_root, 25_000).index.render().decode())
+    snapshot = pinned_root(make_root, int(size * 0.95))  # over the cap: it does not load in full
+    plan = dream.plan_dream(snapshot, NOW)
+    assert checked(plan)["shorten"] == 1
+    after = after_default(plan)
+    index = text(after)
+    assert ACTIVE in index and CRITICAL in index  # a pin's and a rule's entries stay whole
+    line = next(ln.raw for ln in after.index.entries if ln.resolved == "project_newsletter_send.md")
+    assert len(line) < len(PROJECT)
+    for word in ("2026-06-16", "✅", "never press the button for a letter the CLI sent"):
+        assert word in line, line
+    assert "newsletter sending" not in line  # the description is no substitute for the hook
+    assert PROJECT in after.files[HISTORY_NAME].text
+    assert not measure(after.index, after.config).over_bytes
+
+
+@pytest.mark.parametrize(("hook", "kept"), [
+    ("Sprint 7 closed 2026-05-24; 32 tests green; the flaky e2e quarantined; see `ci/flaky.md` for the list",
+     ["2026-05-24"]),
+    ("ACTIVE - migration of the billing tables; runs nightly; DONE for 3 of 5 shards - do not run it by hand",
+     ["ACTIVE", "DONE", "do not run it by hand"]),
+    ("배포 파이프라인 정리. 스테이징 먼저 확인. 절대 프로덕션 DB를 직접 수정하지 말 것", ["절대 프로덕션 DB를 직접 수정하지 말 것"]),
+])
+def test_short_text_keeps_every_operative_word(hook: str, kept: list[str]) -> None:
+    short = short_text(hook, 80)
+    if short is None:  # the operative clauses alone do not fit: the hook stays whole
+        assert sum(len(w) for w in operative_words(hook)) > 40
+        return
+    assert len(short) < len(hook)
+    for word in kept:
+        assert word in short
 
 
 # ---------------------------------------------------------------- rules where they load
