@@ -28,6 +28,7 @@ from memtui.core.tidy.lines import HISTORY_NAME
 from memtui.core.tidy.trim import operative_words, short_text
 from memtui.core.verbs import lifecycle as verbs
 from memtui.core.verbs.merge import merge
+from memtui.core.write import plan as gate
 from tests.support.roots import MakeRoot, topic
 from tests.support.writer import tree
 
@@ -187,6 +188,38 @@ def test_live_standing_rules_get_entries_before_episodic_notes_get_a_region(make
     assert index.index("feedback_rule_0.md") < index.index("## Sessions")  # beside their family
     assert "`session_*.md`" in index and "`feedback_*.md`" not in index
     assert not errors(after)
+
+
+def test_a_successor_takes_the_place_of_the_note_it_supersedes(make_root: MakeRoot) -> None:
+    """improv: decision_improv_renamed_to_endow.md is archived as superseded, and the note that
+    supersedes it — the name in force, decayed earlier into the archive index — gets its entry
+    in what loads."""
+    files: dict[str, str | bytes] = {
+        "MEMORY.md": "# Memory\n\n## Decisions\n- [Renamed to endow](decision_renamed_to_endow.md) — improv is now endow\n"
+                     "- [Brief](feedback_brief.md) — answer first\n",
+        "MEMORY-archive.md": "# Memory archive\n\n## Decisions\n"
+                             "- [Endow to justify](session_2026-05-29_endow_to_justify.md) — the final rename\n",
+        "decision_renamed_to_endow.md": topic("Renamed to endow", "improv is now endow", type_="decision",
+                                              superseded_by="session_2026-05-29_endow_to_justify.md"),
+        "session_2026-05-29_endow_to_justify.md": topic("Endow to justify", "endow is now justify, once and for all",
+                                                        type_="project",
+                                                        supersedes="decision_renamed_to_endow.md"),
+        "feedback_brief.md": topic("Brief", type_="feedback"),
+    }
+    snapshot = load_root(make_root(files))
+    plan = dream.plan_dream(snapshot, NOW)
+    assert checked(plan)["supersede-declared"] == 1
+    after = after_default(plan)
+    index = text(after)
+    assert "decision_renamed_to_endow.md" not in index
+    assert "- [Endow to justify](session_2026-05-29_endow_to_justify.md) — endow is now justify, once and for all" \
+        in index
+    assert index.index("## Decisions") < index.index("session_2026-05-29_endow_to_justify.md") < index.index("[Brief]")
+    assert "session_2026-05-29_endow_to_justify.md) — the final rename" not in text(after, "MEMORY-archive.md")
+    assert "- [Endow to justify](session_2026-05-29_endow_to_justify.md) — the final rename" in \
+        after.files[HISTORY_NAME].text  # the archive line it had, kept byte for byte
+    assert not errors(after)
+    assert gate(snapshot, dream.compose(plan, plan.default)).accepted
 
 
 # ---------------------------------------------------------------- repairs inside the tree

@@ -453,26 +453,115 @@ def declared_superseded(snapshot: Snapshot) -> list[tuple[str, str]]:
     return out
 
 
+def names_of_files(snapshot: Snapshot) -> dict[str, list[str]]:
+    """The paths of a root's files by their bare names."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for p in snapshot.files:
+        by_name[p.rpartition("/")[2]].append(p)
+    return by_name
+
+
+def successor_of(snapshot: Snapshot, path: str, leaving: Collection[str] = (),
+                 by_name: Mapping[str, list[str]] | None = None) -> str | None:
+    """The live file a declared-superseded file's ``superseded_by`` ends at, following a chain
+    through successors that are themselves superseded (or ``leaving`` with it); None when the
+    chain ends at no live file.  ``by_name``: :func:`names_of_files`, when the caller has it."""
+    files = snapshot.files
+    if by_name is None:
+        by_name = names_of_files(snapshot)
+    seen = {path}
+    current = path
+    while True:
+        f = files.get(current)
+        if f is None:
+            return None
+        nxt = None
+        for name in f.frontmatter.names("superseded_by"):
+            found = name if name in files else (by_name[name.rpartition("/")[2]][0]
+                                                 if len(by_name.get(name.rpartition("/")[2], [])) == 1 else None)
+            if found is not None and found not in seen:
+                nxt = found
+                break
+        if nxt is None:
+            return None
+        g = files[nxt]
+        if not (g.archived or nxt in leaving or _declared_superseded(g)):
+            return nxt
+        seen.add(nxt)
+        current = nxt
+
+
+def place_successors(snapshot: Snapshot, olds: Collection[str]) -> list[Operation]:
+    """Entries for the successors of ``olds`` that have none, each right after the first entry
+    of the note it supersedes (same indentation): the note that supersedes one that loaded takes
+    its place in what loads.  A successor the archive index lists (decayed earlier) leaves it, its
+    line kept byte for byte in ``MEMORY-history.md``.  Nothing when every successor is already
+    listed."""
+    index = snapshot.index
+    if not index.exists:
+        return []
+    listed = {line.resolved for line in index.entries}
+    edit = LineEdit(index)
+    by_name: dict[str, list[str]] | None = None
+    placed: set[str] = set()
+    for pos, line in enumerate(index.lines):
+        if line.kind is not LineKind.ENTRY or line.scope or line.resolved is None or line.resolved not in olds:
+            continue
+        if by_name is None:
+            by_name = names_of_files(snapshot)
+        successor = successor_of(snapshot, line.resolved, olds, by_name)
+        if successor is None or successor in listed or in_team(successor):
+            continue
+        f = snapshot.files[successor]
+        indent = line.raw[: len(line.raw) - len(line.raw.lstrip())]
+        edit.insert_after(pos, indent + new_entry(f, f.description or f.title))
+        listed.add(successor)
+        placed.add(successor)
+    if not edit.changed:
+        return []
+    ops: list[Operation] = index_op(index, edit.render())
+    archive = snapshot.archive_index
+    gone = [pos for pos, line in enumerate(archive.lines)
+            if line.kind is LineKind.ENTRY and line.resolved in placed] if archive.exists else []
+    if gone:
+        aedit = LineEdit(archive)
+        for pos in gone:
+            aedit.remove(pos)
+        ops += index_op(archive, aedit.render())
+        from ..model.changeset import apply_to_snapshot
+
+        state = apply_to_snapshot(snapshot, ops).snapshot
+        ops += history_ops(state, history_block("archive-index lines of successors given an entry by memtui "
+                                                "(their text before)", [archive.lines[p].raw for p in gone]))
+    return ops
+
+
 def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Changeset:
     """Move the files the author declared superseded into ``archive/``: their entries go, byte
-    for byte, into the archive index under their headings, pointed at the new place."""
+    for byte, into the archive index under their headings, pointed at the new place; a live
+    successor with no entry takes the place of the first entry it supersedes."""
     if paths is None:
         paths = [p for p, _ in declared_superseded(snapshot)]
     relink = {p: f"archive/{p}" for p in paths if f"archive/{p}" not in snapshot.files and p in snapshot.files}
     if not relink:
         raise NothingToTrim("no file is declared superseded outside archive/")
+    placed = place_successors(snapshot, relink)
+    if placed:
+        from ..model.changeset import apply_to_snapshot
+
+        snapshot = apply_to_snapshot(snapshot, placed).snapshot
     index = snapshot.index
     positions = [pos for pos, line in enumerate(index.lines)
                  if line.kind is LineKind.ENTRY and line.resolved in relink and not line.scope]
     ops: list[Operation] = [Move(src, dst) for src, dst in relink.items()]
     listed = {line.resolved for line in index.entries} | {line.resolved for line in snapshot.archive_index.entries}
     changes = decay_lines(snapshot, positions, relink) if index.exists else None
-    index_ops = list(changes.ops) if changes is not None else []
+    index_ops = placed + (list(changes.ops) if changes is not None else [])
     missing = [p for p in relink if p not in listed]
     if missing:
         from ..model.changeset import apply_to_snapshot
 
-        state = apply_to_snapshot(snapshot, index_ops).snapshot if index_ops else snapshot
+        state = apply_to_snapshot(snapshot, index_ops[len(placed):]).snapshot if index_ops else snapshot
         archive = archive_index_of(state)
         aedit = LineEdit(archive)
         raws = [new_entry(snapshot.files[p], snapshot.files[p].description or snapshot.files[p].title,
@@ -481,7 +570,7 @@ def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Chan
             raws = ["# Memory archive", ""] + raws
         aedit.insert_after(len(archive.lines) - 1, *raws)
         index_ops += index_op(archive, aedit.render())
-        index_ops = _last_write_wins(index_ops)
+    index_ops = _last_write_wins(index_ops)
     return Changeset("archive", f"archive {len(relink)} file{'s' if len(relink) != 1 else ''} their "
                      "author declared superseded", tuple(ops + index_ops))
 
