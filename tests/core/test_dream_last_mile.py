@@ -125,6 +125,23 @@ def pinned_root(make_root: MakeRoot, max_bytes: int) -> Snapshot:
     return load_root(make_root(files, f"pinned{max_bytes}"), BudgetConfig(max_lines=200, max_bytes=max_bytes))
 
 
+def test_an_index_that_loads_in_full_is_offered_its_trims_unchecked(make_root: MakeRoot) -> None:
+    """improv fits (22,887 of 25,000 characters): shortening only buys headroom, so the item waits
+    for a person, saying so; and even then its diff leaves the ** ACTIVE ** entry and the
+    CRITICAL rule as the author wrote them."""
+    size = len(pinned_root(make_root, 25_000).index.render().decode())
+    snapshot = pinned_root(make_root, int(size / 0.9))  # at 90%: past the target, loading in full
+    budget = measure(snapshot.index, snapshot.config)
+    assert budget.cut_line is None and budget.bytes > 0.8 * budget.max_bytes
+    plan = dream.plan_dream(snapshot, NOW)
+    shorten = [k for k, item in enumerate(plan.items) if item.kind == "shorten"]
+    assert len(shorten) == 1 and not plan.items[shorten[0]].checked
+    assert "loads in full" in plan.items[shorten[0]].note
+    assert not plan.default  # nothing checked: the index needs nothing
+    offered = result(snapshot, plan.items[shorten[0]].build(snapshot))
+    assert ACTIVE in text(offered) and CRITICAL in text(offered)
+
+
 def test_a_shortened_hook_keeps_its_status_dates_and_rule(make_root: MakeRoot) -> None:
     """Past the cap, a project note's long hook is cut to its own operative clauses: its ✅ and
     date, its rule ("never press the button…"), its numbers as they fit — never a generic
@@ -301,6 +318,26 @@ def test_dry_run_then_yes_on_an_unchanged_tree_apply_the_same_bytes(
     assert written == {path: data for path, data in expected.items() if path in written or data}
 
 
+# ---------------------------------------------------------------- an index copied from elsewhere
+
+
+def test_an_index_whose_files_are_mostly_missing_is_said_so_and_nothing_is_checked(make_root: MakeRoot) -> None:
+    """An index copied from another machine (all but two of its 14 targets missing) wrote a
+    one-line topic file for every hook: now the dream says what it sees and checks nothing."""
+    lines = ["# Memory", "", "## Sessions"]
+    for i in range(12):
+        lines.append(f"- [Phase {i}](session_2026-05-21_phase{i}.md) — Built the flow {i} handlers and wired "
+                     f"them into the detector; {i + 3} methods exposed")
+    lines += ["- [Kept](project_kept.md) — here", "- [Brief](feedback_brief.md) — answer first"]
+    snapshot = load_root(make_root({"MEMORY.md": "\n".join(lines) + "\n", "project_kept.md": topic("Kept"),
+                                    "feedback_brief.md": topic("Brief", type_="feedback")}))
+    plan = dream.plan_dream(snapshot, NOW)
+    lesson = [item for item in plan.items if item.kind == "lesson"]
+    assert len(lesson) == 1 and not lesson[0].checked
+    assert "names 12 files this folder does not hold — copied from elsewhere?" in lesson[0].reason
+    assert not plan.default
+
+
 def test_a_lesson_is_recovered_only_from_a_hook_that_holds_one(make_root: MakeRoot) -> None:
     """A dangling feedback pointer whose hook is a rule becomes its topic file; a session log's
     progress note does not (its pointer is kept as it is)."""
@@ -348,6 +385,99 @@ def test_rebuild_of_a_prose_dump_keeps_its_own_regions_in_the_index(make_root: M
     assert not errors(after), errors(after)
     with pytest.raises(verbs.NothingToRebuild):
         verbs.rebuild(after)
+
+
+GIANT = ("- **T{n} (PR #{pr}, ✓ PASS bağımsız validator 2026-05-0{d}):** Timeout scheduling — "
+         + "`Skinora.Transactions/Application/Timeouts/` 4 servis, outbox event, CK_Transactions_FreezePassive, " * 12
+         + "870 test PASS.")
+
+
+def task_log(make_root: MakeRoot) -> Snapshot:
+    """Skinora's shape: under 200 lines, four times its characters, one giant bullet per task
+    above the lists of rules and notes that never load today."""
+    lines = ["# Skinora Project Memory", "", "## Project Overview", "- **Name:** Skinora — an escrow platform", "",
+             "## Current Status (2026-05-04)"]
+    lines += [GIANT.format(n=30 + i, pr=60 + i, d=1 + i % 4) for i in range(60)]
+    lines += ["- **Next:** T56 Çoklu hesap tespiti", "", "## Feedback"]
+    files: dict[str, str | bytes] = {}
+    for i in range(10):
+        lines.append(f"- [feedback_rule_{i}.md](feedback_rule_{i}.md) — Kural {i}: onay verildikten sonra ara onay isteme")
+        files[f"feedback_rule_{i}.md"] = topic(f"Rule {i}", f"kural {i}", type_="feedback")
+    lines += ["", "## Project", "- [project_flow.md](project_flow.md) — Validator merge akışı"]
+    files["project_flow.md"] = topic("Flow", "validator merge flow", type_="project")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    return load_root(make_root(files))
+
+
+def test_a_task_status_log_becomes_pointers_in_one_dream(make_root: MakeRoot) -> None:
+    """Skinora: a 120 KB task log under 200 lines got its rules decayed and, on a second dream,
+    'pointers'. One dream moves the log into a topic file and keeps every rule where it loads;
+    a second proposes nothing checked."""
+    snapshot = task_log(make_root)
+    budget = measure(snapshot.index, snapshot.config)
+    assert not budget.over_lines and budget.bytes > 2 * budget.max_bytes
+    plan = dream.plan_dream(snapshot, NOW)
+    assert checked(plan)["pointers"] == 1 and not checked(plan)["decay"]
+    after = after_default(plan)
+    index = text(after)
+    for i in range(10):
+        assert f"- [feedback_rule_{i}.md](feedback_rule_{i}.md) — Kural {i}: onay verildikten" in index
+    moved = [p for p in after.files if p not in snapshot.files and p != HISTORY_NAME]
+    assert len(moved) == 1 and GIANT.format(n=30, pr=60, d=1) in after.files[moved[0]].text
+    assert measure(after.index, after.config).cut_line is None
+    again = dream.plan_dream(after, NOW)
+    assert not again.default, [(item.kind, item.evidence[:2]) for item in again.items if item.checked]
+
+
+def test_each_trim_is_listed_once_when_a_repair_grows_an_index_past_its_cap(make_root: MakeRoot) -> None:
+    """A repair that grows an index already past its cap was held, the trims ran, the repair
+    passed, and the trims ran again: 'shorten' listed twice.  The repair is carried and the trims
+    after it pay for it, once."""
+    lines = ["# Memory", "", "## Sessions"]
+    files: dict[str, str | bytes] = {}
+    for i in range(30):
+        hook = (f"Sprint {i} closed 2026-04-{i % 28 + 1:02d}; {i + 10} tests green; the flaky suite {i} quarantined; "
+                f"the runbook moved to ops/sprint{i}.md; the dashboards renamed for team {i}; the old alerts retired")
+        lines.append(f"- [Sprint {i}](session_2026-04-{i % 28 + 1:02d}_sprint{i}.md) — {hook}")
+        files[f"session_2026-04-{i % 28 + 1:02d}_sprint{i}.md"] = topic(f"Sprint {i}", f"sprint {i}")
+    for i in range(3):
+        files[f"feedback_rule_{i}.md"] = topic(f"Rule {i}", f"always do thing {i}", type_="feedback")
+    files["MEMORY.md"] = "\n".join(lines) + "\n"
+    snapshot = load_root(make_root(files), BudgetConfig(max_lines=200, max_bytes=6_000))
+    assert measure(snapshot.index, snapshot.config).over_bytes
+    plan = dream.plan_dream(snapshot, NOW)
+    kinds = Counter(item.kind for item in plan.items)
+    assert all(count == 1 for kind, count in kinds.items() if kind != "successor"), kinds
+    assert checked(plan)["repair"] == 1
+    assert gate(snapshot, dream.compose(plan, plan.default)).accepted
+    after = after_default(plan)
+    assert {f"feedback_rule_{i}.md" for i in range(3)} <= {ln.resolved for ln in after.index.entries}
+    assert not dream.plan_dream(after, NOW).default
+
+
+# ---------------------------------------------------------------- folder documents, merges
+
+
+def test_a_stale_competing_index_is_offered_for_the_archive(make_root: MakeRoot) -> None:
+    """researcher's INDEX.md still names the sources the same pass merges: a curator archives it;
+    the dream proposes that, unchecked, instead of linking it as a knowledge base."""
+    body = "Drawio: the diagram format, its XML, the embed and export options, the MCP servers. " * 12
+    files: dict[str, str | bytes] = {
+        "MEMORY.md": "# Memory\n\n- [Drawio](drawio-reference.md) — draw.io reference\n"
+                     "- [Drawio research](reference_drawio.md) — draw.io research\n",
+        "drawio-reference.md": topic("Drawio", "draw.io reference", type_="reference", body=body),
+        "reference_drawio.md": topic("Drawio research", "draw.io research", type_="reference", body=body + "More."),
+        "INDEX.md": "# Research index\n\n- `drawio-reference.md` — diagrams\n- `reference_drawio.md` — the same\n",
+    }
+    snapshot = load_root(make_root(files))
+    plan = dream.plan_dream(snapshot, NOW)
+    assert checked(plan)["merge"] == 1
+    stale = [item for item in plan.items if item.kind == "documents" and item.paths == ("INDEX.md",)]
+    assert len(stale) == 1 and not stale[0].checked and "gone stale" in stale[0].reason
+    archived = result(snapshot, stale[0].build(snapshot))
+    assert "archive/INDEX.md" in archived.files and "INDEX.md" not in archived.files
+    assert not any(item.kind == "documents" and "INDEX.md" in item.paths and item is not stale[0]
+                   for item in plan.items)
 
 
 def test_a_merge_gist_is_named_and_titled_by_its_sources(make_root: MakeRoot) -> None:
