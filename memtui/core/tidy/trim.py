@@ -127,8 +127,9 @@ def short_text(text: str, limit: int) -> str | None:
                   if STATUS_MARK.search(part) or _DATE.search(part) or line_states_rule(part)}
     chosen = sorted(must)
 
-    def joined(picked: list[int]) -> str:
-        return "; ".join(parts[k].rstrip(";,") for k in picked)
+    def joined(picked: list[int]) -> str:  # a sentence's full stop gives way to the "; " that joins it
+        return "; ".join(parts[k].rstrip(";,") if n == len(picked) - 1 else parts[k].rstrip(";,.")
+                         for n, k in enumerate(picked))
 
     if len(joined(chosen)) > limit:
         return None
