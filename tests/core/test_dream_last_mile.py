@@ -162,6 +162,29 @@ def test_a_shortened_hook_keeps_its_status_dates_and_rule(make_root: MakeRoot) -
     assert not measure(after.index, after.config).over_bytes
 
 
+def test_what_a_repair_adds_to_an_index_that_loaded_in_full_is_paid_by_decay_not_cuts(
+        make_root: MakeRoot, tmp_path: Path) -> None:
+    """improv loads in full (22,887 characters); its repair gives 17 standing rules entries and
+    takes it past the cap.  The decay pays for that, moving whole episodic lines: no hook of the
+    author's is cut (shorten waits, unchecked), and the rules and pins load."""
+    size = len(pinned_root(make_root, 25_000).index.render().decode())
+    snapshot = pinned_root(make_root, int(size / 0.97))
+    root = Path(snapshot.root)
+    for i in range(3):  # their entries take a seventh of the cap: past it, within a quarter of it
+        (root / f"feedback_standing_{i}.md").write_text(topic(
+            f"Standing rule {i}", f"STANDING directive {i}: stop when told; restore the last working state",
+            type_="feedback"), encoding="utf-8")
+    snapshot = load_root(root, snapshot.config)
+    assert measure(snapshot.index, snapshot.config).cut_line is None
+    plan = dream.plan_dream(snapshot, NOW)
+    assert checked(plan)["repair"] == 1 and checked(plan)["decay"] == 1 and not checked(plan)["shorten"]
+    after = after_default(plan)
+    index, archive = text(after), text(after, "MEMORY-archive.md")
+    assert {f"feedback_standing_{i}.md" for i in range(3)} <= {ln.resolved for ln in after.index.entries}
+    assert ACTIVE in index and CRITICAL in index and PROJECT in index + archive
+    assert not measure(after.index, after.config).over_bytes and not errors(after)
+
+
 @pytest.mark.parametrize(("hook", "kept"), [
     ("Sprint 7 closed 2026-05-24; 32 tests green; the flaky e2e quarantined; see `ci/flaky.md` for the list",
      ["2026-05-24"]),

@@ -300,7 +300,7 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
 def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
                  stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None,
                  copied: Sequence[str] = (), listed: frozenset[str] | None = None,
-                 to_cap: bool = False) -> list[DreamItem]:
+                 in_full: str | None = None) -> list[DreamItem]:
     """The index items, built (and explained) on the state the items before them leave.
     ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
     repair indexes them); ``stale``: the fully stale files no guard holds; ``copied``: the
@@ -308,9 +308,12 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
     (:func:`~memtui.core.tidy.repair.copied_from_elsewhere`): said so, nothing checked for them;
     ``listed``: the files ``MEMORY.md`` listed when the pass began (one the pass gives an entry —
     a successor taking the place of the note it supersedes — is kept like one it indexed);
-    ``to_cap``: the pass began on an index that loads in full, so the trims only bring it back
-    within its cap (what an earlier item added past it), the rest being headroom — offered, on
-    an index that still loads in full, unchecked (:data:`HEADROOM_KINDS`)."""
+    ``in_full``: how much of its budget the index used when the pass began, when it loaded in
+    full (:func:`_loads_in_full`): then the trims only bring it back within its cap (what an
+    earlier item added past it) and the trims that cut the author's lines
+    (:data:`HEADROOM_KINDS`) are offered unchecked (:func:`_gate_pass`) — the decay, which moves
+    whole lines, pays for what the pass added."""
+    to_cap = in_full is not None
     from ..tidy.compact import compact
     from ..tidy.detail import move_detail
     from ..tidy.prose import pointers
@@ -329,7 +332,7 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
         lesson = DreamItem("lesson", (INDEX_NAME,), "a pointer to a missing file whose hook is the only copy "
                            "of its lesson (a rule, a feedback): the hook becomes that topic file", (), True,
                            lessons)
-    return [
+    items = [
         DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "
                   "pointers whose target is evident, unlink broken links in hooks (words kept), merge "
                   "duplicate entries keeping every hook, index live unreachable files beside their "
@@ -342,7 +345,8 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
                   "section's entries written once, as its Memory base (old lines kept in MEMORY-history.md)",
                   (), True, lambda s: compact(s, target_lines, to_cap and _loads_in_full(s) is None)),
         DreamItem("shorten", (INDEX_NAME,), "past the fill target: entry lines over ~200 characters "
-                  "shortened to the description or first clause (full lines kept in MEMORY-history.md)",
+                  "cut to their own operative clauses — status marks, dates, rules, numbers and names "
+                  "kept; pins and rules never (full lines kept in MEMORY-history.md)",
                   (), True, lambda s: shorten(s, target_lines, to_cap and _loads_in_full(s) is None)),
         DreamItem("detail", (INDEX_NAME,), "past the fill target, in an index that does not load in full: "
                   "long detail (sub-bullets under an entry, prose blocks) moved byte for byte into topic "
@@ -353,6 +357,7 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
                   (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale, known,
                                                                             listed, to_cap))),
     ]
+    return items
 
 
 #: what the last build of an index item found, by kind: (the snapshot it read, the evidence)
@@ -821,8 +826,8 @@ def plan_dream(
 
     copied = copied_from_elsewhere(snapshot)
     listed = frozenset(line.resolved for line in snapshot.index.entries if line.resolved is not None)
-    to_cap = _loads_in_full(snapshot) is not None
-    index_items = _index_items(target_lines, keep, stale, known, copied, listed, to_cap)
+    in_full = _loads_in_full(snapshot)
+    index_items = _index_items(target_lines, keep, stale, known, copied, listed, in_full)
     proposals += [item for item in index_items if item.kind == "pointers"]
     proposals += [item for item in index_items if item.kind == "repair"]
     documents_at = len(proposals)  # proposed here, once the items that archive files are known
@@ -853,7 +858,7 @@ def plan_dream(
         cache = None
     validated: list[FindingsCache] = [cache] if cache is not None else []
     items = _gate_in_order(snapshot, validated, proposals, target_lines,
-                           lambda: _index_items(target_lines, keep, stale, known, copied, listed, to_cap))
+                           lambda: _index_items(target_lines, keep, stale, known, copied, listed, in_full))
     if stat_cache is not None:
         stat_cache.save()  # what was learnt, for the next plan (the user's cache folder)
     return DreamPlan(snapshot, tuple(items), validated[0] if validated else None)
@@ -951,8 +956,10 @@ def _gate_pass(snapshot: Snapshot, validated: list[FindingsCache], proposals: li
         if item.kind in INDEX_KINDS:
             item = _explain(item, state, changeset, target_lines)
         if item.kind in HEADROOM_KINDS:
-            budget = _loads_in_full(state)
-            if budget is not None:  # headroom only: the person's call
+            # the index loads in full, or did when the pass began (what the pass added, the decay
+            # pays for, moving whole lines): cutting the author's lines is the person's call
+            budget = _loads_in_full(state) or _loads_in_full(snapshot)
+            if budget is not None:
                 if not (again and any(other.kind == item.kind for other in items)):
                     items.append(_with(item, checked=False, diff=diff, note=HEADROOM_NOTE.format(budget=budget)))
                 return True
