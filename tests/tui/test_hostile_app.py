@@ -117,7 +117,7 @@ async def test_no_control_character_of_a_file_reaches_the_terminal(tmp_path: Pat
     (root / "evil.md").write_text(topic("Evil \x1b[2J title", "evil \x1b]0;PWNED\x07 desc \u202e",
                                         body="Body \x1b[2J clear \x1b]8;;http://x\x1b\\ link \x9b31m\n"))
     app = make_app(root)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(120, 60)) as pilot:
         await settle(pilot)
         from rich.console import Console
 
