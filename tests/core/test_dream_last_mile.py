@@ -363,7 +363,7 @@ def test_an_index_whose_files_are_mostly_missing_is_said_so_and_nothing_is_check
 
 def test_a_lesson_is_recovered_only_from_a_hook_that_holds_one(make_root: MakeRoot) -> None:
     """A dangling feedback pointer whose hook is a rule becomes its topic file; a session log's
-    progress note does not (its pointer is kept as it is)."""
+    progress note does not: its link goes, its words stay where they load (no file made up)."""
     index = ("# Memory\n\n- [Never force-push](feedback_no_force_push.md) — never force-push a shared branch; "
              "ask first\n- [Phase 5](session_2026-05-21_phase5.md) — Wired the orchestrator into the detector; "
              "all 5 methods exposed\n- [Kept](project_kept.md) — here\n")
@@ -372,7 +372,9 @@ def test_a_lesson_is_recovered_only_from_a_hook_that_holds_one(make_root: MakeRo
     assert checked(plan)["lesson"] == 1
     after = after_default(plan)
     assert "feedback_no_force_push.md" in after.files and "session_2026-05-21_phase5.md" not in after.files
-    assert "- [Phase 5](session_2026-05-21_phase5.md) — Wired the orchestrator" in text(after)
+    assert "- Phase 5 — Wired the orchestrator into the detector; all 5 methods exposed\n" in text(after)
+    assert "- [Phase 5](session_2026-05-21_phase5.md) — Wired" in after.files[HISTORY_NAME].text
+    assert not errors(after)
 
 
 # ---------------------------------------------------------------- memtui's own lines

@@ -330,7 +330,8 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
             note="check to write each of their hooks as a topic file of its own")
     else:
         lesson = DreamItem("lesson", (INDEX_NAME,), "a pointer to a missing file whose hook is the only copy "
-                           "of its lesson (a rule, a feedback): the hook becomes that topic file", (), True,
+                           "of its lesson (a rule, a feedback): the hook becomes that topic file; one whose hook "
+                           "holds no lesson (a log's progress note) loses its link, its words kept", (), True,
                            lessons)
     items = [
         DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "

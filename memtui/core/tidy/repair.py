@@ -573,7 +573,9 @@ def lessons(snapshot: Snapshot, every: bool = False) -> Changeset:
     holds the title and the hook, said to be recovered from the index (``every``: each hook
     long enough, lesson or not — what a person may ask of an index copied from elsewhere)."""
     found = lesson_paths(snapshot, every)
-    if not found:
+    plain = [] if every else [(path, line) for path, line in lesson_paths(snapshot, every=True)
+                              if path not in {p for p, _ in found}]
+    if not found and not plain:
         raise NothingToRepair("no dangling pointer carries a lesson to keep")
     ops: list[Operation] = []
     for path, line in found:
@@ -591,5 +593,36 @@ def lessons(snapshot: Snapshot, every: bool = False) -> Changeset:
                 f"_The original file was missing; this note was recovered from its index entry "
                 f"(line {line.number})._\n")
         ops.append(Create(path, encode_text(text)))
-    return Changeset("lesson", f"recover {len(ops)} lesson{'s' if len(ops) != 1 else ''} kept only "
-                     "as index hooks into topic files", tuple(ops))
+    said = [f"recover {len(ops)} lesson{'s' if len(ops) != 1 else ''} kept only as index hooks into topic files"]
+    if plain:
+        ops += _plain_words(snapshot, [line for _, line in plain])
+        said.append(f"{len(plain)} pointer{'s' if len(plain) != 1 else ''} to a missing note that held no "
+                    "lesson made plain words (a log's progress note: its words stay, no file is made up)")
+    return Changeset("lesson", "; ".join(said), tuple(ops))
+
+
+def _plain_words(snapshot: Snapshot, lines: list[IndexLine]) -> list[Operation]:
+    """The dangling entries' links taken off, their words kept where they were (the lines as
+    they were, byte for byte, in ``MEMORY-history.md``)."""
+    from ..model.changeset import apply_to_snapshot
+
+    ops: list[Operation] = []
+    old: list[str] = []
+    for index in (snapshot.index, snapshot.archive_index):
+        mine = [line for line in lines if any(line is own for own in index.lines)]
+        if not mine:
+            continue
+        edit = LineEdit(index)
+        for line in mine:
+            assert line.target is not None
+            new = unlink(line.raw, line.target)
+            if new != line.raw:
+                edit.replace(line.number - 1, new)
+                old.append(line.raw)
+        if edit.changed:
+            ops += index_op(index, edit.render())
+    if ops:
+        state = apply_to_snapshot(snapshot, ops).snapshot
+        ops += history_ops(state, history_block("pointers to missing notes made plain words by memtui "
+                                                "(their text before)", old))
+    return ops
