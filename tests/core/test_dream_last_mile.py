@@ -419,11 +419,11 @@ GIANT = ("- **T{n} (PR #{pr}, ✓ PASS bağımsız validator 2026-05-0{d}):** Ti
 
 def task_log(make_root: MakeRoot) -> Snapshot:
     """Skinora's shape: under 200 lines, four times its characters, one giant bullet per task
-    above the lists of rules and notes that never load today."""
+    (naming one note in passing) above the lists of rules and notes that never load today."""
     lines = ["# Skinora Project Memory", "", "## Project Overview", "- **Name:** Skinora — an escrow platform", "",
              "## Current Status (2026-05-04)"]
     lines += [GIANT.format(n=30 + i, pr=60 + i, d=1 + i % 4) for i in range(60)]
-    lines += ["- **Next:** T56 Çoklu hesap tespiti", "", "## Feedback"]
+    lines += ["- **Next:** T56 Çoklu hesap tespiti (merge akışı: `project_flow.md`)", "", "## Feedback"]
     files: dict[str, str | bytes] = {}
     for i in range(10):
         lines.append(f"- [feedback_rule_{i}.md](feedback_rule_{i}.md) — Kural {i}: onay verildikten sonra ara onay isteme")
@@ -436,8 +436,9 @@ def task_log(make_root: MakeRoot) -> Snapshot:
 
 def test_a_task_status_log_becomes_pointers_in_one_dream(make_root: MakeRoot) -> None:
     """Skinora: a 120 KB task log under 200 lines got its rules decayed and, on a second dream,
-    'pointers'. One dream moves the log into a topic file and keeps every rule where it loads;
-    a second proposes nothing checked."""
+    'pointers', and the log that names one note became that note's entry (its text left only in
+    MEMORY-history.md). One dream moves the log into a topic file and keeps every rule where it
+    loads, and the note it names keeps its own entry; a second proposes nothing checked."""
     snapshot = task_log(make_root)
     budget = measure(snapshot.index, snapshot.config)
     assert not budget.over_lines and budget.bytes > 2 * budget.max_bytes
@@ -449,6 +450,7 @@ def test_a_task_status_log_becomes_pointers_in_one_dream(make_root: MakeRoot) ->
         assert f"- [feedback_rule_{i}.md](feedback_rule_{i}.md) — Kural {i}: onay verildikten" in index
     moved = [p for p in after.files if p not in snapshot.files and p != HISTORY_NAME]
     assert len(moved) == 1 and GIANT.format(n=30, pr=60, d=1) in after.files[moved[0]].text
+    assert "- [project_flow.md](project_flow.md) — Validator merge akışı" in index
     assert measure(after.index, after.config).cut_line is None
     again = dream.plan_dream(after, NOW)
     assert not again.default, [(item.kind, item.evidence[:2]) for item in again.items if item.checked]

@@ -5,8 +5,9 @@ detail (entries are fewer than a tenth of its content lines, and some section ru
 rewritten one section at a time, in order: a
 section whose text names exactly one memory file becomes that file's entry (the heading as the
 title, the file's ``description`` or the section's first sentence as the hook); a section
-naming several files becomes one entry per file under its heading; another long section moves
-whole into a topic file of its own, reached by an entry; a short one (a few lines, or under
+naming several files becomes one entry per file under its heading; another long section — or
+one many times longer than the files it names (:data:`LOG_FACTOR`, :data:`LOG_CHARS`), such as a task log naming
+a note in passing — moves whole into a topic file of its own, reached by an entry; a short one (a few lines, or under
 :data:`SHORT_CHARS` characters: an instruction to the agent) stays as it is.  A section that
 is already pointers — the author's list of entries, or memtui's own ``## Regions`` and
 ``## Recent`` that an earlier step of the same pass wrote — stays as it is, and a region pointer
@@ -34,6 +35,8 @@ from .lines import NothingToRebuild, collapse_blank_lines, history_block, histor
 
 SHORT_SECTION = 5  # non-blank lines a section may keep in the index as it is
 SHORT_CHARS = 1_000  # ... or characters: a short instruction stays where it loads
+LOG_FACTOR = 4  # a section this many times the size of the files it names is a log, not their summary
+LOG_CHARS = 8_000  # ... when it is at least this long (a third of the cap)
 _POINTERS = (LineKind.ENTRY, LineKind.REGION, LineKind.COMMENT)
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 _LABEL = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]?\]\s*)?(\*\*[^*]+\*\*\s*:?|[A-Z][\w ]{0,20}:\s)?\s*")
@@ -140,6 +143,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
     taken = {p.rpartition("/")[2].lower() for p in snapshot.files}
     tried: dict[str, int] = {}
     listed: set[str] = set()
+    elsewhere = {ln.resolved for ln in index.entries if ln.resolved}  # the files the index has entries for
     _, top = sections[0]
     out += [ln.raw for ln in top]
     for k, (pos, body) in enumerate(sections[1:], start=1):
@@ -164,7 +168,14 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             continue
         regions = [ln.raw for ln in content if ln.kind is LineKind.REGION]  # memtui's own: they stay
         body = [ln for ln in body if ln.kind is not LineKind.REGION]
-        if len(files) == 1:
+        # a section many times longer than the files it names is no summary of them (a task log that names
+        # one note in passing): it moves whole into a topic file of its own, and the files it
+        # names keep or get their entries
+        chars = sum(len(ln.raw) for ln in content)
+        log = bool(files) and chars > max(LOG_CHARS, LOG_FACTOR * sum(snapshot.files[p].size for p in files))
+        if log:
+            files = [p for p in files if p not in elsewhere]
+        if len(files) == 1 and not log:
             f = snapshot.files[files[0]]
             out += [new_entry(f, f.description or _first_sentence(body) or f.title, files[0]).replace(
                 f"[{' '.join(f.title.split()) or f.stem}]", f"[{_title(title)}]", 1)]
@@ -175,7 +186,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             f = snapshot.files[path]
             entries.append(new_entry(f, f.description or f.title, path))
             listed.add(path)
-        if not files:
+        if not files or log:
             name = _free(snapshot, taken, _slug(title), tried)
             text = "".join(ln.raw + "\n" for ln in body).strip("\n") + "\n"
             hook = _first_sentence(body) or title
