@@ -162,27 +162,30 @@ def test_a_shortened_hook_keeps_its_status_dates_and_rule(make_root: MakeRoot) -
     assert not measure(after.index, after.config).over_bytes
 
 
-def test_what_a_repair_adds_to_an_index_that_loaded_in_full_is_paid_by_decay_not_cuts(
-        make_root: MakeRoot, tmp_path: Path) -> None:
-    """improv loads in full (22,887 characters); its repair gives 17 standing rules entries and
-    takes it past the cap.  The decay pays for that, moving whole episodic lines: no hook of the
-    author's is cut (shorten waits, unchecked), and the rules and pins load."""
+def test_an_index_that_loads_in_full_gives_standing_rules_the_room_it_has(make_root: MakeRoot) -> None:
+    """improv loads in full (22,887 characters) with 14 standing rules nothing reaches: they take
+    the room the index has, before any other note, the rest one region pointer; nothing leaves
+    what loads and no hook of the author's is cut (shorten waits, unchecked)."""
     size = len(pinned_root(make_root, 25_000).index.render().decode())
-    snapshot = pinned_root(make_root, int(size / 0.97))
+    snapshot = pinned_root(make_root, int(size / 0.82))  # room for a few more lines
     root = Path(snapshot.root)
-    for i in range(3):  # their entries take a seventh of the cap: past it, within a quarter of it
+    for i in range(5):
         (root / f"feedback_standing_{i}.md").write_text(topic(
             f"Standing rule {i}", f"STANDING directive {i}: stop when told; restore the last working state",
             type_="feedback"), encoding="utf-8")
     snapshot = load_root(root, snapshot.config)
     assert measure(snapshot.index, snapshot.config).cut_line is None
     plan = dream.plan_dream(snapshot, NOW)
-    assert checked(plan)["repair"] == 1 and checked(plan)["decay"] == 1 and not checked(plan)["shorten"]
+    assert checked(plan)["repair"] == 1 and not checked(plan)["decay"] and not checked(plan)["shorten"], [
+        (item.kind, item.evidence[:3]) for item in plan.items]
     after = after_default(plan)
-    index, archive = text(after), text(after, "MEMORY-archive.md")
-    assert {f"feedback_standing_{i}.md" for i in range(3)} <= {ln.resolved for ln in after.index.entries}
-    assert ACTIVE in index and CRITICAL in index and PROJECT in index + archive
-    assert not measure(after.index, after.config).over_bytes and not errors(after)
+    index = text(after)
+    given = {ln.resolved for ln in after.index.entries} & {f"feedback_standing_{i}.md" for i in range(5)}
+    assert 1 <= len(given) < 5 and "`feedback_*.md`" in index  # the room it had, then a region
+    assert {ln.resolved for ln in snapshot.index.entries} <= {ln.resolved for ln in after.index.entries}
+    assert ACTIVE in index and CRITICAL in index and PROJECT in index
+    budget = measure(after.index, after.config)
+    assert budget.cut_line is None and not budget.over_bytes and not errors(after)
 
 
 @pytest.mark.parametrize(("hook", "kept"), [

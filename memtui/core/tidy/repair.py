@@ -63,6 +63,7 @@ from .lines import (
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 
 REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
+REGION_COST = 120  # characters kept back for each region pointer a repair may write
 LESSON_MIN = 30  # characters of hook that make a lesson worth its own file
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
 
@@ -103,11 +104,19 @@ def family_of(name: str) -> str | None:
     return glob if glob_regex(glob) is not None else None
 
 
+NEW_HOOK = 200  # characters a hook memtui writes may take (Claude Code's advice for a line)
+
+
 def entry_hook(f: MemoryFile) -> str:
-    """The hook of a new entry: the file's ``description``, else its body's first sentence,
-    else its title."""
+    """The hook of a new entry: the file's ``description`` (cut, past :data:`NEW_HOOK`
+    characters, to its own operative clauses, else its first clause: the file holds the rest),
+    else its body's first sentence, else its title."""
     if f.description:
-        return f.description
+        if len(f.description) <= NEW_HOOK:
+            return f.description
+        from .trim import first_clause, short_text
+
+        return short_text(f.description, NEW_HOOK) or first_clause(f.description, NEW_HOOK)
     for line in f.body.splitlines():
         text = line.strip().lstrip("\ufeff#>-*+ ").strip()
         if len(text) >= 12 and not text.startswith(("```", "|", "<!--", "---")) and text != f.title:
@@ -436,17 +445,35 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     from .lines import target_size
 
     _, t_bytes = target_size(snapshot.config, None)
-    cost = {p: len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live}
-    tight = measure(active.index, snapshot.config).bytes + sum(cost.values()) > t_bytes
+    cost = {p: len(new_entry(files[p], entry_hook(files[p]))) + 1 for p in live}
+    budget = measure(active.index, snapshot.config)
+    tight = budget.bytes + sum(cost.values()) > t_bytes
     # live standing rules get entries before episodic notes get region pointers (a rule reached
     # only by grep is a rule the session never sees), as long as they take no more than a
-    # quarter of the cap: the trims after the repair make room, episodic entries first
-    rules = [p for p in live if is_standing_rule(files[p])]
+    # quarter of the cap: in an index past its cap the trims after the repair make room,
+    # episodic entries first; in one that loads in full, as many as its room holds (what loads
+    # in full keeps every pointer it has)
     config = snapshot.config
-    entries_for_rules = bool(rules) and len(rules) <= config.max_lines // 4 and \
-        sum(cost[p] for p in rules) <= config.max_bytes // 4
+    rules = [p for p in live if is_standing_rule(files[p])]
+    if not (len(rules) <= config.max_lines // 4 and sum(cost[p] for p in rules) <= config.max_bytes // 4):
+        rules = []
+    if rules and budget.cut_line is None and not budget.over_lines and not budget.over_bytes:
+        # room for the rules first; kept back only for the lone notes that get an entry whatever
+        # happens (a family of one, or none): families of several take a region pointer when tight
+        lone = {fam for fam, paths in by_family.items() if not fam or len(paths) == 1}
+        others = [p for p in live if p not in rules and (family_of(p.rpartition("/")[2]) or "") in lone]
+        regions_at_most = 1 + sum(1 for fam, paths in by_family.items() if fam and len(paths) >= 2)
+        room_bytes = config.max_bytes - budget.bytes - sum(cost[p] for p in others) - REGION_COST * regions_at_most
+        room_lines = config.max_lines - budget.lines - len(others) - regions_at_most - 2  # (## Recent)
+        fitting: list[str] = []
+        for p in rules:
+            if cost[p] <= room_bytes and room_lines >= 1:
+                fitting.append(p)
+                room_bytes -= cost[p]
+                room_lines -= 1
+        rules = fitting
     for fam, paths in by_family.items():
-        if entries_for_rules:
+        if rules:
             singles += [p for p in paths if p in rules]
             paths = [p for p in paths if p not in rules]
             if not paths:
