@@ -10,9 +10,11 @@ median (about twice the floor), ``hook pre`` on a 1k-file root < 120 ms, on a 10
 session-start takes it in the warm-up).
 
 ``--before REF`` (default ``main``) measures the same cases, in the same run and on the same
-roots, with memtui as it is at that git commit (``git archive`` of its ``memtui/`` package, run
-as ``python -m memtui``), so the table shows before and after side by side; ``--before ''``
-measures this tree alone.
+roots, with memtui as it is at that git commit (``git archive`` of its ``memtui/`` package): both
+trees run through the same command with ``PYTHONPATH`` naming the tree, from a folder outside
+both (so the folder the bench is started in never decides which memtui runs), one sample of
+each in turn, so a change in the machine's load hits both alike; ``--before ''`` measures this
+tree alone.
 
     .venv/bin/python bench/bench_hooks.py [--samples 21] [--keep DIR] [--before REF]
 """
@@ -43,22 +45,32 @@ def memtui_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "memtui"]
 
 
-def sample(argv: list[str], payload: bytes, env: dict[str, str], n: int) -> tuple[list[float], list[float]]:
-    """Wall-clock and CPU (user + system) milliseconds of ``n`` runs (one warm-up run first, not
-    counted).  CPU time says what a run costs when other processes share the cores."""
-    times, cpu = [], []
+def run_once(argv: list[str], payload: bytes, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall-clock and CPU (user + system) milliseconds of one run.  CPU time says what a run
+    costs when other processes share the cores."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, input=payload, capture_output=True, env=env, check=False, cwd=cwd)
+    elapsed = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} exited {done.returncode}: {done.stderr.decode()[:300]}")
+    return elapsed, (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+
+
+def sample(runs: list[tuple[list[str], dict[str, str]]], payload: bytes, n: int,
+           cwd: Path) -> list[tuple[list[float], list[float]]]:
+    """Wall-clock and CPU milliseconds of ``n`` runs of each ``(argv, env)`` of ``runs``, taken
+    in turn (the order swapped every round; one warm-up round first, not counted)."""
+    out: list[tuple[list[float], list[float]]] = [([], []) for _ in runs]
     for i in range(n + 1):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(argv, input=payload, capture_output=True, env=env, check=False)
-        elapsed = (time.perf_counter() - start) * 1000
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if done.returncode != 0:
-            raise SystemExit(f"{argv} exited {done.returncode}: {done.stderr.decode()[:300]}")
-        if i:
-            times.append(elapsed)
-            cpu.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
-    return times, cpu
+        order = range(len(runs)) if i % 2 else range(len(runs) - 1, -1, -1)
+        for k in order:
+            wall, cpu = run_once(runs[k][0], payload, runs[k][1], cwd)
+            if i:
+                out[k][0].append(wall)
+                out[k][1].append(cpu)
+    return out
 
 
 def pre_payload(path: Path, cwd: Path, tool: str = "Write", **tool_input: object) -> bytes:
@@ -159,8 +171,12 @@ def run(base: Path, n: int, before: Path | None = None) -> int:
                            "hook_event_name": "SubagentStop", "stop_hook_active": False,
                            "agent_type": "reviewer"}).encode()
     # the session's baseline exists before the samples (as after a real SessionStart)
-    subprocess.run([*memtui, "hook", "session-start"], input=start, env=env, capture_output=True,
-                   check=False)
+    for tree, cache_suffix in ((REPO, ""), (before, "-before")):
+        if tree is not None:
+            subprocess.run([*memtui, "hook", "session-start"], input=start, capture_output=True,
+                           env={**env, "PYTHONPATH": str(tree),
+                                "MEMTUI_CACHE_DIR": env["MEMTUI_CACHE_DIR"] + cache_suffix},
+                           check=False, cwd=base)
     cases += [
         ("stop, project with a 1k root", [*memtui, "hook", "stop"], stop, "stop", env),
         ("subagent-stop, a 1k agent memory", [*memtui, "hook", "subagent-stop"], subagent, None, env),
@@ -173,24 +189,27 @@ def run(base: Path, n: int, before: Path | None = None) -> int:
     print(f"{n} samples per case (after one warm-up); {os.cpu_count()} cores; load average {load}; "
           f"Python {sys.version.split()[0]}")
     if before is not None:
-        print(f"before: memtui at the commit given by --before, from {before}")
+        print(f"before: memtui at the commit given by --before, from {before}; after: {REPO}; "
+              f"both through {' '.join(memtui)}, samples alternating")
     print(f"{'case':46} {'before':>9} {'cpu':>9} {'median':>9} {'p90':>9} {'× floor':>8} "
-          f"{'cpu':>9} {'× floor':>8} {'target':>8}")
+          f"{'cpu':>9} {'× floor':>8} {'cpu a/b':>8} {'target':>8}")
     cpu_floor = None
-    old = [sys.executable, "-m", "memtui"]
     for name, argv, payload, target, case_env in cases:
         count = n if "10k" not in name else max(5, n // 2)
-        then = then_cpu = "-"
+        then = then_cpu = ratio = "-"
+        runs = [(argv, {**case_env, "PYTHONPATH": str(REPO)})]
         if before is not None and argv[:len(memtui)] == memtui and "subagent" not in name:
             old_env = {**case_env, "PYTHONPATH": str(before),
                        "MEMTUI_CACHE_DIR": case_env.get("MEMTUI_CACHE_DIR", "") + "-before"}
-            if case_env.get("MEMTUI_NO_CACHE"):
-                old_env["MEMTUI_NO_CACHE"] = "1"
-            old_times, old_cpu = sample([*old, *argv[len(memtui):]], payload, old_env, count)
+            runs.append((argv, old_env))
+        measured = sample(runs, payload, count, base)
+        times, cpu = measured[0]
+        median, cpu_median = statistics.median(times), statistics.median(cpu)
+        if len(measured) > 1:
+            old_times, old_cpu = measured[1]
             then = f"{statistics.median(old_times):7.1f}ms"
             then_cpu = f"{statistics.median(old_cpu):7.1f}ms"
-        times, cpu = sample(argv, payload, case_env, count)
-        median, cpu_median = statistics.median(times), statistics.median(cpu)
+            ratio = f"{cpu_median / (statistics.median(old_cpu) or 1.0):7.2f}×"
         p90 = statistics.quantiles(times, n=10)[-1] if len(times) >= 10 else max(times)
         floor = floor or median
         cpu_floor = cpu_floor or cpu_median or 1.0
@@ -198,10 +217,10 @@ def run(base: Path, n: int, before: Path | None = None) -> int:
         verdict = "" if limit is None else f"<{limit:.0f} " + ("ok" if median < limit else "MISS")
         results.append((name, median, p90, median / floor, verdict))
         print(f"{name:46} {then:>9} {then_cpu:>9} {median:7.1f}ms {p90:7.1f}ms {median / floor:7.1f}× "
-              f"{cpu_median:7.1f}ms {cpu_median / cpu_floor:7.1f}× {verdict:>8}")
+              f"{cpu_median:7.1f}ms {cpu_median / cpu_floor:7.1f}× {ratio:>8} {verdict:>8}")
     print("targets are wall-clock medians on an unloaded machine; on a shared one the cpu column "
-          "(user + system time of the process) is what a run costs; 'before' runs as "
-          "python -m memtui (no console script), the same interpreter")
+          "(user + system time of the process) is what a run costs; 'cpu a/b' is this tree's CPU "
+          "over the commit's")
     return 0 if all("MISS" not in r[4] for r in results) else 1
 
 

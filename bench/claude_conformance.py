@@ -1,7 +1,13 @@
 """Check memtui against a real Claude Code build: what it loads from ``MEMORY.md`` and which
 folder it uses, case by case, beside what ``memtui loaded`` and ``memtui list`` say; and, with
 memtui's hooks installed, what the build does with ``memtui hook pre``'s answer to a scripted
-Write or Edit into the memory folder (the stand-in asks for the tool call).
+Write or Edit into the memory folder (the stand-in asks for the tool call); which settings files
+a session launched in a subfolder reads (each file's SessionStart hook names it); the escaped
+text of markup and invisible characters; and scripted sessions (the stand-in answers each request,
+the main agent's and a ``memory: project`` subagent's, from the case's list of tool calls, one
+message id a turn) whose transcripts and hook calls memtui then reads: a subagent's reads and
+first writes, Bash reads, the Inbox's writer of an Edit plus a here-document append, and a
+refused revert.
 
 Optional and never part of the test run: it needs a Claude Code build from the npm registry,
 e.g. ``npm install @anthropic-ai/claude-code@2.1.332`` in a scratch folder (``/tmp/cc``).  Each
@@ -52,6 +58,9 @@ class StandIn(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[dict[str, Any]] = []
         self.script: list[tuple[str, dict[str, Any]]] = []  # (tool name, input) to answer with, in turn
+        #: when set, answers every streamed request: a list of content blocks (``text`` or
+        #: ``tool_use``), or None for "ok" (a subagent's turns and the main loop's alike)
+        self.decide: Callable[[dict[str, Any]], list[dict[str, Any]] | None] | None = None
         self.lock = threading.Lock()
 
     @property
@@ -81,6 +90,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             # only the main loop's requests (they offer the Write tool) take a scripted call
             offers_write = any(isinstance(t, dict) and t.get("name") == "Write" for t in request.get("tools") or [])
             call = self.server.script.pop(0) if request.get("stream") and offers_write and self.server.script else None
+            decide = self.server.decide
         if "count_tokens" in self.path:
             return self._json({"input_tokens": 10})
         message = {"id": "msg_standin", "type": "message", "role": "assistant",
@@ -95,6 +105,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if call is not None:
             self._tool_call(message, *call)
+            return
+        blocks = decide(request) if decide is not None and request.get("messages") else None
+        if blocks:
+            self._blocks(message, blocks)
             return
         for kind, data in (
             ("message_start", {"type": "message_start", "message": message}),
@@ -127,6 +141,35 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
         self.wfile.flush()
 
+    def _blocks(self, message: dict[str, Any], blocks: list[dict[str, Any]]) -> None:
+        """Stream content blocks: text, or a tool call (its input as one JSON delta)."""
+        uses = any(b["type"] == "tool_use" for b in blocks)
+        message = {**message, "id": f"msg_standin_{len(self.server.requests)}"}  # one per turn
+        events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start",
+                                                                       "message": message})]
+        for i, block in enumerate(blocks):
+            if block["type"] == "tool_use":
+                use = {"type": "tool_use", "id": f"toolu_standin_{len(self.server.requests)}_{i}",
+                       "name": block["name"], "input": {}}
+                events += [("content_block_start", {"type": "content_block_start", "index": i,
+                                                    "content_block": use}),
+                           ("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                    "delta": {"type": "input_json_delta",
+                                                              "partial_json": json.dumps(block["input"])}})]
+            else:
+                events += [("content_block_start", {"type": "content_block_start", "index": i,
+                                                    "content_block": {"type": "text", "text": ""}}),
+                           ("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                    "delta": {"type": "text_delta", "text": block["text"]}})]
+            events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+        events += [("message_delta", {"type": "message_delta",
+                                      "delta": {"stop_reason": "tool_use" if uses else "end_turn",
+                                                "stop_sequence": None}, "usage": {"output_tokens": 1}}),
+                   ("message_stop", {"type": "message_stop"})]
+        for kind, data in events:
+            self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
     def do_GET(self) -> None:  # noqa: N802
         self.send_response(404)
         self.end_headers()
@@ -152,9 +195,12 @@ class Case:
     launch: str = ""  # a subfolder of the project to start Claude Code in
     index: str | None = "- [A](a.md) — marker {name}\n"  # MEMORY.md for memtui's auto folder
     env: dict[str, str] = field(default_factory=dict)  # {scratch} is replaced
-    settings: dict[str, dict[str, Any]] = field(default_factory=dict)  # scope -> object
+    #: scope -> object; user, project and local (the repository root's), launch-project and
+    #: launch-local (the launch folder's)
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     check_load: bool = True
     probe_hooks: bool = False  # a SessionStart hook records what a hook sees
+    label_hooks: bool = False  # each settings file gets a SessionStart hook naming it
 
 
 def _index(lines: int, start: int = 0) -> str:
@@ -212,6 +258,43 @@ FOLDER_CASES = [
     Case("launched in a subfolder", launch="services/api", probe_hooks=True),
 ]
 
+_CHOSEN = "{scratch}/mem-"
+SETTINGS_CASES = [  # launched in sub/deep of the repository (CLAUDE-CODE.md "Which project settings")
+    Case("subfolder: the root's settings.json is not read", launch="sub/deep", label_hooks=True,
+         settings={"project": {"autoMemoryDirectory": _CHOSEN + "root-json"}}),
+    Case("subfolder: the root's settings.local.json is read", launch="sub/deep", label_hooks=True,
+         settings={"local": {"autoMemoryDirectory": _CHOSEN + "root-local"}}),
+    Case("subfolder: the launch folder's settings.json", launch="sub/deep", label_hooks=True,
+         settings={"launch-project": {"autoMemoryDirectory": _CHOSEN + "launch-json"}}),
+    Case("subfolder: both local files, the root's wins", launch="sub/deep", label_hooks=True,
+         settings={"local": {"autoMemoryDirectory": _CHOSEN + "root-local"},
+                   "launch-local": {"autoMemoryDirectory": _CHOSEN + "launch-local"}}),
+    Case("subfolder: all four repository files", launch="sub/deep", label_hooks=True,
+         settings={"project": {"autoMemoryDirectory": _CHOSEN + "root-json"},
+                   "local": {"autoMemoryDirectory": _CHOSEN + "root-local"},
+                   "launch-project": {"autoMemoryDirectory": _CHOSEN + "launch-json"},
+                   "launch-local": {"autoMemoryDirectory": _CHOSEN + "launch-local"}}),
+]
+
+_TAGS = ("- [A](a.md) — <command-name>x</command-name> and < system-reminder> here\n"
+         "- [B](b.md) — <function_calls> <post-tool-use-hook> <user-memory-input> stay\n"
+         "- [C](c.md) — \uff1ctick> \u2039system-reminder> <s\u0443stem-reminder> <SYSTEM_REMINDER>\n"
+         "- [D](d.md) — <channel source=\"x\"> <channel> <antml" ":invoke> </antml" ":invoke>\n"
+         "- [E](e.md) — <sys\u200btem-reminder> <sys\u0301tem-reminder> <\n\nbash-stdout>\n"
+         "- [F](f.md) — <command-names> <ticket> &lt;system-reminder&gt; <tick/>\n")
+ESCAPE_CASES = [
+    Case("escaping: tags, look-alikes and the ones left alone", index=_TAGS),
+    Case("escaping: invisible lines at both ends are trimmed",
+         index="\u200b\n\u200b\n- [A](a.md) — a\n- [B](b.md) — b\n\u200b\n"),
+    Case("escaping: Unicode 17 characters kept, unassigned ones removed",
+         index="- [A](a.md) — \U0001e4d0 \u2ffc \u1c89 \ua7cb \u20c1 kept; \u0378 \U0001faff "
+               "\ufff0 \u00ad \u200b gone \u200d\ufe0f\n"),
+    Case("escaping: after the cut, and on the warning", index=_index(200)
+         + "<system-reminder> injected \u200b here\n"),
+    Case("escaping: the main index still loses its frontmatter and comments",
+         index="---\nname: idx\n---\n<!-- block comment -->\n- [A](a.md) — <tick>\n"),
+]
+
 
 def _fill(value: Any, scratch: Path) -> Any:
     if isinstance(value, str):
@@ -245,11 +328,19 @@ def run_case(case: Case, claude: Path, server: StandIn, base: Path) -> tuple[boo
            "DISABLE_TELEMETRY": "1", "NO_PROXY": "127.0.0.1", "LANG": "C.UTF-8"}
     env.update(_fill(case.env, scratch))
     config = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+    written: dict[str, Path] = {}
+    ran_log = scratch / "hooks-ran.txt"
     for scope, value in _fill(case.settings, scratch).items():
         path = {"user": config / "settings.json", "project": project / ".claude" / "settings.json",
-                "local": project / ".claude" / "settings.local.json"}[scope]
+                "local": project / ".claude" / "settings.local.json",
+                "launch-project": launch / ".claude" / "settings.json",
+                "launch-local": launch / ".claude" / "settings.local.json"}[scope]
         path.parent.mkdir(parents=True, exist_ok=True)
+        if case.label_hooks:
+            value = {**value, "hooks": {"SessionStart": [{"hooks": [
+                {"type": "command", "command": f"echo {scope} >> '{ran_log}'"}]}]}}
         path.write_text(json.dumps(value))
+        written[scope] = path
     probe = scratch / "hook-saw.txt"
     if case.probe_hooks:
         settings_file = config / "settings.json"
@@ -293,6 +384,16 @@ def run_case(case: Case, claude: Path, server: StandIn, base: Path) -> tuple[boo
         saw = probe.read_text().splitlines() if probe.exists() else ["(the hook did not run)"]
         notes.append("a SessionStart hook saw: " + " | ".join(line[:160] for line in saw if line))
     same = True
+    if case.label_hooks:
+        from memtui.core.model.claude_settings import settings_files
+
+        read = {path for _scope, path in settings_files(str(launch), env, str(home))}
+        predicted_ran = sorted(scope for scope, path in written.items() if str(path) in read)
+        ran = sorted(set(ran_log.read_text().split())) if ran_log.exists() else []
+        ok = ran == predicted_ran
+        same &= ok
+        notes.append(f"hooks that ran: claude {', '.join(ran) or 'none'} · memtui "
+                     f"{', '.join(predicted_ran) or 'none'}" + ("" if ok else "  ← DIFFERS"))
     listed = memtui(["list", "--json"], launch, mem_env)
     rows = listed if isinstance(listed, list) else []
     active = {Path(r["root"]) for r in rows if r.get("active", True)}
@@ -497,6 +598,275 @@ def _tool_result(requests: list[dict[str, Any]]) -> tuple[bool, str] | None:
     return None
 
 
+# ---------------------------------------------------------------- subagents and the shell
+
+_AGENT_INDEX = "---\nname: idx\n---\n<!-- block comment -->\n# Memory\n\n- [Findings](project_findings.md) — <tick> notes\n<!--\nmulti\n-->\n"
+
+
+@dataclass
+class AgentCase:
+    """A scripted session: the main agent (``main``: its tool calls, in turn) and a subagent
+    ``researcher`` with ``memory: project`` (``sub``: its tool calls), memtui's hooks on; then
+    what memtui says of it (``check``)."""
+
+    name: str
+    main: Callable[[Path, Path], list[dict[str, Any]]]  # (memory, agent folder) -> tool calls
+    sub: Callable[[Path, Path], list[dict[str, Any]]] | None = None
+    agent_files: dict[str, str] | None = None  # the agent folder before (None: absent)
+    check: Callable[[Path, Path, Path, dict[str, Any]], list[tuple[bool, str]]] = \
+        lambda memory, agent, scratch, seen: []
+    look_first: bool = False  # memtui changes looks once before the session (seeds the baseline)
+
+
+def _tool(name: str, **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "name": name, "input": tool_input}
+
+
+def _first_user_text(request: dict[str, Any]) -> str:
+    content = request["messages"][0].get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
+
+
+def _system_text(request: dict[str, Any]) -> str:
+    system = request.get("system")
+    return system if isinstance(system, str) else "\n".join(
+        part.get("text", "") for part in system or [] if isinstance(part, dict))
+
+
+def run_agent_case(case: AgentCase, claude: Path, server: StandIn, base: Path) -> tuple[bool, list[str]]:
+    from memtui.core.hooks.install import with_hooks
+    from memtui.core.roots.discover import claude_roots
+
+    scratch = base / ("agent-" + re.sub(r"[^A-Za-z0-9]+", "-", case.name).strip("-"))
+    shutil.rmtree(scratch, ignore_errors=True)
+    home, project = scratch / "home", scratch / "proj"
+    project.mkdir(parents=True)
+    home.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, capture_output=True)
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-dummy-standin",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+           "DISABLE_TELEMETRY": "1", "NO_PROXY": "127.0.0.1", "LANG": "C.UTF-8",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+           "MEMTUI_CACHE_DIR": str(scratch / "memtui-cache")}
+    memory = next(r for r in claude_roots(project, env=env, home=home) if r.kind == "auto").path
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("# Memory\n\n- [Deploys](project_deploys.md) — how we ship\n"
+                                      "- [Style](project_style.md) — code style\n"
+                                      "- [Oncall](project_oncall.md) — who is on call\n")
+    for name, body in (("Deploys", "Tuesday mornings."), ("Style", "Black, 100 columns."),
+                       ("Oncall", "The platform team.")):
+        (memory / f"project_{name.lower()}.md").write_text(_topic(name, body))
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "researcher.md").write_text("---\nname: researcher\ndescription: Looks things up "
+                                          "and keeps notes.\nmemory: project\n---\n\nYou research. "
+                                          "SUBAGENT-SYSTEM-MARKER\n")
+    agent = project / ".claude" / "agent-memory" / "researcher"
+    if case.agent_files is not None:
+        agent.mkdir(parents=True)
+        for rel, text in case.agent_files.items():
+            (agent / rel).write_text(text)
+    log = scratch / "hooks.jsonl"
+    recorder = scratch / "hook.py"  # what each memtui hook got and answered
+    recorder.write_text(
+        "import json, subprocess, sys\n"
+        "raw = sys.stdin.buffer.read()\n"
+        f"done = subprocess.run([{sys.executable!r}, '-m', 'memtui', 'hook', sys.argv[1]], input=raw, "
+        "capture_output=True)\n"
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write(json.dumps({'event': sys.argv[1], 'in': json.loads(raw or b'{}'), "
+        "'out': done.stdout.decode(), 'code': done.returncode}) + '\\n')\n"
+        "sys.stdout.write(done.stdout.decode())\n"
+        "sys.exit(done.returncode)\n")
+    settings = with_hooks({}, f"'{sys.executable}' -m memtui")
+    for groups in settings["hooks"].values():
+        for group in groups:
+            for entry in group["hooks"]:
+                entry["command"] = f"'{sys.executable}' {recorder} {entry['command'].rsplit(' ', 1)[-1]}"
+    settings["permissions"] = {"allow": ["Read", "Write", "Edit", "Bash"]}
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    if case.look_first:
+        memtui(["changes", str(memory), "--json"], project, env)
+    main_calls = case.main(memory, agent)
+    sub_calls = case.sub(memory, agent) if case.sub is not None else []
+    seen: dict[str, Any] = {"sub_system": ""}
+
+    def decide(request: dict[str, Any]) -> list[dict[str, Any]] | None:
+        # the calls answered so far (Claude Code joins the turns of one message id into one message)
+        turns = sum(1 for m in request["messages"] if m.get("role") == "assistant"
+                    for b in (m["content"] if isinstance(m.get("content"), list) else [])
+                    if isinstance(b, dict) and b.get("type") == "tool_use")
+        system = _system_text(request)
+        if "SUBAGENT-SYSTEM-MARKER" in system or "SUBAGENT-TASK" in _first_user_text(request):
+            seen["sub_system"] = seen["sub_system"] or system
+            return [sub_calls[turns]] if turns < len(sub_calls) else [{"type": "text", "text": "SUB-DONE"}]
+        if not any(t.get("name") == "Write" for t in request.get("tools") or []):
+            return None  # a side request (a title, a summary)
+        return [main_calls[turns]] if turns < len(main_calls) else [{"type": "text", "text": "MAIN-DONE"}]
+
+    server.take()
+    with server.lock:
+        server.decide = decide
+    try:
+        done = subprocess.run([str(claude), "-p", "go", "--output-format", "stream-json", "--verbose",
+                               "--include-hook-events"], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+    except subprocess.TimeoutExpired:
+        return False, ["claude did not finish within 300 s"]
+    finally:
+        with server.lock:
+            server.decide = None
+    (scratch / "stream.jsonl").write_text(done.stdout)
+    (scratch / "subagent-system.txt").write_text(seen["sub_system"])
+    server.take()
+    seen["hooks"] = [json.loads(raw) for raw in (log.read_text().splitlines() if log.exists() else [])]
+    seen["env"] = env
+    results = case.check(memory, agent, scratch, seen)
+    same = all(ok for ok, _ in results)
+    return same, [note + ("" if ok else "  ← DIFFERS") for ok, note in results]
+
+
+def _used(root: Path, scratch: Path, env: dict[str, str]) -> dict[str, Any]:
+    report = memtui(["used", str(root), "--json"], scratch / "proj", env)
+    return {f["path"]: f for f in report.get("files", [])} if isinstance(report, dict) else {}
+
+
+def _check_subagent(memory: Path, agent: Path, scratch: Path, seen: dict[str, Any]) -> list[tuple[bool, str]]:
+    out = []
+    files = _used(memory, scratch, seen["env"])
+    deploys = files.get("project_deploys.md", {})
+    out.append((deploys.get("status") == "active" and deploys.get("agents") == ["researcher"],
+                f"project_deploys.md, read by the subagent only: memtui {deploys.get('status')!r} "
+                f"by {deploys.get('agents')}"))
+    style = files.get("project_style.md", {})
+    out.append((style.get("shell") == 1 and style.get("status") == "active",
+                f"project_style.md, read by the subagent's `cd … && cat`: memtui shell "
+                f"{style.get('shell')}, {style.get('status')!r}"))
+    pres = [h for h in seen["hooks"] if h["event"] == "pre"]
+    first = next((h for h in pres if h["in"].get("tool_input", {}).get("file_path", "").endswith(
+        "project_findings.md")), None)
+    decision = ""
+    if first is not None and first["out"].startswith("{"):
+        decision = json.loads(first["out"]).get("hookSpecificOutput", {}).get("permissionDecision", "")
+    out.append((decision == "deny" and first is not None and first["in"].get("agent_type") == "researcher",
+                f"the subagent's first topic file in the new agent folder: memtui {decision or 'allow'}"
+                + (f" (transcript_path {'= the main one' if first and first['in'].get('transcript_path', '').endswith('.jsonl') and '/subagents/' not in first['in'].get('transcript_path', '') else '?'})" if first else "")))
+    written = (agent / "project_findings.md").is_file() and (agent / "MEMORY.md").is_file()
+    found = _used(agent, scratch, seen["env"]).get("project_findings.md", {})
+    out.append((written and bool(found.get("writers")) and found.get("written_by_agents") == ["researcher"],
+                f"after MEMORY.md first, the topic file is written: {written}; its writer: "
+                f"{found.get('writers')} by {found.get('written_by_agents')}"))
+    stops = [h for h in seen["hooks"] if h["event"] == "subagent-stop"]
+    out.append((len(stops) == 1 and stops[0]["out"] == "" and "agent_transcript_path" in stops[0]["in"],
+                f"SubagentStop: {len(stops)} call(s), answer {stops[0]['out'][:60] if stops else '-'!r} "
+                "(nothing new left)"))
+    return out
+
+
+def _check_agent_index(memory: Path, agent: Path, scratch: Path, seen: dict[str, Any]) -> list[tuple[bool, str]]:
+    system = seen.get("sub_system", "")
+    at = system.find("## MEMORY.md\n\n")
+    loaded = None
+    if at >= 0:
+        rest = system[at + len("## MEMORY.md\n\n"):]
+        # 2.1.332 follows the index with this paragraph (measured); else the next heading
+        ends = [k for k in (rest.find("\n\nMessages from the agent that launched you"),
+                            rest.find("\n\n## ")) if k >= 0]
+        loaded = rest[:min(ends)] if ends else rest
+    report = memtui(["loaded", str(agent), "--json"], scratch / "proj", seen["env"])
+    expected = report.get("loaded", "") if isinstance(report, dict) else ""
+    ok = loaded == expected
+    return [(ok, f"the agent index in the subagent's system prompt: claude {_describe(loaded)} · memtui "
+                 f"{_describe(expected)} ({report.get('loader') if isinstance(report, dict) else '?'})")]
+
+
+def _check_bash(memory: Path, agent: Path, scratch: Path, seen: dict[str, Any]) -> list[tuple[bool, str]]:
+    files = _used(memory, scratch, seen["env"])
+    got = {name: (files.get(name, {}).get("shell"), files.get(name, {}).get("status"))
+           for name in ("project_style.md", "project_deploys.md", "project_oncall.md")}
+    ok = got == {"project_style.md": (1, "active"), "project_deploys.md": (1, "active"),
+                 "project_oncall.md": (1, "active")}
+    return [(ok, f"memtui used: {got} (shell reads: cat | wc, cd && head, grep over *.md)")]
+
+
+def _check_writers(memory: Path, agent: Path, scratch: Path, seen: dict[str, Any]) -> list[tuple[bool, str]]:
+    session = next((h["in"].get("session_id") for h in seen["hooks"] if h["in"].get("session_id")), "")
+    refused = [h for h in seen["hooks"] if h["event"] == "pre" and '"deny"' in h["out"]]
+    out = [(not refused, f"memtui's hooks refused {len(refused)} of the session's writes")]
+    report = memtui(["changes", str(memory), "--json"], scratch / "proj", seen["env"])
+    got = sorted((c["kind"], c["path"], c.get("session")) for c in report.get("changes", [])) \
+        if isinstance(report, dict) else []
+    want = [("added", "project_release.md", session), ("changed", "MEMORY.md", session),
+            ("changed", "project_style.md", session)]
+    out.append((got == want, f"memtui changes: {[(k, p, 'the session' if s == session else s) for k, p, s in got]}"
+                " (project_style.md Edited, then appended with cat >> <<'EOF')"))
+    done = subprocess.run([sys.executable, "-m", "memtui", "changes", str(memory), "--revert", "MEMORY.md"],
+                          cwd=scratch / "proj", env=seen["env"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    hint = " ".join(done.stdout.split())
+    said = "revert project_release.md instead" in hint
+    out.append((done.returncode == 1 and said, f"--revert MEMORY.md alone: exit {done.returncode}, "
+                f"{'names project_release.md' if said else 'no hint: ' + hint[-160:]}"))
+    both = subprocess.run([sys.executable, "-m", "memtui", "changes", str(memory), "--revert", "MEMORY.md",
+                           "--revert", "project_release.md"], cwd=scratch / "proj", env=seen["env"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    back = "project_release.md" not in (memory / "MEMORY.md").read_text()
+    out.append((both.returncode == 0 and back and not (memory / "project_release.md").exists(),
+                f"--revert MEMORY.md --revert project_release.md: exit {both.returncode}, the index as "
+                f"before: {back}"))
+    return out
+
+
+AGENT_CASES = [
+    AgentCase("a subagent's reads, a shell read and its first writes",
+              main=lambda m, a: [_tool("Agent", description="Research deploys", prompt="SUBAGENT-TASK: "
+                                       "read and note", subagent_type="researcher", run_in_background=False)],
+              sub=lambda m, a: [
+                  _tool("Read", file_path=str(m / "project_deploys.md")),
+                  _tool("Bash", command=f"cd {m} && cat project_style.md", description="style"),
+                  _tool("Write", file_path=str(a / "project_findings.md"),
+                        content=_topic("Findings", "Deploys are on Tuesdays.")),
+                  _tool("Write", file_path=str(a / "MEMORY.md"), content="# Memory\n"),
+                  _tool("Write", file_path=str(a / "project_findings.md"),
+                        content=_topic("Findings", "Deploys are on Tuesdays.")),
+                  _tool("Edit", file_path=str(a / "MEMORY.md"), old_string="# Memory\n",
+                        new_string="# Memory\n\n- [Findings](project_findings.md) — what I found\n",
+                        replace_all=False)],
+              check=_check_subagent),
+    AgentCase("a subagent's MEMORY.md loads with its frontmatter and comments",
+              main=lambda m, a: [_tool("Agent", description="Look", prompt="SUBAGENT-TASK: look",
+                                       subagent_type="researcher", run_in_background=False)],
+              agent_files={"MEMORY.md": _AGENT_INDEX,
+                           "project_findings.md": _topic("Findings", "Deploys are on Tuesdays.")},
+              check=_check_agent_index),
+    AgentCase("Bash reads of memory files in the main session",
+              main=lambda m, a: [
+                  _tool("Bash", command=f'cat "{m}/project_style.md" | wc -l', description="count"),
+                  _tool("Bash", command=f"cd {m} && head -n 2 project_deploys.md", description="head"),
+                  _tool("Bash", command=f"grep -n platform {m}/project_o*.md", description="grep")],
+              check=_check_bash),
+    AgentCase("the Inbox's writer and a refused revert",
+              main=lambda m, a: [
+                  _tool("Read", file_path=str(m / "project_style.md")),
+                  _tool("Edit", file_path=str(m / "project_style.md"), old_string="Black",
+                        new_string="Ruff format", replace_all=False),
+                  _tool("Bash", command=f"cat >> {m}/project_style.md <<'EOF'\nImports sorted "
+                        "(see MEMORY.md).\nEOF", description="append"),
+                  _tool("Write", file_path=str(m / "project_release.md"),
+                        content=_topic("Release", "A release train every Thursday.")),
+                  _tool("Edit", file_path=str(m / "MEMORY.md"),
+                        old_string="- [Oncall](project_oncall.md) — who is on call\n",
+                        new_string="- [Oncall](project_oncall.md) — who is on call\n"
+                                   "- [Release](project_release.md) — the release train\n",
+                        replace_all=False)],
+              look_first=True, check=_check_writers),
+]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claude", type=Path, default=Path(os.environ.get("CLAUDE_BIN", DEFAULT_CLAUDE)))
@@ -518,9 +888,12 @@ def main() -> int:
     failed = 0
     try:
         runs: list[tuple[str, Callable[[], tuple[bool, list[str]]]]] = [
-            (case.name, partial(run_case, case, args.claude, server, base)) for case in LOADER_CASES + FOLDER_CASES]
+            (case.name, partial(run_case, case, args.claude, server, base))
+            for case in LOADER_CASES + FOLDER_CASES + SETTINGS_CASES + ESCAPE_CASES]
         runs += [(f"hook pre · {case.name}", partial(run_hook_case, case, args.claude, server, base))
                  for case in HOOK_CASES]
+        runs += [(f"session · {case.name}", partial(run_agent_case, case, args.claude, server, base))
+                 for case in AGENT_CASES]
         for name, run in runs:
             if args.only and args.only not in name:
                 continue

@@ -464,8 +464,8 @@ class MemtuiApp(UserActions):
             marked = seen.mark_seen(snapshot, mark.paths) if mark is not None else None
             inbox = seen.inbox(snapshot, persist=not self.read_only)
             usage = self.workspace.usage if self.workspace is not None else None
-            inbox = review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()}
-                                         if usage is not None else None)
+            inbox = review.with_sessions(inbox, snapshot,
+                                         usage.writers_of() if usage is not None else None)
         except (SeenError, OSError, ValueError) as exc:  # ValueError: a damaged journal record
             # one state in the inbox itself (not a stale list under a passing warning)
             said = f"the inbox is unavailable: {exc}"

@@ -91,19 +91,47 @@ def print_table(out: Console, title: str, columns: Sequence[Col], rows: Sequence
 _MARKUP = frozenset("[]\\:")  # what Rich's markup or emoji codes could change in a literal cell
 
 
+#: a cell as measured: (what is written, its plain text)
+Cell = tuple[str, str]
+#: a column's padding: (left, right)
+Pad = tuple[int, int]
+
+
 def _laid_out(out: Console, title: str, columns: Sequence[Col],
               rows: Sequence[Sequence[str]]) -> str | None:
-    """The printed table, or None when Rich must print it."""
-    from rich.cells import cell_len
-    from rich.markup import escape
-    from rich.text import Text
-
-    count = len(columns)
+    """The printed table, or None when Rich must print it: every cell measured, the frame Rich
+    draws for the few rows that decide the column widths, then the body laid out in them."""
     if not rows or any(col.justify not in ("left", "right") for col in columns):
         return None
-    styled: dict[str, tuple[str, str]] = {}  # markup -> (what Rich writes, its plain text)
+    measured = _measured(out, columns, rows)
+    if measured is None:
+        return None
+    cells, deciding = measured
+    frame = _frame(out, title, columns, [rows[n] for n in deciding])
+    if frame is None:
+        return None
+    head, foot, widths = frame
+    count = len(columns)
+    pads = [(0 if i == 0 else 1, 0 if i == count - 1 else 1) for i in range(count)]
+    inner = [w - left - right for w, (left, right) in zip(widths, pads)]
+    if any(width < 1 for width in inner):
+        return None
+    body = _body(out, columns, cells, widths, inner, pads)
+    return None if body is None else head + "".join(body) + foot
+
+
+def _measured(out: Console, columns: Sequence[Col],
+              rows: Sequence[Sequence[str]]) -> tuple[list[list[Cell]], list[int]] | None:
+    """Every row's cells as written and as plain text, and the rows that decide the column
+    widths (per column, the longest text and the longest word); None when a cell is no plain
+    printable text (line breaks, tabs, controls; spaces Rich would strip)."""
+    from rich.cells import cell_len
+    from rich.markup import escape
+
+    count = len(columns)
+    styled: dict[str, Cell] = {}  # markup -> (what Rich writes, its plain text)
     shown: dict[str, str] = {}  # a literal cell that Rich's markup could touch -> its plain text
-    cells: list[list[tuple[str, str]]] = []  # per row: (written, plain) per column
+    cells: list[list[Cell]] = []  # per row: (written, plain) per column
     longest = [(-1, 0)] * count  # per column: (cells, row) of the longest text
     widest_word = [(-1, 0)] * count  # per column: (cells, row) of the longest word
     for number, row in enumerate(rows):
@@ -123,7 +151,7 @@ def _laid_out(out: Console, title: str, columns: Sequence[Col],
                     plain = shown.get(cell) or shown.setdefault(cell, out.render_str(escape(cell)).plain)
                 written = plain
             if not plain.isprintable() or (col.justify == "right" and plain.endswith(" ")):
-                return None  # line breaks, tabs, controls; spaces Rich would strip
+                return None
             width = len(plain) if plain.isascii() else cell_len(plain)
             if width > longest[i][0]:
                 longest[i] = (width, number)
@@ -133,22 +161,34 @@ def _laid_out(out: Console, title: str, columns: Sequence[Col],
                 widest_word[i] = (word, number)
             done.append((written, plain))
         cells.append(done)
-    chosen = sorted({n for _, n in longest} | {n for _, n in widest_word})
+    return cells, sorted({n for _, n in longest} | {n for _, n in widest_word})
+
+
+def _frame(out: Console, title: str, columns: Sequence[Col],
+           deciding: Sequence[Sequence[str]]) -> tuple[str, str, list[int]] | None:
+    """What Rich prints of a table of the deciding rows around its body: the title, header and
+    the rule below it; the bottom border; and the width of each column between its borders
+    (None when the borders are not the ones read here)."""
     with out.capture() as capture:
-        out.print(rich_table(title, columns, [rows[n] for n in chosen]))
+        out.print(rich_table(title, columns, deciding))
     lines = capture.get().split("\n")
     top = next((i for i, line in enumerate(lines) if line.startswith("┏")), None)
     head_end = next((i for i, line in enumerate(lines) if line.startswith("┡")), None)
     if top is None or head_end is None or not lines[-2].startswith("└"):
         return None
     parts = lines[top][1:-1].split("┳")
-    if len(parts) != count or any(part.strip("━") for part in parts):
+    if len(parts) != len(columns) or any(part.strip("━") for part in parts):
         return None
-    widths = [len(part) for part in parts]
-    pads = [(0 if i == 0 else 1, 0 if i == count - 1 else 1) for i in range(count)]
-    inner = [w - left - right for w, (left, right) in zip(widths, pads)]
-    if any(width < 1 for width in inner):
-        return None
+    return "\n".join(lines[: head_end + 1]) + "\n", lines[-2] + "\n", [len(part) for part in parts]
+
+
+def _body(out: Console, columns: Sequence[Col], cells: list[list[Cell]], widths: list[int],
+          inner: list[int], pads: list[Pad]) -> list[str] | None:
+    """The body's lines: each cell padded to its column, one that does not fit folded by
+    Rich's ``Text.wrap`` (its row then as tall as its tallest cell); None when Rich would cut a
+    cell (a no-wrap column) or wrap styles."""
+    from rich.cells import cell_len
+
     body: list[str] = []
     append = body.append
     for done in cells:
@@ -166,15 +206,9 @@ def _laid_out(out: Console, title: str, columns: Sequence[Col],
                 continue
             if col.no_wrap or col.styled:
                 return None  # Rich would cut it (or wrap styles): its own business
-            cell_lines = []
-            for line in Text(plain).wrap(out, inner[i], justify=col.justify,  # type: ignore[arg-type]
-                                         overflow=col.overflow):  # type: ignore[arg-type]
-                line_text = line.plain
-                gap = inner[i] - cell_len(line_text)
-                if gap < 0:
-                    return None
-                cell_lines.append(" " * left + (" " * gap + line_text if col.justify == "right"
-                                                else line_text + " " * gap) + " " * right)
+            cell_lines = _folded(out, col, plain, inner[i], pads[i])
+            if cell_lines is None:
+                return None
             folded[i] = cell_lines
             parts.append(cell_lines[0])
         if not folded:
@@ -186,4 +220,23 @@ def _laid_out(out: Console, title: str, columns: Sequence[Col],
                 part if i not in folded and y == 0
                 else folded[i][y] if i in folded and y < len(folded[i]) else " " * widths[i]
                 for i, part in enumerate(parts)) + "│\n")
-    return "\n".join(lines[: head_end + 1]) + "\n" + "".join(body) + lines[-2] + "\n"
+    return body
+
+
+def _folded(out: Console, col: Col, plain: str, inner: int, pad: Pad) -> list[str] | None:
+    """A cell too wide for its column as Rich folds it, each line padded to the column; None
+    when a line still does not fit."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    left, right = pad
+    cell_lines = []
+    for line in Text(plain).wrap(out, inner, justify=col.justify,  # type: ignore[arg-type]
+                                 overflow=col.overflow):  # type: ignore[arg-type]
+        line_text = line.plain
+        gap = inner - cell_len(line_text)
+        if gap < 0:
+            return None
+        cell_lines.append(" " * left + (" " * gap + line_text if col.justify == "right"
+                                        else line_text + " " * gap) + " " * right)
+    return cell_lines

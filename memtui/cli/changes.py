@@ -48,10 +48,10 @@ def register(subparsers: Subparsers) -> None:
                         help="a memory root, or a file in one (default: discovered)")
     parser.add_argument("--mark-seen", action="store_true", help="take what is listed as seen")
     parser.add_argument("--no-diff", action="store_true", help="list the changes without diffs")
-    parser.add_argument("--revert", metavar="FILE",
+    parser.add_argument("--revert", metavar="FILE", action="append",
                         help="take back the outside change of FILE: the bytes last seen are written "
                         "back through the gate (an added file moves to archive/); undo with "
-                        "`memtui undo`")
+                        "`memtui undo`; given more than once, the reverts are one change")
     parser.add_argument("--dry-run", action="store_true",
                         help="with --revert: show the change and the verdict, write nothing")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         with changing(args):
-            root = root_of_path(args.path or args.revert)
+            root = root_of_path(args.path or (args.revert[0] if args.revert else None))
     except Exit as exc:
         return exc.code
     if args.revert:
@@ -213,22 +213,53 @@ def _named(inbox: Inbox, snapshot: Snapshot) -> Inbox:
         usage = usage_of(snapshot)
     except (OSError, ValueError):
         return review.with_sessions(inbox, snapshot)
-    return review.with_sessions(inbox, snapshot, {p: u.writers for p, u in usage.files.items()})
+    return review.with_sessions(inbox, snapshot, usage.writers_of())
 
 
 def _revert(args: argparse.Namespace, root: Path) -> int:
-    """Take back one outside change through the gate (``--revert FILE``)."""
+    """Take back outside changes through the gate (``--revert FILE``, one change for all)."""
     from memtui.core.verbs import review
 
+    from .common import EXIT_FINDINGS
     from .verbs import Exit, apply_changeset
 
-    given = Path(args.revert).expanduser()
-    target = given.absolute()
+    rels = []
+    for name in args.revert:
+        given = Path(name).expanduser()
+        try:
+            rels.append(given.absolute().relative_to(root).as_posix())
+        except ValueError:
+            rels.append(given.as_posix())  # a root-relative path (a removed file exists nowhere)
     try:
-        rel = target.relative_to(root).as_posix()
-    except ValueError:
-        rel = given.as_posix()  # a root-relative path (a removed file exists nowhere)
-    try:
-        return apply_changeset(args, root, lambda snapshot: review.revert(snapshot, rel), diff=True)
+        code = apply_changeset(args, root, lambda snapshot: review.revert_all(snapshot, rels),
+                               diff=True)
     except Exit as exc:
         return exc.code
+    if code == EXIT_FINDINGS and len(rels) == 1 and not args.json:
+        _say_together(root, rels[0])
+    return code
+
+
+def _say_together(root: Path, rel: str) -> None:
+    """After a refused revert: the other outside change to revert first, or with it."""
+    from memtui.core.model.changeset import Refusal
+    from memtui.core.read.store import RootError, load_root
+    from memtui.core.verbs import review
+
+    try:
+        hint = review.revert_order(load_root(root), rel)
+    except (RootError, OSError, Refusal):
+        return
+    if hint is None:
+        return
+    other, how = hint
+    both = f"memtui changes --revert {rel} --revert {other}"
+    if how == "covers":
+        line = (f"{rel} cannot be reverted alone; revert {other} instead: taking it back takes "
+                f"its line out of {rel} too, which is then as last seen: memtui changes --revert "
+                f"{other}")
+    elif how == "first":
+        line = f"Revert {other} first, then {rel} — or both as one change: {both}"
+    else:
+        line = f"{rel} cannot be reverted alone: revert it with {other} as one change: {both}"
+    console().print(line, markup=False)

@@ -9,8 +9,10 @@ memory folder it cannot read) also reach the person as a ``systemMessage`` — s
 hook goes only to Claude Code's debug log.
 
 ``pre`` is run for every Write and Edit, so it decides "outside every memory root" after
-importing only ``json``, ``os`` and :mod:`memtui.core.model.claude_settings` (no argparse, no Rich, no
-validator); ``memtui.cli.main`` sends the hook runners here before it builds its parser.
+importing only ``os`` (a write that is no Markdown) or :mod:`memtui.core.model.claude_settings`
+too (a Markdown file: is it in a memory root?) — no argparse, no Rich, no validator, not even the
+``json`` package for reading the payload (:func:`read_json`); ``memtui.cli.main`` sends the hook
+runners here before it builds its parser.
 ``install``, ``uninstall`` and ``status`` are ordinary subcommands.
 
 A hook costs the agent nothing when it did nothing wrong: ``stop`` (Stop, the end of every turn)
@@ -30,7 +32,6 @@ the loader.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -112,6 +113,8 @@ def run_hook(event: str, ask: bool = False, stdin: BinaryIO | None = None,
         answer = {"systemMessage": line.replace("\n", " ")}
     if answer is not None:
         try:
+            import json  # here: an allowed write says nothing, and needs no encoder
+
             out.write(json.dumps(answer, ensure_ascii=False) + "\n")
             out.flush()
         except Exception:  # noqa: BLE001 - a closed stdout must not turn into exit 1
@@ -149,7 +152,7 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
     if not raw.strip():
         return "empty input (expected Claude Code's hook JSON on stdin)"
     try:
-        value = json.loads(raw)
+        value = read_json(raw)
     except ValueError as exc:
         return f"input is not JSON ({exc})"
     except RecursionError:
@@ -157,6 +160,50 @@ def _payload(raw: bytes) -> dict[str, Any] | str:
     if not isinstance(value, dict):
         return "input is not a JSON object"
     return value
+
+
+#: json.decoder's constants, for the scanner's context (:func:`read_json`)
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+
+class _Context:
+    """What ``_json.make_scanner`` reads of a decoder: json.loads's defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = _CONSTANTS.__getitem__
+
+
+def read_json(raw: bytes) -> Any:
+    """``json.loads(raw)``: the same value, or the same error, without importing the ``json``
+    package (its decoder compiles regular expressions at import, and ``re`` brings ``enum``):
+    Claude Code's UTF-8 payload is read by the C scanner that package itself uses, and anything
+    else (a BOM, UTF-16 or 32, a syntax error, extra data) is handed to ``json.loads``."""
+    make_scanner: Any = None
+    try:
+        import _json
+
+        make_scanner = _json.make_scanner  # typeshed types it as a class taking a scanner
+    except ImportError:  # pragma: no cover - an interpreter without the C accelerator
+        pass
+    if make_scanner is None or raw[:3] == b"\xef\xbb\xbf" or b"\0" in raw[:4]:
+        import json
+
+        return json.loads(raw)
+    try:
+        text = raw.decode("utf-8", "surrogatepass")
+        start = len(text) - len(text.lstrip(" \t\n\r"))
+        value, end = make_scanner(_Context())(text, start)
+        if not text[end:].strip(" \t\n\r"):
+            return value
+    except (UnicodeDecodeError, StopIteration, ValueError):
+        pass
+    import json
+
+    return json.loads(raw)  # raises what json.loads raises
 
 
 def _cwd(payload: Mapping[str, Any]) -> str:
@@ -203,16 +250,16 @@ def _pre(payload: dict[str, Any], ask: bool, env: Mapping[str, str], err: TextIO
         return None
     if not file_path.lower().endswith(".md"):
         return None  # memory files are Markdown; nothing else can change what the validator sees
-    from memtui.core.model.claude_settings import memory_root_of, project_dir_of
+    from memtui.core.model.claude_settings import memory_root_of
 
-    # the project's .claude/ settings: from the launch folder up to the work tree's top
-    project_dir = project_dir_of(_launch_folder(payload, env))
+    # the settings the session reads: its launch folder's, and the repository root's local ones
+    launch = _launch_folder(payload, env)
     path = os.path.normpath(file_path)
-    root = memory_root_of(path, project_dir, env)
+    root = memory_root_of(path, launch, env)
     if root is None:
         real = os.path.realpath(file_path)  # "side/l/../MEMORY.md" with l leading into a root
         if real != path:
-            root = memory_root_of(real, project_dir, env)
+            root = memory_root_of(real, launch, env)
             path = real
     if root is None:
         return None
@@ -434,8 +481,8 @@ def _session_start(payload: dict[str, Any], env: Mapping[str, str]) -> dict[str,
     from memtui.core.roots.discover import AGENT
     from memtui.core.rules.incremental import findings_cache
     from memtui.core.stores.kept import keep
+    from memtui.core.stores.seen import unseen_count, unseen_message
     from memtui.core.stores.statcache import StatCache
-    from memtui.core.verbs.review import unseen_count, unseen_message
 
     sid = _session_id(payload)
     state = SessionState.load(sid) if sid is not None else None
@@ -534,19 +581,28 @@ def register(subparsers: Subparsers) -> None:
     status.set_defaults(func=run_status)
 
 
-def _project_dir() -> str:
+def _places() -> tuple[str, str | None, str | None]:
+    """(launch folder, work tree top, repository root) seen from the current folder."""
     from pathlib import Path
 
     from memtui.core.roots.discover import git_roots
 
-    found = git_roots(Path.cwd())
-    return str(found.worktree) if found is not None else os.getcwd()
+    launch = os.getcwd()
+    found = git_roots(Path(launch))
+    if found is None:
+        return launch, None, None
+    return launch, str(found.worktree), str(found.project)
+
+
+def _place(scope: str) -> Any:
+    from memtui.core.hooks.install import place
+
+    launch, worktree, repo = _places()
+    return place(scope, launch, worktree, repo)
 
 
 def _settings_path(scope: str) -> str:
-    from memtui.core.model.claude_settings import settings_path
-
-    return settings_path(scope, _project_dir())
+    return str(_place(scope).path)
 
 
 #: the command a committed settings file names: found on each teammate's PATH
@@ -573,7 +629,8 @@ def _change(args: argparse.Namespace, install: bool) -> int:
 
     from .common import EXIT_OK, UsageError, console
 
-    path = _settings_path(args.scope)
+    where = _place(args.scope)
+    path = where.path
     try:
         current = hi.read(path)
     except hi.SettingsError as exc:
@@ -602,6 +659,7 @@ def _change(args: argparse.Namespace, install: bool) -> int:
     if install:
         for line in hi.describe(new):
             out.print("  " + line, markup=False)
+        out.print(_reach_line(where), markup=False)
         if args.scope == "project" and not args.command:
             import shutil
 
@@ -611,6 +669,17 @@ def _change(args: argparse.Namespace, install: bool) -> int:
                       + ("." if found else " — it is not on this machine's PATH yet, so here "
                          "Claude Code will report a hook error until it is."), markup=False)
     return EXIT_OK
+
+
+def _reach_line(where: Any) -> str:
+    """Whom a hook in this file guards, and whom it does not."""
+    line = f"These hooks guard {where.guards}"
+    if where.not_guarded:
+        line += f"; they do not guard {where.not_guarded}"
+        if where.scope == "project":
+            line += (" (to guard every session in the repository, install with --scope local, "
+                     "read from the repository root by every session in it, or --scope user)")
+    return line + "."
 
 
 def run_install(args: argparse.Namespace) -> int:
@@ -626,17 +695,21 @@ def run_status(args: argparse.Namespace) -> int:
 
     from .common import EXIT_OK, console, print_json
 
+    launch, _worktree, repo = _places()
+    reads = hi.guarding_files(launch, repo_root=repo)
+    read_here = {path: has for _scope, path, has in reads}
     rows = []
     for scope in ("user", "project", "local"):
-        path = _settings_path(scope)
-        row: dict[str, Any] = {"scope": scope, "path": path, "exists": os.path.exists(path)}
-        try:
-            row["hooks"] = hi.installed(hi.read(path).value)
-            row["error"] = None
-        except hi.SettingsError as exc:
-            row["hooks"], row["error"] = {sub: None for _, _, sub in hi.HOOKS}, str(exc)
-        rows.append(row)
-    if args.json:
+        where = _place(scope)
+        rows.append(_status_row(scope, where.path, True, where.guards, where.not_guarded,
+                                where.path in read_here))
+    targets = {row["path"] for row in rows}
+    for scope, path, _has in reads:  # what a session launched here reads besides
+        if path not in targets:
+            rows.append(_status_row(scope, path, False, f"sessions launched in {launch}",
+                                    "sessions launched in any other folder", True))
+    guarded = [path for _scope, path, has in reads if has]
+    if args.json:  # a session launched here is guarded when a row it reads has the pre hook
         print_json(rows)
         return EXIT_OK
     out = console()
@@ -644,10 +717,35 @@ def run_status(args: argparse.Namespace) -> int:
         out.print(f"{row['scope']:8} {row['path']}", markup=False)
         if row["error"]:
             out.print(f"         unreadable: {row['error']}", markup=False)
-            continue
-        if not row["exists"]:
+        elif not row["exists"]:
             out.print("         (no such file)", markup=False)
-            continue
-        for sub, command in row["hooks"].items():
-            out.print(f"         {sub:14} {command or '-'}", markup=False)
+        else:
+            for sub, command in row["hooks"].items():
+                out.print(f"         {sub:14} {command or '-'}", markup=False)
+        reach = f"         read by {row['guards']}"
+        if row["not_guarded"]:
+            reach += f"; not by {row['not_guarded']}"
+        out.print(reach, markup=False)
+    if guarded:
+        out.print(f"A session launched here ({launch}) is guarded: memtui's hooks are in "
+                  f"{', '.join(guarded)}.", markup=False)
+    else:
+        out.print(f"A session launched here ({launch}) is NOT guarded: none of the settings "
+                  f"files it reads ({', '.join(path for _scope, path, _has in reads)}) has memtui's "
+                  "hooks.", markup=False)
     return EXIT_OK
+
+
+def _status_row(scope: str, path: str, target: bool, guards: str, not_guarded: str | None,
+                read_here: bool) -> dict[str, Any]:
+    from memtui.core.hooks import install as hi
+
+    row: dict[str, Any] = {"scope": scope, "path": path, "target": target,
+                           "exists": os.path.exists(path), "guards": guards,
+                           "not_guarded": not_guarded, "read_here": read_here}
+    try:
+        row["hooks"] = hi.installed(hi.read(path).value)
+        row["error"] = None
+    except hi.SettingsError as exc:
+        row["hooks"], row["error"] = {sub: None for _, _, sub in hi.HOOKS}, str(exc)
+    return row

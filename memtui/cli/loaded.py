@@ -82,12 +82,14 @@ def _entries_past(past: Sequence[IndexLine]) -> list[IndexLine]:
 def to_json(snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes, past: Sequence[IndexLine],
             stripped: Sequence[IndexLine]) -> dict[str, Any]:
     """The stable JSON object of what one root's loader reads (documented in the README)."""
+    from memtui.core.rules.budget import sent_warning
+
     return {
         "root": str(snapshot.root),
         "budget": budget.to_json(),
         "cut_line": budget.cut_line,
         "cut_reason": _cut_reason(budget),
-        "warning": budget.warning(),
+        "warning": sent_warning(budget),
         "loader": budget.loader,
         "stripped": [{"line": line.number, "text": line.raw} for line in stripped],
         "loaded": data.decode("utf-8", "replace"),
@@ -157,7 +159,9 @@ def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, budget: Budget, 
         _rule(out, f"end — all {budget.lines} lines load · {budget_text(budget)}", style="green")
         return
     _rule(out, f"✂ the loader cuts here, at {esc(budget.cut_where())} ({_cut_reason(budget)})", style="red")
-    warning = budget.warning()
+    from memtui.core.rules.budget import sent_warning
+
+    warning = sent_warning(budget)  # as the agent reads it: neutralized with the text
     if warning is not None:
         out.print("Claude Code tells the agent, after what loaded:", markup=False)
         out.print(f"> WARNING: {warning}", markup=False)
@@ -175,6 +179,15 @@ def _print_stripped(out: Console, budget: Budget, stripped: Sequence[IndexLine])
     """Say which profile measured the index and show what it stripped before counting."""
     if budget.loader == "raw":
         out.print("[dim]loader raw: the file loads as it is (frontmatter and comments count)[/]")
+        return
+    if budget.loader == "claude-code-agent":
+        out.print("[dim]loader claude-code-agent (a subagent's memory): Claude Code loads its "
+                  "frontmatter and comments too; only blank lines at either end are trimmed[/]")
+        if not stripped:
+            return
+        for line in stripped:
+            out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
+        _rule(out, style="dim")
         return
     if not stripped:
         out.print(f"[dim]loader {budget.loader}: nothing to strip (no frontmatter, no comment blocks)[/]")

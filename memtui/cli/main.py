@@ -31,7 +31,7 @@ def subcommands() -> tuple[ModuleType, ...]:
 #: the read-only commands run most often, by the module that registers them: for these only that
 #: module is imported (start-up time); every other command builds the whole parser
 FAST_COMMANDS = {"validate": "inspect", "loaded": "inspect", "list": "inspect", "stale": "stale",
-                 "scan": "scan"}
+                 "scan": "scan", "hook": "hook"}
 
 
 def _fast_module(command: str) -> ModuleType:
@@ -45,6 +45,10 @@ def _fast_module(command: str) -> ModuleType:
         from . import scan
 
         return scan
+    if name == "hook":
+        from . import hook
+
+        return hook
     from . import inspect
 
     return inspect
@@ -123,6 +127,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             if argv is None:  # the whole process is this hook: end it without tearing down
                 exit_now(code)
             return code
+    if args_list == ["--version"]:  # answered before the parser is built, as the hooks are
+        try:
+            sys.stdout.write(_version() + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass
+        return 0
     from .common import EXIT_USAGE, UsageError, err_console, esc
 
     parser = build_parser(args_list[0] if args_list else None)

@@ -95,7 +95,8 @@ def parse_repo(text: str | None) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memtui.core.judge.staleness import rows_at, stale_facts_root
+    from memtui.core.judge.stalecache import stale_facts_root
+    from memtui.core.judge.staleness import rows_at
     from memtui.core.read.project import ProjectCache
     from memtui.core.read.store import RootError
 
@@ -191,7 +192,7 @@ def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) 
 
 def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetime | date,
                   args: argparse.Namespace) -> None:
-    from memtui.core.judge.ages import DATE_KEYS
+    from memtui.core.judge.dates import DATE_KEYS
 
     from .bigtable import fit_columns, print_table
 

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             raise UsageError(f"--transcripts: {args.transcripts}: no such folder")
     reports = []
-    for root in find_roots(str(path) if path is not None else None):
+    for root in _roots(str(path) if path is not None else None):
         try:
             snapshot, cache = load_cached(root, budget_config(args))
         except RootError as exc:
@@ -93,6 +93,25 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _roots(path: str | None) -> list[Path]:
+    """The roots to report: PATH's; without one, the root the current folder is in, else the
+    project's auto memory (the sessions' own memory, not an agent's found below the current
+    folder), else what discovery finds."""
+    if path is not None:
+        return find_roots(path)
+    from memtui.core.model.claude_settings import nearest_root
+    from memtui.core.roots.discover import AUTO, claude_roots
+
+    here = Path.cwd()
+    inside = nearest_root(str(here / "MEMORY.md"))
+    if inside is not None and Path(inside) == here:
+        return [here]
+    auto = next((r for r in claude_roots(here) if r.kind == AUTO), None)
+    if auto is not None and auto.enabled and auto.holds_memory():
+        return [auto.path]
+    return find_roots(None)
+
+
 def _print(out: Console, usage: Usage, only: str | None, base: str | None) -> None:
     name = rel_root(usage.root, base)
     if usage.folder is None or usage.total_sessions == 0:
@@ -103,6 +122,12 @@ def _print(out: Console, usage: Usage, only: str | None, base: str | None) -> No
               + (f" (of {usage.total_sessions})" if older else "")
               + f" in {esc(str(usage.folder))}: {len(usage.active)} read, {len(usage.dead)} dead, "
               f"{len(usage.missing)} missing, {len(usage.hallucinated)} hallucinated")
+    shell = sum(1 for u in usage.files.values() if u.shell)
+    agents = sorted({a for u in usage.files.values() for a in u.agents})
+    out.print("  [dim]reads counted: the Read tool, memory recall, Bash commands that read a "
+              f"memory file (cat, head, sed -n, grep: {shell} file{'s' * (shell != 1)}, marked "
+              "shell)" + (f", and subagents' reads ({esc(', '.join(agents))})" if agents else "")
+              + "[/]")
     if only is not None:
         out.print(f"  {esc(only)}: {esc(usage.describe(only))}")
         for h in usage.hallucinated:
@@ -116,6 +141,10 @@ def _print(out: Console, usage: Usage, only: str | None, base: str | None) -> No
     for use in files:
         status = usage.status(use.path)
         mark = {"dead": " [yellow]dead[/]", "missing": " [magenta]missing[/]"}.get(status, "")
+        if use.shell:
+            mark += f" [dim]shell {use.shell}[/]"
+        if use.agents:
+            mark += f" [dim]by {esc(', '.join(use.agents))}[/]"
         last = use.last_read[:10] if use.last_read else "never     "
         out.print(f"  {use.read_in:>{width}}/{usage.sessions}  {last}  {esc(use.path)}{mark}")
     for h in usage.hallucinated:

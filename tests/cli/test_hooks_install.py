@@ -204,3 +204,44 @@ def test_default_command_runs_this_memtui() -> None:
     assert hi.memtui_hook_of({"command": "'/a b/memtui' hook stop"}) == "stop"
     assert os.path.basename(prefix.split()[0].strip("'")) in ("memtui", os.path.basename(
         __import__("sys").executable))
+
+
+def test_a_project_install_says_whom_it_guards_and_status_says_where(user_settings: Path, capsys) -> None:
+    """Claude Code reads .claude/settings.json from the launch folder only (v2.1.332): a
+    project-scope install at the work tree's top does not guard a session launched below it;
+    the repository root's settings.local.json is read from every launch folder in it."""
+    top = Path.cwd()
+    (top / ".git").mkdir()
+    sub = top / "services" / "api"
+    sub.mkdir(parents=True)
+    os.chdir(sub)
+    capsys.readouterr()
+    assert install("--scope", "project") == 0
+    out = capsys.readouterr().out
+    assert json.loads((top / ".claude" / "settings.json").read_text()) == {"hooks": ours()}
+    assert (f"These hooks guard sessions launched in {top}; they do not guard sessions launched "
+            "in any other folder, its subfolders included: Claude Code reads .claude/settings.json "
+            "from the launch folder only (to guard every session in the repository, install with "
+            "--scope local, read from the repository root by every session in it, or --scope "
+            "user).") in " ".join(out.split())
+    assert main(["hook", "status"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert (f"A session launched here ({sub}) is NOT guarded: none of the settings files it reads "
+            f"({top}/.claude/settings.local.json, {sub}/.claude/settings.local.json, "
+            f"{sub}/.claude/settings.json, {user_settings}) has memtui's hooks.") in text
+    assert main(["hook", "status", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["scope"], r["path"], r["target"], r["read_here"], r["hooks"]["pre"]) for r in rows] == [
+        ("user", str(user_settings), True, True, None),
+        ("project", str(top / ".claude" / "settings.json"), True, False, f"{PREFIX} hook pre"),
+        ("local", str(top / ".claude" / "settings.local.json"), True, True, None),
+        ("local", str(sub / ".claude" / "settings.local.json"), False, True, None),
+        ("project", str(sub / ".claude" / "settings.json"), False, True, None)]
+    assert rows[2]["guards"] == (f"every session launched in {top} or any folder below it (and in "
+                                 "the repository's linked worktrees)")
+    assert rows[2]["not_guarded"] is None
+    assert install("--scope", "local") == 0
+    capsys.readouterr()
+    assert main(["hook", "status"]) == 0
+    assert (f"A session launched here ({sub}) is guarded: memtui's hooks are in "
+            f"{top}/.claude/settings.local.json.") in " ".join(capsys.readouterr().out.split())

@@ -16,18 +16,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtui.core.judge.ages import (
+from memtui.core.judge.ages import COPY_WINDOW, UNKNOWN, copy_burst, file_age
+from memtui.core.judge.dates import (
     BODY_AS_OF,
     BODY_FIELD,
     BODY_FIRST_LINES,
     BODY_HEADING,
     BODY_LEADING,
-    COPY_WINDOW,
     DESCRIPTION_SOURCE,
-    UNKNOWN,
     body_dates,
-    copy_burst,
-    file_age,
     name_date,
     pick_body_date,
 )
@@ -312,7 +309,8 @@ def test_a_kept_answer_follows_a_transcript_that_appears(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The kept stale facts record which transcripts were asked for: one appearing later (the
     memory folder unchanged) changes the warm answer to what a cold run gives."""
-    from memtui.core.judge.staleness import rows_at, stale_facts_root
+    from memtui.core.judge.stalecache import stale_facts_root
+    from memtui.core.judge.staleness import rows_at
     from memtui.core.model.snapshot import BudgetConfig
     from memtui.core.stores import statcache
 

@@ -338,7 +338,7 @@ def test_what_the_kept_answer_cannot_vouch_for_is_a_full_replay(kept_root: Disk)
     # a pending journal record (an interrupted change)
     journal = disk.root / ".memtui" / "journal"
     journal.mkdir(parents=True)
-    with mock.patch("memtui.core.model.journal.pending_records", return_value=("0001.json",)):
+    with mock.patch("memtui.core.stores.kept.pending_records", return_value=("0001.json",)):
         assert kept.current(disk.root, verify=False, cache=cache) is None
     # a torn or emptied kept answer
     kept.forget(cache)

@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memtui.cli.main import main
-from memtui.core.model.claude_settings import encode_project_path, memory_root_of, project_dir_of
+from memtui.core.model.claude_settings import encode_project_path, memory_root_of
 from tests.support.hooks import call, pre
 from tests.support.roots import topic
 
@@ -252,10 +254,10 @@ def test_auto_memory_directory_from_project_settings(tmp_path: Path, env) -> Non
     target = custom / "deep" / "fact.md"
     assert memory_root_of(str(target), str(project), env) == str(custom)
     assert memory_root_of(str(tmp_path / "other" / "fact.md"), str(project), env) is None
-    (project / "src" / "deep").mkdir(parents=True)
-    assert project_dir_of(str(project / "src" / "deep")) == str(project)
-    write = pre("Write", target, project / "src" / "deep", content=topic("F", body="sk-ant-" + "k" * 30))
+    write = pre("Write", target, project, content=topic("F", body="sk-ant-" + "k" * 30))
     assert decision(call("pre", write, env)[1])["permissionDecision"] == "deny"
+    (project / "src" / "deep").mkdir(parents=True)  # launched below: that folder's settings
+    assert memory_root_of(str(target), str(project / "src" / "deep"), env) is None
 
 
 # ---------------------------------------------------------------- stop and session-start
@@ -482,6 +484,49 @@ def test_outside_every_root_imports_almost_nothing(tmp_path: Path, env) -> None:
         assert answer == ""
         assert not loaded & {"argparse", "rich", "textual", "memtui.core.rules.validate",
                              "memtui.core.read.store", "pathlib", "typing"}, loaded
+        if name == "main.py":  # no Markdown: not even the json package (nor re and enum with it)
+            assert not loaded & {"json", "re", "enum", "memtui.core"}, loaded
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"a": 1}', b' \n{"a": [1, 2.5, -0.0, 1e400, "\\u00e9", null, true]}\r\n', b'{"s": "\\ud800"}',
+    b'{"x": NaN, "y": -Infinity}', "{\"é\": \"ü\"}".encode(), b'[1, 2]', b'"text"', b"\xef\xbb\xbf{}",
+    '{"a": 1}'.encode("utf-16"), b'{"a": 1} x', b'{"a": }', b"", b"   ", b'{"a": "\x01"}', b"\xff\xfe",
+    b'{"a": 1}{"b": 2}', b'{"a": 01}', b'{"a": "\\x"}',
+])
+def test_the_payload_reader_is_json_loads(raw: bytes) -> None:
+    """The hooks read their payload without the json package: the same value, or the same error."""
+    from memtui.cli.hook import read_json
+
+    try:
+        expected: Any = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        with pytest.raises(type(exc)) as raised:
+            read_json(raw)
+        assert str(raised.value) == str(exc)
+        return
+    got = read_json(raw)
+    assert json.dumps(got) == json.dumps(expected) and type(got) is type(expected)
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                     lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20)
+
+
+@given(_JSON, st.sampled_from(["", " ", "\n", "\t\r\n "]))
+@settings(max_examples=200, deadline=None)
+def test_the_payload_reader_reads_what_json_writes(value: Any, space: str) -> None:
+    from memtui.cli.hook import read_json
+
+    raw = (space + json.dumps(value, ensure_ascii=False) + space).encode("utf-8", "surrogatepass")
+    assert read_json(raw) == json.loads(raw)
+
+
+def test_the_version_is_said_without_the_parser() -> None:
+    code = "from memtui.cli.main import main\nassert main(['--version']) == 0\nimport sys\nprint(sorted(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    version, modules = done.stdout.splitlines()
+    assert version.startswith("memtui ") and "argparse" not in modules and "memtui.cli.common" not in modules
 
 
 def test_judging_inside_a_root_imports_no_git_or_diff_code(root: Path, env) -> None:
@@ -535,7 +580,9 @@ def test_a_write_through_a_symlink_into_the_root_is_judged(root: Path, tmp_path:
     assert "- broken-link at MEMORY.md:4: 'b.md' does not exist" in got["permissionDecisionReason"]
 
 
-def test_a_session_launched_in_a_subfolder_uses_the_repositorys_settings(tmp_path: Path, env) -> None:
+def test_a_session_launched_in_a_subfolder_reads_the_roots_local_settings_only(tmp_path: Path, env) -> None:
+    """Claude Code 2.1.332 launched in a subfolder: the repository root's settings.json is not
+    read, its settings.local.json is (and wins over the launch folder's)."""
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     custom = tmp_path / "custom-memory"
@@ -544,8 +591,14 @@ def test_a_session_launched_in_a_subfolder_uses_the_repositorys_settings(tmp_pat
     launch = repo / "services" / "api"
     launch.mkdir(parents=True)
     leak = pre("Write", custom / "fact.md", launch, content=topic("F", body="sk-ant-" + "k" * 30))
-    answer = call("pre", leak, {**env, "CLAUDE_PROJECT_DIR": str(launch)})[1]
-    assert decision(answer)["permissionDecision"] == "deny"  # the folder is empty: no index yet
+    at_launch = {**env, "CLAUDE_PROJECT_DIR": str(launch)}
+    assert call("pre", leak, at_launch) == (0, "", "")  # not a memory folder of this session
+    (repo / ".claude" / "settings.json").rename(repo / ".claude" / "settings.local.json")
+    (launch / ".claude").mkdir()
+    (launch / ".claude" / "settings.local.json").write_text(
+        json.dumps({"autoMemoryDirectory": str(tmp_path / "launch-memory")}))
+    answer = call("pre", leak, at_launch)[1]
+    assert decision(answer)["permissionDecision"] == "deny"  # the root's local file wins
 
 
 def test_a_long_deny_reason_keeps_its_advice_and_the_count_of_the_rest(make_root, env) -> None:

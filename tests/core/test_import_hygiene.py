@@ -41,22 +41,31 @@ def test_cli_parser_does_not_import_textual() -> None:
 
 
 def test_the_core_faces_load_nothing() -> None:
-    """Importing a package of the core loads none of its modules (the hooks import one small
-    module of the model before deciding anything; the writer's face is the one that loads its
-    package)."""
-    faces = ("model", "read", "rules", "stores", "roots", "judge", "tidy", "verbs", "hooks", "dream")
+    """Importing a package of the core loads none of its modules, the writer's face included:
+    each face loads a module (or, the writer's, a name) when it is first used, so a module that
+    imports a face at its top pays nothing until a call needs what is behind it."""
+    faces = ("model", "read", "rules", "write", "stores", "roots", "judge", "tidy", "verbs", "hooks",
+             "dream")
     loaded = modules_after("import " + ", ".join(f"memtui.core.{face}" for face in faces))
     assert {f"memtui.core.{face}" for face in faces} <= loaded
     assert not {m for m in loaded if m.startswith("memtui.core.") and m.count(".") > 2}
 
 
+def test_a_face_loads_a_module_when_it_is_first_used() -> None:
+    loaded = modules_after("from memtui.core import rules\nrules.budget")
+    assert "memtui.core.rules.budget" in loaded and "memtui.core.rules.validate" not in loaded
+    loaded = modules_after("from memtui.core import write\nwrite.replace_file")
+    assert "memtui.core.write.fs" in loaded and "memtui.core.write.protocol" not in loaded
+
+
 def test_the_read_side_loads_without_the_writer() -> None:
     """Loading, validating, the journal's read side and the stat cache never load the gate (which
-    imports them); the cache loads the writer only when it saves."""
+    imports them); the cache names the writer's face at its top and loads the writer only when
+    it saves."""
     loaded = modules_after("import memtui.core.read.store, memtui.core.rules.validate, memtui.core.model.journal, "
                            "memtui.core.model.safepath, memtui.core.stores.statcache")
     assert "memtui.core.model.journal" in loaded
-    assert not {m for m in loaded if within(m, "memtui.core.write")}
+    assert not {m for m in loaded if m.startswith("memtui.core.write.")}
 
 
 # ---------------------------------------------------------------- the calls only one module makes
@@ -119,16 +128,21 @@ def test_the_checks_see_what_they_look_for() -> None:
 
 
 def test_the_writer_face_exports_what_it_declares() -> None:
-    """``memtui.core.write`` imports every public name at its top, and ``__all__`` lists exactly those."""
+    """``memtui.core.write`` names the module of every public name, ``__all__`` lists exactly those,
+    each name is the object its module defines, and the type checker sees the same names."""
+    import importlib
+
     import memtui.core.write as face
 
+    assert set(face.__all__) == set(face.WHERE)
+    for name, where in face.WHERE.items():
+        assert getattr(face, name) is getattr(importlib.import_module(where, face.__name__), name)
     tree = ast.parse((PACKAGE / "core" / "write" / "__init__.py").read_text(encoding="utf-8"))
-    imported = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
-                and node.module != "__future__" for alias in node.names}
-    assert imported == set(face.__all__)
-    assert not [node for node in tree.body if isinstance(node, (ast.If, ast.FunctionDef))]
-    for name in face.__all__:
-        assert getattr(face, name) is not None
+    typed = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+             and node.module not in ("__future__", None) for alias in node.names}
+    assert typed == set(face.__all__)
+    with __import__("pytest").raises(AttributeError):
+        face.no_such_name  # noqa: B018
 
 
 def test_the_core_faces_name_modules_that_exist() -> None:

@@ -7,7 +7,6 @@ inside another, equal texts, texts spanning lines) come up often.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,8 +16,8 @@ from hypothesis import strategies as st
 from memtui.core.model.frontmatter import parse_frontmatter
 from memtui.core.model.index import parse_index
 from memtui.core.model.index_edit import dominant_ending
-from memtui.core.model.snapshot import Finding, Index, LineKind, MemoryFile, Snapshot, encode_text
-from memtui.core.rules import budget, erasure, validate
+from memtui.core.model.snapshot import Index, LineKind, MemoryFile, Snapshot, encode_text
+from memtui.core.rules import budget, erasure, neutralize, validate
 from memtui.core.rules.erasure import BLOCK_HEADINGS, ErasedLine
 from memtui.core.tidy import prose as prose_index
 from memtui.core.tidy.lines import LineEdit
@@ -68,43 +67,23 @@ FRAGMENTS = ["- a fact", "word", " ", "\t", "\r", "<", "<b>", "<system-reminder>
 LINE = st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("".join)
 
 
-def plain_invisible(text: str) -> str | None:
-    """The reference: every character of the line in turn."""
-    found = validate._CONTROL.search(text)
-    if found is not None:
-        return found.group()
-    if text.isascii():
-        return None
-    for ch in text:
-        if ord(ch) < 0xA0 or ch in validate._KEPT_FORMAT:
-            continue
-        if ch in validate._IGNORABLE or unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs") \
-                or 0xE0000 <= ord(ch) <= 0xE0FFF:
-            return ch
-    return None
-
-
-def plain_neutralized(index: Index, stripped: set[int]) -> list[Finding]:
-    """The reference: every line through the rule (on an index that is text)."""
-    out: list[Finding] = []
-    for line in index.lines:
-        if line.number in stripped:
-            continue
-        ch = plain_invisible(line.raw)
-        tag = validate._MARKUP.search(line.raw) if "<" in line.raw else None
-        if ch is None and tag is None:
-            continue
-        what = []
-        if ch is not None:
-            what.append(f"an invisible character (U+{ord(ch):04X})")
-        if tag is not None:
-            what.append(f"markup Claude Code reserves ({tag.group()[:40]})")
-        out.append(Finding(
-            "neutralized-text", "warning", index.path, line.number,
-            f"{' and '.join(what)}: Claude Code neutralizes it before loading, so the agent reads "
-            "other text than the file holds; remove it or write it out in plain words",
-            f"neutralized:{line.number}"))
-    return out
+def plain_changed_lines(index: Index, stripped: set[int]) -> list[int]:
+    """The reference: the counted lines Claude Code changes, character by character — one it
+    strips (its strip set, asked one code point at a time), or a line holding an escaped tag's
+    opener (the tags found on the counted lines' stripped text, joined as they load)."""
+    table = neutralize.tables().strip
+    lines = [line for line in index.lines if line.number not in stripped]
+    kept = ["".join(ch for ch in line.raw.replace("\r", "\n").replace("\u2028", "\n")
+                    .replace("\u2029", "\n") if ch not in table) for line in lines]
+    changed = {k for k, line in enumerate(lines)
+               if any(ch in table for ch in line.raw.replace("\r", "\n"))}
+    at, starts = 0, []
+    for piece in kept:
+        starts.append(at)
+        at += len(piece) + 1
+    for found in neutralize.escapes("\n".join(kept)):
+        changed.add(max(k for k, start in enumerate(starts) if start <= found.at))
+    return sorted(lines[k].number for k in changed)
 
 
 def plain_not_text(index: Index) -> bool:
@@ -125,11 +104,10 @@ def test_the_text_rules_equal_the_line_by_line_walk(
     if lines and not final_newline:
         text = text[: -len(lines[-1][1])]
     index = parse_index(encode_text(text))
-    for line in index.lines:
-        assert validate._invisible(line.raw) == plain_invisible(line.raw)
     assert (validate.not_text(index) is not None) == plain_not_text(index)
     if validate.not_text(index) is None:
-        assert validate.neutralized_findings(index, stripped) == plain_neutralized(index, stripped)
+        found = validate.neutralized_findings(index, stripped)
+        assert [f.line for f in found] == plain_changed_lines(index, stripped)
 
 
 # ---------------------------------------------------------------- the budget's line numbers

@@ -29,6 +29,7 @@ def test_wheel_contains_styles_and_demo(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "memtui/styles/app.tcss" in names
     assert "memtui/demo/MEMORY.md" in names
+    assert "memtui/core/rules/neutralize.json" in names  # Claude Code's markup tables
     assert "memtui/demo_project/internal/gc/sweeper.go" in names
     assert "memtui/demo_project/_dot_github/workflows/ci.yml" in names
     assert not [n for n in names if n.startswith("tests/") or n.startswith("styles/")]

@@ -17,6 +17,7 @@ from memtui.core.model.snapshot import BudgetConfig, Snapshot
 from memtui.core.read.store import load_root
 from memtui.core.rules.erasure import erased_lines
 from memtui.core.rules.validate import validate
+from memtui.core.tidy import targets as index_targets
 from memtui.core.tidy.lines import HISTORY_NAME, configured_target_lines
 from memtui.core.tidy.prose import is_prose_dump, pointers
 from memtui.core.tidy.repair import lessons
@@ -553,11 +554,8 @@ def test_the_sibling_root_search_never_climbs_to_a_folder_at_the_top(monkeypatch
     """A dangling pointer's sibling roots are looked for in the root's own memory tree (the
     project Claude Code's layout names), never in all of /tmp (where other people's copies sit),
     nor beside a memory folder copied on its own (the folders there are other trees)."""
-    from memtui.core.roots import discover
-    from memtui.core.tidy import targets as index_targets
-
     asked: list[Path] = []
-    monkeypatch.setattr(discover, "roots_under", lambda top: asked.append(top) or [])
+    monkeypatch.setattr(index_targets, "roots_under", lambda top: asked.append(top) or [])
     index_targets._tree_roots.cache_clear()
     try:
         assert index_targets._tree_roots("/tmp/memtui-copies/improv") == ()

@@ -107,12 +107,12 @@ def test_nothing_to_revert(root: Path) -> None:
 
 
 def test_unseen_count_and_the_session_start_message(root: Path) -> None:
-    assert review.unseen_count(load_root(root)) == 2
-    assert review.unseen_message([(root, 2)]) == \
+    assert seen.unseen_count(load_root(root)) == 2
+    assert seen.unseen_message([(root, 2)]) == \
         "the agent changed 2 memory files since you last looked — memtui changes"
-    assert review.unseen_message([(root, 0)]) is None
+    assert seen.unseen_message([(root, 0)]) is None
     seen.mark_seen(load_root(root))
-    assert review.unseen_count(load_root(root)) == 0
+    assert seen.unseen_count(load_root(root)) == 0
 
 
 def test_cli_changes_revert(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -166,3 +166,20 @@ def test_session_start_tells_the_person_about_unseen_writes(tmp_path: Path) -> N
     (auto / "code_style.md").write_bytes(after("code_style.md"))
     assert json.loads(hook()) == {
         "systemMessage": "the agent changed 1 memory file since you last looked — memtui changes"}
+
+
+def test_a_refused_revert_says_which_to_do_first_or_both(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The agent wrote a topic file and indexed it: the index alone cannot go back (the file
+    would be an orphan); the hint names the other revert, and both go as one change."""
+    index = root / "MEMORY.md"
+    index.write_bytes(index.read_bytes() + b"- [Release](release_train.md) \xe2\x80\x94 weekly release\n")
+    seen.mark_seen(load_root(root), ["code_style.md"])
+    assert main(["changes", str(root), "--revert", "MEMORY.md"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("MEMORY.md cannot be reverted alone; revert release_train.md instead: taking it back "
+            "takes its line out of MEMORY.md too, which is then as last seen: memtui changes "
+            "--revert release_train.md") in out
+    assert main(["changes", str(root), "--revert", "MEMORY.md", "--revert", "release_train.md"]) == 0
+    assert index.read_bytes() == before("MEMORY.md")
+    assert not (root / "release_train.md").exists() and (root / "archive" / "release_train.md").is_file()
+    assert len(list_records(root)) == 1  # one change, one undo

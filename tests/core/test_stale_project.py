@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.judge.staleness import row_json, rows_at, score_root, stale_facts_root
+from memtui.core.judge.stalecache import stale_facts_root
+from memtui.core.judge.staleness import row_json, rows_at, score_root
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.project import ProjectIndex, find_project
 from memtui.core.read.store import load_root

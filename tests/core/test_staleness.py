@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core.judge import ages as ages_module
-from memtui.core.judge.ages import parse_date, parse_git_log
+from memtui.core.judge.ages import parse_git_log
+from memtui.core.judge.dates import parse_date
 from memtui.core.judge.staleness import (
     HALF_LIVES,
     Action,

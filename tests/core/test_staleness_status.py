@@ -11,7 +11,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memtui.core.judge.ages import (
+from memtui.core.judge.ages import file_age
+from memtui.core.judge.dates import (
     BODY_CAPTURED,
     BODY_FIELD,
     BODY_FIRST_LINES,
@@ -19,7 +20,6 @@ from memtui.core.judge.ages import (
     BODY_LEADING,
     TITLE_SOURCE,
     body_date,
-    file_age,
 )
 from memtui.core.judge.staleness import (
     Action,

@@ -12,14 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from memtui.core.judge.consolidate import scan, scan_cached, scan_root
-from memtui.core.judge.staleness import (
-    _question,
-    row_json,
-    rows_at,
-    score_root,
-    stale_facts_root,
-    stale_json_cached,
-)
+from memtui.core.judge.stalecache import _question, stale_facts_root, stale_json_cached
+from memtui.core.judge.staleness import row_json, rows_at, score_root
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.read.project import find_project
 from memtui.core.read.store import load_root

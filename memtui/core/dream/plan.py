@@ -49,12 +49,16 @@ from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from ..judge.consolidate import clusters_of, scan, scan_cached
 from ..judge.contradictions import freshness
-from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root, scored_cached
-from ..judge.supersession import Supersession
+from ..judge.stalecache import scored_cached
+from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root
+from ..judge.supersession import Supersession, root_supersessions, root_supersessions_cached
+from ..judge.usage import consulted_recently, usage_of
 from ..model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
-from ..model.frontmatter import parse_frontmatter
+from ..model.folder_docs import folder_document
+from ..model.frontmatter import parse_frontmatter, set_key
 from ..model.gcpause import gc_paused
 from ..model.index_edit import IndexDraft, new_entry
+from ..model.index_marks import IndexMark, index_marks
 from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -69,8 +73,13 @@ from ..model.snapshot import (
 from ..rules.budget import Budget
 from ..rules.incremental import FindingsCache, findings_cache
 from ..stores.statcache import StatCache, cache_of
+from ..tidy.compact import compact
+from ..tidy.detail import move_detail
 from ..tidy.lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
-from ..tidy.rebuild import NothingToRebuild
+from ..tidy.prose import pointers
+from ..tidy.rebuild import NothingToRebuild, known_paths, unlisted_live, with_born
+from ..tidy.repair import index_documents, lesson_paths, lessons, plan_repair, unlisted_documents
+from ..tidy.trim import archive_declared, decay, decay_plan, declared_superseded, shorten
 from ..verbs.lifecycle import archive, region_covers, supersede
 from ..verbs.merge import merge
 from ..write import Preview, plan
@@ -314,12 +323,6 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
     (:data:`HEADROOM_KINDS`) are offered unchecked (:func:`_gate_pass`) — the decay, which moves
     whole lines, pays for what the pass added."""
     to_cap = in_full is not None
-    from ..tidy.compact import compact
-    from ..tidy.detail import move_detail
-    from ..tidy.prose import pointers
-    from ..tidy.repair import lessons
-    from ..tidy.trim import shorten
-
     if copied:
         lesson = DreamItem(
             "lesson", (INDEX_NAME, *copied),
@@ -377,8 +380,6 @@ def _remembered(kind: str, build: Callable[[Snapshot], tuple[Changeset, list[str
 
 
 def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
-    from ..tidy.repair import plan_repair
-
     changeset, report = plan_repair(state)
     return changeset, report.evidence
 
@@ -387,9 +388,6 @@ def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[
                      stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None,
                      listed: frozenset[str] | None = None, to_cap: bool = False
                      ) -> tuple[Changeset, list[str]]:
-    from ..tidy.rebuild import with_born
-    from ..tidy.trim import decay, decay_plan
-
     keep = with_born(keep, state, known)
     if listed is not None:  # the entries this pass gave: the last resort, as the ones it indexed
         keep |= frozenset(line.resolved for line in state.index.entries
@@ -402,8 +400,6 @@ def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[
 
 def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_lines: int | None) -> DreamItem:
     """An index item with the evidence of what it does on ``state``."""
-    from ..tidy.repair import lesson_paths, plan_repair
-
     evidence: list[str] = []
     paths = item.paths
     found = _FOUND.pop(item.kind, None)
@@ -434,9 +430,6 @@ def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[D
     supersessions before it) is stale: an item of its own, unchecked, archives it (what a curator
     does with a competing index gone stale).  The other documents get one item, unchecked, that
     lists them when a person says the agent should read them."""
-    from ..model.folder_docs import folder_document
-    from ..tidy.repair import index_documents, unlisted_documents
-
     documents = unlisted_documents(snapshot)
     if not documents:
         return []
@@ -508,8 +501,6 @@ def folder_doc(f: MemoryFile) -> bool:
 
 
 def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
-    from ..tidy.trim import archive_declared, declared_superseded
-
     found = declared_superseded(snapshot)
     if not found:
         return []
@@ -533,8 +524,6 @@ def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
     (``superseded_by``, then archive/) — a chain (a mark naming a file marked in turn) one item;
     for a mark naming none, one item per file (``status: superseded``, then archive/).  An item
     starts checked — it is the author's word — unless a mark in it says "partly"."""
-    from ..model.index_marks import IndexMark, index_marks
-
     marks = index_marks(snapshot)
     marked = {m.path: m for m in marks}
 
@@ -603,9 +592,6 @@ def _fold_marked(snapshot: Snapshot, pairs: Sequence[tuple[str, str]], unnamed: 
 def _archive_marked(snapshot: Snapshot, path: str) -> Changeset:
     """A file the index marks superseded, naming no successor: ``status: superseded`` in its
     frontmatter, then moved to archive/ with its entry (as the files declared so)."""
-    from ..model.frontmatter import set_key
-    from ..tidy.trim import archive_declared
-
     f = snapshot.files.get(path)
     if f is None or f.archived or f.status == "superseded":
         raise VerbError(f"{path} is no longer a live note to mark superseded")
@@ -620,9 +606,6 @@ def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Cha
     the new (only those frontmatter lines change); the last successor of the chain gets an entry
     below the old one's when it has none; then the old files move to ``archive/`` with their
     entries, byte for byte, into the archive index under their headings."""
-    from ..model.frontmatter import set_key
-    from ..tidy.trim import archive_declared
-
     files = snapshot.files
     texts: dict[str, str] = {}  # each file's new text, every breadcrumb in it: one write per file
     olds: list[str] = []
@@ -675,8 +658,6 @@ def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
                        ) -> tuple[list[Supersession], list[Supersession]]:
     """(the strong supersessions, one successor per note, a chain from its oldest link; every
     proposal) of a root, less pinned files, team memory and files earlier items claim."""
-    from ..judge.supersession import root_supersessions, root_supersessions_cached
-
     stat_cache = cache_of(snapshot)  # the stat cache's load: its kept answer, if it still holds
     proposed = (root_supersessions(snapshot, rejected) if stat_cache is None
                 else root_supersessions_cached(snapshot, stat_cache, rejected))
@@ -816,7 +797,6 @@ def plan_dream(
             f"history in the index: {lines} lines of HTML comments are loaded every session",
             tuple(f"lines {first + 1}–{last + 1}" for first, last in blocks[:EVIDENCE_SHOWN]),
             True, move_history))
-    from ..tidy.rebuild import known_paths, unlisted_live
 
     stat_cache = cache_of(snapshot)  # a load through the stat cache: its kept facets and answers
     stale_items = _archive_items(snapshot, now, repo, consulted, stat_cache)
@@ -867,8 +847,6 @@ def plan_dream(
 
 def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
     """The files read in the last 14 days, from the transcripts (none when unreadable)."""
-    from ..judge.usage import consulted_recently, usage_of
-
     try:
         return consulted_recently(usage_of(snapshot), now)
     except (OSError, ValueError):

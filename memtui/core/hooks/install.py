@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..write import replace_file
+
 #: (Claude Code event, matcher or None, ``memtui hook`` sub-command)
 HOOKS = (
     ("PreToolUse", "Write|Edit", "pre"),
@@ -170,6 +172,64 @@ def describe(value: dict[str, Any]) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a scope's settings file is, and which sessions read it (CLAUDE-CODE.md "Which
+    project settings are read", v2.1.332): ``guards`` says who is guarded by a hook there,
+    ``not_guarded`` who is not (None: nobody is left out)."""
+
+    scope: str
+    path: str
+    guards: str
+    not_guarded: str | None
+
+
+def place(scope: str, launch: str, worktree: str | None, repo_root: str | None,
+          env: Any = None, home: str | None = None) -> Place:
+    """Where ``hook install --scope <scope>`` writes, run in ``launch``, and whom it guards.
+
+    ``user``: the user's settings, read by every session.  ``project``: the work tree's top
+    (``worktree``; the launch folder outside git) — read only by sessions **launched there**, as
+    Claude Code reads ``.claude/settings.json`` from the launch folder alone.  ``local``: the
+    repository root (a worktree's main checkout root), whose ``settings.local.json`` every
+    session launched in the repository reads beside its launch folder's — unless Claude Code
+    would not read it there (the home folder, not this user's), then the launch folder's.
+    """
+    from ..model import claude_settings as cs
+
+    if scope == "user":
+        return Place(scope, cs.settings_path("user", launch, env, home), "every session", None)
+    if scope == "project":
+        folder = worktree or launch
+        return Place(scope, cs.settings_path("project", folder),
+                     f"sessions launched in {folder}",
+                     "sessions launched in any other folder, its subfolders included: Claude "
+                     "Code reads .claude/settings.json from the launch folder only")
+    if repo_root and cs.root_local_readable(repo_root, home):
+        return Place(scope, cs.settings_path("local", repo_root),
+                     f"every session launched in {repo_root} or any folder below it (and in "
+                     "the repository's linked worktrees)", None)
+    return Place(scope, cs.settings_path("local", launch), f"sessions launched in {launch}",
+                 "sessions launched in any other folder, its subfolders included")
+
+
+def guarding_files(launch: str, env: Any = None, home: str | None = None,
+                   repo_root: str | None = None) -> list[tuple[str, str, bool]]:
+    """The settings files a session launched in ``launch`` reads, highest precedence first, as
+    (scope, path, whether memtui's ``pre`` hook is in it); an unreadable file counts as
+    holding none."""
+    from ..model import claude_settings as cs
+
+    out = []
+    for scope, path in cs.settings_files(launch, env, home, repo_root if repo_root else ""):
+        try:
+            has = installed(read(path).value)["pre"] is not None
+        except SettingsError:
+            has = False
+        out.append((scope, path, has))
+    return out
+
+
 def without_hooks(value: dict[str, Any]) -> dict[str, Any]:
     """A copy of the settings with memtui's hooks taken out (groups and events left empty go)."""
     new = copy.deepcopy(value)
@@ -257,6 +317,4 @@ def write(path: str, text: str, old_text: str | None) -> str | None:
 def _replace(folder: str, target: str, data: bytes, mode: int) -> None:
     """Write ``target`` through an exclusive temp file in its folder (a real path: :func:`write`
     resolved it): fsync, ``mode``, replace."""
-    from ..write import replace_file
-
     replace_file(folder, os.path.basename(target), data, mode=mode, sync=True)

@@ -28,6 +28,9 @@ from pathlib import Path
 
 from ..model.frontmatter import parse_frontmatter
 from ..model.snapshot import INDEX_NAME
+from ..read.store import list_root
+from ..rules.incremental import findings_cache
+from ..stores.kept import Stale, current, keep, keep_current, keep_patch, mark_dirty
 from ..stores.statcache import StatCache
 from . import policy as hooks
 from .policy import HookVerdict, current_text, empty_snapshot, proposed_text
@@ -51,8 +54,6 @@ def judge_kept(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
     """The verdict from the root's kept answer, or None for an edit Claude Code refuses itself;
     raises :class:`NoKept` when there is no kept answer to use (or a file it trusted changed:
     :class:`memtui.core.stores.kept.Stale`), and :class:`memtui.core.hooks.policy.HookInputError`."""
-    from ..stores.kept import Stale, current, keep_current, keep_patch, mark_dirty
-
     cache = StatCache.open(root, clock, read=False)  # where the kept answer is
     try:
         for verify in (False, True):
@@ -82,10 +83,6 @@ def judge_full(root: str | Path, rel: str, tool: str, tool_input: Mapping[str, o
     """The verdict from the whole root read through its stat cache (which keeps the answer for
     the next write), or None for an edit Claude Code refuses itself.  Raises
     :class:`memtui.core.read.store.RootError` and :class:`memtui.core.hooks.policy.HookInputError`."""
-    from ..read.store import list_root
-    from ..rules.incremental import findings_cache
-    from ..stores.kept import keep, mark_dirty
-
     if not Path(root).exists() and not Path(root).is_symlink():
         snapshot = empty_snapshot(Path(root))
         after = proposed_text(tool, tool_input, current_text(snapshot, rel))

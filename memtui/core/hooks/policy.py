@@ -15,10 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model.changeset import Changeset, ChangesetError, Create, Write, is_archive_index
+from ..model.changeset import Changeset, ChangesetError, Create, Write, is_archive_index, is_index
 from ..model.snapshot import (
+    AGENT_LOADER,
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
+    BudgetConfig,
     Finding,
     Index,
     Snapshot,
@@ -102,6 +104,8 @@ class HookVerdict:
 
 
 _ADVICE = {
+    "index-missing": "create MEMORY.md first (a heading will do), then write the topic file and "
+                     "add its line",
     "budget": (
         "keep MEMORY.md under {max_lines} lines and {max_bytes:,} {unit} (aim for about {aim} "
         "lines): make this change shorter, or first merge related entries into one line, or "
@@ -134,7 +138,8 @@ def _current_bytes(snapshot: Snapshot, rel: str) -> bytes | None:
 def empty_snapshot(root: Path) -> Snapshot:
     """A memory folder that does not exist yet (the agent's first write creates it)."""
     return Snapshot(root=root, index=Index(INDEX_NAME, False),
-                    archive_index=Index(ARCHIVE_INDEX_NAME, False), files={})
+                    archive_index=Index(ARCHIVE_INDEX_NAME, False), files={},
+                    config=BudgetConfig().for_root(root))
 
 
 def current_text(snapshot: Snapshot, rel: str) -> str | None:
@@ -177,6 +182,13 @@ def judge_write(snapshot: Snapshot, rel: str, after_text: str, tool: str = "Writ
     had = tuple(preview.before_cache.findings)
     refusing = tuple(f for f in preview.gate.refusing
                      if not (f.rule == "orphan" and f.path == rel) and not in_team(f.path))
+    if not snapshot.index.exists and not snapshot.files:
+        # no root yet (Claude Code creates a subagent's memory folder empty when it starts): its
+        # missing index is no old error, so the session's baseline holds none, and a subagent's
+        # first topic file there is held until MEMORY.md exists
+        had = tuple(f for f in had if f.rule != "index-missing")
+        if snapshot.config.loader == AGENT_LOADER and not is_index(rel):
+            refusing += tuple(f for f in preview.findings if f.rule == "index-missing")
     secrets = _added_secrets(had, preview.findings)
     after_budget = measure(preview.after.index, preview.after.config)
     grown = preview.gate.reason

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from .. import write  # the writer's lazy face: a Stop that changes nothing loads none of it
 from ..model.places import sessions_dir as sessions_dir
 from ..model.snapshot import Finding, in_team
 
@@ -130,9 +131,7 @@ class SessionState:
                            "blocked": self.blocked, "said": self.said},
                           ensure_ascii=False).encode("utf-8")
         target = self.path_for(self.session_id)
-        from ..write import replace_file
-
-        replace_file(os.path.realpath(folder), target.name, data)
+        write.replace_file(os.path.realpath(folder), target.name, data)
         self.dirty = False
         if not self.existed:
             self.existed = True

@@ -43,11 +43,12 @@ from ..stores.statcache import StatCache, cached
 from .contradictions import Contradiction, find_contradictions
 from .simjoin import MIN_TOKENS, TokenSets, check_threshold, overlap, pair_score, similar_pairs
 from .supersession import Supersession, review_and_subject, supersession_candidates
+from .textsim import SIMILARITY_CHARS as SIMILARITY_CHARS
+from .textsim import similarity
 
 DEFAULT_THRESHOLD = 0.8
 OVERSIZED = 6
 CHAINED_DENSITY = 0.6
-SIMILARITY_CHARS = 8_000
 SHARED_SHOWN = 5
 
 # The precision stage (see :class:`_Judge`).  Measured against tests/core/data/candidate_labels.tsv
@@ -636,17 +637,6 @@ def _scan(
         session_files=sessions,
         supersessions=supersessions,
     )
-
-
-def similarity(a: MemoryFile, b: MemoryFile) -> float:
-    """Character-level similarity of two files' title + body (rapidfuzz ``ratio``, 0–1)."""
-    from rapidfuzz import fuzz
-
-    return float(fuzz.ratio(_similarity_text(a), _similarity_text(b))) / 100.0
-
-
-def _similarity_text(f: MemoryFile) -> str:
-    return (f.title + "\n" + f.body.strip())[:SIMILARITY_CHARS]
 
 
 def clusters_of(pairs: Iterable[tuple[str, str]]) -> list[Cluster]:

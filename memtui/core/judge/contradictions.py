@@ -26,7 +26,9 @@ from typing import Any, Hashable, Sequence
 from ..model.snapshot import MemoryFile
 from ..model.words import token_list
 from ..stores.statcache import cached
+from .ages import stated_date
 from .simjoin import TokenSets, brute_force_pairs, pair_score
+from .textsim import similarity
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
 
@@ -311,8 +313,6 @@ def _clashing_pairs(said: Sequence[tuple[Cue, ...]], groups: Sequence[Hashable])
 
 def find_contradictions(files: Sequence[MemoryFile], sets: Sequence[TokenSets]) -> list[Contradiction]:
     """The contradictions among files (see the module docstring), unsorted."""
-    from .consolidate import similarity
-
     said = {}
     out = []
     for i, j, score, pair in contradicting_pairs(files, sets):
@@ -338,14 +338,10 @@ def find_contradictions(files: Sequence[MemoryFile], sets: Sequence[TokenSets]) 
 
 def stated_day(f: MemoryFile) -> str:
     """The day a file was last true (ISO), from :func:`memtui.core.judge.ages.stated_date`."""
-    from .ages import stated_date
-
     return stated_date(f)[0].date().isoformat()
 
 
 def freshness(f: MemoryFile) -> float:
     """When a file was last true (seconds since the epoch), from
     :func:`memtui.core.judge.ages.stated_date`: a stated date is its UTC midnight."""
-    from .ages import stated_date
-
     return stated_date(f)[0].timestamp()

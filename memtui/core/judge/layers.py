@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Sequence
 
 from ..model.snapshot import MemoryFile, Snapshot
+from ..read.project import find_project
 from ..roots.discover import git_toplevel
+from .consolidate import DEFAULT_THRESHOLD, scan
 
 MACHINE_LOCAL, SHARED, AGENTS, OTHER = "machine-local", "shared", "agents", "other"
 LAYERS = (MACHINE_LOCAL, SHARED, AGENTS, OTHER)
@@ -45,8 +47,6 @@ def layer_of(root: Path | str) -> str:
 
 def project_of(root: Path | str) -> Path | None:
     """The project folder a root's memory is about (None when there is none)."""
-    from ..read.project import find_project
-
     found = find_project(Path(root))
     return found.path if found is not None else None
 
@@ -90,8 +90,6 @@ def cross_layer_duplicates(snapshots: Sequence[Snapshot], threshold: float | Non
     The roots' files are put in one snapshot under a prefix per root (``0/…``, ``1/…``), so the
     scan's candidate choice and scoring apply unchanged; pairs inside one root are dropped.
     """
-    from .consolidate import DEFAULT_THRESHOLD, scan
-
     if len(snapshots) < 2:
         return []
     files: dict[str, MemoryFile] = {}

@@ -161,6 +161,7 @@ def similar_pairs(
             for members in parts:
                 limit = full_t if field == "full" else threshold
                 if _vectorised(len(members)) if vectorised is None else vectorised:
+                    # here, not at the top: numpy loads only for a part large enough to vectorise
                     from .arrayjoin import candidates as array_candidates
 
                     candidates |= array_candidates(sets, members, limit, sides)

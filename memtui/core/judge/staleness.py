@@ -43,31 +43,28 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Collection, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
-from ..model.folder_docs import folder_document, is_unfilled
+from ..model.folder_docs import folder_document
 from ..model.gcpause import gc_paused
 from ..model.index_marks import IndexMark, index_marks
-from ..model.journal import pending_records
-from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
-from ..model.standing import standing_reason
+from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, MemoryFile, Snapshot
+from ..model.standing import DIRECTIVE_WORDS as DIRECTIVE_WORDS
+from ..model.standing import directive_word as directive_word
 from ..read.project import Project, ProjectCache, ReferenceChecker, UrlFetcher, find_project
-from ..read.project import State as ProjectState
 from ..read.references import (
     ReferenceCheck,
     RefKind,
     RefStatus,
-    reference_keys,
 )
-from ..read.store import list_root
-from ..stores.statcache import StatCache, cached
 from . import ages
-from .ages import Burst, FileAge, RootTimes, SessionTimes, file_age, to_utc
+from .ages import Burst, FileAge, RootTimes, SessionTimes, file_age
+from .dates import to_utc
+from .facets import BODY_FACTS, STANDING, BodyFacts
 
 _FOUND, _MISSING = RefStatus.FOUND, RefStatus.MISSING
 
@@ -190,27 +187,6 @@ class Modifier:
         return {"kind": self.kind, "points": self.points, "reason": self.reason}
 
 
-DIRECTIVE_WORDS = ("do not", "don't", "don’t", "never", "avoid")
-
-
-def directive_word(body: str, lowered: str | None = None) -> str | None:
-    """The first directive word (``do not``, ``don't``, ``never``, ``avoid``) the body uses as a
-    whole word, any case; ``None`` when there is none.  ``lowered`` is ``body.lower()`` if the
-    caller has it already."""
-    if lowered is None:
-        lowered = body.lower()
-    for word in DIRECTIVE_WORDS:
-        pos = lowered.find(word)
-        while pos >= 0:
-            end = pos + len(word)
-            before = lowered[pos - 1] if pos else " "
-            after = lowered[end] if end < len(lowered) else " "
-            if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-                return word.replace("’", "'")
-            pos = lowered.find(word, end)
-    return None
-
-
 PINNED_GUARD = Guard("pinned", "pinned: a load-bearing fact, exempt from decay")
 TYPE_GUARDS: Mapping[str, Guard] = {
     "user": Guard("type-user", "type user: preferences do not decay because a path moved"),
@@ -325,7 +301,7 @@ def holds_for(memory_file: MemoryFile, lineage: Lineage | None = None,
                                      "age alone"))
     if not out:
         if standing == "?":
-            standing = standing_of(memory_file)
+            standing = STANDING(memory_file)
         if standing:
             out.append(Guard("standing", f"{standing}: a standing rule or decision, not retired "
                                          "by its date alone"))
@@ -429,37 +405,6 @@ class StalenessResult:
         }
 
 
-#: what scoring reads from a body: its references, its directive word and whether it is an
-#: unfilled template (:func:`~memtui.core.model.folder_docs.is_unfilled`)
-BodyFacts = tuple[tuple[tuple[RefKind, str], ...], "str | None", bool]
-
-
-def _body_facts(memory_file: MemoryFile) -> BodyFacts:
-    body = memory_file.body
-    lowered = body.lower()
-    return reference_keys(body, lowered), directive_word(body, lowered), is_unfilled(body)
-
-
-_KINDS = {kind.value: kind for kind in RefKind}
-
-
-def body_facts(memory_file: MemoryFile) -> BodyFacts:
-    """:data:`BodyFacts` of a file, kept in the stat cache for files of a cached load."""
-    return cached(
-        memory_file, "stale/body", _body_facts,
-        lambda v: (tuple((kind.value, text) for kind, text in v[0]), v[1] or "", v[2]),
-        lambda p: (tuple((_KINDS[kind], text) for kind, text in p[0]), p[1] or None, bool(p[2])),
-    )
-
-
-def standing_of(memory_file: MemoryFile) -> str | None:
-    """:func:`~memtui.core.model.standing.standing_reason` of a file, kept in the stat cache for files
-    of a cached load (asked only of a file no type or name already holds)."""
-    found: str | None = cached(memory_file, "stale/standing", standing_reason, lambda v: v or "",
-                               lambda p: str(p) or None)
-    return found
-
-
 def score_file(memory_file: MemoryFile, now: datetime | date,
                checker: ReferenceChecker | None = None,
                git_dates: Callable[[], Mapping[str, datetime]] | Mapping[str, datetime] | None = None,
@@ -471,13 +416,13 @@ def score_file(memory_file: MemoryFile, now: datetime | date,
     ``lineage``: the root's declared supersessions (:func:`lineage_of`); without it only the
     file's own ``status`` is read.  ``times``, ``git_import``: what the root's times say
     together (:func:`~memtui.core.judge.ages.file_age`); without them the file's time is its own.
-    ``facts``: its :func:`body_facts`, when the caller has them."""
+    ``facts``: its :data:`~memtui.core.judge.facets.BODY_FACTS`, when the caller has them."""
     age = file_age(memory_file, now, git_dates, times, git_import)
     type_ = scoring_type(memory_file)
     life = half_life(type_)
     base = decay_score(age.days, life) if age.known else UNKNOWN_BASE
     checker = checker or ReferenceChecker(None)
-    keys, directive, _ = facts if facts is not None else body_facts(memory_file)
+    keys, directive, _ = facts if facts is not None else BODY_FACTS(memory_file)
     checks = checker.check(keys)
     cls, modifiers = _class_and_modifiers(checks)
     score = min(100.0, base + sum(m.points for m in modifiers)) if modifiers else base
@@ -555,7 +500,9 @@ def documents_json(documents: Sequence[tuple[str, str]]) -> list[dict[str, str]]
 def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None,
                online: bool = False, *, cache: ProjectCache | None = None,
                fetcher: UrlFetcher | None = None, include_archived: bool = False,
-               times: RootTimes | None = None) -> StalenessReport:
+               times: RootTimes | None = None, project: Project | None | bool = False,
+               logs: list[tuple[object, ...] | None] | None = None,
+               sessions: SessionTimes | None = None) -> StalenessReport:
     """Score every memory file of a root (archived ones only if asked), highest score first;
     the folder's own documents are listed apart, unscored.
 
@@ -563,10 +510,13 @@ def score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | None
     (tests).  ``git log`` runs at most once, and only if some file has no frontmatter date.
     ``times``: what the root's times say together (:func:`root_times`) when ``snapshot`` holds
     only some of its files (the app scores again only the files a change touched).
+    ``project``: the project already found for the root (False: find it); ``logs`` collects the
+    state of the root's git history when its dates are read, ``sessions`` answers the sessions'
+    times (what a kept answer was made from: :mod:`memtui.core.judge.stalecache`).
     """
     with gc_paused():
-        return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived,
-                           times=times)
+        return _score_root(snapshot, now, repo, online, cache, fetcher, include_archived, project,
+                           logs, times=times, sessions=sessions)
 
 
 # ---------------------------------------------------------------- facts: what the clock does not move
@@ -719,46 +669,8 @@ class StaleFacts:
                 "online": self.online, "documents": documents_json(self.documents)}
 
 
-def stale_facts_cached(snapshot: Snapshot, stat_cache: StatCache, repo: Path | str | None = None,
-                       online: bool = False, *, cache: ProjectCache | None = None,
-                       reuse: bool = True) -> StaleFacts:
-    """The facts of every file of a loaded root, kept whole in the stat cache for the same files
-    and project with what they were made from (:data:`Consulted`): used (unless ``reuse`` is
-    False: the caller found they no longer hold) only while that still holds.  Never kept when
-    URLs were fetched (``online`` and some file has a reference)."""
-    with gc_paused():
-        cache = cache if cache is not None else ProjectCache()
-        project = find_project(snapshot.root, Path(repo) if repo is not None else None)
-        digest = stat_cache.loaded_digest(*_question(online, project))
-        hit = stat_cache.memo("stale", digest) if reuse else None
-        if hit is not None:
-            try:
-                files, documents = _kept(hit, snapshot.files, snapshot.root, project, cache)
-                return StaleFacts(snapshot.root, project, online, files, snapshot.interrupted,
-                                  documents)
-            except (TypeError, ValueError, KeyError, IndexError):
-                pass  # not facts about these files, or what they were made from changed
-        logs: list[tuple[object, ...] | None] = []
-        index = None if project is None else cache.get(project)
-        # identifiers another root of this run read before this cache's clock: the racy rule
-        # cannot vouch for them (kept by the next run, which reads them afresh or not at all)
-        early = index is not None and index.read_identifiers
-        now = datetime.now(timezone.utc)  # any moment: facts do not depend on it
-        sessions = SessionTimes(snapshot.root)
-        report = _score_root(snapshot, now, repo, online, cache, None, False, project, logs,
-                             sessions=sessions)
-        facts = [facts_of(r) for r in report.results]
-        state = None if index is None or early else index.state(stat_cache.trusted)
-        if ((project is None or state is not None) and None not in logs
-                and not (online and any(r.references for r in report.results))):
-            consulted = (state, logs[0] if logs else None, sessions.state())
-            stat_cache.set_memo("stale", digest, (consulted, facts, report.documents))
-        return StaleFacts(snapshot.root, project, online, facts, snapshot.interrupted,
-                          report.documents)
-
-
 class Scored:
-    """A file scored from its kept facts (:func:`scored_cached`), by the names of
+    """A file scored from its kept facts (:func:`~memtui.core.judge.stalecache.scored_cached`), by the names of
     :class:`StalenessResult`: what the dream's archive step reads of a result (the objects
     made only when asked for: most files are only filtered on their class and guards)."""
 
@@ -802,93 +714,6 @@ class Scored:
                      for kind, text, reason in self._row[9][11])
 
 
-def scored_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | date,
-                  repo: Path | str | None = None) -> list[Scored]:
-    """``score_root(snapshot, now, repo).results`` (offline, archived files left out) from
-    :func:`stale_facts_cached`: the same order, paths, scores, ages, classes, guards, modifiers
-    and missing references."""
-    return [Scored(row) for row in rows_at(stale_facts_cached(snapshot, stat_cache, repo).files, now)]
-
-
-#: What kept stale facts were made from besides the memory files: the project's
-#: :meth:`~memtui.core.read.project.ProjectIndex.state` (None: no project),
-#: :func:`~memtui.core.judge.ages.git_log_state` of the root (None: git's dates were not asked for) and
-#: :meth:`~memtui.core.judge.ages.SessionTimes.state` (None: no session's transcript was asked for).
-Consulted = tuple["ProjectState | None", "tuple[object, ...] | None", "tuple[object, ...] | None"]
-#: the folder's own documents of a root, as kept: (path, what)
-Documents = tuple[tuple[str, str], ...]
-
-
-def _kept(hit: tuple[Consulted, list[Facts], Documents], names: Collection[str], root: Path,
-          project: Project | None, cache: ProjectCache) -> tuple[list[Facts], Documents]:
-    """Kept facts and documents when what they were made from still holds; a ValueError
-    otherwise."""
-    (state, log, sessions), files, documents = hit
-    files = _checked(files, names)
-    if type(documents) is not tuple or any(type(d) is not tuple or len(d) != 2 or d[0] not in names
-                                           for d in documents):
-        raise ValueError("kept documents name another file")
-    if (state is None) != (project is None):
-        raise ValueError("kept for another project")
-    if log is not None and ages.git_log_state(root) != log:
-        raise ValueError("the root's git history moved")
-    if sessions is not None and not ages.sessions_hold(root, sessions):
-        raise ValueError("the sessions' transcripts changed")
-    if project is not None and (state is None or not cache.get(project).holds(state)):
-        raise ValueError("the project changed")
-    return files, tuple((str(p), str(w)) for p, w in documents)
-
-
-def stale_facts_root(root: Path | str, config: BudgetConfig, repo: Path | str | None = None,
-                     online: bool = False, *, cache: ProjectCache | None = None,
-                     clock: Callable[[], int] = time.time_ns) -> StaleFacts:
-    """:func:`stale_facts_cached` of a root, without reading it when its kept facts still hold;
-    with the root's interrupted changes (pending journal records)."""
-    cache = cache if cache is not None else ProjectCache()
-    stat_cache = StatCache.open(root, clock)
-    listing = list_root(root)
-    project = find_project(listing.root, Path(repo) if repo is not None else None)
-    hit = stat_cache.memo_unread(listing, config, "stale", _question(online, project))
-    if hit is not None:
-        try:
-            names = {rel for rel, _ in listing.memory}
-            files, documents = _kept(hit, names, listing.root, project, cache)
-            return StaleFacts(listing.root, project, online, files, pending_records(listing.root),
-                              documents)
-        except (TypeError, ValueError, KeyError, IndexError):
-            pass
-    snapshot = stat_cache.load(listing, config)
-    facts = stale_facts_cached(snapshot, stat_cache, repo, online, cache=cache,
-                               reuse=hit is None)  # checked once is enough
-    stat_cache.save()
-    return facts
-
-
-def stale_json_cached(snapshot: Snapshot, stat_cache: StatCache, now: datetime | date,
-                      repo: Path | str | None = None, online: bool = False, *,
-                      cache: ProjectCache | None = None) -> dict[str, object]:
-    """``score_root(...).to_json()`` from :func:`stale_facts_cached`."""
-    facts = stale_facts_cached(snapshot, stat_cache, repo, online, cache=cache)
-    return facts.header(now) | {"files": [row_json(row) for row in rows_at(facts.files, now)]}
-
-
-def _question(online: bool, project: Project | None) -> tuple[object, ...]:
-    """Everything but the files kept stale facts depend on (part of their memo's key)."""
-    return ("stale-facts", online,
-            None if project is None else (str(project.path), project.source))
-
-
-def _checked(kept: list[Facts], names: Collection[str]) -> list[Facts]:
-    """Kept facts, each one a file of ``names`` (the listing's memory files: plain relative
-    paths inside the root); a ValueError otherwise."""
-    if type(kept) is not list:
-        raise ValueError("not kept facts")
-    for f in kept:
-        if type(f) is not tuple or len(f) != FACTS_LENGTH or f[0] not in names:
-            raise ValueError("cached staleness names another file")
-    return kept
-
-
 def root_times(snapshot: Snapshot, sessions: SessionTimes | None = None) -> RootTimes:
     """What the times of all a root's files say together (:class:`~memtui.core.judge.ages.RootTimes`):
     the copy burst of their modification times (with ``MEMORY.md``'s), and the sessions' times
@@ -913,7 +738,7 @@ def _score_root(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
     for f in snapshot.files.values():
         if not include_archived and f.archived:
             continue
-        facts[f.path] = body = body_facts(f)
+        facts[f.path] = body = BODY_FACTS(f)
         document = folder_document(f.path, f, body[2])
         if document is not None:
             documents.append((f.path, document.what))

@@ -66,6 +66,7 @@ from typing import Any, Collection, Iterable, Sequence
 
 from ..model.safepath import check_stored_path
 from ..model.snapshot import MemoryFile, Snapshot
+from ..model.words import tokens
 from ..stores.statcache import StatCache, cached
 from .ages import frontmatter_date, name_date, stated_date
 from .simjoin import TokenSets, overlap
@@ -650,8 +651,6 @@ def _retirements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
               if (things := retired_things(files[new.index].title + "\n" + files[new.index].description))]
     if not claims:
         return
-    from ..model.words import tokens
-
     words = {thing: tokens(thing) for _, things in claims for thing in things}
     wanted = frozenset().union(*words.values())
     texts = [f.title + "\n" + f.description + "\n" + f.body for f in files]

@@ -1,8 +1,9 @@
 """Evidence of use (DESIGN §12): which memory files the agent read, from Claude Code's transcripts.
 
-Per memory file: the sessions that read it (a ``Read`` tool call on its path, or a memory
-recall record naming it), when it was last read, and in how many of the last ``window``
-sessions.  Per root, four kinds of evidence over the last ``window`` sessions:
+Per memory file: the sessions that read it (a ``Read`` tool call on its path, a Bash command
+reading it — ``cat``, ``head``, ``sed -n``, ``grep``…, kind "shell" —, or a memory recall record
+naming it; a subagent's reads count as its session's), when it was last read, and in how many of
+the last ``window`` sessions.  Per root, four kinds of evidence over the last ``window`` sessions:
 
 - **active** — a memory file read at least once;
 - **dead** — a file with a direct ``MEMORY.md`` entry that no session read;
@@ -26,6 +27,8 @@ from pathlib import Path
 
 from ..model.changeset import is_index
 from ..model.snapshot import Snapshot
+from ..roots.discover import transcripts_folder as transcripts_folder
+from ..rules.validate import reach_of
 from ..stores.transcripts import Session, Sessions, load_sessions
 
 WINDOW = 20  # sessions: "read in N of the last M"
@@ -44,11 +47,16 @@ class FileUse:
     recalled: int = 0  # sessions of the window whose recall record named it
     writers: tuple[str, ...] = ()  # sessions that wrote it, newest first (any transcript)
     last_written: str = ""
+    shell: int = 0  # sessions of the window that read it through the shell (Bash)
+    agents: tuple[str, ...] = ()  # subagents that read it in the window
+    written_by: tuple[str, ...] = ()  # subagents that wrote it (any transcript)
 
     def to_json(self) -> dict[str, object]:
         return {"path": self.path, "read_in": self.read_in, "sessions": list(self.sessions),
                 "last_read": self.last_read or None, "recalled": self.recalled,
-                "writers": list(self.writers), "last_written": self.last_written or None}
+                "writers": list(self.writers), "last_written": self.last_written or None,
+                "shell": self.shell, "agents": list(self.agents),
+                "written_by_agents": list(self.written_by)}
 
 
 @dataclass(frozen=True)
@@ -86,6 +94,15 @@ class Usage:
     note: str = ""
     _dead: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     _missing: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    #: the sessions that wrote each index (MEMORY.md, archive/MEMORY.md), newest first
+    index_writers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def writers_of(self) -> dict[str, tuple[str, ...]]:
+        """The sessions that wrote each path, newest first: memory files and indexes alike (the
+        Inbox names a change's writer from it)."""
+        out = {p: u.writers for p, u in self.files.items() if u.writers}
+        out.update(self.index_writers)
+        return out
 
     def of(self, path: str) -> FileUse | None:
         return self.files.get(path)
@@ -170,18 +187,41 @@ def _as_datetime(now: datetime | date | None) -> datetime:
     return datetime(now.year, now.month, now.day, 23, 59, 59, tzinfo=timezone.utc)
 
 
-def relative_to_root(path: str, prefixes: Sequence[str]) -> str | None:
+def relative_to_root(path: str, prefixes: Sequence[str], *, indexes: bool = False) -> str | None:
     """A transcript's absolute path as a root-relative memory path, or None when it is outside
-    the root, hidden, or one of the indexes."""
+    the root, hidden, or (unless ``indexes``) one of the indexes."""
     clean = os.path.normpath(path)
     for prefix in prefixes:
         head = prefix.rstrip(os.sep) + os.sep
         if clean.startswith(head):
             rel = clean[len(head):].replace(os.sep, "/")
-            if not rel or any(part.startswith(".") for part in rel.split("/")) or is_index(rel):
+            if not rel or any(part.startswith(".") for part in rel.split("/")) or \
+                    (is_index(rel) and not indexes):
                 return None
             return rel
     return None
+
+
+_GLOB = frozenset("*?[")
+
+
+def _rels(path: str, prefixes: Sequence[str], snapshot: Snapshot) -> tuple[str, ...]:
+    """The root-relative memory paths a transcript's path names: one, or for a shell glob
+    (``grep x /…/memory/*.md``) every file of the root it matches."""
+    rel = relative_to_root(path, prefixes, indexes=True)
+    if rel is None:
+        return ()
+    if _GLOB.isdisjoint(rel):
+        return (rel,)
+    from fnmatch import fnmatchcase
+
+    depth = rel.count("/")
+    return tuple(p for p in snapshot.files if p.count("/") == depth and fnmatchcase(p, rel))
+
+
+def _index_writes(touches: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """Sessions newest first from (when, session) pairs."""
+    return tuple(dict.fromkeys(s for _, s in sorted(touches, reverse=True)))
 
 
 def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence[str],
@@ -189,8 +229,6 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
              skipped: int | None = None, unreadable: Sequence[str] = (), note: str = "") -> Usage:
     """The evidence of use of ``snapshot`` from ``sessions`` (oldest first); ``prefixes`` are the
     absolute spellings of the root (as given and its real path)."""
-    from ..rules.validate import reach_of
-
     ordered = list(sessions)
     recent = ordered[-window:] if window > 0 else []
     recent_ids = {id(s) for s in recent}
@@ -199,30 +237,44 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
     recalled: dict[str, int] = {}
     absent: dict[str, list[tuple[str, str]]] = {}
     writes: dict[str, list[tuple[str, str]]] = {}
-    cache: dict[str, str | None] = {}
+    shell: dict[str, int] = {}
+    agents: dict[str, dict[str, None]] = {}
+    agent_writes: dict[str, dict[str, None]] = {}
+    index_writes: dict[str, list[tuple[str, str]]] = {}
+    cache: dict[str, tuple[str, ...]] = {}
     for session in ordered:
         in_window = id(session) in recent_ids
         seen_read: set[str] = set()
         seen_recall: set[str] = set()
+        seen_shell: set[str] = set()
         for touch in session.touches:
             if touch.path not in cache:
-                cache[touch.path] = relative_to_root(touch.path, prefixes)
-            rel = cache[touch.path]
-            if rel is None:
-                continue
-            when = touch.last or session.ended
-            if touch.kind in ("read", "recall"):
-                reads.setdefault(rel, []).append((when, session.session_id))
-                if in_window and rel not in seen_read:
-                    seen_read.add(rel)
-                    window_reads.setdefault(rel, []).append(session.session_id)
-                if touch.kind == "recall" and in_window and rel not in seen_recall:
-                    seen_recall.add(rel)
-                    recalled[rel] = recalled.get(rel, 0) + 1
-            elif touch.kind == "absent" and in_window:
-                absent.setdefault(rel, []).append((when, session.session_id))
-            elif touch.kind == "write":
-                writes.setdefault(rel, []).append((when, session.session_id))
+                cache[touch.path] = _rels(touch.path, prefixes, snapshot)
+            for rel in cache[touch.path]:
+                when = touch.last or session.ended
+                if is_index(rel):  # an index is no memory file: only who wrote it is kept
+                    if touch.kind == "write":
+                        index_writes.setdefault(rel, []).append((when, session.session_id))
+                    continue
+                if touch.kind in ("read", "recall", "shell"):
+                    reads.setdefault(rel, []).append((when, session.session_id))
+                    if in_window and rel not in seen_read:
+                        seen_read.add(rel)
+                        window_reads.setdefault(rel, []).append(session.session_id)
+                    if touch.kind == "recall" and in_window and rel not in seen_recall:
+                        seen_recall.add(rel)
+                        recalled[rel] = recalled.get(rel, 0) + 1
+                    if touch.kind == "shell" and in_window and rel not in seen_shell:
+                        seen_shell.add(rel)
+                        shell[rel] = shell.get(rel, 0) + 1
+                    if touch.agent and in_window:
+                        agents.setdefault(rel, {})[touch.agent] = None
+                elif touch.kind == "absent" and in_window:
+                    absent.setdefault(rel, []).append((when, session.session_id))
+                elif touch.kind == "write":
+                    writes.setdefault(rel, []).append((when, session.session_id))
+                    if touch.agent:
+                        agent_writes.setdefault(rel, {})[touch.agent] = None
     files: dict[str, FileUse] = {}
     for path in snapshot.files:
         got = reads.get(path, [])
@@ -230,7 +282,8 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
         files[path] = FileUse(
             path, len(window_reads.get(path, [])), tuple(reversed(window_reads.get(path, []))),
             max((w for w, _ in got), default=""), recalled.get(path, 0),
-            tuple(dict.fromkeys(s for _, s in wrote)), wrote[0][0] if wrote else "")
+            tuple(dict.fromkeys(s for _, s in wrote)), wrote[0][0] if wrote else "",
+            shell.get(path, 0), tuple(agents.get(path, {})), tuple(agent_writes.get(path, {})))
     active = tuple(sorted(p for p, u in files.items() if u.read_in))
     dead: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
@@ -252,7 +305,8 @@ def evidence(snapshot: Snapshot, sessions: Sequence[Session], prefixes: Sequence
         tuple(pointers),
         lines if lines is not None else sum(s.lines for s in ordered),
         skipped if skipped is not None else sum(s.skipped for s in ordered),
-        tuple(unreadable), note, frozenset(dead), frozenset(missing))
+        tuple(unreadable), note, frozenset(dead), frozenset(missing),
+        {rel: _index_writes(got) for rel, got in index_writes.items()})
 
 
 def _pointer_line(snapshot: Snapshot, rel: str) -> tuple[int | None, str]:
@@ -277,42 +331,6 @@ def consulted_recently(usage: Usage, now: datetime | date | None = None,
 
 
 # ---------------------------------------------------------------- the edge: finding and reading
-
-
-def transcripts_folder(root: Path, env: Mapping[str, str] | None = None, home: Path | None = None,
-                       cwd: Path | None = None) -> Path | None:
-    """The Claude Code project folder holding the sessions that use ``root``.
-
-    A root shaped ``<config>/projects/<project>/memory`` has its transcripts beside it; any
-    other root (``autoMemoryDirectory``, a repository's shared memory, an agent's) belongs to
-    the project Claude Code names after the git repository holding the root (or ``cwd``), as
-    :mod:`memtui.core.roots.discover` resolves it; a name over 200 characters ends in a hash memtui
-    cannot compute, so ``<first 200>-*`` is matched.
-    """
-    from ..model import claude_settings
-    from ..roots.discover import git_roots
-
-    home_s = str(home) if home is not None else None
-    projects = Path(claude_settings.config_dir(env, home_s)) / "projects"
-    root = Path(os.path.abspath(root))
-    for candidate in (root, Path(os.path.realpath(root))):
-        if candidate.name == "memory" and candidate.parent.parent in (projects, Path(os.path.realpath(projects))):
-            return candidate.parent if candidate.parent.is_dir() else None
-    for start in (root, cwd):
-        if start is None:
-            continue
-        git = git_roots(Path(start))
-        if git is None:
-            continue
-        name = claude_settings.project_dir_name(str(git.project), env)
-        folder = projects / name
-        if folder.is_dir():
-            return folder
-        if len(name) > 200:
-            matches = sorted(projects.glob(f"{name[:200]}-*"))
-            if len(matches) == 1 and matches[0].is_dir():
-                return matches[0]
-    return None
 
 
 def usage_of(snapshot: Snapshot, folder: Path | None = None, window: int = WINDOW,

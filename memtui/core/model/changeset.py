@@ -16,10 +16,11 @@ import posixpath
 import time
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Any, Callable
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
+from .journal import JournalError, decode_value, encode_bytes
 from .lazyfiles import LazyFiles
 from .snapshot import (
     ARCHIVE_INDEX_NAME,
@@ -90,6 +91,44 @@ class Move:
 
 
 Operation = Write | Create | Move
+
+
+def op_to_json(op: Operation) -> dict[str, Any]:
+    """An operation as a journal record holds it."""
+    if isinstance(op, Write):
+        return {"op": "write", "path": op.path, "data": encode_bytes(op.data),
+                "expected": encode_bytes(op.expected)}
+    if isinstance(op, Create):
+        return {"op": "create", "path": op.path, "data": encode_bytes(op.data)}
+    return {"op": "move", "src": op.src, "dst": op.dst}
+
+
+def op_from_json(value: dict[str, Any]) -> Operation:
+    """The operation a record holds; :class:`JournalError` if it is malformed."""
+    if not isinstance(value, dict):
+        raise JournalError(f"operation {str(value)[:40]!r} is not an object")
+    kind = value.get("op")
+
+    def path(name: str) -> str:
+        found = value.get(name)
+        if not isinstance(found, str) or not found:
+            raise JournalError(f"{kind} operation without a '{name}' path")
+        return found
+
+    def data(name: str) -> bytes:
+        found = decode_value(value.get(name))
+        if found is None:
+            raise JournalError(f"{kind} operation on '{value.get('path')}' without '{name}' bytes")
+        return found
+
+    if kind == "write":
+        return Write(path("path"), data("data"), data("expected"))
+    if kind == "create":
+        return Create(path("path"), data("data"))
+    if kind == "move":
+        return Move(path("src"), path("dst"))
+    raise JournalError(f"unknown operation {kind!r}")
+
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,8 @@ def config_dir(env: Mapping[str, str] | None = None, home: str | None = None) ->
 
 def settings_path(scope: str, project_dir: str, env: Mapping[str, str] | None = None,
                   home: str | None = None) -> str:
-    """The settings file of a scope: user ``<config>/settings.json``, project
-    ``.claude/settings.json``, local ``.claude/settings.local.json``."""
+    """The settings file of a scope in a folder: user ``<config>/settings.json``, project
+    ``<folder>/.claude/settings.json``, local ``<folder>/.claude/settings.local.json``."""
     if scope == "user":
         return os.path.join(config_dir(env, home), "settings.json")
     if scope == "project":
@@ -77,12 +77,120 @@ def _expand_memory_dir(value: object, home: str | None) -> str | None:
     return path
 
 
-def scoped_settings(project_dir: str, env: Mapping[str, str] | None = None,
-                    home: str | None = None) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
-    """The readable settings objects, highest precedence first (local, project, user)."""
+def repository_root(folder: str) -> str | None:
+    """The root of the git repository holding ``folder`` as Claude Code names it, read from the
+    files git keeps (no subprocess): the nearest ``.git`` above; a ``.git`` folder makes its
+    folder the root; a linked worktree's ``.git`` file leads, through ``commondir``, to the
+    **main checkout's** root; a submodule or a separate git dir (no ``commondir``) is its own
+    root.  None outside git or for a ``.git`` this cannot read."""
+    folder = os.path.abspath(folder)
+    while True:
+        dot = os.path.join(folder, ".git")
+        if os.path.isdir(dot):
+            return os.path.realpath(folder)
+        if os.path.isfile(dot):
+            try:
+                with open(dot, encoding="utf-8") as handle:
+                    text = handle.read().strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = os.path.normpath(os.path.join(folder, text[len("gitdir:"):].strip()))
+            try:
+                with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+                    common = os.path.normpath(os.path.join(gitdir, handle.read().strip()))
+            except FileNotFoundError:
+                return os.path.realpath(folder)
+            except (OSError, UnicodeDecodeError):
+                return None
+            top = os.path.dirname(common) if os.path.basename(common) == ".git" else folder
+            return os.path.realpath(top)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _owned(path: str, uid: int) -> bool:
+    """Whether ``path`` (not followed when a link) is missing or owned by ``uid``."""
+    try:
+        return os.lstat(path).st_uid == uid
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def root_local_readable(repo_root: str, home: str | None = None) -> bool:
+    """Whether Claude Code reads a repository root's ``.claude/settings.local.json`` for sessions
+    launched below it: not for the home folder, and only when the root, its ``.git`` and its
+    ``.claude`` entries are owned by this user (v2.1.332's code keeps the local store at the
+    launch folder otherwise)."""
+    root = os.path.normpath(repo_root)
+    real_home = os.path.realpath(home if home is not None else os.path.expanduser("~"))
+    if root == real_home or not hasattr(os, "geteuid"):
+        return False
+    uid = os.geteuid()
+    try:
+        if os.stat(root).st_uid != uid:
+            return False
+    except OSError:
+        return False
+    return _owned(os.path.join(root, ".git"), uid) and _owned(os.path.join(root, ".claude"), uid)
+
+
+def second_local_root(launch_dir: str, repo_root: str | None, home: str | None = None) -> str | None:
+    """The folder whose ``.claude/settings.local.json`` Claude Code reads besides the launch
+    folder's: the repository root (a worktree's main checkout root), unless it is the launch
+    folder itself or :func:`root_local_readable` says no.  None when only the launch folder's
+    is read."""
+    if not repo_root:
+        return None
+    launch = os.path.normpath(os.path.abspath(launch_dir))
+    root = os.path.normpath(repo_root)
+    if root in (launch, os.path.realpath(launch)) or not root_local_readable(root, home):
+        return None
+    return root
+
+
+#: ``repo_root`` unset: found from the launch folder's git files
+FIND = "\0find"
+
+
+def settings_files(launch_dir: str, env: Mapping[str, str] | None = None, home: str | None = None,
+                   repo_root: str | None = FIND) -> list[tuple[str, str]]:
+    """The settings files a session launched in ``launch_dir`` reads, highest precedence
+    first, as (scope, path) — CLAUDE-CODE.md "Which project settings are read" (v2.1.332):
+
+    - local: the repository root's ``.claude/settings.local.json`` (the main checkout's root in
+      a linked worktree; see :func:`second_local_root`), then the launch folder's — where both
+      set a key the root's wins, and the hooks of both run;
+    - project: ``.claude/settings.json`` of the **launch folder only** (the root's and every
+      folder between are not read);
+    - user: ``<config>/settings.json``.
+
+    ``repo_root`` is the repository root when the caller knows it (None or "": no repository).
+    """
+    if repo_root == FIND:
+        repo_root = repository_root(launch_dir)
     out = []
-    for scope in reversed(SCOPES):
-        value = read_settings(settings_path(scope, project_dir, env, home))
+    root = second_local_root(launch_dir, repo_root, home)
+    if root is not None:
+        out.append(("local", settings_path("local", root)))
+    out.append(("local", settings_path("local", launch_dir)))
+    out.append(("project", settings_path("project", launch_dir)))
+    out.append(("user", settings_path("user", launch_dir, env, home)))
+    return out
+
+
+def scoped_settings(launch_dir: str, env: Mapping[str, str] | None = None,
+                    home: str | None = None, repo_root: str | None = FIND
+                    ) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+    """The readable settings objects of :func:`settings_files`, highest precedence first."""
+    out = []
+    for scope, path in settings_files(launch_dir, env, home, repo_root):
+        value = read_settings(path)
         if value is not None:
             out.append((scope, value))
     return out
@@ -92,29 +200,30 @@ def scoped_settings(project_dir: str, env: Mapping[str, str] | None = None,
 REPOSITORY_SCOPES = ("local", "project")
 
 
-def blocks_outside_reads(project_dir: str, env: Mapping[str, str] | None = None,
-                         home: str | None = None) -> bool:
+def blocks_outside_reads(launch_dir: str, env: Mapping[str, str] | None = None,
+                         home: str | None = None, repo_root: str | None = FIND) -> bool:
     """``permissions.blockReadsOutsideWorkingDirectories`` from the winning scope (v2.1.273)."""
-    for _scope, value in scoped_settings(project_dir, env, home):
+    for _scope, value in scoped_settings(launch_dir, env, home, repo_root):
         permissions = value.get("permissions")
         if isinstance(permissions, dict) and "blockReadsOutsideWorkingDirectories" in permissions:
             return permissions["blockReadsOutsideWorkingDirectories"] is True
     return False
 
 
-def memory_dir_setting(project_dir: str, env: Mapping[str, str] | None = None,
-                       home: str | None = None) -> tuple[str | None, object]:
+def memory_dir_setting(launch_dir: str, env: Mapping[str, str] | None = None,
+                       home: str | None = None, repo_root: str | None = FIND
+                       ) -> tuple[str | None, object]:
     """The ``autoMemoryDirectory`` that wins: (scope, value).  Claude Code reads the scopes in
     order (local, project, user) and takes the **first that sets it**, valid or not; (None,
     None) when no scope sets it."""
-    for scope, value in scoped_settings(project_dir, env, home):
+    for scope, value in scoped_settings(launch_dir, env, home, repo_root):
         if value.get("autoMemoryDirectory") is not None:
             return scope, value["autoMemoryDirectory"]
     return None, None
 
 
-def auto_memory_override(project_dir: str, env: Mapping[str, str] | None = None,
-                         home: str | None = None) -> str | None:
+def auto_memory_override(launch_dir: str, env: Mapping[str, str] | None = None,
+                         home: str | None = None, repo_root: str | None = FIND) -> str | None:
     """The folder ``autoMemoryDirectory`` names, or None for the default folder.
 
     ``CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`` (absolute) comes first, as in Claude Code.  Then the
@@ -128,12 +237,12 @@ def auto_memory_override(project_dir: str, env: Mapping[str, str] | None = None,
         found = _expand_memory_dir(cowork if not cowork.startswith("~") else "", home)
         if found is not None:
             return found
-    _scope, value = memory_dir_setting(project_dir, env, home)
+    _scope, value = memory_dir_setting(launch_dir, env, home, repo_root)
     return _expand_memory_dir(value, home)
 
 
-def blocked_memory_dir(project_dir: str, env: Mapping[str, str] | None = None,
-                       home: str | None = None) -> str | None:
+def blocked_memory_dir(launch_dir: str, env: Mapping[str, str] | None = None,
+                       home: str | None = None, repo_root: str | None = FIND) -> str | None:
     """The folder the repository's own settings choose when Claude Code then uses no auto
     memory at all: the winning ``autoMemoryDirectory`` comes from the project or local settings
     and ``permissions.blockReadsOutsideWorkingDirectories`` is on (v2.1.273; v2.1.332 then names
@@ -141,19 +250,19 @@ def blocked_memory_dir(project_dir: str, env: Mapping[str, str] | None = None,
     otherwise."""
     if _env(env).get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", ""):
         return None
-    scope, value = memory_dir_setting(project_dir, env, home)
-    if scope not in REPOSITORY_SCOPES or not blocks_outside_reads(project_dir, env, home):
+    scope, value = memory_dir_setting(launch_dir, env, home, repo_root)
+    if scope not in REPOSITORY_SCOPES or not blocks_outside_reads(launch_dir, env, home, repo_root):
         return None
     return _expand_memory_dir(value, home) or (str(value) if isinstance(value, str) else "")
 
 
-def auto_memory_enabled(project_dir: str, env: Mapping[str, str] | None = None,
-                        home: str | None = None) -> bool:
+def auto_memory_enabled(launch_dir: str, env: Mapping[str, str] | None = None,
+                        home: str | None = None, repo_root: str | None = FIND) -> bool:
     """False under ``CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`` or ``autoMemoryEnabled: false``; agent
     memory follows it ("subagent memory is part of auto memory")."""
     if _env(env).get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "") in ("1", "true"):
         return False
-    for _scope, value in scoped_settings(project_dir, env, home):
+    for _scope, value in scoped_settings(launch_dir, env, home, repo_root):
         if "autoMemoryEnabled" in value:
             return value["autoMemoryEnabled"] is not False
     return True
@@ -243,10 +352,10 @@ def auto_memory_dir(project_root: str, env: Mapping[str, str] | None = None,
     """The project's auto-memory folder: ``autoMemoryDirectory``, else
     ``<config>/projects/<project>/memory`` (``project_root`` is the git root, shared by worktrees).
 
-    ``settings_dir`` is where the project's ``.claude/`` settings live (the work tree; default
-    ``project_root``).
+    ``settings_dir`` is the launch folder, whose settings are read (:func:`settings_files`;
+    default ``project_root``); ``project_root`` is also the root whose local settings count.
     """
-    override = auto_memory_override(settings_dir or project_root, env, home)
+    override = auto_memory_override(settings_dir or project_root, env, home, project_root)
     if override is not None:
         return override
     return default_memory_dir(project_root, env, home)
@@ -273,6 +382,17 @@ def shaped_root(path: str, config: str) -> str | None:
     return None
 
 
+def is_agent_memory(root: str, env: Mapping[str, str] | None = None,
+                    home: str | None = None) -> bool:
+    """Whether a folder is a subagent's memory: ``…/.claude/agent-memory/<agent>``,
+    ``…/.claude/agent-memory-local/<agent>`` or ``<config>/agent-memory/<agent>``."""
+    folder = os.path.normpath(os.path.abspath(root))
+    parent = os.path.dirname(folder)
+    if os.path.basename(parent) in AGENT_DIRS and os.path.basename(os.path.dirname(parent)) == ".claude":
+        return True
+    return parent == os.path.join(config_dir(env, home), "agent-memory")
+
+
 def nearest_root(path: str) -> str | None:
     """The nearest folder above ``path`` that holds a ``MEMORY.md`` (DESIGN §1.1), or None."""
     folder = os.path.dirname(path)
@@ -285,25 +405,10 @@ def nearest_root(path: str) -> str | None:
         folder = parent
 
 
-def project_dir_of(cwd: str) -> str:
-    """Where the project's ``.claude/`` settings live, seen from a session's cwd: the nearest
-    folder above it holding a ``.git`` entry or a ``.claude/settings*.json`` (no subprocess),
-    else ``cwd`` itself."""
-    folder = os.path.abspath(cwd)
-    while True:
-        if (os.path.lexists(os.path.join(folder, ".git"))
-                or os.path.isfile(os.path.join(folder, ".claude", "settings.json"))
-                or os.path.isfile(os.path.join(folder, ".claude", "settings.local.json"))):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return os.path.abspath(cwd)
-        folder = parent
-
-
-def memory_root_of(file_path: str, project_dir: str, env: Mapping[str, str] | None = None,
+def memory_root_of(file_path: str, launch_dir: str, env: Mapping[str, str] | None = None,
                    home: str | None = None) -> str | None:
-    """The memory root a file written by Claude Code belongs to, or None when it is outside all.
+    """The memory root a file written by a session launched in ``launch_dir`` belongs to, or
+    None when it is outside all.
 
     The nearest folder holding ``MEMORY.md`` wins (so a root nested in another owns its files);
     a folder without one yet counts when it is ``autoMemoryDirectory`` or has one of Claude Code's
@@ -313,7 +418,7 @@ def memory_root_of(file_path: str, project_dir: str, env: Mapping[str, str] | No
     found = nearest_root(path)
     config = config_dir(env, home)
     shaped = shaped_root(path, config)
-    override = auto_memory_override(project_dir, env, home)
+    override = auto_memory_override(launch_dir, env, home)
     if override is not None and not _under(path, override):
         override = None
     candidates = [c for c in (found, shaped, override) if c is not None]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .safepath import (
+    ATTIC_PREFIX,
     UnsafePath,
     check_private_dir,
     check_stored_path,
@@ -30,11 +31,8 @@ from .safepath import (
     open_nofollow,
     read_private_file,
     read_to_end,
+    symlinked_parent,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # pragma: no cover
-    from .changeset import Operation
 
 JOURNAL_DIR = ".memtui/journal"
 LOCK_FILE = ".memtui/lock"
@@ -69,46 +67,6 @@ def decode_value(value: Any) -> bytes | None:
         return base64.b64decode(value["b64"], validate=True)
     except (KeyError, TypeError, ValueError) as exc:  # binascii.Error is a ValueError
         raise JournalError(f"malformed bytes {str(value)[:40]!r} ({exc})") from None
-
-
-def op_to_json(op: Operation) -> dict[str, Any]:
-    from .changeset import Create, Write  # here: listing the records never needs the operations
-
-    if isinstance(op, Write):
-        return {"op": "write", "path": op.path, "data": encode_bytes(op.data),
-                "expected": encode_bytes(op.expected)}
-    if isinstance(op, Create):
-        return {"op": "create", "path": op.path, "data": encode_bytes(op.data)}
-    return {"op": "move", "src": op.src, "dst": op.dst}
-
-
-def op_from_json(value: dict[str, Any]) -> Operation:
-    """The operation a record holds; :class:`JournalError` if it is malformed."""
-    from .changeset import Create, Move, Write
-
-    if not isinstance(value, dict):
-        raise JournalError(f"operation {str(value)[:40]!r} is not an object")
-    kind = value.get("op")
-
-    def path(name: str) -> str:
-        found = value.get(name)
-        if not isinstance(found, str) or not found:
-            raise JournalError(f"{kind} operation without a '{name}' path")
-        return found
-
-    def data(name: str) -> bytes:
-        found = decode_value(value.get(name))
-        if found is None:
-            raise JournalError(f"{kind} operation on '{value.get('path')}' without '{name}' bytes")
-        return found
-
-    if kind == "write":
-        return Write(path("path"), data("data"), data("expected"))
-    if kind == "create":
-        return Create(path("path"), data("data"))
-    if kind == "move":
-        return Move(path("src"), path("dst"))
-    raise JournalError(f"unknown operation {kind!r}")
 
 
 @dataclass(frozen=True)
@@ -188,8 +146,6 @@ def progress_of(root: Path | str, name: str) -> Progress | None:
         before = {path: decode_value(data) for path, data in checked_record(value)["before"].items()}
     except (JournalError, UnsafePath, AttributeError, KeyError, TypeError, ValueError):
         return None
-    from .safepath import ATTIC_PREFIX, symlinked_parent
-
     changed = touched = 0
     index: bool | None = None
     for rel, data in before.items():

@@ -259,8 +259,13 @@ class Index:
 
 
 CLAUDE_CODE_LOADER = "claude-code"
+#: Claude Code's loader for a subagent's own ``MEMORY.md`` (v2.1.332): the same trim, cut,
+#: warning and neutralization, but the frontmatter and HTML comments are **not** stripped
+AGENT_LOADER = "claude-code-agent"
 RAW_LOADER = "raw"
-LOADERS = (CLAUDE_CODE_LOADER, RAW_LOADER)
+LOADERS = (CLAUDE_CODE_LOADER, RAW_LOADER, AGENT_LOADER)
+#: the profiles that are Claude Code's (characters, the trim, the warning)
+CLAUDE_LOADERS = (CLAUDE_CODE_LOADER, AGENT_LOADER)
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,18 @@ class BudgetConfig:
     def __post_init__(self) -> None:
         if self.loader not in LOADERS:
             raise ValueError(f"loader must be one of {', '.join(LOADERS)}, not {self.loader!r}")
+
+    def for_root(self, root: Path | str) -> BudgetConfig:
+        """The profile that measures ``root``: ``claude-code`` on a subagent's memory folder
+        (``.claude/agent-memory[-local]/<agent>/``, ``<config>/agent-memory/<agent>/``) is
+        Claude Code's agent loader, :data:`AGENT_LOADER`; anything else as chosen."""
+        if self.loader != CLAUDE_CODE_LOADER:
+            return self
+        from .claude_settings import is_agent_memory
+
+        if not is_agent_memory(str(root)):
+            return self
+        return BudgetConfig(self.max_lines, self.max_bytes, AGENT_LOADER)
 
 
 @dataclass(frozen=True)

@@ -178,3 +178,24 @@ def standing_reason(f: MemoryFile, lowered: str | None = None) -> str | None:
                 return f"it says to keep it as it is ('{keep.group(0)}')"
             pos = lowered.find(cue, pos + len(cue))
     return None
+
+
+DIRECTIVE_WORDS = ("do not", "don't", "don’t", "never", "avoid")
+
+
+def directive_word(body: str, lowered: str | None = None) -> str | None:
+    """The first directive word (``do not``, ``don't``, ``never``, ``avoid``) the body uses as a
+    whole word, any case; ``None`` when there is none.  ``lowered`` is ``body.lower()`` if the
+    caller has it already."""
+    if lowered is None:
+        lowered = body.lower()
+    for word in DIRECTIVE_WORDS:
+        pos = lowered.find(word)
+        while pos >= 0:
+            end = pos + len(word)
+            before = lowered[pos - 1] if pos else " "
+            after = lowered[end] if end < len(lowered) else " "
+            if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+                return word.replace("’", "'")
+            pos = lowered.find(word, end)
+    return None

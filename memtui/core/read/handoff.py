@@ -33,6 +33,7 @@ from ..model.handoff_state import MAX_LINES as MAX_LINES
 from ..model.handoff_state import STALE_DAYS as STALE_DAYS
 from ..model.handoff_state import HandoffState as HandoffState
 from ..model.snapshot import Finding
+from .project_find import find_project
 
 STATE_FILE = ".claude/session-state.md"
 GIT_TIMEOUT = 10.0
@@ -145,8 +146,6 @@ def read_state(project: Path, now: datetime | None = None, shown_from: Path | No
 
 def state_for_root(root: Path | str, now: datetime | None = None) -> HandoffState | None:
     """The handoff state of the project a memory root belongs to (None when it has none)."""
-    from .project_find import find_project  # deferred: the store imports this module
-
     root = Path(root).absolute()
     project = find_project(root)
     if project is None or not (project.path / STATE_FILE).is_file():

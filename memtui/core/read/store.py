@@ -221,6 +221,7 @@ def snapshot_of(
     parsed, :func:`memtui.core.model.index.parse_index` or the stat cache's memo of it)."""
     from .handoff import state_for_root  # here: reading only the index (``loaded``) never needs it
 
+    config = config.for_root(listing.root)  # a subagent's index loads unstripped
     files: dict[str, MemoryFile] = {}
     skipped = list(listing.skipped)
     index_data: bytes | None = None
@@ -374,6 +375,7 @@ def load_index_only(root: Path | str, config: BudgetConfig = BudgetConfig()) -> 
     readable, within the read limit), checked only for the targets the index names."""
     root_path = check_root(Path(root))
     root_real = os.path.realpath(root_path)
+    config = config.for_root(root_path)
     known: dict[str, bool] = {}
 
     def exists(rel: str) -> bool:

@@ -17,6 +17,7 @@ from ..model.snapshot import INDEX_NAME, TEAM_DIR
 from ..model.walk import walk
 from ..read.project_find import git_toplevel as git_toplevel
 from ..read.store import RootError, check_root
+from ..stores.statcache import RACY_NS, fingerprint, read_cache_file, write_cache_file
 
 #: folders never descended into when looking for roots
 _SKIP_DIRS = frozenset(
@@ -121,8 +122,6 @@ class RootsMemo:
 
     def answer(self) -> list[Path] | None:
         """The kept answer, when nothing it depends on has changed; else None."""
-        from ..stores.statcache import fingerprint, read_cache_file
-
         data = read_cache_file(self.folder, self.name, limit=64 << 20)
         if data is None:
             return None
@@ -147,8 +146,6 @@ class RootsMemo:
 
     def keep(self, listed: list[str], found: list[Path], start: int) -> None:
         """Keep a walk's answer, when every folder it listed is older than the racy window."""
-        from ..stores.statcache import RACY_NS, fingerprint, write_cache_file
-
         if len(listed) > MEMO_FOLDERS:
             return
         folders = []
@@ -359,8 +356,9 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
     """Claude Code's memory folders for a session launched at ``cwd``, resolved as Claude Code
     does (CLAUDE-CODE.md "which folder"):
 
-    - the auto memory: ``autoMemoryDirectory`` (the first scope setting it; invalid: the default
-      folder), else ``<config>/projects/<project>/memory`` with ``<project>`` the git root's
+    - the auto memory: ``autoMemoryDirectory`` (the first settings file setting it, of those a
+      session launched at ``cwd`` reads — :func:`claude_settings.settings_files`; invalid: the
+      default folder), else ``<config>/projects/<project>/memory`` with ``<project>`` the git root's
       name; listed even before it exists; when the repository's settings choose it under
       ``blockReadsOutsideWorkingDirectories``, Claude Code uses no auto memory: it is listed
       inactive, and so are the agent memories;
@@ -378,16 +376,21 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
     git = git_roots(cwd)
     project = git.project if git is not None else cwd
     tree = git.worktree if git is not None else cwd
-    enabled = claude_settings.auto_memory_enabled(str(tree), env, home_s)
+    # the settings a session launched at cwd reads: project settings of cwd alone, local
+    # settings of cwd and of the repository root (CLAUDE-CODE.md, v2.1.332)
+    repo = str(git.project) if git is not None else ""
+    launch = str(cwd)
+    enabled = claude_settings.auto_memory_enabled(launch, env, home_s, repo)
     off = "" if enabled else AUTO_OFF
-    blocked = claude_settings.blocked_memory_dir(str(tree), env, home_s)
+    blocked = claude_settings.blocked_memory_dir(launch, env, home_s, repo)
     if blocked is not None:  # the repository's folder under blockReads…: no auto memory at all
         enabled, off = False, BLOCKED
         auto = Path(blocked) if blocked else Path(claude_settings.default_memory_dir(
             str(project), env, home_s))
     else:
-        auto = Path(claude_settings.auto_memory_dir(str(project), env, home_s,
-                                                    settings_dir=str(tree)))
+        override = claude_settings.auto_memory_override(launch, env, home_s, repo)
+        auto = Path(override) if override is not None else Path(
+            claude_settings.default_memory_dir(str(project), env, home_s))
     out = [ClaudeRoot(AUTO, "project", auto, enabled, off)]
     if (auto / TEAM_DIR).is_dir():
         out.append(ClaudeRoot(TEAM, "project", auto / TEAM_DIR, enabled, off))
@@ -410,3 +413,36 @@ def claude_roots(cwd: Path | None = None, env: Mapping[str, str] | None = None,
             seen.add(root.path)
             unique.append(root)
     return unique
+
+
+def transcripts_folder(root: Path, env: Mapping[str, str] | None = None, home: Path | None = None,
+                       cwd: Path | None = None) -> Path | None:
+    """The Claude Code project folder holding the sessions that use ``root``.
+
+    A root shaped ``<config>/projects/<project>/memory`` has its transcripts beside it; any
+    other root (``autoMemoryDirectory``, a repository's shared memory, an agent's) belongs to
+    the project Claude Code names after the git repository holding the root (or ``cwd``), as
+    :mod:`memtui.core.roots.discover` resolves it; a name over 200 characters ends in a hash memtui
+    cannot compute, so ``<first 200>-*`` is matched.
+    """
+    home_s = str(home) if home is not None else None
+    projects = Path(claude_settings.config_dir(env, home_s)) / "projects"
+    root = Path(os.path.abspath(root))
+    for candidate in (root, Path(os.path.realpath(root))):
+        if candidate.name == "memory" and candidate.parent.parent in (projects, Path(os.path.realpath(projects))):
+            return candidate.parent if candidate.parent.is_dir() else None
+    for start in (root, cwd):
+        if start is None:
+            continue
+        git = git_roots(Path(start))
+        if git is None:
+            continue
+        name = claude_settings.project_dir_name(str(git.project), env)
+        folder = projects / name
+        if folder.is_dir():
+            return folder
+        if len(name) > 200:
+            matches = sorted(projects.glob(f"{name[:200]}-*"))
+            if len(matches) == 1 and matches[0].is_dir():
+                return matches[0]
+    return None

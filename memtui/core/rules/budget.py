@@ -39,7 +39,9 @@ from pathlib import Path
 from typing import Sequence
 
 from ..model.snapshot import (
+    AGENT_LOADER,
     CLAUDE_CODE_LOADER,
+    CLAUDE_LOADERS,
     LOADERS,
     RAW_LOADER,
     BudgetConfig,
@@ -79,7 +81,7 @@ class Budget:
     @property
     def unit(self) -> str:
         """``characters`` under claude-code, ``bytes`` under raw."""
-        return "characters" if self.loader == CLAUDE_CODE_LOADER else "bytes"
+        return "characters" if self.loader in CLAUDE_LOADERS else "bytes"
 
     @property
     def utilization(self) -> float:
@@ -119,7 +121,7 @@ class Budget:
     def warning(self) -> str | None:
         """The warning Claude Code adds to a truncated load (v2.1.268), in its own words, or
         None when everything loads (claude-code only)."""
-        if self.cut_line is None or self.loader != CLAUDE_CODE_LOADER:
+        if self.cut_line is None or self.loader not in CLAUDE_LOADERS:
             return None
         lines_over, chars_over = self.over_lines, self.over_bytes
         loaded = self.loaded_count
@@ -164,7 +166,7 @@ class Budget:
             "file_lines": self.file_lines,
             "file_bytes": self.file_bytes,
         }
-        if self.loader == CLAUDE_CODE_LOADER:
+        if self.loader in CLAUDE_LOADERS:
             out["loader_cut_line"] = (None if self.cut_line is None else self.loaded_count + 1)
             out["cut_chars"] = self.cut_chars
         return out
@@ -224,7 +226,7 @@ def _utf16_prefix(text: str, units: int) -> str:
 
 def text_size(text: str, loader: str) -> int:
     """A text's size in a profile's unit: characters (UTF-16) under claude-code, else bytes."""
-    return utf16_len(text) if loader == CLAUDE_CODE_LOADER else len(encode_text(text))
+    return utf16_len(text) if loader in CLAUDE_LOADERS else len(encode_text(text))
 
 
 def _js_trim_end(text: str) -> str:
@@ -360,12 +362,12 @@ def stripped_lines(raws: Sequence[str], loader: str) -> frozenset[int]:
     frontmatter, block-level comments and the blank lines trimmed at either end."""
     if loader == RAW_LOADER:
         return frozenset()
-    counted = _counted(raws)[2]
+    counted = _counted(raws, None, loader)[2]
     return frozenset(range(len(raws))) - {number - 1 for number in counted}
 
 
-def _counted(raws: Sequence[str], endings: Sequence[str] | None = None
-             ) -> tuple[str, list[int], tuple[int, ...]]:
+def _counted(raws: Sequence[str], endings: Sequence[str] | None = None,
+             loader: str = CLAUDE_CODE_LOADER) -> tuple[str, list[int], tuple[int, ...]]:
     """The text Claude Code counts (stripped and trimmed), the offset in it of each of its
     lines, and the file line number of each.
 
@@ -373,6 +375,9 @@ def _counted(raws: Sequence[str], endings: Sequence[str] | None = None
     line break, unless a comment block was stripped (its stripper turns every CRLF and CR into
     LF first) — v2.1.332, run against CRLF indexes with and without a comment.
     """
+    if loader == AGENT_LOADER:  # a subagent's index: nothing stripped, only trimmed
+        return _counted_as_written(raws, endings if endings is not None else ["\n"] * len(raws),
+                                   frontmatter=False)
     text, spans, normalized = kept_spans(raws)
     if endings is not None and not normalized and "\r" in "".join(endings):
         return _counted_as_written(raws, endings)
@@ -428,10 +433,12 @@ def _line_starts(body: str) -> list[int]:
     return list(accumulate(map(add, map(len, body.split("\n")[:-1]), repeat(1)), initial=0))
 
 
-def _counted_as_written(raws: Sequence[str], endings: Sequence[str]) -> tuple[str, list[int], tuple[int, ...]]:
-    """:func:`_counted` on the text with its own line endings (no comment block stripped)."""
+def _counted_as_written(raws: Sequence[str], endings: Sequence[str], frontmatter: bool = True
+                        ) -> tuple[str, list[int], tuple[int, ...]]:
+    """:func:`_counted` on the text with its own line endings (no comment block stripped; the
+    frontmatter too kept unless ``frontmatter``)."""
     text = "".join(raw + ending for raw, ending in zip(raws, endings))
-    begin = _frontmatter_end(text)
+    begin = _frontmatter_end(text) if frontmatter else 0
     rest = text[begin:]
     lead = len(rest) - len(rest.lstrip(JS_SPACE))
     body = rest.strip(JS_SPACE)
@@ -467,7 +474,7 @@ def measure(index: Index, config: BudgetConfig) -> Budget:
 def _measure(index: Index, config: BudgetConfig) -> Budget:
     if not index.exists:
         return Budget(0, config.max_lines, 0, config.max_bytes, None, 0, config.loader)
-    if config.loader == CLAUDE_CODE_LOADER:
+    if config.loader in CLAUDE_LOADERS:
         return _measure_claude(index, config)
     sizes = line_sizes(index)
     file_bytes = sum(sizes) + (3 if index.bom and not sizes else 0)
@@ -491,7 +498,7 @@ def _measure_claude(index: Index, config: BudgetConfig) -> Budget:
     lines = index.lines
     raws = index.raw_text().split("\n") if lines else []  # no line holds a line feed
     file_bytes = len(index.render())  # every line's bytes with its ending, and the BOM
-    body, starts, numbering = _counted(raws, list(map(_ENDING, lines)))
+    body, starts, numbering = _counted(raws, list(map(_ENDING, lines)), config.loader)
     count = len(starts)
     size = utf16_len(body)
     stripped = tuple(sorted(set(range(1, len(raws) + 1)) - set(numbering)))
@@ -532,39 +539,39 @@ def loaded_lines(index: Index, budget: Budget) -> tuple[IndexLine, ...]:
 
 
 def loaded_index_text(index: Index, config: BudgetConfig) -> str:
-    """Exactly the text the loader takes from ``MEMORY.md`` (claude-code: stripped, trimmed and
-    cut; Claude Code's warning is not part of it)."""
+    """Exactly the text the loader takes from ``MEMORY.md`` (claude-code: stripped, trimmed,
+    cut, then neutralized — :func:`as_sent` — and trimmed again, as v2.1.332 sends it; Claude
+    Code's warning is not part of it: :func:`sent_warning`)."""
     budget = measure(index, config)
-    if budget.loader != CLAUDE_CODE_LOADER:
+    if budget.loader == RAW_LOADER:
         return index_loaded_text(index, budget).decode("utf-8", errors="replace")
     body, starts, _numbering = _counted([line.raw for line in index.lines],
-                                        [line.ending for line in index.lines])
+                                        [line.ending for line in index.lines], budget.loader)
     if budget.cut_line is None:
-        return as_sent(body)
+        return as_sent(body).strip(JS_SPACE)
     if budget.cut_chars is not None:
-        return as_sent(_utf16_prefix(body, budget.cut_chars))
-    # a CR before the cut's line break joins the LF that starts Claude Code's warning
-    return as_sent(body[: starts[budget.loaded_count] - 1].removesuffix("\r"))
+        return as_sent(_utf16_prefix(body, budget.cut_chars)).lstrip(JS_SPACE)
+    # a CR before the cut's line break joins the LF that starts Claude Code's warning; the
+    # warning follows, so only the start is trimmed again
+    return as_sent(body[: starts[budget.loaded_count] - 1].removesuffix("\r")).lstrip(JS_SPACE)
 
 
-#: what Claude Code takes out of the loaded text after the cut (v2.1.332): control characters
-#: but tab and line breaks, format, private-use, unassigned and default-ignorable code points,
-#: but the joiners and the text/emoji variation selectors
-_INVISIBLE_SENT = re.compile(
-    "(?![\u200c\u200d\ufe0e\ufe0f])[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605"
-    "\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
-    "\ufff9-\ufffb\ue000-\uf8ff\U000110bd\U000110cd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0000-\U000e0fff\U000f0000-\U0010ffff\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f"
-    "\u3164\uffa0\ufe00-\ufe0d]")
+def sent_warning(budget: Budget) -> str | None:
+    """Claude Code's warning as the agent reads it: neutralized with the text it follows (the
+    quoted first line cut off is escaped and stripped too), or None when all loads."""
+    warning = budget.warning()
+    return as_sent(warning) if warning is not None else None
 
 
 def as_sent(text: str) -> str:
-    """The loaded text as Claude Code sends it: CRLF, CR, U+2028 and U+2029 made LF, invisible
-    characters taken out (markup that imitates Claude Code's own is neutralized too; memtui
-    reports it with ``neutralized-text`` and leaves it as written here)."""
-    if text.isascii() and "\r" not in text and not _CONTROL_ASCII.search(text):
+    """Text as Claude Code sends it (its ``BQ``, :func:`memtui.core.rules.neutralize.neutralize`):
+    CRLF, CR, U+2028 and U+2029 made LF, invisible characters (Unicode 17.0) taken out, tags
+    imitating Claude Code's own markup escaped (``<command-name>`` → ``<\\command-name>``)."""
+    if text.isascii() and "\r" not in text and "<" not in text and not _CONTROL_ASCII.search(text):
         return text
-    return _INVISIBLE_SENT.sub("", re.sub("\r\n?|[\u2028\u2029]", "\n", text))
+    from .neutralize import neutralize  # its tables load only for a text that needs them
+
+    return neutralize(text)
 
 
 _CONTROL_ASCII = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -624,7 +631,7 @@ def loaded_text(snapshot: Snapshot) -> bytes:
 def index_loaded_text(index: Index, budget: Budget) -> bytes:
     """What the loader takes, as bytes: under claude-code the exact text Claude Code loads
     (:func:`loaded_index_text`), under raw the lines before the cut (with the BOM)."""
-    if budget.loader == CLAUDE_CODE_LOADER:
+    if budget.loader in CLAUDE_LOADERS:
         config = BudgetConfig(budget.max_lines, budget.max_bytes, budget.loader)
         return encode_text(loaded_index_text(index, config))
     return loaded_file_bytes(index, budget)

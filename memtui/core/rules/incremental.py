@@ -266,7 +266,9 @@ def incremental_validate(
 def revalidate(
     before: Snapshot, cache: FindingsCache | None, result: Result
 ) -> tuple[Snapshot, FindingsCache]:
-    """:func:`incremental_validate` for a changeset already played by ``apply_to_snapshot``."""
+    """:func:`incremental_validate` for a changeset already played by ``apply_to_snapshot``: what
+    the cross-file findings read is taken again (cheaply, from the cache where the change left it
+    alone), the files whose findings can have changed are found again, the index's findings always."""
     if cache is None or cache.snapshot is not before:
         cache = findings_cache(before)
     after = result.snapshot
@@ -280,8 +282,54 @@ def revalidate(
     direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
     archived_set = cache.archived if same_archive else frozenset(archived)
     globs = _valid_globs(after)
+    counts = _glob_counts(cache, files, result, globs)
+    region_hits = {
+        line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
+    }
+    # files named in the loaded part of the index (mentions and passing links)
+    if not (result.added or result.removed):
+        names = cache.names
+    else:
+        names = LazyNames(files) if isinstance(files, LazyFiles) else names_of(files)
+    mentioned = mention_map(after, names)
+    past_cut = named_past_cut(after, names)
+    provenance, superseding = _marks(cache, files, result)
+    affected = _affected(cache, result, files, structural=structural, direct=direct_numbers,
+                         archived=archived_set, mentions=mentioned, past_cut=past_cut, globs=globs,
+                         provenance=provenance)
 
-    # region match counts: adjust cached counts by the names that came and went
+    part = cache.reach.archive  # the archive's findings, again only when they can have changed
+    if after.archive_index.exists and (part is None or not part.holds(before, after,
+                                                                      result.added | result.removed)):
+        part = archive_part(after, archived)
+    reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
+                  structural=structural, past_cut=past_cut, archive=part)
+    file_cross, file_only = _found_again(cache, after, reach, result, affected)
+    reach = replace(reach, documents=documents_of(file_cross))
+    head = index_findings(after, reach)
+    new_cache = FindingsCache(
+        snapshot=after,
+        findings=_assemble(after, head, file_cross, file_only, superseding),
+        file_only=file_only,
+        file_cross=file_cross,
+        structural=structural,
+        direct=direct_numbers,
+        archived=archived_set,
+        globs=globs,
+        glob_counts=counts,
+        provenance=provenance,
+        superseding=superseding,
+        mentions=mentioned,
+        names=names,
+        reach=reach,
+    )
+    return after, new_cache
+
+
+def _glob_counts(cache: FindingsCache, files: Mapping[str, MemoryFile], result: Result,
+                 globs: tuple[str, ...]) -> dict[str, int]:
+    """How many files each region glob matches: the cached count, adjusted by the names that
+    came and went; a new glob counted over every file."""
     counts: dict[str, int] = {}
     for glob in dict.fromkeys(globs):
         if glob in cache.glob_counts:
@@ -291,30 +339,13 @@ def revalidate(
         else:
             count = sum(1 for p in files if glob_matches(glob, p))
         counts[glob] = count
-    region_hits = {
-        line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
-    }
+    return counts
 
-    # which files' cross-file findings can have changed
-    affected: set[str] = set(result.written)
-    affected |= cache.structural ^ structural
-    for path in cache.direct.keys() | direct_numbers.keys():
-        if cache.direct.get(path) != direct_numbers.get(path):
-            affected.add(path)
-    affected |= cache.archived ^ archived_set
-    # files named in the loaded part of the index (mentions and passing links)
-    if not (result.added or result.removed):
-        names = cache.names
-    else:
-        names = LazyNames(files) if isinstance(files, LazyFiles) else names_of(files)
-    mentioned = mention_map(after, names)
-    affected |= cache.mentions.keys() ^ mentioned.keys()
-    past_cut = named_past_cut(after, names)
-    affected.update(path for path in cache.reach.past_cut.keys() | past_cut.keys()
-                    if cache.reach.past_cut.get(path) != past_cut.get(path))
-    if set(cache.globs) != set(globs):
-        changed = set(cache.globs) ^ set(globs)
-        affected.update(path for path in files if first_glob(changed, path) is not None)
+
+def _marks(cache: FindingsCache, files: Mapping[str, MemoryFile],
+           result: Result) -> tuple[frozenset[str], frozenset[str]]:
+    """The files with a provenance mark and the files that declare a supersession, after the
+    change: the cached sets, with the written files read again and the removed ones gone."""
     provenance = set(cache.provenance) - result.removed
     superseding = set(cache.superseding) - result.removed
     for path in result.written:
@@ -323,17 +354,41 @@ def revalidate(
                 marks.add(path)
             else:
                 marks.discard(path)
+    return frozenset(provenance), frozenset(superseding)
+
+
+def _affected(cache: FindingsCache, result: Result, files: Mapping[str, MemoryFile], *,
+              structural: frozenset[str], direct: Mapping[str, tuple[int, ...]],
+              archived: frozenset[str], mentions: Mapping[str, int],
+              past_cut: Mapping[str, int], globs: tuple[str, ...],
+              provenance: frozenset[str]) -> set[str]:
+    """The files whose cross-file findings can have changed: the written ones, and every file
+    for which something those findings read (named as the cache's fields) is not what the
+    cache holds."""
+    affected: set[str] = set(result.written)
+    affected |= cache.structural ^ structural
+    for path in cache.direct.keys() | direct.keys():
+        if cache.direct.get(path) != direct.get(path):
+            affected.add(path)
+    affected |= cache.archived ^ archived
+    affected |= cache.mentions.keys() ^ mentions.keys()
+    affected.update(path for path in cache.reach.past_cut.keys() | past_cut.keys()
+                    if cache.reach.past_cut.get(path) != past_cut.get(path))
+    if set(cache.globs) != set(globs):
+        changed = set(cache.globs) ^ set(globs)
+        affected.update(path for path in files if first_glob(changed, path) is not None)
     if result.added or result.removed:
         affected |= provenance
     affected &= files.keys()
+    return affected
 
-    part = cache.reach.archive  # the archive's findings, again only when they can have changed
-    if after.archive_index.exists and (part is None or not part.holds(before, after,
-                                                                      result.added | result.removed)):
-        part = archive_part(after, archived)
-    reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
-                  structural=structural, past_cut=past_cut, archive=part)
 
+def _found_again(cache: FindingsCache, after: Snapshot, reach: Reach, result: Result,
+                 affected: set[str]) -> tuple[dict[str, tuple[Finding, ...]], dict[str, tuple[Finding, ...]]]:
+    """The per-file findings after the change: the cached ones, the removed files' dropped, the
+    affected files' cross-file findings and the written (or newly structural) files' own found
+    again."""
+    files, structural = after.files, reach.structural
     file_cross = dict(cache.file_cross)
     file_only = dict(cache.file_only)
     for path in result.removed:
@@ -352,27 +407,7 @@ def revalidate(
                 file_only[path] = tuple(found)
             else:
                 file_only.pop(path, None)
-
-    reach = replace(reach, documents=documents_of(file_cross))
-    head = index_findings(after, reach)
-    frozen_superseding = frozenset(superseding)
-    new_cache = FindingsCache(
-        snapshot=after,
-        findings=_assemble(after, head, file_cross, file_only, frozen_superseding),
-        file_only=file_only,
-        file_cross=file_cross,
-        structural=structural,
-        direct=direct_numbers,
-        archived=archived_set,
-        globs=globs,
-        glob_counts=counts,
-        provenance=frozenset(provenance),
-        superseding=frozen_superseding,
-        mentions=mentioned,
-        names=names,
-        reach=reach,
-    )
-    return after, new_cache
+    return file_cross, file_only
 
 
 def _region_after(cache: FindingsCache, after: Snapshot, result: Result) -> Mapping[str, str]:

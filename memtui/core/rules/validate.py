@@ -1119,49 +1119,6 @@ def index_tail_findings(snapshot: Snapshot) -> list[Finding]:
     return out
 
 
-#: control characters Claude Code takes out of the loaded index (tab and line breaks stay)
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-#: default-ignorable code points outside the format category (Unicode's DI property)
-_IGNORABLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u3164\uffa0"
-                       "\ufe00\ufe01\ufe02\ufe03\ufe04\ufe05\ufe06\ufe07\ufe08\ufe09\ufe0a"
-                       "\ufe0b\ufe0c\ufe0d")
-#: kept by Claude Code: the joiners and the text/emoji variation selectors
-_KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
-#: tags of Claude Code's own markup, which a loaded index may not imitate
-_MARKUP = re.compile(
-    r"</?(?:system[-_]reminder|function_results|function_calls|tool_use_error|sandbox_violations"
-    r"|persisted-output|total_tokens|user-prompt-submit-hook|post-tool-use-hook|user-memory-input"
-    r"|command-(?:name|message|args)|local-command-(?:stdout|stderr|caveat)"
-    r"|bash-(?:input|stdout|stderr)|task-notification|antml:[\w-]+)\b[^>\n]*>",
-    re.IGNORECASE)
-
-
-def _invisible(text: str) -> str | None:
-    """The first character of ``text`` Claude Code removes as invisible, or None."""
-    found = _CONTROL.search(text)
-    if found is not None:
-        return found.group()
-    if text.isascii():
-        return None
-    for high in _HIGH.finditer(text):  # the characters below U+00A0 are never invisible here
-        ch = high.group()
-        if _invisible_char(ch):
-            return ch
-    return None
-
-
-_HIGH = re.compile("[^\x00-\x9f]")
-
-
-@lru_cache(maxsize=4096)
-def _invisible_char(ch: str) -> bool:
-    """Whether Claude Code removes this character (U+00A0 or above) as invisible."""
-    if ch in _KEPT_FORMAT:
-        return False
-    return ch in _IGNORABLE or unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs") \
-        or 0xE0000 <= ord(ch) <= 0xE0FFF
-
-
 #: characters no index text holds: control characters (but tab, line feed, carriage return) and
 #: the bytes that are not UTF-8 (kept as surrogates by :func:`decode_bytes`)
 _NOISE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\udc80-\udcff]")
@@ -1180,70 +1137,78 @@ def not_text(index: Index) -> str | None:
             "from a backup, or move it aside and create the index (memtui rebuild)")
 
 
-#: what a line must hold for :func:`_invisible` or the markup rule to find anything in it: a
-#: control character, ``<``, or a character of U+00A0 or above that is invisible (which of those
-#: an index holds is asked once per distinct character: see :func:`_suspect`)
-_SUSPECT_ASCII = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f<"
-
-
-def _suspect(text: str) -> re.Pattern[str]:
-    """The pattern of the characters that make a line of ``text`` worth the text rules."""
-    invisible = sorted(ch for ch in set(_HIGH.findall(text)) if _invisible_char(ch))
-    return _suspect_pattern("".join(invisible))
-
-
-@lru_cache(maxsize=64)
-def _suspect_pattern(invisible: str) -> re.Pattern[str]:
-    return re.compile(f"[{_SUSPECT_ASCII}{''.join(map(re.escape, invisible))}]")
-
-
-def _lines_holding(index: Index, pattern: re.Pattern[str]) -> Iterator[IndexLine]:
-    """The lines of an index where ``pattern`` (which never matches a line feed) matches, in
-    order: one search of the index's text, line after line."""
-    text, lines = index.raw_text(), index.lines
-    search, count, find = pattern.search, text.count, text.find
-    at = number = 0  # ``at`` starts line ``number`` (0-based)
-    while True:
-        found = search(text, at)
-        if found is None:
-            return
-        number += count("\n", at, found.start())
-        yield lines[number]
-        end = find("\n", found.start())
-        if end < 0:
-            return
-        at, number = end + 1, number + 1
+#: what an ASCII index line must hold for Claude Code to change it: a control character but
+#: tab (and the line breaks no line holds), or a ``<``
+_SUSPECT_ASCII = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f<]")
 
 
 def neutralized_findings(index: Index, stripped: set[int] | frozenset[int]) -> list[Finding]:
-    """``neutralized-text``: a loaded index line holding what Claude Code neutralizes before it
-    loads the index (CLAUDE-CODE.md, v2.1.284) — invisible characters (control, format,
-    private-use, unassigned and default-ignorable code points, but for the joiners and the
-    text/emoji variation selectors) and tags imitating Claude Code's own markup
-    (``<system-reminder>``, ``<function_results>``, …).  What the agent reads then differs from
-    the file."""
+    """``neutralized-text``: a counted index line that Claude Code changes before it loads the
+    index (CLAUDE-CODE.md "what loads", v2.1.332; :mod:`memtui.core.rules.neutralize`): the
+    invisible characters it removes (Unicode 17.0's) and the tags imitating its own markup it
+    escapes, each named, so the agent reads other text than the file holds."""
     out: list[Finding] = []
     if not_text(index) is not None:
         return out  # one index-missing says it (not a warning on every line)
-    for line in _lines_holding(index, _suspect(index.raw_text())):
-        if line.number in stripped:
-            continue
-        raw = line.raw
-        ch = _invisible(raw)
-        tag = _MARKUP.search(raw) if "<" in raw else None
-        if ch is None and tag is None:
+    text = index.raw_text()
+    if text.isascii() and _SUSPECT_ASCII.search(text) is None:
+        return out
+    from .neutralize import escapes, strip, stripped_chars
+
+    lines = [line for line in index.lines if line.number not in stripped]
+    cleaned = [strip(line.raw) for line in lines]
+    joined = "\n".join(cleaned)  # a tag may be spelled across lines, as Claude Code reads them
+    starts, at = [], 0
+    for piece in cleaned:
+        starts.append(at)
+        at += len(piece) + 1
+    per_line: dict[int, dict[tuple[str, str], int]] = {}
+    for found in escapes(joined):
+        k = bisect_right(starts, found.at) - 1
+        seen = per_line.setdefault(k, {})
+        seen[(found.tag, found.opener)] = seen.get((found.tag, found.opener), 0) + 1
+    tags = {k: [_escape_words(tag, opener, count) for (tag, opener), count in seen.items()]
+            for k, seen in per_line.items()}
+    for k, line in enumerate(lines):
+        gone = stripped_chars(line.raw) if cleaned[k] != line.raw else []
+        if not gone and k not in tags:
             continue
         what = []
-        if ch is not None:
-            what.append(f"an invisible character (U+{ord(ch):04X})")
-        if tag is not None:
-            what.append(f"markup Claude Code reserves ({tag.group()[:40]})")
+        if gone:
+            names = sorted(set(gone), key=gone.index)
+            listed = ", ".join(f"U+{ord(c):04X} {_char_name(c)}" for c in names[:4])
+            more = f" and {len(names) - 4} more" if len(names) > 4 else ""
+            what.append(f"removes {len(gone)} invisible character{'s' if len(gone) != 1 else ''} "
+                        f"({listed}{more})")
+        what += tags.get(k, [])
         out.append(Finding(
             "neutralized-text", WARNING, index.path, line.number,
-            f"{' and '.join(what)}: Claude Code neutralizes it before loading, so the agent reads "
-            "other text than the file holds; remove it or write it out in plain words",
+            f"Claude Code changes this line before loading: it {' and '.join(what)}, so the agent "
+            "reads other text than the file holds; remove it or write it out in plain words",
             f"neutralized:{line.number}"))
     return out
+
+
+def _escape_words(tag: str, opener: str, count: int) -> str:
+    """How Claude Code escapes one tag on a line, in words."""
+    times = f"{count} times; " if count > 1 else ""
+    if opener == "<":
+        return f"escapes the markup tag '{tag}' ({times}its '<' loads as '<\\')"
+    return (f"escapes the markup tag '{tag}' ({times}its look-alike opener '{opener}', "
+            f"U+{ord(opener):04X}, loads as '<\\')")
+
+
+def _char_name(ch: str) -> str:
+    """A character's Unicode name, or what it is when Python's Unicode has none for it."""
+    name = unicodedata.name(ch, "")
+    if name:
+        return name
+    cp = ord(ch)
+    if cp < 0x20 or 0x7F <= cp <= 0x9F:
+        return "a control character"
+    if 0xE000 <= cp <= 0xF8FF or cp >= 0xF0000:
+        return "a private-use character"
+    return "an unassigned code point"
 
 
 def cross_findings(snapshot: Snapshot, budget: Budget | None = None) -> list[Finding]:

@@ -52,15 +52,19 @@ import time
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import astuple, dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+# the rules' lazy face: a root whose kept answer still holds is answered without the validator
+from .. import rules
+from ..model.changeset import Result
 from ..model.frontmatter import parse_frontmatter
 from ..model.index import parse_index
-from ..model.lazyfiles import LazyFiles
+from ..model.journal import pending_records
+from ..model.lazyfiles import LazyFiles, folder_set, mixed_case
 from ..model.safepath import check_stored_path
 from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
@@ -72,6 +76,7 @@ from ..model.snapshot import (
     Snapshot,
     decode_bytes,
 )
+from ..read.handoff import handoff_findings, state_for_root
 from ..read.store import Listing, TooLarge, check_root, list_root, read_with_stat
 from .statcache import (
     RACY_NS,
@@ -91,7 +96,7 @@ from .statcache import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model.changeset import Result
+    from ..model.handoff_state import HandoffState
     from ..rules.incremental import FindingsCache
 
 FORMAT = 3
@@ -256,9 +261,6 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     where = _files(cache)
     if where is None or sum(len(b) for b in young.values()) > MAX_YOUNG_BYTES:
         return
-    from ..model.lazyfiles import folder_set, mixed_case
-    from ..read.handoff import handoff_findings
-
     try:
         order = _order(walk, paths)
     except KeyError:
@@ -299,14 +301,12 @@ def _archive_plain(archive: Index) -> tuple[bytes, bool, tuple[Any, ...]]:
 def _part_plain(snapshot: Snapshot, found: FindingsCache) -> tuple[Any, ...]:
     """What the archive index adds to the findings (:class:`memtui.core.rules.validate.ArchivePart`),
     and the secret findings of its text."""
-    from ..rules.validate import archive_part, index_secrets
-
     archive = snapshot.archive_index
     part = found.reach.archive
     if part is None or part.index is not archive:
-        part = archive_part(snapshot, found.reach.archived)
+        part = rules.validate.archive_part(snapshot, found.reach.archived)
     return (findings_plain(part.entries), findings_plain(part.refs),
-            findings_plain(part.duplicates), findings_plain(index_secrets(archive)),
+            findings_plain(part.duplicates), findings_plain(rules.validate.index_secrets(archive)),
             tuple(sorted(part.listed)), tuple(sorted(part.named - part.listed)))
 
 
@@ -615,13 +615,42 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
     """The root's snapshot and findings now, from its kept answer (see the module's docstring),
     or None when it cannot be used.  :class:`Stale` may be raised later, by a file read on
     demand."""
-    from ..model.journal import pending_records
-    from ..read.handoff import handoff_findings, state_for_root
-    from ..rules.incremental import kept_findings_cache, revalidate
-    from ..rules.validate import ArchivePart, sort_findings
-
+    config = config.for_root(root)  # as the snapshot it keeps was measured
     if cache is None:
         cache = StatCache.open(root, read=False)
+    found = _looked(root, config, verify, cache)
+    return None if found is None else _replayed(*found, config)
+
+
+@dataclass
+class Look:
+    """What a run found of the files a kept answer is about: the listing now (``walk`` None: the
+    kept one), which files were added, removed or changed (their new text read), the stat key of
+    each file checked, and the indexes' bytes now."""
+
+    listing: Listing
+    walk: tuple[str, ...] | None
+    verified: bool
+    added: set[str]
+    removed: set[str]
+    changed: set[str]
+    fresh: dict[str, MemoryFile]
+    checked: dict[str, Key]
+    index_data: bytes
+    archive_data: bytes | None
+
+    def unchanged(self, kept: Kept) -> bool:
+        """Nothing the kept answer is about has changed (its findings are the root's now)."""
+        archive_name = self.listing.archive[1] if self.listing.archive else ARCHIVE_INDEX_NAME
+        return not (self.changed or self.removed or self.index_data != kept.index
+                    or self.archive_data != (kept.archive[1] if kept.archive else None)
+                    or archive_name != (kept.archive[0] if kept.archive else ARCHIVE_INDEX_NAME))
+
+
+def _looked(root: Path | str, config: BudgetConfig, verify: bool,
+            cache: StatCache) -> tuple[Kept, Look] | None:
+    """The root's kept answer and what changed since, or None when the answer cannot be used
+    (none, another listing, a pending record, too many changes, a file gone since listed)."""
     kept = _load(cache, config)
     where = _files(cache)
     if kept is None or where is None:
@@ -640,22 +669,32 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         return None
     if any(not plain for _, plain in listing.folders):
         verify = True  # a symlinked file changes with the file it leads to: no path names both
-    base = str(listing.root)
     added: set[str] = set()
     removed: set[str] = set()
     if walk is not None and walk != kept.walk:
         now, before = set(walk), set(kept.paths)
         added, removed = now - before, before - now
-    limit = cache.since_ns - RACY_NS
-    checked: dict[str, Key] = {}
-    changed: set[str] = set(added)
-    fresh: dict[str, MemoryFile] = {}
+    look = Look(listing, walk, verify, added, removed, set(added), {}, {}, b"", None)
+    if not _check_files(kept, look, sorted(dirty | kept.young.keys()), cache.since_ns - RACY_NS):
+        return None
+    try:
+        look.index_data = _read_bytes(listing.index_path)
+        look.archive_data = _read_bytes(listing.archive[0]) if listing.archive else None
+    except (OSError, TooLarge):
+        return None
+    return kept, look
+
+
+def _check_files(kept: Kept, look: Look, suspects: list[str], limit: int) -> bool:
+    """Find which of the kept files changed (every one on a verified run, else the ``suspects``:
+    the dirty log's and the young ones), reading the changed and the added ones; False when too
+    many changed or one is gone since it was listed."""
+    base = str(look.listing.root)
+    changed, removed, fresh, checked = look.changed, look.removed, look.fresh, look.checked
 
     def check(rel: str, old: Key | None) -> None:
-        if rel in changed or rel in removed or rel in fresh:
-            return
-        if old is None:
-            return  # not a memory file of the kept answer (nor now: not in the listing)
+        if rel in changed or rel in removed or rel in fresh or old is None:
+            return  # (old None: not a memory file of the kept answer, nor now)
         path = os.path.join(base, rel)
         if old != UNTRUSTED:
             try:
@@ -674,32 +713,37 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
             return
         checked[rel] = key  # what a new kept answer keeps for it
         fresh[rel] = f
-        if old == UNTRUSTED and f.data == kept.young.get(rel):
-            return
-        changed.add(rel)
+        if old != UNTRUSTED or f.data != kept.young.get(rel):
+            changed.add(rel)
 
-    if verify:
+    if look.verified:
         flat = kept.keys
         for i, rel in enumerate(kept.paths):
             check(rel, (flat[4 * i], flat[4 * i + 1], flat[4 * i + 2], flat[4 * i + 3]))
             if len(changed) + len(removed) > MAX_CHANGED:
-                return None
+                return False
     else:
-        for rel in sorted(dirty | kept.young.keys()):
+        for rel in suspects:
             check(rel, kept.key(rel))
         if len(changed) + len(removed) > MAX_CHANGED:
-            return None
-    for rel in added:
+            return False
+    for rel in look.added:
         try:
             fresh[rel], checked[rel] = _read(os.path.join(base, rel), rel)
         except (OSError, TooLarge):
-            return None
-    for rel in changed - added:
-        if rel not in fresh:
-            return None  # gone or unreadable since it was listed: the full load reports it
+            return False
+    if any(rel not in fresh for rel in changed - look.added):
+        return False  # gone or unreadable since it was listed: the full load reports it
     for rel in fresh:
         if rel in checked and not (checked[rel][1] < limit and checked[rel][3] < limit):
             checked[rel] = UNTRUSTED
+    return True
+
+
+def _kept_snapshot(kept: Kept, look: Look, config: BudgetConfig) -> tuple[Snapshot, FindingsCache]:
+    """The root as the kept answer has it (files read only when a rule asks for one, each still
+    as it was, else :class:`Stale`), with its kept findings."""
+    base, fresh, checked = str(look.listing.root), look.fresh, look.checked
 
     def load(rel: str) -> MemoryFile:
         """A file the kept answer is about, read when a rule asks for it: still as it was."""
@@ -715,12 +759,6 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         checked[rel] = key
         return f
 
-    try:
-        index_data = _read_bytes(listing.index_path)
-        archive_data = _read_bytes(listing.archive[0]) if listing.archive else None
-    except (OSError, TooLarge):
-        return None
-    archive_name = listing.archive[1] if listing.archive else ARCHIVE_INDEX_NAME
     kept_archive_name = kept.archive[0] if kept.archive else ARCHIVE_INDEX_NAME
     files = LazyFiles(kept.paths, load, {}, kept.folders, kept.mixed)
     index = index_of(INDEX_NAME, kept.index_plain, files)
@@ -731,9 +769,11 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         archive = lazy_index_of(kept_archive_name, blob, bom, scopes, kept.archive[1], secrets,
                                 files, Stale)  # its lines built on demand, as files are read
         listed_set = frozenset(listed)
-        part = ArchivePart(archive, entries, refs, duplicates, listed_set, listed_set.union(more))
+        part = rules.validate.ArchivePart(archive, entries, refs, duplicates, listed_set,
+                                          listed_set.union(more))
     else:
         archive = Index(ARCHIVE_INDEX_NAME, False)
+    listing = look.listing
     snapshot = Snapshot(
         root=listing.root,
         index=index,
@@ -747,49 +787,56 @@ def current(root: Path | str, config: BudgetConfig = BudgetConfig(), *, verify: 
         handoff=state_for_root(listing.root),
         interrupted=(),
     )
-    findings = kept.findings
-    handoff = handoff_findings(snapshot.handoff)
-    if handoff:
-        findings = tuple(sort_findings([*findings, *handoff]))
-    found = kept_findings_cache(snapshot, kept.file_only, kept.file_cross, kept.glob_counts,
-                                kept.provenance, kept.superseding, findings, part)
-    index_changed = index_data != kept.index
-    archive_changed = archive_data != (kept.archive[1] if kept.archive else None) \
-        or archive_name != kept_archive_name
-    if not (changed or removed or index_changed or archive_changed):
+    found = rules.incremental.kept_findings_cache(
+        snapshot, kept.file_only, kept.file_cross, kept.glob_counts, kept.provenance,
+        kept.superseding, _with_handoff(kept.findings, snapshot.handoff), part)
+    return snapshot, found
+
+
+def _with_handoff(findings: tuple[Finding, ...], handoff: HandoffState | None) -> tuple[Finding, ...]:
+    """The kept findings and the handoff state's (never kept: they depend on the day)."""
+    fresh = handoff_findings(handoff)
+    return tuple(rules.validate.sort_findings([*findings, *fresh])) if fresh else findings
+
+
+def _replayed(kept: Kept, look: Look, config: BudgetConfig) -> Current:
+    """The root now: the kept answer, with what changed since played on it."""
+    snapshot, found = _kept_snapshot(kept, look, config)
+    listing, walk, verify, checked = look.listing, look.walk, look.verified, look.checked
+    if look.unchanged(kept):
         return Current(listing, walk, snapshot, found, frozenset(), verify, checked, kept)
-    after_files = files.copy()
+    changed, added, removed = look.changed, look.added, look.removed
+    files = cast(LazyFiles, snapshot.files)  # as _kept_snapshot made them: read when asked for
+    after_files = files.copy()  # still lazy: a dict would read every file
     for rel in removed:
         del after_files[rel]
     for rel in sorted(changed):
-        after_files[rel] = fresh[rel]
+        after_files[rel] = look.fresh[rel]
+    index, archive = snapshot.index, snapshot.archive_index
+    archive_name = listing.archive[1] if listing.archive else ARCHIVE_INDEX_NAME
+    index_changed = look.index_data != kept.index
+    archive_changed = look.archive_data != (kept.archive[1] if kept.archive else None) \
+        or archive_name != (kept.archive[0] if kept.archive else ARCHIVE_INDEX_NAME)
     listed = bool(added or removed)  # which files exist matters to a parse only under a
     after = Snapshot(  # Memory base (as in changeset.apply_to_snapshot)
         root=snapshot.root,
-        index=_index(index_data, INDEX_NAME, after_files.__contains__)
+        index=_index(look.index_data, INDEX_NAME, after_files.__contains__)
         if index_changed or (listed and _has_base(index)) else index,
-        archive_index=_index(archive_data, archive_name, after_files.__contains__)
+        archive_index=_index(look.archive_data, archive_name, after_files.__contains__)
         if archive_changed or (listed and _has_base(archive)) else archive,
         files=after_files,
         other_files=snapshot.other_files, nested_roots=snapshot.nested_roots,
         skipped=snapshot.skipped, outside=snapshot.outside, config=config,
         handoff=snapshot.handoff, interrupted=(),
     )
-    result = _result(after, changed, added, removed)
-    now_snapshot, now_found = revalidate(snapshot, found, result)
+    result = Result(after, {}, frozenset(changed), frozenset(added), frozenset(removed))
+    now_snapshot, now_found = rules.incremental.revalidate(snapshot, found, result)
     return Current(listing, walk, now_snapshot, now_found, frozenset(changed | removed), verify,
                    checked, kept)
 
 
 def _has_base(index: Index) -> bool:
     return any(scope.memory_base for scope in index.scopes)
-
-
-def _result(after: Snapshot, changed: Iterable[str], added: Iterable[str],
-            removed: Iterable[str]) -> Result:
-    from ..model.changeset import Result
-
-    return Result(after, {}, frozenset(changed), frozenset(added), frozenset(removed))
 
 
 def _read_bytes(path: str) -> bytes:
@@ -864,8 +911,6 @@ def keep_patch(cache: StatCache, now: Current, written: str | None = None,
         keys[written], young[written] = UNTRUSTED, snapshot.files[written].data
     if sum(len(b) for b in young.values()) + sum(map(len, kept.young.values())) > MAX_YOUNG_BYTES:
         return
-    from ..read.handoff import handoff_findings
-
     index = snapshot.index.render()
     handoff = set(handoff_findings(snapshot.handoff))
     value = (
@@ -888,14 +933,20 @@ def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),
                   clock: Callable[[], int] = time.time_ns) -> list[Finding] | None:
     """Every finding of a root now (what :func:`memtui.core.rules.validate.validate` gives), from its
     kept answer on a verified run (every file's stat key checked, the changed files read and
-    played on it), which becomes the new kept answer; None when there is none to use."""
+    played on it), which becomes the new kept answer; None when there is none to use.  A root
+    where nothing changed is answered from the kept findings alone, and its answer is kept again
+    only when it learnt something (a young file's stat key now trusted, a patch to fold in)."""
     cache = StatCache.open(root, clock, read=False)
     try:
-        now = current(root, config, verify=True, cache=cache)
-        if now is None:
+        found = _looked(root, config, True, cache)
+        if found is None:
             return None
-        found = list(now.found.findings)
+        kept, look = found
+        if look.unchanged(kept) and not kept.young and not any(kept.patched):
+            return list(_with_handoff(kept.findings, state_for_root(look.listing.root)))
+        now = _replayed(kept, look, config)
+        findings = list(now.found.findings)
     except Stale:
         return None
     keep_current(cache, now)
-    return found
+    return findings

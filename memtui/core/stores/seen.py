@@ -5,7 +5,8 @@ seen (:mod:`memtui.core.stores.seen_store`).  :func:`inbox` compares the root wi
 change once, newest first: ``added``, ``changed``, ``removed``, or ``renamed`` (the same bytes
 under a new path), with a unified diff (when a copy was kept) and the validator's findings the
 change introduced (findings of the baseline, rebuilt from the kept copies, against the findings
-now, per path).  The first look at a root seeds the baseline and says so.
+now, per path).  The first look at a root seeds the baseline and says so.  :func:`unseen_count` only counts the changes
+(the session start's message to the person), writing nothing.
 
 memtui's own changes are not news: before comparing, the baseline is advanced through the
 journal records committed since it was stored — each path such a record touched moves to the
@@ -22,10 +23,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ..model.changeset import Create, Move, Write, in_attic, is_archive_index
+from ..model.changeset import Create, Move, Write, in_attic, is_archive_index, op_from_json
 from ..model.frontmatter import parse_frontmatter
 from ..model.index import parse_index
-from ..model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, op_from_json, read_record
+from ..model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, read_record
 from ..model.snapshot import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
 from ..rules.validate import validate
 from .seen_store import (
@@ -427,3 +428,36 @@ def mark_seen(snapshot: Snapshot, paths: Iterable[str] | None = None, *,
             blobs.setdefault(seen.sha256, current[path])
     save_state(loc, files, blobs, state.journal_seq, state.seeded)
     return marked
+
+
+# ---------------------------------------------------------------- unseen at session start
+
+
+def unseen_count(snapshot: Snapshot, *, in_root: bool | None = None) -> int:
+    """How many tracked files differ from what memtui last saw (by hash; memtui's own changes
+    are not counted; nothing is written).  0 when there is no baseline yet."""
+    try:
+        loc = location(snapshot.root, in_root)
+        state = load_state(loc)
+    except Exception:  # noqa: BLE001 - a damaged store must not break a session start
+        return 0
+    if state is None:
+        return 0
+    state = advance(snapshot.root, state, {})
+    now = {p: sha256(d) for p, d in tracked_bytes(snapshot).items()}
+    base = {p: s.sha256 for p, s in state.files.items()}
+    gone = [p for p in base if p not in now]
+    added = [p for p in now if p not in base]
+    renamed = len({base[p] for p in gone} & {now[p] for p in added})
+    changed = sum(1 for p in now if p in base and base[p] != now[p])
+    return changed + len(gone) + len(added) - renamed
+
+
+def unseen_message(roots: Iterable[tuple[Path, int]]) -> str | None:
+    """The person-facing ``systemMessage`` at session start when the agent changed memory files
+    since the person last looked; None when nothing did."""
+    total = sum(n for _, n in roots)
+    if not total:
+        return None
+    return (f"the agent changed {total} memory file{'s' * (total != 1)} since you last looked "
+            "— memtui changes")

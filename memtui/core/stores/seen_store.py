@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterable, Mapping
 
+from .. import write
 from ..model.places import usable_cache_folder, user_cache_dir
 from ..model.safepath import UnsafePath, check_private_dir, check_stored_path, open_nofollow
 
@@ -120,9 +121,7 @@ class Location:
     def lock(self) -> ContextManager[object]:
         """The root's lock over the store's files for an in-root store; nothing for a cache store."""
         if self.in_root:
-            from ..write import side_files
-
-            return side_files(self.root)
+            return write.side_files(self.root)
         return nullcontext()
 
 
@@ -316,29 +315,23 @@ def _ensure_folder(loc: Location, folder: Path) -> None:
 def _write(loc: Location, name: str, data: bytes) -> None:
     """Write one store file (``name`` relative to the store folder) atomically."""
     if loc.in_root:
-        from ..write import TxnError, write_side_file
-
         try:
-            write_side_file(loc.root, f"{SEEN_DIR}/{name}", data)
-        except TxnError as exc:  # busy, a symlink on the way, a read-only disk
+            write.write_side_file(loc.root, f"{SEEN_DIR}/{name}", data)
+        except write.TxnError as exc:  # busy, a symlink on the way, a read-only disk
             raise SeenError(str(exc)) from None
         return
-    from ..write import replace_file
-
     folder, _, base = (loc.folder / name).as_posix().rpartition("/")
-    replace_file(folder, base, data, sync=True)  # the folder: made by save_state's _ensure_folder
+    write.replace_file(folder, base, data, sync=True)  # the folder: made by save_state's _ensure_folder
 
 
 def _remove(loc: Location, name: str) -> None:
     """Remove one store file (an old pack); best effort — a pack left behind is only space."""
-    from ..write import TxnError, remove_side_file
-
     try:
         if loc.in_root:
-            remove_side_file(loc.root, f"{SEEN_DIR}/{name}")
+            write.remove_side_file(loc.root, f"{SEEN_DIR}/{name}")
         else:
             os.unlink(loc.folder / name)
-    except (TxnError, OSError):
+    except (write.TxnError, OSError):
         pass
 
 

@@ -53,8 +53,12 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Container, Iterable, TypeVar
 
+# lazy faces: a warm validation is answered without the validator, a read loads no writer
+from .. import rules, write
 from ..model.frontmatter import PlainFrontmatter, parse_frontmatter
 from ..model.gcpause import gc_paused
+from ..model.index import parse_index
+from ..model.journal import pending_records, progress_of
 from ..model.lazyfiles import LazyFiles
 from ..model.places import CACHE_DIR_ENV as CACHE_DIR_ENV  # the folders' names, kept here for callers
 from ..model.places import NO_CACHE_ENV as NO_CACHE_ENV
@@ -79,6 +83,7 @@ from ..model.snapshot import (
     Snapshot,
     decode_bytes,
 )
+from ..read.handoff import handoff_findings, state_for_root
 from ..read.store import (
     MAX_READ_BYTES,
     Listing,
@@ -156,11 +161,9 @@ def write_cache_file(folder: Path, name: str, data: bytes) -> None:
     The cache is written through the writer's safe-file layer, not by a rename of its own, so
     every file-system change stays in one module (``write/fs.py``) and the cache sits above the
     writer; the rules below it get a cached file's findings from the file they are handed."""
-    from ..write import replace_file  # deferred: the writer's face loads the gate, a warm read never needs it
-
     if not os.path.isdir(folder):
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    replace_file(folder, name, data)
+    write.replace_file(folder, name, data)
 
 
 _FINGERPRINT: tuple[Any, ...] | None = None
@@ -711,8 +714,6 @@ class StatCache:
     def parse_index(self, data: bytes, rel: str, exists: Callable[[str], bool]) -> Index:
         """:func:`memtui.core.model.index.parse_index`, kept whole: keyed by the index's bytes and the
         set of memory files (Memory-base entries fall back on it), so it cannot be stale."""
-        from ..model.index import parse_index
-
         if self.path is None or self._listed is None:
             return parse_index(data, rel, exists)
         files = frozenset([f for f in self._listed if exists(f)])  # the files that were read
@@ -898,10 +899,6 @@ def validate_root(
 
 
 def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], int]) -> Validation:
-    from ..model.journal import pending_records
-    from ..read.handoff import handoff_findings, state_for_root
-    from ..rules.budget import Budget, budget_of
-
     cache = StatCache.open(root, clock)
     listing = list_root(root)
     indexes = index_keys(listing)
@@ -919,23 +916,16 @@ def _validate_root(root: Path | str, config: BudgetConfig, clock: Callable[[], i
                 fresh = handoff_findings(state_for_root(listing.root))
                 pending = pending_records(listing.root)
                 if pending:  # the validator module loads only when it has something to say
-                    from ..model.journal import progress_of
-                    from ..rules.validate import interrupted_findings
-
-                    fresh += interrupted_findings(
+                    fresh += rules.validate.interrupted_findings(
                         pending, [progress_of(listing.root, name) for name in pending])
                 if fresh:
-                    from ..rules.validate import sort_findings
-
-                    found = sort_findings(found + fresh)
-                return Validation(listing.root, found, Budget(*budget), files, None)
+                    found = rules.validate.sort_findings(found + fresh)
+                return Validation(listing.root, found, rules.budget.Budget(*budget), files, None)
             except (TypeError, ValueError):
                 pass
-    from ..rules.validate import validate
-
     snapshot = cache.load(listing, config)
-    findings = validate(snapshot)
-    budget = budget_of(snapshot)
+    findings = rules.validate.validate(snapshot)
+    budget = rules.budget.budget_of(snapshot)
     digest = None
     if indexes is not None and cache.path is not None:
         digest = cache.digest(listing, config, [cache.used.get(rel) for rel, _ in listing.memory],

@@ -13,7 +13,14 @@ transcripts (``tests/core/data/transcripts``):
 - memory recall records: an ``attachment`` of type ``relevant_memories`` (``memories: [{"path"}]``)
   and a ``system`` line of subtype ``memory_recall`` (``memories: [{"path"}]``); a ``system``
   line of subtype ``memory_saved`` lists ``writtenPaths``;
-- every line carries ``timestamp`` (ISO 8601) and ``sessionId``.
+- every line carries ``timestamp`` (ISO 8601) and ``sessionId``;
+- a ``Bash`` tool_use's ``input.command`` is read as a shell would split it
+  (:mod:`memtui.core.stores.shell_reads`, against the line's ``cwd``): ``cat``, ``head``, ``sed``,
+  ``grep``… of a memory file is a read of kind ``shell``, ``>>`` / ``tee`` into one a write;
+- a subagent's reads and writes are in its own transcript beside the session's,
+  ``<session>/subagents/agent-<id>.jsonl`` (every line ``isSidechain``, the main ``sessionId``; no
+  ``toolUseResult``), with ``agent-<id>.meta.json`` naming its ``agentType``: they count as the
+  session's, each touch naming the subagent (``agent``).
 
 One streaming pass, a line at a time (a line over :data:`LINE_CAP` bytes is passed over without
 being held); a line that mentions none of these is not parsed at all.  Lines that are not a JSON
@@ -40,14 +47,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from .. import write
 from ..model.places import cache_dir
 
 LINE_CAP = 16 << 20  # a line longer than this is skipped unread
 RACY_NS = 2_000_000_000  # a transcript modified this recently is not cached (git's racy rule)
-FORMAT = 1
+FORMAT = 2
 _MARKERS = (b'"tool_use"', b'"tool_result"', b"relevant_memories", b"memory_recall", b"memory_saved")
 _TOOLS_READ = frozenset({"Read"})
 _TOOLS_WRITE = frozenset({"Write", "Edit"})
+SHELL = "Bash"
 _ABSENT = ("does not exist", "no such file")
 _TIMESTAMP = re.compile(rb'"timestamp"\s*:\s*"([0-9][0-9T:.+\-Z]{9,39})"')
 _SESSION = re.compile(rb'"sessionId"\s*:\s*"([0-9A-Za-z_\-]{1,80})"')
@@ -55,15 +64,17 @@ _SESSION = re.compile(rb'"sessionId"\s*:\s*"([0-9A-Za-z_\-]{1,80})"')
 
 @dataclass(frozen=True)
 class Touch:
-    """What one session did with one file: how (``read``, ``recall``, ``absent`` — a read
-    answered "does not exist" — or ``write``), when first and last, and how often."""
+    """What one session did with one file: how (``read``, ``shell`` — read by a Bash command —,
+    ``recall``, ``absent`` — a read answered "does not exist" — or ``write``), when first and
+    last, how often, and which subagent (``agent``; "" the main agent)."""
 
-    path: str  # absolute, as the transcript names it
+    path: str  # absolute, as the transcript names it (a Bash glob kept as written)
     kind: str
     first: str  # ISO 8601 timestamps ("" when the line had none)
     last: str
     count: int = 1
-    tool: str = ""  # the writing tool (Write, Edit, memory_saved)
+    tool: str = ""  # the writing tool (Write, Edit, Bash, memory_saved)
+    agent: str = ""  # the subagent's type (or id) whose transcript records it
 
 
 @dataclass(frozen=True)
@@ -82,20 +93,22 @@ class Session:
 class _Builder:
     """Accumulates one transcript's touches while its lines stream past."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, agent: str = "") -> None:
         self.name = name
+        self.agent = agent
         self.session_id = ""
         self.started = ""
         self.ended = ""
-        self.touches: dict[tuple[str, str], list[Any]] = {}
-        self.pending: dict[str, tuple[str, str, str]] = {}  # tool_use id -> (tool, path, when)
+        self.touches: dict[tuple[str, str, str], list[Any]] = {}
+        #: tool_use id -> what it asked for: (tool, path, when, the Bash command wrote it)
+        self.pending: dict[str, list[tuple[str, str, str, bool]]] = {}
         self.lines = 0
         self.skipped = 0
 
     def touch(self, path: str, kind: str, when: str, tool: str = "") -> None:
         if not isinstance(path, str) or not path.lower().endswith(".md"):
             return
-        key = (path, kind)
+        key = (path, kind, self.agent)
         held = self.touches.get(key)
         if held is None:
             self.touches[key] = [when, when, 1, tool]
@@ -161,13 +174,28 @@ class _Builder:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
             name = block.get("name")
+            if name == SHELL:
+                self._shell(block, value.get("cwd"), when)
+                continue
             if name not in _TOOLS_READ and name not in _TOOLS_WRITE:
                 continue
             path = block["input"]["file_path"]
             if not isinstance(path, str):
                 raise TypeError("file_path is not a string")
             if path.lower().endswith(".md"):
-                self.pending[str(block.get("id", ""))] = (name, path, when)
+                self.pending[str(block.get("id", ""))] = [(name, path, when, False)]
+
+    def _shell(self, block: Mapping[str, Any], cwd: object, when: str) -> None:
+        """A Bash call: the memory files its command reads and writes."""
+        from .shell_reads import shell_paths
+
+        command = block["input"]["command"]
+        if not isinstance(command, str) or ".md" not in command.lower():
+            return
+        reads, writes = shell_paths(command, cwd if isinstance(cwd, str) else None)
+        asked = [(SHELL, p, when, False) for p in reads] + [(SHELL, p, when, True) for p in writes]
+        if asked:
+            self.pending[str(block.get("id", ""))] = asked
 
     def _user(self, value: Mapping[str, Any]) -> None:
         content = value["message"]["content"]
@@ -179,20 +207,27 @@ class _Builder:
             asked = self.pending.pop(str(block.get("tool_use_id", "")), None)
             if asked is None:
                 continue
-            tool, path, when = asked
             failed = block.get("is_error") is True
-            if tool in _TOOLS_WRITE:
-                if not failed:  # a refused or failed write wrote nothing
-                    self.touch(path, "write", when, tool)
-                continue
-            self.touch(path, "absent" if failed and _says_absent(block.get("content")) else "read", when)
+            for tool, path, when, wrote in asked:
+                if tool in _TOOLS_WRITE or wrote:
+                    if not failed:  # a refused or failed write wrote nothing
+                        self.touch(path, "write", when, tool)
+                    continue
+                absent = failed and _says_absent(block.get("content"))
+                if tool == SHELL:
+                    if not failed:
+                        self.touch(path, "shell", when, tool)
+                    continue
+                self.touch(path, "absent" if absent else "read", when)
 
     def done(self) -> Session:
-        for tool, path, when in self.pending.values():  # a read never answered was still asked for
-            if tool in _TOOLS_READ:
-                self.touch(path, "read", when)
+        for asked in self.pending.values():  # a read never answered was still asked for
+            for tool, path, when, _wrote in asked:
+                if tool in _TOOLS_READ:
+                    self.touch(path, "read", when)
         self.pending.clear()
-        touches = tuple(Touch(path, kind, *held) for (path, kind), held in self.touches.items())
+        touches = tuple(Touch(path, kind, held[0], held[1], held[2], held[3], agent)
+                        for (path, kind, agent), held in self.touches.items())
         stem = self.name[:-6] if self.name.endswith(".jsonl") else self.name
         return Session(self.session_id or stem, self.name, self.started, self.ended, touches,
                        self.lines, self.skipped)
@@ -214,13 +249,14 @@ def _relevant(body: bytes) -> bool:
     return False
 
 
-def read_transcript(stream: IO[bytes], name: str = "") -> Session:
-    """One transcript's evidence, read a line at a time from a binary stream.
+def read_transcript(stream: IO[bytes], name: str = "", builder: _Builder | None = None) -> Session:
+    """One transcript's evidence, read a line at a time from a binary stream (into ``builder``
+    when given: a subagent's transcript joins its session's).
 
     A line that carries no evidence is not parsed; the session's first and last times are
     taken from its first and last lines naming a ``timestamp`` (one line held at a time).
     """
-    builder = _Builder(name)
+    builder = builder if builder is not None else _Builder(name)
     last_stamped = b""
     readline = stream.readline
     while True:
@@ -260,9 +296,46 @@ def read_transcript(stream: IO[bytes], name: str = "") -> Session:
 
 
 def read_transcript_file(path: Path) -> Session:
-    """One transcript file's evidence (raises OSError when it cannot be read)."""
+    """One transcript file's evidence, its subagents' transcripts joined (raises OSError when
+    the session's own transcript cannot be read)."""
+    builder = _Builder(path.name)
     with open(path, "rb", buffering=1 << 20) as stream:
-        return read_transcript(stream, path.name)
+        read_transcript(stream, path.name, builder)
+    for sub, _size, _mtime in subagent_files(path):
+        builder.agent = _agent_name(sub)
+        main_id, pending = builder.session_id, builder.pending
+        builder.pending = {}
+        try:
+            with open(sub, "rb", buffering=1 << 20) as stream:
+                read_transcript(stream, sub.name, builder)
+        except OSError:
+            pass  # its evidence is lost, not the session's
+        builder.pending = pending
+        builder.session_id = main_id or builder.session_id
+    builder.agent = ""
+    return builder.done()
+
+
+def subagent_files(transcript: Path) -> list[tuple[Path, int, int]]:
+    """A session's subagent transcripts, ``<session>/subagents/agent-*.jsonl`` beside its own,
+    with their size and ``mtime_ns``."""
+    folder = transcript.with_suffix("") / "subagents"
+    return [(p, size, mtime) for p, size, mtime in transcript_files(folder)
+            if p.name.startswith("agent-")]
+
+
+def _agent_name(path: Path) -> str:
+    """The subagent of a transcript: its ``.meta.json``'s ``agentType``, else its id."""
+    agent_id = path.name[len("agent-"):-len(".jsonl")]
+    try:
+        with open(path.with_name(f"agent-{agent_id}.meta.json"), "rb") as handle:
+            meta = json.loads(handle.read(1 << 20))
+        kind = meta.get("agentType") if isinstance(meta, dict) else None
+        if isinstance(kind, str) and kind:
+            return kind
+    except (OSError, ValueError):
+        pass
+    return agent_id
 
 
 # ---------------------------------------------------------------- the transcripts of a project
@@ -291,13 +364,13 @@ def transcript_files(folder: Path) -> list[tuple[Path, int, int]]:
 
 def _session_to_json(s: Session) -> list[Any]:
     return [s.session_id, s.transcript, s.started, s.ended, s.lines, s.skipped,
-            [[t.path, t.kind, t.first, t.last, t.count, t.tool] for t in s.touches]]
+            [[t.path, t.kind, t.first, t.last, t.count, t.tool, t.agent] for t in s.touches]]
 
 
 def _session_from_json(value: Any) -> Session:
     sid, name, started, ended, lines, skipped, touches = value
-    parsed = tuple(Touch(str(p), str(k), str(f), str(la), int(c), str(tool))
-                   for p, k, f, la, c, tool in touches)
+    parsed = tuple(Touch(str(p), str(k), str(f), str(la), int(c), str(tool), str(agent))
+                   for p, k, f, la, c, tool, agent in touches)
     return Session(str(sid), str(name), str(started), str(ended), parsed, int(lines), int(skipped))
 
 
@@ -333,13 +406,11 @@ def _load_cache(path: Path | None, folder: Path) -> dict[str, Any]:
 
 def _save_cache(path: Path, folder: Path, files: Mapping[str, Any]) -> None:
     """Write the cache atomically (:func:`memtui.core.write.replace_file`); a failure is ignored."""
-    from ..write import replace_file
-
     data = json.dumps({"format": FORMAT, "folder": os.path.realpath(folder), "files": files},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        replace_file(os.path.realpath(path.parent), path.name, data)
+        write.replace_file(os.path.realpath(path.parent), path.name, data)
     except OSError:
         pass  # the cache is never required
 
@@ -375,7 +446,10 @@ def load_sessions(folder: Path, memory_roots: Iterable[Path] = ()) -> Sessions:
     for path, size, mtime in transcript_files(folder):
         held = cached.get(path.name)
         session = None
-        if isinstance(held, list) and len(held) == 3 and held[0] == size and held[1] == mtime:
+        subs = [(p.name, s, m) for p, s, m in subagent_files(path)]
+        mtime = max([mtime] + [m for _n, _s, m in subs])  # the youngest file decides "racy"
+        key: object = [size, [list(x) for x in subs]] if subs else size  # subagents' files too
+        if isinstance(held, list) and len(held) == 3 and held[0] == key and held[1] == mtime:
             try:
                 session = _session_from_json(held[2])
                 hits += 1
@@ -388,7 +462,7 @@ def load_sessions(folder: Path, memory_roots: Iterable[Path] = ()) -> Sessions:
                 unreadable.append(path.name)
                 continue
         if mtime < racy:
-            kept[path.name] = [size, mtime, _session_to_json(session)]
+            kept[path.name] = [key, mtime, _session_to_json(session)]
         out.append(session)
     if where is not None and (hits != len(out) or set(cached) != set(kept)):
         _save_cache(where, folder, kept)

@@ -31,6 +31,7 @@ from ..model.changeset import Changeset, Operation
 from ..model.index import parse_index
 from ..model.snapshot import EntryForm, Index, IndexLine, LineKind, Snapshot, encode_text
 from ..rules.budget import measure
+from ..rules.validate import _extra_refs
 from .lines import LineEdit, NothingToRebuild, history_block, history_ops, index_op, sections, target_size
 
 SHARED = 3  # entries of one section sharing a folder before a Memory base line is worth adding
@@ -70,8 +71,6 @@ def _relative(line: IndexLine, base: str) -> str | None:
 def _resolutions(index: Index, start: int, end: int, files: Collection[str]) -> list[tuple[str | None, set[str]]]:
     """Per line, the entry's file and the files its other references reach (read as the
     validator reads them: as resolved, else from the root)."""
-    from ..rules.validate import _extra_refs
-
     out: list[tuple[str | None, set[str]]] = []
     for line in index.lines[start:end]:
         reached: set[str] = set()

@@ -20,7 +20,7 @@ from operator import add, attrgetter
 from pathlib import Path
 from typing import Iterable
 
-from ..model.changeset import Changeset, Create, Operation, VerbError, Write
+from ..model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot
 from ..model.frontmatter import parse_frontmatter
 from ..model.index_edit import IndexDraft, dominant_ending, heading_level, new_entry
 from ..model.snapshot import (
@@ -34,8 +34,9 @@ from ..model.snapshot import (
     Snapshot,
     encode_text,
 )
-from ..model.standing import _CJK, _EN_CUES, _LATIN_CUES, _rule_word
+from ..model.standing import _CJK, _EN_CUES, _LATIN_CUES, _rule_word, directive_word
 from ..model.standing import line_states_rule as line_states_rule
+from ..rules.erasure import erased_lines
 
 HISTORY_NAME = "MEMORY-history.md"
 HISTORY_HEADER = (
@@ -77,8 +78,6 @@ def rule_stating_lines(index: Index) -> frozenset[int]:
 def states_rule(text: str) -> bool:
     """Whether a text states a standing rule: a directive word (``never``, ``do not``, ``avoid``)
     or one of :data:`RULE_WORDS`.  The index edits keep such text where it loads."""
-    from ..judge.staleness import directive_word
-
     lowered = text.lower()
     return directive_word(text, lowered) is not None or _rule_word(text, lowered)
 
@@ -364,9 +363,6 @@ def file_age_key(f: MemoryFile, entry: str = "") -> tuple[str, float]:
 def keep_erased(snapshot: Snapshot, changeset: Changeset, what: str | None = None) -> Changeset:
     """The changeset, with the index lines it would take out without a trace appended to
     ``MEMORY-history.md`` (a decayed entry a region covers, a replaced hook, a dropped line)."""
-    from ..model.changeset import apply_to_snapshot
-    from ..rules.erasure import erased_lines
-
     touched = changeset.paths
     if not any(path == INDEX_NAME or path.lower() == snapshot.archive_index.path.lower() for path in touched):
         return changeset

@@ -27,7 +27,7 @@ from collections import Counter
 from operator import attrgetter
 
 from ..model.changeset import Changeset, Create, Operation
-from ..model.index_edit import heading_level, heading_title, new_entry
+from ..model.index_edit import dominant_ending, heading_level, heading_title, new_entry
 from ..model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
 from ..rules.budget import measure
 from ..rules.validate import names_of
@@ -213,8 +213,6 @@ def _title(text: str) -> str:
 
 
 def _nl(index: Index) -> str:
-    from ..model.index_edit import dominant_ending
-
     return dominant_ending(index)
 
 

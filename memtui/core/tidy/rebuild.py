@@ -41,9 +41,17 @@ from ..model.snapshot import (
     Snapshot,
     encode_text,
 )
+from ..read.store import list_root
 from ..rules.budget import FILL_TARGET, stripped_lines, text_size
 from ..rules.validate import _structural, glob_regex
+from ..stores.statcache import StatCache, cache_of
+from .compact import compact
+from .detail import move_detail
 from .lines import NothingToRebuild, collapse_ops, configured_target_lines, file_age_key
+from .prose import pointers
+from .repair import repair
+from .targets import broken_refs, is_dangling
+from .trim import decay, fully_stale, shorten, within_target
 
 if TYPE_CHECKING:
     from ..stores.statcache import StatCache
@@ -215,17 +223,10 @@ def phases(target_lines: int | None = None, keep: frozenset[str] = frozenset(),
     decay leaves alone (:func:`unlisted_live` of the snapshot the pass started from), and with
     them every file not ``known`` to it (:func:`with_born`); ``stale``: the fully stale files
     no guard holds, read from the state the decay sees."""
-    from .prose import pointers
-    from .trim import decay, shorten, within_target
-
     def decay_phase(s: Snapshot) -> Changeset:
         found = stale(s) if stale is not None and s.index.exists and not within_target(s, target_lines) \
             else frozenset()
         return decay(s, target_lines, keep=with_born(keep, s, known), stale=found)
-
-    from .compact import compact
-    from .detail import move_detail
-    from .repair import repair
 
     return [
         ("repair", repair),
@@ -252,7 +253,6 @@ def rebuild(snapshot: Snapshot, target_lines: int | None = None, now: datetime |
         return generate(snapshot)
     if target_lines is None:
         target_lines = configured_target_lines()
-    from ..stores.statcache import cache_of
 
     stat_cache = cache_of(snapshot)
     if stat_cache is not None:
@@ -290,9 +290,6 @@ def kept_nothing_to_rebuild(root: Path | str, config: BudgetConfig, target_lines
     """Why rebuild has nothing to do, as it last said for this root, when that still holds for
     the root as it stats now (its listing, every stat key and the fill target, nothing read);
     else None."""
-    from ..read.store import list_root
-    from ..stores.statcache import StatCache
-
     cache = StatCache.open(root, clock)
     if not cache.section("memo-rebuild"):  # nothing kept: the root is not even listed
         return None
@@ -310,8 +307,6 @@ def _question(target_lines: int | None) -> tuple[object, ...]:
 def looks_outside(snapshot: Snapshot) -> bool:
     """Whether a repair of ``snapshot`` would look on disk for a target: an index line with a
     dangling entry or a link that points at no file (:mod:`.index_targets`)."""
-    from .targets import broken_refs, is_dangling
-
     return any(is_dangling(snapshot, line) or broken_refs(snapshot, line)
                for index in (snapshot.index, snapshot.archive_index) for line in index.lines)
 
@@ -320,8 +315,6 @@ def _rebuild(snapshot: Snapshot, target_lines: int | None, now: datetime | date 
              repo: Path | str | None, consulted: list[str]) -> Changeset:
     """:func:`rebuild` of an existing index; ``consulted`` gets "staleness" when the decay
     judged it."""
-    from .trim import fully_stale
-
     clock = now if now is not None else datetime.now(timezone.utc)
 
     def stale(s: Snapshot) -> frozenset[str]:

@@ -42,11 +42,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Collection
 
-from ..model.changeset import Changeset, Create, Operation
+from ..model.changeset import Changeset, Create, Operation, apply_to_snapshot
 from ..model.folder_docs import is_folder_document
 from ..model.index import region_line
 from ..model.index_edit import heading_level, new_entry, with_hook
 from ..model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from ..rules.budget import measure
 from ..rules.validate import _structural, glob_regex, reach_of
 from .lines import (
     HISTORY_NAME,
@@ -59,6 +60,7 @@ from .lines import (
     index_op,
     innermost_headings,
     line_states_rule,
+    target_size,
 )
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 
@@ -218,8 +220,6 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
         raise NothingToRepair("the indexes need no repair")
     ops += archive_ops
     if old_lines:
-        from ..model.changeset import apply_to_snapshot
-
         state = apply_to_snapshot(snapshot, ops).snapshot if ops else snapshot
         ops += history_ops(state, history_block("lines repaired by memtui (their text before)", old_lines))
     parts = []
@@ -441,9 +441,6 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     regions: list[str] = []
     singles: list[str] = []
     # near the fill target, a family of two or more takes one region line instead of entries
-    from ..rules.budget import measure
-    from .lines import target_size
-
     _, t_bytes = target_size(snapshot.config, None)
     cost = {p: len(new_entry(files[p], entry_hook(files[p]))) + 1 for p in live}
     budget = measure(active.index, snapshot.config)
@@ -631,8 +628,6 @@ def lessons(snapshot: Snapshot, every: bool = False) -> Changeset:
 def _plain_words(snapshot: Snapshot, lines: list[IndexLine]) -> list[Operation]:
     """The dangling entries' links taken off, their words kept where they were (the lines as
     they were, byte for byte, in ``MEMORY-history.md``)."""
-    from ..model.changeset import apply_to_snapshot
-
     ops: list[Operation] = []
     old: list[str] = []
     for index in (snapshot.index, snapshot.archive_index):

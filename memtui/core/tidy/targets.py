@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..model.index import _MD_LINK, _WIKILINK
 from ..model.snapshot import ARCHIVE_DIR, IndexLine, LineKind, Snapshot
+from ..roots.discover import roots_under
 
 _SEPARATORS = ("_", "-", ".")
 
@@ -151,8 +152,6 @@ def tree_top(root: Path) -> Path | None:
 def _tree_roots(root: str) -> tuple[Path, ...]:
     """Other memory roots of the tree a root belongs to (:func:`tree_top`), less the memories
     of Claude Code projects (``…/projects/<project>/memory``: other projects, never siblings)."""
-    from ..roots.discover import roots_under
-
     here = Path(root).resolve()
     top = tree_top(here)
     if top is None or top == here:

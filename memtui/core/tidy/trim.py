@@ -31,7 +31,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Collection, Mapping
 
-from ..model.changeset import Changeset, Move, Operation
+from ..judge.staleness import StalenessClass, score_root
+from ..model.changeset import Changeset, Create, Move, Operation, Write, apply_to_snapshot
 from ..model.index_edit import heading_title, new_entry, with_hook
 from ..model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, in_team
 from ..rules.budget import measure, text_size
@@ -258,8 +259,6 @@ def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = (),
 def fully_stale(snapshot: Snapshot, now: datetime | date, repo: Path | str | None = None) -> frozenset[str]:
     """The files of a root that are ``FULLY_STALE`` with no guard holding them back (DESIGN §5),
     pinned files aside."""
-    from ..judge.staleness import StalenessClass, score_root
-
     return frozenset(r.path for r in score_root(snapshot, now, repo).results
                      if r.cls is StalenessClass.FULLY_STALE and not r.guards
                      and r.path in snapshot.files and not snapshot.files[r.path].pinned)
@@ -529,8 +528,6 @@ def place_successors(snapshot: Snapshot, olds: Collection[str]) -> list[Operatio
         for pos in gone:
             aedit.remove(pos)
         ops += index_op(archive, aedit.render())
-        from ..model.changeset import apply_to_snapshot
-
         state = apply_to_snapshot(snapshot, ops).snapshot
         ops += history_ops(state, history_block("archive-index lines of successors given an entry by memtui "
                                                 "(their text before)", [archive.lines[p].raw for p in gone]))
@@ -548,8 +545,6 @@ def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Chan
         raise NothingToTrim("no file is declared superseded outside archive/")
     placed = place_successors(snapshot, relink)
     if placed:
-        from ..model.changeset import apply_to_snapshot
-
         snapshot = apply_to_snapshot(snapshot, placed).snapshot
     index = snapshot.index
     positions = [pos for pos, line in enumerate(index.lines)
@@ -560,8 +555,6 @@ def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Chan
     index_ops = placed + (list(changes.ops) if changes is not None else [])
     missing = [p for p in relink if p not in listed]
     if missing:
-        from ..model.changeset import apply_to_snapshot
-
         state = apply_to_snapshot(snapshot, index_ops[len(placed):]).snapshot if index_ops else snapshot
         archive = archive_index_of(state)
         aedit = LineEdit(archive)
@@ -586,7 +579,6 @@ def _last_write_wins(ops: list[Operation]) -> list[Operation]:
             out.append(op)
             continue
         first = out[prev]
-        from ..model.changeset import Create, Write
 
         if isinstance(first, Write):
             out[prev] = Write(first.path, op.data, first.expected)  # type: ignore[union-attr]

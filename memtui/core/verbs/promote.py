@@ -32,6 +32,7 @@ from ..model.changeset import Changeset, Create, Move, VerbError
 from ..model.frontmatter import set_key
 from ..model.index_edit import new_entry, one_line
 from ..model.snapshot import ARCHIVE_DIR, Snapshot, encode_text
+from ..write import open_root
 from .lifecycle import _draft, _draft_op, hook_for, normalize_path  # the verbs' index drafts
 
 PROMOTED_FROM = "promoted_from"
@@ -105,8 +106,6 @@ def promotion_parts(source: Snapshot, path: str, target_root: Path | str, *,
                     hook: str | None = None) -> list[tuple[Snapshot, Changeset]]:
     """Both roots' snapshots and changesets for a promotion (the target is recovered and read
     now, with the source's budget caps): what :func:`memtui.core.write.plan_group` takes."""
-    from ..write import open_root
-
     target = open_root(target_root, source.config)
     out_of, into = promotion(source, path, target, hook=hook)
     return [(source, out_of), (target, into)]

@@ -1,5 +1,5 @@
 """Review of the agent's writes (DESIGN §12): revert one outside change, name the session that
-made it, and count the changes not yet looked at.
+made it (the changes not yet looked at are counted by :func:`memtui.core.stores.seen.unseen_count`).
 
 A revert is an ordinary change built here and written by :mod:`memtui.core.write` through the
 gate (one journal record, undoable): a changed file gets back the bytes the seen store kept
@@ -11,14 +11,23 @@ the archive index) — nothing is erased.  A change whose earlier bytes were kep
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from pathlib import Path
 
-from ..model.changeset import Changeset, Create, Move, Refusal, Write, is_index
+from ..model.changeset import (
+    Changeset,
+    ChangesetError,
+    Create,
+    Move,
+    Operation,
+    Refusal,
+    Write,
+    is_index,
+)
 from ..model.snapshot import Snapshot
 from ..stores.seen import Change, Inbox, advance, compare, tracked_bytes
-from ..stores.seen_store import load_state, location, read_copies, sha256
+from ..stores.seen_store import load_state, location, read_copies
+from .lifecycle import archive
 
 
 def _seen_bytes(snapshot: Snapshot, path: str, in_root: bool | None) -> tuple[Change, bytes | None]:
@@ -42,8 +51,6 @@ def _seen_bytes(snapshot: Snapshot, path: str, in_root: bool | None) -> tuple[Ch
 
 def revert(snapshot: Snapshot, path: str, *, in_root: bool | None = None) -> Changeset:
     """The change that takes back the outside change at ``path``, for the gate to judge."""
-    from .lifecycle import archive
-
     change, old = _seen_bytes(snapshot, path, in_root)
     if change.kind == "added":
         if is_index(change.path):
@@ -68,6 +75,74 @@ def revert(snapshot: Snapshot, path: str, *, in_root: bool | None = None) -> Cha
                      (Write(change.path, old, current),))
 
 
+def revert_all(snapshot: Snapshot, paths: Sequence[str], *, in_root: bool | None = None) -> Changeset:
+    """One change taking back the outside changes of every path (an index and the file it
+    indexes go back together, where one alone would leave an error)."""
+    if len(paths) == 1:
+        return revert(snapshot, paths[0], in_root=in_root)
+    from ..model.changeset import apply_to_snapshot
+
+    ops: list[Operation] = []
+    words = []
+    now = snapshot
+    for k, path in enumerate(paths):
+        try:
+            part = revert(now, path, in_root=in_root)  # on what the reverts before it leave
+        except Refusal:
+            if k and path in tracked_bytes(now) and not _differs(now, path, in_root):
+                continue  # an earlier revert put it back already (an archived file's line)
+            raise
+        ops += part.ops
+        words.append(part.description)
+        now = apply_to_snapshot(now, part.ops).snapshot
+    return Changeset("revert", "; ".join(words), tuple(ops))
+
+
+def _differs(snapshot: Snapshot, path: str, in_root: bool | None) -> bool:
+    """Whether ``path`` differs from the bytes last seen there."""
+    state = load_state(location(snapshot.root, in_root))
+    seen_file = state.files.get(path) if state is not None else None
+    now = tracked_bytes(snapshot).get(path)
+    return seen_file is None or now is None or sha256(now) != seen_file.sha256
+
+
+#: at most this many other outside changes are tried beside a refused revert
+TOGETHER_TRIES = 20
+
+
+def revert_order(snapshot: Snapshot, path: str, *, in_root: bool | None = None
+                 ) -> tuple[str, str] | None:
+    """For a revert of ``path`` the gate refuses (``MEMORY.md`` before the topic file it
+    indexes): another outside change whose revert helps, and how — ``"covers"`` (reverting it
+    also puts ``path`` back as last seen: archiving an added file takes its index line too),
+    ``"first"`` (it goes first, then ``path``) or ``"both"`` (only as one change); None when
+    none does."""
+    from ..write import plan
+
+    loc = location(snapshot.root, in_root)
+    state = load_state(loc)
+    if state is None:
+        return None
+    state = advance(snapshot.root, state, {})
+    changes, _ = compare(snapshot, loc, state)
+    others = [c.path for c in changes if c.path != path and c.old_path != path][:TOGETHER_TRIES]
+    seen_hash = state.files[path].sha256 if path in state.files else None
+    for other in others:
+        try:
+            alone = plan(snapshot, revert(snapshot, other, in_root=in_root))
+            if alone.accepted:
+                now = tracked_bytes(alone.after).get(path)
+                if now is not None and sha256(now) == seen_hash:
+                    return other, "covers"
+                if plan(alone.after, revert(alone.after, path, in_root=in_root)).accepted:
+                    return other, "first"
+            if plan(snapshot, revert_all(snapshot, [path, other], in_root=in_root)).accepted:
+                return other, "both"
+        except (Refusal, ChangesetError):
+            continue
+    return None
+
+
 # ---------------------------------------------------------------- who wrote it
 
 
@@ -89,38 +164,3 @@ def with_sessions(inbox: Inbox, snapshot: Snapshot, writers_of: dict[str, tuple[
     changes = tuple(replace(c, session=origin_session(snapshot, c, writers_of.get(c.path, ())))
                     for c in inbox.changes)
     return replace(inbox, changes=changes)
-
-
-# ---------------------------------------------------------------- unseen at session start
-
-
-def unseen_count(snapshot: Snapshot, *, in_root: bool | None = None) -> int:
-    """How many tracked files differ from what memtui last saw (by hash; memtui's own changes
-    are not counted; nothing is written).  0 when there is no baseline yet."""
-    try:
-        loc = location(snapshot.root, in_root)
-        state = load_state(loc)
-    except Exception:  # noqa: BLE001 - a damaged store must not break a session start
-        return 0
-    if state is None:
-        return 0
-    state = advance(snapshot.root, state, {})
-    now = {p: sha256(d) for p, d in tracked_bytes(snapshot).items()}
-    base = {p: s.sha256 for p, s in state.files.items()}
-    gone = [p for p in base if p not in now]
-    added = [p for p in now if p not in base]
-    renamed = len({base[p] for p in gone} & {now[p] for p in added})
-    changed = sum(1 for p in now if p in base and base[p] != now[p])
-    return changed + len(gone) + len(added) - renamed
-
-
-def unseen_message(roots: Iterable[tuple[Path, int]]) -> str | None:
-    """The person-facing ``systemMessage`` at session start when the agent changed memory files
-    since the person last looked; None when nothing did."""
-    total = sum(n for _, n in roots)
-    if not total:
-        return None
-    return (f"the agent changed {total} memory file{'s' * (total != 1)} since you last looked "
-            "— memtui changes")
-
-

@@ -70,71 +70,96 @@ The public API (everything callers need is importable from here):
   :class:`NothingToUndo`, :class:`UnsafeFolder`; :func:`describe_os_error` says what an
   ``OSError`` means in the writer's words ("the disk is full").
 
-Typical use (what the CLI does)::
+Typical use (what the CLI and the app do: one way in, the gate, the lock and recovery
+included)::
 
-    with write.root_lock(root):
-        snapshot = write.open_root(root)
-        preview = write.plan(snapshot, verbs.pin(snapshot, "a.md"))
-        if preview.accepted:
-            write.commit(preview)
+    outcome = write.attempt(root, lambda snapshot: write.plan(snapshot, verbs.pin(snapshot, "a.md")))
+    if not outcome.accepted:
+        print(write.refusal_text(outcome.preview.gate))  # the gate said no: nothing was written
+
+The face loads its modules as they are first asked for (``write.replace_file`` loads the file
+layer only, not the gate): a hook or a cache that writes one side file does not pay for the
+rest of the writer.
 """
 
 from __future__ import annotations
 
-from ..model.changeset import Changeset, Create, Move, Write
-from ..model.journal import LogEntry, journal_log
-from .errors import (
-    Busy,
-    ChangedOnDisk,
-    NothingToUndo,
-    ReadOnlyFile,
-    Refused,
-    TxnError,
-    UnsafeFolder,
-    WriteFailed,
-)
-from .fs import (
-    LOCK_TIMEOUT,
-    append_side_file,
-    describe_os_error,
-    remove_side_file,
-    replace_file,
-    root_lock,
-    side_files,
-    write_side_file,
-)
-from .group import (
-    GroupApplied,
-    GroupPreview,
-    commit_group,
-    group_of,
-    plan_group,
-    replay_group_plan,
-)
-from .preview import (
-    Baseline,
-    Preview,
-    RefusalLine,
-    baseline_of,
-    inverse,
-    plan,
-    redo_plan,
-    refusal_lines,
-    refusal_text,
-    undo_plan,
-)
-from .protocol import (
-    Attempt,
-    GroupAttempt,
-    attempt,
-    attempt_group,
-    commit,
-    redo,
-    run,
-    undo,
-)
-from .recovery import Recovered, open_root, recover
-from .rootcommit import Applied, Prepared, prepare
+import importlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - what the names are, for the type checker
+    from ..model.changeset import Changeset, Create, Move, Write
+    from ..model.journal import LogEntry, journal_log
+    from .errors import (
+        Busy,
+        ChangedOnDisk,
+        NothingToUndo,
+        ReadOnlyFile,
+        Refused,
+        TxnError,
+        UnsafeFolder,
+        WriteFailed,
+    )
+    from .fs import (
+        LOCK_TIMEOUT,
+        append_side_file,
+        describe_os_error,
+        remove_side_file,
+        replace_file,
+        root_lock,
+        side_files,
+        write_side_file,
+    )
+    from .group import (
+        GroupApplied,
+        GroupPreview,
+        commit_group,
+        group_of,
+        plan_group,
+        replay_group_plan,
+    )
+    from .preview import (
+        Baseline,
+        Preview,
+        RefusalLine,
+        baseline_of,
+        inverse,
+        plan,
+        redo_plan,
+        refusal_lines,
+        refusal_text,
+        undo_plan,
+    )
+    from .protocol import (
+        Attempt,
+        GroupAttempt,
+        attempt,
+        attempt_group,
+        commit,
+        redo,
+        run,
+        undo,
+    )
+    from .recovery import Recovered, open_root, recover
+    from .rootcommit import Applied, Prepared, prepare
+
+#: each public name and the module it is defined in (relative to this package)
+WHERE = {
+    **dict.fromkeys(("Changeset", "Create", "Move", "Write"), "..model.changeset"),
+    **dict.fromkeys(("LogEntry", "journal_log"), "..model.journal"),
+    **dict.fromkeys(("Busy", "ChangedOnDisk", "NothingToUndo", "ReadOnlyFile", "Refused", "TxnError",
+                     "UnsafeFolder", "WriteFailed"), ".errors"),
+    **dict.fromkeys(("LOCK_TIMEOUT", "append_side_file", "describe_os_error", "remove_side_file",
+                     "replace_file", "root_lock", "side_files", "write_side_file"), ".fs"),
+    **dict.fromkeys(("GroupApplied", "GroupPreview", "commit_group", "group_of", "plan_group",
+                     "replay_group_plan"), ".group"),
+    **dict.fromkeys(("Baseline", "Preview", "RefusalLine", "baseline_of", "inverse", "plan",
+                     "redo_plan", "refusal_lines", "refusal_text", "undo_plan"), ".preview"),
+    **dict.fromkeys(("Attempt", "GroupAttempt", "attempt", "attempt_group", "commit", "redo", "run",
+                     "undo"), ".protocol"),
+    **dict.fromkeys(("Recovered", "open_root", "recover"), ".recovery"),
+    **dict.fromkeys(("Applied", "Prepared", "prepare"), ".rootcommit"),
+}
 
 __all__ = [
     "Applied",
@@ -190,3 +215,17 @@ __all__ = [
     "undo_plan",
     "write_side_file",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """A public name, loaded from its module when first asked for (PEP 562)."""
+    where = WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -12,14 +12,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..model.changeset import ATTIC_DIR, Changeset, Move, Operation, Write, apply_to_snapshot, is_archive_index
+from ..model.changeset import (
+    ATTIC_DIR,
+    Changeset,
+    Move,
+    Operation,
+    Write,
+    apply_to_snapshot,
+    is_archive_index,
+    op_from_json,
+)
 from ..model.journal import (
     COMMITTED,
     JournalError,
     checked_record,
     decode_value,
     list_records,
-    op_from_json,
     read_record,
     stacks,
 )

@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..model.changeset import op_from_json
 from ..model.journal import (
     COMMITTED,
     JOURNAL_DIR,
@@ -26,7 +27,6 @@ from ..model.journal import (
     decode_value,
     journal_dir,
     list_records,
-    op_from_json,
     parse_name,
     read_record,
     record_file,

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..model.changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index
+from ..model.changeset import ATTIC_DIR, Move, Operation, in_attic, is_archive_index, op_from_json
 from ..model.journal import (
     COMMITTED,
     JOURNAL_DIR,
@@ -22,7 +22,6 @@ from ..model.journal import (
     decode_value,
     journal_dir,
     list_records,
-    op_from_json,
     read_record,
     record_file,
 )

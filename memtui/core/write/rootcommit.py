@@ -14,14 +14,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..model.changeset import Create, Move, Operation, Write, is_archive_index, parent_dirs
+from ..model.changeset import Create, Move, Operation, Write, is_archive_index, op_to_json, parent_dirs
 from ..model.journal import (
     COMMITTED,
     JournalError,
     decode_value,
     encode_bytes,
     list_records,
-    op_to_json,
     record_id,
     stacks,
 )
