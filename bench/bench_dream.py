@@ -22,6 +22,12 @@ with ``--compare``, the same for the other checkout, the ratios, and whether bot
 same plan (a digest of ``dream --json``'s items and verdict).  The target is the
 300,000-line plan under 10 s.  ``--long-prose`` does the same on indexes of prose (a content
 dump, which the dream turns into pointers).
+
+``--hostile`` times ``memtui dream`` on the hostile shapes (issue 33): a chain of N ``SUPERSEDED by``
+marks in the index (``--chain``), the longest also as ``superseded_by`` fields and ending in a
+circle, a single-line ``MEMORY.md`` of links (``--line-mb``) and a long index with the plain
+``--dry-run`` beside ``--json`` (``--dry-lines``), each command in a fresh process (CPU seconds of
+the child), and with ``--compare`` the other checkout's, with the ratio.
 """
 
 from __future__ import annotations
@@ -236,6 +242,80 @@ def long_indexes(tmp: Path, sizes: list[int], src: str | None, shape: str = "rot
                   f"selection, as `dream` runs them: {float(ours['plan']) + gate:.1f} s)")  # type: ignore[arg-type]
 
 
+def _topic(name: str, extra: str = "") -> str:
+    return f"---\nname: {name}\ndescription: the {name} fact\ntype: project\n{extra}---\n{name}.\n"
+
+
+def hostile_roots(tmp: Path, chains: list[int], line_mb: float, dry_lines: int) -> list[tuple[str, Path, list[str]]]:
+    """The hostile shapes, each a root and the ``memtui`` arguments run on it."""
+    out: list[tuple[str, Path, list[str]]] = []
+    for n in chains:  # n0 → n1 → … → n(n), each marked in the index
+        root = tmp / f"marks{n}"
+        root.mkdir()
+        lines = ["# Memory", ""]
+        for k in range(n + 1):
+            (root / f"n{k}.md").write_text(_topic(f"note {k}"))
+            lines.append(f"- [Note {k}](n{k}.md) — SUPERSEDED by n{k + 1}.md" if k < n
+                         else f"- [Note {k}](n{k}.md) — the current note")
+        (root / "MEMORY.md").write_text("\n".join(lines) + "\n")
+        out.append((f"{n:,} SUPERSEDED-by marks in the index, dream --dry-run", root, ["dream", "--dry-run"]))
+    n = max(chains)
+    root = tmp / f"fields{n}"  # the same chain by superseded_by fields
+    root.mkdir()
+    for k in range(n + 1):
+        (root / f"n{k}.md").write_text(_topic(f"note {k}", f"superseded_by: n{k + 1}.md\n" if k < n else ""))
+    (root / "MEMORY.md").write_text("# Memory\n\n" + "".join(f"- [Note {k}](n{k}.md) — note {k}\n"
+                                                             for k in range(n + 1)))
+    out.append((f"{n:,} superseded_by fields in a chain, dream --dry-run", root, ["dream", "--dry-run"]))
+    root = tmp / f"circle{n}"
+    root.mkdir()
+    for k in range(n):  # the same chain, its second half going round
+        (root / f"n{k}.md").write_text(_topic(f"note {k}", f"superseded_by: n{k + 1 if k + 1 < n else n // 2}.md\n"))
+    (root / "MEMORY.md").write_text("# Memory\n\n" + "".join(f"- [Note {k}](n{k}.md) — note {k}\n" for k in range(n)))
+    out.append((f"{n:,} superseded_by fields ending in a circle, validate", root, ["validate"]))
+    if line_mb:
+        root = tmp / "oneline"
+        root.mkdir()
+        for k in range(100):
+            (root / f"n{k}.md").write_text(_topic(f"note {k}"))
+        unit = "".join(f"[Note {k}](n{k}.md) see n{k}.md; " for k in range(100))
+        (root / "MEMORY.md").write_text(unit * max(1, int(line_mb * 1e6 / len(unit))))
+        out.append((f"a {line_mb:g} MB one-line index, dream --dry-run", root, ["dream", "--dry-run"]))
+    if dry_lines:
+        root = big_index(tmp / f"dry{dry_lines}", dry_lines)
+        out.append((f"a {dry_lines:,}-line index, dream --dry-run", root, ["dream", "--dry-run"]))
+        out.append((f"a {dry_lines:,}-line index, dream --dry-run --json", root, ["dream", "--dry-run", "--json"]))
+    return out
+
+
+def cli_cpu(src: str | None, argv: list[str]) -> tuple[float, int]:
+    """CPU seconds of ``memtui ARGV`` in a fresh process (memtui at ``src``; None: this one), and
+    the bytes it printed."""
+    tree = src or str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=tree)
+    before = os.times()
+    when = ["--now", "2026-11-30"] if argv[0] == "dream" else []
+    # run from the tree: ``-m`` puts the current folder first on the import path
+    done = subprocess.run([sys.executable, "-m", "memtui", *argv, *when], env=env, cwd=tree,
+                          capture_output=True, check=False)
+    after = os.times()
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"memtui {' '.join(argv)} at {src or 'this checkout'} failed: {done.stderr[-500:]!r}")
+    return (after.children_user - before.children_user + after.children_system - before.children_system,
+            len(done.stdout))
+
+
+def hostile(tmp: Path, chains: list[int], line_mb: float, dry_lines: int, src: str | None) -> None:
+    print("dream on hostile shapes (CPU s of one fresh process each; output bytes):")
+    for label, root, argv in hostile_roots(tmp, chains, line_mb, dry_lines):
+        cpu, size = cli_cpu(None, [*argv, str(root)])
+        row = f"  {label}: {cpu:.2f} s cpu, {size:,} bytes"
+        if src:
+            base_cpu, base_size = cli_cpu(src, [*argv, str(root)])
+            row += f"; baseline {base_cpu:.2f} s cpu, {base_size:,} bytes; ×{cpu / base_cpu:.3f} of the baseline"
+        print(row)
+
+
 def report(label: str, ours: dict[str, object], base: dict[str, object] | None) -> None:
     print(f"{label}: {ours['files']:,} files, {ours['index_lines']:,} index lines; items {ours['items']}"
           + (f"; default set accepted: {ours['accepted']}" if "accepted" in ours else ""))
@@ -263,6 +343,10 @@ def main() -> int:
                         help="time the dream plan alone on indexes of these many lines (each in a fresh process)")
     parser.add_argument("--long-prose", type=int, nargs="+", default=[], metavar="N",
                         help="the same on indexes of N lines of prose (a content dump: the pointers item)")
+    parser.add_argument("--hostile", action="store_true", help="time dream on the hostile shapes of issue 33")
+    parser.add_argument("--chain", type=int, nargs="+", default=[400, 800, 1_600], metavar="N")
+    parser.add_argument("--line-mb", type=float, default=4.0, metavar="MB")
+    parser.add_argument("--dry-lines", type=int, default=30_000, metavar="N")
     parser.add_argument("--no-root", action="store_true", help="skip the synthetic root of --files files")
     parser.add_argument("--measure", metavar="ROOT", help=argparse.SUPPRESS)
     parser.add_argument("--measure-plan", metavar="ROOT", help=argparse.SUPPRESS)
@@ -279,6 +363,8 @@ def main() -> int:
             long_indexes(Path(tmp), args.long_index, args.compare)
         if args.long_prose:
             long_indexes(Path(tmp), args.long_prose, args.compare, "prose")
+        if args.hostile:
+            hostile(Path(tmp), args.chain, args.line_mb, args.dry_lines, args.compare)
         if args.no_root:
             return 0
         root = prepare(Path(tmp) / "root", args.files)

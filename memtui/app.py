@@ -578,6 +578,32 @@ class MemtuiApp(UserActions):
             self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root),
                              self._picked)
 
+    def open_search(self) -> None:
+        """The search screen over the roots memtui opened; a hit picked opens in its own root,
+        switching roots as the root picker does (a root found only by the search joins the list
+        ``o`` offers)."""
+        from memtui.screens.search import SearchScreen
+
+        if isinstance(self.screen, SearchScreen):
+            self.screen.action_to_query()
+            return
+
+        def picked(found: tuple[Path, str] | None) -> None:
+            if found is not None:  # once the main screen has its focus back (which would
+                self.call_after_refresh(show, *found)  # bring its last pane's view back)
+
+        def show(root: Path, path: str) -> None:
+            if not any(os.path.realpath(r) == os.path.realpath(root) for r in self.roots):
+                self.roots.append(root)
+            self.main.show_view("files")
+            if self.root is not None and os.path.realpath(self.root) == os.path.realpath(root):
+                self.main.view().select_path(path)
+                return
+            self.open_root(root)
+            self._keep = path
+
+        self.push_screen(SearchScreen(list(self.roots)), picked)
+
     def open_dream(self) -> None:
         """The Dream screen on the folder as it is now."""
         workspace = self.workspace

@@ -1,7 +1,8 @@
-"""``memtui dream [PATH] [--dry-run] [--json] [--yes]`` — one reviewed maintenance pass.
+"""``memtui dream [PATH] [--dry-run [--full-diff]] [--json] [--yes]`` — one reviewed maintenance pass.
 
 Prints the plan (each item checked or not, with its reason and evidence) and the validator's
-verdict on the checked items as one change; ``--dry-run`` adds each item's diff; ``--yes``
+verdict on the checked items as one change; ``--dry-run`` adds each item's diff (its first
+hunks and how many more, long lines cut; ``--full-diff`` prints every line whole); ``--yes``
 applies the checked items as one changeset (one journal record, one ``memtui undo``).  Exit 0
 planned or applied (or nothing to do), 1 refused, 2 a usage or I/O error.
 """
@@ -44,7 +45,10 @@ def register(subparsers: Subparsers) -> None:
         "unchecked; team/ memory is left alone. Without --yes nothing is written.",
     )
     parser.add_argument("path", nargs="?", metavar="PATH", help="the memory root (default: discovered)")
-    parser.add_argument("--dry-run", action="store_true", help="print the plan with each item's diff; touch nothing")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan with each item's diff (its first "
+                        "hunks, and how many more); touch nothing")
+    parser.add_argument("--full-diff", action="store_true", help="with --dry-run: print every hunk of each diff, "
+                        "every line whole")
     parser.add_argument("--yes", action="store_true", help="apply the checked items as one change")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
     parser.add_argument("--repo", metavar="DIR", help="the project references point into (as for `stale`)")
@@ -120,9 +124,11 @@ def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None,
     if not found.items:
         out.print("nothing to do: the folder needs no maintenance")
         return EXIT_OK
-    from memtui.core.dream.plan import item_diffs
+    from memtui.core.dream.plan import cut_item_diffs
+    from memtui.core.model.linediff import DiffCut
 
-    diffs = item_diffs(found, found.default) if args.dry_run else None
+    diffs = (cut_item_diffs(found, found.default, cut=None if args.full_diff else DiffCut())
+             if args.dry_run else None)
     for item in found.items:
         mark = "[green]\\[x][/]" if item.checked else "\\[ ]"
         out.print(f"{mark} [bold]{item.kind}[/] {_esc(', '.join(item.paths))}")
@@ -131,9 +137,13 @@ def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None,
             out.print(f"    [yellow]{_esc(item.note)}[/]")
         for line in item.evidence:
             out.print(f"    [dim]· {_esc(line)}[/]")
-        diff = next(diffs) if diffs is not None else ""  # each item's, the checked ones before it applied
-        if diff:
-            print_diff(out, diff)
+        diff = next(diffs) if diffs is not None else None  # each item's, the checked ones before it applied
+        if diff is not None and diff.text:
+            print_diff(out, diff.text)
+        if diff is not None and diff.cut:
+            more = (f"{diff.hunks_left:,} more hunk{'s' if diff.hunks_left != 1 else ''}, "
+                    f"{diff.lines_left:,} line{'s' if diff.lines_left != 1 else ''}")
+            out.print(f"    [dim]… the diff goes on ({more}); --full-diff prints it whole[/]")
     checked = len(found.default)
     waiting = len(found.items) - checked
     if verdict is None:

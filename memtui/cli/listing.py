@@ -42,7 +42,16 @@ def register(subparsers: Subparsers) -> None:
     listing.add_argument("path", nargs="?", help="a folder to look in (default: discovery)")
     listing.add_argument("--json", action="store_true", help="print JSON (see README)")
     add_budget_options(listing)
+    from .fleet import add_fleet_options
+
+    add_fleet_options(listing)
     listing.set_defaults(func=run_list)
+
+
+def project_roots() -> tuple[list[Path], Path | None, dict[Path, str]]:
+    """The current project's layers, as ``memtui list`` without PATH finds them
+    (:func:`_listed_roots`)."""
+    return _listed_roots(None)
 
 
 def _listed_roots(path: str | None) -> tuple[list[Path], Path | None, dict[Path, str]]:
@@ -145,6 +154,10 @@ def _listed(root: Path, args: argparse.Namespace, read: bool) -> Listed:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    if getattr(args, "all", False):
+        from .fleet import run_fleet
+
+        return run_fleet(args)
     from rich.table import Table
 
     from memtui.core.judge.layers import cross_layer_duplicates, layered

@@ -23,15 +23,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def subcommands() -> tuple[ModuleType, ...]:
     """The subcommand modules (each with ``register(subparsers)``), in ``memtui --help`` order."""
-    from . import applies, changes, demo, dream, history, hook, inspect, scan, stale, used, verbs
+    from . import applies, changes, demo, dream, history, hook, inspect, scan, search, stale, used, verbs
 
-    return (inspect, stale, scan, demo, verbs, history, applies, changes, used, dream, hook)
+    return (inspect, stale, scan, search, demo, verbs, history, applies, changes, used, dream, hook)
 
 
 #: the read-only commands run most often, by the module that registers them: for these only that
 #: module is imported (start-up time); every other command builds the whole parser
 FAST_COMMANDS = {"validate": "inspect", "loaded": "inspect", "list": "inspect", "stale": "stale",
-                 "scan": "scan", "hook": "hook"}
+                 "scan": "scan", "hook": "hook", "search": "search"}
 
 
 def _fast_module(command: str) -> ModuleType:
@@ -49,6 +49,10 @@ def _fast_module(command: str) -> ModuleType:
         from . import hook
 
         return hook
+    if name == "search":
+        from . import search
+
+        return search
     from . import inspect
 
     return inspect

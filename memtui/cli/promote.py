@@ -9,6 +9,7 @@ already taken in the target, a busy lock, a file changed on disk), 2 a mistake t
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -33,6 +34,10 @@ def add_to_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", metavar="ROOT",
                         help="move the file into this memory root (another layer), with "
                         "promoted_from: provenance; the source keeps a forwarding archive entry")
+    parser.add_argument("--retire", nargs="+", metavar="COPY", default=[],
+                        help="with --to: copies of the same note in other roots, each archived "
+                        "with an entry pointing at its new home, in the same change (see "
+                        "`memtui scan --all`)")
 
 
 def run_promote(args: argparse.Namespace) -> int:
@@ -55,15 +60,27 @@ def _run(args: argparse.Namespace) -> int:
         target_root = Path(args.to).expanduser().absolute()
         if not (target_root / "MEMORY.md").is_file():
             raise UsageError(f"{args.to}: no MEMORY.md there (the target must be a memory root)")
+        copies = [resolve_files([copy], None) for copy in args.retire]
+        roots = [source_root, target_root, *(root for root, _ in copies)]
+        if len({os.path.realpath(root) for root in roots}) != len(roots):
+            raise UsageError("promote --retire: each copy must be in a root of its own, other "
+                             "than the file's and the target's")
 
         def planner(snapshots: Sequence[Snapshot]) -> GroupPreview:
-            source, target = snapshots
-            out_of, into = promotion(source, rels[0], target, hook=args.hook)
-            return write.plan_group([(source, out_of), (target, into)])
+            source, target, *others = snapshots
+            if not copies:
+                out_of, into = promotion(source, rels[0], target, hook=args.hook)
+                return write.plan_group([(source, out_of), (target, into)])
+            from memtui.core.verbs.relearned import Copy, Relearned, relearned_change
+
+            found = Relearned(tuple(Copy(Path(root), rel, "", "") for root, rel in
+                                    [(source_root, rels[0]), *((r, rs[0]) for r, rs in copies)]),
+                              0.0, 0.0)
+            return write.plan_group(relearned_change(found, [source, *others], target))
 
         try:
-            outcome = write.attempt_group([source_root, target_root], planner,
-                                          config=budget_config(args), dry_run=args.dry_run)
+            outcome = write.attempt_group(roots, planner, config=budget_config(args),
+                                          dry_run=args.dry_run)
         except Collision as exc:
             return fail(args, str(exc), EXIT_FINDINGS)
         except ChangesetError as exc:  # a path the target cannot hold (a nested root, …)
@@ -84,7 +101,10 @@ def _report(args: argparse.Namespace, group: GroupPreview, ids: list[str]) -> No
         out.print(f"[bold]{preview.before.root}[/]")
         print_preview(preview, dry_run=args.dry_run, record_id=ids[i] if ids else None)
     if not group.accepted:
-        out.print("[red]refused: neither root was changed[/]")
-    elif ids:
+        out.print("[red]refused: no root was changed[/]")
+    elif ids and len(group.previews) == 2:
         out.print("[dim]one change in both roots: `memtui undo` on either root takes it back "
                   "in both[/]")
+    elif ids:
+        out.print(f"[dim]one change in all {len(group.previews)} roots: `memtui undo` on any of "
+                  "them takes it back in every one[/]")

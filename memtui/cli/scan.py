@@ -51,6 +51,9 @@ def register(subparsers: Subparsers) -> None:
                         help=f"rows shown per table (default {DEFAULT_LIMIT}; 0 shows all; "
                         "--json always has all)")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    parser.add_argument("--all", action="store_true",
+                        help="across every root on this machine: the same lesson re-learned in "
+                        "several projects, to promote to the user layer")
     add_loader_option(parser)
     parser.set_defaults(func=run)
 
@@ -75,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
     from memtui.core.read.store import RootError
     from memtui.core.stores.rejections import read_rejected
 
+    if getattr(args, "all", False):
+        from .relearned import run_relearned
+
+        return run_relearned(args)
     threshold = parse_threshold(args.threshold)
     if args.limit < 0:
         raise UsageError(f"--limit: {args.limit} must be 0 (all) or more")

@@ -358,6 +358,11 @@ COMMANDS: tuple[Command, ...] = (
             lambda host, s: host.open_dream(), footer=True),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda host, s: host.pick_root(), why.switch_why_not, anywhere=True),
+    Command("search_roots", "ctrl+f", "Search every root",
+            "Ranked full-text search of every memory file of the roots memtui opened (ctrl+t: of "
+            "every root on this machine): words, \"a phrase\", prefix*; each hit says whether it "
+            "loads at session start; enter opens it in its own root.", APP,
+            lambda host, s: host.open_search(), anywhere=True),
     Command("reload_root", "ctrl+r", "Reload", "Read the folder again from disk.", APP,
             _run_reload),
     Command("show_help", "question_mark,f1", "Help", "Every key, by what it does.", APP,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -9,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 
 from memtui.core.judge.usage import Usage
-from memtui.services.search import SearchKeys, fuzzy_filter, parse_facets
+from memtui.services.search import Ranked, SearchKeys, fuzzy_filter, fuzzy_ranked, parse_facets
 from memtui.services.workspace import FileRow, Workspace
 
 from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores, scores_of
@@ -116,7 +118,7 @@ class FilesView(ListView[FileRow]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.shown: list[FileRow] = []
+        self.shown: Sequence[FileRow] = []
         self._keys: SearchKeys | None = None
 
     def compose(self) -> ComposeResult:
@@ -153,7 +155,7 @@ class FilesView(ListView[FileRow]):
         super().show(workspace)
         self.query_one("#files-columns", ColumnHeader).refresh()
 
-    def _filter(self, query: str) -> list[FileRow]:
+    def _filter(self, query: str) -> Sequence[FileRow]:
         rows = self.workspace.files if self.workspace is not None else ()
         if "read:" in query:  # the one facet of this view (see read_column)
             parsed = parse_facets(query, ("read",))
@@ -164,7 +166,8 @@ class FilesView(ListView[FileRow]):
                 return fuzzy_filter(parsed.text, picked, lambda row: row.search_key)
         if self._keys is None or self._keys.items is not rows:
             self._keys = SearchKeys(rows, lambda row: row.search_key)
-        return fuzzy_filter(query, rows, lambda row: row.search_key, self._keys)
+        # ranked lazily: a keystroke over a hundred thousand rows makes the screen's rows only
+        return fuzzy_ranked(query, rows, lambda row: row.search_key, self._keys)
 
     def refill(self) -> None:
         query = self.filter_text
@@ -177,19 +180,22 @@ class FilesView(ListView[FileRow]):
     class Filtered(Message):
         """A filter worker finished."""
 
-        def __init__(self, rows: list[FileRow], typed: bool) -> None:
+        def __init__(self, rows: Sequence[FileRow], typed: bool) -> None:
             super().__init__()
             self.rows = rows
             self.typed = typed
 
     @work(thread=True, exclusive=True, group="files-filter", description="filter in worker")
     def _filter_in_worker(self, query: str, typed: bool) -> None:
-        self.post_message(self.Filtered(self._filter(query), typed))
+        rows = self._filter(query)
+        if isinstance(rows, Ranked):
+            rows.rank()  # the order made here, not on the first paint
+        self.post_message(self.Filtered(rows, typed))
 
     def on_files_view_filtered(self, message: Filtered) -> None:
         self._apply(message.rows, message.typed)
 
-    def _apply(self, rows: list[FileRow], typed: bool = False) -> None:
+    def _apply(self, rows: Sequence[FileRow], typed: bool = False) -> None:
         """Show the rows; after a keystroke in the filter the cursor goes to the best match."""
         self.shown = rows
         file_list = self.file_list

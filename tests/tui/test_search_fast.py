@@ -1,6 +1,6 @@
-"""The filter's fast path (memoised word scores, substring tests on padded texts, one rapidfuzz
-call per word and one over the list's distinct words) ranks exactly as the plain per-keystroke
-scoring."""
+"""The filter's fast path (each keystroke narrowing the matches kept of the query before it,
+substring tests on padded texts, one rapidfuzz call per word and one over the matched texts'
+words, the ranking sorted in arrays) ranks exactly as the plain per-keystroke scoring."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ _WORD_START, _WHOLE_WORD = 10.0, 5.0
 
 
 def reference_scores(query: str, texts: list[str]) -> list[tuple[str, float]]:
-    """The scoring done plainly: every word re-scored with regexes and a dict per keystroke."""
+    """The scoring done plainly: every word re-scored with regexes and a dict per keystroke, over
+    the texts its every beginning matches as well."""
     words = utils.default_process(query).split()
     if not words:
         return [(t, 0.0) for t in texts]
@@ -24,29 +25,37 @@ def reference_scores(query: str, texts: list[str]) -> list[tuple[str, float]]:
     candidates = dict(enumerate(processed))
     total: dict[int, tuple[float, int]] = {}
     for n, word in enumerate(dict.fromkeys(words)):
-        scores: dict[int, tuple[float, int]] = {}
-        start = re.compile(r"(?:^|\s)" + re.escape(word))
-        whole = re.compile(r"(?:^|\s)" + re.escape(word) + r"(?:\s|$)")
-        for i, text in candidates.items():
-            if word in text:
-                score = 100.0
-                if start.search(text):
-                    score += _WORD_START
-                    if whole.search(text):
-                        score += _WHOLE_WORD
-                scores[i] = (score, text.index(word))
-        if len(word) >= 3:
-            rest = {i: text for i, text in candidates.items() if i not in scores}
-            for _, score, i in process.extract(word, rest, scorer=fuzz.partial_ratio,
-                                               processor=None, score_cutoff=CUTOFF, limit=None):
-                scores[i] = landed_score(word, rest[i], float(score))
+        for length in range(1, len(word) + 1):  # each beginning narrows, the word itself scores
+            scores = plain_scores(word[:length], candidates)
+            candidates = {i: processed[i] for i in scores}
         total = scores if n == 0 else {i: (total[i][0] + s, total[i][1] + at)
                                        for i, (s, at) in scores.items()}
         if not total:
             return []
-        candidates = {i: processed[i] for i in total}
     ranked = sorted(total.items(), key=lambda kv: (-kv[1][0], kv[1][1], kv[0]))
     return [(texts[i], score) for i, (score, _) in ranked]
+
+
+def plain_scores(word: str, candidates: dict[int, str]) -> dict[int, tuple[float, int]]:
+    """One word's (score, place) in each candidate text it matches: a substring, or a fuzzy match
+    for three letters or more."""
+    scores: dict[int, tuple[float, int]] = {}
+    start = re.compile(r"(?:^|\s)" + re.escape(word))
+    whole = re.compile(r"(?:^|\s)" + re.escape(word) + r"(?:\s|$)")
+    for i, text in candidates.items():
+        if word in text:
+            score = 100.0
+            if start.search(text):
+                score += _WORD_START
+                if whole.search(text):
+                    score += _WHOLE_WORD
+            scores[i] = (score, text.index(word))
+    if len(word) >= 3:
+        rest = {i: text for i, text in candidates.items() if i not in scores}
+        for _, score, i in process.extract(word, rest, scorer=fuzz.partial_ratio,
+                                           processor=None, score_cutoff=CUTOFF, limit=None):
+            scores[i] = landed_score(word, rest[i], float(score))
+    return scores
 
 
 def landed_score(word: str, text: str, partial: float) -> tuple[float, int]:

@@ -3,4 +3,4 @@
 The top of the core: it may use every package below.  The face loads nothing; import :mod:`.plan`.
 """
 
-__all__ = ["plan"]
+__all__ = ["fleet", "plan"]

@@ -53,12 +53,23 @@ from ..judge.stalecache import scored_cached
 from ..judge.staleness import Scored, StalenessClass, StalenessResult, score_root
 from ..judge.supersession import Supersession, root_supersessions, root_supersessions_cached
 from ..judge.usage import consulted_recently, usage_of
-from ..model.changeset import Changeset, Create, Operation, VerbError, Write, apply_to_snapshot, unified_diff
+from ..model.changeset import (
+    Changeset,
+    Create,
+    Operation,
+    VerbError,
+    Write,
+    apply_to_snapshot,
+    diff_files,
+    diff_lines,
+    unified_diff,
+)
 from ..model.folder_docs import folder_document
 from ..model.frontmatter import parse_frontmatter, set_key
 from ..model.gcpause import gc_paused
 from ..model.index_edit import IndexDraft, new_entry
 from ..model.index_marks import IndexMark, index_marks
+from ..model.linediff import CutDiff, DiffCut, cut_diff, cut_hunks
 from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
@@ -518,6 +529,49 @@ def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
                       evidence, True, build)]
 
 
+def _bounded(evidence: list[str]) -> tuple[str, ...]:
+    """At most ``EVIDENCE_SHOWN * 2`` lines of evidence, and how many more there are."""
+    shown = tuple(evidence[: EVIDENCE_SHOWN * 2])
+    more = len(evidence) - len(shown)
+    return shown + ((f"… and {more} more",) if more else ())
+
+
+def chain_ends(successor: Mapping[str, str | None]) -> tuple[dict[str, str], dict[str, int]]:
+    """For each file of a chain of successors (a file with ``None`` names none): where its chain
+    ends (the first file named that names none on, a file naming none itself, or on a circle
+    the file the walk comes back to), and how many files its walk reaches, itself included.
+
+    Each file is walked once: a chain of thousands of marks stays linear (walking from every
+    file to the end was quadratic)."""
+    ends: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    for start in successor:
+        if start in ends:
+            continue
+        path: list[str] = []
+        at: dict[str, int] = {}
+        node: str | None = start
+        while node is not None and node in successor and node not in ends and node not in at:
+            at[node] = len(path)
+            path.append(node)
+            node = successor[node]
+        if node is not None and node in at:  # a circle: each member ends at itself
+            k = at[node]
+            for member in path[k:]:
+                ends[member], sizes[member] = member, len(path) - k
+            end, size, path = node, len(path) - k, path[:k]
+        elif node is not None and node in ends:  # an earlier walk's chain
+            end, size = ends[node], sizes[node]
+        elif node is None:  # the last file walked names none: it ends the chain
+            end, size = path[-1], 0
+        else:  # a file no entry names on
+            end, size = node, 1
+        for i in range(len(path) - 1, -1, -1):
+            size += 1
+            ends[path[i]], sizes[path[i]] = end, size
+    return ends, sizes
+
+
 def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
     """The files MEMORY.md's own entries mark superseded (:func:`memtui.core.model.index_marks.index_marks`),
     and those files: one item per successor the marks name, each earlier note folded into it
@@ -527,10 +581,14 @@ def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
     marks = index_marks(snapshot)
     marked = {m.path: m for m in marks}
 
+    ends = chain_ends({path: m.successor for path, m in marked.items()})[0]
+
     def last(mark: IndexMark) -> str:
         """Where a chain of marks from this one ends: the first file named that no mark names
         on (a file marked with no successor ends it too)."""
-        seen, path = {mark.path}, mark.successor
+        if marked[mark.path] is mark:
+            return ends[mark.path]
+        seen, path = {mark.path}, mark.successor  # a file marked twice: its first mark's walk
         while path is not None and path in marked and path not in seen:
             seen.add(path)
             if marked[path].successor is None:
@@ -546,8 +604,8 @@ def _marked_items(snapshot: Snapshot) -> tuple[list[DreamItem], set[str]]:
         pairs = tuple((m.path, m.successor) for m in group if m.successor is not None)
         unnamed = tuple(m.path for m in group if m.successor is None)
         olds = tuple(m.path for m in group)
-        evidence = tuple(f"{INDEX_NAME} line {m.line}: \u201c{m.words}\u201d" for m in group)
-        evidence += tuple(f"\u2192 {m.successor}: {m.why}" for m in group if m.successor is not None)
+        evidence = _bounded([f"{INDEX_NAME} line {m.line}: \u201c{m.words}\u201d" for m in group])
+        evidence += _bounded([f"\u2192 {m.successor}: {m.why}" for m in group if m.successor is not None])
         partial = [m.path for m in group if m.partial]
         note = (f"needs review: {INDEX_NAME} says {', '.join(partial)} "
                 f"{'is' if len(partial) == 1 else 'are'} only partly superseded") if partial else ""
@@ -629,16 +687,14 @@ def fold_successors(snapshot: Snapshot, pairs: Sequence[tuple[str, str]]) -> Cha
     state = apply_to_snapshot(snapshot, ops).snapshot
     # the last successor of a chain takes the place of an earlier note's entry when it has none
     successor = {old: taken[old] for old in olds}
+    ends = chain_ends(successor)[0]
     index = state.index
     listed = {line.resolved for line in index.entries}
     edit = LineEdit(index)
     for pos, line in enumerate(index.lines):
         if line.kind is not LineKind.ENTRY or line.scope or line.resolved not in successor:
             continue
-        last, seen = successor[line.resolved], {line.resolved}
-        while last in successor and last not in seen:
-            seen.add(last)
-            last = successor[last]
+        last = ends[line.resolved]
         if last in listed or last not in state.files:
             continue
         f = state.files[last]
@@ -672,15 +728,9 @@ def _strong_successors(snapshot: Snapshot, rejected: Collection[tuple[str, str]]
             olds[x.old] = x.new
             strong.append(x)
 
-    def depth(old: str) -> int:  # a chain folds from its oldest link
-        n, seen = 0, {old}
-        while old in olds and olds[old] not in seen:
-            old = olds[old]
-            seen.add(old)
-            n += 1
-        return n
+    reach = chain_ends(olds)[1]  # a chain folds from its oldest link
 
-    return sorted(strong, key=lambda x: (-depth(x.old), x.old)), found
+    return sorted(strong, key=lambda x: (1 - reach[x.old], x.old)), found
 
 
 def _a_record(f: MemoryFile) -> bool:
@@ -1050,27 +1100,48 @@ def item_diffs(dream: DreamPlan, selected: Iterable[int] = (), start: int = 0,
     """:func:`item_diff` of each item from ``start`` to ``stop`` in turn, each selected item
     applied once on the way (not again for every item after it).  On the default selection a
     checked item's changeset and diff are the plan's own: it built them on that very state."""
+    return (cut.text for cut in cut_item_diffs(dream, selected, start, stop))
+
+
+def cut_item_diffs(dream: DreamPlan, selected: Iterable[int] = (), start: int = 0,
+                   stop: int | None = None, cut: DiffCut | None = None) -> Iterator[CutDiff]:
+    """:func:`item_diffs`, each diff cut to its first hunks by ``cut`` (whole without one).
+
+    A diff is read from the changeset's own operations; the state an item is built on is made
+    (the changesets before it played, an index parsed once per state) only for an item the
+    plan did not build: on the default selection, for the items waiting for a person."""
     chosen, stop = set(selected), len(dream.items) if stop is None else stop
     planned = chosen == set(dream.default)
     state: Snapshot | None = dream.snapshot
+    pending: list[Changeset] = []  # played on ``state`` when an item is next built on it
     failed: VerbError | None = None  # what left no state to build on
     for position in range(stop):
         item = dream.items[position]
         changeset: Changeset | None = item.built if planned else None
         error: VerbError | None = None
         if changeset is None and state is not None and (position >= start or position in chosen):
-            try:
-                changeset = item.build(state)
-            except VerbError as exc:
-                error = exc
+            for earlier in pending:
+                try:
+                    state = apply_to_snapshot(state, earlier.ops).snapshot
+                except VerbError as exc:
+                    state, failed = None, exc
+                    break
+            pending.clear()
+            if state is not None:
+                try:
+                    changeset = item.build(state)
+                except VerbError as exc:
+                    error = exc
         if position >= start:
             if state is None or error is not None:
-                yield f"# {error if error is not None else failed}\n"
+                yield CutDiff(f"# {error if error is not None else failed}\n")
             elif planned and item.checked and item.diff:
-                yield item.diff
+                yield _cut(iter(item.diff.splitlines(keepends=True)), cut)
             else:
                 assert changeset is not None
-                yield changeset.diff or unified_diff(state, changeset)
+                yield (_cut(iter(changeset.diff.splitlines(keepends=True)), cut) if changeset.diff
+                       else CutDiff("".join(diff_lines(changeset.ops))) if cut is None
+                       else cut_hunks(diff_files(changeset.ops), cut))
         if position in chosen and state is not None:
             if isinstance(error, NothingToRebuild):
                 continue
@@ -1078,10 +1149,11 @@ def item_diffs(dream: DreamPlan, selected: Iterable[int] = (), start: int = 0,
                 state, failed = None, error
                 continue
             assert changeset is not None
-            try:
-                state = apply_to_snapshot(state, changeset.ops).snapshot
-            except VerbError as exc:
-                state, failed = None, exc
+            pending.append(changeset)
+
+
+def _cut(lines: Iterator[str], cut: DiffCut | None) -> CutDiff:
+    return CutDiff("".join(lines)) if cut is None else cut_diff(lines, cut)
 
 
 def preview(dream: DreamPlan, selected: Iterable[int]) -> Preview:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import posixpath
 import time
-from collections.abc import MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
@@ -30,6 +30,9 @@ from .snapshot import (
     Snapshot,
     decode_bytes,
 )
+
+if TYPE_CHECKING:
+    from .linediff import FileDiff
 
 ATTIC_DIR = ".memtui/attic"
 
@@ -356,37 +359,45 @@ def apply_to_snapshot(snapshot: Snapshot, ops: tuple[Operation, ...] | list[Oper
 
 
 def unified_diff(snapshot: Snapshot, changeset: Changeset, context: int = 3) -> str:
-    """A unified diff of what the changeset does to each file (moves as rename lines)."""
-    from .linediff import unified_diff as line_diff  # deferred: the hooks never show a diff
+    """A unified diff of what the changeset does to each file (moves as rename lines), after
+    checking that its operations fit ``snapshot``."""
+    apply_to_snapshot(snapshot, changeset.ops)  # validates the operations
+    return "".join(diff_lines(changeset.ops, context))
 
-    out: list[str] = []
-    state: dict[str, bytes | None] = {}
-    result = apply_to_snapshot(snapshot, changeset.ops)  # validates the operations
-    del result
 
-    def current(path: str) -> bytes | None:
-        if path in state:
-            return state[path]
-        if path == INDEX_NAME:
-            return _index_bytes(snapshot.index)
-        if is_archive_index(path):
-            return _index_bytes(snapshot.archive_index)
-        f = snapshot.files.get(path)
-        return f.data if f is not None else None
+def diff_lines(ops: Iterable[Operation], context: int = 3) -> Iterator[str]:
+    """The lines of the unified diff of ``ops`` (moves as rename lines), each ending in a line
+    feed, made as they are read: a write names the bytes it replaces, so no snapshot is needed
+    (nor parsed again) to say what changed."""
+    for header, hunks in diff_files(ops, context):
+        started = False
+        for hunk in hunks:
+            if not started:
+                started = True
+                yield from header
+            for line in hunk.lines():
+                if line.endswith("\n"):
+                    yield line
+                else:
+                    yield line + "\n"
+                    yield "\\ No newline at end of file\n"
 
-    for op in changeset.ops:
+
+def diff_files(ops: Iterable[Operation], context: int = 3) -> Iterator[FileDiff]:
+    """:func:`diff_lines` as each operation's header and hunks (a move is one hunk of two
+    rename lines), for a reader that shows the first hunks and counts the rest."""
+    from .linediff import Hunk, hunks  # deferred: the hooks never show a diff
+
+    for op in ops:
         if isinstance(op, Move):
-            state[op.dst], state[op.src] = current(op.src), None
-            out.append(f"rename from {op.src}\nrename to {op.dst}\n")
+            renamed = (f"rename from {op.src}\n", f"rename to {op.dst}\n")
+            yield (), (Hunk(2, renamed.__iter__),)
             continue
-        old = current(op.path) if isinstance(op, Write) else None
-        state[op.path] = op.data
+        old = op.expected if isinstance(op, Write) else None
         old_lines = decode_bytes(old).splitlines(keepends=True) if old is not None else []
         new_lines = decode_bytes(op.data).splitlines(keepends=True)
         fromfile = f"a/{op.path}" if old is not None else "/dev/null"
-        for line in line_diff(old_lines, new_lines, fromfile, f"b/{op.path}", n=context):
-            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+        yield (f"--- {fromfile}\n", f"+++ b/{op.path}\n"), hunks(old_lines, new_lines, context)
 
 
 def parent_dirs(path: str) -> list[str]:

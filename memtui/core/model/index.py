@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_right
 from dataclasses import MISSING, replace
 from dataclasses import fields as dataclass_fields
 from typing import Callable
@@ -77,8 +78,9 @@ def line_refs(raw: str, base: str = "") -> tuple[Ref, ...]:
         resolved, escapes = resolve_target(target, base)
         if resolved is None or posixpath.basename(resolved).lower() not in _INDEX_NAMES:
             refs.append(Ref("wikilink", target, resolved, escapes))
+    covered = _Covered(spans)
     for m in _MENTION.finditer(raw):
-        if any(start <= m.start() < end for start, end in spans):
+        if covered(m.start()):
             continue
         name = m.group(1) or m.group(2)
         if posixpath.basename(name).lower() in _INDEX_NAMES:
@@ -87,6 +89,24 @@ def line_refs(raw: str, base: str = "") -> tuple[Ref, ...]:
         if not escapes and resolved is not None:
             refs.append(Ref("mention", name, resolved, False))
     return tuple(refs)
+
+
+class _Covered:
+    """Whether a position falls inside one of the spans of a line's links: one search, not a
+    look at every span (a line of a hundred thousand links stays linear)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans.sort()
+        self.starts = [start for start, _ in spans]
+        self.reach: list[int] = []  # the furthest end of the spans starting up to each one
+        furthest = 0
+        for _, end in spans:
+            furthest = max(furthest, end)
+            self.reach.append(furthest)
+
+    def __call__(self, at: int) -> bool:
+        k = bisect_right(self.starts, at) - 1
+        return k >= 0 and self.reach[k] > at
 
 
 def split_lines(text: str) -> list[tuple[str, str]]:

@@ -14,8 +14,11 @@ input its hunks may pair lines differently from difflib's.
 from __future__ import annotations
 
 import difflib
+import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 #: inputs with more lines than this (both sides together) are matched by unique lines first
 LONG = 4_000
@@ -31,28 +34,56 @@ def unified_diff(a: Sequence[str], b: Sequence[str], fromfile: str = "", tofile:
                  n: int = 3) -> Iterator[str]:
     """The lines of a unified diff from ``a`` to ``b`` with ``n`` lines of context (as
     :func:`difflib.unified_diff`, whose output it is for inputs up to :data:`LONG` lines)."""
-    if len(a) + len(b) <= LONG:
-        yield from difflib.unified_diff(a, b, fromfile, tofile, n=n)
-        return
     started = False
-    for group in _grouped(_opcodes(matching_blocks(a, b), len(a), len(b)), n):
+    for hunk in hunks(a, b, n):
         if not started:
             started = True
             yield f"--- {fromfile}\n"
             yield f"+++ {tofile}\n"
-        first, last = group[0], group[-1]
-        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                for line in a[i1:i2]:
-                    yield " " + line
-                continue
-            if tag in {"replace", "delete"}:
-                for line in a[i1:i2]:
-                    yield "-" + line
-            if tag in {"replace", "insert"}:
-                for line in b[j1:j2]:
-                    yield "+" + line
+        yield from hunk.lines()
+
+
+class Hunk:
+    """One hunk of a unified diff: how many lines it has (its ``@@`` line included), known
+    before its lines are made, which happens only when they are read."""
+
+    __slots__ = ("size", "_make")
+
+    def __init__(self, size: int, make: Callable[[], Iterator[str]]) -> None:
+        self.size = size
+        self._make = make
+
+    def lines(self) -> Iterator[str]:
+        return self._make()
+
+
+def hunks(a: Sequence[str], b: Sequence[str], n: int = 3) -> Iterator[Hunk]:
+    """The hunks of :func:`unified_diff` (difflib's grouping for inputs up to :data:`LONG`
+    lines, the unique-line matching beyond)."""
+    if len(a) + len(b) <= LONG:
+        groups: Iterable[list[Opcode]] = difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(n)
+    else:
+        groups = _grouped(_opcodes(matching_blocks(a, b), len(a), len(b)), n)
+    for group in groups:
+        size = 1 + sum(i2 - i1 if tag in ("equal", "delete") else j2 - j1 if tag == "insert"
+                       else i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in group)
+        yield Hunk(size, partial(_hunk_lines, a, b, group))
+
+
+def _hunk_lines(a: Sequence[str], b: Sequence[str], group: list[Opcode]) -> Iterator[str]:
+    first, last = group[0], group[-1]
+    yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"
+    for tag, i1, i2, j1, j2 in group:
+        if tag == "equal":
+            for line in a[i1:i2]:
+                yield " " + line
+            continue
+        if tag in {"replace", "delete"}:
+            for line in a[i1:i2]:
+                yield "-" + line
+        if tag in {"replace", "insert"}:
+            for line in b[j1:j2]:
+                yield "+" + line
 
 
 Opcode = tuple[str, int, int, int, int]  # (tag, i1, i2, j1, j2) as difflib's
@@ -192,3 +223,122 @@ def _anchors(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, b
         k = back[k]
     run.reverse()
     return run
+
+
+@dataclass(frozen=True)
+class DiffCut:
+    """How much of a long diff to show: its first ``hunks`` hunks (a rename is one), at most
+    ``lines`` lines of them, each line cut to ``width`` characters."""
+
+    hunks: int = 5
+    lines: int = 200
+    width: int = 1_000
+
+
+@dataclass(frozen=True)
+class CutDiff:
+    """The part of a diff :func:`cut_diff` kept, and how much it left out."""
+
+    text: str
+    hunks_left: int = 0  # hunks not shown, or shown in part
+    lines_left: int = 0  # lines of the diff not shown
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.hunks_left or self.lines_left)
+
+
+def cut_diff(lines: Iterable[str], cut: DiffCut) -> CutDiff:
+    """The first hunks of a unified diff's lines (each ending in a line feed), within ``cut``;
+    the rest is only counted, so a diff of a 300,000-line rewrite costs what reading it does,
+    not what printing it would.  A file's ``---``/``+++`` header is kept with its first hunk
+    shown; a hunk's own lines are told from headers by the counts its ``@@`` line gives."""
+    kept: list[str] = []
+    header: list[str] = []
+    hunks = shown = hunks_left = lines_left = 0
+    old_left = new_left = 0  # lines of the current hunk still to come, each side
+    full = False  # the budget is spent: what follows is only counted
+    part = False  # the current hunk was cut part way
+    for line in lines:
+        if old_left > 0 or new_left > 0:
+            starts = False
+            sign = line[:1]
+            old_left -= sign in (" ", "-")
+            new_left -= sign in (" ", "+")
+        elif line.startswith("@@"):
+            starts = True
+            counts = _HUNK.match(line)
+            if counts is not None:
+                old_left = int(counts.group(1) or 1)
+                new_left = int(counts.group(2) or 1)
+        elif line.startswith("rename from "):
+            starts = True
+        elif line.startswith(("--- ", "+++ ")):
+            if not full:
+                header.append(line)
+            continue
+        else:  # "rename to", "\\ No newline at end of file": part of the hunk before
+            starts = False
+        if starts:
+            part = False
+            full = full or hunks >= cut.hunks or shown >= cut.lines
+            if full:
+                hunks_left += 1
+                lines_left += 1
+                continue
+            hunks += 1
+            kept += header
+            header = []
+        elif full:
+            lines_left += 1
+            continue
+        if shown >= cut.lines:
+            full = True
+            if not part:
+                part, hunks_left = True, hunks_left + 1
+            lines_left += 1
+            continue
+        shown += 1
+        kept.append(_narrow(line, cut.width))
+    return CutDiff("".join(kept), hunks_left, lines_left)
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+#: one file's part of a diff: its ``---``/``+++`` header (none for a rename) and its hunks
+FileDiff = tuple[tuple[str, ...], Iterable[Hunk]]
+
+
+def cut_hunks(files: Iterable[FileDiff], cut: DiffCut) -> CutDiff:
+    """:func:`cut_diff` of a diff given as files of hunks: the hunks past the cut are counted by
+    their sizes, never made into lines."""
+    kept: list[str] = []
+    shown_hunks = shown = hunks_left = lines_left = 0
+    for header, file_hunks in files:
+        started = False
+        for hunk in file_hunks:
+            if shown_hunks >= cut.hunks or shown >= cut.lines:
+                hunks_left += 1
+                lines_left += hunk.size
+                continue
+            if not started:
+                started = True
+                kept += header
+            shown_hunks += 1
+            for made, line in enumerate(hunk.lines()):
+                if shown >= cut.lines:
+                    hunks_left += 1
+                    lines_left += hunk.size - made
+                    break
+                shown += 1
+                kept.append(_narrow(line, cut.width))
+    return CutDiff("".join(kept), hunks_left, lines_left)
+
+
+def _narrow(line: str, width: int) -> str:
+    """A diff line within ``width`` characters (and how many more it had), ending in a line
+    feed (a last line without one is marked so, as a unified diff does)."""
+    if len(line) > width + 1:
+        return f"{line[:width]}… ({len(line.rstrip(chr(10))) - width:,} more characters)\n"
+    return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"

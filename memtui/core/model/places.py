@@ -5,8 +5,10 @@
   :mod:`memtui.core.stores.kept`), ``roots/`` long walks for roots
   (:mod:`memtui.core.roots.discover`), ``seen/`` the inbox's seen store when the root's own
   ``.memtui/`` cannot hold it (:mod:`memtui.core.stores.seen_store`), ``transcripts/`` the
-  evidence read from Claude Code's transcripts (:mod:`memtui.core.stores.transcripts`), and
-  ``sessions/`` what each Claude Code session found when it began (:func:`sessions_dir`);
+  evidence read from Claude Code's transcripts (:mod:`memtui.core.stores.transcripts`),
+  ``sessions/`` what each Claude Code session found when it began (:func:`sessions_dir`), and
+  ``search/`` the full-text search index of every root searched (:func:`search_index_path`,
+  :mod:`memtui.core.stores.search_index`);
 - the config file (:func:`config_path`);
 - Claude Code's own folders, read and never written but for its settings
   (:mod:`memtui.core.model.claude_settings`).
@@ -51,6 +53,20 @@ def sessions_dir() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / "memtui" / "sessions"
+
+
+#: the search index's folder under the cache folder, and its database's name there
+SEARCH_DIR, SEARCH_INDEX_NAME = "search", "index.sqlite3"
+
+
+def search_index_path() -> Path | None:
+    """Where the search index's database is (``<cache folder>/search/index.sqlite3``), or None
+    when caching is off or the cache folder may not be used (the index is then built in memory
+    for one search)."""
+    folder = cache_dir()
+    if folder is None or not usable_cache_folder(folder) or not usable_cache_folder(folder / SEARCH_DIR):
+        return None
+    return folder / SEARCH_DIR / SEARCH_INDEX_NAME
 
 
 def config_path(env: dict[str, str] | None = None) -> Path:

@@ -5,4 +5,4 @@ Above :mod:`memtui.core.stores`: a long walk keeps its answer in the user's cach
 loads nothing; import the module.
 """
 
-__all__ = ["discover"]
+__all__ = ["discover", "machine"]

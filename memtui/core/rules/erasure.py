@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from ..model.snapshot import Index, IndexLine, LineKind, Snapshot
 
@@ -86,8 +86,7 @@ def erased_lines(before: Snapshot, after: Snapshot, touched: Iterable[str]) -> l
             for index in (before.index, before.archive_index)]
     if not any(texts for _, texts in gone):
         return []
-    found_in: list[str] | None = None
-    whole_lines: set[str] = set()
+    found_in: _Haystack | None = None
     out: list[ErasedLine] = []
     for index, left in gone:
         if not left:
@@ -99,27 +98,48 @@ def erased_lines(before: Snapshot, after: Snapshot, touched: Iterable[str]) -> l
             if text[0] == "#" and " ".join(text.lower().split()) in BLOCK_HEADINGS:  # every
                 continue  # block heading starts so
             if found_in is None:
-                found_in = _found_in(after, touched, whole_lines)
-            if text in whole_lines:  # the first needle: the line itself
-                continue
-            needles = _needles(line)
-            if any(needle in found for needle in needles for found in found_in):
-                continue
-            out.append(ErasedLine(index.path, line.number, text))
+                found_in = _Haystack(after, touched)
+            if not found_in.holds(text, _needles(line)):
+                out.append(ErasedLine(index.path, line.number, text))
     return out
 
 
-def _found_in(after: Snapshot, touched: Iterable[str], whole_lines: set[str]) -> list[str]:
-    """The texts a leaving line may be found in: the written files', then both indexes'; their
-    stripped lines added to ``whole_lines`` (only the written files': a leaving line is in
-    neither index after, so only those can hold it whole)."""
-    found_in: list[str] = []
-    for path in dict.fromkeys(touched):
-        f = after.files.get(path)
-        if f is not None:
-            found_in.append(f.text)
-    for text in found_in:
-        whole_lines.update(map(str.strip, text.splitlines()))
-    found_in.append(after.index.raw_text() if after.index.exists else "")
-    found_in.append(after.archive_index.raw_text() if after.archive_index.exists else "")
-    return found_in
+class _Haystack:
+    """The texts a leaving line may be found in: the written files', then both indexes'.
+
+    They are searched as one text with a line break between two: a needle is part of one line,
+    so it is in the joined text exactly when it is in one of them.  Two lookups come first, so
+    that a change moving thousands of entries does not search the whole text for each: the
+    written files' stripped lines (a leaving line is in neither index after, so only those can
+    hold it whole), and the hooks and titles of the entries of both indexes after (an entry
+    moved or rewritten keeps its hook), each kept with its line to confirm it is there.
+    """
+
+    def __init__(self, after: Snapshot, touched: Iterable[str]) -> None:
+        texts: list[str] = []
+        for path in dict.fromkeys(touched):
+            f = after.files.get(path)
+            if f is not None:
+                texts.append(f.text)
+        self.whole_lines: set[str] = set()
+        for text in texts:
+            self.whole_lines.update(map(str.strip, text.splitlines()))
+        self.words: dict[str, str] = {}
+        for index in (after.index, after.archive_index):
+            if index.exists:
+                texts.append(index.raw_text())
+                for entry in index.entries:
+                    for words in (entry.hook.strip(), entry.title.strip()):
+                        if words:
+                            self.words.setdefault(words, entry.raw)
+        self.text = "\n".join(texts)
+
+    def holds(self, text: str, needles: Sequence[str]) -> bool:
+        """Whether the stripped line ``text`` or one of its ``needles`` is found here."""
+        if text in self.whole_lines:
+            return True
+        for needle in needles:
+            raw = self.words.get(needle)
+            if raw is not None and needle in raw:
+                return True
+        return any(needle in self.text for needle in needles)

@@ -1251,26 +1251,44 @@ def _cycle_findings(snapshot: Snapshot) -> Iterator[Finding]:
             if target not in snapshot.files and f"{ARCHIVE_DIR}/{target}" in snapshot.files:
                 target = f"{ARCHIVE_DIR}/{target}"
             succ[path] = target
-    reported: set[str] = set()
+    for cycle in _cycles(succ):
+        chain = " → ".join(cycle + [cycle[0]])
+        for member in cycle:
+            yield Finding(
+                "supersede-cycle",
+                ERROR,
+                member,
+                None,
+                f"superseded_by goes round in a circle ({chain}); break the chain",
+                "cycle",
+            )
+
+
+def _cycles(succ: dict[str, str]) -> list[list[str]]:
+    """Each circle of ``succ`` once, from its member that comes first in ``succ``, in that order.
+
+    Every node is walked once (a chain of thousands of ``superseded_by`` stays linear): a walk
+    stops at a node an earlier walk finished, or closes a circle on its own path."""
+    order = {path: n for n, path in enumerate(succ)}
+    done: set[str] = set()
+    found: list[list[str]] = []
     for start in succ:
-        seen: list[str] = []
+        if start in done:
+            continue
+        path: list[str] = []
+        on_path: dict[str, int] = {}
         node: str | None = start
-        while node is not None and node not in seen:
-            seen.append(node)
+        while node is not None and node not in done and node not in on_path:
+            on_path[node] = len(path)
+            path.append(node)
             node = succ.get(node)
-        if node is not None and node == start and start not in reported:
-            cycle = seen
-            reported.update(cycle)
-            chain = " → ".join(cycle + [start])
-            for member in cycle:
-                yield Finding(
-                    "supersede-cycle",
-                    ERROR,
-                    member,
-                    None,
-                    f"superseded_by goes round in a circle ({chain}); break the chain",
-                    "cycle",
-                )
+        if node is not None and node in on_path:
+            cycle = path[on_path[node]:]
+            first = min(range(len(cycle)), key=lambda k: order[cycle[k]])
+            found.append(cycle[first:] + cycle[:first])
+        done.update(path)
+    found.sort(key=lambda cycle: order[cycle[0]])
+    return found
 
 
 def validate(snapshot: Snapshot) -> list[Finding]:

@@ -30,7 +30,8 @@ Python and memtui's core source, the root's real path, the sections' offsets, le
 CRC-32s), then one ``marshal`` blob per section, each decoded only when first asked for:
 ``base`` (frontmatter, per-file findings), ``stale`` (references, directive), ``scan`` (tokens,
 stance, the extends cue), ``memo`` (validate's whole-root answer) and one section for each other
-whole-root answer (``memo-scan``, ``memo-stale``, ``memo-successors``, ``memo-rebuild``).
+whole-root answer (``memo-scan``, ``memo-stale``, ``memo-successors``, ``memo-rebuild``,
+``memo-dream``: the fleet's count of a dream's items).
 Entries are plain tuples, ``path → (key, facets)``.
 Paths read back are only ever looked up by the paths of the current listing; findings read back
 must name a plain relative path of the listing (:func:`memtui.core.model.safepath.check_stored_path`),
@@ -103,9 +104,9 @@ MAGIC = b"memtui stat cache\n"
 RACY_NS = 2_000_000_000
 MAX_CACHE_BYTES = 256 << 20  # a cache file over this is no cache (never read into memory)
 SECTIONS = ("base", "stale", "scan", "memo", "index", "memo-scan", "memo-stale", "memo-successors",
-            "memo-rebuild")
+            "memo-rebuild", "memo-dream")
 _WHOLE = ("memo", "index", "memo-scan", "memo-stale", "memo-successors",
-          "memo-rebuild")  # sections not keyed by memory file
+          "memo-rebuild", "memo-dream")  # sections not keyed by memory file
 
 
 def _memo_section(name: str) -> str:

@@ -90,16 +90,28 @@ def promotion(source: Snapshot, path: str, target: Snapshot, *, today: date | No
     into = Changeset("promote", description,
                      (Create(path, encode_text(text)), *_draft_op(index)))
 
+    new_home = Path(target.root).absolute() / path
+    out_of = forwarded(source, path, new_home, layer_of(target.root), hook, today, description)
+    return out_of, into
+
+
+def forwarded(source: Snapshot, path: str, new_home: Path, layer: str, hook: str, today: date,
+              description: str) -> Changeset:
+    """The source's half of a promotion: ``path``'s entries leave ``MEMORY.md``, the file moves
+    into ``archive/``, and the archive index lists it with a hook pointing at ``new_home`` (also
+    what a copy of the promoted fact in a third root gets: :mod:`memtui.core.verbs.relearned`)."""
+    f = source.files[path]
+    archived = f"{ARCHIVE_DIR}/{path}"
+    if archived in source.files:
+        raise Collision(f"'{archived}' already exists in {source.root}; rename one of them first")
     active = _draft(source)
     active.remove_entries(path)
     archive = _draft(source, archive=True)
     archive.remove_entries(path)
-    new_home = Path(target.root).absolute() / path
     archive.append_entry(new_entry(replace(f, path=archived),
-                                   forwarding_hook(new_home, layer_of(target.root), hook, today)))
-    out_of = Changeset("promote", description,
-                       (Move(path, archived), *_draft_op(active), *_draft_op(archive)))
-    return out_of, into
+                                   forwarding_hook(new_home, layer, hook, today)))
+    return Changeset("promote", description,
+                     (Move(path, archived), *_draft_op(active), *_draft_op(archive)))
 
 
 def promotion_parts(source: Snapshot, path: str, target_root: Path | str, *,

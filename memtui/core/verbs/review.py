@@ -26,7 +26,7 @@ from ..model.changeset import (
 )
 from ..model.snapshot import Snapshot
 from ..stores.seen import Change, Inbox, advance, compare, tracked_bytes
-from ..stores.seen_store import load_state, location, read_copies
+from ..stores.seen_store import load_state, location, read_copies, sha256
 from .lifecycle import archive
 
 

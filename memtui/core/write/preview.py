@@ -167,13 +167,17 @@ def moved_findings(findings: Iterable[Finding], ops: Iterable[Operation]) -> lis
     The gate keys findings by rule, path and subject; without this, an error a file already
     had would count as new once the file moved (DESIGN §2)."""
     moves: dict[str, str] = {}
+    sources: dict[str, list[str]] = {}  # where each path moved to was moved from (linear in the moves)
     for op in ops:
         if isinstance(op, Move):
             # a chain a → b → c ends at c
-            for src, dst in list(moves.items()):
-                if dst == op.src:
-                    moves[src] = op.dst
-            moves.setdefault(op.src, op.dst)
+            onward = sources.pop(op.src, [])
+            for src in onward:
+                moves[src] = op.dst
+            sources.setdefault(op.dst, []).extend(onward)
+            if op.src not in moves:
+                moves[op.src] = op.dst
+                sources[op.dst].append(op.src)
     if not moves:
         return list(findings)
     return [replace(f, path=moves.get(f.path, f.path), subject=moves.get(f.subject, f.subject))
