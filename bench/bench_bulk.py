@@ -42,7 +42,7 @@ async def app_times(root: Path, marked: list[str]) -> tuple[float, float, int]:
     from memtui.app import MemtuiApp
     from memtui.screens.confirm import ConfirmChange
 
-    app = MemtuiApp([root], watch=False, record_pressure=False)
+    app = MemtuiApp([root], watch=False)
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
         for _ in range(3):

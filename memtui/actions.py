@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Mapping
 from textual import events
 from textual.app import App, SuspendNotSupported
 from textual.screen import Screen
+from textual.widgets import Input, TextArea
 
 from memtui.commands import BY_KEY, BY_NAME, COMMANDS, Command, Situation, by_key
 from memtui.core.judge.layers import layer_of, project_of
@@ -102,7 +103,10 @@ class UserActions(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "command" and parameters and str(parameters[0]) in BY_NAME:
-            return self.command_state(BY_NAME[str(parameters[0])])
+            command = BY_NAME[str(parameters[0])]
+            if command.priority and isinstance(self.focused, (Input, TextArea)):
+                return False  # the input takes the key as a character (``/`` in a path)
+            return self.command_state(command)
         return True
 
     def action_command(self, name: str) -> None:
@@ -171,8 +175,8 @@ class UserActions(App[int]):
     def _refresh_binding_state(self) -> None:
         """Redraw the footer only when one of its keys starts or stops applying (a redraw
         recomposes the footer, which costs more than moving the cursor; nothing to redraw once
-        the last screen is gone, while the app shuts down)."""
-        if not self.screen_stack:
+        the last screen is gone, or while the app shuts down and removes the views)."""
+        if not self.screen_stack or not self.is_running:
             return
         situation = self.situation()
         state = tuple(command.state(situation) for command in FOOTER_COMMANDS)

@@ -188,7 +188,6 @@ class MemtuiApp(UserActions):
         now: datetime | None = None,
         watch: bool = True,
         config: BudgetConfig = BudgetConfig(),
-        record_pressure: bool = True,
         keymap: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
@@ -198,7 +197,6 @@ class MemtuiApp(UserActions):
         self.fixed_now = now
         self.watch_folder = watch
         self.config = config
-        self.record_pressure = record_pressure and not read_only
         self.root: Path | None = None
         self.workspace: Workspace | None = None
         self.inbox: seen.Inbox | None = None
@@ -290,8 +288,7 @@ class MemtuiApp(UserActions):
                 self._quick_shown.wait(QUICK_PAINT_WAIT)
             self.post_message(self.IndexSeen(index_identity(root), generation))
             stamp = fingerprint(root)
-            workspace = full_workspace(root, self.config, record=self.record_pressure,
-                                       today=self.now.date())
+            workspace = full_workspace(root, self.config)
         except RootError as exc:
             self.post_message(self.Failed(str(exc)))
             return

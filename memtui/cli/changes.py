@@ -137,8 +137,12 @@ def run(args: argparse.Namespace) -> int:
     if not changes:
         out.print(f"nothing changed outside memtui since the last look{_escape(where)}")
         return code
+    agent = sum(1 for c in changes if c.by is not None)
     header = (f"{len(changes)} change{'s' if len(changes) != 1 else ''} outside memtui since the "
               f"last look{where}:")
+    if agent:
+        header = (f"{len(changes)} change{'s' if len(changes) != 1 else ''} since the last look"
+                  f"{where}, {agent} of them the agent's through memtui's MCP server:")
     if len(changes) > LONG_LIST:
         _print_long(changes, header)
     else:
@@ -171,6 +175,8 @@ def _print_changes(out: Console, changes: list[Change], header: str, no_diff: bo
     for change in changes:
         label = f"{change.old_path} → {change.path}" if change.old_path else change.path
         by = f" [dim](session {_escape(change.session)})[/]" if change.session else ""
+        if change.by is not None:
+            by = f" [dim](agent write: {_escape(change.by.words())}, journal {_escape(change.record)})[/]"
         out.print(f"[{style[change.kind]}]{change.kind:<8}[/] {_escape(label)}{by}")
         if change.note:
             out.print(f"  [dim]{_escape(change.note)}[/]")
@@ -189,6 +195,8 @@ def _print_long(changes: list[Change], header: str) -> None:
     for change in changes:
         label = f"{change.old_path} → {change.path}" if change.old_path else change.path
         by = f" (session {plain(change.session)})" if change.session else ""
+        if change.by is not None:
+            by = f" (agent write: {plain(change.by.words())}, journal {plain(change.record)})"
         lines.append(f"{change.kind:<8} {plain(label)}{by}")
         if change.note:
             notes[change.note] = notes.get(change.note, 0) + 1

@@ -6,6 +6,7 @@ import argparse
 import os
 import re
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
@@ -51,26 +52,61 @@ class OutputFailed(Exception):
 
 
 class GuardedOutput:
-    """A text stream whose write errors raise :class:`OutputFailed` (everything else is the
+    """A text stream whose write errors raise :class:`OutputFailed`, except a closed pipe: the
+    reader left (``memtui validate | head``), so the rest of the output goes nowhere and the
+    command runs on to its verdict, which a closed pipe must not change (everything else is the
     wrapped stream's)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        self.reader_left = False
 
     def write(self, text: str) -> int:
+        if self.reader_left:
+            return len(text)
         try:
             return int(self._stream.write(text))
         except OSError as exc:
-            raise OutputFailed(exc) from None
+            return self._failed(exc, len(text))
 
     def flush(self) -> None:
+        if self.reader_left:
+            return
         try:
             self._stream.flush()
         except OSError as exc:
+            self._failed(exc, 0)
+
+    def _failed(self, exc: OSError, written: int) -> int:
+        if not closed_pipe(exc):
             raise OutputFailed(exc) from None
+        self.reader_left = True
+        discard_stdout(self._stream)
+        return written
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)
+
+
+def closed_pipe(exc: OSError) -> bool:
+    """Whether an output error means the reader closed the pipe (EPIPE), not a failing disk."""
+    import errno
+
+    return isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE
+
+
+def discard_stdout(stream: object) -> None:
+    """After the reader left: the process's standard output goes to the null device, so what is
+    still buffered (and the interpreter's last flush) cannot fail again; a test's capture, which
+    is not the process's, is left alone."""
+    if stream is not sys.__stdout__ or sys.__stdout__ is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 class MemtuiParser(argparse.ArgumentParser):
@@ -120,19 +156,16 @@ def console() -> Console:
     out = Console(highlight=False, soft_wrap=True)
     if not out.is_terminal and not os.environ.get("COLUMNS"):
         out.width = PIPED_WIDTH
-    out.on_broken_pipe = _reader_left  # type: ignore[method-assign]
+    out.on_broken_pipe = partial(_reader_left, out)  # type: ignore[method-assign]
     return out
 
 
-def _reader_left() -> None:
-    """The reader closed the pipe (``memtui stale | head``): what it wanted was written, so
-    stop quietly with 0 (rich's own answer is exit 1).  Later writes go to the null device."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    raise SystemExit(0)
+def _reader_left(out: Console) -> None:
+    """The reader closed the pipe (``memtui stale | head``): what it wanted was written, so the
+    rest goes nowhere and the command runs on to its own exit code (rich's answer is exit 1
+    whatever the verdict)."""
+    out.quiet = True
+    discard_stdout(sys.__stdout__)
 
 
 def err_console() -> Console:

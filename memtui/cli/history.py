@@ -68,6 +68,8 @@ def run_log(args: argparse.Namespace) -> int:
             marks.append(entry.state)
         if entry.undone:
             marks.append("undone")
+        if entry.by is not None:
+            marks.append(f"by {entry.by.words()}")
         mark = f" [dim]({', '.join(marks)})[/]" if marks else ""
         out.print(f"[dim]{entry.id}[/]  {esc(entry.time)}  {esc(entry.description)}{mark}")
     return EXIT_OK

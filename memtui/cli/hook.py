@@ -561,6 +561,13 @@ def register(subparsers: Subparsers) -> None:
         cmd.add_argument("--scope", choices=("user", "project", "local"), default="user",
                          help=f"which settings file: {SCOPE_HELP} (default user)")
         cmd.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
+        cmd.add_argument("--mcp", action="store_true",
+                         help="instead of the hooks: " + ("register `memtui mcp` (the agent's MCP "
+                         "server) for Claude Code in the scope — user ~/.claude.json, local "
+                         "~/.claude.json under this repository, project .mcp.json — and allow its "
+                         "tools (permissions.allow mcp__memtui in the scope's settings file)"
+                         if name == "install" else "take out `memtui mcp`'s registration and its "
+                         "permission rule"))
         if name == "install":
             cmd.add_argument("--ask", action="store_true",
                              help="make every memory write ask the person (with a summary; "
@@ -605,6 +612,13 @@ def _settings_path(scope: str) -> str:
     return str(_place(scope).path)
 
 
+def _project_dir() -> str:
+    """The work tree's top (the launch folder outside git): where ``.mcp.json`` goes and the
+    key of a local-scope server in ``.claude.json``."""
+    launch, worktree, _repo = _places()
+    return worktree or launch
+
+
 #: the command a committed settings file names: found on each teammate's PATH
 PORTABLE_PREFIX = "memtui"
 
@@ -628,6 +642,9 @@ def _change(args: argparse.Namespace, install: bool) -> int:
     from memtui.core.hooks import install as hi
 
     from .common import EXIT_OK, UsageError, console
+
+    if getattr(args, "mcp", False):
+        return _change_mcp(args, install)
 
     where = _place(args.scope)
     path = where.path
@@ -671,6 +688,99 @@ def _change(args: argparse.Namespace, install: bool) -> int:
     return EXIT_OK
 
 
+def mcp_command(scope: str, given: str | None) -> list[str]:
+    """How Claude Code should start memtui for ``memtui mcp``, as a command and its arguments:
+    ``memtui`` from PATH in the committed project scope, else this memtui (as for the hooks)."""
+    import shlex
+
+    return shlex.split(given or default_prefix(scope))
+
+
+def _change_mcp(args: argparse.Namespace, install: bool) -> int:
+    """Register (or take out) ``memtui mcp`` and its permission rule in the scope named; each
+    file changes only when it must, and the answer says what was done (idempotent)."""
+    from memtui.core.hooks import install as hi
+    from memtui.core.hooks import mcp_install as mi
+
+    from .common import EXIT_OK, UsageError, console
+
+    project = _project_dir()
+    config = mi.config_path(args.scope, project)
+    rule_place = _place(mi.rule_scope(args.scope))  # where a session launched here reads it
+    settings = rule_place.path
+    if install and args.ask:
+        raise UsageError("--ask is for the hooks; the MCP server's refusals come from the validator")
+    command = mcp_command(args.scope, args.command) if install else []
+    try:
+        files = [(config, hi.read(config)), (settings, hi.read(settings))]
+        new_config = (mi.with_server(files[0][1].value, args.scope, project, command) if install
+                      else mi.without_server(files[0][1].value, args.scope, project))
+        new_settings = mi.with_rule(files[1][1].value) if install else mi.without_rule(files[1][1].value)
+    except (hi.SettingsError, mi.McpConfigError) as exc:
+        raise UsageError(f"{exc}; nothing was changed") from None
+    out = console()
+    said = []
+    for (path, current), new, what in ((files[0], new_config, "the server"),
+                                       (files[1], new_settings, f"the permission rule {mi.RULE}")):
+        if new == current.value and (current.text is not None or not install):
+            said.append(f"{path}: {what} {'already there' if install else 'not there'}; unchanged")
+            continue
+        text = hi.render(new, current.text)
+        if args.dry_run:
+            sys.stdout.write(hi.diff(current.text, text, path))
+            continue
+        try:
+            backup = hi.write(path, text, current.text)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot write it ({exc.strerror or exc})") from None
+        kept = f" (the old file is kept as {backup})" if backup else ""
+        said.append(f"{path}: {what} {'added' if install else 'removed'}{kept}")
+    if args.dry_run:
+        return EXIT_OK
+    head = "memtui's MCP server " + ("registered" if install else "unregistered") + f" ({args.scope} scope):"
+    out.print(head, markup=False)
+    for line in said:
+        out.print("  " + line, markup=False)
+    if install:
+        found = mi.registered(new_config, args.scope, project)
+        where = {"user": "every project", "local": f"this repository ({project}), on this machine",
+                 "project": f"everyone who works in {project} (commit .mcp.json; the permission "
+                            "rule is this machine's: each teammate runs this install once, as Claude "
+                            "Code does not take it from the committed settings)"}[args.scope]
+        out.print(f"Claude Code starts `{mi.command_of(found or {})}` for {where}; the agent sees "
+                  f"its tools as mcp__{mi.SERVER}__memory_search, …__memory_remember and the others "
+                  "(found through ToolSearch), allowed by the rule above.", markup=False)
+        reach = f"The permission rule is read by {rule_place.guards}"
+        if rule_place.not_guarded:
+            reach += f"; not by {rule_place.not_guarded}"
+        out.print(reach + ".", markup=False)
+        if args.scope == "project" and not args.command:
+            import shutil
+
+            if not shutil.which(PORTABLE_PREFIX):
+                out.print(f"`{PORTABLE_PREFIX}` is not on this machine's PATH yet: Claude Code will "
+                          "report the server as failed until it is.", markup=False)
+    return EXIT_OK
+
+
+def mcp_status(scope: str) -> dict[str, Any]:
+    """Where ``memtui mcp`` is registered in a scope, with what command, and whether its tools
+    are allowed there."""
+    from memtui.core.hooks import install as hi
+    from memtui.core.hooks import mcp_install as mi
+
+    project = _project_dir()
+    path = mi.config_path(scope, project)
+    row: dict[str, Any] = {"path": path, "command": None, "allowed": None, "error": None}
+    try:
+        found = mi.registered(hi.read(path).value, scope, project)
+        row["command"] = mi.command_of(found) if found else None
+        row["allowed"] = mi.allowed(hi.read(_place(mi.rule_scope(scope)).path).value)
+    except (hi.SettingsError, mi.McpConfigError) as exc:
+        row["error"] = str(exc)
+    return row
+
+
 def _reach_line(where: Any) -> str:
     """Whom a hook in this file guards, and whom it does not."""
     line = f"These hooks guard {where.guards}"
@@ -708,6 +818,8 @@ def run_status(args: argparse.Namespace) -> int:
         if path not in targets:
             rows.append(_status_row(scope, path, False, f"sessions launched in {launch}",
                                     "sessions launched in any other folder", True))
+    for row in rows:  # the agent's MCP server (memtui hook install --mcp), one per scope
+        row["mcp"] = mcp_status(row["scope"]) if row["target"] else None
     guarded = [path for _scope, path, has in reads if has]
     if args.json:  # a session launched here is guarded when a row it reads has the pre hook
         print_json(rows)
@@ -726,6 +838,19 @@ def run_status(args: argparse.Namespace) -> int:
         if row["not_guarded"]:
             reach += f"; not by {row['not_guarded']}"
         out.print(reach, markup=False)
+    for row in rows:
+        mcp = row["mcp"]
+        if mcp is None:
+            continue
+        if mcp["error"]:
+            state = f"unreadable: {mcp['error']}"
+        elif mcp["command"]:
+            state = mcp["command"] + ("; tools allowed" if mcp["allowed"] else
+                                      "; tools NOT allowed (no permissions.allow mcp__memtui: "
+                                      "every call is refused in -p)")
+        else:
+            state = "-"
+        out.print(f"mcp      {row['scope']:8} {mcp['path']}: {state}", markup=False)
     if guarded:
         out.print(f"A session launched here ({launch}) is guarded: memtui's hooks are in "
                   f"{', '.join(guarded)}.", markup=False)

@@ -23,9 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def subcommands() -> tuple[ModuleType, ...]:
     """The subcommand modules (each with ``register(subparsers)``), in ``memtui --help`` order."""
-    from . import applies, changes, demo, dream, history, hook, inspect, scan, search, stale, used, verbs
+    from . import applies, changes, demo, dream, history, hook, inspect, mcp, scan, search, stale, used, verbs
 
-    return (inspect, stale, scan, search, demo, verbs, history, applies, changes, used, dream, hook)
+    return (inspect, stale, scan, search, demo, verbs, history, applies, changes, used, dream, hook, mcp)
 
 
 #: the read-only commands run most often, by the module that registers them: for these only that
@@ -165,14 +165,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    """Run a subcommand with its standard output guarded: an output error (``| head``, a full
-    disk) after a committed change exits 0 and says the change was applied (on stderr, except
-    for a closed pipe, the reader's own choice); before any change, it exits 2 (an I/O error,
-    0 for a closed pipe; a hook exits 0, as it always fails open) — never 1, which would read as
-    a refused change, and no traceback."""
-    import errno
-
-    from .common import APPLIED, EXIT_OK, EXIT_USAGE, GuardedOutput, OutputFailed, err_console, esc
+    """Run a subcommand with its standard output guarded.  A reader closing the pipe (``|
+    head``) changes nothing: the output goes nowhere and the command's own exit code stands (1
+    for errors, a refused change).  Any other output error (a full disk) after a committed
+    change exits 0 and says the change was applied, on stderr; before any change it exits 2
+    (an I/O error; a hook exits 0, as it always fails open) — never 1, which would read as a
+    refused change, and no traceback."""
+    from .common import (
+        APPLIED,
+        EXIT_OK,
+        EXIT_USAGE,
+        GuardedOutput,
+        OutputFailed,
+        discard_stdout,
+        err_console,
+        esc,
+    )
 
     APPLIED.clear()
     real = sys.stdout
@@ -182,36 +190,21 @@ def _run_command(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return code
     except OutputFailed as exc:
-        _silence(real)
-        closed = exc.error.errno == errno.EPIPE or isinstance(exc.error, BrokenPipeError)
+        discard_stdout(real)
         verb = f"memtui {getattr(args, 'command', '') or ''}".rstrip()
         if APPLIED:
             said = f"applied ({', '.join(APPLIED)}); could not print the report: {exc}"
         else:
             said = f"could not print: {exc}"
-        if not closed:
-            try:
-                err_console().print(f"[bold red]{esc(verb)}:[/] {esc(said)}")
-            except OSError:
-                pass
+        try:
+            err_console().print(f"[bold red]{esc(verb)}:[/] {esc(said)}")
+        except OSError:
+            pass
         if getattr(args, "command", None) == "hook":  # a hook fails open: never blocks the agent
             return EXIT_OK
-        return EXIT_OK if APPLIED or closed else EXIT_USAGE
+        return EXIT_OK if APPLIED else EXIT_USAGE
     finally:
         sys.stdout = real
-
-
-def _silence(stream: object) -> None:
-    """After an output error: what is still buffered goes nowhere (so the interpreter's last
-    flush cannot fail again); the process's own standard output only, never a test's capture."""
-    if stream is not sys.__stdout__ or sys.__stdout__ is None:
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.__stdout__.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
 
 
 def _run_app(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from memtui.core.judge.consolidate import ScanResult
+    from memtui.core.judge.contradictions import Contradiction
 
 from .common import (
     EXIT_FINDINGS,
@@ -128,6 +129,18 @@ def _fmt(score: float | None) -> str:
     return "—" if score is None else f"{score:.2f}"
 
 
+def said_words(c: Contradiction) -> str:
+    """What a contradiction is, in the table's words: its subject, then each file's sentence quoted
+    (older first; by file name when the order is unknown), so the clash is read without opening
+    either file."""
+    lines = [f"about: {esc(' '.join(c.subject))}"] if c.subject else []
+    sides = ("older", "newer") if c.ordered else (c.old.rsplit("/", 1)[-1], c.new.rsplit("/", 1)[-1])
+    for side, sentence in zip(sides, c.sentences):
+        if sentence:
+            lines.append(f"{esc(side)}: \u201c{esc(sentence)}\u201d")
+    return "\n".join(lines)
+
+
 def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) -> None:
     from pathlib import Path
 
@@ -198,12 +211,11 @@ def _print_result(out: Console, result: ScanResult, args: argparse.Namespace) ->
         table.add_column("type")
         table.add_column("score", justify="right")
         table.add_column("negation")
-        table.add_column("about", overflow="fold")
+        table.add_column("what each says", overflow="fold", ratio=3)
         for c in result.contradictions[:shown]:
             old, new = (esc(c.old), esc(c.new)) if c.ordered else (
                 f"{esc(c.old)} [dim](order unknown)[/]", esc(c.new))
-            table.add_row(old, new, c.type, f"{c.score:.2f}", esc(c.negation),
-                          esc(", ".join(c.subject)))
+            table.add_row(old, new, c.type, f"{c.score:.2f}", esc(c.negation), said_words(c))
         out.print(table)
     if result.supersessions:
         shown, table = _table("Supersessions (fold the earlier into the later; ✓ = strong evidence)",

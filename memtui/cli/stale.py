@@ -36,14 +36,6 @@ from .common import (
 
 ACTIONS = ("prune", "review", "keep")
 _ACTION_STYLE = {"prune": "bold red", "review": "yellow", "keep": "green"}
-_CLASS_LABEL = {
-    "EVERGREEN": "evergreen",
-    "FRESH": "fresh",
-    "PARTIALLY_STALE": "partly",
-    "FULLY_STALE": "FULLY",
-    "SUPERSEDED": "superseded",
-    "ARCHIVED": "archived",
-}
 
 
 def register(subparsers: Subparsers) -> None:
@@ -193,6 +185,7 @@ def _objects(items: tuple[tuple[Any, ...], ...], keys: tuple[str, ...], n: str) 
 def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetime | date,
                   args: argparse.Namespace) -> None:
     from memtui.core.judge.dates import DATE_KEYS
+    from memtui.core.judge.staleness import REFS_WORDS  # the class by its axis: the references
 
     from .bigtable import fit_columns, print_table
 
@@ -209,7 +202,7 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
         [
             f"{score:5.1f}",
             f"[{_ACTION_STYLE[action]}]{action}[/]",
-            _CLASS_LABEL[cls] + (" ↓" if downgraded else ""),
+            REFS_WORDS[cls] + (" ↓" if downgraded else ""),
             f[1],
             ("[yellow]unknown[/]" if f[16] else
              f"{days:.0f}d" + ("" if f[4] in DATE_KEYS else f" [dim]{f[4]}[/]")),
@@ -231,9 +224,11 @@ def _print_report(out: Console, facts: StaleFacts, rows: list[Row], now: datetim
     unchecked = sum(f[13] for f in facts.files)
     if unchecked:
         note += f"; {unchecked} URL(s) not checked (use --online)"
-    out.print(f"{summary} — {note}.  class: evergreen = nothing to verify, fresh = all found, "
-              "partly / FULLY = some / all references gone; superseded / archived = declared by the "
-              "author (prune whatever the age); ↓ = all gone but held back by a guard")
+    out.print(f"{summary} — {note}.  Two axes: the action follows the score (the age against "
+              "the type's half-life, plus what is missing); refs (the JSON's class) says what "
+              "became of the references: no refs = nothing to verify (evergreen), all found "
+              "(fresh), some / all gone (partly / fully stale), superseded / archived = declared "
+              "by the author (prune whatever the age); ↓ = all gone but held back by a guard")
     _print_unknown(out, rows)
     if facts.documents:
         listed = ", ".join(f"{esc(path)} ({esc(what)})" for path, what in facts.documents[:6])
@@ -280,7 +275,7 @@ def _columns() -> tuple[Col, ...]:
     return (
         Col("score", justify="right", no_wrap=True),
         Col("action", no_wrap=True, styled=True),
-        Col("class", no_wrap=True),
+        Col("refs", no_wrap=True),
         Col("type", no_wrap=True),
         Col("age", justify="right", no_wrap=True, styled=True),
         Col("missing refs", ratio=3),

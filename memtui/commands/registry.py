@@ -55,6 +55,10 @@ class Command:
     footer: bool = False
     anywhere: bool = False  # applies on every screen, not only the main one
     key_display: str | None = None
+    #: runs when the app receives the key, before the keys behind it are handed on: a command
+    #: that moves the focus into an input (the filter) then gets every key typed after it, even
+    #: in one burst (a paste, a multiplexer); an input that has the focus still takes the key
+    priority: bool = False
 
     @property
     def shown_keys(self) -> str:
@@ -310,11 +314,16 @@ COMMANDS: tuple[Command, ...] = (
             lambda host, s: host.set_marks(frozenset()), why.clear_marks_why_not, key_display="esc"),
     Command("filter_list", "slash", "Filter",
             "Filter the current list (fuzzy; the Staleness view also takes action:, class: "
-            "and type:).", NAVIGATE, _run_filter, why.filter_why_not, footer=True, key_display="/"),
+            "and type:).", NAVIGATE, _run_filter, why.filter_why_not, footer=True, key_display="/",
+            priority=True),
     Command("next_pane", "tab", "Next pane", "Move to the next pane of the view.", NAVIGATE,
             lambda host, s: host.main.next_pane(1)),
     Command("previous_pane", "shift+tab", "Previous pane", "Move to the previous pane.",
             NAVIGATE, lambda host, s: host.main.next_pane(-1)),
+    Command("zoom_pane", "plus", "Zoom pane",
+            "Give the focused pane the whole screen (the status line and the footer stay); + "
+            "or esc gives the room back.", NAVIGATE, lambda host, s: host.main.toggle_zoom(),
+            key_display="+"),
     Command("show_working", "1", "Working set",
             "The working set: Pinned, Recent, Regions, the budget and a preview.", VIEWS,
             _show("working")),
@@ -438,6 +447,7 @@ def bindings() -> list[BindingType]:
                          if command.key_display and "/" not in command.key_display else None),
             id=command.name,
             tooltip=command.help,
+            priority=command.priority,
         )
         for command in COMMANDS
     ]

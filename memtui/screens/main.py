@@ -73,12 +73,16 @@ def empty_message(workspace: Workspace, read_only: bool = False) -> str:
 
 #: below this many columns the views stack their preview under the list
 NARROW_BELOW = 120
+#: below this many rows the working set gives its room to the pane in use
+SHORT_BELOW = 36
 
 
 class MainScreen(Screen[None]):
     """Working set, Problems, Files, Staleness, Consolidate, Inbox; the app drives them."""
 
     BINDINGS = bindings()
+    #: what stays on screen beside a zoomed pane (``+``): the status line and the footer
+    ALLOW_IN_MAXIMIZED_VIEW = "StatusLine, VerbFooter"
 
     #: the focused widget, without Textual's repaint of the whole screen when it moves: what the
     #: focus changes is drawn by the restyled widgets themselves (their ``:focus`` rules)
@@ -114,6 +118,7 @@ class MainScreen(Screen[None]):
     def on_resize(self, event: events.Resize) -> None:
         narrow = event.size.width < NARROW_BELOW
         self.set_class(narrow, "-narrow")
+        self.set_class(event.size.height < SHORT_BELOW, "-short")
         self.query_one(BudgetGauge).compact = narrow
 
     def on_mount(self) -> None:
@@ -235,6 +240,16 @@ class MainScreen(Screen[None]):
         focused = self.focused
         index = panes.index(focused) if focused in panes else -1
         panes[(index + step) % len(panes)].focus()
+
+    def toggle_zoom(self) -> None:
+        """``+``: the focused pane takes the whole screen but the status line and the footer
+        (``+`` or ``esc`` gives the room back), as lazygit's ``+`` and k9s's full screen."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        if focused is not None and self.maximize(focused, container=False):
+            self.app.notify("zoomed · + or esc gives the room back", timeout=2)
 
     @on(TabbedContent.TabActivated)
     def _on_tab(self, event: TabbedContent.TabActivated) -> None:

@@ -7,9 +7,7 @@ pass scans every file and validates.  Both give a :class:`Workspace`; ``complete
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
-from datetime import date
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -31,14 +29,12 @@ from memtui.core.read.store import load_indexed
 from memtui.core.rules.budget import Budget, budget_of
 from memtui.core.rules.incremental import FindingsCache, findings_cache
 from memtui.core.rules.validate import DOCUMENT, SCOPE, TEAM, Reach, reach_of, region_globs
-from memtui.core.stores.pressure import read_pressure, record_pressure
+from memtui.core.stores.pressure import read_pressure
 
 PINNED = "pinned"
 RECENT = "recent"
 REGIONS = "regions"
 PANES = (PINNED, RECENT, REGIONS)
-
-NO_PRESSURE_ENV = "MEMTUI_NO_PRESSURE"
 
 
 @dataclass(frozen=True)
@@ -414,13 +410,10 @@ def _retimed(cache: FindingsCache | None, snapshot: Snapshot) -> FindingsCache |
     return replace(cache, snapshot=snapshot)
 
 
-def full_workspace(
-    root: Path | str,
-    config: BudgetConfig = BudgetConfig(),
-    record: bool = True,
-    today: date | None = None,
-) -> Workspace:
-    """Scan and validate the whole root; samples budget pressure like every validation does.
+def full_workspace(root: Path | str, config: BudgetConfig = BudgetConfig()) -> Workspace:
+    """Scan and validate the whole root.  A look: the pressure log is sampled by ``memtui
+    validate`` and the hooks, never by opening the app, which creates nothing in the folder
+    (DESIGN §1.6).
 
     The root is read through its stat cache, every text read (changes are planned on it, as
     the CLI plans a commit): its files' findings, token sets and staleness facts, and the
@@ -429,8 +422,6 @@ def full_workspace(
     from memtui.core.stores.statcache import load_cached
 
     snapshot, stat_cache = load_cached(root, config, texts=True)
-    if record and not os.environ.get(NO_PRESSURE_ENV):
-        record_pressure(snapshot, today)
     workspace = workspace_of(snapshot, tuple(read_pressure(snapshot.root)))
     stat_cache.save()  # what this load learnt, for the next
     return workspace

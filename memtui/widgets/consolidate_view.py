@@ -207,14 +207,16 @@ class ConsolidateView(ListView[Proposal]):
                     text.append("too loose to merge at once: review it pair by pair\n", style="bold")
                 text.append("\n" + _keys("m / enter  review the merge", self), style="italic")
             case Contradiction():
-                text.append(f"same type ({candidate.type}), overlap {candidate.score:.2f}, "
-                            f"one says {candidate.negation}\n")
+                text.append(f"one says {candidate.negation} of the other, overlap {candidate.score:.2f}\n")
                 if candidate.subject:
                     text.append(f"about: {' '.join(candidate.subject)}\n")
+                text.append("what each says:\n")
                 for path, sentence in zip((candidate.old, candidate.new), candidate.sentences):
                     if sentence:
                         text.append(f"  {path}: ", style="bold")
-                        text.append(f"{sentence}\n")
+                        text.append(f"\u201c{sentence}\u201d\n")
+                if candidate.evidence:
+                    text.append(f"evidence: {candidate.evidence}\n", style=self.candidate_list.style_of("muted"))
                 if candidate.ordered:
                     text.append(f"proposal: supersede {candidate.old} by the newer "
                                 f"{candidate.new}\n\n")

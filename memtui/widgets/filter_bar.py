@@ -40,8 +40,11 @@ class FilterBar(Input):
         self.cursor_blink = False
 
     def open(self) -> None:
+        """Show the filter and take the focus now, not after the keys already queued: typed in
+        one burst with ``/``, they are the filter's text (the ``/`` binding is a priority one,
+        so the app hands on the keys behind it only after this)."""
         self.add_class("-active")
-        self.focus()
+        self.screen.set_focus(self)
 
     def on_blur(self) -> None:
         if not self.value:

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from memtui.core.stores.seen import Change, Inbox, tracked_words
+from memtui.core.stores.seen_store import root_writable
 from memtui.services.workspace import Workspace
 
 from .header_line import HeaderLine
@@ -64,7 +65,11 @@ def change_detail(change: Change) -> RenderableType:
     parts: list[RenderableType] = []
     head = Text(f"{change.kind} ", style="bold")
     head.append(f"{change.old_path} → {change.path}" if change.old_path else change.path)
-    if change.session:
+    if change.by is not None:
+        head.append(f"  by {change.by.words()}", style="italic")
+        if change.record:
+            head.append(f" · journal {change.record}: undo with u or `memtui undo`", style="italic")
+    elif change.session:
         head.append(f"  by session {change.session[:8]}", style="italic")
     parts.append(head)
     for f in change.findings:
@@ -143,7 +148,11 @@ class InboxView(View):
             changes.empty_text = EMPTY
         keep = changes.item_key(changes.highlighted) if changes.highlighted else None
         changes.set_items(list(inbox.changes), keep=keep)
-        where = " · baseline kept in the user's cache (the folder cannot be written)" if inbox.in_cache else ""
+        # a baseline in the cache by choice (a look writes nothing in the folder) is no news;
+        # one there because the folder cannot be written is
+        where = (" · baseline kept in the user's cache (the folder cannot be written)"
+                 if inbox.in_cache and self.workspace is not None
+                 and not root_writable(self.workspace.snapshot.root) else "")
         if inbox.note:
             header = inbox.note
         elif inbox.seeded:

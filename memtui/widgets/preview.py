@@ -14,7 +14,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.core.judge.staleness import StalenessResult
+from memtui.core.judge.staleness import REFS_WORDS, StalenessResult
 from memtui.core.model.snapshot import MemoryFile
 from memtui.core.rules.validate import glob_matches, glob_regex
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
@@ -43,7 +43,8 @@ def staleness_table(result: StalenessResult, error: Style | str = "red") -> Tabl
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
-    table.add_row("score", Text(f"{result.score:.0f} · {result.action.value} ({result.bucket.value})"))
+    table.add_row("action", Text(f"{result.action.value} ({result.bucket.value}) — score "
+                                 f"{result.score:.0f}, from the age and what is missing"))
     if result.age.known:
         table.add_row("age", f"{result.age.days:.0f} days (from {result.age.source}, "
                              f"{result.age.when.date().isoformat()})")
@@ -55,12 +56,13 @@ def staleness_table(result: StalenessResult, error: Style | str = "red") -> Tabl
                                    f"unknown age scores as one half-life → base {result.base_score:.0f}")
     for modifier in result.modifiers:
         table.add_row("modifier", f"+{modifier.points} {modifier.reason}")
-    table.add_row("class", result.cls.value.replace("_", " ").lower()
-                  + (" (downgraded by a guard)" if result.downgraded else ""))
     if result.status is not None:  # what decided the action before the age: the author's word
         table.add_row("status", result.status.reason)
-    refs = f"{len(result.found)} found · {len(result.missing)} missing · {len(result.unverifiable)} unverifiable"
-    table.add_row("references", refs)
+    words, cls = REFS_WORDS[result.cls.value], result.cls.value.replace("_", " ").lower()
+    notes = ([] if cls == words else [f"class {cls}"]) + (["downgraded by a guard"] if result.downgraded else [])
+    refs = (f"{words} — {len(result.found)} found · {len(result.missing)} missing · "
+            f"{len(result.unverifiable)} unverifiable" + (f" ({', '.join(notes)})" if notes else ""))
+    table.add_row("refs", refs)
     for check in result.missing[:8]:
         table.add_row("", Text(f"✗ {check.text} — {check.reason}", style=error))
     for guard in result.guards:

@@ -393,6 +393,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         self._forget_lines()
         self.virtual_size = Size(self._row_width, len(self._items))
         self.post_message(self.Changed(self))
+        self.call_after_refresh(self._scroll_cursor_into_view)  # a pane that shrank keeps it
 
     def render_line(self, y: int) -> Strip:
         if self._styles_before is not None:

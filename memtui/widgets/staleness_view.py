@@ -1,4 +1,9 @@
-"""The Staleness view: every file sorted by score, filterable by action, class and type."""
+"""The Staleness view: every file sorted by score, filterable by action, class and type.
+
+Two axes, named apart: the *action* follows the score (the age against the type's half-life,
+plus what is missing), the *refs* column is the class — what became of the file's references —
+so "no refs" beside "prune" reads as an old note with nothing to check.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 
-from memtui.core.judge.staleness import StalenessResult
+from memtui.core.judge.staleness import REFS_WORDS, StalenessResult
 from memtui.core.judge.usage import Usage
 from memtui.services.search import fuzzy_filter, parse_facets
 
@@ -35,7 +40,8 @@ def matches_facets(result: StalenessResult, facets: dict[str, str], usage: Usage
             return False
         if name == "class":
             text = result.cls.value.lower()
-            if not (text.startswith(value) or CLASS_SHORT[result.cls.value].startswith(value)):
+            words = (CLASS_SHORT[result.cls.value], REFS_WORDS[result.cls.value].replace(" ", "_"))
+            if not (text.startswith(value) or any(w.startswith(value) for w in words)):
                 return False
     return True
 
@@ -58,7 +64,7 @@ class StaleList(RowList[StalenessResult]):
             Cell(path, None, min_width=24, weight=1),
             Cell(score, 5, justify="right"),
             Cell(action, 6),
-            Cell(cls, 12),
+            Cell(cls, 10),
             Cell(type_, 9),
             Cell(age, 6, justify="right"),
             Cell(missing, 3),
@@ -69,7 +75,7 @@ class StaleList(RowList[StalenessResult]):
         return cells
 
     def header_cells(self) -> list[Cell]:
-        return self._cells("file", "score", "action", "class", "type", "age", "✗", "◇", "read")
+        return self._cells("file", "score", "action", "refs", "type", "age", "✗", "◇", "read")
 
     def render_item(self, item: StalenessResult, width: int) -> Text:
         role = BUCKET_ROLE[item.bucket.value]
@@ -81,7 +87,7 @@ class StaleList(RowList[StalenessResult]):
                 item.path,
                 Text(f"{item.score:3.0f}", style=self.style_of(role)),
                 Text(item.action.value, style=self.style_of(role)),
-                Text(CLASS_SHORT[item.cls.value], style=self.style_of("muted")),
+                Text(REFS_WORDS[item.cls.value], style=self.style_of("muted")),
                 Text(item.type, style=self.style_of("muted")),
                 f"{item.age.days:5.0f}d" if item.age.known else Text("    ?", style=self.style_of("warn")),
                 Text(f"✗{missing}" if missing else "", style=self.style_of("error")),
@@ -95,7 +101,9 @@ class StaleList(RowList[StalenessResult]):
 #: the values each facet knows, for naming a value that matches nothing
 FACET_VALUES = {
     "action": ("prune", "review", "keep"),
-    "class": ("evergreen", "fresh", "partly", "partially_stale", "fully", "fully_stale"),
+    # the refs column's words (``class:no``, ``class:all_gone``), then the class names
+    "class": tuple(w.replace(" ", "_") for w in REFS_WORDS.values())
+    + ("evergreen", "fresh", "partly", "partially_stale", "fully", "fully_stale"),
     "type": ("value", "user", "feedback", "project", "reference", "unknown"),
     "read": READ_VALUES,
 }
@@ -106,7 +114,7 @@ def facet_problems(facets: dict[str, str], unknown: tuple[str, ...]) -> list[str
     problems = [f"unknown facet {name}: (use action:, class:, type: or read:)" for name in unknown]
     for name, value in facets.items():
         if not any(known.startswith(value) for known in FACET_VALUES[name]):
-            choices = ", ".join(v for v in FACET_VALUES[name] if "_" not in v)
+            choices = ", ".join(v for v in FACET_VALUES[name] if not v.endswith("_stale"))
             problems.append(f"{name}:{value} matches nothing (use {choices})")
     return problems
 

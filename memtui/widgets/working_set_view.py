@@ -22,13 +22,32 @@ from .working_set import WorkingSetPane
 
 
 class WorkingSetView(View):
-    """Pinned / Recent / Regions with the loader's cut, the budget gauge and a preview."""
+    """Pinned / Recent / Regions with the loader's cut, the budget gauge and a preview.
+
+    The pane in use (focused, else the one used last) carries ``-current``: on a short screen
+    it takes the room and the others shrink to their title and the row under their cursor.
+    """
 
     FILTER_ID = "ws-filter"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._last: WorkingSetPane | None = None
+        self._current: WorkingSetPane | None = None
+
+    @property
+    def _last(self) -> WorkingSetPane | None:
+        """The working-set pane in use: the focused one, else the one used last."""
+        return self._current
+
+    @_last.setter
+    def _last(self, pane: WorkingSetPane | None) -> None:
+        if pane is self._current:
+            return
+        if self._current is not None:
+            self._current.remove_class("-current")
+        self._current = pane
+        if pane is not None:
+            pane.add_class("-current")
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="ws-columns", classes="view-columns"):

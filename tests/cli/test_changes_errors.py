@@ -181,7 +181,7 @@ def test_temp_files_of_cut_off_saves_are_removed(make_root: MakeRoot, tmp_path: 
     from memtui.core.stores import seen
 
     root = make_root(ROOT)
-    seen.inbox(load_root(root))
+    seen.inbox(load_root(root), create_in_root=True)  # a store in the root, as --mark-seen makes
     folder = root / ".memtui/seen"
     stale = [folder / ".state.json.side.0123456789abcdef.tmp", folder / ".state.json.fedcba9876543210.tmp"]
     for path in stale:

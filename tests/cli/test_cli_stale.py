@@ -89,7 +89,7 @@ def test_repo_option_points_references_at_a_project(make_root: MakeRoot, tmp_pat
 def test_table(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stale", str(root), "--now", "2026-11-29"]) == 0
     out = capsys.readouterr().out
-    for heading in ("score", "action", "class", "type", "age", "guards", "file"):
+    for heading in ("score", "action", "refs", "type", "age", "guards", "file"):
         assert heading in out
     assert out.index("old.md") < out.index("mid.md") < out.index("new.md")
     assert "1 prune · 1 review · 1 keep" in out

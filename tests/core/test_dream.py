@@ -320,7 +320,8 @@ def test_cli_dream_json_dry_run_yes_and_undo(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None:
-    """Contradictions come from the scan; dream proposes the ordered ones, pinned ones unchecked."""
+    """Contradictions come from the scan; dream proposes the ordered ones, every one unchecked
+    (a contradiction is evidence a person reads), a pinned one saying so."""
     from types import SimpleNamespace
 
     from memtui.core.dream.plan import _supersede_items
@@ -340,7 +341,8 @@ def test_supersede_items_only_for_a_known_direction(make_root: MakeRoot) -> None
     ))
     items = _supersede_items(snapshot, found)
     assert [(i.paths, i.checked, i.note) for i in items] == [
-        (("a.md", "b.md"), True, ""), (("c.md", "d.md"), False, "needs review: pinned (c.md)")]
+        (("a.md", "b.md"), False, "needs review: a contradiction, read both sentences"),
+        (("c.md", "d.md"), False, "needs review: pinned (c.md)")]
     write.run(snapshot, items[0].build(snapshot))
     assert "superseded_by: b.md" in (root / "a.md").read_text()
 

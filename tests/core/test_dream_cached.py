@@ -292,7 +292,7 @@ def test_the_apps_dream_and_rebuild_plan_on_the_cached_load_alike(
     plain = load_root(root)
     expected = _app_plans(plain, findings_cache(plain), root)
     for _ in range(3):  # cold (computes and keeps), then warm twice (from what was kept)
-        workspace = full_workspace(root, record=False)
+        workspace = full_workspace(root)
         assert statcache.cache_of(workspace.snapshot) is not None  # the app's load is the cached one
         assert all("text" in f.__dict__ for f in workspace.snapshot.files.values())  # every text read
         assert _app_plans(workspace.snapshot, workspace.cache, root) == expected

@@ -40,6 +40,18 @@ def test_cli_parser_does_not_import_textual() -> None:
     assert "textual" not in loaded
 
 
+def test_only_the_mcp_server_loads_the_sdk() -> None:
+    """The Model Context Protocol SDK (pydantic, starlette, anyio) loads with ``memtui mcp``'s
+    server alone: not with the parser of every command, nor the hooks' fast path, nor the door
+    the server wraps (the core's verbs and judgments behind the tools)."""
+    sdk = {"mcp", "pydantic", "starlette", "anyio"}
+    for code in ("from memtui.cli.main import build_parser\nbuild_parser()",
+                 "from memtui.cli.hook import fast_path",
+                 "import memtui.mcp.door"):
+        assert not sdk & modules_after(code), code
+    assert sdk <= modules_after("import memtui.mcp.server")
+
+
 def test_the_core_faces_load_nothing() -> None:
     """Importing a package of the core loads none of its modules, the writer's face included:
     each face loads a module (or, the writer's, a name) when it is first used, so a module that

@@ -19,7 +19,7 @@ ROOTS = corpus_roots()
 
 
 def assert_one_reach(root: Path) -> None:
-    workspace = full_workspace(root, record=False)
+    workspace = full_workspace(root)
     snapshot = workspace.snapshot
     findings = validate(load_root(root))  # the validator's own, not the workspace's cache
     orphans = {f.path for f in findings if f.rule == "orphan"}
@@ -67,7 +67,7 @@ def test_a_scope_file_is_neither_an_orphan_nor_shown_as_one(make_root: MakeRoot)
         "path/api/notes.md": "---\nname: notes\ndescription: d\ntype: project\n---\nBody.\n",
     })
     assert_one_reach(root)
-    rows = {row.path: row.reach for row in full_workspace(root, record=False).files}
+    rows = {row.path: row.reach for row in full_workspace(root).files}
     assert rows["path/api/SCOPE.md"] == SCOPE
 
 
@@ -78,5 +78,5 @@ def test_an_unreached_team_file_is_shown_as_team_not_orphan(make_root: MakeRoot)
         "team/shared.md": "---\nname: shared\ndescription: d\ntype: project\n---\nBody.\n",
     })
     assert_one_reach(root)
-    rows = {row.path: row.reach for row in full_workspace(root, record=False).files}
+    rows = {row.path: row.reach for row in full_workspace(root).files}
     assert rows["team/shared.md"] == TEAM

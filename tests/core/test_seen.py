@@ -78,7 +78,8 @@ CASES: list[tuple[str, Callable[[Path], str], str, str]] = [
 def test_first_look_seeds_the_baseline_and_says_so(root: Path) -> None:
     first = look(root)
     assert first.seeded and first.changes == () and first.tracked == len(load_root(root).files) + 2
-    assert (root / ".memtui" / "seen" / "state.json").is_file()
+    assert (location(root).folder / "state.json").is_file()
+    assert not (root / ".memtui").exists()  # a look creates nothing in the root
     second = look(root)
     assert not second.seeded and second.changes == ()
 
@@ -213,7 +214,7 @@ def test_the_seen_store_stays_under_its_cap(make_root: MakeRoot, monkeypatch: py
 
 def test_a_stored_path_leaving_the_root_is_quarantined(root: Path) -> None:
     look(root)
-    state_file = root / ".memtui" / "seen" / "state.json"
+    state_file = location(root).folder / "state.json"
     value = json.loads(state_file.read_bytes())
     value["files"]["../outside.md"] = {"sha256": "0" * 64, "size": 1, "copy": True}
     value["files"]["/etc/passwd"] = {"sha256": "0" * 64, "size": 1, "copy": False}

@@ -82,6 +82,8 @@ async def test_an_empty_pane_while_filtering_says_it_is_filtered(demo_root: Path
 @pytest.mark.parametrize("query, says", [
     ("bogus:x", "unknown facet bogus:"),
     ("action:foo", "action:foo matches nothing (use prune, review, keep)"),
+    ("class:foo", "class:foo matches nothing (use no_refs, all_found, some_gone, all_gone, "
+                  "superseded, archived, evergreen, fresh, partly, fully)"),
 ])
 async def test_the_staleness_filter_names_what_it_does_not_know(demo_root: Path, query: str,
                                                                 says: str) -> None:

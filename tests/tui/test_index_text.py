@@ -285,3 +285,33 @@ async def test_markus41_researchers_index_is_shown_as_text(tmp_path: Path) -> No
         rule = next(row for row in rows if "✂ loader cut" in row)
         assert f"line {budget.cut_line} " in rule
         assert f"{427 - budget.cut_line + 1} lines below not loaded" in rule
+
+
+async def test_the_detail_of_a_contradiction_quotes_what_each_note_says(tmp_path: Path) -> None:
+    """A negated claim in the Consolidate view: the detail names the subject, quotes each file's
+    sentence under its path and says what the proposal rests on."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("", encoding="utf-8")
+    (root / "pricing_service.md").write_text(topic(
+        "Pricing service", updated="2026-03-01",
+        body="The pricing service uses the Chainlink oracle for ETH/USD quotes.\n"), encoding="utf-8")
+    (root / "oracle_choice.md").write_text(topic(
+        "Oracle choice", updated="2026-05-10",
+        body="Price feeds: NOT Chainlink, Pyth. Its pull model costs less gas per update.\n"), encoding="utf-8")
+    freeze_mtimes(root)
+    before = digest(root)
+    app = make_app(root)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "5")
+        view = app.main.query_one(ConsolidateView)
+        rows = [view.candidate_list.render_line(y).text for y in range(3)]
+        assert any("pricing_service.md  →  superseded by  oracle_choice.md" in row for row in rows)
+        detail = " ".join(str(view.query_one("#candidate-detail").render()).split())
+        assert "one says uses/NOT of the other" in detail and "about: chainlink" in detail
+        assert ("pricing_service.md: \u201cThe pricing service uses the Chainlink oracle for ETH/USD quotes.\u201d"
+                in detail)
+        assert "oracle_choice.md: \u201cPrice feeds: NOT Chainlink, Pyth.\u201d" in detail
+        assert "evidence: oracle_choice.md says 'NOT' of 'chainlink'" in detail
+    assert digest(root) == before

@@ -56,7 +56,7 @@ async def test_after_a_pin_and_its_undo_the_app_shows_what_a_fresh_load_shows(de
         assert app.main.view("working").select_path(RECENT_FIRST)
         for key in ("p", "u", "p"):
             await press(pilot, key)
-            fresh = full_workspace(demo_root, record=False)
+            fresh = full_workspace(demo_root)
             shown = app.workspace
             assert shown is not None
             assert shown.files == fresh.files
@@ -206,7 +206,7 @@ async def test_an_undo_reuses_the_findings_the_writer_made(demo_root: Path,
             shown = app.workspace
             assert shown is not None and shown.cache is not None
             assert shown.cache.snapshot is shown.snapshot
-            assert shown.findings == full_workspace(demo_root, record=False).findings
+            assert shown.findings == full_workspace(demo_root).findings
             validated.clear()  # (the fresh load above validates, of course)
 
 

@@ -42,7 +42,7 @@ VERBS: list[tuple[str, writer.Build]] = [
 def test_workspace_after_a_change_equals_a_fresh_one(demo_root: Path, verb: str,
                                                      build: writer.Build) -> None:
     """The incremental update after a change draws exactly what a full reload would."""
-    before = full_workspace(demo_root, record=False)
+    before = full_workspace(demo_root)
     plan = writer.plan(before.snapshot, writer.Request(build), before.cache)
     assert plan.accepted, plan.verdict
     outcome = writer.apply(plan)
@@ -53,13 +53,13 @@ def test_workspace_after_a_change_equals_a_fresh_one(demo_root: Path, verb: str,
     assert after.working_set == fresh.working_set
     assert after.findings == fresh.findings
     assert after.coverage == fresh.coverage
-    reloaded = full_workspace(demo_root, record=False)
+    reloaded = full_workspace(demo_root)
     assert [row.path for row in reloaded.files] == [row.path for row in after.files]
 
 
 def test_quick_pass_shows_the_working_set_of_the_full_one(demo_root: Path) -> None:
     quick = quick_workspace(demo_root)
-    full = full_workspace(demo_root, record=False)
+    full = full_workspace(demo_root)
     assert not quick.complete and full.complete
     for pane in (PINNED, RECENT, REGIONS):
         assert [r.number for r in quick.working_set.pane(pane)] == \
@@ -68,7 +68,7 @@ def test_quick_pass_shows_the_working_set_of_the_full_one(demo_root: Path) -> No
 
 
 def test_working_set_panes_follow_the_index(demo_root: Path) -> None:
-    ws = full_workspace(demo_root, record=False).working_set
+    ws = full_workspace(demo_root).working_set
     assert [r.number for r in ws.recent] == sorted(r.number for r in ws.recent)
     assert all(r.pinned or r.pane == PINNED for r in ws.pinned)
     assert {r.glob for r in ws.regions} == {"session_*.md", "lesson_*.md"}
@@ -77,7 +77,7 @@ def test_working_set_panes_follow_the_index(demo_root: Path) -> None:
 
 
 def test_reachability_says_how_a_file_is_reached(demo_root: Path) -> None:
-    ws = full_workspace(demo_root, record=False)
+    ws = full_workspace(demo_root)
     assert "loaded every session" in ws.reachability("project_rate_limiting.md")[0]
     assert "region `lesson_*.md`" in ws.reachability("lesson_minio_etag_quirk.md")[0]
     assert "orphan" in ws.reachability("reference_harborctl_cheatsheet.md")[0]

@@ -89,5 +89,5 @@ def test_the_staleness_breakdown_says_what_declared_a_file_superseded(make_root:
     console = Console(width=120, file=io.StringIO(), color_system=None)
     console.print(staleness_table(result))
     shown = console.file.getvalue()  # type: ignore[attr-defined]
-    assert "class      superseded" in shown
-    assert "status     MEMORY.md line 3 marks it superseded (“SUPERSEDED by the new rules below”)" in shown
+    assert "refs      superseded — 0 found" in shown and "(class" not in shown  # the word once
+    assert "status    MEMORY.md line 3 marks it superseded (“SUPERSEDED by the new rules below”)" in shown

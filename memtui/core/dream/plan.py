@@ -22,7 +22,8 @@ APIs of :mod:`memtui.core.judge.staleness` and :mod:`memtui.core.judge.consolida
    each earlier note folded into the later (``superseded_by``, then ``archive/``); a weak one,
    or one whose earlier note is a decision or rule record, waits for a person;
 5. ``merge`` — each cluster of proposed near-duplicate pairs (rejected pairs stay out);
-6. ``supersede`` — each contradiction whose direction is known (the dates differ);
+6. ``supersede`` — each contradiction whose direction is known (the dates differ), unchecked: a
+   contradiction is evidence (both sentences quoted), and a person says which note is current;
 7. ``lesson`` — a dangling pointer whose hook is the only copy of a lesson becomes its file;
 8. ``pointers`` — a prose-dump index rewritten as one entry per topic (:mod:`.prose_index`);
 9. ``compact``, ``shorten``, ``detail`` and ``decay`` — only past the fill target
@@ -31,7 +32,7 @@ APIs of :mod:`memtui.core.judge.staleness` and :mod:`memtui.core.judge.consolida
 Team memory (a ``team/`` subfolder, written by teammates' sessions) is reported, never changed
 here: no item archives, merges, supersedes, indexes or recreates a file under ``team/``.
 A file belongs to at most one of the items 3–6 (the first that claims it).  Items start checked
-except those needing a person: a cluster or contradiction holding a pinned file ("needs review:
+except those needing a person: every contradiction, a cluster holding a pinned file ("needs review:
 pinned"), a cluster to be reviewed pair by pair (oversized or chained), and an item the
 validator refuses on top of the ones before it.  The selected items compose into ONE changeset
 (:func:`compose`): each item's builder runs on the result of the items before it; :func:`preview`
@@ -99,6 +100,7 @@ KINDS = ("history", "repair", "documents", "supersede-declared", "archive", "suc
          "pointers", "compact", "shorten", "detail", "decay")
 INDEX_KINDS = ("repair", "lesson", "pointers", "compact", "shorten", "detail", "decay")
 PINNED_NOTE = "needs review: pinned"
+CONTRADICTION_NOTE = "needs review: a contradiction, read both sentences"
 EVIDENCE_SHOWN = 6
 DIFF_KEPT_LINES = 5_000
 
@@ -303,17 +305,21 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
             continue
         if not c.ordered:
             continue  # order unknown (the dates do not differ): no direction to propose
-        note = f"{PINNED_NOTE} ({c.old})" if old.pinned else ""
-        evidence = (f"cue {c.negation}, overlap {c.score:.2f}",
-                    f"{c.new} is newer ({date.fromtimestamp(freshness(new)).isoformat()}) than "
-                    f"{c.old} ({date.fromtimestamp(freshness(old)).isoformat()})")
+        # a contradiction is evidence, not a verdict: a person reads both sentences and checks it
+        note = f"{PINNED_NOTE} ({c.old})" if old.pinned else CONTRADICTION_NOTE
+        evidence = tuple(e for e in (
+            c.evidence or f"cue {c.negation}, overlap {c.score:.2f}",
+            *(f"{path}: \u201c{sentence}\u201d" for path, sentence in zip((c.old, c.new), c.sentences) if sentence),
+            f"{c.new} is newer ({date.fromtimestamp(freshness(new)).isoformat()}) than "
+            f"{c.old} ({date.fromtimestamp(freshness(old)).isoformat()})",
+        ) if e)
 
         def build(s: Snapshot, pair: tuple[str, str] = (c.old, c.new)) -> Changeset:
             return supersede(s, pair[0], pair[1], confirm=True)
 
         items.append(DreamItem("supersede", (c.old, c.new),
                                f"contradiction: {c.new} says the opposite of {c.old} and is newer",
-                               evidence, not note, build, note))
+                               evidence, False, build, note))
     return items
 
 

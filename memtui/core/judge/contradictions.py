@@ -1,17 +1,22 @@
-"""Contradictions (DESIGN §6): same-type files on one topic where one negates the other.
+"""Contradictions (DESIGN §6): two notes on one subject where one says the opposite of the other.
 
-A pair qualifies when both files have the same type, their pair score (the larger overlap
-coefficient, as for near-duplicates) is in ``[0.4, 0.6)``, and one file's claim — title,
-description and the start of the body's first paragraph — says one side of a cue pair (use/avoid,
-always/never, do/don't, prefer/don't prefer) about the same subject as a sentence of the other's
-claim saying the other side.  The *subject* of a cue is the first few informative words after it
-("never use **raw hex colours**"): the two must share at least one, and at least half of the
-shorter.  A cue somewhere else in the files does not count.
+Two kinds are found, one pair at most per two files:
+
+- **cue pairs**: both files have the same type, their pair score (the larger overlap coefficient,
+  as for near-duplicates) is in ``[0.4, 0.6)``, and one file's claim — title, description and the
+  start of the body's first paragraph — says one side of a cue pair (use/avoid, always/never,
+  do/don't, prefer/don't prefer) about the same subject as a sentence of the other's claim saying
+  the other side.  The *subject* of a cue is the first few informative words after it ("never
+  use **raw hex colours**"): the two must share at least one, and at least half of the shorter.
+- **negated claims** (:mod:`memtui.core.judge.negations`): one note negates, replaces or removes a name
+  the other says is in use ("uses the Chainlink oracle" / "NOT Chainlink, Pyth"); both sentences
+  are quoted and the proposal says its evidence.
 
 A direction (the newer file supersedes the older) is proposed only when the two files' dates
 (:func:`stated_day`: frontmatter ``modified``/``updated``/``date``/``created``, else a date in
-the file name, else one its body states, else the modification time) fall on different days; otherwise the order is
-unknown and the pair is offered for review.
+the file name, else one its body states, else the modification time) fall on different days;
+otherwise the order is unknown and the pair is offered for review.  Every contradiction is
+evidence a person reads: the dream proposes none checked.
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Hashable, Sequence
+from typing import Any, Collection, Hashable, Sequence
 
 from ..model.snapshot import MemoryFile
 from ..model.words import token_list
 from ..stores.statcache import cached
 from .ages import stated_date
+from .negations import LABELS, RULES, STATUS, NegatedPair, Settings, _rank, cover, negated_pairs, shared_run
 from .simjoin import TokenSets, brute_force_pairs, pair_score
 from .textsim import similarity
 
@@ -48,6 +54,7 @@ class Contradiction:
     ordered: bool = True  # False: the dates do not tell which is newer (old/new by path)
     subject: tuple[str, ...] = ()  # the words both cues are about
     sentences: tuple[str, str] = ("", "")  # the two cue sentences (old's, new's)
+    evidence: str = ""  # what the proposal rests on, in words
 
     @property
     def direction(self) -> str:
@@ -63,6 +70,7 @@ class Contradiction:
             "negation": self.negation,
             "subject": list(self.subject),
             "sentences": list(self.sentences),
+            "evidence": self.evidence,
             "direction": self.direction,
             "proposal": "supersede" if self.ordered else "review",
         }
@@ -311,29 +319,72 @@ def _clashing_pairs(said: Sequence[tuple[Cue, ...]], groups: Sequence[Hashable])
     return out
 
 
-def find_contradictions(files: Sequence[MemoryFile], sets: Sequence[TokenSets]) -> list[Contradiction]:
-    """The contradictions among files (see the module docstring), unsorted."""
+def find_contradictions(
+    files: Sequence[MemoryFile], sets: Sequence[TokenSets], rules: Sequence[Settings] = RULES,
+    df: Collection[str] | None = None,
+) -> list[Contradiction]:
+    """The contradictions among files, unsorted: the cue pairs of the module docstring, and the
+    negated claims of :mod:`memtui.core.judge.negations` (one pair at most per two files, the cue pair
+    first).  ``df``: the tokens of the root's files, when the caller has them (a cue word none of
+    them holds is not looked for)."""
     said = {}
     out = []
+    seen: set[tuple[int, int]] = set()
     for i, j, score, pair in contradicting_pairs(files, sets):
-        day_i, day_j = stated_day(files[i]), stated_day(files[j])
-        ordered = day_i != day_j
-        if ordered:
-            old, new = (i, j) if day_i < day_j else (j, i)
-        else:
-            old, new = sorted((i, j), key=lambda k: files[k].path)
+        old, new, ordered = _direction(files, i, j)
         for k in (old, new):
             if k not in said:
                 said[k] = cues(files[k])
         hit = clash(said[old], said[new])
         assert hit is not None
         x, y, subject = hit
+        seen.add((i, j))
         out.append(Contradiction(
             files[old].path, files[new].path, files[i].type, score,
             similarity(files[old], files[new]), pair, ordered,
             tuple(sorted(subject)), (x.sentence, y.sentence),
+            f"cue {pair} about {' '.join(sorted(subject))}, overlap {score:.2f}",
         ))
+    best: dict[tuple[int, int], tuple[NegatedPair, float]] = {}
+    for found in negated_pairs(files, [s.full for s in sets], cover(rules), every=len(rules) > 1, df=df):
+        key = (found.neg, found.pos) if found.neg < found.pos else (found.pos, found.neg)
+        if key in seen:
+            continue
+        score = pair_score(sets[found.neg], sets[found.pos])
+        if not any(found.passes(rule, score) for rule in rules):
+            continue
+        if key not in best or _rank(found) < _rank(best[key][0]):
+            best[key] = (found, score)
+    for (i, j), (found, score) in sorted(best.items()):
+        out.append(negated_contradiction(files, found, score, similarity(files[i], files[j])))
     return out
+
+
+def negated_contradiction(files: Sequence[MemoryFile], found: NegatedPair, score: float,
+                          similarity: float) -> Contradiction:
+    """The proposal of a negated claim: both sentences quoted, the later file as the successor."""
+    old, new, ordered = _direction(files, found.neg, found.pos)
+    quote = {found.neg: found.neg_sentence, found.pos: found.pos_sentence}
+    neg, pos = files[found.neg].path, files[found.pos].path
+    run = shared_run(found.phrase_words, found.word, found.pos_words)
+    subject = run if len(run) > 1 else (found.word,)
+    said = "is done" if found.family == STATUS else "is in use"
+    named = " ".join(subject)
+    evidence = (f"{neg} says {found.cue!r} of {named!r}; {pos} says it {said}; "
+                f"{found.word!r} is named in {found.df} files of the root; overlap {score:.2f}")
+    return Contradiction(
+        files[old].path, files[new].path, files[old].type, score, similarity, LABELS[found.family], ordered,
+        subject, (quote[old], quote[new]), evidence,
+    )
+
+
+def _direction(files: Sequence[MemoryFile], i: int, j: int) -> tuple[int, int, bool]:
+    """(older, newer, whether the dates say so): by path when the two fall on one day."""
+    day_i, day_j = stated_day(files[i]), stated_day(files[j])
+    if day_i != day_j:
+        return (i, j, True) if day_i < day_j else (j, i, True)
+    old, new = sorted((i, j), key=lambda k: files[k].path)
+    return old, new, False
 
 
 def stated_day(f: MemoryFile) -> str:

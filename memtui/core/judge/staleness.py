@@ -116,6 +116,19 @@ class StalenessClass(str, Enum):
     ARCHIVED = "ARCHIVED"  # ``status: archived`` outside archive/ (status before age)
 
 
+#: the class as a person reads it, named for its axis: what became of the file's references
+#: (the action answers another question — the score, from the age and what is missing — so
+#: "no refs" beside "prune" says an old note with nothing to check, not a contradiction)
+REFS_WORDS = {
+    StalenessClass.EVERGREEN.value: "no refs",
+    StalenessClass.FRESH.value: "all found",
+    StalenessClass.PARTIALLY_STALE.value: "some gone",
+    StalenessClass.FULLY_STALE.value: "all gone",
+    StalenessClass.SUPERSEDED.value: "superseded",
+    StalenessClass.ARCHIVED.value: "archived",
+}
+
+
 # ------------------------------------------------------------------------------------ formula
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .frontmatter import parse_frontmatter
 from .index import parse_index
-from .journal import JournalError, decode_value, encode_bytes
+from .journal import Author, JournalError, decode_value, encode_bytes
 from .lazyfiles import LazyFiles
 from .snapshot import (
     ARCHIVE_INDEX_NAME,
@@ -142,11 +142,14 @@ class Changeset:
     description: str
     ops: tuple[Operation, ...] = ()
     diff: str = ""  # a unified diff, filled in where showing it first is the point (rebuild)
+    #: who asked for it, journaled with it (None: a person; the agent through ``memtui mcp``)
+    by: Author | None = None
 
     def then(self, other: Changeset) -> Changeset:
         """This changeset followed by ``other`` (built on this one's result), as one change."""
         description = "; ".join(d for d in (self.description, other.description) if d)
-        return Changeset(self.verb or other.verb, description, self.ops + other.ops, "")
+        return Changeset(self.verb or other.verb, description, self.ops + other.ops, "",
+                         self.by or other.by)
 
     @property
     def paths(self) -> tuple[str, ...]:

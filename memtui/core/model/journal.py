@@ -47,6 +47,53 @@ class JournalError(ValueError):
     """A journal record that cannot be read."""
 
 
+AGENT = "agent"  # Author.kind of a change the agent asked for (through ``memtui mcp``)
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who asked for a change, kept in its record as ``"by"``: absent for a person's change (the
+    CLI, the app); the agent's through memtui's MCP server (``via`` ``"mcp"``), with the Claude
+    Code session and tool call that asked for it when they are known.  A record's ``by`` is
+    read back only through :func:`author_of`, which drops what is not plain text."""
+
+    kind: str = AGENT
+    via: str = "mcp"
+    session: str = ""
+    tool: str = ""  # the tool that was called (``memory_remember``)
+    tool_use: str = ""  # Claude Code's id of the call (``toolu_…``)
+
+    def to_json(self) -> dict[str, str]:
+        return {k: v for k, v in (("kind", self.kind), ("via", self.via), ("session", self.session),
+                                  ("tool", self.tool), ("tool_use", self.tool_use)) if v}
+
+    def words(self) -> str:
+        """"the agent (memtui mcp, session 1a2b3c4d)"."""
+        who = "the agent" if self.kind == AGENT else self.kind
+        said = [f"memtui {self.via}" if self.via else "", f"session {self.session[:8]}" if self.session else ""]
+        said = [w for w in said if w]
+        return f"{who} ({', '.join(said)})" if said else who
+
+
+def author_of(value: Any) -> Author | None:
+    """The author a record names (its ``by``), or None: a person's change, or a value that is not
+    one (a hostile record names nothing that is used as a path, so plain short text is enough)."""
+    if not isinstance(value, dict):
+        return None
+    by = value.get("by")
+    if not isinstance(by, dict):
+        return None
+
+    def text(key: str) -> str:
+        found = by.get(key)
+        return found[:200] if isinstance(found, str) and found.isprintable() else ""
+
+    kind = text("kind")
+    if not kind:
+        return None
+    return Author(kind, text("via"), text("session"), text("tool"), text("tool_use"))
+
+
 def encode_bytes(data: bytes | None) -> dict[str, str] | None:
     """Bytes as JSON: ``{"text": …}`` when they are UTF-8, else ``{"b64": …}``."""
     if data is None:
@@ -271,6 +318,7 @@ class LogEntry:
     description: str
     paths: tuple[str, ...]
     undone: bool  # a committed change that has since been undone
+    by: Author | None = None  # who asked for it (None: a person, through the CLI or the app)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -282,6 +330,7 @@ class LogEntry:
             "description": self.description,
             "paths": list(self.paths),
             "undone": self.undone,
+            "by": self.by.to_json() if self.by is not None else None,
         }
 
 
@@ -311,6 +360,7 @@ def journal_log(root: Path | str, limit: int = 20) -> list[LogEntry]:
                 paths=tuple(paths),
                 undone=record.kind == "do" and record.state == COMMITTED
                 and record.seq not in st.done,
+                by=author_of(value),
             )
         )
     return out

@@ -12,6 +12,11 @@ memtui's own changes are not news: before comparing, the baseline is advanced th
 journal records committed since it was stored — each path such a record touched moves to the
 bytes memtui left there, when the baseline still held the bytes memtui found (otherwise another
 program changed the file first, and the path stays news, showing both changes together).
+
+The agent's changes through memtui (``memtui mcp``: a record whose ``by`` names the agent) are
+news like any outside write: the baseline is not advanced through them, so they are listed,
+with their diff, kept or reverted as any other; :func:`agent_writes` names the record (and the
+Claude Code session) a change came from, when the file still holds what that record wrote.
 """
 
 from __future__ import annotations
@@ -26,7 +31,18 @@ from typing import Iterable, Mapping
 from ..model.changeset import Create, Move, Write, in_attic, is_archive_index, op_from_json
 from ..model.frontmatter import parse_frontmatter
 from ..model.index import parse_index
-from ..model.journal import COMMITTED, PENDING, JournalError, decode_value, list_records, read_record
+from ..model.journal import (
+    AGENT,
+    COMMITTED,
+    PENDING,
+    Author,
+    JournalError,
+    author_of,
+    decode_value,
+    list_records,
+    read_record,
+    stacks,
+)
 from ..model.snapshot import INDEX_NAME, Finding, Index, MemoryFile, Snapshot, decode_bytes
 from ..rules.validate import validate
 from .seen_store import (
@@ -58,6 +74,8 @@ class Change:
     findings: tuple[Finding, ...] = ()  # what the change introduced at its path
     note: str = ""  # e.g. compared by hash only
     session: str = ""  # the Claude Code session that wrote it, when known (memtui.core.verbs.review)
+    by: Author | None = None  # the agent, through memtui's MCP server (:func:`agent_writes`)
+    record: str = ""  # the journal record of that agent write (undo it with ``memtui undo``)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -70,6 +88,8 @@ class Change:
             "findings": [f.to_json() for f in self.findings],
             "note": self.note,
             "session": self.session or None,
+            "by": self.by.to_json() if self.by is not None else None,
+            "record": self.record or None,
         }
 
 
@@ -181,6 +201,9 @@ def advance(root: Path, state: SeenState, blobs: dict[str, bytes]) -> SeenState:
         return state
     files = dict(state.files)
     for record in records:
+        by = author_of(record)
+        if by is not None and by.kind == AGENT:
+            continue  # the agent's write through memtui: news for the person, as any other
         try:
             before, after = _after_images(record)
         except (JournalError, AttributeError, TypeError, ValueError):
@@ -347,6 +370,65 @@ def compare(snapshot: Snapshot, loc: Location, state: SeenState) -> tuple[list[C
     return out, fresh
 
 
+# ---------------------------------------------------------------- the agent's writes through memtui
+
+
+#: how many journal records back :func:`agent_writes` looks (the journal keeps 200)
+AGENT_LOOKBACK = 200
+
+
+def agent_writes(root: Path, current: Mapping[str, bytes | None]) -> dict[str, tuple[Author, str]]:
+    """For each path of ``current`` (path → the bytes it holds now, None: gone) that the agent's
+    newest change through memtui left as it is now, that change's author and record id.
+
+    Reads the committed, not undone records newest first (at most :data:`AGENT_LOOKBACK`), and
+    stops once every path is named: a person's later change of a path ends its search."""
+    wanted = dict(current)
+    out: dict[str, tuple[Author, str]] = {}
+    records = list_records(root)
+    done = set(stacks(records).done)
+    for record in reversed(records[-AGENT_LOOKBACK:]):
+        if not wanted:
+            break
+        if record.state != COMMITTED:
+            continue
+        try:
+            value = read_record(root, record)
+            before, after = _after_images(value)
+        except (JournalError, AttributeError, TypeError, ValueError):
+            continue
+        by = author_of(value)
+        agent = by is not None and by.kind == AGENT and record.kind == "do" and record.seq in done
+        for path in list(wanted):
+            if path not in after:
+                continue
+            if agent and by is not None and after[path] == wanted[path]:
+                out[path] = (by, record.id)
+            del wanted[path]  # an older record's bytes are not what is there now
+    return out
+
+
+def _attributed(root: Path, changes: list[Change], snapshot: Snapshot) -> list[Change]:
+    """``changes`` with the agent's writes through memtui named (:func:`agent_writes`)."""
+    if not changes or not list_records(root):
+        return changes
+    current = tracked_bytes(snapshot)
+    paths: dict[str, bytes | None] = {}
+    for change in changes:
+        paths[change.path] = current.get(change.path)
+        if change.old_path:
+            paths[change.old_path] = None
+    found = agent_writes(root, paths)
+    out = []
+    for change in changes:
+        hit = found.get(change.path) or (found.get(change.old_path) if change.old_path else None)
+        if hit is not None:
+            by, record = hit
+            change = replace(change, by=by, record=record, session=by.session or change.session)
+        out.append(change)
+    return out
+
+
 # ---------------------------------------------------------------- the public calls
 
 
@@ -363,13 +445,14 @@ def _open(snapshot: Snapshot, in_root: bool | None,
 
 
 def inbox(snapshot: Snapshot, *, in_root: bool | None = None, persist: bool = True,
-          create_in_root: bool = True) -> Inbox:
+          create_in_root: bool = False) -> Inbox:
     """The changes made outside memtui since the last look (the first look seeds the baseline).
 
-    With ``persist`` False nothing is written (the app's ``--read-only``): no baseline is
-    seeded, and memtui's own changes are skipped in memory only.  Without ``create_in_root`` a
-    first baseline goes to the user's cache, not into the root (see
-    :func:`~memtui.core.stores.seen_store.location`).
+    A look creates nothing in the root (DESIGN §1.6): a first baseline goes to the user's
+    cache, and stays there (see :func:`~memtui.core.stores.seen_store.location`), unless
+    ``create_in_root`` (``memtui changes --mark-seen``, a change asked for).  With ``persist``
+    False nothing is written at all (the app's ``--read-only``): no baseline is seeded, and
+    memtui's own changes are skipped in memory only.
     """
     loc, state = _open(snapshot, in_root, create_in_root)
     if state is None and not persist:
@@ -389,8 +472,21 @@ def inbox(snapshot: Snapshot, *, in_root: bool | None = None, persist: bool = Tr
             pass  # the comparison below still uses the advanced baseline
         advanced = load_state(loc) or advanced
     changes, fresh = compare(snapshot, loc, advanced)
+    changes = _attributed(snapshot.root, changes, snapshot)
     return Inbox(snapshot.root, tuple(changes), tuple(fresh), False, describe(loc.folder),
                  not loc.in_root, len(advanced.files), state.quarantined)
+
+
+def ensure_baseline(snapshot: Snapshot, *, in_root: bool | None = None) -> bool:
+    """Remember the root as it is now when memtui has never looked at it (what a first
+    :func:`inbox` does, without comparing anything); True when this call stored it.  The agent's
+    door calls it before the agent's first change, so that change is news to the person even
+    when no one looked at the folder before."""
+    loc, state = _open(snapshot, in_root)
+    if state is not None:
+        return False
+    _store_now(loc, snapshot, max((r.seq for r in list_records(snapshot.root)), default=0), _now())
+    return True
 
 
 def mark_seen(snapshot: Snapshot, paths: Iterable[str] | None = None, *,

@@ -368,6 +368,46 @@ def edit_file(snapshot: Snapshot, path: str, data: bytes) -> Changeset:
     return Changeset("edit", f"edit {f.path}", (Write(f.path, data, f.data),))
 
 
+def update(snapshot: Snapshot, path: str, body: str | None = None, hook: str | None = None,
+           today: date | None = None) -> Changeset:
+    """Replace a file's body (its frontmatter block kept byte for byte, but ``updated:`` set to
+    ``today``, and ``modified:`` where Claude Code wrote one, so its age says it changed), and/or
+    its entry's hook (:func:`edit_hook`) — one change.  The agent's ``memory_update``."""
+    if body is None and hook is None:
+        raise VerbError("give the new body, the new hook, or both")
+    f = _file(snapshot, path)
+    if _in_archive(f.path) or f.status == "archived":
+        raise Refusal(f"'{f.path}' is archived; restore it first (memory_restore), or remember a new note")
+    changes: list[Changeset] = []
+    if body is not None:
+        if not body.strip():
+            raise VerbError("the new body is empty; archive the note instead if it no longer holds")
+        head = f.text[: f.frontmatter.body_offset]
+        nl = "\r\n" if "\r\n" in f.text else "\n"
+        new_body = body.strip("\n").replace("\r\n", "\n").replace("\n", nl) + nl
+        if head and not head.endswith(nl + nl) and f.frontmatter.present:
+            new_body = nl + new_body  # a blank line after the block, as remember writes it
+        if (head + new_body).rstrip() == f.text.rstrip():
+            if hook is None:
+                raise AlreadyDone(f"'{f.path}' already holds that text")
+        else:
+            day = (today or date.today()).isoformat()
+            text = set_key(head + new_body, "updated", day)
+            if f.frontmatter.get("modified").strip():
+                from datetime import datetime, timezone
+
+                stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+                text = set_key(text, "modified", stamp)
+            changes.append(Changeset("update", f"update {f.path}", (_text_write(f, text),)))
+    if hook is not None:
+        after = apply_to_snapshot(snapshot, changes[0].ops).snapshot if changes else snapshot
+        changes.append(edit_hook(after, f.path, hook))
+    out = changes[0] if len(changes) == 1 else changes[0].then(changes[1])
+    what = " and ".join(w for w, given in (("body", body is not None and changes[0].verb == "update"),
+                                          ("hook", hook is not None)) if given)
+    return replace(out, verb="update", description=f"update {f.path} ({what})")
+
+
 def drop_line(snapshot: Snapshot, index_path: str, number: int) -> Changeset:
     """Remove one entry or region line from an index (the fix for a broken link or an empty
     region); every other byte of the index stays."""
@@ -492,4 +532,5 @@ __all__ = [
     "slugify",
     "supersede",
     "unpin",
+    "update",
 ]

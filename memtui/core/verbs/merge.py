@@ -37,7 +37,7 @@ from typing import Sequence
 from ..judge.contradictions import freshness
 from ..model.changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
 from ..model.frontmatter import clear_key, parse_frontmatter, set_key
-from ..model.index_edit import IndexDraft, new_entry
+from ..model.index_edit import IndexDraft, new_entry, one_line
 from ..model.snapshot import ARCHIVE_DIR, LineKind, MemoryFile, Snapshot, encode_text
 from ..tidy.lines import keep_erased
 from .lifecycle import _draft, _file, hook_for, region_covers, slugify
@@ -52,8 +52,10 @@ def merge(
     body: str | None = None,
     confirm_pinned: bool = False,
     today: date | None = None,
+    title: str | None = None,
 ) -> Changeset:
-    """Fold the files at ``paths`` into one gist file (see the module docstring)."""
+    """Fold the files at ``paths`` into one gist file (see the module docstring); ``title``
+    names the gist (its ``name``; default the newest source's)."""
     sources = _sources(snapshot, paths)
     pinned = [f.path for f in sources if f.pinned]
     if pinned and not confirm_pinned:
@@ -64,6 +66,8 @@ def merge(
     plan = _gist_plan(snapshot, sources, today)
     newest, others, gist_path = plan.newest, plan.others, plan.path
     gist_text = gist_of(newest, sources, others, body)
+    if title is not None and one_line(title):
+        gist_text = set_key(gist_text, "name", one_line(title))
     gist_data = encode_text(gist_text)
     gist = MemoryFile(gist_path, len(gist_data), 0.0, gist_text, parse_frontmatter(gist_text))
 

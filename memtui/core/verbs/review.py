@@ -161,6 +161,7 @@ def origin_session(snapshot: Snapshot, change: Change, writers: Iterable[str] = 
 def with_sessions(inbox: Inbox, snapshot: Snapshot, writers_of: dict[str, tuple[str, ...]] | None = None) -> Inbox:
     """The inbox with each change's ``session`` named where the file or the transcripts say it."""
     writers_of = writers_of or {}
-    changes = tuple(replace(c, session=origin_session(snapshot, c, writers_of.get(c.path, ())))
+    changes = tuple(c if c.by is not None and c.session else
+                    replace(c, session=origin_session(snapshot, c, writers_of.get(c.path, ())))
                     for c in inbox.changes)
     return replace(inbox, changes=changes)

@@ -344,6 +344,7 @@ def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -
         "created_dirs": missing,
         "removed_dirs": removed,
         "baseline": baseline_of(preview).to_json(),
+        **({"by": preview.changeset.by.to_json()} if preview.changeset.by is not None else {}),
         **(extra or {}),
     }
     return Prepared(root, preview, rid, record, modes, missing, removed)

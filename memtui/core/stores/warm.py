@@ -1,0 +1,305 @@
+"""A root kept loaded between calls by a long-running memtui (the agent's door, ``memtui mcp``).
+
+:class:`WarmRoot` holds one root's snapshot and its findings (:class:`~memtui.core.rules.
+incremental.FindingsCache`) and, before each use, brings them to what the disk holds now — so a
+change made by anyone else since (the app, a hook, the agent's own plain ``Write``, a shell) is
+judged with, not over:
+
+1. the root is listed again only when one of the folders it listed changed its stat key (a
+   folder's mtime moves when an entry is added, removed or renamed in it; the keys are taken
+   before the listing, so an entry added meanwhile shows next time; a folder holding a symlink
+   or a special file, or changed within the racy rule's 2 s, vouches for nothing, and the root
+   is listed every time until it does; after a change of its own, it is listed at the next use);
+2. every memory file is ``stat``-ed and its key compared with the one it was read under; a file
+   too young for its key to be trusted (the stat cache's racy rule: mtime or ctime within 2 s of
+   the clock taken before it was read) is compared by its bytes instead;
+3. the two indexes are read (their bytes compared);
+4. what changed is read and played on the kept snapshot as a change is
+   (:func:`~memtui.core.rules.incremental.revalidate`: only what it can affect is validated
+   again); nothing changed, and the kept snapshot is the answer, as it was.
+
+The first load, and a reload when more than :data:`MAX_CHANGED` files changed, when the
+listing's other entries (symlinks, nested roots, skipped files, an index appearing or going)
+changed, or when a change is pending in the journal, go through the stat cache
+(:mod:`memtui.core.stores.statcache`), which reads only the files whose keys it does not know.
+
+A change this process commits is taken over with :meth:`WarmRoot.committed` (the writer's
+snapshot after it, and its findings): nothing is read again but the touched paths' stat keys.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..model.changeset import Result
+from ..model.journal import pending_records
+from ..model.snapshot import INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
+from ..read.store import Listing, TooLarge, list_root, read_memory_file, read_with_stat
+from ..rules.incremental import FindingsCache, findings_cache, revalidate
+from .statcache import RACY_NS, Key, StatCache, stat_key
+
+#: more changed files than this: a reload through the stat cache is as quick
+MAX_CHANGED = 256
+_YOUNG: Key = (-1, -1, -1, -1)  # a key too young to trust: the file is compared by its bytes
+
+
+@dataclass
+class _Kept:
+    listing: Listing
+    snapshot: Snapshot
+    found: FindingsCache
+    keys: dict[str, Key]  # each memory file's key (_YOUNG: compare ``young`` bytes)
+    young: dict[str, bytes]
+    folders: dict[str, Key] | None  # each listed folder's key (None: list every time)
+    index: bytes | None
+    archive: bytes | None
+
+
+def _extra(listing: Listing) -> tuple[object, ...]:
+    """What besides the memory files a listing found (a change here means a reload)."""
+    return (listing.other, listing.nested, listing.skipped, listing.outside,
+            listing.index_path is not None, listing.archive[1] if listing.archive else None)
+
+
+def _bytes(path: str | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        data, _ = read_with_stat(path)
+    except (OSError, TooLarge):
+        return None
+    return data
+
+
+class WarmRoot:
+    """One root, kept loaded and brought up to date before each use (see the module docstring)."""
+
+    def __init__(self, root: Path | str, config: BudgetConfig = BudgetConfig(),
+                 clock: Callable[[], int] = time.time_ns) -> None:
+        self.root = Path(root).absolute()
+        self.config = config
+        self.clock = clock
+        self._kept: _Kept | None = None
+        self.reloads = 0  # full loads (for the benchmark and the tests)
+        self.refreshes = 0  # updates that read changed files
+
+    # ---- the ways in
+
+    def now(self) -> tuple[Snapshot, FindingsCache]:
+        """The root as it is on disk now, and its findings."""
+        kept = self._kept
+        if kept is None or not self._refresh(kept):
+            self._reload()
+        assert self._kept is not None
+        return self._kept.snapshot, self._kept.found
+
+    def findings_for(self, snapshot: Snapshot) -> FindingsCache | None:
+        """The findings kept with ``snapshot`` when it is the one kept (else None)."""
+        kept = self._kept
+        return kept.found if kept is not None and kept.snapshot is snapshot else None
+
+    def loader(self) -> Callable[[Path, BudgetConfig], Snapshot]:
+        """A loader for :func:`memtui.core.write.attempt`: this root now."""
+
+        def load(root: Path, config: BudgetConfig) -> Snapshot:
+            return self.now()[0]
+
+        return load
+
+    def committed(self, snapshot: Snapshot, found: FindingsCache, paths: Iterable[str]) -> None:
+        """Take over the snapshot a change of this process left (the writer's ``Applied``):
+        only the touched ``paths`` are looked at again."""
+        kept = self._kept
+        if kept is None:
+            return
+        since = self.clock()
+        keys = dict(kept.keys)
+        young = dict(kept.young)
+        for rel in paths:
+            if rel not in snapshot.files:  # moved away (the attic, archive/ …): gone from here
+                keys.pop(rel, None)
+                young.pop(rel, None)
+                continue
+            try:
+                st = os.stat(os.path.join(self.root, rel))
+            except OSError:
+                self._kept = None
+                return
+            self._key(rel, stat_key(st), snapshot.files[rel], since, keys, young)
+        if keys.keys() != snapshot.files.keys():  # a file the change did not name appeared or went
+            self._kept = None
+            return
+        # the root is listed again at the next use (its folders' keys are not taken now: another
+        # program may have added a file beside the change's since it was committed)
+        self._kept = _Kept(kept.listing, snapshot, found, keys, young, None,
+                           snapshot.index.render() if snapshot.index.exists else None,
+                           snapshot.archive_index.render() if snapshot.archive_index.exists else None)
+
+    def forget(self) -> None:
+        """Load the root in full at the next use."""
+        self._kept = None
+
+    # ---- loading
+
+    def _reload(self) -> _Kept:
+        self.reloads += 1
+        cache = StatCache.open(self.root, self.clock)
+        listing, folders = self._listed(self._kept.listing if self._kept is not None else None)
+        snapshot = cache.load(listing, self.config)
+        found = findings_cache(snapshot)
+        cache.save()
+        since = cache.since_ns
+        keys: dict[str, Key] = {}
+        young: dict[str, bytes] = {}
+        for rel, f in snapshot.files.items():
+            key = cache.used.get(rel)
+            if key is None:
+                try:
+                    key = stat_key(os.stat(os.path.join(self.root, rel)))
+                except OSError:
+                    key = _YOUNG
+            self._key(rel, key, f, since, keys, young)
+        index = snapshot.index.render() if snapshot.index.exists else None
+        archive = snapshot.archive_index.render() if snapshot.archive_index.exists else None
+        self._kept = _Kept(listing, snapshot, found, keys, young, folders, index, archive)
+        return self._kept
+
+    @staticmethod
+    def _key(rel: str, key: Key, f: MemoryFile, since: int, keys: dict[str, Key],
+             young: dict[str, bytes]) -> None:
+        limit = since - RACY_NS
+        if key[0] >= 0 and key[1] < limit and key[3] < limit:
+            keys[rel] = key
+            young.pop(rel, None)
+        else:
+            keys[rel] = _YOUNG
+            young[rel] = f.data
+
+    def _listed(self, known: Listing | None) -> tuple[Listing, dict[str, Key] | None]:
+        """The root listed again, and its folders' keys taken *before* it was (a file added after
+        the listing then shows as a folder whose key changed); None when the folders are not the
+        ones ``known`` listed (their keys are taken at the next listing)."""
+        before = self._folders(known) if known is not None else None
+        listing = list_root(self.root)
+        if before is None or set(before) != {prefix for prefix, _ in listing.folders}:
+            return listing, None
+        return listing, before
+
+    def _folders(self, listing: Listing) -> dict[str, Key] | None:
+        if not listing.folders or any(not plain for _, plain in listing.folders):
+            return None
+        limit = self.clock() - RACY_NS  # a folder changed within a timestamp tick vouches for nothing
+        out: dict[str, Key] = {}
+        for prefix, _ in listing.folders:
+            try:
+                key = stat_key(os.stat(os.path.join(self.root, prefix) if prefix else self.root))
+            except OSError:
+                return None
+            if key[1] >= limit or key[3] >= limit:
+                return None
+            out[prefix] = key
+        return out
+
+    def _changed(self, listing: Listing, keys: dict[str, Key], young: dict[str, bytes]) -> set[str] | None:
+        """The memory files of ``listing`` whose stat key (or, when young, bytes) is not the kept
+        one, and the files it lists that were not kept; None when a file cannot be looked at.
+
+        One ``stat`` a file, relative to a descriptor on its folder (a third cheaper than by the
+        whole path, on a root of 10,000 files)."""
+        changed: set[str] = set()
+        folders: dict[str, int] = {}
+        stat = os.stat
+        try:
+            for rel, path in listing.memory:
+                old = keys.get(rel)
+                if old is None:
+                    changed.add(rel)
+                    continue
+                if old is _YOUNG:
+                    data = _bytes(path)
+                    if data is None or data != young.get(rel):
+                        changed.add(rel)
+                    continue
+                cut = rel.rfind("/")
+                prefix = rel[:cut] if cut >= 0 else ""
+                fd = folders.get(prefix)
+                if fd is None:
+                    fd = folders[prefix] = os.open(os.path.dirname(path) or ".",
+                                                   os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                st = stat(rel[cut + 1:], dir_fd=fd)
+                if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != old:
+                    changed.add(rel)
+        except OSError:
+            return None
+        finally:
+            for fd in folders.values():
+                os.close(fd)
+        return changed
+
+    def _refresh(self, kept: _Kept) -> bool:
+        """Bring ``kept`` to the disk; False when only a reload can (see the module docstring)."""
+        since = self.clock()
+        listing, folders = kept.listing, kept.folders
+        if folders is None or self._folders(listing) != folders:
+            try:
+                listing, folders = self._listed(kept.listing)
+            except Exception:  # noqa: BLE001 - a reload says what is wrong
+                return False
+        if _extra(listing) != _extra(kept.listing) or pending_records(self.root):
+            return False
+        base = str(self.root)
+        keys, young = kept.keys, kept.young
+        changed = self._changed(listing, keys, young)
+        if changed is None:
+            return False
+        listed = {rel for rel, _ in listing.memory} if listing is not kept.listing else keys.keys()
+        removed = {rel for rel in keys if rel not in listed}
+        if len(changed) + len(removed) > MAX_CHANGED:
+            return False
+        index = _bytes(listing.index_path)
+        archive = _bytes(listing.archive[0] if listing.archive else None)
+        if not changed and not removed and index == kept.index and archive == kept.archive:
+            if listing is not kept.listing:  # listed again: keep the folders' keys taken before
+                kept.listing, kept.folders = listing, folders
+            return True
+        self.refreshes += 1
+        snapshot = kept.snapshot
+        files = dict(snapshot.files)
+        new_keys, new_young = dict(keys), dict(young)
+        added = {rel for rel in changed if rel not in keys}
+        for rel in removed:
+            files.pop(rel, None)
+            new_keys.pop(rel, None)
+            new_young.pop(rel, None)
+        for rel in changed:
+            try:  # the key first: a write after it shows as a new key next time
+                st = os.stat(os.path.join(base, rel))
+                f = read_memory_file(os.path.join(base, rel), rel)
+            except (OSError, TooLarge):
+                return False
+            files[rel] = f
+            key = stat_key(st) if f.size == st.st_size else _YOUNG
+            self._key(rel, key, f, since, new_keys, new_young)
+        from ..model.index import parse_index
+        from ..model.snapshot import ARCHIVE_INDEX_NAME, Index
+
+        exists = files.__contains__
+        structure = bool(added or removed)
+        index_obj = snapshot.index
+        if index != kept.index or (structure and any(s.memory_base for s in index_obj.scopes)):
+            index_obj = parse_index(index, INDEX_NAME, exists) if index is not None else Index(INDEX_NAME, False)
+        archive_obj = snapshot.archive_index
+        if archive != kept.archive or (structure and any(s.memory_base for s in archive_obj.scopes)):
+            name = listing.archive[1] if listing.archive else ARCHIVE_INDEX_NAME
+            archive_obj = parse_index(archive, name, exists) if archive is not None else Index(name, False)
+        from dataclasses import replace
+
+        after = replace(snapshot, index=index_obj, archive_index=archive_obj, files=files)
+        result = Result(after, {}, frozenset(changed), frozenset(added), frozenset(removed))
+        now_snapshot, now_found = revalidate(snapshot, kept.found, result)
+        self._kept = _Kept(listing, now_snapshot, now_found, new_keys, new_young, folders, index, archive)
+        return True
