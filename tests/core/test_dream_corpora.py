@@ -5,7 +5,8 @@ On each root: (a) no new empty heading; (b) every line or hook that left ``MEMOR
 keeps every pointer to a live file; (d) no live file that had no entry is newly listed in the
 archive index (a live unreachable file is indexed, never filed as archived); (e) no file with
 ``superseded_by`` keeps an active entry; (f) broken-link errors do not grow, and the evident
-repoints are made; (g) one ``undo`` restores every byte.  A second dream proposes nothing checked.
+repoints are made; (g) one ``undo`` restores every byte; (h) no line the dream writes points
+outside the root's memory tree.  A second dream proposes nothing checked.
 The three rotted folders are healthy after that one pass.
 """
 
@@ -25,10 +26,12 @@ from memtui.core.read.store import load_root
 from memtui.core.rules.budget import measure
 from memtui.core.rules.validate import validate
 from memtui.core.tidy.lines import sections
+from memtui.core.tidy.targets import tree_top
 from tests.support.roots import CORPORA, corpus_roots
 from tests.support.writer import tree, writable_copy
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+_WIKILINK = re.compile(r"\[\[([^\]|]+)\]\]")
 ROOTS = [p.relative_to(CORPORA).as_posix() for p in corpus_roots()]
 ROTTED = ("jonahscohen__improv__claude-memory", "jonahscohen__improv__claude-memory-2026-06-01",
           "markus41__claude__agent-memory/researcher")
@@ -40,10 +43,9 @@ EVIDENT = {
         (f"./{n}.md", f"researcher/{n}.md") for n in (
             "claude_agent_sdk_comprehensive", "aspnetcore_10_fundamentals",
             "dotnet_microservices_comprehensive", "context7_mcp_research")],
-    "jonahscohen__improv__nested-roots/marketing-site/.claude/memory": [
-        ("session_2026-06-11_shade-alternation-system.md",
-         "../../../../jonahscohen__improv__claude-memory/session_2026-06-11_shade-alternation-system.md")],
 }
+#: (marketing-site's shade-decision note is only in another corpus folder beside it, no root of its
+#: tree: its dangling pointer stays, test (h))
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +135,16 @@ def test_one_dream_on_every_corpus_root(name: str, corpora_copy: Path,
             # (in the archive index when a later item folds the repointed note into its successor)
             listed = (after.index.render() + after.archive_index.render()).decode("utf-8", "surrogateescape")
             assert new in listed, new
+        # (h) no line the dream wrote points outside the root's memory tree
+        top = tree_top(root) or root
+        old_lines = index_lines(before)
+        for index in (after.index, after.archive_index):
+            for ln in index.lines:
+                if ln.raw.strip() in old_lines:
+                    continue
+                for ref in ln.refs:
+                    if ref.target.startswith("../") or "/../" in ref.target:
+                        assert (root / ref.target).resolve().is_relative_to(top.resolve()), ln.raw
         # a second dream proposes nothing checked
         again = dream.plan_dream(after, NOW)
         assert not again.default, [(i.kind, i.evidence[:2]) for i in again.items if i.checked]
@@ -158,8 +170,9 @@ def test_a_rotted_folder_is_healthy_after_one_dream(name: str, corpora_copy: Pat
         budget = measure(after.index, after.config)
         assert budget.cut_line is None and not budget.over_lines and not budget.over_bytes
         old = {ln.raw for ln in before.index.lines}
+        unlinked = {_WIKILINK.sub(r"\1", raw) for raw in old}  # a broken wikilink made words: the author's line
         for ln in after.index.entries:
-            if ln.raw not in old:  # what memtui wrote or rewrote
+            if ln.raw not in old and ln.raw not in unlinked:  # what memtui wrote or rewrote
                 hook = re.sub(r"\s*\((?:`[^`]+`(?:, )?)+\)$", "", ln.hook)  # names kept for reach
                 assert len(hook) <= 200 and len(ln.title) <= 120, ln.raw
     finally:

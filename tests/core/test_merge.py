@@ -141,7 +141,7 @@ def test_name_collision_gets_a_dated_name(make_root: MakeRoot) -> None:
     })
     snapshot = load_root(root)
     changeset = merge(snapshot, ["same.md", "b.md"], today=TODAY)
-    assert changeset.ops[0].path == "same_2026-11-29.md"  # type: ignore[union-attr]
+    assert changeset.ops[0].path == "same_2026-02-01.md"  # type: ignore[union-attr]  # the sources' date, not the merge day
     assert write.plan(snapshot, changeset).accepted
 
 

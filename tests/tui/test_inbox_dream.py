@@ -125,7 +125,8 @@ async def test_a_name_that_is_not_utf8_is_one_change_in_the_inbox(demo_root: Pat
 
 async def test_the_folders_readme_waits_unchecked_and_is_listed_once_checked(demo_root: Path) -> None:
     """A README the folder's publisher put there is offered as the unchecked ``documents`` item; the
-    header stops counting it as waiting once it is checked, and applying lists it."""
+    header stops counting it as waiting once it is checked (the shorten of an index that loads in
+    full still waits), and applying lists it."""
     (demo_root / "README.md").write_text("# Team memory\n\nWhat this folder is, for people.\n", encoding="utf-8")
     app = make_app(demo_root)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -135,11 +136,14 @@ async def test_the_folders_readme_waits_unchecked_and_is_listed_once_checked(dem
         assert isinstance(screen, DreamScreen) and screen.plan is not None
         at = next(i for i, item in enumerate(screen.plan.items) if item.kind == "documents")
         assert at not in screen.selected
-        assert any("1 waiting for you" in line for line in screen_lines(app))
+        # the README, and the demo's shorten: its index loads in full, so trimming is headroom
+        waiting = [item.kind for item in screen.plan.items if not item.checked]
+        assert sorted(waiting) == ["documents", "shorten"]
+        assert any("2 waiting for you" in line for line in screen_lines(app))
         for _ in range(at):
             await press(pilot, "down")
         await press(pilot, "space")
-        assert at in screen.selected and not any("waiting for you" in line for line in screen_lines(app))
+        assert at in screen.selected and any("1 waiting for you" in line for line in screen_lines(app))
         assert screen.judged == screen.selected and screen.preview is not None and screen.preview.accepted
         await press(pilot, "a")
         assert "(README.md)" in (demo_root / "MEMORY.md").read_text(encoding="utf-8")

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
@@ -81,6 +82,7 @@ from ..model.snapshot import (
     encode_text,
     in_team,
 )
+from ..rules.budget import Budget
 from ..rules.incremental import FindingsCache, findings_cache
 from ..stores.statcache import StatCache, cache_of
 from ..tidy.compact import compact
@@ -322,33 +324,61 @@ def _supersede_items(snapshot: Snapshot, found: object) -> list[DreamItem]:
 
 
 def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
-                 stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None) -> list[DreamItem]:
+                 stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None,
+                 copied: Sequence[str] = (), listed: frozenset[str] | None = None,
+                 in_full: str | None = None) -> list[DreamItem]:
     """The index items, built (and explained) on the state the items before them leave.
     ``keep``: the files the decay leaves alone (those the plan's snapshot listed nowhere: the
-    repair indexes them); ``stale``: the fully stale files no guard holds."""
-    return [
+    repair indexes them); ``stale``: the fully stale files no guard holds; ``copied``: the
+    files an index copied from elsewhere names and the folder does not hold
+    (:func:`~memtui.core.tidy.repair.copied_from_elsewhere`): said so, nothing checked for them;
+    ``listed``: the files ``MEMORY.md`` listed when the pass began (one the pass gives an entry —
+    a successor taking the place of the note it supersedes — is kept like one it indexed);
+    ``in_full``: how much of its budget the index used when the pass began, when it loaded in
+    full (:func:`_loads_in_full`): then the trims only bring it back within its cap (what an
+    earlier item added past it) and the trims that cut the author's lines
+    (:data:`HEADROOM_KINDS`) are offered unchecked (:func:`_gate_pass`) — the decay, which moves
+    whole lines, pays for what the pass added."""
+    to_cap = in_full is not None
+    if copied:
+        lesson = DreamItem(
+            "lesson", (INDEX_NAME, *copied),
+            f"this index names {len(copied)} files this folder does not hold — copied from elsewhere? "
+            "Their pointers are kept as they are", tuple(copied[:EVIDENCE_SHOWN]) + (
+                (f"… and {len(copied) - EVIDENCE_SHOWN} more",) if len(copied) > EVIDENCE_SHOWN else ()),
+            False, lambda s: lessons(s, every=True),
+            note="check to write each of their hooks as a topic file of its own")
+    else:
+        lesson = DreamItem("lesson", (INDEX_NAME,), "a pointer to a missing file whose hook is the only copy "
+                           "of its lesson (a rule, a feedback): the hook becomes that topic file; one whose hook "
+                           "holds no lesson (a log's progress note) loses its link, its words kept", (), True,
+                           lessons)
+    items = [
         DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "
                   "pointers whose target is evident, unlink broken links in hooks (words kept), merge "
                   "duplicate entries keeping every hook, index live unreachable files beside their "
                   "siblings", (), True, _remembered("repair", lambda s: _repair_with_report(s))),
-        DreamItem("lesson", (INDEX_NAME,), "a pointer to a missing file whose hook is the only copy "
-                  "of its lesson: the hook becomes that topic file", (), True, lessons),
+        lesson,
         DreamItem("pointers", (INDEX_NAME,), "the index is a prose dump past its fill target: one "
                   "entry per topic, long sections into topic files, the old text kept whole in "
                   "MEMORY-history.md", (), True, lambda s: pointers(s, target_lines)),
         DreamItem("compact", (INDEX_NAME,), "past the fill target: the repeated folder of a PATH_SCOPE "
                   "section's entries written once, as its Memory base (old lines kept in MEMORY-history.md)",
-                  (), True, lambda s: compact(s, target_lines)),
+                  (), True, lambda s: compact(s, target_lines, to_cap and _loads_in_full(s) is None)),
         DreamItem("shorten", (INDEX_NAME,), "past the fill target: entry lines over ~200 characters "
-                  "shortened to the description or first clause (full lines kept in MEMORY-history.md)",
-                  (), True, lambda s: shorten(s, target_lines)),
+                  "cut to their own operative clauses — status marks, dates, rules, numbers and names "
+                  "kept; pins and rules never (full lines kept in MEMORY-history.md)",
+                  (), True, lambda s: shorten(s, target_lines, to_cap and _loads_in_full(s) is None)),
         DreamItem("detail", (INDEX_NAME,), "past the fill target, in an index that does not load in full: "
                   "long detail (sub-bullets under an entry, prose blocks) moved byte for byte into topic "
-                  "files of its own, each reached by one entry line", (), True, lambda s: move_detail(s, target_lines)),
+                  "files of its own, each reached by one entry line", (), True,
+                  lambda s: move_detail(s, target_lines, to_cap)),
         DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
                   "status before age into MEMORY-archive.md under their headings (rules and pins last)",
-                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale, known))),
+                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale, known,
+                                                                            listed, to_cap))),
     ]
+    return items
 
 
 #: what the last build of an index item found, by kind: (the snapshot it read, the evidence)
@@ -372,11 +402,15 @@ def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
 
 
 def _decay_with_plan(state: Snapshot, target_lines: int | None, keep: frozenset[str] = frozenset(),
-                     stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None
+                     stale: frozenset[str] = frozenset(), known: frozenset[str] | None = None,
+                     listed: frozenset[str] | None = None, to_cap: bool = False
                      ) -> tuple[Changeset, list[str]]:
     keep = with_born(keep, state, known)
+    if listed is not None:  # the entries this pass gave: the last resort, as the ones it indexed
+        keep |= frozenset(line.resolved for line in state.index.entries
+                          if line.resolved is not None and line.resolved not in listed)
 
-    chosen = decay_plan(state, target_lines, keep=keep, stale=stale)
+    chosen = decay_plan(state, target_lines, keep=keep, stale=stale, to_cap=to_cap)
     lines = state.index.lines
     return decay(state, target_lines, chosen), [f"line {pos + 1} {lines[pos].resolved}: {why}" for pos, why in chosen]
 
@@ -405,20 +439,82 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
     return _with(item, evidence=shown, paths=paths)
 
 
-def _document_items(snapshot: Snapshot) -> list[DreamItem]:
+def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[DreamItem]:
     """The folder's own documents (README, LICENSE, a second index…: the one predicate,
     :func:`~memtui.core.model.folder_docs.folder_document`) that nothing reaches: the repair leaves them
-    unlisted, and this item, unchecked, lists them when a person says the agent should read them."""
+    unlisted.  A second index beside ``MEMORY.md`` that names files the folder no longer holds
+    as live (missing, archived, superseded, or ``leaving`` with this pass: the merges and
+    supersessions before it) is stale: an item of its own, unchecked, archives it (what a curator
+    does with a competing index gone stale).  The other documents get one item, unchecked, that
+    lists them when a person says the agent should read them."""
     documents = unlisted_documents(snapshot)
     if not documents:
         return []
-    said = [(path, folder_document(path, snapshot.files[path])) for path in documents[: EVIDENCE_SHOWN * 2]]
-    return [DreamItem("documents", (INDEX_NAME, *documents),
-                      f"{len(documents)} of the folder's own documents reached by nothing: list them in "
-                      "MEMORY.md only if the agent should read them",
-                      tuple(f"{path}: {what.what if what else 'the folder’s own document'}, not a memory"
-                            for path, what in said),
-                      False, index_documents, note="the folder's own documents, not memories: check to list them")]
+    items: list[DreamItem] = []
+    said = [(path, folder_document(path, snapshot.files[path])) for path in documents]
+    stale = {path: _stale_names(snapshot, path, leaving) for path, what in said
+             if what is not None and what.kind == "index"}
+    stale = {path: names for path, names in stale.items() if names}
+    for path, names in stale.items():
+        shown = ", ".join(names[:EVIDENCE_SHOWN]) + (f", … and {len(names) - EVIDENCE_SHOWN} more"
+                                                     if len(names) > EVIDENCE_SHOWN else "")
+
+        def build(s: Snapshot, stale_path: str = path) -> Changeset:
+            return archive(s, stale_path)
+
+        items.append(DreamItem(
+            "documents", (path,),
+            f"{path} is a second index of the folder gone stale: it names {len(names)} file"
+            f"{'s' if len(names) != 1 else ''} that {'are' if len(names) != 1 else 'is'} no longer live "
+            "here or that this pass archives — archive it (archive/, listed in MEMORY-archive.md)",
+            (f"{path} names {shown}", f"{path}: the agent loads MEMORY.md only; a second index goes stale"),
+            False, build, note="a stale competing index: check to archive it"))
+    rest = [path for path in documents if path not in stale]
+    if rest:
+        shown_docs = [(path, what) for path, what in said if path in rest][: EVIDENCE_SHOWN * 2]
+        items.append(DreamItem(
+            "documents", (INDEX_NAME, *rest),
+            f"{len(rest)} of the folder's own documents reached by nothing: list them in "
+            "MEMORY.md only if the agent should read them",
+            tuple(f"{path}: {what.what if what else 'the folder’s own document'}, not a memory"
+                  for path, what in shown_docs),
+            False, partial(index_documents, only=tuple(rest)),
+            note="the folder's own documents, not memories: check to list them"))
+    return items
+
+
+def _stale_names(snapshot: Snapshot, path: str, leaving: Collection[str]) -> list[str]:
+    """The memory files a second index names (its links, wikilinks and mentions) that are not
+    live in the folder: missing, archived, superseded, or ``leaving`` with this pass."""
+    from ..model.index import parse_index
+    from ..rules.validate import names_of
+
+    f = snapshot.files[path]
+    files = snapshot.files
+    by_name = names_of(files)
+    second = parse_index(f.data, path, files.__contains__)
+    out: dict[str, None] = {}
+    for line in second.lines:
+        for ref in line.refs:
+            target = ref.resolved
+            if target is None or not target.lower().endswith(".md") or ref.escapes:
+                continue
+            if target not in files and "/" not in ref.target:
+                hits = by_name.get(ref.target.lower(), [])
+                target = hits[0] if len(hits) == 1 else target
+            g = files.get(target)
+            if target in (INDEX_NAME, path) or g is not None and folder_doc(g):
+                continue
+            if g is None or g.archived or g.status == "superseded" or target in leaving \
+                    or g.frontmatter.names("superseded_by") or g.frontmatter.names("folded_into"):
+                out[ref.target] = None
+    return list(out)
+
+
+def folder_doc(f: MemoryFile) -> bool:
+    from ..model.folder_docs import is_folder_document
+
+    return is_folder_document(f.path, f)
 
 
 def _declared_items(snapshot: Snapshot) -> list[DreamItem]:
@@ -763,10 +859,15 @@ def plan_dream(
     keep = unlisted_live(snapshot)
     stale = frozenset(p for item in stale_items for p in item.paths)
     known = known_paths(snapshot)
-    index_items = _index_items(target_lines, keep, stale, known)
+    from ..tidy.repair import copied_from_elsewhere
+
+    copied = copied_from_elsewhere(snapshot)
+    listed = frozenset(line.resolved for line in snapshot.index.entries if line.resolved is not None)
+    in_full = _loads_in_full(snapshot)
+    index_items = _index_items(target_lines, keep, stale, known, copied, listed, in_full)
     proposals += [item for item in index_items if item.kind == "pointers"]
     proposals += [item for item in index_items if item.kind == "repair"]
-    proposals += _document_items(snapshot)
+    documents_at = len(proposals)  # proposed here, once the items that archive files are known
     declared = _declared_items(snapshot)
     marked, marked_paths = _marked_items(snapshot)
     proposals += declared + marked
@@ -782,13 +883,19 @@ def plan_dream(
     proposals += _merge_items(snapshot, found, today,
                               taken | folded | {p for item in archived for p in item.paths})
     proposals += _supersede_items(snapshot, found)
+    # what this pass archives, as far as a second index naming it goes stale: the declared
+    # superseded, the fully stale, the merged sources, the older side of a supersession
+    leaving = {p for item in declared + archived for p in item.paths}
+    leaving |= {p for item in proposals if item.checked and item.kind == "merge" for p in item.paths}
+    leaving |= {item.paths[0] for item in proposals if item.checked and item.kind == "supersede"}
+    proposals[documents_at:documents_at] = _document_items(snapshot, leaving)
     proposals += [item for item in index_items if item.kind not in ("pointers", "repair")]
 
     if cache is not None and cache.snapshot is not snapshot:
         cache = None
     validated: list[FindingsCache] = [cache] if cache is not None else []
     items = _gate_in_order(snapshot, validated, proposals, target_lines,
-                           lambda: _index_items(target_lines, keep, stale, known))
+                           lambda: _index_items(target_lines, keep, stale, known, copied, listed, in_full))
     if stat_cache is not None:
         stat_cache.save()  # what was learnt, for the next plan (the user's cache folder)
     return DreamPlan(snapshot, tuple(items), validated[0] if validated else None)
@@ -802,6 +909,14 @@ def _consulted(snapshot: Snapshot, now: datetime | date) -> Mapping[str, str]:
         return {}
 
 
+#: the findings of an index past its cap: an item refused for these alone may be carried
+BUDGET_RULES = frozenset({"budget-lines", "budget-bytes"})
+#: the trims that buy headroom only while the index loads in full: offered unchecked then
+HEADROOM_KINDS = ("compact", "shorten")
+HEADROOM_NOTE = ("the index loads in full ({budget}): trimming it only buys headroom — "
+                 "your call, not the pass's")
+
+
 def _gate_in_order(snapshot: Snapshot, validated: list[FindingsCache], proposals: list[DreamItem],
                    target_lines: int | None = None,
                    index_items: Callable[[], list[DreamItem]] | None = None) -> list[DreamItem]:
@@ -809,19 +924,62 @@ def _gate_in_order(snapshot: Snapshot, validated: list[FindingsCache], proposals
 
     ``validated`` holds the snapshot's findings cache, or is empty: then the snapshot is
     validated when the first item is gated (and its cache added), not when none is.
-    An item the validator refuses there (say, a merge that grows an index already over its cap)
-    is tried once more after the index items, followed by those again when it then passes — so
-    that applying the checked items leaves nothing checked for the next plan.
+    An item the validator refuses only because it grows an index over its cap or past it (a repair
+    indexing unreachable files into a rotted index, or standing rules into a full one) is carried
+    on: the trims after it are built
+    on it, and when they bring the index back — no larger than before it, or within its cap —
+    it stands, each trim proposed once.  When they do not, the plan is made again without
+    carrying: such an item is tried once more after the index items, followed by those again
+    when it then passes — so that applying the checked items leaves nothing checked for the
+    next plan.
     """
+    items = _gate_pass(snapshot, validated, proposals, target_lines, index_items, carry=True)
+    if items is None:
+        items = _gate_pass(snapshot, validated, proposals, target_lines, index_items, carry=False)
+    assert items is not None
+    return items
+
+
+def _loads_in_full(state: Snapshot) -> str | None:
+    """How much of its budget an index that loads in full uses, in words; None when it does not."""
+    from ..rules.budget import measure
+
+    budget = measure(state.index, state.config)
+    if budget.cut_line is not None or budget.over_lines or budget.over_bytes:
+        return None
+    return (f"{budget.lines} of {budget.max_lines} lines, {budget.bytes:,} of {budget.max_bytes:,} "
+            f"{budget.unit}")
+
+
+def _grows_past_cap(before: Budget, state: Snapshot) -> bool:
+    """Whether the index of ``state`` is over its cap and larger than ``before`` (a budget)."""
+    from ..rules.budget import measure
+
+    after = measure(state.index, state.config)
+    return bool(after.over_lines and after.lines > max(before.lines, after.max_lines)
+                or after.over_bytes and after.bytes > max(before.bytes, after.max_bytes))
+
+
+def _gate_pass(snapshot: Snapshot, validated: list[FindingsCache], proposals: list[DreamItem],
+               target_lines: int | None, index_items: Callable[[], list[DreamItem]] | None,
+               carry: bool) -> list[DreamItem] | None:
+    """One pass of :func:`_gate_in_order`; None when ``carry`` carried an item the trims after
+    it did not pay for."""
+    from ..rules.budget import measure
+
     state, state_cache = snapshot, validated[0] if validated else None
     claimed: set[str] = set()
     items: list[DreamItem] = []
     held: list[DreamItem] = []
+    carried_from: Budget | None = None  # the budget before the first item carried
 
-    def attempt(item: DreamItem, last_try: bool) -> bool:
-        nonlocal state, state_cache
+    def attempt(item: DreamItem, last_try: bool, again: bool = False) -> bool:
+        """Gate one item on the state so far; ``again``: an index item tried a second time, after
+        a held item passed (one that waits for a person is listed once)."""
+        nonlocal state, state_cache, carried_from
         if not item.checked:  # waits for a person: built (for its diff) only when looked at
-            items.append(item)
+            if not again:
+                items.append(item)
             return True
         try:
             changeset = item.build(state)
@@ -832,10 +990,27 @@ def _gate_in_order(snapshot: Snapshot, validated: list[FindingsCache], proposals
         diff = changeset.diff or (unified_diff(state, changeset) if small else "")
         if item.kind in INDEX_KINDS:
             item = _explain(item, state, changeset, target_lines)
+        if item.kind in HEADROOM_KINDS:
+            # the index loads in full, or did when the pass began (what the pass added, the decay
+            # pays for, moving whole lines): cutting the author's lines is the person's call
+            budget = _loads_in_full(state) or _loads_in_full(snapshot)
+            if budget is not None:
+                if not (again and any(other.kind == item.kind for other in items)):
+                    items.append(_with(item, checked=False, diff=diff, note=HEADROOM_NOTE.format(budget=budget)))
+                return True
         if state_cache is None:  # the first item gated: the snapshot validated once, kept
             state_cache = findings_cache(state)
             validated.append(state_cache)
         gated = plan(state, changeset, state_cache)
+        if not gated.accepted and carry and (gated.gate.reason or gated.gate.refusing) and \
+                all(f.rule in BUDGET_RULES for f in gated.gate.refusing):
+            # refused only for growing an index over its cap (or past it): carried, for the trims
+            # after it to pay for
+            if carried_from is None:
+                carried_from = measure(state.index, state.config)
+            state, state_cache = gated.after, gated.cache
+            items.append(_with(item, diff=diff, built=changeset))
+            return True
         if gated.accepted:
             state, state_cache = gated.after, gated.cache
             items.append(_with(item, diff=diff, built=changeset))
@@ -854,13 +1029,15 @@ def _gate_in_order(snapshot: Snapshot, validated: list[FindingsCache], proposals
                 claimed.update(item.paths)
             if not attempt(item, last_try=False):
                 held.append(item)
+        if carried_from is not None and _grows_past_cap(carried_from, state):
+            return None  # the trims did not pay for what was carried: plan without carrying
         if held:
             before = len(items)
             for item in held:
                 attempt(item, last_try=True)
             if any(item.checked for item in items[before:]):
                 for item in (index_items() if index_items is not None else _index_items(target_lines)):
-                    attempt(item, last_try=True)
+                    attempt(item, last_try=True, again=True)
     return items
 
 

@@ -9,9 +9,10 @@ written, so its path stays whole there.  In a PATH_SCOPE section:
   written relative to the base (``x.md``);
 - without one, when at least :data:`SHARED` of its entries share one folder, a
   ``Memory base: `that/folder/``` line goes under the heading (after its ``Scope:`` line) and
-  those entries are written relative to it — only when that saves more than the line costs,
-  and not when the index is past its line target but within its byte target (a new line would
-  make it longer where it is too long).
+  those entries are written relative to it — only when that saves more than the line costs.
+
+Shorter paths are no fewer lines: an index past its line target but within its character target
+is not compacted at all (DESIGN §4.1: a trim step runs against the cap that binds).
 
 The section keeps its heading, its order and every other line.  A section is compacted only if
 every reference on its lines still resolves to the same file afterwards (read again with the
@@ -88,16 +89,18 @@ def _same_reach(before: list[tuple[str | None, set[str]]], after: list[tuple[str
         b_entry == a_entry and b_refs <= a_refs for (b_entry, b_refs), (a_entry, a_refs) in zip(before, after))
 
 
-def compact(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
-    """Compact the repeated path text of the PATH_SCOPE sections into their Memory base."""
+def compact(snapshot: Snapshot, target_lines: int | None = None, to_cap: bool = False) -> Changeset:
+    """Compact the repeated path text of the PATH_SCOPE sections into their Memory base (past the
+    fill target; ``to_cap``: past the cap)."""
     index = snapshot.index
     if not index.exists or not index.scopes:
         raise NothingToCompact("no PATH_SCOPE section: no Memory base to compact paths into")
     budget = measure(index, snapshot.config)
-    t_lines, t_bytes = target_size(snapshot.config, target_lines)
+    t_lines, t_bytes = target_size(snapshot.config, target_lines, to_cap)
     if budget.lines <= t_lines and budget.bytes <= t_bytes:
         raise NothingToCompact("the index is within its fill target")
-    may_add_lines = budget.bytes > t_bytes
+    if budget.bytes <= t_bytes:  # shorter paths are no fewer lines
+        raise NothingToCompact("only the index's lines are past the target: compacting paths saves no line")
     exists = snapshot.files.__contains__
     lines = index.lines
     edit = LineEdit(index)
@@ -117,7 +120,7 @@ def compact(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             folders = Counter(_plain(lines[p].target).rpartition("/")[0] for p in entries
                               if lines[p].resolved == _plain(lines[p].target))
             folders.pop("", None)
-            if not folders or not may_add_lines:
+            if not folders:
                 continue
             folder, count = folders.most_common(1)[0]
             if count < SHARED:

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from ..model.changeset import Changeset, Create, Operation
 from ..model.index_edit import heading_title, one_line
 from ..model.snapshot import Index, IndexLine, LineKind, Snapshot, encode_text
-from ..rules.budget import line_sizes, measure
-from .lines import LineEdit, NothingToRebuild, index_op, innermost_headings, states_rule, target_size
+from ..rules.budget import measure, text_size
+from .lines import LineEdit, NothingToRebuild, index_op, innermost_headings, states_rule, target_size, unit_sizes
 from .prose import _free, _slug
 
 PROSE_LINES = 6  # a prose block this many lines long may move (a few lines of inline facts stay)
@@ -115,13 +115,14 @@ def _text(lines: tuple[IndexLine, ...]) -> str:
     return "".join(line.raw + (line.ending or "\n") for line in lines)
 
 
-def move_detail(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
-    """Move the largest blocks of detail into topic files until the index is within its target."""
+def move_detail(snapshot: Snapshot, target_lines: int | None = None, to_cap: bool = False) -> Changeset:
+    """Move the largest blocks of detail into topic files until the index is within its target
+    (``to_cap``: within its cap)."""
     index = snapshot.index
     if not index.exists:
         raise NothingToMove(f"no {index.path}")
     budget = measure(index, snapshot.config)
-    t_lines, t_bytes = target_size(snapshot.config, target_lines)
+    t_lines, t_bytes = target_size(snapshot.config, target_lines, to_cap)
     if budget.lines <= t_lines and budget.bytes <= t_bytes:
         raise NothingToMove("the index is within its fill target")
     if budget.cut_line is None and not budget.over_lines and not budget.over_bytes:
@@ -129,7 +130,7 @@ def move_detail(snapshot: Snapshot, target_lines: int | None = None) -> Changese
     found = blocks(index)
     if not found:
         raise NothingToMove("no block of detail long enough to move")
-    sizes = line_sizes(index)
+    sizes = unit_sizes(index, snapshot.config)
     counted = set(range(len(index.lines))) - {n - 1 for n in budget.stripped}
     owner = innermost_headings(index)
     taken = {p.rpartition("/")[2].lower() for p in snapshot.files}
@@ -167,7 +168,7 @@ def move_detail(snapshot: Snapshot, target_lines: int | None = None) -> Changese
             edit.remove(pos)
         gone = [p for p in range(block.start, block.end) if p in counted]
         lines -= len(gone) - 1
-        size -= sum(sizes[p] for p in gone) - len(encode_text(new)) - 1
+        size -= sum(sizes[p] for p in gone) - text_size(new, snapshot.config.loader) - 1
     if not created:
         raise NothingToMove("the index is within its fill target")
     ops: list[Operation] = index_op(index, edit.render()) + created

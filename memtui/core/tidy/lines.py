@@ -294,9 +294,24 @@ def innermost_headings(index: Index, levels: list[int] | None = None) -> list[in
     return out
 
 
-def target_size(config: BudgetConfig, target_lines: int | None) -> tuple[int, int]:
+def unit_sizes(index: Index, config: BudgetConfig) -> list[int]:
+    """The size of each line with its ending in the unit the loader profile counts (a
+    :class:`~memtui.core.rules.budget.Budget`'s ``bytes``): characters under ``claude-code``,
+    bytes under ``raw`` — so that what leaves is subtracted in the unit the cap is in."""
+    from ..model.snapshot import CLAUDE_CODE_LOADER
+    from ..rules.budget import line_sizes, utf16_len
+
+    if config.loader != CLAUDE_CODE_LOADER:
+        return line_sizes(index)
+    return [utf16_len(line.raw) + len(line.ending) for line in index.lines]
+
+
+def target_size(config: BudgetConfig, target_lines: int | None, to_cap: bool = False) -> tuple[int, int]:
     """The fill target: (lines, bytes) — ``target_lines`` or 80% of the line cap, and 80% of
-    the byte cap."""
+    the byte cap; ``to_cap``: the cap itself (a pass that began on an index loading in full trims
+    only what brings it back within its cap: the rest is headroom, the person's call)."""
+    if to_cap:
+        return config.max_lines, config.max_bytes
     lines = target_lines if target_lines else int(config.max_lines * FILL_TARGET)
     return min(lines, config.max_lines), int(config.max_bytes * FILL_TARGET)
 

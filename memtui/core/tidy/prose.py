@@ -5,10 +5,19 @@ detail (entries are fewer than a tenth of its content lines, and some section ru
 rewritten one section at a time, in order: a
 section whose text names exactly one memory file becomes that file's entry (the heading as the
 title, the file's ``description`` or the section's first sentence as the hook); a section
-naming several files becomes one entry per file under its heading; another long section moves
-whole into a topic file of its own, reached by an entry; a short one stays as it is.  Headings
-of sections that hold sub-sections stay, so the index keeps its outline.  The frontmatter and
-the text above the first section stay.  The old index is kept whole in ``MEMORY-history.md``.
+naming several files becomes one entry per file under its heading; another long section — or
+one many times longer than the files it names (:data:`LOG_FACTOR`, :data:`LOG_CHARS`), such as a task log naming
+a note in passing — moves whole into a topic file of its own, reached by an entry; a short one (a few lines, or under
+:data:`SHORT_CHARS` characters: an instruction to the agent) stays as it is.  A section that
+is already pointers — the author's list of entries, or memtui's own ``## Regions`` and
+``## Recent`` that an earlier step of the same pass wrote — stays as it is, and a region pointer
+never moves into a topic file.  Headings of sections that hold sub-sections stay, so the index
+keeps its outline.  The frontmatter and the text above the first section stay.  The old index
+is kept whole in ``MEMORY-history.md``.
+
+An index is a dump when its entries are fewer than a tenth of its content lines, or take less
+than a tenth of the characters of its detail (a task log of a hundred giant bullets beside a
+list of rules).
 """
 
 from __future__ import annotations
@@ -25,6 +34,10 @@ from ..rules.validate import names_of
 from .lines import NothingToRebuild, collapse_blank_lines, history_block, history_ops, index_op, target_size
 
 SHORT_SECTION = 5  # non-blank lines a section may keep in the index as it is
+SHORT_CHARS = 1_000  # ... or characters: a short instruction stays where it loads
+LOG_FACTOR = 4  # a section this many times the size of the files it names is a log, not their summary
+LOG_CHARS = 8_000  # ... when it is at least this long (a third of the cap)
+_POINTERS = (LineKind.ENTRY, LineKind.REGION, LineKind.COMMENT)
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 _LABEL = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]?\]\s*)?(\*\*[^*]+\*\*\s*:?|[A-Z][\w ]{0,20}:\s)?\s*")
 
@@ -47,7 +60,12 @@ def is_prose_dump(snapshot: Snapshot, target_lines: int | None = None) -> bool:
     kinds = Counter(map(attrgetter("kind"), index.lines))  # counted in C
     content = len(index.lines) - kinds[LineKind.BLANK] - kinds[LineKind.COMMENT]
     if kinds[LineKind.ENTRY] * 10 >= content:
-        return False
+        # few lines of detail, or very long ones: a dump by its characters (a running task log
+        # of a hundred giant bullets beside a list of rules is a dump with many entries)
+        entry_chars = sum(len(line.raw) for line in index.lines if line.kind is LineKind.ENTRY)
+        detail_chars = sum(len(line.raw) for line in index.lines if line.kind is LineKind.TEXT)
+        if entry_chars * 10 >= detail_chars:
+            return False
     return any(len(body) > SHORT_SECTION * 2 for _, body in _sections(index))
 
 
@@ -125,6 +143,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
     taken = {p.rpartition("/")[2].lower() for p in snapshot.files}
     tried: dict[str, int] = {}
     listed: set[str] = set()
+    elsewhere = {ln.resolved for ln in index.entries if ln.resolved}  # the files the index has entries for
     _, top = sections[0]
     out += [ln.raw for ln in top]
     for k, (pos, body) in enumerate(sections[1:], start=1):
@@ -133,18 +152,30 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
         level = levels[k]
         has_children = k + 1 < len(sections) and levels[k + 1] > level
         content = [ln for ln in body if ln.kind is not LineKind.BLANK]
+        if all(ln.kind in _POINTERS for ln in content):
+            # already pointers (the author's entries, or memtui's own Regions and Recent): as they are
+            out += _blank_then(out, [heading.raw] + [ln.raw for ln in body])
+            listed.update(ln.resolved for ln in content if ln.kind is LineKind.ENTRY and ln.resolved)
+            continue
         files = [p for p in _named_files(snapshot, body, names) if p not in listed]
         title = heading_title(heading)
         if level == 1 or has_children and len(content) <= SHORT_SECTION and not files:
             out += _blank_then(out, [heading.raw] + [ln.raw for ln in body])
             continue
-        if level == 1:
-            out += _blank_then(out, [heading.raw] + [ln.raw for ln in body])
-            continue
-        if len(content) <= SHORT_SECTION and not files:
+        short = len(content) <= SHORT_SECTION or sum(len(ln.raw) for ln in content) <= SHORT_CHARS
+        if short and not files:
             out += _blank_then(out, [heading.raw] + [ln.raw for ln in body if ln.kind is not LineKind.BLANK])
             continue
-        if len(files) == 1:
+        regions = [ln.raw for ln in content if ln.kind is LineKind.REGION]  # memtui's own: they stay
+        body = [ln for ln in body if ln.kind is not LineKind.REGION]
+        # a section many times longer than the files it names is no summary of them (a task log that names
+        # one note in passing): it moves whole into a topic file of its own, and the files it
+        # names keep or get their entries
+        chars = sum(len(ln.raw) for ln in content)
+        log = bool(files) and chars > max(LOG_CHARS, LOG_FACTOR * sum(snapshot.files[p].size for p in files))
+        if log:
+            files = [p for p in files if p not in elsewhere]
+        if len(files) == 1 and not log:
             f = snapshot.files[files[0]]
             out += [new_entry(f, f.description or _first_sentence(body) or f.title, files[0]).replace(
                 f"[{' '.join(f.title.split()) or f.stem}]", f"[{_title(title)}]", 1)]
@@ -155,7 +186,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             f = snapshot.files[path]
             entries.append(new_entry(f, f.description or f.title, path))
             listed.add(path)
-        if not files:
+        if not files or log:
             name = _free(snapshot, taken, _slug(title), tried)
             text = "".join(ln.raw + "\n" for ln in body).strip("\n") + "\n"
             hook = _first_sentence(body) or title
@@ -164,6 +195,7 @@ def pointers(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             data = encode_text(fm + text)
             created.append(Create(name, data))
             entries.append(f"- [{_title(title)}]({name}) — {hook}")
+        entries += regions
         out += _blank_then(out, [heading.raw] + entries) if level <= 2 or has_children else entries
     new = "\n".join(collapse_blank_lines(out)) + "\n"
     data = (b"\xef\xbb\xbf" if index.bom else b"") + encode_text(new.replace("\n", _nl(index)))

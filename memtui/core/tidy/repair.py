@@ -16,7 +16,9 @@
 - a **live unreachable file** gets an entry next to its siblings (the last entry of its name
   family, else of its type, else of its folder — the root's top counts only in an index without
   sections), or in a ``## Recent`` block; a family of many
-  unreachable files gets one region pointer.  An archived or superseded unreachable file gets
+  unreachable files gets one region pointer — but a live standing rule (:func:`is_standing_rule`)
+  gets an entry of its own before episodic notes get region pointers, unless the rules would
+  take more than a quarter of the cap.  An archived or superseded unreachable file gets
   an archive-index line (that is what those lines mean); a live one never does.  The folder's
   own documents (:func:`~memtui.core.model.folder_docs.folder_document`: a ``README``, ``LICENSE``,
   a second index, an unfilled template…) are left out: whoever published the folder put them
@@ -25,7 +27,10 @@
 
 Every line replaced or removed is kept, byte for byte, in ``MEMORY-history.md``.  The archive
 index gets the same link repairs.  :func:`lessons` is the last resort for a dangling pointer
-whose hook is the only copy of a lesson: the hook becomes the missing topic file.
+whose hook is the only copy of a lesson (a rule, a feedback: :func:`holds_lesson`, never a log's
+progress note): the hook becomes the missing topic file.  An index whose targets are mostly
+missing (:func:`copied_from_elsewhere`) was copied without its files: the dream says so and
+checks nothing for them.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from bisect import bisect_left, insort
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Collection
 
 from ..model.changeset import Changeset, Create, Operation, apply_to_snapshot
 from ..model.folder_docs import is_folder_document
@@ -53,11 +59,13 @@ from .lines import (
     history_ops,
     index_op,
     innermost_headings,
+    line_states_rule,
     target_size,
 )
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
 
 REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
+REGION_COST = 120  # characters kept back for each region pointer a repair may write
 LESSON_MIN = 30  # characters of hook that make a lesson worth its own file
 _FAMILY = re.compile(r"^([^_\-]+)([_-])")
 
@@ -98,11 +106,19 @@ def family_of(name: str) -> str | None:
     return glob if glob_regex(glob) is not None else None
 
 
+NEW_HOOK = 200  # characters a hook memtui writes may take (Claude Code's advice for a line)
+
+
 def entry_hook(f: MemoryFile) -> str:
-    """The hook of a new entry: the file's ``description``, else its body's first sentence,
-    else its title."""
+    """The hook of a new entry: the file's ``description`` (cut, past :data:`NEW_HOOK`
+    characters, to its own operative clauses, else its first clause: the file holds the rest),
+    else its body's first sentence, else its title."""
     if f.description:
-        return f.description
+        if len(f.description) <= NEW_HOOK:
+            return f.description
+        from .trim import first_clause, short_text
+
+        return short_text(f.description, NEW_HOOK) or first_clause(f.description, NEW_HOOK)
     for line in f.body.splitlines():
         text = line.strip().lstrip("\ufeff#>-*+ ").strip()
         if len(text) >= 12 and not text.startswith(("```", "|", "<!--", "---")) and text != f.title:
@@ -110,6 +126,24 @@ def entry_hook(f: MemoryFile) -> str:
             cut = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
             return cut if len(cut) <= 150 else cut[:149].rsplit(" ", 1)[0] + "…"
     return f.title
+
+
+#: the types of a standing rule (a person's or the agent's rule, a decision)
+RULE_TYPES = ("user", "feedback", "decision")
+
+
+def is_standing_rule(f: MemoryFile) -> bool:
+    """Whether a file is a standing rule: its ``type`` is ``user``, ``feedback`` or ``decision``,
+    or, with no type, its name says so (``feedback_*.md``) — never a file named as a log of work
+    (``session_…``, :func:`~memtui.core.model.standing.is_log_name`), whatever its type."""
+    from ..model.standing import is_log_name
+
+    if is_log_name(f.path):
+        return False
+    kind = f.frontmatter.get("type").strip().lower()
+    if kind:
+        return kind in RULE_TYPES
+    return f.name.lower().startswith(tuple(f"{t}{sep}" for t in RULE_TYPES for sep in "_-"))
 
 
 def _is_live(f: MemoryFile) -> bool:
@@ -335,27 +369,32 @@ def unlisted_documents(snapshot: Snapshot) -> list[str]:
     return [path for path in unreachable(snapshot) if is_folder_document(path, snapshot.files[path])]
 
 
-def index_documents(snapshot: Snapshot) -> Changeset:
-    """Entries for the folder's own documents that nothing reaches, beside their siblings or
-    under ``## Recent`` (raises :class:`NothingToRepair` when there are none)."""
+def index_documents(snapshot: Snapshot, only: Collection[str] | None = None) -> Changeset:
+    """Entries for the folder's own documents that nothing reaches (``only``: those of them),
+    beside their siblings or under ``## Recent`` (raises :class:`NothingToRepair` when there
+    are none)."""
     if not snapshot.index.exists:
         raise NothingToRepair("the root has no MEMORY.md")
     active = LineEdit(snapshot.index)
     report = RepairPlan([], [], [], [], [], [], [], [], [])
-    _index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True)
+    _index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True,
+                       only=only)
     if not active.changed:
         raise NothingToRepair("no document of the folder is unlisted")
-    names = ", ".join(path for path in unlisted_documents(snapshot))
+    names = ", ".join(path for path in unlisted_documents(snapshot) if only is None or path in only)
     return Changeset("documents", f"list the folder's own documents in MEMORY.md: {names}",
                      tuple(index_op(snapshot.index, active.render())))
 
 
 def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,
-                       documents: bool) -> None:
+                       documents: bool, only: Collection[str] | None = None) -> None:
     """Index the unreachable files: the memories (``documents`` false; the folder's own documents
-    are then named in ``report.documents``), or only the folder's own documents."""
+    are then named in ``report.documents``), or only the folder's own documents (``only``: those
+    of them)."""
     orphans = []
     for path in unreachable(snapshot):
+        if only is not None and path not in only:
+            continue
         if is_folder_document(path, snapshot.files[path]) == documents:
             orphans.append(path)
         elif not documents:
@@ -403,9 +442,39 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     singles: list[str] = []
     # near the fill target, a family of two or more takes one region line instead of entries
     _, t_bytes = target_size(snapshot.config, None)
-    cost = sum(len(new_entry(files[p], files[p].description or files[p].title)) + 1 for p in live)
-    tight = measure(active.index, snapshot.config).bytes + cost > t_bytes
+    cost = {p: len(new_entry(files[p], entry_hook(files[p]))) + 1 for p in live}
+    budget = measure(active.index, snapshot.config)
+    tight = budget.bytes + sum(cost.values()) > t_bytes
+    # live standing rules get entries before episodic notes get region pointers (a rule reached
+    # only by grep is a rule the session never sees), as long as they take no more than a
+    # quarter of the cap: in an index past its cap the trims after the repair make room,
+    # episodic entries first; in one that loads in full, as many as its room holds (what loads
+    # in full keeps every pointer it has)
+    config = snapshot.config
+    rules = [p for p in live if is_standing_rule(files[p])]
+    if not (len(rules) <= config.max_lines // 4 and sum(cost[p] for p in rules) <= config.max_bytes // 4):
+        rules = []
+    if rules and budget.cut_line is None and not budget.over_lines and not budget.over_bytes:
+        # room for the rules first; kept back only for the lone notes that get an entry whatever
+        # happens (a family of one, or none): families of several take a region pointer when tight
+        lone = {fam for fam, paths in by_family.items() if not fam or len(paths) == 1}
+        others = [p for p in live if p not in rules and (family_of(p.rpartition("/")[2]) or "") in lone]
+        regions_at_most = 1 + sum(1 for fam, paths in by_family.items() if fam and len(paths) >= 2)
+        room_bytes = config.max_bytes - budget.bytes - sum(cost[p] for p in others) - REGION_COST * regions_at_most
+        room_lines = config.max_lines - budget.lines - len(others) - regions_at_most - 2  # (## Recent)
+        fitting: list[str] = []
+        for p in rules:
+            if cost[p] <= room_bytes and room_lines >= 1:
+                fitting.append(p)
+                room_bytes -= cost[p]
+                room_lines -= 1
+        rules = fitting
     for fam, paths in by_family.items():
+        if rules:
+            singles += [p for p in paths if p in rules]
+            paths = [p for p in paths if p not in rules]
+            if not paths:
+                continue
         if fam and (len(paths) >= REGION_MIN or tight and len(paths) >= 2):
             prefix = fam.split("*")[0].rstrip("_-") or fam
             regions.append(region_line(fam, f"{len(paths)} more {prefix} notes; grep the memory dir"))
@@ -455,8 +524,24 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
 # ---------------------------------------------------------------- lessons
 
 
-def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
-    """Dangling active entries with no evident target whose hook is a lesson worth a file."""
+#: the name families of a note that holds a lesson (a rule, a feedback), not a log of progress
+LESSON_FAMILIES = ("feedback", "lesson", "lessons", "rule", "rules", "user", "decision", "learning",
+                   "learnings", "gotcha", "gotchas", "pitfall", "pitfalls", "guideline", "guidelines")
+
+
+def holds_lesson(resolved: str, text: str) -> bool:
+    """Whether a dangling entry's hook holds a lesson worth a topic file of its own: its file's
+    name says it is a rule or a feedback (:data:`LESSON_FAMILIES`), or the hook states a rule.
+    A session log's progress note ("wired X into Y; 5 methods exposed") is no lesson."""
+    name = resolved.rpartition("/")[2].lower()
+    if name.startswith(tuple(f"{fam}{sep}" for fam in LESSON_FAMILIES for sep in "_-")):
+        return True
+    return line_states_rule(text)
+
+
+def lesson_paths(snapshot: Snapshot, every: bool = False) -> list[tuple[str, IndexLine]]:
+    """Dangling active entries with no evident target whose hook is a lesson worth a file
+    (:func:`holds_lesson`; ``every``: any hook long enough, whatever it holds)."""
     targets = Targets(snapshot)
     out: list[tuple[str, IndexLine]] = []
     seen: set[str] = set()
@@ -470,6 +555,8 @@ def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
             text = (line.hook or (line.title if entry_is_lead(line) else "")).strip()
             if len(text) < LESSON_MIN or line.resolved in seen or targets.find(line.resolved) is not None:
                 continue
+            if not every and not holds_lesson(line.resolved, text):
+                continue
             folder = line.resolved.rpartition("/")[0]
             if folder and not any(p.startswith(folder + "/") for p in snapshot.files):
                 continue
@@ -478,11 +565,41 @@ def lesson_paths(snapshot: Snapshot) -> list[tuple[str, IndexLine]]:
     return out
 
 
-def lessons(snapshot: Snapshot) -> Changeset:
+MISSING_MIN = 10  # dangling entries before an index can be said to come from elsewhere
+
+
+def missing_targets(snapshot: Snapshot) -> tuple[list[str], int]:
+    """(the files ``MEMORY.md``'s entries name that the folder does not hold and no evident
+    target replaces, the number of files its entries name)."""
+    index = snapshot.index
+    targets = Targets(snapshot)
+    named: set[str] = set()
+    missing: list[str] = []
+    for line in index.entries:
+        if line.scope or line.resolved is None or line.resolved in named:
+            continue
+        named.add(line.resolved)
+        if is_dangling(snapshot, line) and targets.find(line.resolved) is None:
+            missing.append(line.resolved)
+    return missing, len(named)
+
+
+def copied_from_elsewhere(snapshot: Snapshot) -> list[str]:
+    """The files an index names that the folder does not hold, when they are most of what it
+    names (at least :data:`MISSING_MIN`): an index copied from another machine without its
+    files.  Empty otherwise."""
+    missing, named = missing_targets(snapshot)
+    return missing if len(missing) >= MISSING_MIN and len(missing) * 2 > named else []
+
+
+def lessons(snapshot: Snapshot, every: bool = False) -> Changeset:
     """Recreate each missing topic file whose lesson survives only as an index hook: the file
-    holds the title and the hook, said to be recovered from the index."""
-    found = lesson_paths(snapshot)
-    if not found:
+    holds the title and the hook, said to be recovered from the index (``every``: each hook
+    long enough, lesson or not — what a person may ask of an index copied from elsewhere)."""
+    found = lesson_paths(snapshot, every)
+    plain = [] if every else [(path, line) for path, line in lesson_paths(snapshot, every=True)
+                              if path not in {p for p, _ in found}]
+    if not found and not plain:
         raise NothingToRepair("no dangling pointer carries a lesson to keep")
     ops: list[Operation] = []
     for path, line in found:
@@ -500,5 +617,34 @@ def lessons(snapshot: Snapshot) -> Changeset:
                 f"_The original file was missing; this note was recovered from its index entry "
                 f"(line {line.number})._\n")
         ops.append(Create(path, encode_text(text)))
-    return Changeset("lesson", f"recover {len(ops)} lesson{'s' if len(ops) != 1 else ''} kept only "
-                     "as index hooks into topic files", tuple(ops))
+    said = [f"recover {len(ops)} lesson{'s' if len(ops) != 1 else ''} kept only as index hooks into topic files"]
+    if plain:
+        ops += _plain_words(snapshot, [line for _, line in plain])
+        said.append(f"{len(plain)} pointer{'s' if len(plain) != 1 else ''} to a missing note that held no "
+                    "lesson made plain words (a log's progress note: its words stay, no file is made up)")
+    return Changeset("lesson", "; ".join(said), tuple(ops))
+
+
+def _plain_words(snapshot: Snapshot, lines: list[IndexLine]) -> list[Operation]:
+    """The dangling entries' links taken off, their words kept where they were (the lines as
+    they were, byte for byte, in ``MEMORY-history.md``)."""
+    ops: list[Operation] = []
+    old: list[str] = []
+    for index in (snapshot.index, snapshot.archive_index):
+        mine = [line for line in lines if any(line is own for own in index.lines)]
+        if not mine:
+            continue
+        edit = LineEdit(index)
+        for line in mine:
+            assert line.target is not None
+            new = unlink(line.raw, line.target)
+            if new != line.raw:
+                edit.replace(line.number - 1, new)
+                old.append(line.raw)
+        if edit.changed:
+            ops += index_op(index, edit.render())
+    if ops:
+        state = apply_to_snapshot(snapshot, ops).snapshot
+        ops += history_ops(state, history_block("pointers to missing notes made plain words by memtui "
+                                                "(their text before)", old))
+    return ops

@@ -3,9 +3,10 @@
 :class:`Targets` answers, for a path no file has, the one file it evidently meant: the same path
 under ``archive/``, the same name in another case or one folder down, a unique near name in its
 folder (``task8`` → ``task8_9``), else the same name in a child root or in one sibling root of the
-same tree (looked up on disk, four folders up at most, never the home folder or above it, nor
-above a git work tree).  :func:`relink` points a line's link there (or names another root's file
-in backticks: an entry may not cross roots); :func:`unlink` makes a broken link plain words.
+same memory tree (:func:`tree_top`: the roots of one project, looked up on disk — never a
+folder that merely sits nearby, such as another copy of the whole tree).  :func:`relink` points
+a line's link there (or names another root's file in backticks: an entry may not cross roots);
+:func:`unlink` makes a broken link plain words.
 """
 
 from __future__ import annotations
@@ -100,34 +101,67 @@ def _elsewhere(snapshot: Snapshot, resolved: str) -> Repoint | None:
 
 
 TREE_LEVELS = 4
+#: the folders of Claude Code's memory layout between a project and its memory roots
+#: (``<project>/.claude/memory``, ``<project>/.claude/agent-memory/<agent>``, ``<project>/memory``)
+LAYOUT_FOLDERS = frozenset({"memory", ".claude", "agent-memory", "agent-memory-local"})
+_AGENT_PARENTS = frozenset({"agent-memory", "agent-memory-local"})
+
+
+def tree_top(root: Path) -> Path | None:
+    """The top folder of the memory tree a root belongs to — the roots of one project: the git
+    work tree holding it (found at most :data:`TREE_LEVELS` folders up), else the project folder
+    Claude Code's layout names (``<project>`` of ``<project>/.claude/memory`` or
+    ``<project>/.claude/agent-memory/<agent>``), else the outermost root that holds it, else the
+    root itself (a memory folder copied on its own: the folders beside it are other trees, or
+    copies of this one).  Never the home folder or above it, nor a folder at the top of the file
+    system (``/tmp``, ``/srv``: the trees of everyone).  None for a Claude Code project's memory
+    (``<config>/projects/<project>/memory``): the folders beside it are other projects'."""
+    here = root.resolve()
+    if here.name == "memory" and here.parent.parent.name == "projects":
+        return None
+    home = Path.home().resolve()
+
+    def allowed(folder: Path) -> bool:
+        return folder.parent != folder and not home.is_relative_to(folder) and len(folder.parts) > 2
+
+    ancestors: list[Path] = []
+    folder = here
+    for _ in range(TREE_LEVELS):
+        if not allowed(folder.parent):
+            break
+        folder = folder.parent
+        ancestors.append(folder)
+    for folder in ancestors:  # inside a git work tree, the work tree is the project
+        if (folder / ".git").exists():
+            return folder
+    top = here
+    for folder in ancestors:  # out of the layout's own folders, to the project that holds them
+        if top.name in LAYOUT_FOLDERS or top.parent.name in _AGENT_PARENTS:
+            top = folder
+        else:
+            break
+    for folder in ancestors:  # a nested root's tree is the root that holds it
+        if folder.is_relative_to(top) and folder != top:
+            continue
+        if (folder / "MEMORY.md").is_file():
+            top = folder
+    return top
 
 
 @lru_cache(maxsize=32)
 def _tree_roots(root: str) -> tuple[Path, ...]:
-    """Other memory roots of the tree a root sits in: below its ancestors up to
-    :data:`TREE_LEVELS` folders up, never the home folder or above it, nor above a git work tree,
-    nor a folder at the top of the file system (``/tmp``, ``/srv``: the trees of everyone).  A
-    Claude Code project's memory (``<config>/projects/<project>/memory``) has none: the folders
-    beside it are the memories of other projects."""
+    """Other memory roots of the tree a root belongs to (:func:`tree_top`), less the memories
+    of Claude Code projects (``…/projects/<project>/memory``: other projects, never siblings)."""
     here = Path(root).resolve()
-    if here.name == "memory" and here.parent.parent.name == "projects":
-        return ()
-    home = Path.home().resolve()
-    top = here
-    for _ in range(TREE_LEVELS):
-        parent = top.parent
-        if parent == top or home.is_relative_to(parent) or len(parent.parts) <= 2:
-            break  # never the home folder, nor a folder above it, nor /tmp
-        top = parent
-        if (top / ".git").exists():
-            break
-    if top == here:
+    top = tree_top(here)
+    if top is None or top == here:
         return ()
     try:
         found = roots_under(top)
     except OSError:
         return ()
-    return tuple(p for p in found if p.resolve() != here and not p.resolve().is_relative_to(here))
+    return tuple(p for p in found if p.resolve() != here and not p.resolve().is_relative_to(here)
+                 and not (p.name == "memory" and p.parent.parent.name == "projects"))
 
 
 # ---------------------------------------------------------------- rewriting a line

@@ -2,11 +2,14 @@
 
 Nothing here runs on an index within its target.  Past it:
 
-1. :func:`shorten` — entry lines longer than ~200 characters, longest first, until the index
-   is within its target: the title is cut to its first clause and the hook becomes the file's
-   ``description`` or the hook's first clause, followed by the clause of the old hook that states
-   a rule (:func:`~.index_lines.states_rule`) when the short one lost it; the full line is kept
-   in ``MEMORY-history.md``.
+1. :func:`shorten` — only when the index's *characters* are past their target (a shorter
+   line is still a line: an index over its lines only gains nothing), entry lines longer than
+   ~200 characters, longest first, until the characters are within it: a long title or hook is
+   cut to its own operative clauses (:func:`short_text`: what it is about, then every clause
+   holding a status mark, a date or a rule's imperative, then numbers and names as they fit),
+   never replaced by a generic summary, and left whole when those do not fit; an entry of a pin
+   or a rule (:func:`is_rule_entry`) is never shortened.  The full line is kept in
+   ``MEMORY-history.md``.
 2. :func:`decay` — pointers leave the working set by **status before age**: files the author
    declared superseded, archived files still listed, ``FULLY_STALE`` files no guard holds
    (:func:`fully_stale`), then episodic entries (``session_*`` logs, ``project`` notes) oldest
@@ -31,8 +34,8 @@ from typing import Collection, Mapping
 from ..judge.staleness import StalenessClass, score_root
 from ..model.changeset import Changeset, Create, Move, Operation, Write, apply_to_snapshot
 from ..model.index_edit import heading_title, new_entry, with_hook
-from ..model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
-from ..rules.budget import line_sizes, measure
+from ..model.snapshot import Index, IndexLine, LineKind, MemoryFile, Snapshot, in_team
+from ..rules.budget import measure, text_size
 from .lines import (
     LONG_HOOK,
     LineEdit,
@@ -47,6 +50,7 @@ from .lines import (
     line_states_rule,
     rule_stating_lines,
     target_size,
+    unit_sizes,
 )
 from .targets import relink as relink_line
 
@@ -55,6 +59,19 @@ RULE_TYPES = ("user", "feedback", "decision")
 _CLAUSE = re.compile(r"(?<=\S)(?:\s+[-—–]\s+|:\s+|;\s+|\.\s+|\s+\()")
 SHORT_HOOK = 150
 SHORT_TITLE = 90
+#: the marks an author gives an entry's state: kept by any shortened hook (upper case only:
+#: "done" in a sentence is a word, ``DONE`` a status)
+STATUS_MARK = re.compile(
+    r"(?<![A-Za-z])(?:ACTIVE|CRITICAL|DONE|COMPLETE[D]?|CLOSED|BLOCKED|WIP|TODO|PENDING|SHIPPED|MERGED"
+    r"|PASS(?:ED)?|FAIL(?:ED)?|SUPERSEDED|PARTIAL|DEPRECATED|START HERE|NEXT|IN PROGRESS|FIXED|VERIFIED"
+    r"|LIVE|STANDING|HARD RULE|MANDATORY)(?![A-Za-z])"
+    "|[\u2705\u2713\u2714\u274c\u23f3\u26a0\U0001f6a9\U0001f6a8\U0001f195\U0001f7e2\U0001f534\U0001f7e1"
+    "\U0001f512\U0001f511\U0001f527\U0001f680\U0001f948\U0001f4cc]")
+_DATE = re.compile(r"(?<!\d)(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2})(?!\d)")
+#: a number or a name (a backticked span, a file or path, an identifier written as code)
+_FACT = re.compile(r"\d|`[^`]+`|\b[\w.-]+\.\w{1,5}\b|\b[a-z]+[A-Z]\w*|\b\w+_\w+\b|/\w")
+#: where a hook's clauses part: a sentence's end, a dash between spaces, a semicolon, a middle dot
+_PART = re.compile(r"(?<=[.;!?])\s+(?=\S)|\s+[—–-]\s+|\s*[;·|]\s+")
 
 
 class NothingToTrim(NothingToRebuild):
@@ -66,9 +83,9 @@ def _size(index: Index, snapshot: Snapshot) -> tuple[int, int]:
     return budget.lines, budget.bytes
 
 
-def within_target(snapshot: Snapshot, target_lines: int | None = None) -> bool:
+def within_target(snapshot: Snapshot, target_lines: int | None = None, to_cap: bool = False) -> bool:
     lines, size = _size(snapshot.index, snapshot)
-    t_lines, t_bytes = target_size(snapshot.config, target_lines)
+    t_lines, t_bytes = target_size(snapshot.config, target_lines, to_cap)
     return lines <= t_lines and size <= t_bytes
 
 
@@ -89,49 +106,107 @@ def _visible(line: IndexLine) -> int:
     return len(line.raw.strip())
 
 
+def operative_words(text: str) -> list[str]:
+    """What a shortened hook may not lose: its status marks (``ACTIVE``, ``DONE``, ✅, 🚩), its
+    dates, and the clauses that state a rule (the imperative, in the folder's language)."""
+    found = [m.group(0) for m in STATUS_MARK.finditer(text)] + [m.group(0) for m in _DATE.finditer(text)]
+    found += [clause for clause in _PART.split(" ".join(text.split())) if line_states_rule(clause)]
+    return list(dict.fromkeys(found))
+
+
+def short_text(text: str, limit: int) -> str | None:
+    """The text cut to its own operative clauses, in order, within ``limit`` characters: the
+    first clause (what it is about), every clause holding a status mark, a date or a rule's
+    imperative, then as many clauses holding numbers and names as fit; the author's words, never
+    a generic summary.  None when the operative clauses alone do not fit (the text then stays
+    whole) or nothing is saved."""
+    text = " ".join(text.split())
+    parts = [part.strip() for part in _PART.split(text) if part.strip()]
+    if len(parts) < 2:
+        return None
+    must = {0} | {k for k, part in enumerate(parts)
+                  if STATUS_MARK.search(part) or _DATE.search(part) or line_states_rule(part)}
+    chosen = sorted(must)
+
+    def joined(picked: list[int]) -> str:  # a sentence's full stop gives way to the "; " that joins it
+        return "; ".join(parts[k].rstrip(";,") if n == len(picked) - 1 else parts[k].rstrip(";,.")
+                         for n, k in enumerate(picked))
+
+    if len(joined(chosen)) > limit:
+        return None
+    for k, part in enumerate(parts):  # then the numbers and names, in order, while they fit
+        if k not in must and _FACT.search(part) and len(joined(sorted(chosen + [k]))) <= limit:
+            chosen = sorted(chosen + [k])
+    short = joined(chosen)
+    if any(word not in short for word in operative_words(text)):
+        return None
+    return short if len(short) < len(text) else None
+
+
+def is_rule_entry(line: IndexLine, f: MemoryFile | None) -> bool:
+    """Whether an entry is a pin's or a rule's: its file pinned or a ``user``/``feedback``/
+    ``decision`` rule (by type or name), or its line an informal pin (``** ACTIVE **``,
+    ``START HERE``, ``CRITICAL``).  Such an entry is never shortened: what it says is what the
+    session must see."""
+    if INFORMAL_PIN.search(line.raw):
+        return True
+    if f is None:
+        return False
+    if f.pinned:
+        return True
+    kind = f.frontmatter.get("type").strip().lower()
+    return kind in RULE_TYPES or f.name.lower().startswith(tuple(t + "_" for t in RULE_TYPES))
+
+
 def short_line(line: IndexLine, f: MemoryFile | None, files: Mapping[str, MemoryFile]) -> str | None:
-    """The entry with a short title and hook, or None when it cannot be made shorter."""
+    """The entry with its long title and hook cut to their operative clauses
+    (:func:`short_text`), or None when it cannot be made shorter without losing one, or it is
+    a pin's or a rule's entry (:func:`is_rule_entry`)."""
+    if is_rule_entry(line, f):
+        return None
     raw = line.raw
-    hook_source = (f.description if f is not None else "") or line.hook or ""
-    hook = first_clause(hook_source, SHORT_HOOK) if hook_source else ""
-    if line.hook and line_states_rule(line.hook) and not line_states_rule(hook):
-        # the rule the hook states stays where it loads: its clause follows the short hook
-        rule = next((c.strip() for c in re.split(r"[.;·]\s+|\s+[—–]\s+|\n", line.hook) if line_states_rule(c)), "")
-        hook = f"{hook.rstrip('.…')} — {rule}" if hook and rule not in hook else rule
-        if not rule or len(hook) > SHORT_HOOK:
-            return None  # the rule does not fit a short hook: the line stays whole
     new = raw
+    # the line within ~200 characters (Claude Code's advice), each part keeping what it can
     if line.form is not None and line.form.value == "link" and len(line.link_text) > SHORT_TITLE:
-        title = first_clause(line.link_text, SHORT_TITLE)
+        room = LONG_HOOK - (len(raw.strip()) - len(line.link_text)) - min(len(line.hook.strip()), SHORT_HOOK)
+        title = short_text(line.link_text, max(SHORT_TITLE, room))
         start = raw.find("[" + line.link_text + "]")
-        if start >= 0:
+        if title is not None and start >= 0:
             new = raw[: start + 1] + title + raw[start + 1 + len(line.link_text):]
-    others = [ref.target for ref in line.refs if ref.target != line.target and ref.resolved in files]
-    others = list(dict.fromkeys(others))
-    if others:  # the files the line names stay named: a mention may be how they are reached
-        hook = (hook + " " if hook else "") + "(" + ", ".join(f"`{t}`" for t in others) + ")"
-    if hook and (line.hook or others or f is not None and f.description):
-        try:
-            new = with_hook(new, hook)
-        except ValueError:
-            pass
+    hook = line.hook.strip()
+    if len(hook) > SHORT_HOOK:
+        short = short_text(hook, max(SHORT_HOOK, LONG_HOOK - (len(new.strip()) - len(hook))))
+        if short is not None:
+            others = [ref.target for ref in line.refs if ref.target != line.target and ref.resolved in files]
+            others = [t for t in dict.fromkeys(others) if t not in short]
+            if others:  # the files the line names stay named: a mention may be how they are reached
+                short += " (" + ", ".join(f"`{t}`" for t in others) + ")"
+            try:
+                new = with_hook(new, short)
+            except ValueError:
+                pass
     return new if len(new.strip()) < len(raw.strip()) else None
 
 
-def shorten(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
-    """Shorten long entry lines, longest first, until the index is within its target."""
+def shorten(snapshot: Snapshot, target_lines: int | None = None, to_cap: bool = False) -> Changeset:
+    """Shorten long entry lines, longest first, until the index's characters are within their
+    target (``to_cap``: within the cap).  Shortening saves no line: an index that is over its
+    lines only is left alone."""
     index = snapshot.index
-    if not index.exists or within_target(snapshot, target_lines):
+    if not index.exists or within_target(snapshot, target_lines, to_cap):
         raise NothingToTrim("the index is within its fill target")
-    t_lines, t_bytes = target_size(snapshot.config, target_lines)
+    t_lines, t_bytes = target_size(snapshot.config, target_lines, to_cap)
     lines, size = _size(index, snapshot)
+    if size <= t_bytes:
+        raise NothingToTrim("only the index's lines are past the target: shortening saves no line")
+    loader = snapshot.config.loader
     long = sorted((pos for pos, line in enumerate(index.lines)
                    if line.kind is LineKind.ENTRY and _visible(line) > LONG_HOOK and not line.scope),
                   key=lambda pos: -_visible(index.lines[pos]))
     edit = LineEdit(index)
     old: list[str] = []
     for pos in long:
-        if size <= t_bytes and lines <= t_lines:
+        if size <= t_bytes:
             break
         line = index.lines[pos]
         new = short_line(line, snapshot.files.get(line.resolved or ""), snapshot.files)
@@ -139,9 +214,9 @@ def shorten(snapshot: Snapshot, target_lines: int | None = None) -> Changeset:
             continue
         edit.replace(pos, new)
         old.append(line.raw)
-        size -= len(encode_text(line.raw)) - len(encode_text(new))
+        size -= text_size(line.raw, loader) - text_size(new, loader)
     if not old:
-        raise NothingToTrim("no entry line is long enough to shorten")
+        raise NothingToTrim("no entry line is long enough to shorten without losing what it says")
     ops: list[Operation] = index_op(index, edit.render())
     ops += history_ops(snapshot, history_block("long entry lines shortened by memtui (the full lines)", old))
     return Changeset("shorten", f"shorten {len(old)} long entry line{'s' if len(old) != 1 else ''} "
@@ -190,19 +265,20 @@ def fully_stale(snapshot: Snapshot, now: datetime | date, repo: Path | str | Non
 
 
 def decay_plan(snapshot: Snapshot, target_lines: int | None = None, *, keep: Collection[str] = (),
-               stale: Collection[str] = ()) -> list[tuple[int, str]]:
+               stale: Collection[str] = (), to_cap: bool = False) -> list[tuple[int, str]]:
     """Positions of the entries to decay, in order, each with why.
 
     ``keep``: files whose entries never decay here — those the same pass has just indexed (a
     live file that had no entry would otherwise go straight into the archive index, filed as
     archived).  ``stale``: the fully stale files no guard holds (:func:`fully_stale`), which
-    decay after the archived ones and before the episodic ones."""
+    decay after the archived ones and before the episodic ones.  ``to_cap``: only as many as bring
+    the index within its cap (a pass that began on an index loading in full)."""
     index = snapshot.index
-    if not index.exists or within_target(snapshot, target_lines):
+    if not index.exists or within_target(snapshot, target_lines, to_cap):
         return []
     budget = measure(index, snapshot.config)
     loads_in_full = budget.cut_line is None and not budget.over_lines and not budget.over_bytes
-    t_lines, t_bytes = target_size(snapshot.config, target_lines)
+    t_lines, t_bytes = target_size(snapshot.config, target_lines, to_cap)
     lines, size = budget.lines, budget.bytes
     ranked: list[tuple[tuple[int, tuple[str, float]], int, str]] = []
     held: list[tuple[tuple[int, tuple[str, float]], int, str]] = []  # just indexed: the last resort
@@ -228,7 +304,7 @@ def decay_plan(snapshot: Snapshot, target_lines: int | None = None, *, keep: Col
     ranked.sort(key=lambda item: (item[0][0], item[0][1], item[1]))
     must = sum(1 for item in ranked if item[0][0] < 2)  # declared superseded, archived: always
 
-    sizes = line_sizes(index)
+    sizes = unit_sizes(index, snapshot.config)
     outline = Outline(index)
     counted = set(range(len(index.lines))) - {n - 1 for n in budget.stripped}
 
@@ -289,12 +365,12 @@ def _removal(index: Index, removed: set[int], outline: Outline | None = None) ->
 
 def decay(snapshot: Snapshot, target_lines: int | None = None,
           chosen: list[tuple[int, str]] | None = None, *, keep: Collection[str] = (),
-          stale: Collection[str] = ()) -> Changeset:
+          stale: Collection[str] = (), to_cap: bool = False) -> Changeset:
     """Decay entries past the fill target into the archive index, under their headings
     (``chosen``: the :func:`decay_plan` already made for this snapshot; ``keep`` and ``stale``
     as there)."""
     if chosen is None:
-        chosen = decay_plan(snapshot, target_lines, keep=keep, stale=stale)
+        chosen = decay_plan(snapshot, target_lines, keep=keep, stale=stale, to_cap=to_cap)
     if not chosen:
         raise NothingToTrim("nothing may decay: the index is within its target, or what is left "
                             "is pinned, a rule, or live in an index that loads in full")
@@ -377,24 +453,109 @@ def declared_superseded(snapshot: Snapshot) -> list[tuple[str, str]]:
     return out
 
 
+def names_of_files(snapshot: Snapshot) -> dict[str, list[str]]:
+    """The paths of a root's files by their bare names."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for p in snapshot.files:
+        by_name[p.rpartition("/")[2]].append(p)
+    return by_name
+
+
+def successor_of(snapshot: Snapshot, path: str, leaving: Collection[str] = (),
+                 by_name: Mapping[str, list[str]] | None = None) -> str | None:
+    """The live file a declared-superseded file's ``superseded_by`` ends at, following a chain
+    through successors that are themselves superseded (or ``leaving`` with it); None when the
+    chain ends at no live file.  ``by_name``: :func:`names_of_files`, when the caller has it."""
+    files = snapshot.files
+    if by_name is None:
+        by_name = names_of_files(snapshot)
+    seen = {path}
+    current = path
+    while True:
+        f = files.get(current)
+        if f is None:
+            return None
+        nxt = None
+        for name in f.frontmatter.names("superseded_by"):
+            found = name if name in files else (by_name[name.rpartition("/")[2]][0]
+                                                 if len(by_name.get(name.rpartition("/")[2], [])) == 1 else None)
+            if found is not None and found not in seen:
+                nxt = found
+                break
+        if nxt is None:
+            return None
+        g = files[nxt]
+        if not (g.archived or nxt in leaving or _declared_superseded(g)):
+            return nxt
+        seen.add(nxt)
+        current = nxt
+
+
+def place_successors(snapshot: Snapshot, olds: Collection[str]) -> list[Operation]:
+    """Entries for the successors of ``olds`` that have none, each right after the first entry
+    of the note it supersedes (same indentation): the note that supersedes one that loaded takes
+    its place in what loads.  A successor the archive index lists (decayed earlier) leaves it, its
+    line kept byte for byte in ``MEMORY-history.md``.  Nothing when every successor is already
+    listed."""
+    index = snapshot.index
+    if not index.exists:
+        return []
+    listed = {line.resolved for line in index.entries}
+    edit = LineEdit(index)
+    by_name: dict[str, list[str]] | None = None
+    placed: set[str] = set()
+    for pos, line in enumerate(index.lines):
+        if line.kind is not LineKind.ENTRY or line.scope or line.resolved is None or line.resolved not in olds:
+            continue
+        if by_name is None:
+            by_name = names_of_files(snapshot)
+        successor = successor_of(snapshot, line.resolved, olds, by_name)
+        if successor is None or successor in listed or in_team(successor):
+            continue
+        f = snapshot.files[successor]
+        indent = line.raw[: len(line.raw) - len(line.raw.lstrip())]
+        edit.insert_after(pos, indent + new_entry(f, f.description or f.title))
+        listed.add(successor)
+        placed.add(successor)
+    if not edit.changed:
+        return []
+    ops: list[Operation] = index_op(index, edit.render())
+    archive = snapshot.archive_index
+    gone = [pos for pos, line in enumerate(archive.lines)
+            if line.kind is LineKind.ENTRY and line.resolved in placed] if archive.exists else []
+    if gone:
+        aedit = LineEdit(archive)
+        for pos in gone:
+            aedit.remove(pos)
+        ops += index_op(archive, aedit.render())
+        state = apply_to_snapshot(snapshot, ops).snapshot
+        ops += history_ops(state, history_block("archive-index lines of successors given an entry by memtui "
+                                                "(their text before)", [archive.lines[p].raw for p in gone]))
+    return ops
+
+
 def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Changeset:
     """Move the files the author declared superseded into ``archive/``: their entries go, byte
-    for byte, into the archive index under their headings, pointed at the new place."""
+    for byte, into the archive index under their headings, pointed at the new place; a live
+    successor with no entry takes the place of the first entry it supersedes."""
     if paths is None:
         paths = [p for p, _ in declared_superseded(snapshot)]
     relink = {p: f"archive/{p}" for p in paths if f"archive/{p}" not in snapshot.files and p in snapshot.files}
     if not relink:
         raise NothingToTrim("no file is declared superseded outside archive/")
+    placed = place_successors(snapshot, relink)
+    if placed:
+        snapshot = apply_to_snapshot(snapshot, placed).snapshot
     index = snapshot.index
     positions = [pos for pos, line in enumerate(index.lines)
                  if line.kind is LineKind.ENTRY and line.resolved in relink and not line.scope]
     ops: list[Operation] = [Move(src, dst) for src, dst in relink.items()]
     listed = {line.resolved for line in index.entries} | {line.resolved for line in snapshot.archive_index.entries}
     changes = decay_lines(snapshot, positions, relink) if index.exists else None
-    index_ops = list(changes.ops) if changes is not None else []
+    index_ops = placed + (list(changes.ops) if changes is not None else [])
     missing = [p for p in relink if p not in listed]
     if missing:
-        state = apply_to_snapshot(snapshot, index_ops).snapshot if index_ops else snapshot
+        state = apply_to_snapshot(snapshot, index_ops[len(placed):]).snapshot if index_ops else snapshot
         archive = archive_index_of(state)
         aedit = LineEdit(archive)
         raws = [new_entry(snapshot.files[p], snapshot.files[p].description or snapshot.files[p].title,
@@ -403,7 +564,7 @@ def archive_declared(snapshot: Snapshot, paths: list[str] | None = None) -> Chan
             raws = ["# Memory archive", ""] + raws
         aedit.insert_after(len(archive.lines) - 1, *raws)
         index_ops += index_op(archive, aedit.render())
-        index_ops = _last_write_wins(index_ops)
+    index_ops = _last_write_wins(index_ops)
     return Changeset("archive", f"archive {len(relink)} file{'s' if len(relink) != 1 else ''} their "
                      "author declared superseded", tuple(ops + index_ops))
 

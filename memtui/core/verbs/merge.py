@@ -10,8 +10,12 @@ What a merge of ``a.md`` and ``b.md`` (``b.md`` the newer) does:
   ``pinned: true``.  Its body is the one the caller gives, else the newer body followed by the
   lines of the older bodies it does not already hold (a fenced code block counts as one line;
   each older file's part under a ``## From a.md`` heading).  Its name is the slug of its title,
-  else ``slug_YYYY-MM-DD.md``, then ``-2``, ``-3``… — never a source's name, so a name in
-  ``consolidated_from`` always means the archived source.
+  else ``slug_YYYY-MM-DD.md`` (the newest date the sources state, else the merge day), then
+  ``-2``, ``-3``… — never a source's name, so a name in ``consolidated_from`` always means the
+  archived source.  The newer file is the one with the newer known date; a modification time a
+  copy made (every file of the root written within minutes) is no date, and between sources no
+  date tells apart the largest is the base (a long guide merged with its one-page summary keeps
+  the guide's title).
 - **the sources** get ``folded_into: <gist>`` (and lose ``pinned``) and move, otherwise intact,
   to ``archive/<path>``, each with an entry in ``MEMORY-archive.md``.
 - **the index**: the sources' entries leave ``MEMORY.md`` and the gist's entry takes the place
@@ -34,7 +38,8 @@ from ..judge.contradictions import freshness
 from ..model.changeset import Changeset, Create, Move, Operation, Refusal, VerbError, Write
 from ..model.frontmatter import clear_key, parse_frontmatter, set_key
 from ..model.index_edit import IndexDraft, new_entry, one_line
-from ..model.snapshot import ARCHIVE_DIR, MemoryFile, Snapshot, encode_text
+from ..model.snapshot import ARCHIVE_DIR, LineKind, MemoryFile, Snapshot, encode_text
+from ..tidy.lines import keep_erased
 from .lifecycle import _draft, _file, hook_for, region_covers, slugify
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -79,13 +84,17 @@ def merge(
         archive.append_entry(new_entry(replace(f, path=dst), hook_for(snapshot, f)))
     draft = _draft(snapshot)
     _place_gist(snapshot, draft, archive, sources, newest, gist)
+    renamed = _rename_mentions(snapshot, draft, sources, gist_path)
     for d in (draft, archive):
         if d.changed:
             ops.append(Write(d.path, d.render(), d.original) if d.original is not None
                        else Create(d.path, d.render()))
     names = ", ".join(f.path for f in sources)
     note = " (pinned)" if gist.pinned else ""
-    return Changeset("merge", f"merge {names} → {gist_path}{note}", tuple(ops))
+    changeset = Changeset("merge", f"merge {names} → {gist_path}{note}", tuple(ops))
+    if renamed:  # the lines as they were, kept in MEMORY-history.md
+        changeset = keep_erased(snapshot, changeset, "index lines that named a merged source (their text before)")
+    return changeset
 
 
 def _place_gist(
@@ -120,6 +129,33 @@ def _place_gist(
     draft.drop_empty_block("Pinned")
 
 
+def _rename_mentions(snapshot: Snapshot, draft: IndexDraft, sources: Sequence[MemoryFile], gist_path: str) -> bool:
+    """The index's other lines that name a source in backticks (an instruction such as "check
+    `a.md` first") name the gist instead: what loads never sends the session to a file the
+    merge archives.  Entries are left to :func:`_place_gist`; a path written whole is renamed
+    whole, a bare name only when no other file of the root shares it.  Whether any was."""
+    names: dict[str, str] = {}
+    for f in sources:
+        names[f"`{f.path}`"] = f"`{gist_path}`"
+        bare = posixpath.basename(f.path)
+        if bare != f.path and sum(posixpath.basename(p) == bare for p in snapshot.files) == 1:
+            names.setdefault(f"`{bare}`", f"`{posixpath.basename(gist_path)}`"
+                             if posixpath.dirname(gist_path) == posixpath.dirname(f.path) else f"`{gist_path}`")
+    kinds = [line.kind for line in draft.index.lines]
+    renamed = False
+    for k, (raw, ending) in enumerate(draft.items):
+        if k < len(kinds) and kinds[k] is LineKind.ENTRY or "`" not in raw:
+            continue
+        new = raw
+        for old, to in names.items():
+            new = new.replace(old, to)
+        if new != raw:
+            draft.items[k] = (new, ending)
+            draft._reparse()
+            renamed = True
+    return renamed
+
+
 @dataclass(frozen=True)
 class _GistPlan:
     """Which source is the newest, the others newest first, and where the gist goes."""
@@ -130,9 +166,34 @@ class _GistPlan:
 
 
 def _gist_plan(snapshot: Snapshot, sources: Sequence[MemoryFile], today: date | None) -> _GistPlan:
-    newest = max(sources, key=lambda f: (freshness(f), f.path))
+    dated = _known_dates(snapshot, sources)
+    # the newest known date first; between sources no date tells apart, the largest (a gist of a
+    # long guide and its one-page summary is the guide, not the summary)
+    newest = max(sources, key=lambda f: (dated[f.path] is not None, dated[f.path] or date.min, len(f.body), f.path))
     others = sorted((f for f in sources if f is not newest), key=lambda f: (-freshness(f), f.path))
-    return _GistPlan(newest, tuple(others), gist_name(snapshot, newest, sources, today or date.today()))
+    stamp = dated[newest.path] or max((d for d in dated.values() if d is not None), default=None)
+    return _GistPlan(newest, tuple(others), gist_name(snapshot, newest, sources, stamp or today or date.today()))
+
+
+def _known_dates(snapshot: Snapshot, sources: Sequence[MemoryFile]) -> dict[str, date | None]:
+    """When each source was last true, as far as anything says (:func:`~memtui.core.judge.ages.stated_date`):
+    None for a file dated only by a modification time the root's copy made (all its files
+    written within minutes: a clone, a backup, a restore — that time is no age)."""
+    from ..judge.ages import MTIME_SOURCE, mtime_burst, stated_date
+
+    copied: frozenset[str] | None = None  # the files the root's copy wrote, asked once
+    out: dict[str, date | None] = {}
+    for f in sources:
+        when, source = stated_date(f)
+        if source == MTIME_SOURCE:
+            if copied is None:
+                burst = mtime_burst(snapshot.files)
+                copied = burst.paths if burst is not None else frozenset()
+            if f.path in copied:
+                out[f.path] = None
+                continue
+        out[f.path] = when.date()
+    return out
 
 
 @dataclass(frozen=True)
@@ -181,7 +242,8 @@ def _sources(snapshot: Snapshot, paths: Sequence[str]) -> list[MemoryFile]:
 
 
 def gist_name(snapshot: Snapshot, newest: MemoryFile, sources: Sequence[MemoryFile], today: date) -> str:
-    """A free path for the gist beside the newest source: its title's slug, else dated."""
+    """A free path for the gist beside the newest source: its title's slug, else dated by
+    ``today`` (the date of the sources the gist gathers, when they state one)."""
     folder = posixpath.dirname(newest.path)
     folder = folder + "/" if folder else ""
     slug = slugify(newest.title) or slugify(newest.stem) or "merged"
