@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from memtui.core.judge.consolidate import _question as scan_question
 from memtui.core.judge.consolidate import scan, scan_cached, scan_root
 from memtui.core.judge.stalecache import _question, stale_facts_root, stale_json_cached
 from memtui.core.judge.staleness import row_json, rows_at, score_root
@@ -390,7 +391,7 @@ def test_the_scan_memo_answers_only_the_same_question(make_root) -> None:
         assert unread == (expected, ())
     assert expected.pairs  # the question has an answer worth keeping
     snapshot, cache = load_cached(root, clock=aged)
-    assert cache.memo("scan", cache.loaded_digest("scan", 1, 0.5, False, [])) is not None
+    assert cache.memo("scan", cache.loaded_digest(*scan_question(0.5, False, []))) is not None
     (root / "b.md").write_text(topic("other", body="Nothing alike here at all.\n"))
     snapshot, cache = load_cached(root, clock=aged)
     assert scan_cached(snapshot, cache, 0.5) == scan(load_root(root), 0.5)
@@ -403,7 +404,7 @@ def test_a_scan_memo_naming_a_path_outside_the_listing_is_refused(make_root) -> 
     snapshot, cache = load_cached(root, clock=aged)
     expected = scan_cached(snapshot, cache, 0.5)
     assert expected.pairs
-    digest = cache.loaded_digest("scan", 1, 0.5, False, [])
+    digest = cache.loaded_digest(*scan_question(0.5, False, []))
     kept = cache.memo("scan", digest)
     assert kept is not None
     pair = list(kept[1][0])

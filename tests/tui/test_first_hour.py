@@ -305,10 +305,11 @@ async def test_a_symlinked_memtui_folder_says_one_thing_in_the_inbox(demo_root: 
         notices = [n.message for n in app._notifications]
         assert not any("interrupted change" in m for m in notices), notices
         assert any(m.startswith("changes are not possible here") for m in notices), notices
+        # a look writes nothing in the folder: the Inbox keeps what was seen in memtui's cache,
+        # so a .memtui it cannot use stops changes, not the Inbox
         header = str(app.main.query_one("#inbox-header").render())
-        assert header.startswith("the inbox is unavailable")
-        lines = "\n".join(screen_lines(app))
-        assert "nothing changed" not in lines and "cannot tell what changed" in lines
+        assert header.startswith("first look:"), header
+        assert "the inbox is unavailable" not in "\n".join(screen_lines(app))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])

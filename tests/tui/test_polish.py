@@ -232,7 +232,10 @@ async def test_dream_boxes_say_checked_by_their_glyph(demo_root: Path) -> None:
         def rows() -> list[str]:
             return [items.render_line(y).text for y in range(len(kinds))]
 
-        assert all(row.startswith("▐X▌") for row in rows()), rows()
+        checked = [item.checked for item in screen.plan.items]
+        assert [row.startswith("▐X▌") for row in rows()] == checked, rows()  # the demo's shorten waits unchecked
+        assert [row.startswith("▐ ▌") for row in rows()] == [not c for c in checked], rows()
+        assert checked[0] and checked[1]
         await press(pilot, "j", "space")  # uncheck the second item
         drawn = rows()
         assert drawn[1].startswith("▐ ▌") and drawn[0].startswith("▐X▌"), drawn
