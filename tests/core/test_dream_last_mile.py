@@ -470,8 +470,10 @@ def test_each_trim_is_listed_once_when_a_repair_grows_an_index_past_its_cap(make
                 f"the runbook moved to ops/sprint{i}.md; the dashboards renamed for team {i}; the old alerts retired")
         lines.append(f"- [Sprint {i}](session_2026-04-{i % 28 + 1:02d}_sprint{i}.md) — {hook}")
         files[f"session_2026-04-{i % 28 + 1:02d}_sprint{i}.md"] = topic(f"Sprint {i}", f"sprint {i}")
-    for i in range(3):
-        files[f"feedback_rule_{i}.md"] = topic(f"Rule {i}", f"always do thing {i}", type_="feedback")
+    # three rules of their own (three notes with one body are near copies, and merged)
+    for i, rule in enumerate(("commit small and often", "write the failing test first",
+                              "ask a second reviewer for schema changes")):
+        files[f"feedback_rule_{i}.md"] = topic(f"Rule {i}", rule, type_="feedback", body=f"Always {rule}.\n")
     files["MEMORY.md"] = "\n".join(lines) + "\n"
     snapshot = load_root(make_root(files), BudgetConfig(max_lines=200, max_bytes=6_000))
     assert measure(snapshot.index, snapshot.config).over_bytes
