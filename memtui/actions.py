@@ -324,8 +324,10 @@ class UserActions(App[int]):
             self.notify(str(exc), severity="error")
             return
         if edited.status != 0:
-            self.notify(f"{editor_name()} exited with status {edited.status}; your copy is at "
-                        f"{edited.copy}", severity="warning", timeout=6)
+            where = (f"your copy is at {edited.copy}" if edited.kept
+                     else "nothing was typed, so no copy is kept")
+            self.notify(f"{editor_name()} {edited.exit_text}; {where}", severity="warning",
+                        timeout=6)
             return
         if not edited.changed:
             edited.discard()

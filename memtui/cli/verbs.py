@@ -448,8 +448,8 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
         return code
 
     if edited.status != 0:
-        return kept(fail(args, f"the editor exited with status {edited.status}; nothing changed",
-                         EXIT_USAGE))
+        code = fail(args, f"the editor {edited.exit_text}; nothing changed", EXIT_USAGE)
+        return kept(code) if edited.kept else code
     if not edited.changed:
         edited.discard()
         return fail(args, f"'{rels[0]}' is unchanged", EXIT_OK)

@@ -237,3 +237,21 @@ def test_a_diff_shows_a_files_control_characters_as_escapes(make_root: MakeRoot,
         assert "\x1b" not in out and "\x07" not in out, argv
         assert "\\e[2J" in out, argv  # the diff is there, escaped
 
+
+
+def test_an_editor_killed_by_a_signal_leaves_no_temp_folder_and_is_named(
+        root: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+    script = tmp_path / "editor.py"
+    script.write_text("import os, signal, sys\n"
+                      "p = sys.argv[1]\n"
+                      "open(os.path.join(os.path.dirname(p), '.swp'), 'w').write('swap')\n"
+                      "os.kill(os.getpid(), signal.SIGTERM)\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, err = run(capsys, "edit", str(root / "beta.md"))
+    assert code == 2
+    assert "killed by SIGTERM" in err and "status -15" not in err and "kept" not in err
+    assert list(Path(tempfile.gettempdir()).glob("memtui-edit-*")) == []
+    assert (root / "beta.md").read_text() == VALID_ROOT["beta.md"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -37,9 +38,29 @@ class EditedCopy:
     def changed(self) -> bool:
         return self.status == 0 and self.data != self.original
 
+    @property
+    def kept(self) -> bool:
+        """Whether the copy is still on disk (a failed editor's untouched copy is removed)."""
+        return self.copy.parent.exists()
+
+    @property
+    def exit_text(self) -> str:
+        """How the editor ended, in words: ``exited with status 2`` or ``killed by SIGTERM``."""
+        return exit_text(self.status)
+
     def discard(self) -> None:
         """Remove the copy and its private folder."""
         shutil.rmtree(self.copy.parent, ignore_errors=True)
+
+
+def exit_text(status: int) -> str:
+    """A process's end in words; a negative status is the signal that killed it, by name."""
+    if status >= 0:
+        return f"exited with status {status}"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"
 
 
 def editor_name() -> str:
@@ -66,4 +87,12 @@ def edit_copy(name: str, data: bytes, launch: Launch = subprocess.call) -> Edite
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         raise EditorFailed(f"cannot run the editor '{editor}': {exc.strerror or exc}") from None
-    return EditedCopy(copy, status, data, copy.read_bytes())
+    try:
+        edited = copy.read_bytes()
+    except OSError:  # the editor removed or replaced the copy with something unreadable
+        edited = b""
+    if status != 0 and edited == data:
+        # a failed or killed editor that left the copy as it was: nothing typed is in it, so
+        # its folder goes now, with whatever the editor left beside it (a swap file)
+        shutil.rmtree(folder, ignore_errors=True)
+    return EditedCopy(copy, status, data, edited)
