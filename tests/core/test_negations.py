@@ -324,3 +324,38 @@ def test_the_keys_of_a_root_are_each_files_keys(specs: list[list[tuple[str, str]
     full = [s.full for s in token_sets_of(files)]
     families = cover([BASE, chosen]).families  # type: ignore[list-item]
     assert root_keys(files, full, families) == [_file_keys(f, families, full[i]) for i, f in enumerate(files)]
+
+
+def test_a_rule_is_breached_not_contradicted_by_a_finding(make_root: MakeRoot) -> None:
+    """"The lookup must use `filteredRows`" is a rule: a review saying the code uses `rows`
+    instead of `filteredRows` reports a breach of it; "we no longer use `filteredRows`" retracts it."""
+    rule = "If navigation filters the list, the detail lookup must use `filteredRows[selected]`.\n"
+    finding = "M9: the detail view uses `rows[selected]` instead of `filteredRows[selected]`, a wrong row.\n"
+    root = make_root({
+        "MEMORY.md": "",
+        "list_patterns.md": topic("List patterns", body=rule, updated="2026-03-01"),
+        "review_findings.md": topic("Review findings", body=finding, updated="2026-05-10"),
+    })
+    assert contradictions(root) == []
+    retraction = "We no longer use `filteredRows[selected]`; the list keeps one array.\n"
+    (root / "review_findings.md").write_text(topic("Review findings", body=retraction, updated="2026-05-10"))
+    assert [c.negation for c in contradictions(root)] == ["uses/no longer"]
+
+
+def note(path: str, text: str) -> MemoryFile:
+    return MemoryFile(path, len(text), 0.0, text, parse_frontmatter(text))
+
+
+def test_who_removed_something_is_not_what_was_removed() -> None:
+    """"`cleanText` already removed them": the name before an active removal is its doer."""
+    f = note("parser.md", topic("Parser", body="The second parse finds no tags because `cleanText` already removed them.\n"))
+    assert not [c for c in neg_claims(f) if "cleantext" in {t.word for t in c.terms}]
+    passive = note("parser.md", topic("Parser", body="The `cleanText` step was removed.\n"))
+    assert [c for c in neg_claims(passive) if "cleantext" in {t.word for t in c.terms}]
+
+
+def test_a_preposition_ends_what_a_cue_negates() -> None:
+    """"should not call it inside useEffect": what is not called is "it", not "inside"."""
+    f = note("tui.md", topic(
+        "TUI", body="This is fine, but the TUI should not call it inside useEffect or Ink render.\n"))
+    assert not [c for c in neg_claims(f) if {"inside", "useeffect"} & {t.word for t in c.terms}]

@@ -132,7 +132,7 @@ def is_candidate(f: MemoryFile, include_sessions: bool = False, logs: Collection
 TOKENIZER_VERSION = 1
 #: the judgment's version: bump it when a rule changes what a scan proposes from the same tokens,
 #: so that no memo kept by an older memtui answers for it
-JUDGMENT_VERSION = 2
+JUDGMENT_VERSION = 3
 
 
 def cached_token_sets(f: MemoryFile, canon: dict[str, str] | None = None) -> TokenSets:
@@ -534,6 +534,13 @@ class _Judge:
         path = self.files[i].path
         return path in self.logs and name_template(path) is not None
 
+    def excerpt_of_log(self, small: int, large: int) -> bool:
+        """Whether ``small``, a note that is no log, is "contained in" ``large``, a log of work: a
+        curated fact a long log only retells is kept (the standard of DESIGN §6: a small excerpt
+        of a much larger log is no merge; folding the note into the log would bury the fact in
+        an episode)."""
+        return self.files[large].path in self.logs and self.files[small].path not in self.logs
+
     def template(self, i: int) -> str | None:
         if i not in self._templates:
             self._templates[i] = name_template(self.files[i].path)
@@ -547,6 +554,8 @@ class _Judge:
         if found is None:
             return None
         small, large = (i, j) if len(self.sets[i].full) <= len(self.sets[j].full) else (j, i)
+        if found.kind == CONTAINED and self.excerpt_of_log(small, large):
+            return None
         held = self.held(small, large)
         if found.evidence not in ("near-copy", "verbatim") and held < self.tuning.merge_hold:
             return None
@@ -567,6 +576,8 @@ class _Judge:
         if held < self.tuning.merge_hold:
             return None
         ratio = len(self.sets[large].full) / max(1, len(self.sets[small].full))
+        if ratio >= CONTAINED_RATIO and self.excerpt_of_log(small, large):
+            return None
         return Verdict(CONTAINED if ratio >= CONTAINED_RATIO else DUPLICATE, "rare words", cos, held)
 
     def _rule(self, i: int, j: int) -> Verdict | None:

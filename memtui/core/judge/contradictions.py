@@ -37,6 +37,9 @@ from .simjoin import TokenSets, brute_force_pairs, pair_score
 from .textsim import similarity
 
 SUBJECT_TOKENS = 6  # informative words after a cue that make its subject
+#: words that stand for a thing named elsewhere: a cue followed by one ("use it", "avoid them")
+#: has no subject of its own, and the words after it are about something else (where, how)
+PRONOUNS = frozenset("it its this that these those them they one ones which".split())
 
 CONTRADICTION_RANGE = (0.4, 0.6)
 
@@ -155,7 +158,11 @@ def cues(f: MemoryFile) -> tuple[Cue, ...]:
         start = ends[bisect_left(ends, m.start()) - 1] if bisect_left(ends, m.start()) else 0
         if k + 1 < len(matches):
             stop = min(stop, matches[k + 1].start())
-        subject = frozenset(token_list(text[m.end() : stop])[:SUBJECT_TOKENS])
+        after = text[m.end() : stop]
+        first = after.split(maxsplit=1)[:1]
+        if first and first[0].strip("`*_,.;:()") in PRONOUNS:
+            continue  # "uses it inside a useEffect": what is used was named before, not here
+        subject = frozenset(token_list(after)[:SUBJECT_TOKENS])
         if not subject:
             continue
         sentence_end = ends[bisect_left(ends, m.end())]

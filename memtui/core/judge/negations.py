@@ -302,7 +302,8 @@ _STOP_MARK_BEFORE = re.compile(r"[,;:\[\]|—–→=]")
 _PUNCTUATION = "\"'“”‘’`*_.!?()<>{}[]"
 _STOP_WORDS_BEFORE = frozenset(
     "but and or with by to for because since so than instead yet if when until unless as from in on at into after "
-    "before during e ou mas por com para porque y o pero con ve ama ile için".split()
+    "before during inside outside within onto through throughout across over under about upon between among "
+    "e ou mas por com para porque y o pero con ve ama ile için".split()
 )
 _STOP_WORDS_AFTER = _STOP_WORDS_BEFORE | {"is", "are", "was", "were", "has", "have", "had", "be", "been"}
 
@@ -599,6 +600,11 @@ def _quote(sentence: str) -> str:
     return sentence if len(sentence) <= MAX_SENTENCE else sentence[: MAX_SENTENCE - 1] + "…"
 
 
+#: an object right after the cue: the cue is active ("`cleanText` already removed them"), and the
+#: words before it name who did it, not what was removed
+_ACTIVE_OBJECT = re.compile(r"\s+(?:them|it|this|these|those|him|her|us|me|everything)\b", re.IGNORECASE)
+
+
 def _claims_in(sentence: str, ids: Iterable[int], longest: int = 0) -> list[NegClaim]:
     """The claims of the cues ``ids`` in one sentence; with ``longest``, only those whose negated
     phrase holds at most that many words."""
@@ -623,7 +629,8 @@ def _claims_in(sentence: str, ids: Iterable[int], longest: int = 0) -> list[NegC
                 words = _words(m.group("x"), limit=limit)
             else:
                 after = _words(_slot_after(sentence, m.end()), limit=limit) if cue.slot != BEFORE else []
-                slot = _slot_before(sentence, m.start()) if cue.slot != AFTER else ""
+                slot = (_slot_before(sentence, m.start())
+                        if cue.slot != AFTER and not _ACTIVE_OBJECT.match(sentence, m.end()) else "")
                 before = _last_words(slot, _opens(sentence, slot), limit) if slot else []
                 if cue.slot == BOTH:
                     words, backwards = (after, False) if after else (before, True)
@@ -1107,7 +1114,7 @@ def negated_pairs(
             if mention.distance >= settings.pos_window:
                 continue
             for i, claim, term in wanted[mention.word]:
-                if i == j or not _meets(claim.family, mention.status, settings):
+                if i == j or not _meets(claim.family, mention, settings):
                     continue
                 context = _context(claim.sentence, mention.sentence, mention.word)
                 run = span(claim.phrase, mention.word, mention.words)
@@ -1147,7 +1154,7 @@ def negated_pairs_brute(
                             or not word_tokens(term.word) <= full[j] or df(term.word) > settings.max_df):
                         continue
                     for mention in mentions(other, {term.word}):
-                        if mention.distance >= settings.pos_window or not _meets(claim.family, mention.status,
+                        if mention.distance >= settings.pos_window or not _meets(claim.family, mention,
                                                                                  settings):
                             continue
                         context = _context(claim.sentence, mention.sentence, term.word)
@@ -1165,13 +1172,29 @@ def negated_pairs_brute(
     return sorted(out.values(), key=lambda p: (p.neg, p.pos, p.family, _rank(p)))
 
 
-def _meets(family: str, status: bool, settings: Settings) -> bool:
+#: a sentence that prescribes rather than reports ("must use X", "always use X", "X を必ず使う"): a
+#: rule of the folder, not a statement of what is in use
+_PRESCRIBES = re.compile(
+    r"\b(?:always|must|should|required|mandatory|make\s+sure|ensure)\b"
+    r"|\b(?:sempre|siempre|deve[mr]?|debe[nr]?|obrigat[óo]ri[oa]|obligatori[oa])\b"
+    r"|\b(?:her\s+zaman|mutlaka|zorunlu)\b"
+    r"|必ず|べき|必須|항상|반드시|해야|필수|必须|務必|务必|总是|總是|应该|應該",
+    re.IGNORECASE,
+)
+
+
+def _meets(family: str, mention: Mention, settings: Settings) -> bool:
     """Whether a negative cue of ``family`` meets a mention that says X is done (``status``) or
     in use: a status flip only a status word; a removal or negation either, a status word when
-    the settings let it."""
+    the settings let it.  A mention that prescribes X (:data:`_PRESCRIBES`: "must use X") is a
+    rule, and only its retraction contradicts it ("no longer", "removed"): a note that says
+    something is used instead of X, or that X is missing or not done, reports a breach of the
+    rule, not a disagreement with it."""
+    if family not in (NO_LONGER, REMOVED) and _PRESCRIBES.search(mention.sentence):
+        return False
     if family == STATUS:
-        return status
-    return not status or settings.status_affirms
+        return mention.status
+    return not mention.status or settings.status_affirms
 
 
 def _rank(p: NegatedPair) -> tuple[int, int, int, int, int, str, str, str]:
