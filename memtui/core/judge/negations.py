@@ -380,6 +380,7 @@ class Mention:
     status: bool  # a status word (done, merged, ✅), not a use cue
     sentence: str
     words: tuple[str, ...] = ()  # the sentence's words in the order they are written
+    prescribes: bool = False  # the sentence prescribes (:data:`_PRESCRIBES`): a rule, not a report
 
 
 def span(phrase: Sequence[str], word: str, words: Sequence[str]) -> int:
@@ -932,6 +933,8 @@ def mentions(f: MemoryFile, wanted: Collection[str]) -> list[Mention]:
         words = tuple(w for w, _ in _words(sentence))
         if not any(w in wanted for w in words) or negates(sentence):
             continue
+        quote = _quote(sentence)
+        prescribes = bool(_PRESCRIBES.search(quote))
         for pattern, status in ((_POSITIVE, False), (_STATUS_POSITIVE, True)):
             for m in pattern.finditer(sentence):
                 if not status and _is_negated_use(sentence, m):
@@ -939,7 +942,7 @@ def mentions(f: MemoryFile, wanted: Collection[str]) -> list[Mention]:
                 for side in (_terms_after(sentence, m.end()), _terms_before(sentence, m.start())):
                     for term in side:
                         if term.word in wanted:
-                            out.append(Mention(term.word, term.distance, status, _quote(sentence), words))
+                            out.append(Mention(term.word, term.distance, status, quote, words, prescribes))
     return out
 
 
@@ -1190,7 +1193,7 @@ def _meets(family: str, mention: Mention, settings: Settings) -> bool:
     rule, and only its retraction contradicts it ("no longer", "removed"): a note that says
     something is used instead of X, or that X is missing or not done, reports a breach of the
     rule, not a disagreement with it."""
-    if family not in (NO_LONGER, REMOVED) and _PRESCRIBES.search(mention.sentence):
+    if family not in (NO_LONGER, REMOVED) and mention.prescribes:
         return False
     if family == STATUS:
         return mention.status
