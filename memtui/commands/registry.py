@@ -276,7 +276,7 @@ COMMANDS: tuple[Command, ...] = (
             "or reject.", CHANGE, _run_merge, why.merge_why_not, writes=True, footer=True),
     Command("supersede_entry", "s", "Supersede",
             "Mark the selected file obsolete and pick its successor; shows the change first.",
-            CHANGE, _run_supersede, why.or_marked(why.not_archived), writes=True, footer=True),
+            CHANGE, _run_supersede, why.or_marked(why.supersede_why_not), writes=True, footer=True),
     Command("rebuild_index", "R", "Rebuild index",
             "Edit MEMORY.md back within its contract: repairs, a prose dump made pointers, "
             "long lines and decay only past the fill target; shows the diff first.", CHANGE,
