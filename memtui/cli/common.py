@@ -14,9 +14,11 @@ from memtui.terminal_text import SURROGATES, escaped
 from memtui.terminal_text import plain as plain  # re-exported: the verbs print through plain
 
 if TYPE_CHECKING:  # Rich loads only when something is printed through it
+    from collections.abc import Iterable, Sequence
     from typing import TextIO
 
     from rich.console import Console
+    from rich.table import Table
 
     from memtui.core.model.snapshot import BudgetConfig, Snapshot
 
@@ -154,10 +156,61 @@ def console() -> Console:
     from rich.console import Console
 
     out = Console(highlight=False, soft_wrap=True)
-    if not out.is_terminal and not os.environ.get("COLUMNS"):
+    if piped(out):
         out.width = PIPED_WIDTH
     out.on_broken_pipe = partial(_reader_left, out)  # type: ignore[method-assign]
     return out
+
+
+def piped(out: Console) -> bool:
+    """Whether ``out`` goes to a pipe or a file and no ``COLUMNS`` chooses a width: its tables are
+    then printed plainly (:func:`print_plain`)."""
+    return not out.is_terminal and not os.environ.get("COLUMNS")
+
+
+def add_plain_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plain", action="store_true",
+                        help="print the table as tab-separated text: a header row, then one row "
+                        "per line, no title or legend (the default when piped without COLUMNS)")
+
+
+def plain_wanted(args: argparse.Namespace, out: Console) -> bool:
+    """Whether a table command prints its tables plainly: ``--plain``, or :func:`piped`."""
+    return bool(getattr(args, "plain", False)) or piped(out)
+
+
+def markup_text(cell: object) -> str:
+    """What a Rich table shows of a cell: a ``str`` is markup, reduced to its text (a ``Text`` its
+    plain text)."""
+    if isinstance(cell, str):
+        if "[" not in cell and ":" not in cell:
+            return cell
+        from rich.text import Text
+
+        return Text.from_markup(cell).plain
+    return str(getattr(cell, "plain", cell))
+
+
+def print_plain(out: Console, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """A table as tab-separated text on ``out``: a header row of column names, then one line per
+    row; no borders, padding, colour or title.  Cells are literal text, each one field: its
+    control characters, tabs and line breaks written as escapes (:func:`plain`, as everywhere
+    the CLI prints a memory folder's text), so no cell can break a row or drive the terminal."""
+    lines = ["\t".join(plain(name) for name in header)]
+    lines.extend("\t".join(plain(cell) for cell in row) for row in rows)
+    try:
+        out.file.write("\n".join(lines) + "\n")
+        out.file.flush()
+    except BrokenPipeError:
+        out.on_broken_pipe()
+
+
+def table_cells(table: Table) -> tuple[list[str], list[list[str]]]:
+    """A Rich table's column names and rows as the text Rich shows (its cells are markup), for
+    :func:`print_plain`."""
+    names = [markup_text(column.header) for column in table.columns]
+    columns = [[markup_text(cell) for cell in column.cells] for column in table.columns]
+    return names, [list(row) for row in zip(*columns)]
 
 
 def _reader_left(out: Console) -> None:

@@ -10,9 +10,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import EXIT_OK, UsageError, budget_config, console, esc, print_json
+from .common import (
+    EXIT_OK,
+    UsageError,
+    budget_config,
+    console,
+    esc,
+    plain_wanted,
+    print_json,
+    print_plain,
+    table_cells,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.table import Table
+
     from memtui.core.dream.fleet import FleetRow
 
 
@@ -97,23 +111,46 @@ def _figures(row: FleetRow, now: datetime) -> dict[str, str]:
 WIDE = ("layer", "files", "lines", "chars", "cut", "err", "warn", "peak", "agent", "dream", "why")
 
 
+def _table(rows: list[FleetRow], now: datetime, name: Callable[[FleetRow], str],
+           plainly: bool = False) -> Table:
+    """The wide table: a mark, the root, then the :data:`WIDE` columns (``plainly``: the mark
+    empty, not a space, on a root needing no attention)."""
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    table.add_column("!", no_wrap=True)
+    table.add_column("root", overflow="fold", ratio=1, min_width=16)
+    for column in WIDE:
+        table.add_column(column, no_wrap=True,
+                         justify="left" if column in ("layer", "why") else "right")
+    for row in rows:
+        cells = _figures(row, now) | {"layer": esc(row.layer), "files": f"{row.files:,}"}
+        table.add_row("[bold red]![/]" if row.attention else "" if plainly else " ", name(row),
+                      *[cells[column] for column in WIDE])
+    return table
+
+
 def _print(rows: list[FleetRow], args: argparse.Namespace) -> None:
     """A table on a wide terminal; on a narrow one, two lines a root (its name whole, then its
     figures), so no column is dropped."""
-    from rich.table import Table
-
     from memtui.core.dream.fleet import home_short
 
     out = console()
+    plainly = plain_wanted(args, out)
     now = datetime.now(timezone.utc)
     need = sum(1 for row in rows if row.attention)
     base = _common_folder([row.root for row in rows])
-    out.print(f"[bold]{len(rows)} memory root{'s' * (len(rows) != 1)}[/]"
-              + (f" under {esc(home_short(base))}" if base else "")
-              + f" · {need} need{'s' * (need == 1)} attention (marked !)")
 
     def name(row: FleetRow) -> str:
         return esc(os.path.relpath(row.root, base) if base else home_short(row.root))
+
+    if plainly:  # the roots whole (no common folder taken off), no title, no legend
+        table = _table(rows, now, lambda row: esc(row.root), plainly)
+        print_plain(out, *table_cells(table))
+        return
+    out.print(f"[bold]{len(rows)} memory root{'s' * (len(rows) != 1)}[/]"
+              + (f" under {esc(home_short(base))}" if base else "")
+              + f" · {need} need{'s' * (need == 1)} attention (marked !)")
 
     if out.width < 120:
         for row in rows:
@@ -125,17 +162,7 @@ def _print(rows: list[FleetRow], args: argparse.Namespace) -> None:
                       f"{cells['err']} err  peak {cells['peak']}  agent {cells['agent']}  "
                       f"dream {cells['dream']}")
     else:
-        table = Table(box=None, pad_edge=False)
-        table.add_column("!", no_wrap=True)
-        table.add_column("root", overflow="fold", ratio=1, min_width=16)
-        for column in WIDE:
-            table.add_column(column, no_wrap=True,
-                             justify="left" if column in ("layer", "why") else "right")
-        for row in rows:
-            cells = _figures(row, now) | {"layer": esc(row.layer), "files": f"{row.files:,}"}
-            table.add_row("[bold red]![/]" if row.attention else " ", name(row),
-                          *[cells[column] for column in WIDE])
-        out.print(table)
+        out.print(_table(rows, now, name))
     out.print("[dim]lines and chars against the loader's caps · cut: the first line not loaded · "
               "peak: highest use in the pressure log and its days · agent: the agent's last write "
               "(~ from file times, ? unknown) · dream: items a dream would check (+ left for a "

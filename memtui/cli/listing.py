@@ -13,13 +13,17 @@ from .common import (
     Subparsers,
     UsageError,
     add_budget_options,
+    add_plain_option,
     budget_config,
     console,
     esc,
     find_roots,
+    plain_wanted,
     print_json,
+    print_plain,
     rel_root,
     report_pending,
+    table_cells,
 )
 from .loaded import load_snapshot
 from .validate import finding_counts
@@ -41,6 +45,7 @@ def register(subparsers: Subparsers) -> None:
     )
     listing.add_argument("path", nargs="?", help="a folder to look in (default: discovery)")
     listing.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_plain_option(listing)
     add_budget_options(listing)
     from .fleet import add_fleet_options
 
@@ -178,6 +183,7 @@ def run_list(args: argparse.Namespace) -> int:
                    + ([_missing_json(missing)] if missing is not None else []))
         return EXIT_OK
     out = console()
+    plainly = plain_wanted(args, out)  # every row names its layer, whole; no note, no legend
     names = [rel_root(row.root, args.path) for row in rows] + ([str(missing)] if missing else [])
     # the root keeps its width on a narrow terminal (the figures after it are short); the
     # layer and the bytes give way first
@@ -200,14 +206,15 @@ def run_list(args: argparse.Namespace) -> int:
         group = (item.project, item.layer)
         if previous is not None and group != previous:
             table.add_section()
-        shown_layer = item.layer if group != previous else ""
+        shown_layer = item.layer if group != previous or plainly else ""
         previous = group
         over = budget.over_lines or budget.over_bytes
         use_style = "red" if over else "yellow" if budget.utilization >= 0.9 else "green"
         table.add_row(
             shown_layer,
             esc(rel_root(row.root, args.path))
-            + (f" [dim]({esc(inactive[row.root])})[/]" if row.root in inactive else ""),
+            + (f" [dim]({esc(inactive[row.root])})[/]" if row.root in inactive and not plainly
+               else ""),
             str(row.files),
             f"{budget.lines}/{budget.max_lines}",
             f"{budget.bytes:,}/{budget.max_bytes:,}",
@@ -217,7 +224,10 @@ def run_list(args: argparse.Namespace) -> int:
         )
     if missing is not None:
         table.add_section()
-        table.add_row("machine-local", str(missing), "[dim]none yet[/]", "", "", "", "", "")
+        table.add_row("machine-local", esc(missing), "[dim]none yet[/]", "", "", "", "", "")
+    if plainly:
+        print_plain(out, *table_cells(table))
+        return EXIT_OK
     if narrow:
         for header in ("layer", units, "warnings"):
             if root_width + sum(len(str(c.header)) + 3 for c in table.columns if c.header != "root") + 4 \

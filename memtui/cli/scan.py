@@ -22,10 +22,12 @@ from .common import (
     Subparsers,
     UsageError,
     add_loader_option,
+    add_plain_option,
     budget_config,
     console,
     esc,
     find_roots,
+    plain_wanted,
     print_json,
     rel_root,
     report_pending,
@@ -48,10 +50,11 @@ def register(subparsers: Subparsers) -> None:
                         help="overlap a pair needs, greater than 0 and at most 1 (default 0.8)")
     parser.add_argument("--include-sessions", action="store_true",
                         help="also consider the logs of work (session notes, hand-offs, status reports)")
-    parser.add_argument("--limit", metavar="N", type=int, default=DEFAULT_LIMIT,
+    parser.add_argument("--limit", metavar="N", type=int, default=None,
                         help=f"rows shown per table (default {DEFAULT_LIMIT}; 0 shows all; "
-                        "--json always has all)")
+                        "--json always has all, --plain all unless --limit is given)")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_plain_option(parser)
     parser.add_argument("--all", action="store_true",
                         help="across every root on this machine: the same lesson re-learned in "
                         "several projects, to promote to the user layer")
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_relearned(args)
     threshold = parse_threshold(args.threshold)
-    if args.limit < 0:
+    if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit: {args.limit} must be 0 (all) or more")
     results = []
     interrupted = False
@@ -102,9 +105,79 @@ def run(args: argparse.Namespace) -> int:
         print_json(objects[0] if len(objects) == 1 else objects)
         return EXIT_FINDINGS if interrupted else EXIT_OK
     out = console()
+    if plain_wanted(args, out):
+        _print_plain(out, results, args)
+        return EXIT_FINDINGS if interrupted else EXIT_OK
+    if args.limit is None:
+        args.limit = DEFAULT_LIMIT
     for result in results:
         _print_result(out, result, args)
     return EXIT_FINDINGS if interrupted else EXIT_OK
+
+
+#: the plain form's tables, always all four in this order, each a header row and its rows
+PLAIN_HEADERS = (
+    ("#", "file", "relation", "other file", "evidence", "cosine", "score", "title", "body",
+     "similar", "shared words"),
+    ("files", "pairs", "review", "members"),
+    ("older (superseded)", "newer (successor)", "order", "type", "score", "negation", "about",
+     "older says", "newer says"),
+    ("older (folded)", "newer (successor)", "kind", "why"),
+)
+
+
+def _print_plain(out: Console, results: list[ScanResult], args: argparse.Namespace) -> None:
+    """The four tables as tab-separated blocks (near-duplicates, clusters, contradictions,
+    supersessions), each its header row then its rows, a blank line between them; every root's
+    rows in one block (a root column first when there are several); no title or summary."""
+    from pathlib import Path
+
+    from .common import print_plain
+
+    several = len(results) > 1
+    blocks: list[list[list[str]]] = [[], [], [], []]
+    for result in results:
+        first = [rel_root(Path(result.root), args.path)] * several
+        limit = args.limit or 0
+        for block, rows in zip(blocks, _plain_rows(result)):
+            block.extend(first + row for row in rows[:_shown(len(rows), limit)])
+    for n, (header, rows) in enumerate(zip(PLAIN_HEADERS, blocks)):
+        if n:
+            print_plain(out, [], [])  # the blank line between blocks
+        print_plain(out, ["root"] * several + list(header), rows)
+
+
+def _plain_rows(result: ScanResult) -> tuple[list[list[str]], ...]:
+    """The rows of the four plain tables, each cell literal text on one line."""
+    pairs = []
+    for n, pair in enumerate(result.pairs, start=1):
+        more = pair.shared_count - min(len(pair.shared), SHARED_SHOWN)
+        shared = ", ".join(pair.shared[:SHARED_SHOWN]) + (f" +{more}" if more > 0 else "")
+        if pair.contained_in is not None:
+            small = pair.b if pair.contained_in == pair.a else pair.a
+            files = [small, "contained in", pair.contained_in]
+        else:
+            files = [pair.a, "↔", pair.b]
+        pairs.append([str(n), *files, pair.evidence, f"{pair.cosine:.2f}", f"{pair.score:.2f}",
+                      _fmt(pair.title_score), _fmt(pair.body_score), f"{pair.similarity:.0%}",
+                      shared])
+    clusters = []
+    for cluster in result.clusters:
+        if len(cluster.files) > 2 or cluster.review_pairwise:
+            flags = [f for f, on in (("oversized", cluster.oversized), ("chained", cluster.chained)) if on]
+            clusters.append([str(len(cluster.files)), f"{cluster.pairs}/{cluster.possible}",
+                             ("⚠ pair by pair: " + ", ".join(flags)) if flags else "as one merge",
+                             ", ".join(cluster.files)])
+    contradictions = [
+        [c.old, c.new, "dated" if c.ordered else "unknown", c.type, f"{c.score:.2f}", c.negation,
+         " ".join(c.subject), *c.sentences]
+        for c in result.contradictions]
+    supersessions = [
+        [found.old, found.new,
+         ("✓ " if found.strong else "") + found.proposal if found.kind != "contained"
+         else "contained in", "; ".join(found.evidence)]
+        for found in result.supersessions]
+    return pairs, clusters, contradictions, supersessions
 
 
 def _shown(rows: int, limit: int) -> int:

@@ -24,12 +24,15 @@ from .common import (
     Subparsers,
     UsageError,
     add_loader_option,
+    add_plain_option,
     budget_config,
     console,
     esc,
     find_roots,
     plain,
+    plain_wanted,
     print_json,
+    print_plain,
     rel_root,
     report_pending,
 )
@@ -57,6 +60,7 @@ def register(subparsers: Subparsers) -> None:
                         help="also check that URLs answer 200 (off by default)")
     parser.add_argument("--action", choices=ACTIONS, help="show only files with this action")
     parser.add_argument("--json", action="store_true", help="print JSON (see README)")
+    add_plain_option(parser)
     add_loader_option(parser)
     parser.set_defaults(func=run)
 
@@ -114,9 +118,33 @@ def run(args: argparse.Namespace) -> int:
         print_json(objects[0] if len(objects) == 1 else objects)
         return EXIT_FINDINGS if interrupted else EXIT_OK
     out = console()
+    if plain_wanted(args, out):  # one table for every root: a root column when there are several
+        several = len(reports) > 1
+        print_plain(out, ["root"] * several + [col.header for col in _columns()], [
+            [rel_root(facts.root, args.path)] * several + _plain_row(row)
+            for facts, rows in reports for row in rows if not args.action or row[4] == args.action])
+        return EXIT_FINDINGS if interrupted else EXIT_OK
     for facts, rows in reports:
         _print_report(out, facts, rows, now, args)
     return EXIT_FINDINGS if interrupted else EXIT_OK
+
+
+def _plain_row(row: Row) -> list[str]:
+    """A row's cells as the table shows them, without padding or colour (literal text)."""
+    from memtui.core.judge.dates import DATE_KEYS
+    from memtui.core.judge.staleness import REFS_WORDS
+
+    score, path, days, _, action, _, cls, downgraded, guards, f = row
+    return [
+        f"{score:.1f}",
+        action,
+        REFS_WORDS[cls] + (" ↓" if downgraded else ""),
+        f[1],
+        "unknown" if f[16] else f"{days:.0f}d" + ("" if f[4] in DATE_KEYS else f" {f[4]}"),
+        _missing_text(f[11]),
+        ", ".join(kind for kind, _ in guards),
+        path,
+    ]
 
 
 def _file_text(row: Row, n: str) -> str:
