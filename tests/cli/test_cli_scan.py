@@ -71,7 +71,8 @@ def test_several_roots_give_a_list(make_root: MakeRoot, capsys: pytest.CaptureFi
     assert all(d["pairs"] == [] for d in data)
 
 
-def test_tables(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tables(root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the tables a terminal shows (piped: tab-separated)
     assert main(["scan", str(root)]) == 0
     out = capsys.readouterr().out
     assert "1 pair: 1 at overlap ≥ 0.80" in out and "1 contradiction" in out
@@ -81,9 +82,21 @@ def test_tables(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "--include-sessions" in out
 
 
-def test_limit_says_showing_n_of_m(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_limit_says_showing_n_of_m(root: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
     assert main(["scan", str(root), "--include-sessions", "--limit", "1"]) == 0
     assert "showing 1 of 3" in capsys.readouterr().out
+
+
+def test_plain_tables_have_every_row_unless_limited(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Piped, the near-duplicates are not cut at the terminal's 40 without a word: every row,
+    or the --limit asked for."""
+    assert main(["scan", str(root), "--include-sessions"]) == 0
+    pairs = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert pairs[0].startswith("#\tfile\t") and len(pairs) == 1 + 3
+    assert main(["scan", str(root), "--include-sessions", "--limit", "1"]) == 0
+    assert len(capsys.readouterr().out.split("\n\n")[0].splitlines()) == 1 + 1
 
 
 @pytest.mark.parametrize(

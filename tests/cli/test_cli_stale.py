@@ -86,7 +86,8 @@ def test_repo_option_points_references_at_a_project(make_root: MakeRoot, tmp_pat
     assert [m["kind"] for m in entry["modifiers"]] == ["missing-file"]
 
 
-def test_table(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_table(root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the table a terminal shows (piped: tab-separated)
     assert main(["stale", str(root), "--now", "2026-11-29"]) == 0
     out = capsys.readouterr().out
     for heading in ("score", "action", "refs", "type", "age", "guards", "file"):
@@ -179,7 +180,9 @@ def test_json_says_which_ages_are_unknown_and_why(copied: Path, capsys: pytest.C
     assert json.loads(capsys.readouterr().out) == data
 
 
-def test_the_table_says_which_ages_are_unknown_and_why(copied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_table_says_which_ages_are_unknown_and_why(copied: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the legend is the table's (piped: left out)
     assert main(["stale", str(copied), "--now", "2026-12-02"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "5 ages unknown" in out and "never fresh" in out

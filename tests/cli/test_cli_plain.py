@@ -1,0 +1,151 @@
+"""The CLI's tables printed plainly: ``--plain``, and by default when piped without ``COLUMNS`` —
+a header row, then one tab-separated row a line, no title, legend, border, padding or colour, a
+cell's tabs, line breaks and control characters written as escapes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memtui.cli.main import main
+from tests.support.roots import MakeRoot, topic
+
+#: a file name no cell may carry into a row as they are: a tab, a line break, an
+#: escape sequence (clear the screen) and a bell
+HOSTILE = "tab\there\nnext\x1b[2J\x07.md"
+
+
+@pytest.fixture
+def root(make_root: MakeRoot) -> Path:
+    return make_root({
+        "MEMORY.md": "- [gc](gc_runbook.md) — gc\n- [h](hostile.md) — h\n",
+        "gc_runbook.md": topic("GC runbook for blob sweeps", body="Sweep orphaned blobs nightly "
+                               "after the retention window, verify counts, then compact.\n"),
+        "gc_operations.md": topic("GC runbook for blob sweeps, operations", body="Sweep orphaned "
+                                  "blobs nightly after the retention window, verify counts, then "
+                                  "compact.\n"),
+        HOSTILE: topic("Hostile"),
+        "hostile.md": topic("Hostile too"),
+    })
+
+
+@pytest.fixture
+def fleet(make_root: MakeRoot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch Claude Code config with two projects' memory folders, one named with a tab."""
+    for name in ("-w-one", "-w-t\tab"):
+        make_root({"MEMORY.md": "# M\n- [A](a.md) — the alpha fact\n", "a.md": topic("A")},
+                  name=f"claude/projects/{name}/memory")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    return tmp_path / "claude"
+
+
+def rows(out: str) -> list[list[str]]:
+    """The output's lines split at tabs, after checking each has the header's number of fields."""
+    lines = out.splitlines()
+    assert lines and out.endswith("\n")
+    table = [line.split("\t") for line in lines]
+    assert all(len(row) == len(table[0]) for row in table), table
+    return table
+
+
+def printed(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 0
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out and "\x07" not in captured.out
+    return captured.out
+
+
+PLAIN_HEADERS = {
+    "stale": ["score", "action", "refs", "type", "age", "missing refs", "guards", "file"],
+    "list": ["layer", "root", "files", "lines", "characters", "use", "errors", "warnings"],
+}
+
+
+def test_stale_plain_is_a_header_and_one_row_a_file(root: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # --plain wins over a terminal's width
+    table = rows(printed(capsys, "stale", str(root), "--now", "2026-11-29", "--plain"))
+    assert table[0] == PLAIN_HEADERS["stale"]
+    files = [row[-1] for row in table[1:]]
+    assert sorted(files) == sorted(["gc_runbook.md", "gc_operations.md", "hostile.md",
+                                    "tab\\there\\nnext\\e[2J\\x07.md"])
+    for row in table[1:]:
+        assert float(row[0]) >= 0 and row[1] in ("prune", "review", "keep")
+        assert row[0] == row[0].strip() and "[" not in row[1]  # no padding, no markup
+
+
+def test_stale_of_several_roots_puts_the_root_first(make_root: MakeRoot,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    make_root({"MEMORY.md": "", "a.md": topic("a")}, name="top/one")
+    make_root({"MEMORY.md": "", "b.md": topic("b"), "c.md": topic("c")}, name="top/two")
+    table = rows(printed(capsys, "stale", str(make_root({}, name="top")), "--plain"))
+    assert table[0] == ["root", *PLAIN_HEADERS["stale"]]
+    assert sorted((row[0], row[-1]) for row in table[1:]) == [
+        ("one", "a.md"), ("two", "b.md"), ("two", "c.md")]
+
+
+def test_list_plain_names_the_layer_on_every_row(make_root: MakeRoot, root: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    make_root({"MEMORY.md": "- [a](a.md) — a\n", "a.md": topic("a")}, name="other\tone")
+    table = rows(printed(capsys, "list", str(root.parent), "--plain"))
+    assert table[0] == PLAIN_HEADERS["list"]
+    assert sorted(row[1] for row in table[1:]) == ["other\\tone", "root"]
+    for row in table[1:]:
+        assert row[0] and row[2].isdigit() and row[3].endswith("/200") and row[5].endswith("%")
+
+
+def test_list_all_plain_is_one_row_a_root(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = rows(printed(capsys, "list", "--all", "--plain"))
+    assert table[0] == ["!", "root", "layer", "files", "lines", "chars", "cut", "err", "warn",
+                        "peak", "agent", "dream", "why"]
+    roots = sorted(row[1] for row in table[1:])
+    assert roots == [str(fleet / "projects" / "-w-one" / "memory"),
+                     str(fleet / "projects" / "-w-t\\tab" / "memory")]
+    assert all(row[0] in ("", "!") and row[3] == "1" for row in table[1:])
+
+
+def test_scan_plain_is_four_blocks_each_with_its_header(root: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = printed(capsys, "scan", str(root), "--plain")
+    blocks = out.split("\n\n")
+    assert len(blocks) == 4
+    pairs, clusters, contradictions, supersessions = (rows(b + "\n" * (not b.endswith("\n")))
+                                                      for b in blocks)
+    assert pairs[0][:4] == ["#", "file", "relation", "other file"] and len(pairs) == 3
+    assert {frozenset((row[1], row[3])) for row in pairs[1:]} == {
+        frozenset(("gc_runbook.md", "gc_operations.md")),
+        frozenset(("hostile.md", "tab\\there\\nnext\\e[2J\\x07.md"))}  # one field, escaped
+    assert all(row[0].isdigit() and row[2] in ("↔", "contained in") for row in pairs[1:])
+    assert clusters[0] == ["files", "pairs", "review", "members"]
+    assert contradictions[0][:2] == ["older (superseded)", "newer (successor)"]
+    assert supersessions[0][:2] == ["older (folded)", "newer (successor)"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["stale", "{root}", "--now", "2026-11-29"],
+    ["list", "{parent}"],
+    ["scan", "{root}"],
+    ["list", "--all"],
+])
+def test_piped_without_columns_is_the_plain_form(argv: list[str], root: Path, fleet: Path,
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Standard output here is a capture, not a terminal: without COLUMNS the table is the plain
+    one; with COLUMNS it is the table a terminal of that width shows."""
+    args = [a.format(root=root, parent=root.parent) for a in argv]
+    monkeypatch.delenv("COLUMNS", raising=False)
+    plain = printed(capsys, *args, "--plain")
+    assert printed(capsys, *args) == plain
+    monkeypatch.setenv("COLUMNS", "200")
+    assert printed(capsys, *args, "--plain") == plain
+    table = printed(capsys, *args)
+    assert "\t" not in table and table != plain
+    if argv[0] == "list" and argv[1] == "--all":  # no borders: the title and legend
+        assert "memory roots" in table and "--sort COLUMN to sort" in table
+    else:
+        assert "┃" in table and "│" in table  # the bordered table, as before
+    if argv[0] == "stale":
+        assert "suggestions only; nothing was changed" in table
