@@ -16,6 +16,7 @@ from .common import (
     add_plain_option,
     budget_config,
     console,
+    err_console,
     esc,
     find_roots,
     plain_wanted,
@@ -30,6 +31,8 @@ from .validate import finding_counts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from rich.console import Console
 
     from memtui.core.judge.layers import CrossDuplicate, Layered
     from memtui.core.model.snapshot import Snapshot
@@ -225,8 +228,9 @@ def run_list(args: argparse.Namespace) -> int:
     if missing is not None:
         table.add_section()
         table.add_row("machine-local", esc(missing), "[dim]none yet[/]", "", "", "", "", "")
-    if plainly:
+    if plainly:  # the facts in two layers are no row: said on stderr, so stdout is the rows
         print_plain(out, *table_cells(table))
+        _print_duplicates(err_console(), duplicates, args.path)
         return EXIT_OK
     if narrow:
         for header in ("layer", units, "warnings"):
@@ -235,14 +239,18 @@ def run_list(args: argparse.Namespace) -> int:
                 break
             table.columns = [c for c in table.columns if c.header != header]
     out.print(table)
+    _print_duplicates(out, duplicates, args.path)
+    return EXIT_OK
+
+
+def _print_duplicates(out: Console, duplicates: Sequence[CrossDuplicate], base: str | None) -> None:
     if duplicates:
         out.print(f"[yellow]{len(duplicates)} fact{'s' * (len(duplicates) != 1)} kept in two "
                   "layers[/] (keep one: archive the other copy):")
         for d in duplicates:
-            out.print(f"  {esc(rel_root(Path(d.root_a), args.path))}/{esc(d.a)}  ≈  "
-                      f"{esc(rel_root(Path(d.root_b), args.path))}/{esc(d.b)}  "
+            out.print(f"  {esc(rel_root(Path(d.root_a), base))}/{esc(d.a)}  ≈  "
+                      f"{esc(rel_root(Path(d.root_b), base))}/{esc(d.b)}  "
                       f"[dim]similarity {d.similarity:.2f}[/]")
-    return EXIT_OK
 
 
 def _duplicates_by_project(layers: Sequence[Layered], snapshots: Sequence[Snapshot | None],

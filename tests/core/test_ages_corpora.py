@@ -55,7 +55,9 @@ def test_no_copied_file_reads_modified_0_days_ago(reports: list[dict[str, object
                 assert " were written within " in entry["age_unknown"]
 
 
-def test_stale_says_which_ages_are_unknown_and_why(copies: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stale_says_which_ages_are_unknown_and_why(copies: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the table's legend (piped, the plain rows have none)
     root = copies / "emrecanmuslu__adena-baby-mobile__claude-memory"
     assert main(["stale", str(root), "--now", NOW]) == 0
     out = " ".join(capsys.readouterr().out.split())

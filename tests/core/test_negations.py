@@ -206,8 +206,10 @@ def test_dream_yes_applies_no_contradiction(make_root: MakeRoot, capsys: pytest.
     assert {p.name: p.read_bytes() for p in root.glob("*.md")} == before
 
 
-def test_scan_table_quotes_what_each_note_says(make_root: MakeRoot, capsys: pytest.CaptureFixture[str]) -> None:
-    """``memtui scan`` says what the contradiction is: the subject and both sentences, older first."""
+def test_scan_table_quotes_what_each_note_says(make_root: MakeRoot, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``memtui scan`` says what the contradiction is: the subject and both sentences, older first
+    (in the plain form, each in its own field)."""
     from memtui.cli.main import main
 
     root = make_root({
@@ -215,6 +217,14 @@ def test_scan_table_quotes_what_each_note_says(make_root: MakeRoot, capsys: pyte
         "pricing_service.md": topic("Pricing service", body=PRICING, updated="2026-03-01"),
         "oracle_choice.md": topic("Oracle choice", body=ORACLE, updated="2026-05-10"),
     })
+    assert main(["scan", str(root), "--plain"]) == 0
+    block = capsys.readouterr().out.split("\n\n")[2].splitlines()
+    header, row = block[0].split("\t"), block[1].split("\t")
+    said = dict(zip(header, row))
+    assert said["about"] == "chainlink" and said["older (superseded)"] == "pricing_service.md"
+    assert said["older says"].startswith("The pricing service uses the Chainlink oracle")
+    assert said["newer says"] == "Price feeds: NOT Chainlink, Pyth."
+    monkeypatch.setenv("COLUMNS", "200")
     assert main(["scan", str(root)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "about: chainlink" in out

@@ -61,7 +61,7 @@ def test_list_groups_a_projects_roots_by_layer(layers: tuple[Path, Path, Path], 
 
 
 def test_the_same_fact_in_two_layers_is_found(layers: tuple[Path, Path, Path], tmp_path: Path,
-                                              capsys) -> None:
+                                              capsys, monkeypatch) -> None:
     local, shared, _ = layers
     (local / "deploy_rule.md").write_text(topic("Staging deploy rule", "release branch only", body=FACT))
     with open(local / "MEMORY.md", "a") as index:
@@ -78,6 +78,11 @@ def test_the_same_fact_in_two_layers_is_found(layers: tuple[Path, Path, Path], t
     assert data["machine-local"]["duplicates_across_layers"] == data["shared"]["duplicates_across_layers"]
     assert len(data["shared"]["duplicates_across_layers"]) == 1
     assert data["agents"]["duplicates_across_layers"] == []
+    assert main(["list", str(tmp_path)]) == 0  # piped: the rows on stdout, the note on stderr
+    captured = capsys.readouterr()
+    assert "1 fact kept in two layers" in captured.err and "deploy_rule.md" in captured.err
+    assert "kept in two layers" not in captured.out and captured.out.startswith("layer\troot\t")
+    monkeypatch.setenv("COLUMNS", "200")  # the table a terminal shows, the note below it
     assert main(["list", str(tmp_path)]) == 0
     assert "1 fact kept in two layers" in capsys.readouterr().out
 
