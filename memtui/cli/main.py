@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args_list and (args_list[0] in commands or args_list[0] in ("-h", "--help", "--version")):
             args, extra = parser.parse_known_args(args_list)
             if extra:
-                sub = choices[args.command] if choices and args.command in choices else None
+                sub = choices.get(args.command) if isinstance(choices, dict) else None
                 hint = did_you_mean(extra[0].partition("=")[0], sub.option_names()) \
                     if isinstance(sub, MemtuiParser) and extra[0].startswith("--") else ""
                 raise UsageError(f"{args.command}: unrecognized arguments: {' '.join(extra)}{hint} "
