@@ -415,6 +415,17 @@ def unknown_in_keymap(keymap: Keymap) -> tuple[str, ...]:
     return tuple(sorted(name for name in keymap if name not in BY_NAME))
 
 
+def keymap_conflicts(keymap: Keymap) -> dict[str, tuple[str, ...]]:
+    """Each key that runs more than one command after the keymap (the registry's own keys are
+    each one command's), with those commands' names — which one a key press runs would be an
+    accident of the registry's order."""
+    runs: dict[str, list[str]] = {}
+    for command in COMMANDS:
+        for key in keys_of(command, keymap).split(","):
+            runs.setdefault(key.strip(), []).append(command.name)
+    return {key: tuple(names) for key, names in runs.items() if len(names) > 1}
+
+
 def _binding_rows(bindings: list[Binding]) -> list[tuple[str, str, str]]:
     return [(keys_shown(b.key), b.description, b.tooltip) for b in bindings]
 
