@@ -4,6 +4,7 @@ cell's tabs, line breaks and control characters written as escapes."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,9 @@ def test_list_plain_names_the_layer_on_every_row(make_root: MakeRoot, root: Path
         assert row[0] and row[2].isdigit() and row[3].endswith("/200") and row[5].endswith("%")
 
 
-def test_list_all_plain_is_one_row_a_root(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_all_plain_is_one_row_a_root(fleet: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # not the narrow terminal's two lines a root
     table = rows(printed(capsys, "list", "--all", "--plain"))
     assert table[0] == ["!", "root", "layer", "files", "lines", "chars", "cut", "err", "warn",
                         "peak", "agent", "dream", "why"]
@@ -149,3 +152,25 @@ def test_piped_without_columns_is_the_plain_form(argv: list[str], root: Path, fl
         assert "┃" in table and "│" in table  # the bordered table, as before
     if argv[0] == "stale":
         assert "suggestions only; nothing was changed" in table
+
+
+def test_a_rich_tables_cells_become_their_text() -> None:
+    """The markup of a drawn table's cells goes, its escaped brackets stay, and a cell's
+    control characters are escapes in the printed field."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from memtui.cli.common import esc, print_plain, table_cells
+
+    table = Table()
+    table.add_column("[bold]name[/]")
+    table.add_column("n", justify="right")
+    table.add_row(esc("[red]not markup[/]\tx"), "[red]3[/]")
+    table.add_row(esc("a\x1b]0;title\x07"), "4")
+    names, cells = table_cells(table)
+    assert names == ["name", "n"]
+    assert cells == [["[red]not markup[/]\\tx", "3"], ["a\\e]0;title\\x07", "4"]]
+    written = io.StringIO()
+    out = Console(file=written, width=20)
+    print_plain(out, ["a\tb", "c"], [["1\n2", "\x1b[2J"]])
+    assert written.getvalue() == "a\\tb\tc\n1\\n2\t\\e[2J\n"
