@@ -12,6 +12,7 @@ says why in words (the ``why`` column, and the line under the list for the highl
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +25,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from memtui.commands import BY_NAME
 from memtui.core.dream.fleet import SORT_COLUMNS, FleetRow, ago, fleet_row, sort_fleet
@@ -106,6 +108,18 @@ def sort_rows(rows: list[RootRow], column: str, descending: bool) -> list[RootRo
     return ordered + [r for r in rows if r.fleet is None]
 
 
+def shared_start(paths: list[str]) -> str:
+    """What every one of several paths starts with, up to a separator (``/``, ``-``, ``_`` or
+    ``.``), leaving each at least one character: written once above the list, so the rows show
+    the part that tells them apart (``-home-dev-`` of Claude Code's project folders)."""
+    if len(paths) < 2:
+        return ""
+    start = os.path.commonprefix(paths)
+    while start and (start[-1] not in "/-_." or any(len(p) == len(start) for p in paths)):
+        start = start[:-1]
+    return start
+
+
 class RootList(RowList[RootRow]):
     """One row per root: the fleet's columns, as many as fit."""
 
@@ -115,6 +129,8 @@ class RootList(RowList[RootRow]):
     sort_column: str = "found"
     descending: bool = False
     now: datetime | None = None
+    #: what every root's path starts with (not drawn in the rows: the title says it)
+    start: str = ""
 
     def item_key(self, item: RootRow) -> object:
         return item.root
@@ -136,7 +152,8 @@ class RootList(RowList[RootRow]):
         cells = [
             Cell(Text("●" if is_open else " ", style=self.style_of("accent")), 1),
             Cell(Text("!" if attention else " ", style=self.style_of("error")), 1),
-            Cell(display_path(item.root), None, min_width=PATH_MIN, middle=True),
+            Cell(display_path(item.root)[len(self.start):], None, min_width=PATH_MIN,
+                 middle=True),
         ]
         figures = self._figures(item)
         cells += [Cell(figures[c.sort], c.width, justify=c.justify) for c in columns_for(width)]
@@ -231,12 +248,15 @@ class RootPickerScreen(Screen[Path]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
-            yield Static(f"{len(self.roots)} memory roots found — pick one to open",
+            start = shared_start([display_path(root) for root in self.roots])
+            under = f" under {start}…" if start else ""
+            yield Static(Text(f"{len(self.roots)} memory roots found{under} — pick one to open"),
                          classes="dialog-title")
             yield Static(self._legend(), id="root-legend", classes="list-header")
             root_list = RootList(self.rows, id="root-list")
             root_list.current = self.current
             root_list.now = self.now
+            root_list.start = start
             yield ColumnHeader(root_list, id="root-columns")
             yield root_list
             yield Static("", id="root-detail", classes="list-header")
@@ -262,8 +282,11 @@ class RootPickerScreen(Screen[Path]):
     def _measure(self) -> None:
         """Every root's fleet row without the dream's count first, then each one's count (a
         dream plan when the stat cache does not keep it)."""
+        worker = get_current_worker()
         for dream in (False, True):
             for root in self.roots:
+                if worker.is_cancelled:  # the picker is gone (a root was opened)
+                    return
                 row = fleet_row(root, self.config, now=self.now, dream=dream)
                 self.post_message(self.Measured(row, dream))
 

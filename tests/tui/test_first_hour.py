@@ -261,7 +261,7 @@ async def test_the_root_picker_marks_the_open_root_and_counts_errors(make_root: 
 TOPIC = "---\nname: {0}\ndescription: {0}\ntype: project\n---\n{0}\n"
 
 
-def fleet_roots(make_root: Any) -> tuple[Path, Path, Path]:
+def fleet_roots(make_root: Any, over_name: str = "over") -> tuple[Path, Path, Path]:
     """Three roots: one small and clean, one with two orphans (errors), one whose index the
     loader cuts (250 entries against the 200-line cap)."""
     small = make_root({"MEMORY.md": "# M\n- [A](a.md) — a\n", "a.md": TOPIC.format("A")},
@@ -270,7 +270,7 @@ def fleet_roots(make_root: Any) -> tuple[Path, Path, Path]:
                         "b.md": TOPIC.format("B"), "c.md": TOPIC.format("C")}, name="orphan")
     over = {"MEMORY.md": "# M\n" + "".join(f"- [N{i}](n{i}.md) — note {i}\n" for i in range(250))}
     over |= {f"n{i}.md": TOPIC.format(f"N{i}") for i in range(250)}
-    return small, orphan, make_root(over, name="over")
+    return small, orphan, make_root(over, name=over_name)
 
 
 def picker_lines(app: Any) -> list[str]:
@@ -417,7 +417,7 @@ async def test_root_picker_marks_a_root_over_budget_at_any_width(
     """The root whose index the loader cuts is marked ``!`` and says why in words (the why
     column when there is room, the line under the list always); at 80 columns the columns
     that do not fit go and the path is cut in its middle, not its end."""
-    roots = fleet_roots(make_root)
+    roots = fleet_roots(make_root, "over-budget-project-with-a-long-folder-name/memory")
     app = make_app(*roots)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -426,7 +426,7 @@ async def test_root_picker_marks_a_root_over_budget_at_any_width(
         lines = picker_lines(app)
         marked = [line for line in lines if line[2] == "!"]
         assert len(marked) == 2 and all(line[2] == " " for line in lines if line not in marked)
-        over = next(line for line in lines if "/over" in line)
+        over = next(line for line in lines if "/memory" in line)
         assert over[2] == "!" and "251/200" in over, over
         await press(pilot, "end")
         detail = str(screen.query_one("#root-detail").render())
@@ -439,10 +439,21 @@ async def test_root_picker_marks_a_root_over_budget_at_any_width(
         if size[0] == 80:
             assert "why" not in header and "layer" not in header, header
             assert all(len(line) <= 80 for line in text.splitlines())
-            assert "…" in over and over.split()[1].endswith("/over"), over  # cut in the middle
+            name = over.split()[1]  # cut in the middle: its start and its end
+            assert name.startswith("over-") and "…" in name and name.endswith("name/memory"), over
         else:
             assert "why" in header and "layer" in header, header
             assert "index cut" in over and "2 errors" in next(line for line in lines if "orphan" in line)
+
+
+def test_the_root_picker_writes_what_every_root_starts_with_once() -> None:
+    from memtui.screens.root_picker import shared_start
+
+    projects = "claude/projects/-home-dev-"
+    assert shared_start([projects + "alpha/memory", projects + "beta/memory"]) == projects
+    assert shared_start(["notes/a", "notes/ab"]) == "notes/"  # never a whole path
+    assert shared_start(["work/alpha", "work/alps"]) == "work/"  # at a separator
+    assert shared_start(["only/one"]) == ""
 
 
 def test_the_root_picker_has_no_second_implementation() -> None:
