@@ -348,6 +348,39 @@ async def test_root_picker_rows_show_at_once_and_fill_when_measured(
         assert all("/200" in line for line in picker_lines(app))
 
 
+async def test_root_picker_stops_measuring_once_a_root_is_opened(
+        make_root: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter opens a root before the others are measured; the measuring stops there (it does
+    not go on planning dreams while the chosen root loads)."""
+    import threading
+
+    import memtui.screens.root_picker as picker
+    from memtui.core.dream.fleet import fleet_row
+
+    go = threading.Event()
+    asked: list[Path] = []
+
+    def held(root: Path, *args: Any, **kwargs: Any) -> Any:
+        asked.append(Path(root))
+        go.wait(30)
+        return fleet_row(root, *args, **kwargs)
+
+    monkeypatch.setattr(picker, "fleet_row", held)
+    roots = fleet_roots(make_root)
+    app = make_app(*roots)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(5):
+            await pilot.pause(0)
+        assert isinstance(app.screen, RootPickerScreen)
+        await pilot.press("enter")
+        for _ in range(5):
+            await pilot.pause(0)
+        assert not isinstance(app.screen, RootPickerScreen) and app.root == roots[0]
+        go.set()
+        await settle(pilot)
+        assert asked == [roots[0]], asked
+
+
 async def test_root_picker_sort_key_cycles_the_column_and_another_reverses(
         make_root: Any) -> None:
     small, orphan, over = fleet_roots(make_root)
