@@ -31,6 +31,7 @@ from memtui.commands import BY_NAME
 from memtui.core.dream.fleet import SORT_COLUMNS, FleetRow, ago, fleet_row, sort_fleet
 from memtui.core.judge.layers import layer_of
 from memtui.core.model.snapshot import BudgetConfig
+from memtui.core.rules.budget import PRESSURE_THRESHOLD
 from memtui.widgets.column_header import ColumnHeader
 from memtui.widgets.row_list import Cell, RowList, compose_row
 from memtui.widgets.status_line import display_path
@@ -129,8 +130,9 @@ class RootList(RowList[RootRow]):
     sort_column: str = "found"
     descending: bool = False
     now: datetime | None = None
-    #: what every root's path starts with (not drawn in the rows: the title says it)
-    start: str = ""
+    #: each root as its row names it: its path less what every root's starts with (the
+    #: title says that part once)
+    names: dict[Path, str] = {}
 
     def item_key(self, item: RootRow) -> object:
         return item.root
@@ -152,7 +154,7 @@ class RootList(RowList[RootRow]):
         cells = [
             Cell(Text("●" if is_open else " ", style=self.style_of("accent")), 1),
             Cell(Text("!" if attention else " ", style=self.style_of("error")), 1),
-            Cell(display_path(item.root)[len(self.start):], None, min_width=PATH_MIN,
+            Cell(self.names.get(item.root) or display_path(item.root), None, min_width=PATH_MIN,
                  middle=True),
         ]
         figures = self._figures(item)
@@ -173,7 +175,7 @@ class RootList(RowList[RootRow]):
         out["errors"] = Text(f"{row.errors:,}", style=error) if row.errors else Text("0", style=muted)
         out["warnings"] = Text(f"{row.warnings:,}", style=warn if row.warnings else muted)
         if budget is not None:
-            role = error if budget.cut_line is not None else warn if budget.utilization >= 0.9 else ""
+            role = error if budget.cut_line is not None else warn if budget.utilization >= PRESSURE_THRESHOLD else ""
             out["lines"] = Text(f"{budget.lines}/{budget.max_lines}", style=role)
             used = budget.bytes / 1000
             out["chars"] = Text(f"{used:.{0 if used >= 100 else 1}f}k/{budget.max_bytes / 1000:.0f}k",
@@ -256,7 +258,7 @@ class RootPickerScreen(Screen[Path]):
             root_list = RootList(self.rows, id="root-list")
             root_list.current = self.current
             root_list.now = self.now
-            root_list.start = start
+            root_list.names = {root: display_path(root)[len(start):] for root in self.roots}
             yield ColumnHeader(root_list, id="root-columns")
             yield root_list
             yield Static("", id="root-detail", classes="list-header")
