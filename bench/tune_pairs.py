@@ -22,6 +22,7 @@ scores.
 from __future__ import annotations
 
 import argparse
+import pickle
 import statistics
 import sys
 import time
@@ -97,6 +98,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a coarser grid")
     parser.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
                         help="the values of one constant to search (repeatable; the others keep the grid's)")
+    parser.add_argument("--table", type=Path, metavar="FILE",
+                        help="keep the scanned grid points in FILE and read them back on the next run "
+                             "(the picks are arithmetic on them; delete FILE after a judgment change)")
     args = parser.parse_args()
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}")
@@ -109,11 +113,17 @@ def main() -> int:
         grid[name] = tuple(float(v) for v in values.split(","))
     started = time.perf_counter()
     table: dict[Tuning, GroupScores] = {}
+    if args.table and args.table.exists():
+        with args.table.open("rb") as f:
+            table.update(pickle.load(f))
 
     def fill(points: list[Tuning]) -> None:
         for t in points:
             if t not in table:
                 table[t] = scores_of(t)
+                if args.table:
+                    with args.table.open("wb") as f:
+                        pickle.dump(table, f)
                 print(f"  scanned {len(table)} grid points ({time.perf_counter() - started:.0f} s)",
                       file=sys.stderr, flush=True)
 

@@ -75,6 +75,15 @@ class UserActions(App[int]):
             raise TypeError("the screen named 'main' is not the main screen")
         return screen
 
+    @property
+    def shown_main(self) -> MainScreen | None:
+        """The main screen while its widgets are there to query, else None: installed but not
+        yet pushed (or not yet mounted), and once the app has begun to close."""
+        if not self.is_screen_installed("main"):
+            return None
+        screen = self.main
+        return screen if screen.is_mounted and screen.is_attached else None
+
     def is_main(self, screen: Screen[object]) -> bool:
         return isinstance(screen, MainScreen)
 
@@ -189,8 +198,8 @@ class UserActions(App[int]):
     def set_marks(self, marks: frozenset[str]) -> None:
         """Mark exactly these files: every list draws them, the status line counts them."""
         self.marks = marks
-        if self.is_running and self.main.is_mounted:
-            self.main.show_marks(marks)
+        if self.is_running and (main := self.shown_main) is not None:
+            main.show_marks(marks)
             self._refresh_binding_state()
 
     def toggle_mark(self, path: str) -> None:

@@ -66,12 +66,13 @@ M = TypeVar("M", bound=Message)
 
 
 def while_shown(handler: Callable[[MemtuiApp, M], None]) -> Callable[[MemtuiApp, M], None]:
-    """A handler of a worker's result that does nothing once the main screen is gone (a worker
-    that finishes while the app closes posts to an app without it)."""
+    """A handler of a worker's result that does nothing while the main screen is not up (a
+    worker that finishes while the app closes posts to an app whose views are going, one that
+    finishes before the first frame to a screen not yet mounted)."""
 
     @wraps(handler)
     def handle(app: MemtuiApp, message: M) -> None:
-        if app.is_screen_installed("main"):
+        if app.shown_main is not None:
             handler(app, message)
 
     return handle
@@ -249,20 +250,23 @@ class MemtuiApp(UserActions):
         self.set_marks(frozenset())
         self.scorer = scoring.Scorer()
         self._scan_requested = False
-        self.main.query_one(WorkingSetView).loading = True
+        if (main := self.shown_main) is not None:
+            main.query_one(WorkingSetView).loading = True
         self._load(quick=True)
 
     def reload(self, keep: str | None = None) -> None:
         """Read the root again; the cursor stays on ``keep`` (default: what is selected now)."""
         if self.root is None:
             return
-        self._keep = keep if keep is not None else self.main.selected_path()
+        main = self.shown_main
+        self._keep = keep if keep is not None or main is None else main.selected_path()
         self._load(quick=False)
 
     def _load(self, quick: bool) -> None:
         assert self.root is not None
         self._generation += 1
-        self.main.set_busy("reading…")
+        if (main := self.shown_main) is not None:
+            main.set_busy("reading…")
         self._load_worker(self.root, quick, self._generation)
 
     # ------------------------------------------------------------------ workers
@@ -332,9 +336,9 @@ class MemtuiApp(UserActions):
             return
         worker = event.worker
         report_worker_error(self, worker)
-        if self.is_screen_installed("main"):
-            self.main.set_busy("")
-            self.main.query_one(WorkingSetView).loading = False
+        if (main := self.shown_main) is not None:
+            main.set_busy("")
+            main.query_one(WorkingSetView).loading = False
         if worker.group == "write":
             self.reload()
 
@@ -347,8 +351,9 @@ class MemtuiApp(UserActions):
             return
         self._scan_requested = True
         workspace = self.workspace
-        if workspace is not None and workspace.complete and workspace.candidates is None:
-            self.main.set_busy("scanning for near-duplicates…")
+        main = self.shown_main
+        if main is not None and workspace is not None and workspace.complete and workspace.candidates is None:
+            main.set_busy("scanning for near-duplicates…")
             self._scan_worker(workspace, self._generation)
 
     @work(thread=True, exclusive=True, group="watch", description="looking for changes on disk",

@@ -60,6 +60,13 @@ class _Root:
     warm: WarmRoot
     duplicates: DuplicateIndex
     baseline: bool = False  # memtui's baseline of it is known to exist
+    #: the folder did not exist when the door opened (a project whose first note is still to come)
+    to_make: bool = False
+
+    @property
+    def unmade(self) -> bool:
+        """A folder still to be made by the first note (not one that went while served)."""
+        return self.to_make and not os.path.lexists(self.path)
 
 
 class Door:
@@ -70,8 +77,8 @@ class Door:
         if not roots:
             raise ValueError("a door needs at least one memory root")
         self.config = config if config is not None else BudgetConfig()
-        self.roots = [_Root(Path(r).absolute(), WarmRoot(r, self.config), DuplicateIndex())
-                      for r in roots]
+        self.roots = [_Root(Path(r).absolute(), WarmRoot(r, self.config), DuplicateIndex(),
+                            to_make=not os.path.lexists(r)) for r in roots]
         self.session = session
         self.lock_timeout = lock_timeout
         self._folded = Folded()  # the search's folded bodies, kept while their files are
@@ -126,6 +133,9 @@ class Door:
         return self._warm(root)[0]
 
     def _warm(self, root: _Root) -> tuple[Snapshot, FindingsCache]:
+        if root.unmade:
+            raise Refusal(f"{root.path} holds no memory yet (the folder does not exist); "
+                          "memory_remember writes the first note and MEMORY.md")
         try:
             return root.warm.now()
         except RootError as exc:
@@ -139,7 +149,9 @@ class Door:
             if not query.strip():
                 raise Refusal("give a few words to search for")
             limit = max(1, min(int(limit), 50))
-            snapshots = [self._now(r) for r in self.roots]
+            snapshots = [self._now(r) for r in self.roots if not r.unmade]
+            if not snapshots:
+                raise Refusal("no memory yet: memory_remember writes the first note and MEMORY.md")
             hits = search_roots(query, snapshots, limit, folded=self._folded)
             total = sum(len(s.files) for s in snapshots)
             if not hits:
@@ -185,8 +197,12 @@ class Door:
         with self._lock:
             out = []
             for root in self.roots:
-                snapshot = self._now(root)
                 label = "MEMORY.md" if len(self.roots) == 1 else f"{root.path}/MEMORY.md"
+                if root.unmade:
+                    out.append(f"{label}: no memory folder yet — nothing loads at session start; "
+                               "memory_remember writes the first note")
+                    continue
+                snapshot = self._now(root)
                 if not snapshot.index.exists:
                     out.append(f"{label}: missing — nothing loads at session start")
                     continue
@@ -244,6 +260,11 @@ class Door:
                               "(where things are), value")
             if not title.strip():
                 raise Refusal("give the note a title (a few words saying what it holds)")
+            if target.unmade:  # a project's first note: its folder, as Claude Code makes it
+                try:
+                    write.make_root(target.path)
+                except OSError as exc:
+                    raise Refusal(f"{target.path} cannot be made: {write.describe_os_error(exc)}") from None
             snapshot = self._now(target)
             target.duplicates.follow(snapshot)
             near = target.duplicates.near(title, body, kind, hook or "")

@@ -132,7 +132,7 @@ def test_index_pushed_past_200_lines_is_denied_with_the_count(make_root, env) ->
     assert out == deny(
         f"memtui (memory guard) refuses this Edit of MEMORY.md in the memory folder {root}:\n"
         "- budget-lines at MEMORY.md:201: 201 lines, over the loader's 200; the loader stops at "
-        "line 201 and 1 entry fall past the cut — decay or archive entries, or run rebuild\n"
+        "line 201 and 1 entry falls past the cut — decay or archive entries, or run rebuild\n"
         "What to do: keep MEMORY.md under 200 lines and 25,000 characters (aim for about 140 lines): "
         "make this change shorter, or first merge related entries into one line, or replace a "
         "family of entries with one region pointer line such as \"- region `lesson_*.md` → "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -439,10 +440,39 @@ def test_without_roots_it_serves_the_projects_memory_from_claude_project_dir(tmp
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(config),
            "CLAUDE_PROJECT_DIR": str(project)}
     auto = config / "projects" / encode_project_path(str(project)) / "memory"
-    assert default_roots(env) == []  # no MEMORY.md yet: nothing to serve
+    assert default_roots(env) == [auto]  # no memory yet: the folder the first note makes
+    assert default_roots({**env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}) == []  # and nowhere to write
     auto.mkdir(parents=True)
     (auto / "MEMORY.md").write_text("- [A](a.md) — a\n")
     shared = project / ".claude" / "memory"
     shared.mkdir(parents=True)
     (shared / "MEMORY.md").write_text("- [B](b.md) — b\n")
     assert default_roots(env) == [auto, shared]  # the auto memory first, then the layers
+
+
+async def test_a_projects_first_note_makes_its_memory_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "projects" / "-work-app" / "memory"  # not made yet, nor its parents
+    door = door_of(folder)
+    error, text = await call(door, "memory_loaded")
+    assert not error and "no memory folder yet" in text
+    error, text = await call(door, "memory_search", query="deploy")
+    assert error and "no memory yet" in refused(text, "memory_search")
+    assert not folder.parent.exists()  # a read makes nothing
+    error, text = await call(door, "memory_remember", title="Deploys are blue-green",
+                             body="We deploy by switching the load balancer between two pools.",
+                             type="project")
+    assert not error and text.startswith("Remembered as deploys_are_blue_green.md"), text
+    assert (folder / "MEMORY.md").read_text().count("deploys_are_blue_green.md") == 1
+    assert [r["by"]["kind"] for r in records(folder)] == ["agent"]
+    error, text = await call(door, "memory_loaded")
+    assert not error and "Everything in it loads at session start" in text
+
+
+async def test_a_served_folder_that_went_is_not_made_again(root: Path) -> None:
+    door = door_of(root)
+    assert not (await call(door, "memory_loaded"))[0]
+    shutil.rmtree(root)
+    error, text = await call(door, "memory_remember", title="A new fact", body="Something new.",
+                             type="project")
+    assert error and "memory folder cannot be read" in refused(text, "memory_remember")
+    assert not root.exists()

@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.message import Message
 from textual.notifications import Notify
 
+from memtui.app import MemtuiApp
+from memtui.screens.main import MainScreen
 from memtui.services import scoring, writer
-from tests.support.app import digest, make_app, press, settle
+from tests.support.app import NOW, digest, make_app, press, settle
 
 RECENT_FILE = "project_gc_concurrent_mark.md"
 
@@ -68,4 +71,28 @@ async def test_a_failing_merge_verdict_is_a_notice(
         await press(pilot, "5", "m")
         assert isinstance(app.screen, MergeReviewScreen)
         assert "checking the merge failed: boom" in notes(posted)
+        assert app.is_running and app.return_code is None
+
+
+class MainNotShownYet(MemtuiApp):
+    """The main screen installed but not pushed: the moment between the two, when a worker's
+    result can already arrive (as it can while the app closes and its views go)."""
+
+    async def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]
+        event.prevent_default()
+        self.install_screen(MainScreen(), "main")
+
+
+async def test_results_reaching_a_main_screen_not_shown_yet_are_no_crash(demo_root: Path) -> None:
+    app = MainNotShownYet([demo_root], now=NOW, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.is_screen_installed("main") and not app.main.is_mounted
+        app.open_root(demo_root)  # queries the working set, then a worker posts Loaded
+        await app.workers.wait_for_complete()
+        await pilot.pause(0)
+        app.post_message(app.Failed("the folder is gone"))
+        app.set_marks(frozenset({RECENT_FILE}))
+        app.reload()
+        await app.workers.wait_for_complete()
+        await pilot.pause(0)
         assert app.is_running and app.return_code is None

@@ -179,6 +179,11 @@ def _counted(budget: Budget) -> str:
     return "loaded " if budget.stripped else ""
 
 
+def _falling(n: int) -> str:
+    """'1 entry falls', '3 entries fall'."""
+    return "1 entry falls" if n == 1 else f"{n} entries fall"
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -898,8 +903,8 @@ def index_findings(
                 budget.cut_line,
                 f"{budget.lines} {_counted(budget)}lines, over the loader's {budget.max_lines}; "
                 f"the loader stops at "
-                f"{budget.cut_where()} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
-                f"fall past the cut{named} — decay or archive entries, or run rebuild",
+                f"{budget.cut_where()} and {_falling(len(past))} past the cut{named} — decay or archive "
+                f"entries, or run rebuild",
             )
         )
     if budget.over_bytes:
@@ -911,8 +916,8 @@ def index_findings(
                 budget.cut_line,
                 f"{budget.bytes:,} {_counted(budget)}{budget.unit}, over the loader's "
                 f"{budget.max_bytes:,}; the loader stops "
-                f"at {budget.cut_where()} and {len(past)} entr{'y' if len(past) == 1 else 'ies'} "
-                f"fall past the cut{named} — shorten hooks, decay or archive entries",
+                f"at {budget.cut_where()} and {_falling(len(past))} past the cut{named} — shorten hooks, "
+                f"decay or archive entries",
             )
         )
     if budget.utilization >= 0.90:

@@ -64,7 +64,8 @@ The public API (everything callers need is importable from here):
   :func:`commit` of an undo or redo of it replays every half;
 - memtui's own bookkeeping files (``.memtui/…``, the pressure log): :func:`write_side_file`,
   :func:`append_side_file` — same lock, same safe file layer; a file outside any memory folder
-  (the caches, Claude Code's settings) is written by :func:`replace_file`;
+  (the caches, Claude Code's settings) is written by :func:`replace_file`; a memory folder that
+  does not exist yet (a project's first note) is made by :func:`make_root`;
 - errors: :class:`TxnError` and its kinds :class:`Refused`, :class:`Busy`,
   :class:`ChangedOnDisk` (and :class:`ReadOnlyFile`), :class:`WriteFailed`,
   :class:`NothingToUndo`, :class:`UnsafeFolder`; :func:`describe_os_error` says what an
@@ -104,6 +105,7 @@ if TYPE_CHECKING:  # pragma: no cover - what the names are, for the type checker
         LOCK_TIMEOUT,
         append_side_file,
         describe_os_error,
+        make_root,
         remove_side_file,
         replace_file,
         root_lock,
@@ -149,8 +151,8 @@ WHERE = {
     **dict.fromkeys(("LogEntry", "journal_log"), "..model.journal"),
     **dict.fromkeys(("Busy", "ChangedOnDisk", "NothingToUndo", "ReadOnlyFile", "Refused", "TxnError",
                      "UnsafeFolder", "WriteFailed"), ".errors"),
-    **dict.fromkeys(("LOCK_TIMEOUT", "append_side_file", "describe_os_error", "remove_side_file",
-                     "replace_file", "root_lock", "side_files", "write_side_file"), ".fs"),
+    **dict.fromkeys(("LOCK_TIMEOUT", "append_side_file", "describe_os_error", "make_root",
+                     "remove_side_file", "replace_file", "root_lock", "side_files", "write_side_file"), ".fs"),
     **dict.fromkeys(("GroupApplied", "GroupPreview", "commit_group", "group_of", "plan_group",
                      "replay_group_plan"), ".group"),
     **dict.fromkeys(("Baseline", "Preview", "RefusalLine", "baseline_of", "inverse", "plan",
@@ -196,6 +198,7 @@ __all__ = [
     "group_of",
     "inverse",
     "journal_log",
+    "make_root",
     "open_root",
     "plan",
     "plan_group",

@@ -263,6 +263,29 @@ _LOCAL = threading.Lock()
 _HELD: dict[str, list[Any]] = {}  # realpath of root -> [fd, depth, thread id]
 
 
+def make_root(root: Path | str) -> bool:
+    """Make a memory folder that does not exist yet, its missing parents too (as Claude Code
+    makes ``<config>/projects/<project>/memory/`` at its first memory write), so a first note
+    can be written into it; True when it was made.  Nothing is put inside: the first change
+    journals itself.  A path that exists is left as it is (a file there is the caller's error,
+    ``NotADirectoryError`` or ``FileExistsError``)."""
+    path = os.path.abspath(root)
+    missing: list[str] = []
+    while not os.path.lexists(path):
+        missing.append(path)
+        path = os.path.dirname(path)
+    if not os.path.isdir(path):
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", path)
+    for part in reversed(missing):
+        try:
+            disk.mkdir(part)
+        except FileExistsError:  # made meanwhile
+            if not os.path.isdir(part):
+                raise
+        disk.fsync_dir(os.path.dirname(part))
+    return bool(missing)
+
+
 def ensure_dir(root: Path, rel: str) -> None:
     """Create the folder ``<root>/<rel>`` under ``.memtui/`` and its parents, never through a symlink.
 
