@@ -81,7 +81,7 @@ COLUMNS = (
 )
 
 #: the path is never narrower than this; columns are dropped to keep it
-PATH_MIN = 18
+PATH_MIN = 16
 
 
 def columns_for(width: int) -> tuple[Column, ...]:
@@ -298,13 +298,16 @@ class RootPickerScreen(Screen[Path]):
                       if r.root.absolute() == root else r for r in self.found]
         self._show()
 
-    def _show(self) -> None:
-        """The rows in the chosen order, the cursor kept on its root."""
+    def _show(self, to_top: bool = False) -> None:
+        """The rows in the chosen order, the cursor kept on its root (``to_top``: on the first
+        row, what a new order puts first)."""
         root_list = self.query_one(RootList)
         keep = root_list.highlighted.root if root_list.highlighted else None
         self.rows = sort_rows(self.found, self.sort_column, self.descending)
         root_list.sort_column, root_list.descending = self.sort_column, self.descending
         root_list.set_items(self.rows, keep=keep)
+        if to_top:
+            root_list.cursor_to_top()
         self.query_one("#root-columns", ColumnHeader).refresh()
         self.query_one("#root-legend", Static).update(self._legend())
         self._show_detail()
@@ -327,11 +330,11 @@ class RootPickerScreen(Screen[Path]):
     def cycle_sort(self) -> None:
         """Sort by the next column (after the last: the order the roots were found in)."""
         self.sort_column = SORT_ORDER[(SORT_ORDER.index(self.sort_column) + 1) % len(SORT_ORDER)]
-        self._show()
+        self._show(to_top=True)
 
     def reverse_sort(self) -> None:
         self.descending = not self.descending
-        self._show()
+        self._show(to_top=True)
 
     @on(RowList.Selected, "#root-list")
     def _on_selected(self, event: RowList.Selected) -> None:

@@ -415,8 +415,9 @@ async def test_root_picker_sort_key_cycles_the_column_and_another_reverses(
         assert order() == ["over", "small", "orphan"]
         await press(pilot, "I")
         assert order() == ["orphan", "small", "over"]
-        await press(pilot, "enter")
-        assert app.root == over  # enter still opens the root under the cursor
+        assert screen.query_one(RootList).highlighted.root == orphan  # a new order: its top
+        await press(pilot, "down", "enter")
+        assert app.root == small  # enter still opens the root under the cursor
 
 
 async def test_root_picker_sort_keys_are_rebindable_and_on_the_palette(make_root: Any) -> None:
