@@ -113,7 +113,7 @@ class _NothingChecked(Exception):
 def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None, record_id: str | None) -> int:
     if record_id:
         note_applied(record_id)
-    from memtui.core.dream.plan import plan_json
+    from memtui.core.dream.plan import ERRORS_SHOWN, plan_json
 
     code = EXIT_FINDINGS if verdict is not None and not verdict.accepted else EXIT_OK
     if args.json:
@@ -122,7 +122,17 @@ def _report(args: argparse.Namespace, found: DreamPlan, verdict: Preview | None,
         return code
     out = console()
     if not found.items:
-        out.print("nothing to do: the folder needs no maintenance")
+        left = found.errors_left
+        if not left:
+            out.print("nothing to do: the folder needs no maintenance")
+            return EXIT_OK
+        out.print(f"nothing a pass can do — but {len(left)} error{'s' * (len(left) != 1)} no pass "
+                  f"fixes need{'s' * (len(left) == 1)} a person:")
+        for finding in left[:ERRORS_SHOWN]:
+            where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+            out.print(f"  {finding.rule} {_esc(where)} — {_esc(finding.message)}", soft_wrap=True)
+        if len(left) > ERRORS_SHOWN:
+            out.print(f"  … and {len(left) - ERRORS_SHOWN} more: memtui validate lists them all")
         return EXIT_OK
     from memtui.core.dream.plan import cut_item_diffs
     from memtui.core.model.linediff import DiffCut

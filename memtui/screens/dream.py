@@ -31,6 +31,7 @@ from textual.widgets.selection_list import Selection
 from memtui.core.dream import plan as dream
 from memtui.core.dream.plan import DreamItem, DreamPlan
 from memtui.core.model.changeset import VerbError
+from memtui.core.model.snapshot import Finding
 from memtui.core.stores.rejections import read_rejected
 from memtui.core.write import Preview
 from memtui.services.workspace import Workspace
@@ -135,10 +136,12 @@ class DreamScreen(Screen[None]):
             self.plan = plan
 
     class Planned(Message):
-        def __init__(self, plan: DreamPlan | None, error: str = "") -> None:
+        def __init__(self, plan: DreamPlan | None, error: str = "",
+                     errors_left: tuple[Finding, ...] = ()) -> None:
             super().__init__()
             self.plan = plan
             self.error = error
+            self.errors_left = errors_left  # a plan of no item: the errors no pass fixes
 
     class Judged(Message):
         def __init__(self, plan: DreamPlan, selected: frozenset[int], preview: Preview | None,
@@ -189,7 +192,7 @@ class DreamScreen(Screen[None]):
         except Exception as exc:  # a planning bug must not take the app down
             self.post_message(self.Planned(None, f"could not plan: {exc}"))
             return
-        self.post_message(self.Planned(plan))
+        self.post_message(self.Planned(plan, errors_left=plan.errors_left))  # (validates here, off the UI)
 
     @work(thread=True, exclusive=True, group="dream-verdict", description="dream verdict worker")
     def _judge_worker(self, plan: DreamPlan, selected: frozenset[int]) -> None:
@@ -228,8 +231,19 @@ class DreamScreen(Screen[None]):
             return
         plan = self.plan = message.plan
         if not plan.items:
-            title.update("Dream — nothing to do: the folder needs no maintenance · esc closes")
             self.query_one("#dream-body").display = False  # no item, no diff: nothing to show
+            left = message.errors_left
+            if not left:
+                title.update("Dream — nothing to do: the folder needs no maintenance · esc closes")
+            else:
+                title.update(f"Dream — nothing a pass can do: {len(left)} error{'s' * (len(left) != 1)} "
+                             f"need{'s' * (len(left) == 1)} a person · esc closes")
+                shown = [Text(f"{f.rule} {f.path}{f':{f.line}' if f.line else ''} — {f.message}")
+                         for f in left[:dream.ERRORS_SHOWN]]
+                more = len(left) - dream.ERRORS_SHOWN
+                shown.append(Text((f"… and {more} more; " if more > 0 else "")
+                                  + "no pass fixes these: the Problems view lists them"))
+                self.query_one("#dream-verdict", Static).update(Text("\n").join(shown))
             self.refresh_bindings()  # nor to apply
             return
         items.add_options([Selection(item_prompt(item), i, item.checked) for i, item in enumerate(plan.items)])

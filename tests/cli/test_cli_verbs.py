@@ -255,3 +255,14 @@ def test_an_editor_killed_by_a_signal_leaves_no_temp_folder_and_is_named(
     assert "killed by SIGTERM" in err and "status -15" not in err and "kept" not in err
     assert list(Path(tempfile.gettempdir()).glob("memtui-edit-*")) == []
     assert (root / "beta.md").read_text() == VALID_ROOT["beta.md"]
+
+
+def test_dream_with_nothing_to_do_names_the_errors_no_pass_fixes(
+        make_root: MakeRoot, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_root({"MEMORY.md": "- [Deploy](../ops/deploy.md) — how we deploy\n"})
+    code, out, _ = run(capsys, "dream", str(root))
+    assert code == 0 and "nothing to do" not in out
+    assert out.splitlines()[0] == "nothing a pass can do — but 1 error no pass fixes needs a person:"
+    assert "link-escapes-root MEMORY.md:1 — '../ops/deploy.md' points outside the memory root" in out
+    code, out, _ = run(capsys, "dream", "--json", str(root))
+    assert [f["rule"] for f in json.loads(out)["errors_left"]] == ["link-escapes-root"]

@@ -291,9 +291,10 @@ def test_precision_of_every_contradiction_proposed_on_the_corpora(
 
 def test_in_sample_figures_on_the_labelled_pairs(corpus_contradictions: dict[str, list[Contradiction]]) -> None:
     """The contradiction figures of ``bench/eval_folders.py`` (in sample: the negated-claim
-    extension was chosen on these folders) do not fall.  Measured: P 0.800 R 0.044 (TP 4, FP 1,
-    FN 87, TN 293, 2 out of scope) over the 25 folders; before the negated claims, 0 proposed
-    (R 0.000).  Held out by author group (bench/tune_contradictions.py) it is P 0.500 R 0.011."""
+    extension was chosen on these folders) do not fall.  Measured: P 1.000 R 0.044 (TP 4, FP 0)
+    over the 25 folders (P 0.800 with FP 1 before body headings stopped counting as uses);
+    before the negated claims, 0 proposed (R 0.000).  Held out by author group
+    (bench/tune_contradictions.py) it is P 1.000 R 0.011 (TP 1, FP 0; was P 0.500)."""
     from types import SimpleNamespace
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -304,7 +305,7 @@ def test_in_sample_figures_on_the_labelled_pairs(corpus_contradictions: dict[str
         return SimpleNamespace(pairs=(), supersessions=(), contradictions=corpus_contradictions[rel])
 
     score = pooled(evaluate(CORPORA, scan_fn=contradictions_only))["contradiction"]  # type: ignore[arg-type]
-    assert score.tp >= 4 and score.precision is not None and score.precision >= 0.75, score.text()
+    assert score.tp >= 4 and score.precision is not None and score.precision >= 0.8, score.text()
     assert score.recall is not None and score.recall >= 0.04, score.text()
 
 
@@ -359,3 +360,21 @@ def test_a_preposition_ends_what_a_cue_negates() -> None:
     f = note("tui.md", topic(
         "TUI", body="This is fine, but the TUI should not call it inside useEffect or Ink render.\n"))
     assert not [c for c in neg_claims(f) if {"inside", "useeffect"} & {t.word for t in c.terms}]
+
+
+def test_a_heading_names_its_section_and_says_nothing_is_in_use(make_root: MakeRoot) -> None:
+    """"## Token leak via `LEGACY_TOKEN` logging" names a hazard; a finding that the client "reads
+    `API_TOKEN` only, not `LEGACY_TOKEN`" does not contradict it.  The same words as a sentence
+    of the body ("the client reads its key via `LEGACY_TOKEN`") are a use, and are proposed."""
+    hazard = ("## Token leak via `LEGACY_TOKEN` logging\n"
+              "Pattern: the request logger prints the whole environment on a crash.\n")
+    finding = "L4: `ApiClient.connect` reads `API_TOKEN` only, not `LEGACY_TOKEN`.\n"
+    root = make_root({
+        "MEMORY.md": "",
+        "security_patterns.md": topic("Security patterns", body=hazard, updated="2026-03-01"),
+        "client_review.md": topic("Client review", body=finding, updated="2026-05-10"),
+    })
+    assert contradictions(root) == []
+    used = "Setup: the client reads its key via `LEGACY_TOKEN` logging wrappers.\n"
+    (root / "security_patterns.md").write_text(topic("Security patterns", body=used, updated="2026-03-01"))
+    assert [c.subject for c in contradictions(root)] == [("legacy_token",)]

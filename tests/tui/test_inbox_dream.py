@@ -149,6 +149,27 @@ async def test_the_folders_readme_waits_unchecked_and_is_listed_once_checked(dem
         assert "(README.md)" in (demo_root / "MEMORY.md").read_text(encoding="utf-8")
 
 
+async def test_a_dream_with_nothing_to_do_names_the_errors_no_pass_fixes(tmp_path: Path) -> None:
+    """Links that leave the root are errors no pass can fix: "nothing to do" would hide them
+    (the status line counts them); the Dream names them, and applies nothing."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Memory\n\n- [Deploy](../ops/deploy.md) — how we deploy\n"
+                                    "- [Keys](/etc/keys.md) — where the keys are\n", encoding="utf-8")
+    app = make_app(root)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.plan is not None and not screen.plan.items
+        shown = "\n".join(screen_lines(app))
+        assert "nothing to do" not in shown
+        assert "nothing a pass can do: 2 errors need a person" in shown
+        assert "no pass fixes these: the Problems view lists them" in shown
+        assert "link-escapes-root MEMORY.md:3 — '../ops/deploy.md' points outside" in shown
+        assert "Apply" not in shown
+
+
 async def test_a_dream_with_nothing_to_do_offers_nothing_to_apply(tmp_path: Path) -> None:
     """A folder that needs no pass: the Dream says so, shows no empty diff claiming files move,
     and its footer offers no Apply."""

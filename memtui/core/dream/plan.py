@@ -74,6 +74,7 @@ from ..model.linediff import CutDiff, DiffCut, cut_diff, cut_hunks
 from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
     INDEX_NAME,
+    Finding,
     Index,
     IndexLine,
     LineKind,
@@ -84,6 +85,7 @@ from ..model.snapshot import (
 )
 from ..rules.budget import Budget
 from ..rules.incremental import FindingsCache, findings_cache
+from ..rules.validate import ERROR
 from ..stores.statcache import StatCache, cache_of
 from ..tidy.compact import compact
 from ..tidy.detail import move_detail
@@ -130,6 +132,10 @@ class DreamItem:
                 "checked": self.checked, "note": self.note, "evidence": list(self.evidence)}
 
 
+#: the errors no pass fixes that a plan of no item lists (then a count)
+ERRORS_SHOWN = 10
+
+
 @dataclass(frozen=True)
 class DreamPlan:
     """The items proposed for one root, in the order they compose."""
@@ -157,6 +163,15 @@ class DreamPlan:
     def waiting(self) -> tuple[DreamItem, ...]:
         """Items that wait for a person (unchecked)."""
         return tuple(item for item in self.items if not item.checked)
+
+    @property
+    def errors_left(self) -> tuple[Finding, ...]:
+        """A plan of no item: the folder's errors all the same, which no pass fixes (a link out
+        of the root, a region glob that matches nothing, an interrupted change …) — what "nothing
+        to do" must not hide.  Empty when the plan has items (they may fix some)."""
+        if self.items:
+            return ()
+        return tuple(f for f in self.cache.findings if f.severity == ERROR)
 
 
 # ---------------------------------------------------------------- history out of the index
@@ -1175,5 +1190,9 @@ def plan_json(dream: DreamPlan, verdict: Preview | None) -> dict[str, object]:
     else:
         shown = verdict.gate.refusing if not verdict.accepted else tuple(verdict.new_findings)
         accepted, findings = verdict.accepted, [f.to_json() for f in shown]
-    return {"root": str(dream.snapshot.root), "items": [item.to_json() for item in dream.items],
-            "accepted": accepted, "findings": findings}
+    out: dict[str, object] = {"root": str(dream.snapshot.root),
+                              "items": [item.to_json() for item in dream.items],
+                              "accepted": accepted, "findings": findings}
+    if not dream.items:
+        out["errors_left"] = [f.to_json() for f in dream.errors_left]
+    return out

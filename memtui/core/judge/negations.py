@@ -322,6 +322,7 @@ LABEL_WORDS = 8  # a label line holds at most this many words
 SECTION_BULLETS = 20  # bullets under a label read at most
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|[\n。！？]")
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_HEADING = re.compile(r"#{1,6}\s")  # a Markdown heading line
 _WORD = re.compile(r"`[^`\n]{1,80}`|[^\s`,;:()\[\]|\"“”'‘’*!?<>{}]+")
 # the pieces of one written word: a name of letters, digits and ``_./-`` (``Notepad.tsx``,
 # ``prisma/schema.prisma``, ``non-null``), a run of Han or katakana (hiragana, the particles and
@@ -413,13 +414,18 @@ def shared_run(phrase: Sequence[str], word: str, words: Sequence[str]) -> tuple[
 # ------------------------------------------------------------------------------ sentences
 
 
-def sentences(f: MemoryFile) -> list[str]:
+def sentences(f: MemoryFile, headings: bool = True) -> list[str]:
     """The file's title, description and body sentences (fenced code left out), each stripped of
-    Markdown list, quote and heading marks."""
+    Markdown list, quote and heading marks; without ``headings``, the body's headings left out
+    (a heading names the section it opens — "Shell injection via $EDITOR" — and says nothing is
+    in use)."""
     body = _FENCE.sub("\n", f.body)
     out = [f.title, f.description]
     for piece in _SENTENCE.split(body):
-        piece = piece.strip().lstrip("#>*-+ \t").strip()
+        piece = piece.strip()
+        if not headings and _HEADING.match(piece):
+            continue
+        piece = piece.lstrip("#>*-+ \t").strip()
         if piece and piece != "---":
             out.append(piece)
     return [s for s in out if s]
@@ -924,9 +930,10 @@ def _is_negated_use(sentence: str, m: re.Match[str]) -> bool:
 
 def mentions(f: MemoryFile, wanted: Collection[str]) -> list[Mention]:
     """The sentences of the file that say a ``wanted`` word is in use (a use cue near it) or
-    done (a status word near it), in sentences that hold no negative cue."""
+    done (a status word near it), in sentences that hold no negative cue (a body heading is
+    none: it names the section it opens)."""
     out: list[Mention] = []
-    for sentence in sentences(f):
+    for sentence in sentences(f, headings=False):
         low = sentence.lower()
         if not any(t in low for t in wanted):
             continue
