@@ -228,6 +228,18 @@ class UserActions(App[int]):
         if workspace is None:
             return
         olds = marked or (path,)
+        if marked:  # a marked file already superseded is left out, and said so, before the pick
+            files = workspace.snapshot.files
+            done = [p for p in marked if p in files and files[p].frontmatter.names("superseded_by")]
+            olds = tuple(p for p in marked if p not in done)
+            if done:
+                self.notify(f"{len(done)} of the marked files {'is' if len(done) == 1 else 'are'} already "
+                            "superseded (their superseded_by says by what) and left out"
+                            + ("" if olds else "; nothing left to supersede"),
+                            severity="warning", timeout=5)
+            if not olds:
+                return
+            path = olds[0]
 
         def picked(successor: str | None) -> None:
             if successor:
@@ -237,7 +249,7 @@ class UserActions(App[int]):
                                              select=olds[0], on_marks=bool(marked)))
 
         choices = [p for p, f in workspace.snapshot.files.items() if p not in olds and not f.archived]
-        title = f"Supersede {path} by…" if not marked else f"Supersede the {len(olds)} marked files by…"
+        title = f"Supersede {path} by…" if len(olds) == 1 else f"Supersede the {len(olds)} marked files by…"
         scan = workspace.candidates
         proposed = next((c.new for c in scan.contradictions if c.old == path and c.ordered),
                         None) if scan is not None and not marked else None

@@ -8,7 +8,7 @@ import re
 import sys
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, Iterable, NoReturn, TypeAlias
 
 from memtui.terminal_text import SURROGATES, escaped
 from memtui.terminal_text import plain as plain  # re-exported: the verbs print through plain
@@ -121,7 +121,26 @@ class MemtuiParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.partition(" ")[2]
         where = f"{command}: " if command else ""
+        bad = _INVALID_CHOICE.search(message)
+        if bad:  # "invalid choice: 'errs' (choose from 'root', …)": and the nearest one
+            message += did_you_mean(bad["value"], _QUOTED.findall(bad["choices"]))
         raise UsageError(f"{where}{message} (see `{self.prog} --help`)")
+
+    def option_names(self) -> list[str]:
+        """The ``--long`` options this parser takes."""
+        return [name for name in self._option_string_actions if name.startswith("--")]
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)")
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def did_you_mean(word: str, names: Iterable[str]) -> str:
+    """`` — did you mean 'X'?`` for the name nearest a misspelt one (nothing when none is near)."""
+    import difflib
+
+    near = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
+    return f" — did you mean '{near[0]}'?" if near else ""
 
 
 class _Formatter(argparse.HelpFormatter):

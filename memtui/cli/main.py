@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BrokenPipeError:
             pass
         return 0
-    from .common import EXIT_USAGE, UsageError, err_console, esc
+    from .common import EXIT_USAGE, MemtuiParser, UsageError, did_you_mean, err_console, esc
 
     parser = build_parser(args_list[0] if args_list else None)
     choices = parser._subparsers._group_actions[0].choices if parser._subparsers else None
@@ -147,12 +147,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args_list and (args_list[0] in commands or args_list[0] in ("-h", "--help", "--version")):
             args, extra = parser.parse_known_args(args_list)
             if extra:
-                raise UsageError(f"{args.command}: unrecognized arguments: {' '.join(extra)} "
+                sub = choices.get(args.command) if isinstance(choices, dict) else None
+                hint = did_you_mean(extra[0].partition("=")[0], sub.option_names()) \
+                    if isinstance(sub, MemtuiParser) and extra[0].startswith("--") else ""
+                raise UsageError(f"{args.command}: unrecognized arguments: {' '.join(extra)}{hint} "
                                  f"(see `memtui {args.command} --help`)")
             return _run_command(args)
         first = args_list[0] if args_list else ""
         if first and not first.startswith("-") and "/" not in first and not os.path.exists(first):
-            raise UsageError(f"'{first}' is neither a command nor a folder; see `memtui --help`")
+            hint = did_you_mean(first, commands)
+            raise UsageError(f"'{first}' is neither a command nor a folder"
+                             + (f"{hint} See `memtui --help`" if hint else "; see `memtui --help`"))
         app_args = _app_parser().parse_args(args_list)
         return _run_app(app_args)
     except UsageError as exc:

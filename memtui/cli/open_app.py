@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import UsageError, budget_config
+from .common import UsageError, budget_config, did_you_mean
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 def user_keymap() -> dict[str, str]:
     """The keymap of the user's config, its names checked against the registry (a
     :class:`UsageError` names the file and what is wrong)."""
-    from memtui.commands import unknown_in_keymap
+    from memtui.commands import BY_NAME, keymap_conflicts, unknown_in_keymap
     from memtui.core.read.user_config import config_path, configured_keymap
 
     try:
@@ -42,6 +42,12 @@ def user_keymap() -> dict[str, str]:
         raise UsageError(str(exc)) from None
     unknown = unknown_in_keymap(keymap)
     if unknown:
-        raise UsageError(f"{config_path()}: the keymap names no command {', '.join(unknown)} "
+        named = ", ".join(f"{name}{did_you_mean(name, BY_NAME)}" for name in unknown)
+        raise UsageError(f"{config_path()}: the keymap names no command {named} "
                          "(the ids are in the README's key table)")
+    conflicts = keymap_conflicts(keymap)
+    if conflicts:
+        said = "; ".join(f"{key!r} runs {' and '.join(names)}" for key, names in sorted(conflicts.items()))
+        raise UsageError(f"{config_path()}: the keymap gives one key to two commands: {said} "
+                         "— give one of them another key (the defaults are in the README's key table)")
     return keymap

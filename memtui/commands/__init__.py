@@ -25,6 +25,7 @@ from .registry import (
     by_key,
     help_groups,
     key_table_markdown,
+    keymap_conflicts,
     keys_of,
     shown_keys_of,
     unknown_in_keymap,
@@ -33,5 +34,5 @@ from .registry import (
 __all__ = [
     "BY_KEY", "BY_NAME", "COMMANDS", "NAVIGATION_KEYS", "Command", "CommandHost", "Keymap",
     "MemtuiCommands", "Situation", "bindings", "by_key", "help_groups", "key_table_markdown",
-    "keys_of", "shown_keys_of", "unknown_in_keymap",
+    "keymap_conflicts", "keys_of", "shown_keys_of", "unknown_in_keymap",
 ]

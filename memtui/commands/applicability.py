@@ -112,6 +112,15 @@ def not_archived(s: Situation) -> str | None:
     return "the file is archived; restore it first" if s.file.archived else None
 
 
+def supersede_why_not(s: Situation) -> str | None:
+    """Not an archived file, nor one already superseded: its author's ``superseded_by`` says by
+    what, and the Dream archives it as declared (said before a successor is picked)."""
+    reason = not_archived(s)
+    if reason is None and s.file is not None and (already := s.file.frontmatter.names("superseded_by")):
+        return f"it is already superseded by {', '.join(already)}; the Dream (D) archives it as declared"
+    return reason
+
+
 def decay_why_not(s: Situation) -> str | None:
     if s.file is None:
         return "select a memory file first"

@@ -283,7 +283,7 @@ COMMANDS: tuple[Command, ...] = (
             "or reject.", CHANGE, _run_merge, why.merge_why_not, writes=True, footer=True),
     Command("supersede_entry", "s", "Supersede",
             "Mark the selected file obsolete and pick its successor; shows the change first.",
-            CHANGE, _run_supersede, why.or_marked(why.not_archived), writes=True, footer=True),
+            CHANGE, _run_supersede, why.or_marked(why.supersede_why_not), writes=True, footer=True),
     Command("rebuild_index", "R", "Rebuild index",
             "Edit MEMORY.md back within its contract: repairs, a prose dump made pointers, "
             "long lines and decay only past the fill target; shows the diff first.", CHANGE,
@@ -429,6 +429,17 @@ BY_KEY: dict[str, Command] = by_key()
 def unknown_in_keymap(keymap: Keymap) -> tuple[str, ...]:
     """The names in a keymap that are no command of the registry."""
     return tuple(sorted(name for name in keymap if name not in BY_NAME))
+
+
+def keymap_conflicts(keymap: Keymap) -> dict[str, tuple[str, ...]]:
+    """Each key that runs more than one command after the keymap (the registry's own keys are
+    each one command's), with those commands' names — which one a key press runs would be an
+    accident of the registry's order."""
+    runs: dict[str, list[str]] = {}
+    for command in COMMANDS:
+        for key in keys_of(command, keymap).split(","):
+            runs.setdefault(key.strip(), []).append(command.name)
+    return {key: tuple(names) for key, names in runs.items() if len(names) > 1}
 
 
 def _binding_rows(bindings: list[Binding]) -> list[tuple[str, str, str]]:

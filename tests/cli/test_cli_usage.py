@@ -42,6 +42,23 @@ def test_bad_values_are_one_line(capsys: pytest.CaptureFixture[str], args: list[
     assert says in one_line_usage_error(capsys, args)
 
 
+@pytest.mark.parametrize("args, says", [
+    (["pinn", "a.md"], "'pinn' is neither a command nor a folder — did you mean 'pin'?"),
+    (["validate", "--jsn"], "unrecognized arguments: --jsn — did you mean '--json'?"),
+    (["validate", "--jsn=1"], "unrecognized arguments: --jsn=1 — did you mean '--json'?"),
+    (["stale", "--action", "prun"], "invalid choice: 'prun'"),
+])
+def test_a_misspelt_command_option_or_value_gets_the_nearest_one(
+        capsys: pytest.CaptureFixture[str], args: list[str], says: str) -> None:
+    err = one_line_usage_error(capsys, args)
+    assert says in err
+    assert "did you mean" in err
+
+
+def test_nothing_near_is_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "did you mean" not in one_line_usage_error(capsys, ["xyzzy"])
+
+
 @pytest.mark.parametrize("hook", ["", "  "])
 def test_an_empty_hook_is_refused_and_no_editor_opens(
         make_root, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,

@@ -57,6 +57,28 @@ def test_a_keymap_naming_no_command_is_a_usage_error(
         user_keymap()
 
 
+def test_a_misspelt_command_id_gets_the_nearest_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_config(tmp_path / "config", {"keymap": {"pin_entyr": "ctrl+t"}}, monkeypatch)
+    with pytest.raises(UsageError, match="names no command pin_entyr — did you mean 'pin_entry'"):
+        user_keymap()
+
+
+def test_a_keymap_giving_one_key_to_two_commands_is_a_usage_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`a` archives by default: pin on `a` too would leave which one a press runs to the
+    registry's order, and the app would start without a word."""
+    archive = next(c for c in COMMANDS if c.keys == "a")
+    write_config(tmp_path / "config", {"keymap": {"pin_entry": "a"}}, monkeypatch)
+    with pytest.raises(UsageError) as caught:
+        user_keymap()
+    said = str(caught.value)
+    assert "gives one key to two commands: 'a' runs" in said
+    assert archive.name in said and "pin_entry" in said
+    write_config(tmp_path / "again", {"keymap": {"pin_entry": "a", archive.name: "ctrl+a"}}, monkeypatch)
+    assert user_keymap() == {"pin_entry": "a", archive.name: "ctrl+a"}  # moved out of the way: fine
+
+
 @pytest.mark.parametrize("config", [{"keymap": ["p"]}, {"keymap": {"pin_entry": 3}}])
 def test_a_keymap_of_the_wrong_shape_is_a_usage_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: object) -> None:

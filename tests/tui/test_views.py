@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
+from textual.notifications import Notify
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.help import HelpScreen
@@ -132,6 +133,32 @@ async def test_supersede_picks_the_successor_then_confirms(demo_root: Path) -> N
         assert "superseded_by: project_webhook_retries.md" in text
         successor = (demo_root / "project_webhook_retries.md").read_text(encoding="utf-8")
         assert "supersedes: project_replication_design.md" in successor
+
+
+async def test_supersede_of_a_file_already_superseded_says_so_before_any_pick(demo_root: Path) -> None:
+    """The demo's LDAP note names its successor: `s` says by what, and the Dream's part, instead of
+    an alphabetical list whose every pick the verb would refuse."""
+    posted: list[Message] = []
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40), message_hook=posted.append) as pilot:
+        await settle(pilot)
+        await press(pilot, "3")
+        assert app.main.view("files").select_path("project_auth_ldap_group_mapping.md")
+        before = digest(demo_root)
+        await press(pilot, "s")
+        assert not isinstance(app.screen, PickFileScreen)
+        said = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
+        assert any("already superseded by project_oidc_group_sync.md; the Dream (D) archives it" in t
+                   for t in said), said
+        await press(pilot, "space")  # marked with another: that one alone is asked for
+        assert app.main.view("files").select_path("project_replication_design.md")
+        await press(pilot, "space", "s")
+        assert isinstance(app.screen, PickFileScreen)
+        assert app.screen.title_text == "Supersede project_replication_design.md by…"
+        said = [str(m.notification.message) for m in posted if isinstance(m, Notify)]
+        assert "1 of the marked files is already superseded (their superseded_by says by what) and left out" in said
+        await press(pilot, "escape")
+        assert digest(demo_root) == before
 
 
 async def test_rebuild_shows_the_diff_first(demo_root: Path) -> None:
