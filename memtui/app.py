@@ -228,7 +228,8 @@ class MemtuiApp(UserActions):
         if len(self.roots) == 1:
             self.open_root(self.roots[0])
         else:
-            self.push_screen(RootPickerScreen(self.roots), self._picked)
+            self.push_screen(RootPickerScreen(self.roots, config=self.config, now=self.fixed_now),
+                             self._picked)
         if self.watch_folder:
             self.set_interval(self.watch_interval, self.poll_folder)
 
@@ -577,7 +578,8 @@ class MemtuiApp(UserActions):
 
     def pick_root(self) -> None:
         if len(self.roots) > 1:
-            self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root),
+            self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root,
+                                              config=self.config, now=self.fixed_now),
                              self._picked)
 
     def open_search(self) -> None:

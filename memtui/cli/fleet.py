@@ -77,18 +77,10 @@ def _common_folder(roots: list[Path]) -> str:
     return "" if base in ("/", "") or any(str(r) == base for r in roots) else base
 
 
-def _ago(when: datetime | None, now: datetime) -> str:
-    if when is None:
-        return "?"
-    seconds = max(0.0, (now - when).total_seconds())
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "now"
-
-
 def _figures(row: FleetRow, now: datetime) -> dict[str, str]:
     """A row's figures as the table shows them (Rich markup, escaped)."""
+    from memtui.core.dream.fleet import ago
+
     budget = row.budget
     out = {"lines": "", "chars": "", "cut": "", "err": "", "warn": f"{row.warnings}"}
     if budget is not None:
@@ -100,7 +92,7 @@ def _figures(row: FleetRow, now: datetime) -> dict[str, str]:
                    err=f"[red]{row.errors}[/]" if row.errors else "0")
     out["peak"] = (f"{row.pressure_peak:.0%}·{row.pressure_days}d" if row.pressure_peak is not None
                    else "—")
-    out["agent"] = _ago(row.agent_change, now) + ("~" if row.agent_source == "file time" else "")
+    out["agent"] = ago(row.agent_change, now) + ("~" if row.agent_source == "file time" else "")
     out["dream"] = "—" if row.dream_checked is None else (
         f"{row.dream_checked}" + (f"+{row.dream_waiting}" if row.dream_waiting else ""))
     why = ", ".join(row.attention)

@@ -8,7 +8,7 @@ for each command; the footer, a key, the palette and help all ask the same one.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 from memtui.core.model.snapshot import Finding, MemoryFile
 from memtui.core.verbs.quickfix import QUICK_FIXES
@@ -244,6 +244,19 @@ def index_why_not(s: Situation) -> str | None:
 
 def sessions_why_not(s: Situation) -> str | None:
     return None if s.view == "consolidate" else "logs of work are counted in the Consolidate view"
+
+
+@runtime_checkable
+class SortsRoots(Protocol):
+    """A screen whose rows the fleet's sort keys order (the root picker)."""
+
+    def cycle_sort(self) -> None: ...
+
+    def reverse_sort(self) -> None: ...
+
+
+def sorts_roots_why_not(s: Situation) -> str | None:
+    return None if isinstance(s.screen, SortsRoots) else "only in the root picker (o)"
 
 
 def switch_why_not(s: Situation) -> str | None:

@@ -239,6 +239,13 @@ def _show(view: str) -> Run:
     return run
 
 
+def _sorts(s: Situation) -> why.SortsRoots:
+    screen = s.screen
+    if not isinstance(screen, why.SortsRoots):
+        raise TypeError("the fleet's sort keys apply only in the root picker")
+    return screen
+
+
 CHANGE = "Change the memory"
 MARKS = "Marks"
 NAVIGATE = "Move around"
@@ -367,6 +374,15 @@ COMMANDS: tuple[Command, ...] = (
             lambda host, s: host.open_dream(), footer=True),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda host, s: host.pick_root(), why.switch_why_not, anywhere=True),
+    Command("sort_roots", "greater_than_sign", "Sort roots by next column",
+            "The root picker: sort the roots by its next column (the order found, root, layer, "
+            "files, lines, chars, use, cut, errors, warnings, pressure peak, the agent's last "
+            "change, the dream's count, attention), as memtui list --all --sort does.", APP,
+            lambda host, s: _sorts(s).cycle_sort(), why.sorts_roots_why_not, anywhere=True,
+            key_display=">"),
+    Command("reverse_roots", "I", "Reverse root order",
+            "The root picker: turn the order of the roots round (highest first, or lowest).", APP,
+            lambda host, s: _sorts(s).reverse_sort(), why.sorts_roots_why_not, anywhere=True),
     Command("search_roots", "ctrl+f", "Search every root",
             "Ranked full-text search of every memory file of the roots memtui opened (ctrl+t: of "
             "every root on this machine): words, \"a phrase\", prefix*; each hit says whether it "

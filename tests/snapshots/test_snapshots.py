@@ -185,10 +185,12 @@ def test_no_memory_md(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_root_picker(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Three roots found: the picker lists each with its layer (all "other" here: none is a
-    Claude Code, repository or agent-memory folder), its file count, MEMORY.md lines against
-    the cap, a small bar and the percentage, with "OVER BUDGET" in red for the over-full one;
-    the cursor is on the first; enter opens it."""
+    """Three roots found: the picker lists each as the fleet view does — files, MEMORY.md lines
+    and characters against the caps, how full it is, the cut, errors, warnings, the pressure
+    log's peak, the agent's last change and the dream's count — with the over-full one marked
+    ``!`` and its reasons ("1 error, index cut") in the why column (the layer column does not
+    fit at 130); the cursor is on the first, the line under the list says nothing needs
+    attention there; enter opens it."""
     monkeypatch.chdir(tmp_path)
     over = over_budget_root(tmp_path)
     small = tmp_path / "agents" / "reviewer"

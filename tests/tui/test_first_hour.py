@@ -16,7 +16,7 @@ from memtui.screens.dream import DreamScreen
 from memtui.screens.help import HelpScreen
 from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import elide_middle
-from memtui.screens.root_picker import RootList, RootPickerScreen
+from memtui.screens.root_picker import SORT_ORDER, RootList, RootPickerScreen
 from memtui.widgets.status_line import display_path
 from tests.support.app import NOW, digest, make_app, press, screen_lines, settle
 
@@ -252,8 +252,253 @@ async def test_the_root_picker_marks_the_open_root_and_counts_errors(make_root: 
         lines = ["".join(seg.text for seg in rows.render_line(y)) for y in range(2)]
         opened = [line for line in lines if "●" in line]
         assert len(opened) == 1 and "bad" in opened[0], lines
-        assert "✖ 1" in opened[0] and "✔" in next(line for line in lines if "good" in line), lines
+        good_line = next(line for line in lines if "good" in line)
+        assert opened[0][2] == "!" and "1 error" in opened[0], lines  # marked, and why in words
+        assert good_line[2] == " " and "error" not in good_line, lines
         assert rows.highlighted.root == bad  # the cursor starts on the open root
+
+
+TOPIC = "---\nname: {0}\ndescription: {0}\ntype: project\n---\n{0}\n"
+
+
+def fleet_roots(make_root: Any, over_name: str = "over") -> tuple[Path, Path, Path]:
+    """Three roots: one small and clean, one with two orphans (errors), one whose index the
+    loader cuts (250 entries against the 200-line cap)."""
+    small = make_root({"MEMORY.md": "# M\n- [A](a.md) — a\n", "a.md": TOPIC.format("A")},
+                      name="small")
+    orphan = make_root({"MEMORY.md": "# M\n- [A](a.md) — a\n", "a.md": TOPIC.format("A"),
+                        "b.md": TOPIC.format("B"), "c.md": TOPIC.format("C")}, name="orphan")
+    over = {"MEMORY.md": "# M\n" + "".join(f"- [N{i}](n{i}.md) — note {i}\n" for i in range(250))}
+    over |= {f"n{i}.md": TOPIC.format(f"N{i}") for i in range(250)}
+    return small, orphan, make_root(over, name=over_name)
+
+
+def picker_lines(app: Any) -> list[str]:
+    rows = app.screen.query_one(RootList)
+    return ["".join(seg.text for seg in rows.render_line(y)) for y in range(len(rows.items))]
+
+
+async def test_the_root_picker_fills_its_columns_from_the_fleet_row(
+        make_root: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every figure of a row is the core's fleet row for that root (the same ``memtui list
+    --all`` prints): measured without the dream's count first, then with it."""
+    import memtui.screens.root_picker as picker
+    from memtui.core.dream.fleet import fleet_row
+
+    asked: list[tuple[Path, bool]] = []
+
+    def spy(root: Path, *args: Any, **kwargs: Any) -> Any:
+        asked.append((Path(root), kwargs["dream"]))
+        return fleet_row(root, *args, **kwargs)
+
+    monkeypatch.setattr(picker, "fleet_row", spy)
+    roots = fleet_roots(make_root)
+    app = make_app(*roots)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert sorted(asked) == sorted([(r, False) for r in roots] + [(r, True) for r in roots])
+        assert [r for r, dream in asked[:3]] == list(roots) and not any(d for _, d in asked[:3])
+        screen = app.screen
+        assert isinstance(screen, RootPickerScreen)
+        lines = picker_lines(app)
+        for root, item, line in zip(roots, screen.rows, lines):
+            expected = fleet_row(root, now=NOW)
+            assert item.fleet is not None and item.counted
+            got, want = item.fleet.to_json(), expected.to_json()
+            got["dream"].pop("kept"), want["dream"].pop("kept")  # type: ignore[attr-defined]
+            assert got == want, root
+            budget = expected.budget
+            assert budget is not None and expected.dream_checked is not None
+            assert f"{budget.lines}/{budget.max_lines}" in line, line
+            assert f"{budget.bytes / 1000:.1f}k/{budget.max_bytes / 1000:.0f}k" in line, line
+            figures = line.split()
+            assert str(expected.errors) in figures and str(expected.dream_checked) in " ".join(
+                figures), line
+        assert "201" in lines[2].split(), lines[2]  # the first line the loader does not load
+
+
+async def test_root_picker_rows_show_at_once_and_fill_when_measured(
+        make_root: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The list is up with every root's path and layer before any is measured (the worker is
+    held here); the figures come in when it is let go."""
+    import threading
+
+    import memtui.screens.root_picker as picker
+    from memtui.core.dream.fleet import fleet_row
+
+    go = threading.Event()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        go.wait(30)
+        return fleet_row(*args, **kwargs)
+
+    monkeypatch.setattr(picker, "fleet_row", held)
+    roots = fleet_roots(make_root)
+    app = make_app(*roots)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(5):
+            await pilot.pause(0)
+        screen = app.screen
+        assert isinstance(screen, RootPickerScreen)
+        lines = picker_lines(app)
+        assert len(lines) == 3 and all(r.name in line for r, line in zip(roots, lines)), lines
+        assert all("other" in line and "…" in line and "/200" not in line for line in lines)
+        go.set()
+        await settle(pilot)
+        assert all("/200" in line for line in picker_lines(app))
+
+
+async def test_root_picker_stops_measuring_once_a_root_is_opened(
+        make_root: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter opens a root before the others are measured; the measuring stops there (it does
+    not go on planning dreams while the chosen root loads)."""
+    import threading
+
+    import memtui.screens.root_picker as picker
+    from memtui.core.dream.fleet import fleet_row
+
+    go = threading.Event()
+    asked: list[Path] = []
+
+    def held(root: Path, *args: Any, **kwargs: Any) -> Any:
+        asked.append(Path(root))
+        go.wait(30)
+        return fleet_row(root, *args, **kwargs)
+
+    monkeypatch.setattr(picker, "fleet_row", held)
+    roots = fleet_roots(make_root)
+    app = make_app(*roots)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(5):
+            await pilot.pause(0)
+        assert isinstance(app.screen, RootPickerScreen)
+        await pilot.press("enter")
+        for _ in range(5):
+            await pilot.pause(0)
+        assert not isinstance(app.screen, RootPickerScreen) and app.root == roots[0]
+        go.set()
+        await settle(pilot)
+        assert asked == [roots[0]], asked
+
+
+async def test_root_picker_sort_key_cycles_the_column_and_another_reverses(
+        make_root: Any) -> None:
+    small, orphan, over = fleet_roots(make_root)
+    app = make_app(over, small, orphan)  # found in this order
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RootPickerScreen)
+
+        def order() -> list[str]:
+            return [row.root.name for row in screen.query_one(RootList).items]  # type: ignore[union-attr]
+
+        assert order() == ["over", "small", "orphan"] and screen.sort_column == "found"
+        await press(pilot, "greater_than_sign")
+        assert screen.sort_column == "root" and order() == ["orphan", "over", "small"]
+        await press(pilot, "I")
+        assert screen.descending and order() == ["small", "over", "orphan"]
+        header = str(screen.query_one("#root-columns").render())
+        assert "root▼" in header, header
+        while screen.sort_column != "errors":
+            await press(pilot, "greater_than_sign")
+        assert order()[0] == "orphan"  # reversed: the most errors first
+        header = str(screen.query_one("#root-columns").render())
+        assert "err▼" in header and "root▼" not in header, header
+        await press(pilot, "I")
+        assert order()[-1] == "orphan" and "err▲" in str(screen.query_one("#root-columns").render())
+        for _ in range(len(SORT_ORDER)):
+            if screen.sort_column == "found":
+                break
+            await press(pilot, "greater_than_sign")
+        assert screen.sort_column == "found"  # after the last column: the order found again
+        assert order() == ["over", "small", "orphan"]
+        await press(pilot, "I")
+        assert order() == ["orphan", "small", "over"]
+        assert screen.query_one(RootList).highlighted.root == orphan  # a new order: its top
+        await press(pilot, "down", "enter")
+        assert app.root == small  # enter still opens the root under the cursor
+
+
+async def test_root_picker_sort_keys_are_rebindable_and_on_the_palette(make_root: Any) -> None:
+    from memtui.commands import MemtuiCommands
+
+    roots = fleet_roots(make_root)
+    app = make_app(*roots, keymap={"sort_roots": "t", "reverse_roots": "T"})
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RootPickerScreen)
+        await press(pilot, "t")
+        assert screen.sort_column == "root"
+        await press(pilot, "T")
+        assert screen.descending
+        provider = MemtuiCommands(screen)
+        hits = [hit async for hit in provider.search("sort roots")]
+        assert any("Sort roots by next column  (t)" in str(hit.text) for hit in hits)
+        assert all(reason is None for command, reason in provider.applicability()
+                   if command.name in ("sort_roots", "reverse_roots"))
+        await press(pilot, "enter")  # on the main screen the keys say where they apply
+        assert not isinstance(app.screen, RootPickerScreen)
+        reasons = dict(MemtuiCommands(app.screen).applicability())
+        assert reasons[next(c for c in reasons if c.name == "sort_roots")] == (
+            "only in the root picker (o)")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_root_picker_marks_a_root_over_budget_at_any_width(
+        make_root: Any, size: tuple[int, int]) -> None:
+    """The root whose index the loader cuts is marked ``!`` and says why in words (the why
+    column when there is room, the line under the list always); at 80 columns the columns
+    that do not fit go and the path is cut in its middle, not its end."""
+    roots = fleet_roots(make_root, "over-budget-project-with-a-long-folder-name/memory")
+    app = make_app(*roots)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RootPickerScreen)
+        lines = picker_lines(app)
+        marked = [line for line in lines if line[2] == "!"]
+        assert len(marked) == 2 and all(line[2] == " " for line in lines if line not in marked)
+        over = next(line for line in lines if "/memory" in line)
+        assert over[2] == "!" and "251/200" in over, over
+        await press(pilot, "end")
+        detail = str(screen.query_one("#root-detail").render())
+        assert "! needs attention:" in detail and "index cut" in detail, detail
+        assert detail.startswith(display_path(roots[2])), detail  # the whole path
+        text = "\n".join(screen_lines(app))
+        header = str(screen.query_one("#root-columns").render())
+        for title in ("lines", "chars", "cut", "err", "peak", "agent", "dream"):
+            assert title in header, (title, header)
+        if size[0] == 80:
+            assert "why" not in header and "layer" not in header, header
+            assert all(len(line) <= 80 for line in text.splitlines())
+            name = over.split()[1]  # cut in the middle: its start and its end
+            assert name.startswith("over-") and "…" in name and name.endswith("name/memory"), over
+        else:
+            assert "why" in header and "layer" in header, header
+            assert "index cut" in over and "2 errors" in next(line for line in lines if "orphan" in line)
+
+
+def test_the_root_picker_writes_what_every_root_starts_with_once() -> None:
+    from memtui.screens.root_picker import shared_start
+
+    projects = "claude/projects/-home-dev-"
+    assert shared_start([projects + "alpha/memory", projects + "beta/memory"]) == projects
+    assert shared_start(["notes/a", "notes/ab"]) == "notes/"  # never a whole path
+    assert shared_start(["work/alpha", "work/alps"]) == "work/"  # at a separator
+    assert shared_start(["only/one"]) == ""
+
+
+def test_the_root_picker_has_no_second_implementation() -> None:
+    """The picker's figures are the fleet's: the quick summary it once made apart is gone."""
+    import importlib.util
+    import inspect
+
+    import memtui.screens.root_picker as picker
+
+    assert importlib.util.find_spec("memtui.services.roots") is None
+    assert "memtui.services" not in inspect.getsource(picker)
 
 
 async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,

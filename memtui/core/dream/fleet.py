@@ -246,6 +246,17 @@ def fleet(roots: Sequence[tuple[Path, str]], config: BudgetConfig = BudgetConfig
     return out
 
 
+def ago(when: datetime | None, now: datetime) -> str:
+    """How long before ``now`` a time was, in its largest unit (``3d ago``; ``?`` unknown)."""
+    if when is None:
+        return "?"
+    seconds = max(0.0, (now - when).total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "now"
+
+
 def home_short(path: Path | str) -> str:
     """A path with the home folder written ``~``."""
     text = str(path)
