@@ -269,7 +269,8 @@ class UserActions(App[int]):
         if len(others) == 1:
             picked(next(iter(others)))
         elif others:
-            self.push_screen(PickFileScreen(f"Promote {path} into…", list(others)), picked)
+            self.push_screen(PickFileScreen(f"Promote {path} into…", list(others), what="layer or folder"),
+                             picked)
 
     def ask_scope(self) -> None:
         """Ask for the path the user works in, then dim what does not apply there."""

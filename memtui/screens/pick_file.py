@@ -28,10 +28,13 @@ class PickFileScreen(ModalScreen[str | None]):
         Binding("up", "list_up", show=False),
     ]
 
-    def __init__(self, title: str, choices: list[str], preselect: str | None = None) -> None:
-        """``preselect`` (a proposed answer) is listed first, under the cursor: enter takes it."""
+    def __init__(self, title: str, choices: list[str], preselect: str | None = None,
+                 what: str = "file") -> None:
+        """``preselect`` (a proposed answer) is listed first, under the cursor: enter takes it;
+        ``what`` the choices are, in the input's placeholder and the empty list's text."""
         super().__init__()
         self.title_text = title
+        self.what = what
         self.choices = sorted(choices)
         if preselect in self.choices:
             self.choices.remove(preselect)
@@ -40,10 +43,10 @@ class PickFileScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="pick-dialog", classes="dialog"):
             yield Static(self.title_text, classes="dialog-title", markup=False)
-            query = Input(placeholder="type part of a file name…", id="pick-input")
+            query = Input(placeholder=f"type part of a {self.what} name…", id="pick-input")
             query.cursor_blink = False
             yield query
-            yield PathList(self.choices, empty_text="no file matches", id="pick-list")
+            yield PathList(self.choices, empty_text=f"no {self.what} matches", id="pick-list")
 
     def on_mount(self) -> None:
         self.query_one("#pick-input", Input).focus()

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.pick_file import PickFileScreen
@@ -127,6 +128,7 @@ async def test_promote_asks_which_root_when_there_are_several(two_layers: tuple[
         await promote_key_on(pilot, "keep.md")
         assert isinstance(app.screen, PickFileScreen)
         assert sorted(app.screen.choices) == [f"other: {shared}", f"other: {third}"]
+        assert app.screen.query_one("#pick-input", Input).placeholder == "type part of a layer or folder name…"
         await press(pilot, "escape")
         assert not (shared / "keep.md").exists() and not (third / "keep.md").exists()
 
