@@ -28,6 +28,7 @@ from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
+from memtui.commands import BY_NAME
 from memtui.core.dream import plan as dream
 from memtui.core.dream.plan import DreamItem, DreamPlan
 from memtui.core.model.changeset import VerbError
@@ -113,6 +114,8 @@ class DreamScreen(Screen[None]):
         Binding("a", "apply", "Apply checked", show=True),
         Binding("l,right", "split", "Split", show=True),
         Binding("escape,q", "close", "Close", show=True),
+        # the registry's help key, here too (its id lets a keymap move it)
+        Binding(BY_NAME["show_help"].keys, "app.command('show_help')", "Help", show=False, id="show_help"),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
         Binding("g", "cursor('first')", "First", show=False),

@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 from textual.worker import Worker, WorkerState
 
+from memtui.commands import BY_NAME
 from memtui.core.model.changeset import Create, VerbError
 from memtui.core.verbs.merge import gist_draft, merge
 from memtui.screens.main import NARROW_BELOW
@@ -152,6 +153,8 @@ class MergeReviewScreen(Screen[None]):
         Binding("x", "reject", "Reject", show=True),
         Binding("e", "edit_gist", "Edit gist", show=True),
         Binding("escape", "back", "Back", show=True),
+        # the registry's help key, here too (its id lets a keymap move it)
+        Binding(BY_NAME["show_help"].keys, "app.command('show_help')", "Help", show=False, id="show_help"),
     ]
 
     class Accepted(Message):

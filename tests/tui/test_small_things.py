@@ -90,3 +90,46 @@ def test_the_staleness_breakdown_says_what_declared_a_file_superseded(make_root:
     shown = console.file.getvalue()  # type: ignore[attr-defined]
     assert "refs      superseded — 0 found" in shown and "(class" not in shown  # the word once
     assert "status    MEMORY.md line 3 marks it superseded (“SUPERSEDED by the new rules below”)" in shown
+
+
+async def test_help_opens_from_the_dream_and_the_merge_review(demo_root: Path) -> None:
+    """`?` is the help key on every screen: in the Dream and in Merge review too (it did
+    nothing there), and esc comes back to the screen it was opened from."""
+    from memtui.screens.dream import DreamScreen
+    from memtui.screens.help import HelpScreen
+    from memtui.screens.merge_review import MergeReviewScreen
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        for keys, screen in ((("D",), DreamScreen), (("5", "m"), MergeReviewScreen)):
+            await press(pilot, *keys)
+            assert isinstance(app.screen, screen)
+            await press(pilot, "question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            await press(pilot, "escape")
+            assert isinstance(app.screen, screen)
+            await press(pilot, "escape")
+
+
+async def test_help_searches_its_keys(demo_root: Path) -> None:
+    """`/` in help narrows the keys to those whose key, name or text holds every word typed
+    (typed letters are text there: `q` does not close it); esc clears the search, a second esc
+    closes the help."""
+    from memtui.screens.help import HelpScreen
+    from tests.support.app import screen_lines
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark", "slash", *"successor")
+        assert isinstance(app.screen, HelpScreen)
+        shown = "\n".join(screen_lines(app))
+        assert "Supersede" in shown and "Pin / unpin" not in shown
+        await press(pilot, *" quxx")
+        assert isinstance(app.screen, HelpScreen)
+        assert "no key matches “successor quxx”" in "\n".join(screen_lines(app))
+        await press(pilot, "escape")
+        assert isinstance(app.screen, HelpScreen) and "Pin / unpin" in "\n".join(screen_lines(app))
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, HelpScreen)
