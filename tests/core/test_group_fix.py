@@ -133,3 +133,25 @@ def test_a_line_that_is_not_broken_is_refused(make_root: MakeRoot) -> None:
         drop_broken_links(snapshot, [("MEMORY.md", 1)])
     with pytest.raises(VerbError, match="no broken links"):
         drop_broken_links(snapshot)
+
+
+def test_pointers_that_would_push_the_index_over_its_budget_are_archive_entries(make_root: MakeRoot) -> None:
+    """An index a few characters under its cap has no room for the Regions block: the fix the
+    gate would refuse becomes one it accepts — every orphan listed in the archive index (which
+    costs nothing at session start), and the change says why."""
+    filler = "".join(f"A plain line of notes that fills the index, number {n:03d}, " + "x" * 120 + "\n"
+                     for n in range(130))
+    root = root_with_orphans(make_root)
+    index = INDEX + filler
+    index += "y" * (24_990 - len(index)) + "\n"
+    (root / "MEMORY.md").write_text(index)
+    snapshot = load_root(root)
+    changeset = cover_orphans(snapshot, orphan_families(snapshot, orphans(snapshot)))
+    assert changeset.paths == ("MEMORY-archive.md",)
+    assert "no room within its budget for 2 more region pointers" in changeset.description
+    applied = write.run(snapshot, changeset)
+    assert applied is not None
+    after = load_root(root)
+    assert orphans(after) == [] and (root / "MEMORY.md").read_text() == index
+    archived = (root / "MEMORY-archive.md").read_text()
+    assert all(f"({path})" in archived for path in ("session_2026-05-23_a.md", "draft_x.md", "loose.md"))

@@ -17,6 +17,7 @@ from ..model.changeset import Changeset, Operation, VerbError
 from ..model.index import region_line
 from ..model.index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
 from ..model.snapshot import ARCHIVE_INDEX_NAME, Index, Snapshot
+from ..rules.budget import measure
 from ..rules.validate import glob_regex, validate
 from ..tidy.lines import keep_erased
 from .lifecycle import _draft_op
@@ -113,7 +114,8 @@ def _add_regions(draft: IndexDraft, raws: list[str]) -> None:
 
 
 def cover_orphans(snapshot: Snapshot, families: Iterable[OrphanFamily]) -> Changeset:
-    """Make the families' orphans reachable: a region line per region family, else archive entries."""
+    """Make the families' orphans reachable: a region line per region family, the largest first,
+    while the index stays within its budget; archive entries for the rest."""
     families = tuple(families)
     if not any(fam.paths for fam in families):
         raise VerbError("no orphans to cover")
@@ -125,26 +127,58 @@ def cover_orphans(snapshot: Snapshot, families: Iterable[OrphanFamily]) -> Chang
     archive_index = snapshot.archive_index if snapshot.archive_index.exists else Index(
         ARCHIVE_INDEX_NAME, False)
     archive = IndexDraft(archive_index, snapshot.files.__contains__)
-    regions = [region_line(fam.glob, _region_hook(fam)) for fam in families if fam.region]
+    wanted = sorted((fam for fam in families if fam.region), key=lambda fam: -len(fam.paths))
+    lines = [region_line(fam.glob, _region_hook(fam)) for fam in wanted]
+    fit = _regions_that_fit(snapshot, lines)
+    pointed, regions = wanted[:fit], lines[:fit]
     if regions:
         _add_regions(index, regions)
+    no_room = len(wanted) - fit
     listed = 0
     for fam in families:
-        if fam.region:
-            continue
+        if fam in pointed:
+            continue  # a family with no room for its pointer is listed as one without a family
         for path in fam.paths:
             if not archive.entries_for(path):
                 f = snapshot.files[path]
                 archive.append_entry(new_entry(f, f.description or f.title))
                 listed += 1
     ops: list[Operation] = _draft_op(index) + _draft_op(archive)
-    covered = sum(len(fam.paths) for fam in families if fam.region)
+    covered = sum(len(fam.paths) for fam in pointed)
     parts = []
     if regions:
         parts.append(f"{len(regions)} region pointer{'s' * (len(regions) != 1)} reach {covered} orphans")
     if listed:
-        parts.append(f"{listed} listed in {archive.path}")
+        parts.append(f"{listed} listed in {archive.path}"
+                     + (f" (MEMORY.md has no room within its budget for {no_room} more region "
+                        f"pointer{'s' * (no_room != 1)})" if no_room else ""))
     return Changeset("cover-orphans", "cover orphans: " + ", ".join(parts), tuple(ops))
+
+
+def _regions_that_fit(snapshot: Snapshot, lines: list[str]) -> int:
+    """How many of ``lines`` (first ones first) the Regions block can take with the index still
+    within its caps — none when it is over them already: a pointer that does not fit is a fix
+    the gate refuses, and an orphan listed in the archive index costs nothing at session start."""
+    if not lines:
+        return 0
+
+    def fits(k: int) -> bool:
+        draft = IndexDraft(snapshot.index, snapshot.files.__contains__)
+        if k:
+            _add_regions(draft, lines[:k])
+        budget = measure(draft.index, snapshot.config)
+        return not (budget.over_lines or budget.over_bytes)
+
+    if not fits(0):
+        return 0
+    low, high = 0, len(lines)  # fits(low) holds; find the largest k that fits
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def broken_link_lines(snapshot: Snapshot) -> set[tuple[str, int]]:
