@@ -733,7 +733,7 @@ def _scan(
             )
         )
     supersessions = tuple(supersession_candidates(files, sets, refused, tuning=tuning, logs=logs,
-                                                  marks=index_marks(snapshot)))
+                                                  marks=index_marks(snapshot), df=df))
     folded = {_key(s.old, s.new) for s in supersessions}
     # a series of reports folded each into the next: no two of its reports are a merge of equals
     series = {family for s in supersessions

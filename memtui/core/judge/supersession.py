@@ -58,7 +58,7 @@ about those very files).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -271,6 +271,7 @@ def supersession_candidates(
     files: Sequence[MemoryFile], sets: Sequence[TokenSets] | None = None,
     rejected: Collection[tuple[str, str]] = (), *, tuning: Tuning = DEFAULT_TUNING,
     logs: Collection[str] | None = None, marks: Sequence[IndexMark] = (),
+    df: Counter[str] | None = None,
 ) -> list[Supersession]:
     """Every supersession proposal among ``files`` (see the module docstring), sorted strong
     first, then by the newer file and the older.
@@ -278,7 +279,8 @@ def supersession_candidates(
     ``sets`` are the files' token sets (:func:`memtui.core.judge.consolidate.token_sets`, computed when
     not given); a pair in ``rejected`` (either order) is not proposed; ``logs``: which of the
     files are logs of work (:func:`memtui.core.judge.consolidate.root_logs`; the ``session_*``
-    files when None); ``marks``: the index's SUPERSEDED marks (the author's word, as ``supersedes``).
+    files when None); ``marks``: the index's SUPERSEDED marks (the author's word, as ``supersedes``);
+    ``df``: the document frequency of ``sets``' title + body tokens, when the caller counted it.
     """
     if sets is None:
         from .consolidate import root_token_sets
@@ -286,7 +288,7 @@ def supersession_candidates(
         sets = root_token_sets(list(files))
     notes = [_note(i, f) for i, f in enumerate(files)]
     is_log = _log_test(logs)
-    weights = Weights(sets)
+    weights = Weights(sets, df)
     refused = {(a, b) if a <= b else (b, a) for a, b in rejected}
     found: dict[tuple[int, int], Supersession] = {}
 
@@ -403,9 +405,9 @@ def _log_test(logs: Collection[str] | None) -> Callable[[str], bool]:
 class Weights:
     """The weights of the files' title + body words (:mod:`.weights`), counted once for all."""
 
-    def __init__(self, sets: Sequence[TokenSets]) -> None:
+    def __init__(self, sets: Sequence[TokenSets], df: Counter[str] | None = None) -> None:
         self.sets = sets
-        self.df = document_frequency(sets)
+        self.df = df if df is not None else document_frequency(sets)
 
     def held(self, old: int, new: int) -> float:
         """The share of ``old``'s weighted words ``new`` holds."""
