@@ -630,11 +630,11 @@ def rare_pairs(sets: Sequence[TokenSets], df: Counter[str]) -> list[tuple[int, i
     :data:`RARE_SHARED` words held by at most :data:`RARE_DF` of the files: an inverted index of
     the rare words alone (each lists at most :data:`RARE_DF` files, so the pairs it yields are
     bounded by the words, not by the files squared)."""
+    rare = frozenset(tok for tok, n in df.items() if n <= RARE_DF)
     postings: dict[str, list[int]] = defaultdict(list)
     for k, s in enumerate(sets):
-        for tok in s.full:
-            if df[tok] <= RARE_DF:
-                postings[tok].append(k)
+        for tok in s.full & rare:  # one intersection a file, not a lookup a word
+            postings[tok].append(k)
     shared: Counter[tuple[int, int]] = Counter()
     for ids in postings.values():
         if len(ids) > 1:
