@@ -97,14 +97,16 @@ def run_validate(args: argparse.Namespace) -> int:
                     f"{plain(f.message)}\n" for f in r.findings if f.severity == "error"))
         return EXIT_FINDINGS if failed else EXIT_OK
     out = console()
-    for r in results:
+    for n, r in enumerate(results):
         errors, warnings = finding_counts(r.findings)
+        if n:
+            out.print()  # a blank line between roots, none after the last
         out.print(f"[bold]{esc(rel_root(r.root, args.path))}[/]  {budget_text(r.budget)}")
         _print_findings(out, r.findings)
         verdict = "[green]ok[/]" if not errors else "[red]failed[/]"
         out.print(
             f"{verdict}: {errors} error{'s' * (errors != 1)}, "
-            f"{warnings} warning{'s' * (warnings != 1)} in {r.files} file{'s' * (r.files != 1)}\n"
+            f"{warnings} warning{'s' * (warnings != 1)} in {r.files} file{'s' * (r.files != 1)}"
         )
     return EXIT_FINDINGS if failed else EXIT_OK
 

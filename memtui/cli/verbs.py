@@ -116,7 +116,7 @@ def _add_edit(parser: argparse.ArgumentParser) -> None:
 
 def _add_remember(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("title", metavar="TITLE", help="the fact's title (also makes the file name)")
-    parser.add_argument("--type", default="project", dest="type_",
+    parser.add_argument("--type", default="project", dest="type_", metavar="TYPE",
                         help="value, user, feedback, project or reference (default project)")
     parser.add_argument("--description", default="", help="one line (default: the body's first line)")
     parser.add_argument("--body", default="", help="the text of the fact ('-' reads standard input)")

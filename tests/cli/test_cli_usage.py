@@ -83,3 +83,24 @@ def test_piped_tables_keep_every_row_on_one_line(
     out = capsys.readouterr().out
     row = [line for line in out.splitlines() if long_name in line]
     assert len(row) == 1 and "2/200" in row[0] and "36/25,000" in row[0]  # characters, trimmed
+
+
+def test_piped_validate_ends_on_its_verdict_and_separates_roots_by_one_blank_line(
+        make_root, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    for name in ("a", "b"):
+        make_root({"MEMORY.md": "# M\n- [Alpha](a.md) — the alpha fact\n", "a.md": topic("Alpha", "a")},
+                  name=f"top/{name}")
+    main(["validate", str(tmp_path / "top")])
+    out = capsys.readouterr().out
+    assert out.endswith("in 1 file\n") and "\n\n\n" not in out
+    assert out.count("\n\n") == 1  # between the two roots
+    assert not any(line != line.rstrip() for line in out.splitlines())
+
+
+def test_remember_help_names_its_type_option_plainly(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["remember", "--help"])
+    out = capsys.readouterr().out
+    assert "--type TYPE " in out and "TYPE_" not in out
