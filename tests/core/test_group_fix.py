@@ -155,3 +155,17 @@ def test_pointers_that_would_push_the_index_over_its_budget_are_archive_entries(
     assert orphans(after) == [] and (root / "MEMORY.md").read_text() == index
     archived = (root / "MEMORY-archive.md").read_text()
     assert all(f"({path})" in archived for path in ("session_2026-05-23_a.md", "draft_x.md", "loose.md"))
+
+
+def test_no_pointer_goes_past_the_pressure_line(make_root: MakeRoot) -> None:
+    """At 91% of its characters the index has room under the cap, but a curator keeps that room
+    for the author's own entries: the orphans go to the archive index, MEMORY.md stays as it is."""
+    root = root_with_orphans(make_root)
+    index = INDEX + "".join(f"A plain line of notes, number {n:03d}, " + "x" * 140 + "\n" for n in range(120))
+    index += "y" * (22_750 - len(index)) + "\n"
+    (root / "MEMORY.md").write_text(index)
+    snapshot = load_root(root)
+    changeset = cover_orphans(snapshot, orphan_families(snapshot, orphans(snapshot)))
+    assert changeset.paths == ("MEMORY-archive.md",)
+    write.run(snapshot, changeset)
+    assert orphans(load_root(root)) == [] and (root / "MEMORY.md").read_text() == index

@@ -17,7 +17,7 @@ from ..model.changeset import Changeset, Operation, VerbError
 from ..model.index import region_line
 from ..model.index_edit import REGIONS, IndexDraft, heading_level, heading_title, new_entry
 from ..model.snapshot import ARCHIVE_INDEX_NAME, Index, Snapshot
-from ..rules.budget import measure
+from ..rules.budget import PRESSURE_THRESHOLD, measure
 from ..rules.validate import glob_regex, validate
 from ..tidy.lines import keep_erased
 from .lifecycle import _draft_op
@@ -115,7 +115,7 @@ def _add_regions(draft: IndexDraft, raws: list[str]) -> None:
 
 def cover_orphans(snapshot: Snapshot, families: Iterable[OrphanFamily]) -> Changeset:
     """Make the families' orphans reachable: a region line per region family, the largest first,
-    while the index stays within its budget; archive entries for the rest."""
+    while the index stays below the pressure line; archive entries for the rest."""
     families = tuple(families)
     if not any(fam.paths for fam in families):
         raise VerbError("no orphans to cover")
@@ -157,8 +157,10 @@ def cover_orphans(snapshot: Snapshot, families: Iterable[OrphanFamily]) -> Chang
 
 def _regions_that_fit(snapshot: Snapshot, lines: list[str]) -> int:
     """How many of ``lines`` (first ones first) the Regions block can take with the index still
-    within its caps — none when it is over them already: a pointer that does not fit is a fix
-    the gate refuses, and an orphan listed in the archive index costs nothing at session start."""
+    below the pressure line (:data:`~memtui.core.rules.budget.PRESSURE_THRESHOLD` of either cap)
+    — none when it is there already: a pointer past a cap is a fix the gate refuses, one past the
+    pressure line fills the room the author's own entries need, and an orphan listed in the
+    archive index costs nothing at session start."""
     if not lines:
         return 0
 
@@ -166,8 +168,7 @@ def _regions_that_fit(snapshot: Snapshot, lines: list[str]) -> int:
         draft = IndexDraft(snapshot.index, snapshot.files.__contains__)
         if k:
             _add_regions(draft, lines[:k])
-        budget = measure(draft.index, snapshot.config)
-        return not (budget.over_lines or budget.over_bytes)
+        return measure(draft.index, snapshot.config).utilization < PRESSURE_THRESHOLD
 
     if not fits(0):
         return 0
