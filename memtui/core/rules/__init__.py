@@ -10,7 +10,7 @@ them on a run that never validates (a hook's Stop with nothing changed).
 
 from __future__ import annotations
 
-import importlib
+from types import ModuleType
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - the modules, for the type checker
@@ -19,8 +19,19 @@ if TYPE_CHECKING:  # pragma: no cover - the modules, for the type checker
 __all__ = ["budget", "erasure", "incremental", "validate"]
 
 
-def __getattr__(name: str) -> object:
-    """A module of the package, loaded when first used."""
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return importlib.import_module(f"{__name__}.{name}")
+def __getattr__(name: str) -> ModuleType:
+    """A module of the package, loaded when first used (importing it sets the package's
+    attribute, so this runs once per module; ``from . import`` would ask this again)."""
+    if name == "budget":
+        import memtui.core.rules.budget as budget
+        return budget
+    if name == "erasure":
+        import memtui.core.rules.erasure as erasure
+        return erasure
+    if name == "incremental":
+        import memtui.core.rules.incremental as incremental
+        return incremental
+    if name == "validate":
+        import memtui.core.rules.validate as validate
+        return validate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

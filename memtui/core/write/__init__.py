@@ -85,7 +85,7 @@ rest of the writer.
 
 from __future__ import annotations
 
-import importlib
+import types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - what the names are, for the type checker
@@ -225,9 +225,41 @@ def __getattr__(name: str) -> object:
     where = WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(where, __name__), name)
+    value = getattr(_module(where), name)
     globals()[name] = value
     return value
+
+
+def _module(where: str) -> types.ModuleType:
+    """The module of :data:`WHERE` named ``where``, imported (each import written out)."""
+    if where == "..model.changeset":
+        import memtui.core.model.changeset as changeset
+        return changeset
+    if where == "..model.journal":
+        import memtui.core.model.journal as journal
+        return journal
+    if where == ".errors":
+        import memtui.core.write.errors as errors
+        return errors
+    if where == ".fs":
+        import memtui.core.write.fs as fs
+        return fs
+    if where == ".group":
+        import memtui.core.write.group as group
+        return group
+    if where == ".preview":
+        import memtui.core.write.preview as preview
+        return preview
+    if where == ".protocol":
+        import memtui.core.write.protocol as protocol
+        return protocol
+    if where == ".recovery":
+        import memtui.core.write.recovery as recovery
+        return recovery
+    if where == ".rootcommit":
+        import memtui.core.write.rootcommit as rootcommit
+        return rootcommit
+    raise AssertionError(f"WHERE names no module {where!r}")
 
 
 def __dir__() -> list[str]:
