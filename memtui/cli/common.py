@@ -8,7 +8,7 @@ import re
 import sys
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 from memtui.terminal_text import SURROGATES, escaped
 from memtui.terminal_text import plain as plain  # re-exported: the verbs print through plain
