@@ -4,6 +4,7 @@ marks in one list, help that scrolls, esc after a filter, the Dream screen's cur
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -317,22 +318,28 @@ async def test_the_root_picker_fills_its_columns_from_the_fleet_row(
         assert "201" in lines[2].split(), lines[2]  # the first line the loader does not load
 
 
-async def test_root_picker_rows_show_at_once_and_fill_when_measured(
-        make_root: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The list is up with every root's path and layer before any is measured (the worker is
-    held here); the figures come in when it is let go."""
-    import threading
-
+def hold_fleet_rows(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[Path]]:
+    """The picker's fleet rows held until the event is set; the roots asked for, in order."""
     import memtui.screens.root_picker as picker
     from memtui.core.dream.fleet import fleet_row
 
     go = threading.Event()
+    asked: list[Path] = []
 
-    def held(*args: Any, **kwargs: Any) -> Any:
+    def held(root: Path, *args: Any, **kwargs: Any) -> Any:
+        asked.append(Path(root))
         go.wait(30)
-        return fleet_row(*args, **kwargs)
+        return fleet_row(root, *args, **kwargs)
 
     monkeypatch.setattr(picker, "fleet_row", held)
+    return go, asked
+
+
+async def test_root_picker_rows_show_at_once_and_fill_when_measured(
+        make_root: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The list is up with every root's path and layer before any is measured (the worker is
+    held here); the figures come in when it is let go."""
+    go, _ = hold_fleet_rows(monkeypatch)
     roots = fleet_roots(make_root)
     app = make_app(*roots)
     async with app.run_test(size=(200, 50)) as pilot:
@@ -352,20 +359,7 @@ async def test_root_picker_stops_measuring_once_a_root_is_opened(
         make_root: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Enter opens a root before the others are measured; the measuring stops there (it does
     not go on planning dreams while the chosen root loads)."""
-    import threading
-
-    import memtui.screens.root_picker as picker
-    from memtui.core.dream.fleet import fleet_row
-
-    go = threading.Event()
-    asked: list[Path] = []
-
-    def held(root: Path, *args: Any, **kwargs: Any) -> Any:
-        asked.append(Path(root))
-        go.wait(30)
-        return fleet_row(root, *args, **kwargs)
-
-    monkeypatch.setattr(picker, "fleet_row", held)
+    go, asked = hold_fleet_rows(monkeypatch)
     roots = fleet_roots(make_root)
     app = make_app(*roots)
     async with app.run_test(size=(200, 50)) as pilot:
