@@ -57,19 +57,20 @@ def group_prompt(note: Relearned, labels: dict[Path, str]) -> Text:
     return text
 
 
-def group_detail(note: Relearned, layer: Path, layer_ready: bool) -> Text:
-    """The group as its change: the copy kept and where it goes, the copies archived, each in its root."""
+def group_detail(note: Relearned, layer: Path, layer_ready: bool, labels: dict[Path, str]) -> Text:
+    """The group as its change: the copy kept and where it goes, the copies archived, each in its
+    root (by its label: its last two folders, unless they would not tell it apart)."""
     text = Text()
-    text.append(plain(note.kept.title) + "\n", style="bold")
-    text.append(f"in {len(note.copies)} projects · similarity {note.similarity:.2f}\n", style="dim")
+    text.append(plain(note.kept.title), style="bold")
+    text.append(f" · in {len(note.copies)} projects · similarity {note.similarity:.2f}\n", style="dim")
     text.append("keep    ", style="bold")
-    text.append(plain(f"{display_path(note.kept.root)}/{note.kept.path}") + "\n")
+    text.append(plain(f"{labels[note.kept.root]}/{note.kept.path}") + "\n")
     text.append("to      ", style="bold")
     text.append(plain(str(display_path(layer))) + " (the user layer"
                 + ("" if layer_ready else ", not a memory root yet") + ")\n")
     for copy in note.retired:
         text.append("retire  ", style="bold")
-        text.append(plain(f"{display_path(copy.root)}/{copy.path}") + "\n")
+        text.append(plain(f"{labels[copy.root]}/{copy.path}") + "\n")
     return text
 
 
@@ -125,8 +126,8 @@ class RelearnedScreen(Screen[None]):
     RelearnedScreen #relearned-texts { height: 1fr; padding: 0 1; }
     RelearnedScreen #relearned-verdict { height: auto; padding: 0 1; background: $boost; }
     RelearnedScreen.-narrow #relearned-body { layout: vertical; }
-    RelearnedScreen.-narrow #relearned-groups { width: 1fr; height: 2fr; }
-    RelearnedScreen.-narrow #relearned-side { width: 1fr; height: 3fr; border-left: none;
+    RelearnedScreen.-narrow #relearned-groups { width: 1fr; height: auto; max-height: 8; }
+    RelearnedScreen.-narrow #relearned-side { width: 1fr; height: 1fr; border-left: none;
                                               border-top: solid $foreground 30%; }
     """
 
@@ -175,7 +176,7 @@ class RelearnedScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("The same note in many projects — scanning every root on this machine…",
+            yield Static("Same note in many projects — scanning every root on this machine…",
                          id="relearned-title", classes="list-header")
             with Horizontal(id="relearned-body"):
                 yield Checklist(id="relearned-groups")
@@ -260,7 +261,7 @@ class RelearnedScreen(Screen[None]):
 
     def _title(self, text: str) -> None:
         self.query_one("#relearned-title", Static).update(
-            Text("The same note in many projects — " + text))
+            Text("Same note in many projects — " + text))
 
     def on_relearned_screen_progress(self, message: Progress) -> None:
         if self.scan is None:
@@ -296,8 +297,7 @@ class RelearnedScreen(Screen[None]):
             return
         count = len(scan.notes)
         self._title(f"{count} group{'s' * (count != 1)} in {len(scan.snapshots)} roots, "
-                    f"{len(self.selected)} checked · space toggles · enter promotes the checked "
-                    "ones as one change · esc closes")
+                    f"{len(self.selected)} checked · space toggles")
 
     def on_relearned_screen_judged(self, message: Judged) -> None:
         if message.selected != self.selected:
@@ -312,7 +312,7 @@ class RelearnedScreen(Screen[None]):
             return
         note = scan.notes[position]
         self.query_one("#relearned-detail", Static).update(
-            group_detail(note, scan.user_layer, scan.layer_ready))
+            group_detail(note, scan.user_layer, scan.layer_ready, self.labels))
         copy = note.retired[self.copy_shown % len(note.retired)]
         kept, other = self._file(note.kept), self._file(copy)
         rows = side_by_side(kept.text if kept else "", other.text if other else "")
