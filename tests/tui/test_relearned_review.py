@@ -283,3 +283,13 @@ async def test_it_reads_at_80x24_and_200x50(machine, size) -> None:
         assert any("Migrations in a transaction" in line for line in lines)
         assert any("kept · -w-b/memory" in line for line in lines)
         assert any("Apply checked" in line for line in lines)
+
+
+async def test_a_keymap_moves_it_to_another_key(machine) -> None:
+    app = make_app(machine["a"], keymap={"relearned_review": "ctrl+y"})
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "M")
+        assert not isinstance(app.screen, RelearnedScreen)  # M no longer opens it
+        await press(pilot, "ctrl+y")
+        assert isinstance(app.screen, RelearnedScreen)
