@@ -37,7 +37,7 @@ from memtui.core.verbs.relearned import MachineScan, Relearned, relearned_change
 from memtui.screens.dream import Checklist
 from memtui.screens.merge_review import SideBySide
 from memtui.screens.search import root_labels
-from memtui.services.diff import side_by_side
+from memtui.services.diff import SideRow, side_by_side, similarity_summary
 from memtui.terminal_text import plain
 from memtui.widgets.status_line import display_path
 from memtui.worker_errors import report_worker_error
@@ -57,9 +57,18 @@ def group_prompt(note: Relearned, labels: dict[Path, str]) -> Text:
     return text
 
 
-def group_detail(note: Relearned, layer: Path, layer_ready: bool, labels: dict[Path, str]) -> Text:
+def differences(rows: list[SideRow]) -> str:
+    """How a copy's text differs from the kept one, in a few words."""
+    _, changed, only_kept, only_copy = similarity_summary(rows)
+    lines = changed + only_kept + only_copy
+    return "identical" if not lines else f"{lines} line{'s' * (lines != 1)} differ{'s' * (lines == 1)}"
+
+
+def group_detail(note: Relearned, layer: Path, layer_ready: bool, labels: dict[Path, str],
+                 differ: dict[Copy, str] | None = None) -> Text:
     """The group as its change: the copy kept and where it goes, the copies archived, each in its
-    root (by its label: its last two folders, unless they would not tell it apart)."""
+    root (by its label: its last two folders, unless they would not tell it apart) with how its
+    text differs from the kept one."""
     text = Text()
     text.append(plain(note.kept.title), style="bold")
     text.append(f" · in {len(note.copies)} projects · similarity {note.similarity:.2f}\n", style="dim")
@@ -70,7 +79,10 @@ def group_detail(note: Relearned, layer: Path, layer_ready: bool, labels: dict[P
                 + ("" if layer_ready else ", not a memory root yet") + ")\n")
     for copy in note.retired:
         text.append("retire  ", style="bold")
-        text.append(plain(f"{labels[copy.root]}/{copy.path}") + "\n")
+        text.append(plain(f"{labels[copy.root]}/{copy.path}"))
+        if differ and copy in differ:
+            text.append(f" ({differ[copy]})", style="italic")
+        text.append("\n")
     return text
 
 
@@ -264,9 +276,12 @@ class RelearnedScreen(Screen[None]):
             Text("Same note in many projects — " + text))
 
     def on_relearned_screen_progress(self, message: Progress) -> None:
-        if self.scan is None:
+        if self.scan is None and message.done < message.total:
             self._title(f"scanning {message.total} root{'s' * (message.total != 1)} "
                         f"({message.done} read)…")
+        elif self.scan is None:
+            self._title(f"{message.total} root{'s' * (message.total != 1)} read: comparing "
+                        "their notes…")
 
     def on_relearned_screen_scanned(self, message: Scanned) -> None:
         groups = self.groups
@@ -311,11 +326,14 @@ class RelearnedScreen(Screen[None]):
         if scan is None or position is None or position >= len(scan.notes):
             return
         note = scan.notes[position]
-        self.query_one("#relearned-detail", Static).update(
-            group_detail(note, scan.user_layer, scan.layer_ready, self.labels))
+        kept = self._file(note.kept)
+        compared = {c: side_by_side(kept.text if kept else "", f.text if (f := self._file(c)) else "")
+                    for c in note.retired}
+        self.query_one("#relearned-detail", Static).update(group_detail(
+            note, scan.user_layer, scan.layer_ready, self.labels,
+            {c: differences(rows) for c, rows in compared.items()}))
         copy = note.retired[self.copy_shown % len(note.retired)]
-        kept, other = self._file(note.kept), self._file(copy)
-        rows = side_by_side(kept.text if kept else "", other.text if other else "")
+        rows = compared[copy]
         which = (f" ({self.copy_shown % len(note.retired) + 1} of {len(note.retired)}, c: next)"
                  if len(note.retired) > 1 else "")
         self.query_one("#relearned-table", SideBySide).show(

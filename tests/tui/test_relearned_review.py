@@ -106,8 +106,9 @@ async def test_the_review_lists_each_group_unchecked_with_its_copies_and_roots(m
         detail = text_of(app, "#relearned-detail")
         assert "keep    -w-b/memory/feedback_migrations.md" in detail
         assert f"to      {machine['user']} (the user layer)" in detail
-        assert {line.split()[-1] for line in detail.splitlines() if line.startswith("retire")} == {
-            "-w-a/memory/feedback_migrations.md", "-w-c/memory/feedback_migrations.md"}
+        assert {line.removeprefix("retire  ") for line in detail.splitlines() if line.startswith("retire")} == {
+            "-w-a/memory/feedback_migrations.md (1 line differs)",
+            "-w-c/memory/feedback_migrations.md (1 line differs)"}
         shown = "\n".join(screen_lines(app))
         assert "kept · -w-b/memory" in shown and "(1 of 2, c: next)" in shown
         assert "− Said again in March." in shown  # the kept copy's line the other lacks, marked
@@ -241,6 +242,8 @@ async def test_the_scan_says_how_far_it_is_while_it_reads(machine, monkeypatch) 
         go_on.set()
         await settle(pilot)
         assert "2 groups in 6 roots" in text_of(app, "#relearned-title")
+        await press(pilot, "j")
+        assert "retire  -w-b/memory/feedback_force_push.md (identical)" in text_of(app, "#relearned-detail")
 
 
 async def test_a_failing_scan_is_the_apps_notice_and_the_screen_says_so(machine, monkeypatch) -> None:
