@@ -208,6 +208,7 @@ class MemtuiApp(UserActions):
         self.roots = roots
         self.read_only = read_only
         self.fixed_now = now
+        self.root_order: tuple[str, bool] = ("found", False)  # the root picker's order, kept while the app runs
         self.watch_folder = watch
         self.config = config
         self.root: Path | None = None
@@ -240,8 +241,8 @@ class MemtuiApp(UserActions):
         if len(self.roots) == 1:
             self.open_root(self.roots[0])
         else:
-            self.push_screen(RootPickerScreen(self.roots, config=self.config, now=self.fixed_now),
-                             self._picked)
+            self.push_screen(RootPickerScreen(self.roots, config=self.config, now=self.fixed_now,
+                                              order=self.root_order), self._picked)
         if self.watch_folder:
             self.set_interval(self.watch_interval, self.poll_folder)
 
@@ -640,8 +641,11 @@ class MemtuiApp(UserActions):
     def pick_root(self) -> None:
         if len(self.roots) > 1:
             self.push_screen(RootPickerScreen(self.roots, can_go_back=True, current=self.root,
-                                              config=self.config, now=self.fixed_now),
-                             self._picked)
+                                              config=self.config, now=self.fixed_now,
+                                              order=self.root_order), self._picked)
+
+    def on_root_picker_screen_sorted(self, message: RootPickerScreen.Sorted) -> None:
+        self.root_order = (message.column, message.descending)
 
     def open_search(self) -> None:
         """The search screen over the roots memtui opened; a hit picked opens in its own root,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,7 +34,7 @@ from memtui.core.judge.layers import layer_of
 from memtui.core.model.snapshot import BudgetConfig
 from memtui.core.rules.budget import PRESSURE_THRESHOLD
 from memtui.widgets.column_header import ColumnHeader
-from memtui.widgets.row_list import Cell, RowList, compose_row
+from memtui.widgets.row_list import Cell, RowList, compose_row, elide_middle
 from memtui.widgets.status_line import display_path
 
 #: the order the picker cycles through: the order the roots were found in, then the fleet's
@@ -199,19 +200,29 @@ class RootList(RowList[RootRow]):
         return out
 
 
-def describe(item: RootRow | None) -> str:
-    """The line under the list: the highlighted root whole, and what needs attention there."""
+def describe(item: RootRow | None, width: int | None = None) -> str:
+    """The line under the list: the highlighted root, and what needs attention there; in
+    ``width`` cells the path gives up its middle before the line wraps (what needs attention is
+    the part read)."""
     if item is None:
         return ""
-    path = display_path(item.root)
     row = item.fleet
     if row is None:
-        return f"{path} · measuring…"
-    if row.problem:
-        return f"{path} · ! needs attention: unreadable ({row.problem})"
-    if row.attention:
-        return f"{path} · ! needs attention: {', '.join(row.attention)}"
-    return f"{path} · nothing needs attention"
+        says = "measuring…"
+    elif row.problem:
+        says = f"! needs attention: unreadable ({row.problem})"
+    elif row.attention:
+        says = f"! needs attention: {', '.join(row.attention)}"
+    else:
+        says = "nothing needs attention"
+    path, rest = display_path(item.root), f" · {says}"
+    if width is not None and cell_len(path + rest) > width:
+        path = elide_middle(path, max(PATH_AT_LEAST, width - cell_len(rest)))
+    return path + rest
+
+
+#: the cells a path keeps however long what follows it (below this, the line wraps instead)
+PATH_AT_LEAST = 16
 
 
 class RootPickerScreen(Screen[Path]):
@@ -234,9 +245,17 @@ class RootPickerScreen(Screen[Path]):
             self.row = row
             self.counted = counted
 
+    class Sorted(Message):
+        """The order chosen (the app keeps it: the picker opens in it next time)."""
+
+        def __init__(self, column: str, descending: bool) -> None:
+            super().__init__()
+            self.column = column
+            self.descending = descending
+
     def __init__(self, roots: list[Path], can_go_back: bool = False,
                  current: Path | None = None, *, config: BudgetConfig = BudgetConfig(),
-                 now: datetime | None = None) -> None:
+                 now: datetime | None = None, order: tuple[str, bool] = ("found", False)) -> None:
         super().__init__()
         self.roots = roots
         self.found = [RootRow(root, layer=layer_of(root)) for root in roots]
@@ -245,8 +264,7 @@ class RootPickerScreen(Screen[Path]):
         self.current = current
         self.config = config
         self.now = now
-        self.sort_column = "found"
-        self.descending = False
+        self.sort_column, self.descending = order  # the order the picker was last left in
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -313,8 +331,9 @@ class RootPickerScreen(Screen[Path]):
         self._show_detail()
 
     def _show_detail(self) -> None:
-        self.query_one("#root-detail", Static).update(
-            Text(describe(self.query_one(RootList).highlighted)))
+        detail = self.query_one("#root-detail", Static)
+        width = detail.content_size.width or self.app.size.width - 2
+        detail.update(Text(describe(self.query_one(RootList).highlighted, width)))
 
     @on(RowList.Highlighted, "#root-list")
     def _on_highlighted(self, event: RowList.Highlighted) -> None:
@@ -326,15 +345,18 @@ class RootPickerScreen(Screen[Path]):
 
     def on_resize(self) -> None:
         self.query_one("#root-columns", ColumnHeader).refresh()
+        self._show_detail()
 
     def cycle_sort(self) -> None:
         """Sort by the next column (after the last: the order the roots were found in)."""
         self.sort_column = SORT_ORDER[(SORT_ORDER.index(self.sort_column) + 1) % len(SORT_ORDER)]
         self._show(to_top=True)
+        self.post_message(self.Sorted(self.sort_column, self.descending))
 
     def reverse_sort(self) -> None:
         self.descending = not self.descending
         self._show(to_top=True)
+        self.post_message(self.Sorted(self.sort_column, self.descending))
 
     @on(RowList.Selected, "#root-list")
     def _on_selected(self, event: RowList.Selected) -> None:

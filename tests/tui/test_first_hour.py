@@ -414,6 +414,39 @@ async def test_root_picker_sort_key_cycles_the_column_and_another_reverses(
         assert app.root == small  # enter still opens the root under the cursor
 
 
+async def test_root_picker_opens_again_in_the_order_it_was_left_in(make_root: Any) -> None:
+    small, orphan, over = fleet_roots(make_root)
+    app = make_app(over, small, orphan)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await press(pilot, "greater_than_sign", "I")  # by root, reversed
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert app.root == small
+        await press(pilot, "o")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RootPickerScreen)
+        assert (screen.sort_column, screen.descending) == ("root", True)
+        assert [row.root.name for row in screen.query_one(RootList).items] == ["small", "over", "orphan"]
+        assert "sorted by root (reversed)" in str(screen.query_one("#root-legend").render())
+
+
+def test_the_line_under_the_picker_cuts_the_path_before_what_needs_attention() -> None:
+    from types import SimpleNamespace
+
+    from memtui.screens.root_picker import RootRow, describe
+
+    root = Path("/home/someone/.claude/projects/-home-someone-src-a-rather-long-project-name/memory")
+    fleet = SimpleNamespace(problem="", attention=("1 error",))  # what the line reads of a fleet row
+    item = RootRow(root, layer="project", fleet=fleet)  # type: ignore[arg-type]
+    whole = describe(item)
+    assert whole.endswith(" · ! needs attention: 1 error") and str(root) in whole
+    cut = describe(item, 60)
+    assert len(cut) == 60 and cut.endswith(" · ! needs attention: 1 error") and "…" in cut
+    assert describe(item, 400) == whole
+
+
 async def test_root_picker_sort_keys_are_rebindable_and_on_the_palette(make_root: Any) -> None:
     from memtui.commands import MemtuiCommands
 
@@ -459,7 +492,11 @@ async def test_root_picker_marks_a_root_over_budget_at_any_width(
         await press(pilot, "end")
         detail = str(screen.query_one("#root-detail").render())
         assert "! needs attention:" in detail and "index cut" in detail, detail
-        assert detail.startswith(display_path(roots[2])), detail  # the whole path
+        path, shown = display_path(roots[2]), detail.split(" · ")[0]
+        assert len(detail) <= size[0] - 2, detail  # one line: a long path gives up its middle
+        assert shown == path or (shown[:10] == path[:10] and "…" in shown and shown.endswith(path[-12:])), detail
+        if size[0] == 200:
+            assert shown == path  # room enough: the whole path
         text = "\n".join(screen_lines(app))
         header = str(screen.query_one("#root-columns").render())
         for title in ("lines", "chars", "cut", "err", "peak", "agent", "dream"):
