@@ -94,6 +94,19 @@ def test_a_title_word_outranks_the_same_word_in_a_body(make_root) -> None:
     assert paths(search("webhooks", [root])) == ["b.md", "a.md"]
 
 
+def test_searching_some_of_the_indexed_roots_ranks_and_counts_only_theirs(make_root) -> None:
+    # the other root's files hold the word more often (they would rank first were it searched)
+    one = make_root({"MEMORY.md": "# M\n", **{f"a{i}.md": topic(f"A{i}", body="alpha once\n")
+                                             for i in range(3)}}, name="one")
+    two = make_root({"MEMORY.md": "# M\n", **{f"b{i}.md": topic("Alpha", body="alpha alpha alpha\n")
+                                             for i in range(5)}}, name="two")
+    both = search("alpha", [one, two], 4)
+    assert [hit.root for hit in both.hits] == [two] * 4 and (both.total, both.files) == (8, 8)
+    result = search("alpha", [one], 2)
+    assert [hit.root for hit in result.hits] == [one] * 2 and (result.total, result.files) == (3, 3)
+    assert sorted(paths(search("alpha", [one], 5))) == ["a0.md", "a1.md", "a2.md"]
+
+
 # ---------------------------------------------------------------- CJK and other scripts
 
 

@@ -629,10 +629,25 @@ class SearchIndex:
 
     def candidates(self, expression: str, root_ids: Collection[int], limit: int,
                    offset: int = 0) -> list[Candidate]:
-        """The rows matching an FTS5 expression in these roots, best BM25 rank first."""
+        """The rows matching an FTS5 expression in these roots, best BM25 rank first.
+
+        FTS5 ranks its own rows and hands over the best ``limit`` (after ``offset``), and only
+        those are joined to their ``docs`` rows: a word most files hold is ranked without a
+        ``docs`` look-up per matching row (at 100k files of 50 roots, 93k rows, that look-up
+        and the root test were a quarter of the query).  When a row so found is of another
+        root (the index holds roots not searched), the rows are ranked again with the root
+        test applied to every matching row."""
         if not root_ids:
             return []
         weights = ", ".join(str(w) for w in WEIGHTS)
+        wanted = set(root_ids)
+        rows = self.conn.execute(
+            f"SELECT d.root, d.path, d.key, d.trusted, d.reach, d.archived, d.type, d.title, d.hook, "
+            f"f.rank FROM (SELECT rowid, bm25(fts, {weights}) AS rank FROM fts WHERE fts MATCH ? "
+            f"ORDER BY rank LIMIT ? OFFSET ?) f LEFT JOIN docs d ON d.id = f.rowid ORDER BY f.rank",
+            (expression, limit, offset)).fetchall()
+        if all(row[0] in wanted for row in rows):
+            return [Candidate(*row) for row in rows]
         marks = ", ".join("?" * len(root_ids))
         rows = self.conn.execute(
             f"SELECT d.root, d.path, d.key, d.trusted, d.reach, d.archived, d.type, d.title, d.hook, "
@@ -642,21 +657,26 @@ class SearchIndex:
         return [Candidate(*row) for row in rows]
 
     def count(self, expression: str, root_ids: Collection[int]) -> int:
-        """How many rows of these roots match."""
+        """How many rows of these roots match (FTS5 alone counts them when the index holds no
+        other root: no ``docs`` look-up per matching row)."""
         if not root_ids:
             return 0
-        marks = ", ".join("?" * len(root_ids))
+        marks = ", ".join(f"?{n}" for n in range(2, len(root_ids) + 2))  # ?1: the expression
         return int(self.conn.execute(
-            f"SELECT count(*) FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? "
-            f"AND d.root IN ({marks})", (expression, *root_ids)).fetchone()[0])
+            f"SELECT CASE WHEN EXISTS (SELECT 1 FROM roots WHERE id NOT IN ({marks})) "
+            f"THEN (SELECT count(*) FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?1 "
+            f"AND d.root IN ({marks})) ELSE (SELECT count(*) FROM fts WHERE fts MATCH ?1) END",
+            (expression, *root_ids)).fetchone()[0])
 
     def files(self, root_ids: Collection[int]) -> int:
         """How many files of these roots the index holds."""
         if not root_ids:
             return 0
-        marks = ", ".join("?" * len(root_ids))
-        return int(self.conn.execute(f"SELECT count(*) FROM docs WHERE root IN ({marks})",
-                                     tuple(root_ids)).fetchone()[0])
+        marks = ", ".join(f"?{n}" for n in range(1, len(root_ids) + 1))
+        return int(self.conn.execute(
+            f"SELECT CASE WHEN EXISTS (SELECT 1 FROM roots WHERE id NOT IN ({marks})) "
+            f"THEN (SELECT count(*) FROM docs WHERE root IN ({marks})) "
+            f"ELSE (SELECT count(*) FROM docs) END", tuple(root_ids)).fetchone()[0])
 
 
 @dataclass(frozen=True)
