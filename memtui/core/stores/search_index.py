@@ -251,6 +251,7 @@ class SearchIndex:
         self.clock = clock
         self.rebuilt = False
         self._reals: dict[str, str] = {}
+        self._states: dict[bytes, RootState | None] = {}
         self.conn = self._connect()
 
     @classmethod
@@ -372,6 +373,7 @@ class SearchIndex:
         young = {rid for (rid,) in self.conn.execute(
             "SELECT DISTINCT root FROM docs WHERE trusted = 0").fetchall()}
         seen: set[str] = set()
+        shown_config = repr(config)
         for root in roots:
             real = self.real(root)
             if real in seen:
@@ -379,9 +381,9 @@ class SearchIndex:
             seen.add(real)
             report.roots += 1
             row = known.get(real)
-            found = None if row is None else (row[0], RootState.of(row[1]))
+            found = None if row is None else (row[0], self._state(row[1]))
             if (check == FOLDERS and found is not None and found[0] not in young
-                    and self._unchanged(Path(root), found[1], config)):
+                    and self._unchanged(str(root), found[1], shown_config)):
                 continue
             self._sync_root(Path(root), real, found, config, report)
         if prune:
@@ -408,18 +410,29 @@ class SearchIndex:
                 out[rid] = wanted[real]
         return out
 
-    def _unchanged(self, root: Path, state: RootState | None, config: BudgetConfig) -> bool:
-        """The ``folders`` check: the root's configuration, indexes and folders are as its rows
-        were made from."""
-        if state is None or state.folders is None or state.config != repr(config):
+    def _state(self, blob: bytes | None) -> RootState | None:
+        """A ``roots.state`` column read (:meth:`RootState.of`), once per run for each value."""
+        if blob is None:
+            return None
+        blob = bytes(blob)
+        if blob not in self._states:
+            if len(self._states) >= 4096:  # an index kept open long: the states of roots since rewritten
+                self._states.clear()
+            self._states[blob] = RootState.of(blob)
+        return self._states[blob]
+
+    def _unchanged(self, base: str, state: RootState | None, config: str) -> bool:
+        """The ``folders`` check: the root's configuration (``repr`` of the budget
+        configuration), indexes and folders are as its rows were made from."""
+        if state is None or state.folders is None or state.config != config:
             return False
         try:
-            if _stat_or_none(root / "MEMORY.md") != state.indexes[0]:
+            if _stat_or_none(base + "/MEMORY.md") != state.indexes[0]:
                 return False
-            archive = None if state.archive_name is None else _stat_or_none(root / state.archive_name)
+            archive = (None if state.archive_name is None
+                       else _stat_or_none(base + "/" + state.archive_name))
             if archive != state.indexes[1]:
                 return False
-            base = str(root)
             for prefix, key in state.folders:
                 if stat_key(os.stat(base + "/" + prefix if prefix else base)) != key:
                     return False
@@ -699,7 +712,7 @@ class _Foreign(sqlite3.DatabaseError):
     """The database was written by another format, tokenizer or core."""
 
 
-def _stat_or_none(path: Path) -> Key | None:
+def _stat_or_none(path: Path | str) -> Key | None:
     """A file's stat key, None when it is not there."""
     try:
         return stat_key(os.stat(path))
