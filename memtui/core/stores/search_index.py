@@ -462,16 +462,21 @@ class SearchIndex:
         indexes = (found_keys[0], found_keys[1])
         state = RootState(repr(config), indexes, listing.archive[1] if listing.archive else None,
                           _folder_keys(listing, limit))
-        rows = self._rows(found[0]) if found is not None else {}
         stored = found[1] if found is not None else None
-        if (stored is not None and stored.config == state.config and stored.indexes == indexes
-                and rows.keys() == keys.keys()
-                and all(row[1] == key_bytes(keys[p]) and row[2] for p, row in rows.items())):
+        if (found is not None and stored is not None and stored.config == state.config
+                and stored.indexes == indexes and self._trusted_keys(found[0]) == {
+                    p: key_bytes(k) for p, k in keys.items()}):
             if stored != state:  # a folder's key moved (a file that is no memory): keep the new one
                 self._write(real, str(root), state, [], None)
             return
+        rows = self._rows(found[0]) if found is not None else {}
         docs = self._docs(root, listing, config, rows, keys, limit, report)
         self._write(real, str(root), state, docs, set(keys), report)
+
+    def _trusted_keys(self, rid: int) -> dict[str, bytes]:
+        """A root's rows whose keys can be trusted: path → key (what the check of every file
+        compares first; the rest of a row is read only when some key moved)."""
+        return dict(self.conn.execute("SELECT path, key FROM docs WHERE root = ? AND trusted", (rid,)))
 
     def _rows(self, rid: int) -> dict[str, tuple[int, bytes, int, str, int, str, str, str]]:
         """A root's rows: path → (id, key, trusted, reach, archived, type, title, hook)."""
