@@ -198,6 +198,43 @@ def test_a_file_changed_behind_memtuis_back_is_found_by_its_new_words(make_root)
     assert paths(search("ferrets", [root], clock=later)) == []
 
 
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    with open(path, "r+", encoding="utf-8") as handle:  # the folder's stat key does not move
+        handle.write(text)
+        handle.truncate()
+
+
+def test_the_check_of_every_file_keeps_the_folders_answer_only_when_nothing_moved(make_root) -> None:
+    root = make_root({"MEMORY.md": "# M\n- [A](a.md) — x\n",
+                      "a.md": topic("A", body="the old procedure uses ferrets\n"),
+                      "b.md": topic("B", body="otters and ferrets\n")})
+    search("ferrets", [root], clock=later)
+    with SearchIndex.open(later) as index:
+        first = search("otters", [root], check=FOLDERS, index=index, clock=later)
+        again = search("otters", [root], check=FILES, index=index, after=first, clock=later)
+        assert again.hits is first.hits and (again.sync.checked, again.sync.written) == (1, 0)
+        # a file rewritten in place since: the check reads it, and the rows are ranked again
+        _rewrite_in_place(root / "a.md", topic("A", body="the new procedure uses otters\n"))
+        first = search("otters", [root], check=FOLDERS, index=index, clock=later)
+        assert paths(first) == ["b.md"]
+        late = search("otters", [root], check=FILES, index=index, after=first, clock=later)
+        assert sorted(paths(late)) == ["a.md", "b.md"] and late.sync.written == 1
+
+
+def test_a_row_another_memtui_wrote_meanwhile_is_ranked_again(make_root) -> None:
+    root = make_root({"MEMORY.md": "# M\n- [A](a.md) — x\n",
+                      "a.md": topic("A", body="the old procedure uses ferrets\n")})
+    search("ferrets", [root], clock=later)
+    with SearchIndex.open(later) as index:
+        first = search("otters", [root], check=FOLDERS, index=index, clock=later)
+        assert paths(first) == []
+        _rewrite_in_place(root / "a.md", topic("A", body="the new procedure uses otters\n"))
+        assert paths(search("otters", [root], clock=later)) == ["a.md"]  # its own connection
+        late = search("otters", [root], check=FILES, index=index, after=first, clock=later)
+        assert late.sync.written == 0 and paths(late) == ["a.md"]
+
+
 def test_a_file_added_or_removed_is_seen_by_the_folders_look(make_root) -> None:
     root = make_root({"MEMORY.md": "# M\n- [A](a.md) — x\n", "a.md": topic("A", body="alpha\n")})
     search("alpha", [root], clock=later)

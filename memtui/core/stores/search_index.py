@@ -252,6 +252,8 @@ class SearchIndex:
         self.rebuilt = False
         self._reals: dict[str, str] = {}
         self._states: dict[bytes, RootState | None] = {}
+        self._generation = 0  # connections opened (a rebuild opens another)
+        self._token = object()  # this open index (another's versions are not comparable)
         self.conn = self._connect()
 
     @classmethod
@@ -353,12 +355,20 @@ class SearchIndex:
 
     def rebuild(self) -> None:
         """Start again from an empty database (after SQLite reported damage mid-run)."""
+        self._generation += 1
         self.conn.close()
         if self.path is None:
             self.conn = self._connect_once()
             return
         self._reset()
         self.conn = self._connect_once()
+
+    def version(self) -> tuple[object, int, int, int]:
+        """What the index holds, as far as this run can tell: equal twice only when no row was
+        written in between, by this connection (its count of changed rows) or by another
+        (SQLite's ``data_version``), and the database was not rebuilt."""
+        (data_version,) = self.conn.execute("PRAGMA data_version").fetchone()
+        return self._token, self._generation, self.conn.total_changes, int(data_version)
 
     # ---------------------------------------------------------------- keeping it current
 
