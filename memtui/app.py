@@ -41,6 +41,7 @@ from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen
 from memtui.screens.main import MainScreen
 from memtui.screens.merge_review import MergeReviewScreen
+from memtui.screens.relearned import RelearnedScreen
 from memtui.screens.root_picker import RootPickerScreen
 from memtui.services import scoring, writer
 from memtui.services.scoring import ScanResult, StalenessReport
@@ -52,6 +53,7 @@ from memtui.worker_errors import report_worker_error
 
 if TYPE_CHECKING:
     from memtui.commands import CommandHost
+    from memtui.core import write
 
 #: seconds between two looks at the folder for changes made by someone else
 WATCH_INTERVAL = 1.5
@@ -172,6 +174,16 @@ class MemtuiApp(UserActions):
             self.generation = generation
             self.writers = writers  # programs still writing to the index this one replaced
             self.own = own  # the replace was memtui's own change
+
+    class AppliedElsewhere(Message):
+        """A change over other roots than the open one was applied: ``root`` (one of them) opens."""
+
+        def __init__(self, outcome: writer.Outcome, root: Path, select: str, roots: int) -> None:
+            super().__init__()
+            self.outcome = outcome
+            self.root = root
+            self.select = select
+            self.roots = roots
 
     class Baseline(Message):
         def __init__(self, stamp: int, generation: int) -> None:
@@ -549,6 +561,55 @@ class MemtuiApp(UserActions):
 
     def on_dream_screen_chosen(self, message: DreamScreen.Chosen) -> None:
         self.apply_reviewed(message.plan)
+
+    def on_relearned_screen_chosen(self, message: RelearnedScreen.Chosen) -> None:
+        self.apply_relearned(message.group, message.user_layer, message.select, message.summary)
+
+    def apply_relearned(self, group: write.GroupPreview, user_layer: Path, select: str,
+                        summary: str = "") -> None:
+        """Commit the reviewed promotion of re-learned notes: as the open root's change when it is
+        one of its roots (``u`` here undoes it everywhere), else in a worker, then the user layer
+        opens with the note promoted (``u`` there undoes it everywhere)."""
+        if self.read_only:
+            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
+            return
+        halves = {os.path.realpath(p.before.root): p for p in group.previews}
+        here = halves.get(os.path.realpath(self.root)) if self.root is not None else None
+        if here is not None:
+            self.apply_reviewed(writer.Plan(writer.Request(), here, group, summary))
+            return
+        layer = halves[os.path.realpath(user_layer)]
+        self._apply_elsewhere_worker(writer.Plan(writer.Request(select=select), layer, group, summary),
+                                     Path(layer.before.root), select)
+
+    @work(thread=True, exclusive=True, group="write", description="applying the change",
+          exit_on_error=False)
+    def _apply_elsewhere_worker(self, plan: writer.Plan, root: Path, select: str) -> None:
+        roots = len(plan.group.previews) if plan.group is not None else 1
+        self.post_message(self.AppliedElsewhere(writer.apply(plan), root, select, roots))
+
+    @while_shown
+    def on_memtui_app_applied_elsewhere(self, message: AppliedElsewhere) -> None:
+        outcome = message.outcome
+        if not outcome.ok:
+            detail = "\n".join(str(line) for line in outcome.reasons)
+            self.notify(outcome.message + (f"\n{detail}" if detail else ""), severity="error",
+                        timeout=10, markup=False)
+            return
+        self.notify(f"{outcome.message}; the user layer is shown now · u undoes it in all "
+                    f"{message.roots} roots", timeout=6, markup=False)
+        if not any(os.path.realpath(r) == os.path.realpath(message.root) for r in self.roots):
+            self.roots.append(message.root)
+        self.main.show_view("files")
+        self.open_root(message.root)
+        self._keep = message.select
+
+    def open_relearned(self) -> None:
+        """The review of the notes re-learned across projects, over every root on this machine."""
+        if self.read_only:
+            self.notify("read-only: changes are disabled (--read-only)", severity="warning")
+            return
+        self.push_screen(RelearnedScreen(self.config))
 
     def reject_pair(self, a: str, b: str) -> None:
         """Remember that a proposed pair is not a duplicate, so it is not proposed again."""

@@ -17,6 +17,7 @@ from .common import (
     console,
     esc,
     find_roots,
+    piped,
     plain,
     print_json,
     rel_root,
@@ -170,9 +171,31 @@ def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, budget: Budget, 
         f"[red]{len(past)} line(s) never load[/], among them {len(entries)} "
         f"entr{'y' if len(entries) == 1 else 'ies'}:"
     )
-    for line in entries:
-        what = line.resolved or line.target or f"region {line.glob}"
-        out.print(f"  line {line.number}: [cyan]{esc(what)}[/]")
+    _print_entries(out, entries)
+
+
+#: the entries past the cut a terminal shows (piped output lists them all, and so does ``--json``)
+PAST_SHOWN = 50
+
+
+def _print_entries(out: Console, entries: Sequence[IndexLine]) -> None:
+    """The entries past the cut, one line each: in a terminal the first :data:`PAST_SHOWN` and a
+    count of the rest; piped, every one, written as one block of plain text (a rotted index of
+    100,000 entries is listed in a fraction of a second, not a line at a time)."""
+    def what(line: IndexLine) -> str:
+        return line.resolved or line.target or f"region {line.glob}"
+
+    if piped(out):
+        try:
+            out.file.write("".join(f"  line {line.number}: {plain(what(line))}\n" for line in entries))
+            out.file.flush()
+        except BrokenPipeError:
+            out.on_broken_pipe()
+        return
+    for line in entries[:PAST_SHOWN]:
+        out.print(f"  line {line.number}: [cyan]{esc(what(line))}[/]")
+    if len(entries) > PAST_SHOWN:
+        out.print(f"  … and {len(entries) - PAST_SHOWN:,} more (piped or with --json, every one)")
 
 
 def _print_stripped(out: Console, budget: Budget, stripped: Sequence[IndexLine]) -> None:

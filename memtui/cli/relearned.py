@@ -17,10 +17,7 @@ if TYPE_CHECKING:
 
 
 def run_relearned(args: argparse.Namespace) -> int:
-    from memtui.core.read.store import RootError
-    from memtui.core.roots.machine import machine_roots, user_layer
-    from memtui.core.stores.statcache import load_cached
-    from memtui.core.verbs.relearned import relearned_notes
+    from memtui.core.verbs.relearned import scan_machine
 
     from .scan import parse_threshold
 
@@ -28,20 +25,11 @@ def run_relearned(args: argparse.Namespace) -> int:
         raise UsageError("scan: give a PATH or --all, not both")
     threshold = parse_threshold(args.threshold)
     try:
-        found = machine_roots()
-        layer = user_layer()
+        scan = scan_machine(budget_config(args), threshold)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    snapshots = []
-    for root in found:
-        try:
-            snapshot, cache = load_cached(root.path, budget_config(args))
-        except (RootError, OSError):
-            continue
-        cache.save()
-        snapshots.append(snapshot)
-    notes = relearned_notes(snapshots, user_layer=layer, threshold=threshold)
-    layer_ready = (layer / "MEMORY.md").is_file()
+    snapshots, layer, notes = scan.snapshots, scan.user_layer, scan.notes
+    layer_ready = scan.layer_ready
     if args.json:
         print_json({"roots": len(snapshots), "user_layer": str(layer), "user_layer_exists": layer_ready,
                     "relearned": [note.to_json() | {"command": _command(note, layer)} for note in notes]})

@@ -372,6 +372,11 @@ COMMANDS: tuple[Command, ...] = (
             "supersessions, archive, merge, supersede, trims; the checked items are gated and "
             "applied as one change.", CHANGE,
             lambda host, s: host.open_dream(), footer=True),
+    Command("relearned_review", "M", "Same note, many projects",
+            "Scan every root on this machine for a lesson re-learned in several projects; review "
+            "each group (the copy kept, the user layer it goes to, the copies archived), check "
+            "the ones to promote and apply them as one change across the roots (u undoes it).",
+            CHANGE, lambda host, s: host.open_relearned(), writes=True),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda host, s: host.pick_root(), why.switch_why_not, anywhere=True),
     Command("sort_roots", "greater_than_sign", "Sort roots by next column",

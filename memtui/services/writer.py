@@ -69,6 +69,7 @@ class Plan:
     request: Request
     preview: write.Preview  # this root's (the root shown) half, for a change over several
     group: write.GroupPreview | None = None
+    summary: str = ""  # what the whole change does, when one root's half does not say it
 
     @cached_property
     def diff(self) -> str:
@@ -95,7 +96,7 @@ class Plan:
 
     @property
     def description(self) -> str:
-        return self.preview.changeset.description
+        return self.summary or self.preview.changeset.description
 
     @property
     def reason(self) -> str:

@@ -101,6 +101,24 @@ def test_loaded_shows_the_cut_and_what_falls_past(make_root, capsys) -> None:
     assert "the loader cuts here, at line 4" in out and "t4.md" in out
 
 
+def test_loaded_lists_every_entry_past_the_cut_piped_and_the_first_ones_on_a_screen(
+        make_root, capsys, monkeypatch) -> None:
+    from memtui.cli.loaded import PAST_SHOWN
+
+    n = PAST_SHOWN + 13
+    index = "".join(f"- [T{i}](t{i}.md) — fact {i}\n" for i in range(n))
+    root = make_root({"MEMORY.md": index, **{f"t{i}.md": topic(f"T{i}", "t") for i in range(n)}})
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code, out, _ = run(capsys, "loaded", str(root), "--max-lines", "3")
+    listed = [line for line in out.splitlines() if line.startswith("  line ")]
+    assert code == 0 and listed[0] == "  line 4: t3.md" and listed[-1] == f"  line {n}: t{n - 1}.md"
+    assert len(listed) == n - 3 and "more (piped" not in out
+    monkeypatch.setenv("COLUMNS", "100")  # a width chosen: printed as on a screen
+    code, out, _ = run(capsys, "loaded", str(root), "--max-lines", "3")
+    listed = [line for line in out.splitlines() if line.startswith("  line ")]
+    assert len(listed) == PAST_SHOWN and f"… and {n - 3 - PAST_SHOWN} more" in out
+
+
 def test_loaded_raw_is_byte_exact(make_root, tmp_path) -> None:
     root = make_root({"MEMORY.md": "\ufeffé\r\nline\r\n"})
     result = subprocess.run([sys.executable, "-m", "memtui", "loaded", str(root), "--raw"],

@@ -86,6 +86,15 @@ def test_invisible_characters_by_unicode_17(cp: int, kept: bool) -> None:
     assert neutralize.strip(f"a{chr(cp)}b") == (f"a{chr(cp)}b" if kept else "ab")
 
 
+def test_many_lines_are_stripped_as_each_alone() -> None:
+    """The strip set is asked once for all the lines' characters; each line loses what it alone
+    would (the characters another line holds are no loss of its own)."""
+    lines = ["a\u200bb — c", "plain", "x\u2028\u200by", "\u00adé\r", "", "\u200b", "— only a dash"]
+    assert neutralize.strip_lines(lines) == [neutralize.strip(line) for line in lines]
+    assert neutralize.strip_lines(["— a", "b"]) == ["— a", "b"]
+    assert neutralize.strip_lines([]) == []
+
+
 def text_of(text: str) -> str:
     return loaded_index_text(parse_index(encode_text(text)), BudgetConfig())
 

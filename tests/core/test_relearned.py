@@ -12,9 +12,10 @@ import pytest
 
 from memtui.cli.main import main
 from memtui.core import write
+from memtui.core.model.changeset import VerbError
 from memtui.core.model.journal import list_records
 from memtui.core.read.store import load_root
-from memtui.core.verbs.relearned import relearned_change, relearned_notes
+from memtui.core.verbs.relearned import relearned_change, relearned_changes, relearned_notes, scan_machine
 from tests.support.roots import topic
 from tests.support.writer import tree
 
@@ -138,3 +139,52 @@ def test_scan_all_proposes_and_promote_retire_applies(fleet, tmp_path, monkeypat
     assert (user / "feedback_migrations.md").exists()
     assert main(["undo", str(roots[0])]) == 0
     assert {root: tree(root) for root in [*roots[:3], user]} == before
+
+
+OTHER = ("Never force-push to a shared branch: open a revert commit instead, so that nobody's "
+         "history is rewritten under them.\n")
+
+
+def test_two_notes_in_the_same_roots_are_one_change_with_each_root_once(fleet) -> None:
+    roots, user = fleet
+    for root in roots[:2]:
+        (root / "feedback_force_push.md").write_text(topic("No force-push", "revert", "feedback", OTHER))
+        with (root / "MEMORY.md").open("a") as index:
+            index.write("- [No force-push](feedback_force_push.md) — revert instead\n")
+    everything = [*roots[:3], user]
+    before = {root: tree(root) for root in everything}
+    snapshots = [load_root(r) for r in roots[:3]]
+    notes = relearned_notes(snapshots, user_layer=user)
+    assert sorted(n.kept.path for n in notes) == ["feedback_force_push.md", "feedback_migrations.md"]
+    parts = relearned_changes(notes, snapshots, load_root(user))
+    assert sorted(str(s.root) for s, _ in parts) == sorted(str(r) for r in everything)
+    group = write.plan_group(parts)
+    assert group.accepted, group.refusal_message()
+    write.commit_group(group)
+    assert {"feedback_force_push.md", "feedback_migrations.md"} <= set(os.listdir(user))
+    for root in roots[:2]:
+        assert len(list_records(root)) == 1  # both notes in one record of each root
+        assert not (root / "feedback_force_push.md").exists()
+    write.undo(write.open_root(user))
+    assert {root: tree(root) for root in everything} == before
+
+
+def test_no_note_chosen_is_nothing_to_do(fleet) -> None:
+    _, user = fleet
+    with pytest.raises(VerbError, match="nothing to do"):
+        relearned_changes([], [], load_root(user))
+
+
+def test_the_machine_scan_reads_every_root_and_says_how_far_it_is(fleet, tmp_path, monkeypatch) -> None:
+    roots, user = fleet
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    seen: list[tuple[int, int]] = []
+    scan = scan_machine(progress=lambda done, total: seen.append((done, total)))
+    assert {str(s.root) for s in scan.snapshots} == {str(r) for r in [*roots, user]}
+    assert seen[0] == (0, 5) and seen[-1] == (5, 5)
+    assert scan.user_layer == user and scan.layer_ready
+    assert [n.kept.root for n in scan.notes] == [roots[1]]
+    stopped = scan_machine(cancelled=lambda: True)
+    assert stopped.snapshots == () and stopped.notes == ()

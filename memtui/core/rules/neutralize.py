@@ -33,6 +33,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 DATA = Path(__file__).with_name("neutralize.json")
 _LINE_BREAKS = re.compile("\r\n?|[\u2028\u2029]")
@@ -154,6 +155,24 @@ def strip(text: str) -> str:
         return _ASCII_STRIP.sub("", text)
     gone = _stripped(text)
     return text.translate(dict.fromkeys(map(ord, gone))) if gone else text
+
+
+def strip_lines(lines: Sequence[str]) -> list[str]:
+    """``[strip(line) for line in lines]``, the strip set asked once for the characters of all the
+    lines rather than once per line (a 100,000-line index with a dash in every line: 2.5 million
+    range lookups become a few dozen)."""
+    ranges = tables().strip
+    present = {c for c in set("".join(lines)) if c in ranges}
+    table = dict.fromkeys(map(ord, present))
+    out = []
+    for text in lines:
+        if "\r" in text or "\u2028" in text or "\u2029" in text:
+            text = _LINE_BREAKS.sub("\n", text)
+        if text.isascii():
+            out.append(_ASCII_STRIP.sub("", text))
+        else:
+            out.append(text.translate(table) if table else text)
+    return out
 
 
 def _stripped(text: str) -> set[str]:

@@ -1158,10 +1158,10 @@ def neutralized_findings(index: Index, stripped: set[int] | frozenset[int]) -> l
     text = index.raw_text()
     if text.isascii() and _SUSPECT_ASCII.search(text) is None:
         return out
-    from .neutralize import escapes, strip, stripped_chars
+    from .neutralize import escapes, strip_lines, stripped_chars
 
     lines = [line for line in index.lines if line.number not in stripped]
-    cleaned = [strip(line.raw) for line in lines]
+    cleaned = strip_lines([line.raw for line in lines])
     joined = "\n".join(cleaned)  # a tag may be spelled across lines, as Claude Code reads them
     starts, at = [], 0
     for piece in cleaned:

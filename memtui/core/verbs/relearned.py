@@ -16,20 +16,28 @@ root's own merge); the copy kept is the newest (then the longest), the others ar
 root's ``archive/`` with the same forwarding entry (:func:`~memtui.core.verbs.promote.forwarded`)
 pointing at the user layer's copy.  :func:`memtui.core.write.plan_group` gates every root's half
 and :func:`memtui.core.write.commit_group` writes them as one change (one journal record per root,
-one group; ``memtui undo`` on any of them takes it back in all).
+one group; ``memtui undo`` on any of them takes it back in all); :func:`relearned_changes` does
+the same for several notes at once, each root's changesets joined into one.
+
+:func:`scan_machine` is the whole pass over this machine (every root
+:func:`memtui.core.roots.machine.machine_roots` finds, read through its stat cache), the one both
+``memtui scan --all`` and the app's review run.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
 from ..judge.layers import cross_layer_duplicates, layer_of, project_of
-from ..model.changeset import Changeset, VerbError
-from ..model.snapshot import ARCHIVE_DIR, MemoryFile, Snapshot
+from ..model.changeset import Changeset, VerbError, apply_to_snapshot
+from ..model.snapshot import ARCHIVE_DIR, INDEX_NAME, BudgetConfig, MemoryFile, Snapshot
+from ..read.store import RootError
+from ..roots.machine import machine_roots, user_layer
+from ..stores.statcache import load_cached
 from .lifecycle import hook_for
 from .promote import forwarded, promotion
 
@@ -127,8 +135,6 @@ def relearned_notes(snapshots: Sequence[Snapshot], *, user_layer: Path | str | N
 
 
 def _only_travelling(snapshot: Snapshot) -> Snapshot:
-    from dataclasses import replace
-
     return replace(snapshot, files={p: f for p, f in snapshot.files.items() if travels(f)})
 
 
@@ -155,3 +161,70 @@ def relearned_change(found: Relearned, snapshots: Sequence[Snapshot], user_layer
         parts.append((snapshot, forwarded(snapshot, copy.path, new_home, layer, hook, today,
                                           out_of.description + f" (its copy in {copy.root} archived)")))
     return parts
+
+
+def relearned_changes(found: Sequence[Relearned], snapshots: Sequence[Snapshot], user_layer: Snapshot, *,
+                      today: date | None = None) -> list[tuple[Snapshot, Changeset]]:
+    """:func:`relearned_change` for several notes as one change: each note built on the roots as
+    the notes before it leave them, every root's changesets joined into one (each root once, in
+    the order first touched, paired with the snapshot it was read as)."""
+    if not found:
+        raise VerbError("nothing to do: no note chosen")
+    today = today or date.today()
+    read = {os.path.realpath(s.root): s for s in [*snapshots, user_layer]}
+    now = dict(read)  # each root as the notes so far leave it
+    total: dict[str, Changeset] = {}
+    layer_key = os.path.realpath(user_layer.root)
+    for note in found:
+        others = [s for key, s in now.items() if key != layer_key]
+        for snapshot, changeset in relearned_change(note, others, now[layer_key], today=today):
+            key = os.path.realpath(snapshot.root)
+            total[key] = changeset if key not in total else total[key].then(changeset)
+            now[key] = apply_to_snapshot(snapshot, changeset.ops).snapshot
+    return [(read[key], changeset) for key, changeset in total.items()]
+
+
+@dataclass(frozen=True)
+class MachineScan:
+    """What :func:`scan_machine` found: the roots read, the user layer, the notes re-learned, and
+    the roots that could not be read (each with why)."""
+
+    snapshots: tuple[Snapshot, ...]
+    user_layer: Path
+    notes: tuple[Relearned, ...]
+    unreadable: tuple[tuple[Path, str], ...] = ()
+
+    @property
+    def layer_ready(self) -> bool:
+        """Whether the user layer is a memory root already (holds its index)."""
+        return (self.user_layer / INDEX_NAME).is_file()
+
+
+def scan_machine(config: BudgetConfig = BudgetConfig(), threshold: float | None = None, *,
+                 progress: Callable[[int, int], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> MachineScan:
+    """Every root on this machine read (through its stat cache, saved) and the notes re-learned
+    among them.  ``progress(done, total)`` is called before the first root and after each;
+    ``cancelled()`` true stops the reading early (the notes are then of the roots read).  A
+    config whose ``"roots"`` is not JSON raises ValueError."""
+    found = machine_roots()
+    layer = user_layer()
+    snapshots: list[Snapshot] = []
+    unreadable: list[tuple[Path, str]] = []
+    for done, root in enumerate(found):
+        if progress is not None:
+            progress(done, len(found))
+        if cancelled is not None and cancelled():
+            break
+        try:
+            snapshot, cache = load_cached(root.path, config)
+        except (RootError, OSError) as exc:
+            unreadable.append((root.path, str(exc)))
+            continue
+        cache.save()
+        snapshots.append(snapshot)
+    else:
+        if progress is not None:
+            progress(len(found), len(found))
+    notes = relearned_notes(snapshots, user_layer=layer, threshold=threshold)
+    return MachineScan(tuple(snapshots), layer, tuple(notes), tuple(unreadable))
