@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             out = console()
             _print(out, first, args)
             late = search(args.query, roots, args.limit, check=FILES, config=config, prune=False,
-                          index=index)
+                          index=index, after=first)
             shown = {(hit.root, hit.path) for hit in first.hits}
             more = [hit for hit in late.hits if (hit.root, hit.path) not in shown]
             if more:

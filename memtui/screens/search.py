@@ -201,7 +201,7 @@ class SearchScreen(Screen[tuple[Path, str] | None]):
             with SearchIndex.open() as index:
                 first = search(query, roots, check=FOLDERS, index=index)
                 self.post_message(self.Found(query, first, "", False))
-                last = search(query, roots, check=FILES, prune=False, index=index)
+                last = search(query, roots, check=FILES, prune=False, index=index, after=first)
                 self.post_message(self.Found(query, last, "", True))
         except EmptyQuery as exc:
             self.post_message(self.Found(query, None, str(exc), True))

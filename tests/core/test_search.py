@@ -94,6 +94,19 @@ def test_a_title_word_outranks_the_same_word_in_a_body(make_root) -> None:
     assert paths(search("webhooks", [root])) == ["b.md", "a.md"]
 
 
+def test_searching_some_of_the_indexed_roots_ranks_and_counts_only_theirs(make_root) -> None:
+    # the other root's files hold the word more often (they would rank first were it searched)
+    one = make_root({"MEMORY.md": "# M\n", **{f"a{i}.md": topic(f"A{i}", body="alpha once\n")
+                                             for i in range(3)}}, name="one")
+    two = make_root({"MEMORY.md": "# M\n", **{f"b{i}.md": topic("Alpha", body="alpha alpha alpha\n")
+                                             for i in range(5)}}, name="two")
+    both = search("alpha", [one, two], 4)
+    assert [hit.root for hit in both.hits] == [two] * 4 and (both.total, both.files) == (8, 8)
+    result = search("alpha", [one], 2)
+    assert [hit.root for hit in result.hits] == [one] * 2 and (result.total, result.files) == (3, 3)
+    assert sorted(paths(search("alpha", [one], 5))) == ["a0.md", "a1.md", "a2.md"]
+
+
 # ---------------------------------------------------------------- CJK and other scripts
 
 
@@ -183,6 +196,43 @@ def test_a_file_changed_behind_memtuis_back_is_found_by_its_new_words(make_root)
     assert paths(search("ferrets", [root], check=FOLDERS, clock=later)) == []
     assert paths(search("otters", [root], check=FILES, clock=later)) == ["a.md"]
     assert paths(search("ferrets", [root], clock=later)) == []
+
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    with open(path, "r+", encoding="utf-8") as handle:  # the folder's stat key does not move
+        handle.write(text)
+        handle.truncate()
+
+
+def test_the_check_of_every_file_keeps_the_folders_answer_only_when_nothing_moved(make_root) -> None:
+    root = make_root({"MEMORY.md": "# M\n- [A](a.md) — x\n",
+                      "a.md": topic("A", body="the old procedure uses ferrets\n"),
+                      "b.md": topic("B", body="otters and ferrets\n")})
+    search("ferrets", [root], clock=later)
+    with SearchIndex.open(later) as index:
+        first = search("otters", [root], check=FOLDERS, index=index, clock=later)
+        again = search("otters", [root], check=FILES, index=index, after=first, clock=later)
+        assert again.hits is first.hits and (again.sync.checked, again.sync.written) == (1, 0)
+        # a file rewritten in place since: the check reads it, and the rows are ranked again
+        _rewrite_in_place(root / "a.md", topic("A", body="the new procedure uses otters\n"))
+        first = search("otters", [root], check=FOLDERS, index=index, clock=later)
+        assert paths(first) == ["b.md"]
+        late = search("otters", [root], check=FILES, index=index, after=first, clock=later)
+        assert sorted(paths(late)) == ["a.md", "b.md"] and late.sync.written == 1
+
+
+def test_a_row_another_memtui_wrote_meanwhile_is_ranked_again(make_root) -> None:
+    root = make_root({"MEMORY.md": "# M\n- [A](a.md) — x\n",
+                      "a.md": topic("A", body="the old procedure uses ferrets\n")})
+    search("ferrets", [root], clock=later)
+    with SearchIndex.open(later) as index:
+        first = search("otters", [root], check=FOLDERS, index=index, clock=later)
+        assert paths(first) == []
+        _rewrite_in_place(root / "a.md", topic("A", body="the new procedure uses otters\n"))
+        assert paths(search("otters", [root], clock=later)) == ["a.md"]  # its own connection
+        late = search("otters", [root], check=FILES, index=index, after=first, clock=later)
+        assert late.sync.written == 0 and paths(late) == ["a.md"]
 
 
 def test_a_file_added_or_removed_is_seen_by_the_folders_look(make_root) -> None:

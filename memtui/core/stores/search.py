@@ -25,7 +25,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..model.frontmatter import parse_frontmatter
@@ -114,6 +114,9 @@ class SearchResult:
     files: int  # files of the roots the index holds
     sync: SyncReport = field(default_factory=SyncReport)
     dropped: int = 0  # candidates the re-check found no longer matching (or gone)
+    #: what it was asked with and the index's :meth:`~SearchIndex.version` once answered (what
+    #: a search given it as ``after`` compares)
+    asked: tuple[object, ...] = field(default=(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, object]:
         return {"query": self.query, "roots": [str(r) for r in self.roots], "total": self.total,
@@ -127,13 +130,18 @@ class EmptyQuery(ValueError):
 
 def search(query: str, roots: Sequence[Path | str], limit: int = DEFAULT_LIMIT, *,
            check: str = FILES, config: BudgetConfig = BudgetConfig(), prune: bool = True,
-           index: SearchIndex | None = None,
+           index: SearchIndex | None = None, after: SearchResult | None = None,
            clock: Callable[[], int] = time.time_ns) -> SearchResult:
     """Search ``roots`` for ``query``: at most ``limit`` hits, best first (see the module
     docstring).  ``check``: how the index is brought up to date (``"files"``, every file's stat
     key; ``"folders"``, only the folders'); ``prune``: drop the rows of other roots that are no
     longer roots;
-    ``index``: an open index to use (default: the cache folder's, opened and closed here).
+    ``index``: an open index to use (default: the cache folder's, opened and closed here);
+    ``after``: the result of the same search moments ago on ``index`` (the quick look at the
+    folders before this check of every file): when bringing the index up to date wrote no row
+    and no other memtui wrote one since, its hits still stand (each was re-checked against its
+    file then, and no file's stat key has moved) and it is returned with this check's report,
+    without ranking the rows again.
 
     Raises :class:`EmptyQuery` for a query with no word, and
     :class:`~memtui.core.stores.search_index.IndexBusy` when another memtui holds the index
@@ -145,7 +153,8 @@ def search(query: str, roots: Sequence[Path | str], limit: int = DEFAULT_LIMIT, 
     db = index if index is not None else SearchIndex.open(clock)
     try:
         try:
-            return _search(db, parsed, [Path(r) for r in roots], limit, check, config, prune, clock)
+            return _search(db, parsed, [Path(r) for r in roots], limit, check, config, prune, clock,
+                           after)
         except sqlite3.DatabaseError as exc:
             if not is_damage(exc):
                 raise
@@ -157,8 +166,12 @@ def search(query: str, roots: Sequence[Path | str], limit: int = DEFAULT_LIMIT, 
 
 
 def _search(db: SearchIndex, parsed: Query, roots: list[Path], limit: int, check: str,
-            config: BudgetConfig, prune: bool, clock: Callable[[], int]) -> SearchResult:
+            config: BudgetConfig, prune: bool, clock: Callable[[], int],
+            after: SearchResult | None = None) -> SearchResult:
+    asked = (parsed.text, tuple(roots), limit, repr(config))
     report = db.sync(roots, check, config, prune=prune)
+    if after is not None and after.asked == (*asked, db.version()) and not report.gone:
+        return replace(after, sync=report)
     ids = db.root_ids(roots)
     expression = match_expression(parsed)
     phrase = phrase_expression(parsed)
@@ -183,7 +196,7 @@ def _search(db: SearchIndex, parsed: Query, roots: list[Path], limit: int, check
         checker.close()
     total = db.count(expression, ids)
     return SearchResult(parsed.text, tuple(roots), tuple(hits[:limit]), total, db.files(ids), report,
-                        checker.dropped)
+                        checker.dropped, (*asked, db.version()))
 
 
 class _Checker:
