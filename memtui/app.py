@@ -35,7 +35,7 @@ from memtui.core.read.store import RootError
 from memtui.core.stores import seen
 from memtui.core.stores.seen_store import SeenError
 from memtui.core.verbs import review
-from memtui.core.verbs.editor import EditedCopy
+from memtui.core.verbs.editor import EditedCopy, LeftBehind, left_behind
 from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen
@@ -245,6 +245,23 @@ class MemtuiApp(UserActions):
                                               order=self.root_order), self._picked)
         if self.watch_folder:
             self.set_interval(self.watch_interval, self.poll_folder)
+        self._left_behind_worker()
+
+    @work(thread=True, group="left-behind", description="look for edits left behind",
+          exit_on_error=False)
+    def _left_behind_worker(self) -> None:
+        """The $EDITOR copies a memtui that ended while its editor ran left in the temp folder:
+        the untouched ones go, one that holds typing is named (core.verbs.editor.left_behind)."""
+        found = left_behind()
+        if found:
+            self.call_from_thread(self._say_left_behind, found)
+
+    def _say_left_behind(self, found: list[LeftBehind]) -> None:
+        newest = found[-1]
+        more = f" (and {len(found) - 1} more beside it)" if len(found) > 1 else ""
+        self.notify(f"an edit of {newest.origin or newest.copy.name} that never reached the folder is "
+                    f"kept at {newest.copy}{more}: take what you typed from it, then delete its folder",
+                    severity="warning", timeout=12, markup=False)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's system commands but its Quit: the registry's Quit is the palette's one."""
