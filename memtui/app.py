@@ -30,7 +30,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
 from memtui.core.judge.usage import Usage, usage_of
-from memtui.core.model.snapshot import BudgetConfig, Snapshot
+from memtui.core.model.snapshot import INDEX_NAME, BudgetConfig, Snapshot
 from memtui.core.read.store import RootError
 from memtui.core.stores import seen
 from memtui.core.stores.seen_store import SeenError
@@ -689,6 +689,34 @@ class MemtuiApp(UserActions):
             self._keep = path
 
         self.push_screen(SearchScreen(list(self.roots)), picked)
+
+    def open_journal(self) -> None:
+        """The journal of the open root; a change picked shows its first file in the Files view."""
+        from memtui.screens.journal import JournalScreen
+
+        workspace = self.workspace
+        if workspace is None:
+            return
+        root = workspace.root
+
+        def picked(paths: tuple[str, ...] | None) -> None:
+            if not paths or self.root != root or self.workspace is None:
+                return
+            files = self.workspace.snapshot.files
+            shown = next((p for p in paths if p in files), None)
+            if shown is not None:
+                self.call_after_refresh(self._show_file, shown)
+            elif INDEX_NAME in paths and self.workspace.snapshot.index.exists:
+                self.call_after_refresh(self.show_index_text)  # a change of the index alone
+            else:
+                self.notify(f"{', '.join(paths)}: no longer in the folder (moved or archived by a "
+                            "later change)", timeout=4, markup=False)
+
+        self.push_screen(JournalScreen(root), picked)
+
+    def _show_file(self, path: str) -> None:
+        self.main.show_view("files")
+        self.main.view().select_path(path)
 
     def open_dream(self) -> None:
         """The Dream screen on the folder as it is now."""

@@ -263,6 +263,10 @@ def switch_why_not(s: Situation) -> str | None:
     return None if len(s.host.roots) > 1 else "only one memory root was found"
 
 
+def journal_why_not(s: Situation) -> str | None:
+    return None if s.workspace is not None else "no root is open"
+
+
 def undo_why_not(s: Situation) -> str | None:
     workspace = s.workspace
     if workspace is not None and not workspace.history.undoable:

@@ -377,6 +377,9 @@ COMMANDS: tuple[Command, ...] = (
             "each group (the copy kept, the user layer it goes to, the copies archived), check "
             "the ones to promote and apply them as one change across the roots (u undoes it).",
             CHANGE, lambda host, s: host.open_relearned(), writes=True),
+    Command("show_journal", "J", "Journal", "The open root's changes, newest first: what each "
+            "did, to which files, and which were undone since (memtui log); enter shows a "
+            "change's first file.", APP, lambda host, s: host.open_journal(), why.journal_why_not),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda host, s: host.pick_root(), why.switch_why_not, anywhere=True),
     Command("sort_roots", "greater_than_sign", "Sort roots by next column",
