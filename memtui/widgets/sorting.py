@@ -26,8 +26,10 @@ class SortKey(Generic[T]):
 class Sorting(Generic[T]):
     """Which column orders a list, and which way."""
 
-    def __init__(self, keys: Sequence[SortKey[T]]) -> None:
+    def __init__(self, keys: Sequence[SortKey[T]], *, own_descending: bool = False) -> None:
+        """``own_descending``: the view's own order is its first column's highest first."""
         self.keys = tuple(keys)
+        self.own_descending = own_descending
         self.index = 0
         self.descending = False
 
@@ -67,7 +69,8 @@ class Sorting(Generic[T]):
     def title(self, text: str) -> str:
         """A column's title, marked ▲ or ▼ when it orders the rows."""
         if self.active and text == self.column:
-            return text + ("▼" if self.descending else "▲")
+            down = self.descending != (self.index == 0 and self.own_descending)
+            return text + ("▼" if down else "▲")
         return text
 
     def words(self) -> str:

@@ -136,7 +136,7 @@ class StalenessView(ListView[StalenessResult]):
             SortKey("refs", lambda r: REFS_WORDS[r.cls.value]), SortKey("type", lambda r: r.type),
             SortKey("age", lambda r: r.age.days if r.age.known else None),
             SortKey("✗", lambda r: len(r.missing)), SortKey("◇", lambda r: len(r.guards)),
-        ])
+        ], own_descending=True)  # its own order: the highest score first
 
     def cycle_sort(self) -> None:
         """Order the files by the next column (after the last: by score again)."""

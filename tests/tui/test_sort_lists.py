@@ -51,3 +51,11 @@ async def test_files_and_staleness_sort_by_column_and_reverse(demo_root: Path) -
         assert [days[p] for p in live] == sorted(days[p] for p in live)
         assert set(stale.shown_paths()) == set(before)  # the same rows, another order
         assert "age▲" in str(app.screen.query_one("#stale-columns").render())
+        while stale.sorting.column != "score":  # type: ignore[attr-defined]
+            await press(pilot, "greater_than_sign")
+        await press(pilot, "I")  # its own order (highest score first) turned round: lowest first
+        scores = [r.score for r in report.results]
+        shown = {r.path: r.score for r in report.results}
+        live = [p for p in stale.shown_paths() if not p.startswith("archive/")]
+        assert [shown[p] for p in live] == sorted(shown[p] for p in live) and scores
+        assert "score▲" in str(app.screen.query_one("#stale-columns").render())
