@@ -105,8 +105,9 @@ def _add_merge(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="two or more memory files to fold together")
     parser.add_argument("--gist-file", metavar="F",
                         help="the gist's body from this file (default: both sides' distinct lines)")
-    parser.add_argument("--confirm-pinned", action="store_true",
-                        help="confirm merging pinned files (the gist stays pinned)")
+    parser.add_argument("--yes", "--confirm-pinned", dest="confirm_pinned", action="store_true",
+                        help="confirm merging pinned files (the gist stays pinned); --yes as for "
+                        "archive and supersede")
 
 
 def _add_edit(parser: argparse.ArgumentParser) -> None:
