@@ -635,7 +635,11 @@ async def test_dream_under_read_only_shows_the_plan_and_applies_nothing(demo_roo
         await settle(pilot)
         await press(pilot, "D")
         assert isinstance(app.screen, DreamScreen) and app.screen.plan is not None
-        await press(pilot, "a")
+        await settle(pilot)
+        assert "Apply checked" not in screen_lines(app)[-1]  # nothing to apply: not offered
+        text = "\n".join(screen_lines(app))
+        assert "a applies" not in text and "read-only" in text, text
+        await press(pilot, "a")  # the key still says why
         assert isinstance(app.screen, DreamScreen)
         assert any("read-only" in n.message for n in app._notifications)
     assert digest(demo_root) == before
