@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.segment import Segment
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -89,8 +89,9 @@ def item_prompt(item: DreamItem) -> Text:
     return text
 
 
-def verdict_text(preview: Preview | None, count: int, error: str = "") -> Text:
-    """The gate's word on the checked set, in one or a few lines."""
+def verdict_text(preview: Preview | None, count: int, error: str = "", read_only: bool = False) -> Text:
+    """The gate's word on the checked set, in one or a few lines (``read_only``: nothing can be
+    applied here, and it says so in place of how to apply)."""
     text = Text()
     if error:
         text.append("✖ ", style="bold")
@@ -99,8 +100,10 @@ def verdict_text(preview: Preview | None, count: int, error: str = "") -> Text:
         text.append(f"{count} item{'s' if count != 1 else ''} checked: nothing to apply")
     elif preview.accepted:
         text.append("✔ ", style="bold")
+        how = ("read-only (--read-only): shown, not applied" if read_only
+               else "a applies · u undoes it afterwards")
         text.append(f"the validator accepts the {count} checked item{'s' if count != 1 else ''} "
-                    "as one change · a applies · u undoes it afterwards")
+                    f"as one change · {how}")
     else:
         text.append("✖ refused: ", style="bold")
         text.append(preview.refusal_message().removeprefix("refused by the validator — "))
@@ -267,14 +270,15 @@ class DreamScreen(Screen[None]):
         self.query_one("#dream-title", Static).update(
             f"Dream — {items} item{'s' if items != 1 else ''}, {len(selected)} checked"
             + (f", {waiting} waiting for you" if waiting else "")
-            + " · space toggles · a applies the checked items as one change · esc closes")
+            + (" · space toggles · read-only: the plan is shown, nothing applied · esc closes"
+               if self._read_only else " · space toggles · a applies the checked items as one change · esc closes"))
 
     def on_dream_screen_judged(self, message: Judged) -> None:
         if message.plan is not self.plan or message.selected != self.selected:
             return  # a newer toggle (or a split) is being judged
         self.preview, self.judged = message.preview, message.selected
         self.query_one("#dream-verdict", Static).update(
-            verdict_text(message.preview, len(message.selected), message.error))
+            verdict_text(message.preview, len(message.selected), message.error, self._read_only))
 
     def on_dream_screen_diffed(self, message: Diffed) -> None:
         if message.plan is self.plan and message.position == self.items_list.highlighted:
@@ -313,7 +317,7 @@ class DreamScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def action_apply(self) -> None:
-        if getattr(self.app, "read_only", False):  # the plan can be looked at, not applied
+        if self._read_only:  # the plan can be looked at, not applied
             self.notify("read-only: changes are disabled (--read-only); the plan is shown only",
                         severity="warning", timeout=4)
             return
@@ -331,12 +335,24 @@ class DreamScreen(Screen[None]):
         self.app.post_message(self.Chosen(Plan(Request(), self.preview)))
         self.dismiss(None)
 
+    def on_key(self, event: events.Key) -> None:
+        """Read-only, Apply is off the footer (:meth:`check_action`), and its key says why."""
+        if self._read_only and event.key == "a":
+            event.stop()
+            self.action_apply()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "split":
             return self._splittable() is not None
         if action == "apply":
+            if self._read_only:
+                return False  # off the footer; the key still says why (action_apply)
             return self.plan is None or bool(self.plan.items)  # a plan of no items has nothing to apply
         return True
+
+    @property
+    def _read_only(self) -> bool:
+        return bool(getattr(self.app, "read_only", False))
 
     def _splittable(self) -> int | None:
         """The highlighted item's position when it splits into parts (:func:`dream.split`)."""

@@ -461,15 +461,15 @@ async def test_root_picker_sort_keys_are_rebindable_and_on_the_palette(make_root
         await press(pilot, "T")
         assert screen.descending
         provider = MemtuiCommands(screen)
-        hits = [hit async for hit in provider.search("sort roots")]
-        assert any("Sort roots by next column  (t)" in str(hit.text) for hit in hits)
+        hits = [hit async for hit in provider.search("sort by next")]
+        assert any("Sort by next column  (t)" in str(hit.text) for hit in hits)
         assert all(reason is None for command, reason in provider.applicability()
                    if command.name in ("sort_roots", "reverse_roots"))
         await press(pilot, "enter")  # on the main screen the keys say where they apply
         assert not isinstance(app.screen, RootPickerScreen)
         reasons = dict(MemtuiCommands(app.screen).applicability())
         assert reasons[next(c for c in reasons if c.name == "sort_roots")] == (
-            "only in the root picker (o)")
+            "only in the root picker (o), Files (3) and Staleness (4)")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)])
@@ -635,7 +635,11 @@ async def test_dream_under_read_only_shows_the_plan_and_applies_nothing(demo_roo
         await settle(pilot)
         await press(pilot, "D")
         assert isinstance(app.screen, DreamScreen) and app.screen.plan is not None
-        await press(pilot, "a")
+        await settle(pilot)
+        assert "Apply checked" not in screen_lines(app)[-1]  # nothing to apply: not offered
+        text = "\n".join(screen_lines(app))
+        assert "a applies" not in text and "read-only" in text, text
+        await press(pilot, "a")  # the key still says why
         assert isinstance(app.screen, DreamScreen)
         assert any("read-only" in n.message for n in app._notifications)
     assert digest(demo_root) == before
