@@ -145,3 +145,79 @@ def test_a_file_added_beside_a_change_of_its_own_is_seen_next_time(make_root: Ma
     snapshot, found = warm.now()
     assert "stray.md" in snapshot.files and "bee.md" in snapshot.files
     assert keys(list(found.findings)) == keys(validate(load_root(root)))
+
+
+def test_a_change_of_its_own_is_confirmed_by_a_scan_not_a_listing(make_root: MakeRoot) -> None:
+    from memtui.core import write
+    from memtui.core.read.store import list_root
+    from memtui.core.verbs import lifecycle
+
+    root = make_root({"MEMORY.md": "- [A](a.md) — a\n- [B](b.md) — b\n", "a.md": note("A", "alpha"),
+                      "b.md": note("B", "beta")})
+    warm = WarmRoot(root)
+    snapshot, found = warm.now()
+    applied = write.run(snapshot, lifecycle.archive(snapshot, "a.md"), found)  # makes archive/
+    warm.committed(applied.snapshot, applied.cache, applied.preview.changeset.paths)
+    snapshot, found = warm.now()
+    assert snapshot is applied.snapshot and warm.reloads == 1  # nothing read, nothing listed again
+    kept = warm._kept
+    assert kept is not None
+    fresh = list_root(root)
+    assert sorted(kept.listing.memory) == sorted(fresh.memory)
+    assert set(kept.listing.folders) == set(fresh.folders)
+    assert kept.listing.archive == fresh.archive and kept.listing.index_path == fresh.index_path
+    assert keys(list(found.findings)) == keys(validate(load_root(root)))
+
+
+def test_a_scan_after_a_change_of_its_own_sees_a_name_that_became_something_else(
+        make_root: MakeRoot) -> None:
+    from memtui.core import write
+    from memtui.core.verbs import lifecycle
+
+    root = make_root({"MEMORY.md": "- [A](a.md) — a\n", "a.md": note("A", "alpha"),
+                      "notes.txt": "plain\n", "c.md": note("C", "gamma")})
+    warm = WarmRoot(root)
+    snapshot, found = warm.now()
+    applied = write.run(snapshot, lifecycle.remember(snapshot, "Bee", "beta"), found)
+    warm.committed(applied.snapshot, applied.cache, applied.preview.changeset.paths)
+    # the same names, other kinds: a file became a folder holding a note, a note a symlink
+    (root / "notes.txt").unlink()
+    (root / "notes.txt").mkdir()
+    (root / "notes.txt" / "d.md").write_text(note("D", "delta"))
+    (root / "c.md").unlink()
+    (root / "c.md").symlink_to("a.md")
+    snapshot, found = warm.now()
+    fresh = load_root(root)
+    assert sorted(snapshot.files) == sorted(fresh.files)
+    assert "notes.txt/d.md" in snapshot.files and "bee.md" in snapshot.files, sorted(snapshot.files)
+    assert snapshot.files["c.md"].text == fresh.files["a.md"].text  # read through the link, as a load does
+    assert keys(list(found.findings)) == keys(validate(fresh))
+
+
+def test_the_listing_a_change_leaves_is_the_one_listing_the_root_gives(make_root: MakeRoot) -> None:
+    from memtui.core import write
+    from memtui.core.read.store import list_root
+    from memtui.core.stores import warm as warm_module
+    from memtui.core.verbs import lifecycle
+
+    root = make_root({"MEMORY.md": "- [A](a.md) — a\n- [B](b.md) — b\n", "a.md": note("A", "alpha"),
+                      "b.md": note("B", "beta"), "notes.txt": "plain\n"})
+    warm = WarmRoot(root)
+    steps = [lambda s: lifecycle.archive(s, "a.md"), lambda s: lifecycle.remember(s, "Cee", "gamma"),
+             lambda s: lifecycle.restore(s, "archive/a.md"), lambda s: lifecycle.archive(s, "b.md"),
+             lambda s: lifecycle.update(s, "cee.md", None, "a new hook")]
+    for step in steps:
+        snapshot, found = warm.now()
+        applied = write.run(snapshot, step(snapshot), found)
+        warm.committed(applied.snapshot, applied.cache, applied.preview.changeset.paths)
+        kept = warm._kept
+        assert kept is not None and kept.names is not None
+        fresh = list_root(root)
+        assert kept.names == warm_module._names(fresh)
+        assert sorted(kept.listing.memory) == sorted(fresh.memory)
+        assert (kept.listing.index_path, kept.listing.archive) == (fresh.index_path, fresh.archive)
+        assert warm._groups is None or warm._groups[0] is not kept.listing or {
+            folder: sorted(rels) for folder, (rels, _) in warm._groups[1].items() if rels} == {
+            folder: sorted(rels) for folder, (rels, _) in warm_module._folder_groups(fresh).items()}
+    snapshot, found = warm.now()
+    assert warm.reloads == 1 and keys(list(found.findings)) == keys(validate(load_root(root)))

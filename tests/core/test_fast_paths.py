@@ -130,6 +130,9 @@ INDEX_LINES = [
     "- plain words of a note", "- words naming alpha.md", "- words naming ALPHA.MD", "- words <b>",
     "- words `code`", "- words [x] y", "- ", "- region words → more", "-  two spaces", "- words -->",
     "- words <!-- c", "- **bold words**", "- Scope: words", "-\tword", "- words\r",
+    "- [Alpha](archive/alpha.md) — archived", "- [Alpha](a/b.c/alpha.md) x", "- [Alpha](sub/MEMORY.md) x",
+    "- [Alpha](sub/memory-archive.md) x", "- [Alpha](sub//alpha.md) x", "- [Alpha](sub/./alpha.md) x",
+    "- [Alpha](sub/../alpha.md) x", "- [Alpha](x.md/alpha.md) x", "- [Alpha](sub/alpha.md) see sub/b.md",
 ]
 
 
@@ -164,6 +167,12 @@ def test_the_fast_entry_path_reads_any_index_as_the_general_parser(data: bytes) 
     same_index(data)
 
 
+def test_an_entry_in_a_folder_takes_the_fast_path() -> None:
+    assert indexmod._FAST_ENTRY.fullmatch("- [Alpha](archive/alpha.md) — old") is not None
+    assert indexmod._FAST_ENTRY.fullmatch("- [Alpha](archive/../alpha.md) — old") is None
+    same_index(b"- [Alpha](archive/alpha.md) \xe2\x80\x94 old\n- [B](a/b/beta.md)\n")
+
+
 def test_a_plain_entry_takes_the_fast_path() -> None:
     assert indexmod._FAST_ENTRY.fullmatch("- [Alpha](alpha.md) — the first") is not None
     [line] = parse_index(b"- [Alpha](alpha.md) \xe2\x80\x94 the first\n").lines
@@ -174,8 +183,8 @@ def test_a_plain_entry_takes_the_fast_path() -> None:
 @pytest.mark.parametrize("text", [
     "- [Alpha](alpha.md) see beta.md",  # a mention besides the link
     "- [Alpha](alpha.md) [[beta]]",  # a wikilink
-    "- [Alpha](sub/alpha.md) x",  # a folder in the target
     "- [Alpha](MEMORY.md) x",  # navigation, not an entry
+    "- [Alpha](archive/MEMORY.md) x",  # navigation in a folder
     "## PATH_SCOPE: api\nMemory base: `sub/`\n- [Alpha](alpha.md) x",  # resolved under a base
     "<!-- open\n- [Alpha](alpha.md) x\n-->",  # inside a comment
     "```\n- [Alpha](alpha.md) x\n```",  # inside a fence

@@ -198,9 +198,11 @@ def _parse_entry(
 
 
 #: the common entry, read with one match: ``- [title](name.md) hook`` at the top level, a plain
-#: file name as target (no folder, escape, anchor or query), no other bracket, backtick or
-#: ``.md`` on the line (so no other reference); anything else takes the general path
-_FAST_ENTRY = re.compile(r"- \[([^\[\]]*)\]\(([A-Za-z0-9_][\w.\-]*\.md)\)([^\[`]*)")
+#: file name as target, perhaps in plain folders (``archive/name.md``, as every line of an
+#: archive index is: no escape, anchor, query, ``.``/``..`` or empty segment), no other bracket,
+#: backtick or ``.md`` on the line (so no other reference); anything else takes the general path
+_FAST_ENTRY = re.compile(
+    r"- \[([^\[\]]*)\]\(((?:[A-Za-z0-9_][\w.\-]*/)*[A-Za-z0-9_][\w.\-]*\.md)\)([^\[`]*)")
 _new = object.__new__
 _LINE_DEFAULTS = {f.name: f.default for f in dataclass_fields(IndexLine) if f.default is not MISSING}
 
@@ -233,7 +235,8 @@ def parse_index(
             m = fast(raw)
             if m is not None:
                 link_text, target, after = m.groups()
-                if target.lower() not in _INDEX_NAMES and ".md" not in after.lower():
+                if target[target.rfind("/") + 1:].lower() not in _INDEX_NAMES \
+                        and ".md" not in after.lower():
                     line = _new(IndexLine)  # many per index: no dataclass __init__
                     line.__dict__.update({
                         "number": number, "raw": raw, "ending": ending, "kind": LineKind.ENTRY,

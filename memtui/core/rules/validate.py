@@ -544,10 +544,14 @@ def _ref_path(snapshot: Snapshot, ref: Ref, by_name: Mapping[str, list[str]]) ->
 
 def names_of(files: Iterable[str]) -> dict[str, list[str]]:
     """The paths of each file name, lower-cased (what a bare mention of a name resolves by)."""
-    by_name: dict[str, list[str]] = defaultdict(list)
-    for path in files:
-        by_name[path.rsplit("/", 1)[-1].lower()].append(path)
-    return dict(by_name)
+    paths = list(files)
+    names = [path[path.rfind("/") + 1:].lower() for path in paths]
+    by_name = {name: [path] for name, path in zip(names, paths)}
+    if len(by_name) < len(paths):  # a name in more than one folder: each of its paths, in order
+        by_name = {}
+        for name, path in zip(names, paths):
+            by_name.setdefault(name, []).append(path)
+    return by_name
 
 
 def mention_map(snapshot: Snapshot, by_name: Mapping[str, list[str]] | None = None) -> dict[str, int]:

@@ -456,15 +456,24 @@ def _free_name(snapshot: Snapshot, folder: str, slug: str, today: date) -> str:
     return folder + name
 
 
+#: what a file named after its type starts with (``feedback_``, ``project_`` …)
+_TYPED_PREFIXES = tuple(sorted(f"{t}_" for t in KNOWN_TYPES))
+
+
 def _names_by_type(snapshot: Snapshot, folder: str) -> bool:
-    """Whether most files of ``folder`` are named after their type (``feedback_use_go_vet.md``)."""
+    """Whether most files of ``folder`` are named after their type (``feedback_use_go_vet.md``).
+
+    A file's type is read only when its name starts like a type's (most names of a large root
+    do not: a tenth of the time of reading every type at 10,000 files)."""
     typed = total = 0
+    cut = len(folder)
     for path, f in snapshot.files.items():
-        parent = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
-        if parent != folder:
+        if (cut and not path.startswith(folder)) or path.find("/", cut) >= 0:
             continue
         total += 1
-        typed += path.rsplit("/", 1)[-1].startswith(f"{f.type}_") if f.type in KNOWN_TYPES else 0
+        if path.startswith(_TYPED_PREFIXES, cut):
+            kind = f.type
+            typed += kind in KNOWN_TYPES and path.startswith(f"{kind}_", cut)
     return total >= 3 and typed * 2 > total
 
 
