@@ -63,13 +63,7 @@ def run_log(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     for entry in entries:
-        marks = []
-        if entry.state != "committed":
-            marks.append(entry.state)
-        if entry.undone:
-            marks.append("undone")
-        if entry.by is not None:
-            marks.append(f"by {entry.by.words()}")
+        marks = entry.marks()
         mark = f" [dim]({', '.join(marks)})[/]" if marks else ""
         out.print(f"[dim]{entry.id}[/]  {esc(entry.time)}  {esc(entry.description)}{mark}")
     return EXIT_OK

@@ -110,6 +110,17 @@ def verdict_text(preview: Preview | None, count: int, error: str = "", read_only
     return text
 
 
+#: the keys every checklist review shares: the registry's help key (its id lets a keymap move it)
+#: and moving with j, k, g and G
+REVIEW_KEYS = (
+    Binding(BY_NAME["show_help"].keys, "app.command('show_help')", "Help", show=False, id="show_help"),
+    Binding("j", "cursor('down')", "Down", show=False),
+    Binding("k", "cursor('up')", "Up", show=False),
+    Binding("g", "cursor('first')", "First", show=False),
+    Binding("G", "cursor('last')", "Last", show=False),
+)
+
+
 class DreamScreen(Screen[None]):
     """Plan, review and apply one dream pass over the open root."""
 
@@ -117,12 +128,7 @@ class DreamScreen(Screen[None]):
         Binding("a", "apply", "Apply checked", show=True),
         Binding("l,right", "split", "Split", show=True),
         Binding("escape,q", "close", "Close", show=True),
-        # the registry's help key, here too (its id lets a keymap move it)
-        Binding(BY_NAME["show_help"].keys, "app.command('show_help')", "Help", show=False, id="show_help"),
-        Binding("j", "cursor('down')", "Down", show=False),
-        Binding("k", "cursor('up')", "Up", show=False),
-        Binding("g", "cursor('first')", "First", show=False),
-        Binding("G", "cursor('last')", "Last", show=False),
+        *REVIEW_KEYS,
     ]
 
     DEFAULT_CSS = """

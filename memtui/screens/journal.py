@@ -1,10 +1,11 @@
 """The journal of the open root: every change memtui made there, newest first (``memtui log``).
 
-Each row is one record — a change, an undo or a redo — with its time and what it did, marked
-when it was undone since, is not committed (pending, rolled back) or was asked by an agent; the
-line under the list names the files it touched.  Enter shows the first of them still in the
-folder in the Files view;
-``u`` and ``U`` on the main screen take the newest change back and forth, as the marks here say.
+Each row is one record — a change, an undo or a redo (its description says which) — with its
+time and what it did, marked when it was undone since, is not committed (pending, rolled back)
+or was asked by an agent (:meth:`~memtui.core.model.journal.LogEntry.marks`); the line under
+the list names the files it touched.  Enter shows the first of them still in the folder in the
+Files view; ``u`` and ``U`` on the main screen take the newest change back and forth, as the
+marks here say.
 """
 
 from __future__ import annotations
@@ -27,23 +28,9 @@ from memtui.widgets.row_list import RowList, elide_middle
 JOURNAL_SHOWN = 500
 
 
-def marks_of(entry: LogEntry) -> list[str]:
-    """What a record's row says besides its description: as ``memtui log`` marks it."""
-    marks = []
-    if entry.kind != "do":
-        marks.append(entry.kind)
-    if entry.state != "committed":
-        marks.append(entry.state)
-    if entry.undone:
-        marks.append("undone")
-    if entry.by is not None:
-        marks.append(f"by {entry.by.words()}")
-    return marks
-
-
 class JournalList(RowList[LogEntry]):
     def render_item(self, item: LogEntry, width: int) -> Text:
-        marks = marks_of(item)
+        marks = item.marks()
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{item.time[:16].replace('T', ' '):<16}  ", style="dim")
         if marks:  # before the description: a long one would cut them off

@@ -28,13 +28,12 @@ from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.selection_list import Selection
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from memtui.commands import BY_NAME
 from memtui.core import write
 from memtui.core.model.changeset import VerbError
 from memtui.core.model.snapshot import BudgetConfig, MemoryFile
 from memtui.core.read.store import RootError, load_root
 from memtui.core.verbs.relearned import MachineScan, Relearned, relearned_changes, scan_machine
-from memtui.screens.dream import Checklist
+from memtui.screens.dream import REVIEW_KEYS, Checklist
 from memtui.screens.merge_review import SideBySide
 from memtui.screens.search import root_labels
 from memtui.services.diff import SideRow, side_by_side, similarity_summary
@@ -122,12 +121,7 @@ class RelearnedScreen(Screen[None]):
         Binding("a", "apply", "Apply checked", show=False),
         Binding("c", "next_copy", "Next copy", show=True),
         Binding("escape,q", "close", "Close", show=True),
-        # the registry's help key, here too (its id lets a keymap move it)
-        Binding(BY_NAME["show_help"].keys, "app.command('show_help')", "Help", show=False, id="show_help"),
-        Binding("j", "cursor('down')", "Down", show=False),
-        Binding("k", "cursor('up')", "Up", show=False),
-        Binding("g", "cursor('first')", "First", show=False),
-        Binding("G", "cursor('last')", "Last", show=False),
+        *REVIEW_KEYS,
     ]
 
     DEFAULT_CSS = """

@@ -22,7 +22,7 @@ from .preview import Preview
 from .read_column import READ_WIDTH, matches_read, read_header, read_label, shows_reads
 from .row_list import Cell, RowList, Rule, compose_row
 from .sorting import Sorting, SortKey
-from .view import ListView
+from .view import SortedListView
 
 #: lists longer than this are filtered in a worker so typing never waits
 FILTER_IN_WORKER = 20_000
@@ -103,7 +103,6 @@ class FileList(RowList[FileRow]):
         text, role = read_label(self.usage, item.path)
         return Text(text, style=self.style_of(role))
 
-
     def _title(self, item: FileRow) -> Text:
         """The title, or why the file does not apply under the scope filter."""
         outside = self.scope_reason(item.path)
@@ -112,12 +111,13 @@ class FileList(RowList[FileRow]):
         return Text(item.title, style=self.style_of("muted"))
 
 
-class FilesView(ListView[FileRow]):
+class FilesView(SortedListView[FileRow]):
     """Every file under the root with a fuzzy filter and a preview."""
 
     FILTER_ID = "files-filter"
     LIST_ID = "files-list"
     PREVIEW_ID = "files-preview"
+    COLUMNS_ID = "files-columns"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -203,20 +203,6 @@ class FilesView(ListView[FileRow]):
 
     def on_files_view_filtered(self, message: Filtered) -> None:
         self._apply(message.rows, message.typed)
-
-    def cycle_sort(self) -> None:
-        """Order the files by the next column (after the last: by path again)."""
-        self.sorting.cycle()
-        self._sorted()
-
-    def reverse_sort(self) -> None:
-        self.sorting.reverse()
-        self._sorted()
-
-    def _sorted(self) -> None:
-        self.refill()
-        self.file_list.cursor_to_top()
-        self.query_one("#files-columns", ColumnHeader).refresh()
 
     def _apply(self, rows: Sequence[FileRow], typed: bool = False) -> None:
         """Show the rows (in the chosen order); after a keystroke in the filter the cursor goes

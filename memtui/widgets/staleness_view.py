@@ -24,7 +24,7 @@ from .preview import Preview
 from .read_column import READ_VALUES, READ_WIDTH, matches_read, read_header, read_label, shows_reads
 from .row_list import Cell, RowList, Rule, compose_row
 from .sorting import Sorting, SortKey
-from .view import ListView
+from .view import SortedListView
 
 FACETS = ("action", "class", "type", "read")
 CLASS_SHORT = {"EVERGREEN": "evergreen", "FRESH": "fresh", "PARTIALLY_STALE": "partly stale",
@@ -122,12 +122,13 @@ def facet_problems(facets: dict[str, str], unknown: tuple[str, ...]) -> list[str
     return problems
 
 
-class StalenessView(ListView[StalenessResult]):
+class StalenessView(SortedListView[StalenessResult]):
     """Sorted staleness scores with facets (``action:prune class:fully type:project``)."""
 
     FILTER_ID = "stale-filter"
     LIST_ID = "stale-list"
     PREVIEW_ID = "stale-preview"
+    COLUMNS_ID = "stale-columns"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -137,20 +138,6 @@ class StalenessView(ListView[StalenessResult]):
             SortKey("age", lambda r: r.age.days if r.age.known else None),
             SortKey("✗", lambda r: len(r.missing)), SortKey("◇", lambda r: len(r.guards)),
         ], own_descending=True)  # its own order: the highest score first
-
-    def cycle_sort(self) -> None:
-        """Order the files by the next column (after the last: by score again)."""
-        self.sorting.cycle()
-        self._sorted()
-
-    def reverse_sort(self) -> None:
-        self.sorting.reverse()
-        self._sorted()
-
-    def _sorted(self) -> None:
-        self.refill()
-        self.stale_list.cursor_to_top()
-        self.query_one("#stale-columns", ColumnHeader).refresh()
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="view-columns"):

@@ -18,9 +18,11 @@ from textual.widgets import Input
 from memtui.core.judge.scopes import Applicability
 from memtui.services.workspace import Workspace
 
+from .column_header import ColumnHeader
 from .filter_bar import FilterBar
 from .preview import Preview
 from .row_list import RowList
+from .sorting import Sorting
 
 T = TypeVar("T")
 
@@ -178,3 +180,25 @@ class ListView(View, Generic[T]):
     def _highlighted(self, event: RowList.Highlighted) -> None:
         if event.row_list is self.row_list:
             self.cursor_moved()
+
+
+class SortedListView(ListView[T]):
+    """A list view whose rows the sort keys order by a column (``>``, ``I``: the registry's
+    sort commands), marked in the column header ``COLUMNS_ID``."""
+
+    COLUMNS_ID: ClassVar[str]
+    sorting: Sorting[T]
+
+    def cycle_sort(self) -> None:
+        """Order the rows by the next column (after the last: the view's own order again)."""
+        self.sorting.cycle()
+        self._sorted()
+
+    def reverse_sort(self) -> None:
+        self.sorting.reverse()
+        self._sorted()
+
+    def _sorted(self) -> None:
+        self.refill()
+        self.row_list.cursor_to_top()
+        self.query_one(f"#{self.COLUMNS_ID}", ColumnHeader).refresh()

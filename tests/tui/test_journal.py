@@ -36,7 +36,7 @@ async def test_the_journal_lists_changes_newest_first_and_marks_the_undone(
         rows = screen.query_one(JournalList).items
         assert [(r.kind, r.undone) for r in rows] == [("undo", False), ("do", True)]  # type: ignore[union-attr]
         text = "\n".join(screen_lines(app))
-        assert "(undone) pin" in text and "(undo) undo: pin" in text, text
+        assert "(undone) pin" in text and "  undo: pin" in text, text
         await press(pilot, "down", "enter")  # the pin: its file, in the Files view
         await settle(pilot)
         assert not isinstance(app.screen, JournalScreen)

@@ -320,6 +320,18 @@ class LogEntry:
     undone: bool  # a committed change that has since been undone
     by: Author | None = None  # who asked for it (None: a person, through the CLI or the app)
 
+    def marks(self) -> list[str]:
+        """What a listing says of the change besides its description: not committed, undone
+        since, asked by an agent (``memtui log`` and the app's journal)."""
+        marks = []
+        if self.state != "committed":
+            marks.append(self.state)
+        if self.undone:
+            marks.append("undone")
+        if self.by is not None:
+            marks.append(f"by {self.by.words()}")
+        return marks
+
     def to_json(self) -> dict[str, object]:
         return {
             "id": self.id,
