@@ -4,19 +4,31 @@ A :class:`FindingsCache` holds what a full validation learned about one snapshot
 :func:`incremental_validate` plays a changeset on the snapshot and recomputes only what the
 change can affect — the files it writes, creates or moves, the files whose index entries,
 archive entries, region coverage or structural role change, and (when files appear or go) the
-files whose provenance names other files — plus the index-level rules, which are cheap.  The
-result is exactly what :func:`memtui.core.rules.validate.validate` gives for the new snapshot; a
+files whose provenance names other files — plus the index-level rules, unless the change
+leaves the indexes as they were and no file that comes or goes is one an index line names or a
+region glob covers (then the kept ones hold: on an index of 90,000 lines they are most of the
+work).  The result is exactly what :func:`memtui.core.rules.validate.validate` gives for the new snapshot; a
 property test holds the two to that.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Mapping
 
 from ..model.changeset import Changeset, Result, apply_to_snapshot
+from ..model.index import resolve_target
 from ..model.lazyfiles import LazyFiles
-from ..model.snapshot import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
+from ..model.snapshot import (
+    PROVENANCE_KEYS,
+    SCOPE_FILE,
+    Finding,
+    Index,
+    IndexLine,
+    MemoryFile,
+    Snapshot,
+)
 from .validate import (
     ArchivePart,
     Reach,
@@ -60,6 +72,9 @@ class FindingsCache:
     mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
     names: Mapping[str, list[str]]  # validate.names_of the files (kept while no file comes or goes)
     reach: Reach  # how every file is reached: the orphan rule's and the Files view's one answer
+    #: the index-level findings (index_findings and index_tail_findings, in that order), when
+    #: known apart (None: :func:`index_level_of` sorts them out of ``findings``)
+    index_level: tuple[Finding, ...] | None = None
 
 
 class _Subset(Mapping[str, MemoryFile]):
@@ -184,21 +199,117 @@ def _assemble(
     file_cross: Mapping[str, tuple[Finding, ...]],
     file_only: Mapping[str, tuple[Finding, ...]],
     superseding: frozenset[str],
-) -> tuple[Finding, ...]:
-    """The findings in the order ``validate`` builds them, then sorted the same way.
+    tail: list[Finding] | None = None,
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """The findings in the order ``validate`` builds them, then sorted the same way, and the
+    index-level ones among them (``head`` and the index's tail, ``tail`` when already known).
 
     ``snapshot.files`` is sorted by path (the store sorts it and so does ``apply_to_snapshot``),
     so walking the files that have findings in sorted order is walking them in snapshot order.
     """
     out = list(head)
+    level = list(head)
     if snapshot.index.exists:
         for path in sorted(file_cross):
             out.extend(file_cross[path])
         out.extend(_cycle_findings(replace(snapshot, files=_Subset(snapshot.files, superseding))))
-        out.extend(index_tail_findings(snapshot))
+        if tail is None:
+            tail = index_tail_findings(snapshot)
+        out.extend(tail)
+        level.extend(tail)
     for path in sorted(file_only):
         out.extend(file_only[path])
-    return tuple(sort_findings(out))
+    return tuple(sort_findings(out)), tuple(level)
+
+
+def index_level_of(cache: FindingsCache) -> tuple[Finding, ...]:
+    """The index-level findings of a cache (what :func:`index_findings` and
+    :func:`index_tail_findings` gave for its snapshot), sorted out of its whole findings when it
+    does not hold them apart: every finding not about a memory file is the index's, but the
+    cross-file findings an index line carries (an archived or superseded file's active entry).
+
+    The rules of the index level, of the files and of the cross-file findings at the index are
+    never the same, so the order ``validate`` sorts them in is kept (its sort is stable)."""
+    if cache.index_level is not None:
+        return cache.index_level
+    files = cache.snapshot.files
+    at_index = Counter(f for found in cache.file_cross.values() for f in found if f.path not in files)
+    out = []
+    for f in cache.findings:
+        if f.path in files:
+            continue
+        if at_index[f]:
+            at_index[f] -= 1
+            continue
+        out.append(f)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class IndexNames:
+    """What of the set of memory files an index's findings read (:func:`index_names`)."""
+
+    paths: frozenset[str]  # every path an entry, link, wikilink or mention resolves to
+    bare: frozenset[str]  # the lower-cased names bare mentions resolve by (one file of the name)
+
+
+def index_names(index: Index) -> IndexNames:
+    """The paths whose presence among the memory files the index-level findings, the mentions,
+    the names past the cut and the structural files of ``index`` depend on (worked out once per
+    index): a file that comes or goes outside them, and that no region glob covers, changes
+    none of those."""
+    found: IndexNames | None = index.__dict__.get("_names")
+    if found is not None:
+        return found
+    paths: set[str] = {f"{scope.memory_base}{SCOPE_FILE}" for scope in index.scopes}
+    bare: set[str] = set()
+    based = any(scope.memory_base for scope in index.scopes)  # resolved may not be the plain path
+    for line in index.lines:
+        if line.resolved is not None:
+            paths.add(line.resolved)
+        for ref in line.refs:
+            if ref.resolved is not None:
+                paths.add(ref.resolved)
+            if based and ref.resolved is not None:
+                plain, _ = resolve_target(ref.target)
+                if plain is not None:
+                    paths.add(plain)
+            if ref.kind == "mention" and "/" not in ref.target:
+                bare.add(ref.target.lower())
+    found = IndexNames(frozenset(paths), frozenset(bare))
+    object.__setattr__(index, "_names", found)
+    return found
+
+
+def _unnamed(before: Snapshot, after: Snapshot, cache: FindingsCache, result: Result) -> bool:
+    """Whether the change leaves every index-level finding, mention, name past the cut and
+    structural file of ``before`` as it was: the indexes are the same objects (their bytes
+    not played on, nor parsed again), and every file that came or went is one that no index
+    line names (:func:`index_names`, the archive's part) and no region glob covers.  A file
+    only rewritten never changes them: they read which files exist, never what they hold."""
+    if after.index is not before.index or after.archive_index is not before.archive_index \
+            or cache.snapshot is not before:
+        return False
+    if (after.nested_roots, after.skipped, after.outside, after.interrupted, after.config) \
+            != (before.nested_roots, before.skipped, before.outside, before.interrupted,
+                before.config) or after.handoff is not before.handoff:
+        return False
+    came_or_went = result.added | result.removed
+    if not came_or_went:
+        return True
+    archive = after.archive_index
+    part = cache.reach.archive
+    if archive.exists:
+        if part is not None and part.index is archive:
+            archive_named: frozenset[str] = part.named
+        else:
+            archive_named = index_names(archive).paths
+        if not archive_named.isdisjoint(came_or_went):
+            return False
+    names = index_names(after.index)
+    globs = region_globs(after.index)
+    return not any(path in names.paths or path.rsplit("/", 1)[-1].lower() in names.bare
+                   or first_glob(globs, path) is not None for path in came_or_went)
 
 
 def documents_of(file_cross: Mapping[str, tuple[Finding, ...]]) -> frozenset[str]:
@@ -238,9 +349,10 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         if glob_regex(line.glob) is not None:
             counts[line.glob] = reach.region_hits.get(line.number, 0)
     superseding = frozenset(p for p, f in snapshot.files.items() if _supersedes(f))
+    findings, level = _assemble(snapshot, head, file_cross, file_only, superseding)
     return FindingsCache(
         snapshot=snapshot,
-        findings=_assemble(snapshot, head, file_cross, file_only, superseding),
+        findings=findings,
         file_only=file_only,
         file_cross=file_cross,
         structural=structural,
@@ -253,6 +365,7 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         mentions=reach.mention,
         names=names_of(snapshot.files),
         reach=reach,
+        index_level=level,
     )
 
 
@@ -268,7 +381,8 @@ def revalidate(
 ) -> tuple[Snapshot, FindingsCache]:
     """:func:`incremental_validate` for a changeset already played by ``apply_to_snapshot``: what
     the cross-file findings read is taken again (cheaply, from the cache where the change left it
-    alone), the files whose findings can have changed are found again, the index's findings always."""
+    alone), the files whose findings can have changed are found again, and the index's findings
+    unless the change cannot have changed them (:func:`_unnamed`: the kept ones hold)."""
     if cache is None or cache.snapshot is not before:
         cache = findings_cache(before)
     after = result.snapshot
@@ -276,12 +390,19 @@ def revalidate(
         return after, findings_cache(after)
     files = after.files
 
-    structural = frozenset(_structural(after))
     same_archive = after.archive_index is before.archive_index  # the archive index not played on
-    direct, archived = entry_maps(after, cache.reach.archived if same_archive else None)
-    direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
+    unnamed = _unnamed(before, after, cache, result)
+    if unnamed:  # what the index reads of the files is as it was: its maps and findings too
+        structural = cache.structural
+        direct: dict[str, list[IndexLine]] = cache.reach.direct
+        archived: Mapping[str, list[IndexLine]] = cache.reach.archived
+        direct_numbers: Mapping[str, tuple[int, ...]] = cache.direct
+    else:
+        structural = frozenset(_structural(after))
+        direct, archived = entry_maps(after, cache.reach.archived if same_archive else None)
+        direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
     archived_set = cache.archived if same_archive else frozenset(archived)
-    globs = _valid_globs(after)
+    globs = cache.globs if unnamed else _valid_globs(after)
     counts = _glob_counts(cache, files, result, globs)
     region_hits = {
         line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
@@ -291,12 +412,17 @@ def revalidate(
         names = cache.names
     else:
         names = LazyNames(files) if isinstance(files, LazyFiles) else names_of(files)
-    mentioned = mention_map(after, names)
-    past_cut = named_past_cut(after, names)
     provenance, superseding = _marks(cache, files, result)
-    affected = _affected(cache, result, files, structural=structural, direct=direct_numbers,
-                         archived=archived_set, mentions=mentioned, past_cut=past_cut, globs=globs,
-                         provenance=provenance)
+    if unnamed:
+        mentioned, past_cut = cache.mentions, cache.reach.past_cut
+        affected = set(result.written) | (provenance if result.added or result.removed else set())
+        affected &= files.keys()
+    else:
+        mentioned = mention_map(after, names)
+        past_cut = named_past_cut(after, names)
+        affected = _affected(cache, result, files, structural=structural, direct=direct_numbers,
+                             archived=archived_set, mentions=mentioned, past_cut=past_cut,
+                             globs=globs, provenance=provenance)
 
     part = cache.reach.archive  # the archive's findings, again only when they can have changed
     if after.archive_index.exists and (part is None or not part.holds(before, after,
@@ -306,10 +432,15 @@ def revalidate(
                   structural=structural, past_cut=past_cut, archive=part)
     file_cross, file_only = _found_again(cache, after, reach, result, affected)
     reach = replace(reach, documents=documents_of(file_cross))
-    head = index_findings(after, reach)
+    if unnamed:
+        level = index_level_of(cache)
+        findings, level = _assemble(after, list(level), file_cross, file_only, superseding, [])
+    else:
+        findings, level = _assemble(after, index_findings(after, reach), file_cross, file_only,
+                                    superseding)
     new_cache = FindingsCache(
         snapshot=after,
-        findings=_assemble(after, head, file_cross, file_only, superseding),
+        findings=findings,
         file_only=file_only,
         file_cross=file_cross,
         structural=structural,
@@ -322,6 +453,7 @@ def revalidate(
         mentions=mentioned,
         names=names,
         reach=reach,
+        index_level=level,
     )
     return after, new_cache
 
@@ -462,9 +594,10 @@ def kept_findings_cache(
                   mention_map(snapshot, names), structural=structural,
                   past_cut=named_past_cut(snapshot, names), archive=archive,
                   documents=documents_of(file_cross))
+    level = None
     if findings is None:
-        findings = _assemble(snapshot, index_findings(snapshot, reach), file_cross, file_only,
-                             superseding)
+        findings, level = _assemble(snapshot, index_findings(snapshot, reach), file_cross,
+                                    file_only, superseding)
     return FindingsCache(
         snapshot=snapshot,
         findings=findings,
@@ -480,4 +613,5 @@ def kept_findings_cache(
         mentions=reach.mention,
         names=names,
         reach=reach,
+        index_level=level,
     )
