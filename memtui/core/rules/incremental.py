@@ -14,8 +14,8 @@ property test holds the two to that.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..model.changeset import Changeset, Result, apply_to_snapshot
 from ..model.index import resolve_target
@@ -29,6 +29,7 @@ from ..model.snapshot import (
     MemoryFile,
     Snapshot,
 )
+from .budget import Budget, measure, remember
 from .validate import (
     ArchivePart,
     Reach,
@@ -185,6 +186,44 @@ class ArchivedLines(Mapping[str, list[IndexLine]]):
         return len(self._listed)
 
 
+class EntryLines(Mapping[str, list[IndexLine]]):
+    """Each file's active entries (what :func:`~memtui.core.rules.validate.entry_maps` maps),
+    answered from their line numbers as a kept answer holds them: the index's lines are built
+    only when an entry itself is asked for."""
+
+    def __init__(self, numbers: Mapping[str, tuple[int, ...]], index: Index) -> None:
+        self._numbers = numbers
+        self._index = index
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._numbers
+
+    def __getitem__(self, path: str) -> list[IndexLine]:
+        numbers = self._numbers[path]  # (a file with no entry builds no line)
+        lines = self._index.lines
+        return [lines[n - 1] for n in numbers]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._numbers)
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+
+def index_facts(cache: FindingsCache) -> tuple[Any, ...]:
+    """What :func:`kept_findings_cache` needs of a snapshot's ``MEMORY.md`` besides its lines,
+    as plain values (for marshal): its budget, :func:`index_names`, its region lines (number,
+    glob), each file's entry line numbers, the loaded mentions and the names past the cut."""
+    index = cache.snapshot.index
+    part = index.__dict__.get("_facts")
+    if part is None:
+        names = index_names(index)
+        budget = measure(index, cache.snapshot.config)
+        part = (tuple(getattr(budget, f.name) for f in fields(budget)), tuple(sorted(names.paths)),
+                tuple(sorted(names.bare)), tuple((ln.number, ln.glob) for ln in index.regions))
+    return (part, dict(cache.direct), dict(cache.mentions), dict(cache.reach.past_cut))
+
+
 def _has_provenance(f: MemoryFile) -> bool:
     return any(f.frontmatter.names(key) for key in PROVENANCE_KEYS)
 
@@ -307,7 +346,7 @@ def _unnamed(before: Snapshot, after: Snapshot, cache: FindingsCache, result: Re
         if not archive_named.isdisjoint(came_or_went):
             return False
     names = index_names(after.index)
-    globs = region_globs(after.index)
+    globs = cache.globs  # the valid region globs of this index, in its order
     return not any(path in names.paths or path.rsplit("/", 1)[-1].lower() in names.bare
                    or first_glob(globs, path) is not None for path in came_or_went)
 
@@ -394,7 +433,7 @@ def revalidate(
     unnamed = _unnamed(before, after, cache, result)
     if unnamed:  # what the index reads of the files is as it was: its maps and findings too
         structural = cache.structural
-        direct: dict[str, list[IndexLine]] = cache.reach.direct
+        direct: Mapping[str, list[IndexLine]] = cache.reach.direct
         archived: Mapping[str, list[IndexLine]] = cache.reach.archived
         direct_numbers: Mapping[str, tuple[int, ...]] = cache.direct
     else:
@@ -404,9 +443,12 @@ def revalidate(
     archived_set = cache.archived if same_archive else frozenset(archived)
     globs = cache.globs if unnamed else _valid_globs(after)
     counts = _glob_counts(cache, files, result, globs)
-    region_hits = {
-        line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
-    }
+    if unnamed and counts == cache.glob_counts:  # (the index's lines need not be looked at)
+        region_hits = cache.reach.region_hits
+    else:
+        region_hits = {
+            line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
+        }
     # files named in the loaded part of the index (mentions and passing links)
     if not (result.added or result.removed):
         names = cache.names
@@ -428,7 +470,8 @@ def revalidate(
     if after.archive_index.exists and (part is None or not part.holds(before, after,
                                                                       result.added | result.removed)):
         part = archive_part(after, archived)
-    reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
+    region = _region_after(cache, after, result, tuple(dict.fromkeys(globs)) if unnamed else None)
+    reach = Reach(direct, archived, region, region_hits, mentioned,
                   structural=structural, past_cut=past_cut, archive=part)
     file_cross, file_only = _found_again(cache, after, reach, result, affected)
     reach = replace(reach, documents=documents_of(file_cross))
@@ -542,14 +585,16 @@ def _found_again(cache: FindingsCache, after: Snapshot, reach: Reach, result: Re
     return file_cross, file_only
 
 
-def _region_after(cache: FindingsCache, after: Snapshot, result: Result) -> Mapping[str, str]:
+def _region_after(cache: FindingsCache, after: Snapshot, result: Result,
+                  same: tuple[str, ...] | None = None) -> Mapping[str, str]:
     """The region coverage of every file after a change: the cached one with the files that
-    came and went, while the region globs stay the same and in the same order."""
-    globs = region_globs(after.index)
+    came and went, while the region globs stay the same and in the same order (``same``: the
+    globs, known to be the cache's)."""
+    globs = region_globs(after.index) if same is None else same
     previous = cache.reach.region
     if isinstance(previous, GlobCover):  # answered per path: nothing to carry over
         return GlobCover(globs, after.files)
-    if globs != region_globs(cache.snapshot.index):
+    if same is None and globs != region_globs(cache.snapshot.index):
         return region_map(after.index, after.files)[0]
     if not (result.added or result.removed):
         return previous
@@ -570,30 +615,55 @@ def kept_findings_cache(
     superseding: frozenset[str],
     findings: tuple[Finding, ...] | None = None,
     archive: ArchivePart | None = None,
+    facts: tuple[Any, ...] | None = None,
 ) -> FindingsCache:
     """The :class:`FindingsCache` of a snapshot from the per-file parts a full validation of it
     kept (:func:`findings_cache` gave them): only the index-level rules run again, and no file
     is read but the ``superseded_by`` ones (the cycle rule walks them) — unless ``findings``,
     the snapshot's whole findings as that validation gave them, are passed too.  ``archive``:
     the archive index's part of them, as that validation worked it out (then the archive
-    index's lines are not looked at unless a later change needs them)."""
+    index's lines are not looked at unless a later change needs them).  ``facts``: what
+    :func:`index_facts` kept of this ``MEMORY.md`` and these files (then its lines are not
+    looked at either, unless a change or a rule needs them)."""
     index = snapshot.index
     structural = frozenset(_structural(snapshot))
     if archive is not None and archive.index is snapshot.archive_index:
-        direct, archived = entry_maps(snapshot, ArchivedLines(
-            archive.listed, lambda: entry_maps(snapshot)[1]))
+        archived: Mapping[str, list[IndexLine]] = ArchivedLines(
+            archive.listed, lambda: entry_maps(snapshot)[1])
         listed = archive.listed
     else:
         archive = None
-        direct, archived = entry_maps(snapshot)
+        archived = {}  # the archive index's entries alone (MEMORY.md's lines not looked at)
+        for line in snapshot.archive_index.entries if snapshot.archive_index.exists else ():
+            if line.resolved is not None:
+                archived.setdefault(line.resolved, []).append(line)
         listed = frozenset(archived)
     names = LazyNames(snapshot.files)
-    region_hits = {line.number: glob_counts[line.glob] for line in index.regions
-                   if glob_regex(line.glob) is not None and line.glob in glob_counts}
-    reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files), region_hits,
-                  mention_map(snapshot, names), structural=structural,
-                  past_cut=named_past_cut(snapshot, names), archive=archive,
-                  documents=documents_of(file_cross))
+    direct: Mapping[str, list[IndexLine]]
+    if facts is not None:
+        part, numbers, mention, past_cut = facts
+        budget, paths, bare, regions = part
+        remember(index, snapshot.config, Budget(*budget))
+        object.__setattr__(index, "_names", IndexNames(frozenset(paths), frozenset(bare)))
+        object.__setattr__(index, "_facts", part)
+        valid = [(n, g) for n, g in regions if glob_regex(g) is not None]
+        globs = tuple(g for _, g in valid)
+        direct_numbers: dict[str, tuple[int, ...]] = numbers
+        direct = EntryLines(direct_numbers, index)
+        reach = Reach(direct, archived, GlobCover(tuple(dict.fromkeys(globs)), snapshot.files),
+                      {n: glob_counts[g] for n, g in valid if g in glob_counts},
+                      mention, structural=structural, past_cut=past_cut, archive=archive,
+                      documents=documents_of(file_cross))
+    else:
+        direct = entry_maps(snapshot, archived)[0]
+        direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
+        globs = _valid_globs(snapshot)
+        region_hits = {line.number: glob_counts[line.glob] for line in index.regions
+                       if glob_regex(line.glob) is not None and line.glob in glob_counts}
+        reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files),
+                      region_hits, mention_map(snapshot, names), structural=structural,
+                      past_cut=named_past_cut(snapshot, names), archive=archive,
+                      documents=documents_of(file_cross))
     level = None
     if findings is None:
         findings, level = _assemble(snapshot, index_findings(snapshot, reach), file_cross,
@@ -604,9 +674,9 @@ def kept_findings_cache(
         file_only=dict(file_only),
         file_cross=dict(file_cross),
         structural=structural,
-        direct={p: tuple(ln.number for ln in lines) for p, lines in direct.items()},
+        direct=direct_numbers,
         archived=listed,
-        globs=_valid_globs(snapshot),
+        globs=globs,
         glob_counts=dict(glob_counts),
         provenance=provenance,
         superseding=superseding,
