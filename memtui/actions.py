@@ -341,7 +341,8 @@ class UserActions(App[int]):
             self.notify("read-only: changes are disabled (--read-only)", severity="warning")
             return
         try:
-            edited = edit_copy(memory_file.name, memory_file.data, self._launch_editor)
+            edited = edit_copy(memory_file.name, memory_file.data, self._launch_editor,
+                               origin=str(workspace.root / path) if workspace is not None else path)
         except EditorFailed as exc:
             self.notify(str(exc), severity="error")
             return

@@ -30,12 +30,12 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from memtui.actions import UserActions
 from memtui.commands import MemtuiCommands
 from memtui.core.judge.usage import Usage, usage_of
-from memtui.core.model.snapshot import BudgetConfig, Snapshot
+from memtui.core.model.snapshot import INDEX_NAME, BudgetConfig, Snapshot
 from memtui.core.read.store import RootError
 from memtui.core.stores import seen
 from memtui.core.stores.seen_store import SeenError
 from memtui.core.verbs import review
-from memtui.core.verbs.editor import EditedCopy
+from memtui.core.verbs.editor import EditedCopy, LeftBehind, left_behind
 from memtui.paths import styles_dir
 from memtui.screens.confirm import ConfirmChange
 from memtui.screens.dream import DreamScreen
@@ -245,6 +245,23 @@ class MemtuiApp(UserActions):
                                               order=self.root_order), self._picked)
         if self.watch_folder:
             self.set_interval(self.watch_interval, self.poll_folder)
+        self._left_behind_worker()
+
+    @work(thread=True, group="left-behind", description="look for edits left behind",
+          exit_on_error=False)
+    def _left_behind_worker(self) -> None:
+        """The $EDITOR copies a memtui that ended while its editor ran left in the temp folder:
+        the untouched ones go, one that holds typing is named (core.verbs.editor.left_behind)."""
+        found = left_behind()
+        if found:
+            self.call_from_thread(self._say_left_behind, found)
+
+    def _say_left_behind(self, found: list[LeftBehind]) -> None:
+        newest = found[-1]
+        more = f" (and {len(found) - 1} more beside it)" if len(found) > 1 else ""
+        self.notify(f"an edit of {newest.origin or newest.copy.name} that never reached the folder is "
+                    f"kept at {newest.copy}{more}: take what you typed from it, then delete its folder",
+                    severity="warning", timeout=12, markup=False)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's system commands but its Quit: the registry's Quit is the palette's one."""
@@ -672,6 +689,34 @@ class MemtuiApp(UserActions):
             self._keep = path
 
         self.push_screen(SearchScreen(list(self.roots)), picked)
+
+    def open_journal(self) -> None:
+        """The journal of the open root; a change picked shows its first file in the Files view."""
+        from memtui.screens.journal import JournalScreen
+
+        workspace = self.workspace
+        if workspace is None:
+            return
+        root = workspace.root
+
+        def picked(paths: tuple[str, ...] | None) -> None:
+            if not paths or self.root != root or self.workspace is None:
+                return
+            files = self.workspace.snapshot.files
+            shown = next((p for p in paths if p in files), None)
+            if shown is not None:
+                self.call_after_refresh(self._show_file, shown)
+            elif INDEX_NAME in paths and self.workspace.snapshot.index.exists:
+                self.call_after_refresh(self.show_index_text)  # a change of the index alone
+            else:
+                self.notify(f"{', '.join(paths)}: no longer in the folder (moved or archived by a "
+                            "later change)", timeout=4, markup=False)
+
+        self.push_screen(JournalScreen(root), picked)
+
+    def _show_file(self, path: str) -> None:
+        self.main.show_view("files")
+        self.main.view().select_path(path)
 
     def open_dream(self) -> None:
         """The Dream screen on the folder as it is now."""

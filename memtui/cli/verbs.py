@@ -105,8 +105,9 @@ def _add_merge(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="two or more memory files to fold together")
     parser.add_argument("--gist-file", metavar="F",
                         help="the gist's body from this file (default: both sides' distinct lines)")
-    parser.add_argument("--confirm-pinned", action="store_true",
-                        help="confirm merging pinned files (the gist stays pinned)")
+    parser.add_argument("--yes", "--confirm-pinned", dest="confirm_pinned", action="store_true",
+                        help="confirm merging pinned files (the gist stays pinned); --yes as for "
+                        "archive and supersede")
 
 
 def _add_edit(parser: argparse.ArgumentParser) -> None:
@@ -430,15 +431,18 @@ def _edit_in_editor(args: argparse.Namespace) -> int:
     from memtui.core import write
     from memtui.core.model.changeset import ChangesetError, apply_to_snapshot
     from memtui.core.read.store import load_root
-    from memtui.core.verbs.editor import EditorFailed, edit_copy
+    from memtui.core.verbs.editor import EditorFailed, edit_copy, left_behind
     from memtui.core.verbs.lifecycle import _file, edit_file
 
     with changing(args):
         root, rels = resolve_files([args.file], args.root)
         snapshot = load_root(root, budget_config(args))
         original = _file(snapshot, rels[0])
+    for leftover in left_behind():
+        err_console().print(f"[yellow]memtui {args.verb}:[/] an edit of {esc(leftover.origin or leftover.copy.name)} "
+                            f"that never reached its folder is kept at {esc(str(leftover.copy))}")
     try:
-        edited = edit_copy(original.name, original.data)
+        edited = edit_copy(original.name, original.data, origin=str(root / rels[0]))
     except EditorFailed as exc:
         return fail(args, str(exc), EXIT_USAGE)
 

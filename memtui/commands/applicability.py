@@ -248,19 +248,35 @@ def sessions_why_not(s: Situation) -> str | None:
 
 @runtime_checkable
 class SortsRoots(Protocol):
-    """A screen whose rows the fleet's sort keys order (the root picker)."""
+    """A screen or view whose rows the sort keys order (the root picker; the Files and
+    Staleness views)."""
 
     def cycle_sort(self) -> None: ...
 
     def reverse_sort(self) -> None: ...
 
 
+def sorting(s: Situation) -> SortsRoots | None:
+    """What the sort keys order here: the screen (the root picker), or the main screen's view."""
+    if isinstance(s.screen, SortsRoots):
+        return s.screen
+    if s.on_main:
+        view = s.host.main.view()
+        if isinstance(view, SortsRoots):
+            return view
+    return None
+
+
 def sorts_roots_why_not(s: Situation) -> str | None:
-    return None if isinstance(s.screen, SortsRoots) else "only in the root picker (o)"
+    return None if sorting(s) is not None else "only in the root picker (o), Files (3) and Staleness (4)"
 
 
 def switch_why_not(s: Situation) -> str | None:
     return None if len(s.host.roots) > 1 else "only one memory root was found"
+
+
+def journal_why_not(s: Situation) -> str | None:
+    return None if s.workspace is not None else "no root is open"
 
 
 def undo_why_not(s: Situation) -> str | None:

@@ -86,6 +86,10 @@ class CommandHost(Protocol):
 
     def open_dream(self) -> None: ...
 
+    def open_journal(self) -> None:
+        """The journal of the open root (its changes, newest first)."""
+        ...
+
     def open_relearned(self) -> None:
         """The review of the notes re-learned across projects (every root on this machine)."""
         ...

@@ -240,10 +240,10 @@ def _show(view: str) -> Run:
 
 
 def _sorts(s: Situation) -> why.SortsRoots:
-    screen = s.screen
-    if not isinstance(screen, why.SortsRoots):
-        raise TypeError("the fleet's sort keys apply only in the root picker")
-    return screen
+    found = why.sorting(s)
+    if found is None:
+        raise TypeError("the sort keys apply only in the root picker, Files and Staleness")
+    return found
 
 
 CHANGE = "Change the memory"
@@ -377,16 +377,21 @@ COMMANDS: tuple[Command, ...] = (
             "each group (the copy kept, the user layer it goes to, the copies archived), check "
             "the ones to promote and apply them as one change across the roots (u undoes it).",
             CHANGE, lambda host, s: host.open_relearned(), writes=True),
+    Command("show_journal", "J", "Journal", "The open root's changes, newest first: what each "
+            "did, to which files, and which were undone since (memtui log); enter shows a "
+            "change's first file.", APP, lambda host, s: host.open_journal(), why.journal_why_not),
     Command("switch_root", "o", "Switch root", "Open another of the memory roots found.", APP,
             lambda host, s: host.pick_root(), why.switch_why_not, anywhere=True),
-    Command("sort_roots", "greater_than_sign", "Sort roots by next column",
-            "The root picker: sort the roots by its next column (the order found, root, layer, "
-            "files, lines, chars, use, cut, errors, warnings, pressure peak, the agent's last "
-            "change, the dream's count, attention), as memtui list --all --sort does.", APP,
+    Command("sort_roots", "greater_than_sign", "Sort by next column",
+            "Order the rows by the next column, marked ▲ in its header (after the last: the "
+            "list's own order again): the root picker (the order found, root, layer, files, "
+            "lines, chars, use, cut, errors, warnings, pressure peak, the agent's last change, "
+            "the dream's count, attention, as memtui list --all --sort does), Files and Staleness.", APP,
             lambda host, s: _sorts(s).cycle_sort(), why.sorts_roots_why_not, anywhere=True,
             key_display=">"),
-    Command("reverse_roots", "I", "Reverse root order",
-            "The root picker: turn the order of the roots round (highest first, or lowest).", APP,
+    Command("reverse_roots", "I", "Reverse the order",
+            "Turn the rows' order round (highest first, or lowest): the root picker, Files and "
+            "Staleness.", APP,
             lambda host, s: _sorts(s).reverse_sort(), why.sorts_roots_why_not, anywhere=True),
     Command("search_roots", "ctrl+f", "Search every root",
             "Ranked full-text search of every memory file of the roots memtui opened (ctrl+t: of "

@@ -21,6 +21,7 @@ from .header_line import HeaderLine
 from .preview import Preview
 from .read_column import READ_WIDTH, matches_read, read_header, read_label, shows_reads
 from .row_list import Cell, RowList, Rule, compose_row
+from .sorting import Sorting, SortKey
 from .view import ListView
 
 #: lists longer than this are filtered in a worker so typing never waits
@@ -38,6 +39,7 @@ class FileList(RowList[FileRow]):
         self.score_for: ScoreFor = no_scores
         self.scope_reason: ScopeReason = no_reason
         self.usage: Usage | None = None
+        self.sorting: Sorting[FileRow] | None = None  # the view's order, marked in the header
 
     def item_key(self, item: FileRow) -> object:
         return item.path
@@ -79,7 +81,7 @@ class FileList(RowList[FileRow]):
             Cell(title, None, weight=2, min_width=8),
             Cell(type_, 9),
             Cell(reach, 10),
-            Cell(score, 5, justify="right"),
+            Cell(score, 6, justify="right"),  # room for the sort mark: "score▼"
         ]
         if shows_reads(self.usage):
             cells.append(Cell(read, READ_WIDTH, justify="right"))
@@ -94,7 +96,8 @@ class FileList(RowList[FileRow]):
             self.refresh()
 
     def header_cells(self) -> list[Cell]:
-        return self._cells("", "file", "title", "type", "reached by", "score", "read")
+        title = self.sorting.title if self.sorting is not None else str
+        return self._cells("", *map(title, ("file", "title", "type", "reached by", "score", "read")))
 
     def _read(self, item: FileRow) -> Text:
         text, role = read_label(self.usage, item.path)
@@ -120,6 +123,11 @@ class FilesView(ListView[FileRow]):
         super().__init__(id=id)
         self.shown: Sequence[FileRow] = []
         self._keys: SearchKeys | None = None
+        self.sorting: Sorting[FileRow] = Sorting([
+            SortKey("file"), SortKey("title", lambda row: row.title.lower()),
+            SortKey("type", lambda row: row.type), SortKey("reached by", lambda row: row.reach),
+            SortKey("score", lambda row: self.file_list.score_for(row.path) if row.path else None),
+        ])
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="view-columns"):
@@ -127,6 +135,7 @@ class FilesView(ListView[FileRow]):
                 yield FilterBar("fuzzy filter by path or title… read:dead|recent", id="files-filter")
                 yield HeaderLine(id="files-header", classes="list-header")
                 file_list = FileList(id="files-list")
+                file_list.sorting = self.sorting
                 yield ColumnHeader(file_list, id="files-columns")
                 yield file_list
             yield Preview(id="files-preview")
@@ -195,8 +204,24 @@ class FilesView(ListView[FileRow]):
     def on_files_view_filtered(self, message: Filtered) -> None:
         self._apply(message.rows, message.typed)
 
+    def cycle_sort(self) -> None:
+        """Order the files by the next column (after the last: by path again)."""
+        self.sorting.cycle()
+        self._sorted()
+
+    def reverse_sort(self) -> None:
+        self.sorting.reverse()
+        self._sorted()
+
+    def _sorted(self) -> None:
+        self.refill()
+        self.file_list.cursor_to_top()
+        self.query_one("#files-columns", ColumnHeader).refresh()
+
     def _apply(self, rows: Sequence[FileRow], typed: bool = False) -> None:
-        """Show the rows; after a keystroke in the filter the cursor goes to the best match."""
+        """Show the rows (in the chosen order); after a keystroke in the filter the cursor goes
+        to the best match."""
+        rows = self.sorting.apply(rows)
         self.shown = rows
         file_list = self.file_list
         keep = file_list.highlighted.path if file_list.highlighted is not None else None
@@ -208,9 +233,9 @@ class FilesView(ListView[FileRow]):
             header = "scanning the folder…"
         elif len(rows) == total:
             usage = self.workspace.usage if self.workspace is not None else None
-            header = f"{total:,} files · / to filter{read_header(usage)}"
+            header = f"{total:,} files · / to filter{read_header(usage)}{self.sorting.words()}"
         else:
-            header = f"showing {len(rows):,} of {total:,} files"
+            header = f"showing {len(rows):,} of {total:,} files{self.sorting.words()}"
         self.query_one("#files-header", HeaderLine).update(header)
         self.schedule_preview()
 

@@ -23,6 +23,7 @@ from .header_line import HeaderLine
 from .preview import Preview
 from .read_column import READ_VALUES, READ_WIDTH, matches_read, read_header, read_label, shows_reads
 from .row_list import Cell, RowList, Rule, compose_row
+from .sorting import Sorting, SortKey
 from .view import ListView
 
 FACETS = ("action", "class", "type", "read")
@@ -52,6 +53,7 @@ class StaleList(RowList[StalenessResult]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(empty_text="no files match", id=id)
         self.usage: Usage | None = None
+        self.sorting: Sorting[StalenessResult] | None = None  # the view's order, marked in the header
 
     def item_key(self, item: StalenessResult) -> object:
         return item.path
@@ -62,7 +64,7 @@ class StaleList(RowList[StalenessResult]):
         """The columns, name first: it is the one column never dropped at 80 columns."""
         cells = [
             Cell(path, None, min_width=24, weight=1),
-            Cell(score, 5, justify="right"),
+            Cell(score, 6, justify="right"),  # room for the sort mark: "score▼"
             Cell(action, 6),
             Cell(cls, 10),
             Cell(type_, 9),
@@ -75,7 +77,8 @@ class StaleList(RowList[StalenessResult]):
         return cells
 
     def header_cells(self) -> list[Cell]:
-        return self._cells("file", "score", "action", "refs", "type", "age", "✗", "◇", "read")
+        title = self.sorting.title if self.sorting is not None else str
+        return self._cells(*map(title, ("file", "score", "action", "refs", "type", "age", "✗", "◇", "read")))
 
     def render_item(self, item: StalenessResult, width: int) -> Text:
         role = BUCKET_ROLE[item.bucket.value]
@@ -126,6 +129,29 @@ class StalenessView(ListView[StalenessResult]):
     LIST_ID = "stale-list"
     PREVIEW_ID = "stale-preview"
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.sorting: Sorting[StalenessResult] = Sorting([
+            SortKey("score"), SortKey("file", lambda r: r.path), SortKey("action", lambda r: r.action.value),
+            SortKey("refs", lambda r: REFS_WORDS[r.cls.value]), SortKey("type", lambda r: r.type),
+            SortKey("age", lambda r: r.age.days if r.age.known else None),
+            SortKey("✗", lambda r: len(r.missing)), SortKey("◇", lambda r: len(r.guards)),
+        ], own_descending=True)  # its own order: the highest score first
+
+    def cycle_sort(self) -> None:
+        """Order the files by the next column (after the last: by score again)."""
+        self.sorting.cycle()
+        self._sorted()
+
+    def reverse_sort(self) -> None:
+        self.sorting.reverse()
+        self._sorted()
+
+    def _sorted(self) -> None:
+        self.refill()
+        self.stale_list.cursor_to_top()
+        self.query_one("#stale-columns", ColumnHeader).refresh()
+
     def compose(self) -> ComposeResult:
         with Horizontal(classes="view-columns"):
             with Vertical(classes="list-column"):
@@ -133,6 +159,7 @@ class StalenessView(ListView[StalenessResult]):
                                 "type:project read:dead|recent … and any text", id="stale-filter")
                 yield HeaderLine(id="stale-header", classes="list-header")
                 stale_list = StaleList(id="stale-list")
+                stale_list.sorting = self.sorting
                 yield ColumnHeader(stale_list, id="stale-columns")
                 yield stale_list
             yield Preview(id="stale-preview")
@@ -174,6 +201,7 @@ class StalenessView(ListView[StalenessResult]):
         if parsed.text:
             shown_live = fuzzy_filter(parsed.text, shown_live, lambda r: r.path)
             shown_archived = fuzzy_filter(parsed.text, shown_archived, lambda r: r.path)
+        shown_live, shown_archived = list(self.sorting.apply(shown_live)), list(self.sorting.apply(shown_archived))
         items: list[StalenessResult | Rule] = list(shown_live)
         if shown_archived:
             items.append(Rule(f"archived · {len(shown_archived):,} (not counted above; "
@@ -203,7 +231,7 @@ class StalenessView(ListView[StalenessResult]):
             header.update(Text("⚠ " + "; ".join(problems), style="bold"))
         else:
             header.update(
-                f"{shown} · {counts['prune']} prune · {counts['review']} review · "
+                f"{shown}{self.sorting.words()} · {counts['prune']} prune · {counts['review']} review · "
                 f"{counts['keep']} keep{apart} · ✗ missing references · ◇ guards"
                 f"{read_header(workspace.usage)}{project}"
             )

@@ -65,6 +65,17 @@ def test_a_failed_precondition_is_a_refusal_with_its_reason(
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.parametrize("confirm", ["--yes", "--confirm-pinned"])
+def test_a_pinned_file_is_merged_or_archived_with_the_same_confirmation(
+        root: Path, capsys: pytest.CaptureFixture[str], confirm: str) -> None:
+    """archive and supersede confirm a pinned file with --yes; merge takes it too (its old
+    --confirm-pinned still works), and its refusal names --yes."""
+    assert main(["merge", str(root / "p.md"), str(root / "a.md")]) == 1
+    assert "needs confirmation (--yes)" in capsys.readouterr().err
+    assert main(["merge", str(root / "p.md"), str(root / "a.md"), confirm]) == 0
+    assert (root / "archive" / "p.md").exists() and (root / "archive" / "a.md").exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "reason"),
     [

@@ -394,6 +394,13 @@ def test_edit_hook_keeps_the_line_style(make_root: MakeRoot, line: str, expected
     assert index_after(snapshot, verbs.edit_hook(snapshot, "a.md", " new\nhook ")) == f"# M\n{expected}\nafter\n"
 
 
+def test_a_hook_edit_says_where_the_old_line_is_kept(make_root: MakeRoot) -> None:
+    snapshot = load_root(make_root({"MEMORY.md": "# M\n- [A](a.md) — old hook\n", "a.md": topic("A")}))
+    changeset = verbs.edit_hook(snapshot, "a.md", "new hook")
+    assert changeset.description == "new hook for a.md (the index line it takes out kept in MEMORY-history.md)"
+    assert "MEMORY-history.md" in changeset.paths
+
+
 def test_edit_hook_of_an_archive_entry_and_refusals(make_root: MakeRoot) -> None:
     snapshot = load_root(make_root({**VALID_ROOT, "MEMORY-archive.md": "- [L](lesson_one.md) — old\n"}))
     out = after(snapshot, verbs.edit_hook(snapshot, "lesson_one.md", "fresh"))

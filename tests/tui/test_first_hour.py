@@ -461,15 +461,15 @@ async def test_root_picker_sort_keys_are_rebindable_and_on_the_palette(make_root
         await press(pilot, "T")
         assert screen.descending
         provider = MemtuiCommands(screen)
-        hits = [hit async for hit in provider.search("sort roots")]
-        assert any("Sort roots by next column  (t)" in str(hit.text) for hit in hits)
+        hits = [hit async for hit in provider.search("sort by next")]
+        assert any("Sort by next column  (t)" in str(hit.text) for hit in hits)
         assert all(reason is None for command, reason in provider.applicability()
                    if command.name in ("sort_roots", "reverse_roots"))
         await press(pilot, "enter")  # on the main screen the keys say where they apply
         assert not isinstance(app.screen, RootPickerScreen)
         reasons = dict(MemtuiCommands(app.screen).applicability())
         assert reasons[next(c for c in reasons if c.name == "sort_roots")] == (
-            "only in the root picker (o)")
+            "only in the root picker (o), Files (3) and Staleness (4)")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)])

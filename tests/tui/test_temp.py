@@ -31,3 +31,32 @@ def test_a_demo_copy_and_an_edit_copy_land_in_pytests_folder(
     assert edited.copy.is_relative_to(base) and not edited.changed
     edited.discard()
     assert list(Path(tempfile.gettempdir()).iterdir()) == []
+
+
+async def test_the_app_names_an_edit_a_memtui_left_behind_and_removes_an_untouched_one(
+        demo_root: Path) -> None:
+    import json
+
+    from memtui.core.verbs.editor import NOTE_NAME
+    from tests.support.app import make_app, settle
+
+    def left(text: bytes) -> Path:
+        def launch(command: list[str]) -> int:
+            Path(command[-1]).write_bytes(text)
+            return 0
+        edited = edit_copy("a.md", b"fact\n", launch, origin=str(demo_root / "a.md"))
+        note = json.loads((edited.copy.parent / NOTE_NAME).read_text())
+        (edited.copy.parent / NOTE_NAME).write_text(json.dumps({**note, "pid": 999_999_999}))  # gone
+        return edited.copy
+
+    typed, untouched = left(b"fact, and typing\n"), left(b"fact\n")
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        notices = [n.message for n in app._notifications]
+        assert any(f"an edit of {demo_root / 'a.md'} that never reached the folder is kept at {typed}" in m
+                   for m in notices), notices
+    assert typed.read_bytes() == b"fact, and typing\n" and not untouched.parent.exists()
+    typed.unlink()
+    (typed.parent / NOTE_NAME).unlink()
+    typed.parent.rmdir()

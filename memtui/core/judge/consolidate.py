@@ -504,9 +504,10 @@ class _Judge:
         cached = self._vectors.get(i)
         if cached is None:
             keep = self.sets[i].full
-            counts = Counter(tok for tok in token_list(_full_text(self.files[i])) if tok in keep)
+            counts = Counter(token_list(_full_text(self.files[i])))  # counted in C, then kept
             log_n, df = self._log_n, self.df
-            weights = {tok: (1.0 + math.log(c)) * (log_n - math.log(df[tok])) for tok, c in counts.items()}
+            weights = {tok: (1.0 + math.log(c)) * (log_n - math.log(df[tok]))
+                       for tok, c in counts.items() if tok in keep}
             cached = self._vectors[i] = (weights, math.sqrt(sum(w * w for w in weights.values())))
         return cached
 
@@ -568,12 +569,12 @@ class _Judge:
         family = self.template(i)
         if family is not None and family == self.template(j):
             return None
+        small, large = (i, j) if len(self.sets[i].full) <= len(self.sets[j].full) else (j, i)
+        held = self.held(small, large)  # before the cosine: a set sum, no text read again
+        if held < self.tuning.merge_hold:
+            return None
         cos = self.cosine(i, j)
         if cos < self.tuning.rare_cosine or (cos < LOG_COSINE and self.is_log(i) and self.is_log(j)):
-            return None
-        small, large = (i, j) if len(self.sets[i].full) <= len(self.sets[j].full) else (j, i)
-        held = self.held(small, large)
-        if held < self.tuning.merge_hold:
             return None
         ratio = len(self.sets[large].full) / max(1, len(self.sets[small].full))
         if ratio >= CONTAINED_RATIO and self.excerpt_of_log(small, large):

@@ -116,15 +116,15 @@ def log_paths(files: Iterable[MemoryFile], opens: Callable[[MemoryFile], bool] |
     files = list(files)
     families: dict[str, list[str]] = defaultdict(list)
     out = set()
+    rules = set()  # the rule notes (asked once a file)
     for f in files:
         family = name_family(f.path)
         if family is not None:
             families[family].append(f.path)
         if is_rule_note(f):
-            continue
-        if _name_says_log(f.path) or opens(f):
+            rules.add(f.path)
+        elif _name_says_log(f.path) or opens(f):
             out.add(f.path)
-    rules = {f.path for f in files if is_rule_note(f)}
     for family, members in families.items():
         # a stem repeated with dates or times is a series over time; one numbered only (note_1,
         # note_2) is a set of notes unless its name says log (checkpoint_3: caught above)

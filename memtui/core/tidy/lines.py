@@ -375,4 +375,6 @@ def keep_erased(snapshot: Snapshot, changeset: Changeset, what: str | None = Non
               for line in index.lines}
     raws = [by_raw.get((e.line, e.text), e.text) for e in erased]
     extra = history_ops(after, history_block(title, raws))
-    return Changeset(changeset.verb, changeset.description, changeset.ops + tuple(extra), changeset.diff)
+    kept = f"the index line{'s' if len(raws) != 1 else ''} it takes out kept in {HISTORY_NAME}"
+    return Changeset(changeset.verb, f"{changeset.description} ({kept})", changeset.ops + tuple(extra),
+                     changeset.diff)

@@ -3,10 +3,16 @@
 The file in the root is never opened by the editor: the copy lives in a private temp folder
 (``0o700``, the copy ``0o600``), and the edited bytes go back through the gate as an ``edit``
 changeset (:func:`memtui.core.verbs.lifecycle.edit_file`).  The caller decides when the copy may go.
+
+Beside the copy a note (:data:`NOTE_NAME`) says which memtui made it, for which file, and what the
+file held: a memtui killed while its editor ran cannot remove or report its copy, so the next one
+does (:func:`left_behind`) — a copy nobody typed into goes, one that holds typing is named.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shlex
 import shutil
@@ -68,12 +74,21 @@ def editor_name() -> str:
     return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
 
 
-def edit_copy(name: str, data: bytes, launch: Launch = subprocess.call) -> EditedCopy:
-    """Write ``data`` to a private copy called ``name``, run the editor on it, read it back."""
-    folder = Path(tempfile.mkdtemp(prefix="memtui-edit-"))
+#: the private folders' prefix, and the note beside each copy
+FOLDER_PREFIX = "memtui-edit-"
+NOTE_NAME = ".memtui-edit.json"
+
+
+def edit_copy(name: str, data: bytes, launch: Launch = subprocess.call, *,
+              origin: str = "") -> EditedCopy:
+    """Write ``data`` to a private copy called ``name``, run the editor on it, read it back;
+    ``origin``: the file it is a copy of, for the note beside it."""
+    folder = Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX))
     copy = folder / name
     copy.write_bytes(data)
     os.chmod(copy, 0o600)
+    note = {"pid": os.getpid(), "copy": name, "origin": origin, "sha256": hashlib.sha256(data).hexdigest()}
+    (folder / NOTE_NAME).write_text(json.dumps(note))
     editor = editor_name()
     try:
         words = shlex.split(editor)
@@ -96,3 +111,55 @@ def edit_copy(name: str, data: bytes, launch: Launch = subprocess.call) -> Edite
         # its folder goes now, with whatever the editor left beside it (a swap file)
         shutil.rmtree(folder, ignore_errors=True)
     return EditedCopy(copy, status, data, edited)
+
+
+@dataclass(frozen=True)
+class LeftBehind:
+    """An edited copy a memtui left when it ended while its editor ran (or after a refused edit):
+    the copy, and the file it was made from."""
+
+    copy: Path
+    origin: str
+
+
+def left_behind(temp: str | None = None, alive: Callable[[int], bool] | None = None) -> list[LeftBehind]:
+    """The copies of memtuis no longer running (``alive``: whether a process id runs) in the temp
+    folder: each one that still holds what its file held is removed with its folder (nothing was
+    typed into it); the others are returned, oldest first, and kept (they hold typing that never
+    reached the folder).  A folder without a readable note, or another user's, is left alone."""
+    alive = alive or _running
+    base = Path(temp or tempfile.gettempdir())
+    found: list[tuple[float, LeftBehind]] = []
+    try:
+        folders = [p for p in base.iterdir() if p.name.startswith(FOLDER_PREFIX)]
+    except OSError:
+        return []
+    for folder in folders:
+        try:
+            if folder.stat().st_uid != os.getuid():
+                continue
+            note = json.loads((folder / NOTE_NAME).read_text())
+            pid, name = int(note["pid"]), str(note["copy"])
+            if pid == os.getpid() or alive(pid) or "/" in name or name in ("", ".", ".."):
+                continue
+            copy = folder / name
+            held = copy.read_bytes() if copy.is_file() else None
+            when = copy.stat().st_mtime if held is not None else 0.0
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if held is not None and hashlib.sha256(held).hexdigest() == note.get("sha256"):
+            shutil.rmtree(folder, ignore_errors=True)
+        elif held is not None:
+            found.append((when, LeftBehind(copy, str(note.get("origin") or ""))))
+    return [leftover for _, leftover in sorted(found, key=lambda item: item[0])]
+
+
+def _running(pid: int) -> bool:
+    """Whether a process of this id runs (one of another user's counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

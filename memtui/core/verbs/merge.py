@@ -61,7 +61,7 @@ def merge(
     if pinned and not confirm_pinned:
         raise Refusal(
             f"{', '.join(pinned)} {'is' if len(pinned) == 1 else 'are'} pinned; merging needs "
-            "confirmation (--confirm-pinned), and the gist stays pinned"
+            "confirmation (--yes), and the gist stays pinned"
         )
     plan = _gist_plan(snapshot, sources, today)
     newest, others, gist_path = plan.newest, plan.others, plan.path
