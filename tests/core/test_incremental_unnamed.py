@@ -21,9 +21,11 @@ from memtui.core.model.snapshot import Snapshot
 from memtui.core.read.store import load_root
 from memtui.core.rules import incremental
 from memtui.core.rules.incremental import (
+    EntryLines,
     FindingsCache,
     findings_cache,
     incremental_validate,
+    index_facts,
     index_level_of,
     kept_findings_cache,
 )
@@ -97,7 +99,8 @@ def test_incremental_equals_full_and_keeps_the_index_findings_only_when_unnamed(
         recomputed: bool) -> None:
     snapshot = load_root(rotted(make_root))
     fixed = tuple(replace_expected(snapshot, op) for op in ops)
-    for cache in (findings_cache(snapshot), kept(snapshot)):  # the level held apart, or not
+    # the level held apart, or not; the index's maps worked out, or taken from its kept facts
+    for cache in (findings_cache(snapshot), kept(snapshot), kept(snapshot, facts=True)):
         calls = counted(monkeypatch)
         played(snapshot, cache, *fixed)
         assert bool(calls) is recomputed
@@ -111,7 +114,7 @@ def test_under_a_memory_base_a_new_file_parses_the_index_again(
     text = (root / "MEMORY.md").read_text().replace("Scope: `web/`\n", "Scope: `web/`\nMemory base: `web/`\n")
     (root / "MEMORY.md").write_text(text)
     snapshot = load_root(root)
-    for cache in (findings_cache(snapshot), kept(snapshot)):
+    for cache in (findings_cache(snapshot), kept(snapshot), kept(snapshot, facts=True)):
         calls = counted(monkeypatch)
         played(snapshot, cache, Create(path, NEW))
         assert calls  # which files exist is read by the parse itself (entries under the base)
@@ -130,7 +133,7 @@ def test_the_index_level_kept_apart_is_the_one_sorted_out_of_the_findings(make_r
 
 def test_chained_unnamed_changes_keep_equal_to_full(make_root: MakeRoot) -> None:
     snapshot = load_root(rotted(make_root))
-    cache = kept(snapshot)
+    cache = kept(snapshot, facts=True)
     for op in (Create("a_new.md", NEW), Create("linked.md", NEW), Create("b_new.md", NEW),
                Write("kept.md", topic("kept", superseded_by="b_new.md").encode(), None)):
         op = replace_expected(snapshot, op)
@@ -138,12 +141,16 @@ def test_chained_unnamed_changes_keep_equal_to_full(make_root: MakeRoot) -> None
         assert list(cache.findings) == validate(snapshot)
 
 
-def kept(snapshot: Snapshot) -> FindingsCache:
+def kept(snapshot: Snapshot, facts: bool = False) -> FindingsCache:
     """The cache a kept answer gives back: the per-file parts and the whole findings, the
-    index level not held apart."""
+    index level not held apart (``facts``: and the index's maps as the kept answer has them)."""
     full = findings_cache(snapshot)
-    return kept_findings_cache(snapshot, full.file_only, full.file_cross, full.glob_counts,
-                               full.provenance, full.superseding, full.findings)
+    cache = kept_findings_cache(snapshot, full.file_only, full.file_cross, full.glob_counts,
+                                full.provenance, full.superseding, full.findings,
+                                facts=index_facts(full) if facts else None)
+    if facts:
+        assert isinstance(cache.reach.direct, EntryLines) and cache.reach == full.reach
+    return cache
 
 
 def replace_expected(snapshot: Snapshot, op: Operation) -> Operation:
