@@ -617,3 +617,65 @@ def test_a_trimmed_log_that_may_have_lost_lines_of_its_hour_checks_every_file(
     assert log.stat().st_size <= kept.DIRTY_MAX_BYTES + 64
     assert lines[0].endswith(b" " + kept.LINKED.encode())  # the runs of this hour verify
     assert _both(disk, call)[1] is True
+
+
+# ---------------------------------------------------------------- a long index, kept
+
+
+LONG = ("# Memory\n\n- [Alpha](alpha.md) — the first fact\n- [Beta](beta.md) — the second\n"
+        "- Charts — see `charts.md` for the palette\n- [Gamma](gamma.md) — not written yet\n"
+        "- region `decision-*.md` → old decisions; grep\n"
+        + "".join(f"- [Other {i}](other_{i}.md) — more\n" for i in range(20))
+        + "".join(f"- line {n}\n" for n in range(200)) + "- see `pastcut.md` too\n")
+
+
+@pytest.mark.parametrize("rel, named", [
+    ("new_fact.md", False), ("sub/new_fact.md", False),  # no index line names it
+    ("gamma.md", True),  # a link does
+    ("decision-new.md", True),  # a region glob covers it
+    ("charts.md", True),  # a mention in the loaded part
+    ("pastcut.md", True),  # a mention past the cut
+])
+def test_a_new_file_no_line_of_a_long_index_names_is_judged_without_its_lines(
+        kept_root: Disk, rel: str, named: bool) -> None:
+    disk = kept_root
+    disk.put("decision-old.md", topic("decision old", "decided"))
+    disk.put("MEMORY.md", LONG)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    assert _both(disk, call)[1] is False  # keeps the answer
+    write = ("Write", rel, {"file_path": str(disk.root / rel), "content": topic("new", "a fact")})
+    assert _both(disk, write)[1] is True
+    now = _quick(disk)
+    tool, _, tool_input = write
+    after = proposed_text(tool, tool_input, current_text(now.snapshot, rel))
+    assert after is not None
+    verdict = judge_write(now.snapshot, rel, after, tool, now.found)
+    _same(verdict, _full_replay(disk.root, rel, tool, tool_input), with_before=True)
+    assert ("lines" in now.snapshot.index.__dict__) is named  # built only when a line names it
+    assert {"budget-lines", "broken-link"} <= {f.rule for f in verdict.before or ()}
+    _kept_is_true(disk, unseen=False)
+
+
+def test_kept_index_lines_that_are_not_an_index_send_a_named_write_to_the_full_replay(
+        kept_root: Disk) -> None:
+    import marshal
+    import zlib
+
+    disk = kept_root
+    disk.put("MEMORY.md", LONG)
+    call = _edit(disk, "alpha.md", "the first fact", "the first fact, reworded")
+    _both(disk, call)
+    folder, name, _ = kept._files(StatCache.open(disk.root, disk.clock, read=False)) or ("", "", "")
+    path = Path(folder) / str(name)
+    head = len(kept.MAGIC) + 4
+    value = list(marshal.loads(path.read_bytes()[head:]))
+    blob, bom, scopes = value[11]
+    value[11] = (marshal.dumps(("not", "an", "index")), bom, scopes)  # checksummed all the same
+    body = marshal.dumps(tuple(value))
+    path.write_bytes(kept.MAGIC + zlib.crc32(body).to_bytes(4, "little") + body)
+    new = ("Write", "new_fact.md", {"file_path": str(disk.root / "new_fact.md"),
+                                    "content": topic("new", "a fact")})
+    assert _both(disk, new)[1] is True  # a write no index line names: its lines are not needed
+    gamma = ("Write", "gamma.md", {"file_path": str(disk.root / "gamma.md"),
+                                   "content": topic("gamma", "now written")})
+    assert _both(disk, gamma)[1] is False  # a link names gamma.md: the lines are built

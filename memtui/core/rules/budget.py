@@ -471,6 +471,13 @@ def measure(index: Index, config: BudgetConfig) -> Budget:
     return budget
 
 
+def remember(index: Index, config: BudgetConfig, budget: Budget) -> None:
+    """Take ``budget`` as what :func:`measure` gives for ``index`` under ``config`` (a kept
+    answer's, measured when it was kept: the index's lines need not be built for it)."""
+    kept = [entry for entry in _LAST_MEASURED if entry[0]() is not index or entry[1] != config]
+    _LAST_MEASURED[:] = [(weakref.ref(index), config, budget)] + kept[:MEASURED_KEPT - 1]
+
+
 def _measure(index: Index, config: BudgetConfig) -> Budget:
     if not index.exists:
         return Budget(0, config.max_lines, 0, config.max_bytes, None, 0, config.loader)

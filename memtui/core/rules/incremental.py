@@ -4,19 +4,32 @@ A :class:`FindingsCache` holds what a full validation learned about one snapshot
 :func:`incremental_validate` plays a changeset on the snapshot and recomputes only what the
 change can affect — the files it writes, creates or moves, the files whose index entries,
 archive entries, region coverage or structural role change, and (when files appear or go) the
-files whose provenance names other files — plus the index-level rules, which are cheap.  The
-result is exactly what :func:`memtui.core.rules.validate.validate` gives for the new snapshot; a
+files whose provenance names other files — plus the index-level rules, unless the change
+leaves the indexes as they were and no file that comes or goes is one an index line names or a
+region glob covers (then the kept ones hold: on an index of 90,000 lines they are most of the
+work).  The result is exactly what :func:`memtui.core.rules.validate.validate` gives for the new snapshot; a
 property test holds the two to that.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Mapping
+from collections import Counter
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..model.changeset import Changeset, Result, apply_to_snapshot
+from ..model.index import resolve_target
 from ..model.lazyfiles import LazyFiles
-from ..model.snapshot import PROVENANCE_KEYS, Finding, IndexLine, MemoryFile, Snapshot
+from ..model.snapshot import (
+    PROVENANCE_KEYS,
+    SCOPE_FILE,
+    Finding,
+    Index,
+    IndexLine,
+    MemoryFile,
+    Snapshot,
+)
+from .budget import Budget, measure, remember
 from .validate import (
     ArchivePart,
     Reach,
@@ -60,6 +73,9 @@ class FindingsCache:
     mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
     names: Mapping[str, list[str]]  # validate.names_of the files (kept while no file comes or goes)
     reach: Reach  # how every file is reached: the orphan rule's and the Files view's one answer
+    #: the index-level findings (index_findings and index_tail_findings, in that order), when
+    #: known apart (None: :func:`index_level_of` sorts them out of ``findings``)
+    index_level: tuple[Finding, ...] | None = None
 
 
 class _Subset(Mapping[str, MemoryFile]):
@@ -170,6 +186,44 @@ class ArchivedLines(Mapping[str, list[IndexLine]]):
         return len(self._listed)
 
 
+class EntryLines(Mapping[str, list[IndexLine]]):
+    """Each file's active entries (what :func:`~memtui.core.rules.validate.entry_maps` maps),
+    answered from their line numbers as a kept answer holds them: the index's lines are built
+    only when an entry itself is asked for."""
+
+    def __init__(self, numbers: Mapping[str, tuple[int, ...]], index: Index) -> None:
+        self._numbers = numbers
+        self._index = index
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._numbers
+
+    def __getitem__(self, path: str) -> list[IndexLine]:
+        numbers = self._numbers[path]  # (a file with no entry builds no line)
+        lines = self._index.lines
+        return [lines[n - 1] for n in numbers]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._numbers)
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+
+def index_facts(cache: FindingsCache) -> tuple[Any, ...]:
+    """What :func:`kept_findings_cache` needs of a snapshot's ``MEMORY.md`` besides its lines,
+    as plain values (for marshal): its budget, :func:`index_names`, its region lines (number,
+    glob), each file's entry line numbers, the loaded mentions and the names past the cut."""
+    index = cache.snapshot.index
+    part = index.__dict__.get("_facts")
+    if part is None:
+        names = index_names(index)
+        budget = measure(index, cache.snapshot.config)
+        part = (tuple(getattr(budget, f.name) for f in fields(budget)), tuple(sorted(names.paths)),
+                tuple(sorted(names.bare)), tuple((ln.number, ln.glob) for ln in index.regions))
+    return (part, dict(cache.direct), dict(cache.mentions), dict(cache.reach.past_cut))
+
+
 def _has_provenance(f: MemoryFile) -> bool:
     return any(f.frontmatter.names(key) for key in PROVENANCE_KEYS)
 
@@ -184,21 +238,117 @@ def _assemble(
     file_cross: Mapping[str, tuple[Finding, ...]],
     file_only: Mapping[str, tuple[Finding, ...]],
     superseding: frozenset[str],
-) -> tuple[Finding, ...]:
-    """The findings in the order ``validate`` builds them, then sorted the same way.
+    tail: list[Finding] | None = None,
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """The findings in the order ``validate`` builds them, then sorted the same way, and the
+    index-level ones among them (``head`` and the index's tail, ``tail`` when already known).
 
     ``snapshot.files`` is sorted by path (the store sorts it and so does ``apply_to_snapshot``),
     so walking the files that have findings in sorted order is walking them in snapshot order.
     """
     out = list(head)
+    level = list(head)
     if snapshot.index.exists:
         for path in sorted(file_cross):
             out.extend(file_cross[path])
         out.extend(_cycle_findings(replace(snapshot, files=_Subset(snapshot.files, superseding))))
-        out.extend(index_tail_findings(snapshot))
+        if tail is None:
+            tail = index_tail_findings(snapshot)
+        out.extend(tail)
+        level.extend(tail)
     for path in sorted(file_only):
         out.extend(file_only[path])
-    return tuple(sort_findings(out))
+    return tuple(sort_findings(out)), tuple(level)
+
+
+def index_level_of(cache: FindingsCache) -> tuple[Finding, ...]:
+    """The index-level findings of a cache (what :func:`index_findings` and
+    :func:`index_tail_findings` gave for its snapshot), sorted out of its whole findings when it
+    does not hold them apart: every finding not about a memory file is the index's, but the
+    cross-file findings an index line carries (an archived or superseded file's active entry).
+
+    The rules of the index level, of the files and of the cross-file findings at the index are
+    never the same, so the order ``validate`` sorts them in is kept (its sort is stable)."""
+    if cache.index_level is not None:
+        return cache.index_level
+    files = cache.snapshot.files
+    at_index = Counter(f for found in cache.file_cross.values() for f in found if f.path not in files)
+    out = []
+    for f in cache.findings:
+        if f.path in files:
+            continue
+        if at_index[f]:
+            at_index[f] -= 1
+            continue
+        out.append(f)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class IndexNames:
+    """What of the set of memory files an index's findings read (:func:`index_names`)."""
+
+    paths: frozenset[str]  # every path an entry, link, wikilink or mention resolves to
+    bare: frozenset[str]  # the lower-cased names bare mentions resolve by (one file of the name)
+
+
+def index_names(index: Index) -> IndexNames:
+    """The paths whose presence among the memory files the index-level findings, the mentions,
+    the names past the cut and the structural files of ``index`` depend on (worked out once per
+    index): a file that comes or goes outside them, and that no region glob covers, changes
+    none of those."""
+    found: IndexNames | None = index.__dict__.get("_names")
+    if found is not None:
+        return found
+    paths: set[str] = {f"{scope.memory_base}{SCOPE_FILE}" for scope in index.scopes}
+    bare: set[str] = set()
+    based = any(scope.memory_base for scope in index.scopes)  # resolved may not be the plain path
+    for line in index.lines:
+        if line.resolved is not None:
+            paths.add(line.resolved)
+        for ref in line.refs:
+            if ref.resolved is not None:
+                paths.add(ref.resolved)
+            if based and ref.resolved is not None:
+                plain, _ = resolve_target(ref.target)
+                if plain is not None:
+                    paths.add(plain)
+            if ref.kind == "mention" and "/" not in ref.target:
+                bare.add(ref.target.lower())
+    found = IndexNames(frozenset(paths), frozenset(bare))
+    object.__setattr__(index, "_names", found)
+    return found
+
+
+def _unnamed(before: Snapshot, after: Snapshot, cache: FindingsCache, result: Result) -> bool:
+    """Whether the change leaves every index-level finding, mention, name past the cut and
+    structural file of ``before`` as it was: the indexes are the same objects (their bytes
+    not played on, nor parsed again), and every file that came or went is one that no index
+    line names (:func:`index_names`, the archive's part) and no region glob covers.  A file
+    only rewritten never changes them: they read which files exist, never what they hold."""
+    if after.index is not before.index or after.archive_index is not before.archive_index \
+            or cache.snapshot is not before:
+        return False
+    if (after.nested_roots, after.skipped, after.outside, after.interrupted, after.config) \
+            != (before.nested_roots, before.skipped, before.outside, before.interrupted,
+                before.config) or after.handoff is not before.handoff:
+        return False
+    came_or_went = result.added | result.removed
+    if not came_or_went:
+        return True
+    archive = after.archive_index
+    part = cache.reach.archive
+    if archive.exists:
+        if part is not None and part.index is archive:
+            archive_named: frozenset[str] = part.named
+        else:
+            archive_named = index_names(archive).paths
+        if not archive_named.isdisjoint(came_or_went):
+            return False
+    names = index_names(after.index)
+    globs = cache.globs  # the valid region globs of this index, in its order
+    return not any(path in names.paths or path.rsplit("/", 1)[-1].lower() in names.bare
+                   or first_glob(globs, path) is not None for path in came_or_went)
 
 
 def documents_of(file_cross: Mapping[str, tuple[Finding, ...]]) -> frozenset[str]:
@@ -238,9 +388,10 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         if glob_regex(line.glob) is not None:
             counts[line.glob] = reach.region_hits.get(line.number, 0)
     superseding = frozenset(p for p, f in snapshot.files.items() if _supersedes(f))
+    findings, level = _assemble(snapshot, head, file_cross, file_only, superseding)
     return FindingsCache(
         snapshot=snapshot,
-        findings=_assemble(snapshot, head, file_cross, file_only, superseding),
+        findings=findings,
         file_only=file_only,
         file_cross=file_cross,
         structural=structural,
@@ -253,6 +404,7 @@ def findings_cache(snapshot: Snapshot) -> FindingsCache:
         mentions=reach.mention,
         names=names_of(snapshot.files),
         reach=reach,
+        index_level=level,
     )
 
 
@@ -268,7 +420,8 @@ def revalidate(
 ) -> tuple[Snapshot, FindingsCache]:
     """:func:`incremental_validate` for a changeset already played by ``apply_to_snapshot``: what
     the cross-file findings read is taken again (cheaply, from the cache where the change left it
-    alone), the files whose findings can have changed are found again, the index's findings always."""
+    alone), the files whose findings can have changed are found again, and the index's findings
+    unless the change cannot have changed them (:func:`_unnamed`: the kept ones hold)."""
     if cache is None or cache.snapshot is not before:
         cache = findings_cache(before)
     after = result.snapshot
@@ -276,40 +429,61 @@ def revalidate(
         return after, findings_cache(after)
     files = after.files
 
-    structural = frozenset(_structural(after))
     same_archive = after.archive_index is before.archive_index  # the archive index not played on
-    direct, archived = entry_maps(after, cache.reach.archived if same_archive else None)
-    direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
+    unnamed = _unnamed(before, after, cache, result)
+    if unnamed:  # what the index reads of the files is as it was: its maps and findings too
+        structural = cache.structural
+        direct: Mapping[str, list[IndexLine]] = cache.reach.direct
+        archived: Mapping[str, list[IndexLine]] = cache.reach.archived
+        direct_numbers: Mapping[str, tuple[int, ...]] = cache.direct
+    else:
+        structural = frozenset(_structural(after))
+        direct, archived = entry_maps(after, cache.reach.archived if same_archive else None)
+        direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
     archived_set = cache.archived if same_archive else frozenset(archived)
-    globs = _valid_globs(after)
+    globs = cache.globs if unnamed else _valid_globs(after)
     counts = _glob_counts(cache, files, result, globs)
-    region_hits = {
-        line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
-    }
+    if unnamed and counts == cache.glob_counts:  # (the index's lines need not be looked at)
+        region_hits = cache.reach.region_hits
+    else:
+        region_hits = {
+            line.number: counts[line.glob] for line in after.index.regions if line.glob in counts
+        }
     # files named in the loaded part of the index (mentions and passing links)
     if not (result.added or result.removed):
         names = cache.names
     else:
         names = LazyNames(files) if isinstance(files, LazyFiles) else names_of(files)
-    mentioned = mention_map(after, names)
-    past_cut = named_past_cut(after, names)
     provenance, superseding = _marks(cache, files, result)
-    affected = _affected(cache, result, files, structural=structural, direct=direct_numbers,
-                         archived=archived_set, mentions=mentioned, past_cut=past_cut, globs=globs,
-                         provenance=provenance)
+    if unnamed:
+        mentioned, past_cut = cache.mentions, cache.reach.past_cut
+        affected = set(result.written) | (provenance if result.added or result.removed else set())
+        affected &= files.keys()
+    else:
+        mentioned = mention_map(after, names)
+        past_cut = named_past_cut(after, names)
+        affected = _affected(cache, result, files, structural=structural, direct=direct_numbers,
+                             archived=archived_set, mentions=mentioned, past_cut=past_cut,
+                             globs=globs, provenance=provenance)
 
     part = cache.reach.archive  # the archive's findings, again only when they can have changed
     if after.archive_index.exists and (part is None or not part.holds(before, after,
                                                                       result.added | result.removed)):
         part = archive_part(after, archived)
-    reach = Reach(direct, archived, _region_after(cache, after, result), region_hits, mentioned,
+    region = _region_after(cache, after, result, tuple(dict.fromkeys(globs)) if unnamed else None)
+    reach = Reach(direct, archived, region, region_hits, mentioned,
                   structural=structural, past_cut=past_cut, archive=part)
     file_cross, file_only = _found_again(cache, after, reach, result, affected)
     reach = replace(reach, documents=documents_of(file_cross))
-    head = index_findings(after, reach)
+    if unnamed:
+        level = index_level_of(cache)
+        findings, level = _assemble(after, list(level), file_cross, file_only, superseding, [])
+    else:
+        findings, level = _assemble(after, index_findings(after, reach), file_cross, file_only,
+                                    superseding)
     new_cache = FindingsCache(
         snapshot=after,
-        findings=_assemble(after, head, file_cross, file_only, superseding),
+        findings=findings,
         file_only=file_only,
         file_cross=file_cross,
         structural=structural,
@@ -322,6 +496,7 @@ def revalidate(
         mentions=mentioned,
         names=names,
         reach=reach,
+        index_level=level,
     )
     return after, new_cache
 
@@ -410,14 +585,16 @@ def _found_again(cache: FindingsCache, after: Snapshot, reach: Reach, result: Re
     return file_cross, file_only
 
 
-def _region_after(cache: FindingsCache, after: Snapshot, result: Result) -> Mapping[str, str]:
+def _region_after(cache: FindingsCache, after: Snapshot, result: Result,
+                  same: tuple[str, ...] | None = None) -> Mapping[str, str]:
     """The region coverage of every file after a change: the cached one with the files that
-    came and went, while the region globs stay the same and in the same order."""
-    globs = region_globs(after.index)
+    came and went, while the region globs stay the same and in the same order (``same``: the
+    globs, known to be the cache's)."""
+    globs = region_globs(after.index) if same is None else same
     previous = cache.reach.region
     if isinstance(previous, GlobCover):  # answered per path: nothing to carry over
         return GlobCover(globs, after.files)
-    if globs != region_globs(cache.snapshot.index):
+    if same is None and globs != region_globs(cache.snapshot.index):
         return region_map(after.index, after.files)[0]
     if not (result.added or result.removed):
         return previous
@@ -438,46 +615,73 @@ def kept_findings_cache(
     superseding: frozenset[str],
     findings: tuple[Finding, ...] | None = None,
     archive: ArchivePart | None = None,
+    facts: tuple[Any, ...] | None = None,
 ) -> FindingsCache:
     """The :class:`FindingsCache` of a snapshot from the per-file parts a full validation of it
     kept (:func:`findings_cache` gave them): only the index-level rules run again, and no file
     is read but the ``superseded_by`` ones (the cycle rule walks them) — unless ``findings``,
     the snapshot's whole findings as that validation gave them, are passed too.  ``archive``:
     the archive index's part of them, as that validation worked it out (then the archive
-    index's lines are not looked at unless a later change needs them)."""
+    index's lines are not looked at unless a later change needs them).  ``facts``: what
+    :func:`index_facts` kept of this ``MEMORY.md`` and these files (then its lines are not
+    looked at either, unless a change or a rule needs them)."""
     index = snapshot.index
     structural = frozenset(_structural(snapshot))
     if archive is not None and archive.index is snapshot.archive_index:
-        direct, archived = entry_maps(snapshot, ArchivedLines(
-            archive.listed, lambda: entry_maps(snapshot)[1]))
+        archived: Mapping[str, list[IndexLine]] = ArchivedLines(
+            archive.listed, lambda: entry_maps(snapshot)[1])
         listed = archive.listed
     else:
         archive = None
-        direct, archived = entry_maps(snapshot)
+        archived = {}  # the archive index's entries alone (MEMORY.md's lines not looked at)
+        for line in snapshot.archive_index.entries if snapshot.archive_index.exists else ():
+            if line.resolved is not None:
+                archived.setdefault(line.resolved, []).append(line)
         listed = frozenset(archived)
     names = LazyNames(snapshot.files)
-    region_hits = {line.number: glob_counts[line.glob] for line in index.regions
-                   if glob_regex(line.glob) is not None and line.glob in glob_counts}
-    reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files), region_hits,
-                  mention_map(snapshot, names), structural=structural,
-                  past_cut=named_past_cut(snapshot, names), archive=archive,
-                  documents=documents_of(file_cross))
+    direct: Mapping[str, list[IndexLine]]
+    if facts is not None:
+        part, numbers, mention, past_cut = facts
+        budget, paths, bare, regions = part
+        remember(index, snapshot.config, Budget(*budget))
+        object.__setattr__(index, "_names", IndexNames(frozenset(paths), frozenset(bare)))
+        object.__setattr__(index, "_facts", part)
+        valid = [(n, g) for n, g in regions if glob_regex(g) is not None]
+        globs = tuple(g for _, g in valid)
+        direct_numbers: dict[str, tuple[int, ...]] = numbers
+        direct = EntryLines(direct_numbers, index)
+        reach = Reach(direct, archived, GlobCover(tuple(dict.fromkeys(globs)), snapshot.files),
+                      {n: glob_counts[g] for n, g in valid if g in glob_counts},
+                      mention, structural=structural, past_cut=past_cut, archive=archive,
+                      documents=documents_of(file_cross))
+    else:
+        direct = entry_maps(snapshot, archived)[0]
+        direct_numbers = {p: tuple(ln.number for ln in lines) for p, lines in direct.items()}
+        globs = _valid_globs(snapshot)
+        region_hits = {line.number: glob_counts[line.glob] for line in index.regions
+                       if glob_regex(line.glob) is not None and line.glob in glob_counts}
+        reach = Reach(direct, archived, GlobCover(region_globs(index), snapshot.files),
+                      region_hits, mention_map(snapshot, names), structural=structural,
+                      past_cut=named_past_cut(snapshot, names), archive=archive,
+                      documents=documents_of(file_cross))
+    level = None
     if findings is None:
-        findings = _assemble(snapshot, index_findings(snapshot, reach), file_cross, file_only,
-                             superseding)
+        findings, level = _assemble(snapshot, index_findings(snapshot, reach), file_cross,
+                                    file_only, superseding)
     return FindingsCache(
         snapshot=snapshot,
         findings=findings,
         file_only=dict(file_only),
         file_cross=dict(file_cross),
         structural=structural,
-        direct={p: tuple(ln.number for ln in lines) for p, lines in direct.items()},
+        direct=direct_numbers,
         archived=listed,
-        globs=_valid_globs(snapshot),
+        globs=globs,
         glob_counts=dict(glob_counts),
         provenance=provenance,
         superseding=superseding,
         mentions=reach.mention,
         names=names,
         reach=reach,
+        index_level=level,
     )

@@ -432,7 +432,7 @@ class Reach:
     """How each memory file is reached from the indexes: the one reachability model (DESIGN
     §1.5) behind the ``orphan`` rule, the Files view's reach column and its region coverage."""
 
-    direct: dict[str, list[IndexLine]]  # file -> active entries
+    direct: Mapping[str, list[IndexLine]]  # file -> active entries
     archived: Mapping[str, list[IndexLine]]  # file -> archive-index entries
     region: Mapping[str, str]  # file -> the first glob that covers it
     region_hits: dict[int, int]  # region line number -> how many files it matches

@@ -55,6 +55,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import astuple, dataclass
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import Any, cast
 
@@ -99,7 +100,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..model.handoff_state import HandoffState
     from ..rules.incremental import FindingsCache
 
-FORMAT = 3
+FORMAT = 4
 MAGIC = b"memtui kept answer\n"
 PATCH_MAGIC = b"memtui kept patch\n"
 MAX_CHANGED = 256  # more changed files than this: a full validation is as quick
@@ -127,7 +128,8 @@ class Kept:
     young: dict[str, bytes]  # files whose key was not trusted: their bytes
     index: bytes
     archive: tuple[str, bytes] | None
-    index_plain: tuple[Any, ...]  # the index as parsed (statcache.index_plain)
+    index_plain: tuple[Any, ...]  # the index as parsed (statcache.index_plain), or its lines
+    # marshalled apart, its BOM and its scopes (as the archive's: built only when asked for)
     archive_plain: tuple[Any, ...] | None  # the archive index: its lines marshalled, bom, scopes
     archive_part: tuple[Any, ...] | None  # what it adds to the findings (validate.ArchivePart)
     folders: set[str]  # what LazyFiles.named needs
@@ -143,6 +145,7 @@ class Kept:
     base: tuple[int, int] = (0, 0)  # what a patch of this answer names it by: since_ns, crc
     base_index: bytes = b""  # the index before the patch
     patched: tuple[dict[str, Key], dict[str, bytes]] = ({}, {})  # the patch's keys and bytes
+    facts: tuple[Any, ...] | None = None  # incremental.index_facts of the kept (unpatched) index
 
     @cached_property
     def walk(self) -> tuple[str, ...]:
@@ -271,7 +274,7 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
         order, tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
-        index_plain(snapshot.index), _archive_plain(archive) if archive.exists else None,
+        _archive_plain(snapshot.index), _archive_plain(archive) if archive.exists else None,
         _part_plain(snapshot, found) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
         _folder_keys(listing, since_ns - RACY_NS),
@@ -279,6 +282,7 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
         {p: findings_plain(v) for p, v in found.file_only.items()},
         {p: findings_plain(v) for p, v in found.file_cross.items()},
         dict(found.glob_counts), tuple(sorted(found.provenance)), tuple(sorted(found.superseding)),
+        rules.incremental.index_facts(found),
     )
     folder, name, dirty = where
     blob = marshal.dumps(value)
@@ -292,8 +296,8 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
 
 
 def _archive_plain(archive: Index) -> tuple[bytes, bool, tuple[Any, ...]]:
-    """The archive index kept: its lines marshalled apart (unmarshalled only when a run needs
-    them), its BOM and its scopes."""
+    """An index kept (the archive index, and MEMORY.md): its lines marshalled apart
+    (unmarshalled only when a run needs them), its BOM and its scopes."""
     blob = archive.blob() if isinstance(archive, LazyIndex) else marshal.dumps(index_plain(archive)[0])
     return blob, archive.bom, tuple(map(astuple, archive.scopes))
 
@@ -342,7 +346,7 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         value = marshal.loads(body)
         (form, print_, root_real, config_repr, since_ns, walk, paths, flat, young, index, archive,
          index_tree, archive_tree, archive_part, folders, mixed, extra, dirs, findings, file_only,
-         file_cross, glob_counts, provenance, superseding) = value
+         file_cross, glob_counts, provenance, superseding, facts) = value
         if form != FORMAT or print_ != fingerprint() or root_real != cache.root_real \
                 or config_repr != repr(config):
             return None
@@ -353,7 +357,7 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
             return None
         kept = Kept(
             config_repr, int(since_ns), bytes(walk), paths, keys, {}, bytes(index),
-            (str(archive[0]), bytes(archive[1])) if archive else None, index_tree,
+            (str(archive[0]), bytes(archive[1])) if archive else None, _index_tree(index_tree),
             _archive_tree(archive_tree), None, set(folders), set(mixed), extra, _dirs(dirs), (),
             {}, {},
             {str(g): int(n) for g, n in glob_counts.items()},
@@ -373,6 +377,7 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
         kept.file_cross = {p: tuple(findings_of(v, named)) for p, v in file_cross.items() if named(p)}
         kept.provenance = frozenset(p for p in provenance if named(p))
         kept.superseding = frozenset(p for p in superseding if named(p))
+        kept.facts = _facts(facts)
         kept.base = (int(since_ns), crc)
         kept.base_index = kept.index
     except Exception:  # noqa: BLE001 - any unreadable kept answer is none
@@ -423,8 +428,31 @@ def _apply_patch(kept: Kept, data: bytes | None, named: Callable[[str], bool]) -
         return
     kept.since_ns, kept.keys, kept.young = int(since_ns), flat, new_young
     kept.patched = (patched_keys, patched_young)
+    if index is not None:
+        kept.facts = None  # of the index before the patch
     ((kept.index, kept.index_plain), kept.findings, kept.file_only, kept.file_cross,
      kept.glob_counts, kept.provenance, kept.superseding) = patched
+
+
+def _index_tree(plain: Any) -> tuple[bytes, bool, tuple[Any, ...]]:
+    tree = _archive_tree(plain)
+    if tree is None:
+        raise ValueError("no index")
+    return tree
+
+
+def _facts(plain: Any) -> tuple[Any, ...]:
+    """The kept :func:`memtui.core.rules.incremental.index_facts`, checked for their shape (a
+    ValueError if not what it gave)."""
+    (budget, paths, bare, regions), numbers, mentions, past_cut = plain
+    strings = (paths, bare, numbers, mentions, past_cut, (g for _, g in regions))
+    ints = (chain.from_iterable(numbers.values()), mentions.values(), past_cut.values(),
+            (n for n, _ in regions))
+    if not (isinstance(budget, tuple) and set(map(type, chain.from_iterable(strings))) <= {str}
+            and set(map(type, numbers.values())) <= {tuple}
+            and set(map(type, chain.from_iterable(ints))) <= {int}):
+        raise ValueError("not the index's facts")
+    return ((budget, paths, bare, regions), numbers, mentions, past_cut)
 
 
 def _archive_tree(plain: Any) -> tuple[bytes, bool, tuple[Any, ...]] | None:
@@ -761,7 +789,12 @@ def _kept_snapshot(kept: Kept, look: Look, config: BudgetConfig) -> tuple[Snapsh
 
     kept_archive_name = kept.archive[0] if kept.archive else ARCHIVE_INDEX_NAME
     files = LazyFiles(kept.paths, load, {}, kept.folders, kept.mixed)
-    index = index_of(INDEX_NAME, kept.index_plain, files)
+    rows, bom, scopes = kept.index_plain
+    if isinstance(rows, bytes):  # as kept: its lines built when a rule asks for them
+        index = lazy_index_of(INDEX_NAME, rows, bom, scopes, kept.index, None, files, Stale)
+        facts = kept.facts
+    else:  # as a patch changed it
+        index, facts = index_of(INDEX_NAME, kept.index_plain, files), None
     part = None
     if kept.archive_plain is not None and kept.archive is not None and kept.archive_part is not None:
         blob, bom, scopes = kept.archive_plain
@@ -789,7 +822,7 @@ def _kept_snapshot(kept: Kept, look: Look, config: BudgetConfig) -> tuple[Snapsh
     )
     found = rules.incremental.kept_findings_cache(
         snapshot, kept.file_only, kept.file_cross, kept.glob_counts, kept.provenance,
-        kept.superseding, _with_handoff(kept.findings, snapshot.handoff), part)
+        kept.superseding, _with_handoff(kept.findings, snapshot.handoff), part, facts)
     return snapshot, found
 
 

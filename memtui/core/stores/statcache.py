@@ -347,17 +347,18 @@ class LazyIndex(Index):
 
 
 def lazy_index_of(rel: str, blob: bytes, bom: bool, scopes: tuple[Any, ...], rendered: bytes,
-                  secrets: tuple[Finding, ...], files: Container[str] = frozenset(),
+                  secrets: tuple[Finding, ...] | None, files: Container[str] = frozenset(),
                   broken: type[Exception] = ValueError) -> Index:
     """A :class:`LazyIndex` (``rendered``: its bytes, ``secrets``: the secret findings of its
-    text, both as :class:`Index` would work them out; ``broken``: what building its lines
+    text, both as :class:`Index` would work them out, None: found when asked for; ``broken``: what building its lines
     raises, with the index's name, when the kept lines are not an index's)."""
     index = _new(LazyIndex)
     values = index.__dict__
     values.update(path=rel, exists=True, bom=bool(bom),
                   scopes=tuple(ScopeSection(*scope) for scope in scopes),
-                  _blob=bytes(blob), _files=files, _rendered=bytes(rendered),
-                  _secrets=tuple(secrets), _broken=broken)
+                  _blob=bytes(blob), _files=files, _rendered=bytes(rendered), _broken=broken)
+    if secrets is not None:
+        values["_secrets"] = tuple(secrets)
     return index
 
 
