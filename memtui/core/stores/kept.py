@@ -274,7 +274,7 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
         FORMAT, fingerprint(), cache.root_real, repr(snapshot.config), since_ns,
         order, tuple(paths), flat.tobytes(), young,
         snapshot.index.render(), (archive.path, archive.render()) if archive.exists else None,
-        _archive_plain(snapshot.index), _archive_plain(archive) if archive.exists else None,
+        _lines_apart(snapshot.index), _lines_apart(archive) if archive.exists else None,
         _part_plain(snapshot, found) if archive.exists else None,
         tuple(folder_set(paths)), tuple(mixed_case(paths)), _extra(listing),
         _folder_keys(listing, since_ns - RACY_NS),
@@ -295,11 +295,11 @@ def _store(cache: StatCache, since_ns: int, listing: Listing, walk: tuple[str, .
     _trim_dirty(folder, dirty, since_ns)
 
 
-def _archive_plain(archive: Index) -> tuple[bytes, bool, tuple[Any, ...]]:
+def _lines_apart(index: Index) -> tuple[bytes, bool, tuple[Any, ...]]:
     """An index kept (the archive index, and MEMORY.md): its lines marshalled apart
     (unmarshalled only when a run needs them), its BOM and its scopes."""
-    blob = archive.blob() if isinstance(archive, LazyIndex) else marshal.dumps(index_plain(archive)[0])
-    return blob, archive.bom, tuple(map(astuple, archive.scopes))
+    blob = index.blob() if isinstance(index, LazyIndex) else marshal.dumps(index_plain(index)[0])
+    return blob, index.bom, tuple(map(astuple, index.scopes))
 
 
 def _part_plain(snapshot: Snapshot, found: FindingsCache) -> tuple[Any, ...]:
@@ -357,8 +357,8 @@ def _load(cache: StatCache, config: BudgetConfig) -> Kept | None:
             return None
         kept = Kept(
             config_repr, int(since_ns), bytes(walk), paths, keys, {}, bytes(index),
-            (str(archive[0]), bytes(archive[1])) if archive else None, _index_tree(index_tree),
-            _archive_tree(archive_tree), None, set(folders), set(mixed), extra, _dirs(dirs), (),
+            (str(archive[0]), bytes(archive[1])) if archive else None, _index_lines_apart_of(index_tree),
+            _lines_apart_of(archive_tree), None, set(folders), set(mixed), extra, _dirs(dirs), (),
             {}, {},
             {str(g): int(n) for g, n in glob_counts.items()},
             frozenset(), frozenset(),
@@ -434,8 +434,9 @@ def _apply_patch(kept: Kept, data: bytes | None, named: Callable[[str], bool]) -
      kept.glob_counts, kept.provenance, kept.superseding) = patched
 
 
-def _index_tree(plain: Any) -> tuple[bytes, bool, tuple[Any, ...]]:
-    tree = _archive_tree(plain)
+def _index_lines_apart_of(plain: Any) -> tuple[bytes, bool, tuple[Any, ...]]:
+    """MEMORY.md as kept (:func:`_lines_apart`): a kept answer always holds it."""
+    tree = _lines_apart_of(plain)
     if tree is None:
         raise ValueError("no index")
     return tree
@@ -455,7 +456,7 @@ def _facts(plain: Any) -> tuple[Any, ...]:
     return ((budget, paths, bare, regions), numbers, mentions, past_cut)
 
 
-def _archive_tree(plain: Any) -> tuple[bytes, bool, tuple[Any, ...]] | None:
+def _lines_apart_of(plain: Any) -> tuple[bytes, bool, tuple[Any, ...]] | None:
     if plain is None:
         return None
     blob, bom, scopes = plain
