@@ -200,6 +200,18 @@ async def test_the_status_line_ends_on_a_word_when_the_folder_does_not_fit(demo_
         assert not status.endswith("…"), status
 
 
+async def test_a_notice_reaches_the_right_edge_and_leaves_no_letter_beside_it(demo_root: Path) -> None:
+    from textual.widgets._toast import Toast
+
+    app = make_app(demo_root, read_only=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("a notice of three rows", timeout=30)
+        await settle(pilot)
+        toast = app.screen.query_one(Toast)
+        assert toast.region.right == app.size.width, toast.region  # no column of what is under it shows
+
+
 async def test_the_inbox_diff_wraps_under_its_text(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(80, 50)) as pilot:  # narrow: the detail under the list
