@@ -158,6 +158,21 @@ def test_a_note_whose_name_says_it_replaces_an_older_one() -> None:
         (("decision_tool_named_endow.md", "session_2026-05-29_endow_to_justify_rename.md"), REPLACES, True)]
 
 
+def test_a_rename_name_replaces_what_it_names_before_its_cue_not_where_it_happened() -> None:
+    # "beats-rename-claude-md": something renamed to beats, in CLAUDE.md; a plan for CLAUDE.md is
+    # not what it replaces, however many words the two share
+    plan = topic("Plan - CLAUDE.md slim-core split", type_="project", body=SHARED, updated="2026-05-19")
+    rename = topic("beats rename - CLAUDE.md and hook strings", body=SHARED)
+    assert found({"plan_claude_md_split.md": plan,
+                  "session_2026-05-27_beats-rename-claude-md.md": rename}) == {}
+    # the thing named before the cue is what is replaced
+    setup = topic("Postgres setup", type_="project", body=SHARED, updated="2026-05-19")
+    moved = topic("Postgres migrated to Neon", body=SHARED)
+    got = found({"project_postgres_setup.md": setup, "session_2026-05-27_postgres-migrated-to-neon.md": moved})
+    assert [(k, v.kind) for k, v in got.items()] == [  # type: ignore[attr-defined]
+        (("project_postgres_setup.md", "session_2026-05-27_postgres-migrated-to-neon.md"), REPLACES)]
+
+
 def test_a_renaming_note_that_links_the_older_replaces_it_whatever_their_overlap() -> None:
     old = topic("improv renamed to endow (2026-05-26)", type_="decision",
                 body="The tool previously known as improv is endow. Fonts, namespace and site follow.\n")

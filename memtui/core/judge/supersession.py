@@ -36,7 +36,9 @@ the stage of the work within one day):
 - **replaces** — a note whose name or claim says it replaces another (renamed, replaces,
   instead of, no longer, supersedes, retired, reworked, restyled, rewritten, reverted,
   ``(was …)``; "now" in its title, for the notes it links only) and an older note of the same
-  subject (their names share a rare word — two words when only the claim says it — and their
+  subject (their names share a rare word — two words when only the claim says it, and when the
+  name says it, a word it names before its cue: ``beats-rename-claude-md`` replaces nothing of
+  CLAUDE.md's — and their
   words :data:`SAME_SUBJECT`, or, when the name says it and the note links the older one,
   whatever their overlap).  A note of the same day is older when the replacing note names it
   and is not named by it, and only when the title says the replacement.  Or a note whose title
@@ -695,7 +697,8 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
         titled = now or _REPLACE_CLAIM.search(f.title) is not None
         linked = [by_path[p] for p in f.frontmatter.names("relates_to") if p in by_path] if titled else []
         tied_to = {n.index for n in linked}
-        named = [] if now else [n for word in new.item & rare for n in by_word[word]]
+        subject = _replaced_subject(new) if in_name else new.item
+        named = [] if now else [n for word in subject & rare for n in by_word[word]]
         for old in named + linked:
             if old.index == new.index or old.index in seen:
                 continue
@@ -716,6 +719,17 @@ def _replacements(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes:
                         f"{days} day(s) later", f"the two share {same:.0%} of their words")
             yield old, new, Supersession(old.path, new.path, REPLACES, evidence, in_name,
                                          days, _restated(sets, old.index, new.index))
+
+
+def _replaced_subject(note: _Note) -> frozenset[str]:
+    """What a name that says a replacement names as replaced: its work item's words before the
+    cue (``postgres-migrated-to-neon`` → postgres; ``endow_to_justify_rename`` → endow, to,
+    justify), not the words after it, which say where it happened (``beats-rename-claude-md``
+    renamed something *to* beats in CLAUDE.md: a note on CLAUDE.md is not what it replaces).
+    A name that begins with its cue (``rename-offers-to-endow``) names it after: all its words."""
+    cue = next(i for i, word in enumerate(note.words) if word in _REPLACE_NAME)
+    before = note.item.intersection(note.words[:cue])
+    return before or note.item
 
 
 def retired_things(claim: str) -> set[str]:
