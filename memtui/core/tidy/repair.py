@@ -46,7 +46,7 @@ from ..model.changeset import Changeset, Create, Operation, apply_to_snapshot
 from ..model.folder_docs import is_folder_document
 from ..model.index import region_line
 from ..model.index_edit import heading_level, new_entry, with_hook
-from ..model.snapshot import INDEX_NAME, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
+from ..model.snapshot import INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
 from ..rules.budget import measure
 from ..rules.validate import _structural, glob_regex, reach_of
 from .lines import (
@@ -60,9 +60,12 @@ from .lines import (
     index_op,
     innermost_headings,
     line_states_rule,
+    rule_stating_lines,
     target_size,
+    unit_sizes,
 )
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
+from .trim import EPISODIC_RANK, decay_rank
 
 REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
 REGION_COST = 120  # characters kept back for each region pointer a repair may write
@@ -448,8 +451,9 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     # live standing rules get entries before episodic notes get region pointers (a rule reached
     # only by grep is a rule the session never sees), as long as they take no more than a
     # quarter of the cap: in an index past its cap the trims after the repair make room,
-    # episodic entries first; in one that loads in full, as many as its room holds (what loads
-    # in full keeps every pointer it has)
+    # episodic entries first; in one that loads in full, as many as its room holds and the
+    # room its episodic entries take (the decay after the repair moves those, oldest first,
+    # into the archive index, where the region pointer of their family still reaches them)
     config = snapshot.config
     rules = [p for p in live if is_standing_rule(files[p])]
     if not (len(rules) <= config.max_lines // 4 and sum(cost[p] for p in rules) <= config.max_bytes // 4):
@@ -460,8 +464,10 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
         lone = {fam for fam, paths in by_family.items() if not fam or len(paths) == 1}
         others = [p for p in live if p not in rules and (family_of(p.rpartition("/")[2]) or "") in lone]
         regions_at_most = 1 + sum(1 for fam, paths in by_family.items() if fam and len(paths) >= 2)
-        room_bytes = config.max_bytes - budget.bytes - sum(cost[p] for p in others) - REGION_COST * regions_at_most
-        room_lines = config.max_lines - budget.lines - len(others) - regions_at_most - 2  # (## Recent)
+        spare_lines, spare_bytes = episodic_room(active.index, snapshot)
+        room_bytes = (config.max_bytes - budget.bytes + spare_bytes - sum(cost[p] for p in others)
+                      - REGION_COST * regions_at_most)
+        room_lines = config.max_lines - budget.lines + spare_lines - len(others) - regions_at_most - 2  # (## Recent)
         fitting: list[str] = []
         for p in rules:
             if cost[p] <= room_bytes and room_lines >= 1:
@@ -522,6 +528,29 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
 
 
 # ---------------------------------------------------------------- lessons
+
+
+def episodic_room(index: Index, snapshot: Snapshot) -> tuple[int, int]:
+    """The lines and characters (in the cap's unit) of the index's episodic entries — a session
+    log's, a project note's, or any the decay moves before the rules (:func:`.trim.decay_rank`,
+    DESIGN §4.1 (d)) — each the one entry of its file: the room a standing rule may take from
+    what loads, the decay paying for it.  Pinned and informal pins (``** ACTIVE **``) take none."""
+    sizes = unit_sizes(index, snapshot.config)
+    ruled = rule_stating_lines(index)
+    entries: dict[str, list[int]] = defaultdict(list)
+    for pos, line in enumerate(index.lines):
+        if line.kind is LineKind.ENTRY and not line.scope and line.resolved is not None:
+            entries[line.resolved].append(pos)
+    lines = size = 0
+    for path, positions in entries.items():
+        f = snapshot.files.get(path)
+        if f is None or in_team(path) or len(positions) != 1:
+            continue
+        rank = decay_rank(index.lines[positions[0]], f, (), positions[0] in ruled)
+        if rank is not None and rank[0] <= EPISODIC_RANK:
+            lines += 1
+            size += sizes[positions[0]]
+    return lines, size
 
 
 #: the name families of a note that holds a lesson (a rule, a feedback), not a log of progress

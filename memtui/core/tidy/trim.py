@@ -230,6 +230,11 @@ def _declared_superseded(f: MemoryFile) -> bool:
     return f.status == "superseded" or bool(f.frontmatter.names("superseded_by"))
 
 
+#: the decay class of an episodic entry (a session log's, a project note's): the first after
+#: the declared superseded, the archived and the fully stale
+EPISODIC_RANK = 3
+
+
 def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = (),
                states_rule: bool | None = None) -> tuple[int, str] | None:
     """The decay order of an entry's file: (class, why); None when it never decays here.
@@ -252,7 +257,7 @@ def decay_rank(line: IndexLine, f: MemoryFile, stale: Collection[str] = (),
     if not episodic and states_rule:  # a note's entry states a standing rule:
         return 5, "its entry states a rule"  # just before the rules (a session log stays a log)
     if episodic or kind == "project":
-        return 3, "episodic (a session log or project note)"
+        return EPISODIC_RANK, "episodic (a session log or project note)"
     return 4, f"type {kind or 'unknown'}"
 
 
