@@ -212,6 +212,24 @@ async def test_a_notice_reaches_the_right_edge_and_leaves_no_letter_beside_it(de
         assert toast.region.right == app.size.width, toast.region  # no column of what is under it shows
 
 
+async def test_a_notice_over_a_dialog_leaves_its_buttons_in_sight(demo_root: Path) -> None:
+    from textual.widgets._toast import Toast
+
+    from memtui.screens.confirm import ConfirmChange
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await press(pilot, "tab")  # Pinned → Recent
+        app.notify("pinned something · u undoes it", timeout=30)  # the notice of the change before
+        await press(pilot, "a")
+        assert isinstance(app.screen, ConfirmChange)
+        await settle(pilot)
+        buttons = app.screen.query_one(".dialog-buttons").region
+        toast = app.screen.query_one(Toast).region
+        assert buttons.height and not toast.overlaps(buttons), (toast, buttons)
+
+
 async def test_the_inbox_diff_wraps_under_its_text(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(80, 50)) as pilot:  # narrow: the detail under the list
