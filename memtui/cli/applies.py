@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import EXIT_OK, Subparsers, UsageError, console, esc, print_json, rel_root
+from .common import EXIT_OK, Subparsers, UsageError, console, esc, print_hanging, print_json, rel_root
 
 
 def register(subparsers: Subparsers) -> None:
@@ -68,12 +68,11 @@ def run(args: argparse.Namespace) -> int:
                   f"{len(answer.applies)} appl{'y' if len(answer.applies) != 1 else 'ies'} at "
                   f"{esc(answer.path)}")
         for item in answer.applies:
-            scope = item.scope or "unscoped"
-            out.print(f"  [green]✓[/] [cyan]{esc(item.path)}[/]  [dim]{esc(scope)}: "
-                      f"{esc(item.why)}[/]")
+            why = f"{item.scope}: {item.why}" if item.scope else item.why  # (the why says unscoped)
+            print_hanging(out, f"  [green]✓[/] [cyan]{esc(item.path)}[/]", f"[dim]{esc(why)}[/]")
         if answer.excluded:
             out.print(f"  does not apply ({len(answer.excluded)}):")
         for gone in answer.excluded:
-            out.print(f"  [dim]✗ {esc(gone.path)}  {esc(gone.why)}[/]")
+            print_hanging(out, f"  [dim]✗ {esc(gone.path)}[/]", f"[dim]{esc(gone.why)}[/]")
         out.print("")
     return EXIT_OK

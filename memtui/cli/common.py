@@ -187,6 +187,30 @@ def piped(out: Console) -> bool:
     return not out.is_terminal and not os.environ.get("COLUMNS")
 
 
+def print_hanging(out: Console, head: str, tail: str) -> None:
+    """One line of ``head`` (markup, never wrapped) and ``tail`` (markup), two spaces apart.  In
+    a terminal too narrow for it, the tail wraps at its words under its own first word, so a
+    list stays readable at 80 columns; piped, it is one line (greppable)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if piped(out) or Text.from_markup(f"{head}  {tail}").cell_len <= out.width:
+        out.print(f"{head}  {tail}")
+        return
+    grid = Table.grid(padding=(0, 2))
+    head_width = Text.from_markup(head).cell_len
+    if head_width > out.width // 2:  # no room beside a long head: the tail under it, indented
+        out.print(head)
+        grid.add_column(width=4)
+        grid.add_column(ratio=1)
+        grid.add_row("", tail)
+    else:
+        grid.add_column(no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(head, tail)
+    out.print(grid, soft_wrap=False)
+
+
 def add_plain_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plain", action="store_true",
                         help="print the table as tab-separated text: a header row, then one row "

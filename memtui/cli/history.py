@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_OK, Subparsers, budget_config, console, esc, positive_int, print_json
+from .common import EXIT_OK, Subparsers, budget_config, console, esc, positive_int, print_hanging, print_json
 from .verbs import Exit, add_common, changing, report, root_of_path
 
 
@@ -65,5 +65,5 @@ def run_log(args: argparse.Namespace) -> int:
     for entry in entries:
         marks = entry.marks()
         mark = f" [dim]({', '.join(marks)})[/]" if marks else ""
-        out.print(f"[dim]{entry.id}[/]  {esc(entry.time)}  {esc(entry.description)}{mark}")
+        print_hanging(out, f"[dim]{entry.id}[/]  {esc(entry.time)}", f"{esc(entry.description)}{mark}")
     return EXIT_OK

@@ -174,3 +174,25 @@ def test_a_rich_tables_cells_become_their_text() -> None:
     out = Console(file=written, width=20)
     print_plain(out, ["a\tb", "c"], [["1\n2", "\x1b[2J"]])
     assert written.getvalue() == "a\\tb\tc\n1\\n2\t\\e[2J\n"
+
+
+def test_a_long_list_line_wraps_under_its_own_words_in_an_80_column_terminal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from memtui.cli.common import print_hanging
+
+    head = "00000003-do  2026-12-03T12:24:53+00:00"
+    tail = "dream: 1 repair, 1 supersede-declared, 1 archive, 1 merge, 1 lesson"
+    monkeypatch.setenv("COLUMNS", "80")  # a terminal 80 columns wide
+    screen = Console(file=io.StringIO(), width=80, highlight=False, soft_wrap=True)
+    print_hanging(screen, head, tail)
+    lines = screen.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert len(lines) == 2 and all(len(line.rstrip()) <= 80 for line in lines), lines
+    assert lines[1].startswith(" " * (len(head) + 2)) and lines[1].strip() == "archive, 1 merge, 1 lesson"
+    monkeypatch.delenv("COLUMNS")  # piped: one line, greppable
+    pipe = Console(file=io.StringIO(), width=1000, highlight=False, soft_wrap=True)
+    print_hanging(pipe, head, tail)
+    assert pipe.file.getvalue() == f"{head}  {tail}\n"  # type: ignore[attr-defined]
