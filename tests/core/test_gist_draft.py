@@ -60,3 +60,19 @@ def test_the_quick_fix_for_a_broken_link_is_drop_line_shown_first(make_root) -> 
     fix = quick_fix_for(finding, snapshot)
     assert fix is not None and fix.confirm and fix.path is None
     assert fix.build(snapshot).verb == "drop-line"
+
+
+def test_a_gist_keeps_the_name_family_its_sources_share(make_root) -> None:
+    root = make_root({
+        "MEMORY.md": "# Memory\n\n- [Ops](reference_gc_operations.md) — a\n- [Runbook](reference_gc_runbook.md) — b\n"
+                     "- [Rule](feedback_gc.md) — c\n",
+        "reference_gc_operations.md": topic("GC operations", body="one\n", updated="2026-01-01"),
+        "reference_gc_runbook.md": topic("GC runbook: running it", body="two\n", updated="2026-02-01"),
+        "feedback_gc.md": topic("Collect garbage first", body="three\n", updated="2026-03-01"),
+    })
+    snapshot = load_root(root)
+    # two reference notes make a reference note, named from the newest title
+    assert gist_draft(snapshot, ["reference_gc_operations.md", "reference_gc_runbook.md"]).path == \
+        "reference_gc_runbook_running_it.md"
+    # sources of two families: no family to keep
+    assert gist_draft(snapshot, ["reference_gc_operations.md", "feedback_gc.md"]).path == "collect_garbage_first.md"

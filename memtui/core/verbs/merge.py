@@ -40,6 +40,7 @@ from ..model.frontmatter import clear_key, parse_frontmatter, set_key
 from ..model.index_edit import IndexDraft, new_entry, one_line
 from ..model.snapshot import ARCHIVE_DIR, LineKind, MemoryFile, Snapshot, encode_text
 from ..tidy.lines import keep_erased
+from ..tidy.repair import family_of
 from .lifecycle import _draft, _file, hook_for, region_covers, slugify
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -243,10 +244,18 @@ def _sources(snapshot: Snapshot, paths: Sequence[str]) -> list[MemoryFile]:
 
 def gist_name(snapshot: Snapshot, newest: MemoryFile, sources: Sequence[MemoryFile], today: date) -> str:
     """A free path for the gist beside the newest source: its title's slug, else dated by
-    ``today`` (the date of the sources the gist gathers, when they state one)."""
+    ``today`` (the date of the sources the gist gathers, when they state one).  The name family
+    every source shares (``reference_``, ``feedback-`` …) begins the gist's name too: two
+    reference notes merge into a reference note, found where its family is."""
     folder = posixpath.dirname(newest.path)
     folder = folder + "/" if folder else ""
     slug = slugify(newest.title) or slugify(newest.stem) or "merged"
+    families = {family_of(posixpath.basename(f.path)) for f in sources}
+    family = families.pop() if len(families) == 1 else None
+    if family is not None:
+        prefix = family[: -len("*.md")]
+        if not slug.lower().startswith((prefix[:-1].lower() + "_", prefix[:-1].lower() + "-")):
+            slug = prefix + slug
     taken = {f.path for f in sources}
 
     def free(name: str) -> bool:
