@@ -306,8 +306,9 @@ def test_remember_rejected_writes_only_its_own_file(dup_root: Path) -> None:
     remember_rejected(dup_root, "a.md", "b.md")  # the same pair: recorded once
     after = {p: p.read_bytes() for p in dup_root.rglob("*") if p.is_file()}
     new = set(after) - set(before)
-    # its own file, and the writer's lock it is written under
-    assert new == {dup_root / ".memtui" / "rejected.json", dup_root / ".memtui" / "lock"}
+    # its own file, the writer's lock it is written under, and the folder's own .gitignore
+    assert new == {dup_root / ".memtui" / "rejected.json", dup_root / ".memtui" / "lock",
+                   dup_root / ".memtui" / ".gitignore"}
     assert all(after[p] == data for p, data in before.items())
     assert json.loads((dup_root / ".memtui" / "rejected.json").read_text())["pairs"] == [["a.md", "b.md"]]
 

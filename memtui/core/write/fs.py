@@ -305,7 +305,21 @@ def ensure_dir(root: Path, rel: str) -> None:
             private_dir_exists(root, part)
             continue
         _make_private(abs_path(root, part))
+        if part == MEMTUI_DIR:
+            _ignore_itself(root)
         disk.fsync_dir(os.path.dirname(abs_path(root, part)))
+
+
+#: what ``.memtui/.gitignore`` holds: memtui's own state (journal, lock, seen store) is no part of
+#: a memory folder kept in git, as a tool's cache folder is not (``.pytest_cache``, ``.ruff_cache``)
+GITIGNORE = b"# memtui's own state (the journal, the lock, the seen store): not part of the memory\n*\n"
+
+
+def _ignore_itself(root: Path) -> None:
+    """Give a ``.memtui/`` memtui has just created a ``.gitignore`` that ignores all of it, so a
+    memory folder in git shows no untracked state after a change.  A step of the change like the
+    others: a disk that cannot take it refuses the change before anything of the folder moved."""
+    disk.write_tmp(abs_path(root, f"{MEMTUI_DIR}/.gitignore"), GITIGNORE, None)
 
 
 def _make_private(path: str) -> None:
