@@ -34,6 +34,11 @@ IDLE_TEXT = {"pinned": "no pinned entries — press p on an entry to pin it",
 IDLE_TEXT_READ_ONLY = {**IDLE_TEXT, "pinned": "no pinned entries"}
 
 
+#: a pane of this many rows or fewer (``-few``), in use on a short screen, takes only the room they
+#: need and leaves the rest to the fullest other pane
+FEW_ROWS = 5
+
+
 class WorkingSetPane(RowList[EntryRow]):
     """Entries of one working-set block, in index order, greyed past the loader's cut."""
 
@@ -82,7 +87,9 @@ class WorkingSetPane(RowList[EntryRow]):
         notes = [f"{past} not loaded" if past else "", f"{outside} not in scope" if outside else ""]
         self.border_subtitle = " · ".join(n for n in notes if n)
         self.set_class(past > 0, "-has-cut")
-        self.set_items(with_cut(rows, cut_line), keep=keep)
+        items = with_cut(rows, cut_line)
+        self.set_class(len(items) <= FEW_ROWS, "-few")
+        self.set_items(items, keep=keep)
 
     def is_dim(self, item: EntryRow) -> bool:
         return not item.loaded or self.scope_reason(item.path) is not None

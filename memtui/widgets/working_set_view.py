@@ -25,7 +25,9 @@ class WorkingSetView(View):
     """Pinned / Recent / Regions with the loader's cut, the budget gauge and a preview.
 
     The pane in use (focused, else the one used last) carries ``-current``: on a short screen
-    it takes the room and the others shrink to their title and the row under their cursor.
+    it takes the room and the others shrink to their title and the row under their cursor.  A
+    pane in use that needs less than the room (three pinned entries) takes what it needs, and the
+    pane holding most rows besides it (``-room``) takes the rest.
     """
 
     FILTER_ID = "ws-filter"
@@ -48,6 +50,18 @@ class WorkingSetView(View):
         self._current = pane
         if pane is not None:
             pane.add_class("-current")
+        self._give_room()
+
+    def _give_room(self) -> None:
+        """Mark ``-room`` the pane that takes what the pane in use leaves when it needs little."""
+        current = self._current
+        few = current is not None and current.has_class("-few")
+        others = [p for p in self.pane_widgets() if p is not current] if self.is_mounted else []
+        taker = max(others, key=lambda p: len(p.items), default=None) if few else None
+        for pane in others:
+            pane.set_class(pane is taker, "-room")
+        if current is not None:
+            current.remove_class("-room")
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="ws-columns", classes="view-columns"):
@@ -141,6 +155,7 @@ class WorkingSetView(View):
                     best = (scored[0][1], pane)
         if best is not None:
             self._last = best[1]
+        self._give_room()
         self.schedule_preview()
 
     def shown_paths(self) -> list[str]:

@@ -20,8 +20,25 @@ async def test_the_focused_pane_gets_the_room_at_80x24(demo_root: Path) -> None:
         assert recent.content_region.height >= 6  # was 2 of 36 entries
         assert pinned.content_region.height == 1  # its title and the row under its cursor
         await press(pilot, "shift+tab")
-        assert pinned.has_focus and pinned.content_region.height >= 3  # all 3 pinned entries
-        assert recent.content_region.height == 1
+        assert pinned.has_focus and pinned.content_region.height == 3  # all 3 pinned entries, no more
+        assert recent.content_region.height >= 4  # the room three pinned entries leave (was 1)
+
+
+async def test_a_pane_in_use_of_few_rows_leaves_the_rest_to_the_fullest_other(demo_root: Path) -> None:
+    """Pinned (3 entries) in use at 80x24: it shows its three rows and no empty ones, and Recent (36)
+    takes the rows it leaves; Regions keeps its title and one row."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pinned = app.main.query_one("#pane-pinned")
+        recent = app.main.query_one("#pane-recent")
+        regions = app.main.query_one("#pane-regions")
+        assert pinned.has_focus  # the first pane that shows anything
+        assert pinned.content_region.height == 3
+        assert recent.has_class("-room") and recent.content_region.height >= 4
+        assert regions.content_region.height == 1
+        lines = screen_lines(app)
+        assert sum("★" in line for line in lines[:12]) == 3
 
 
 async def test_plus_zooms_the_focused_pane_and_gives_the_room_back(demo_root: Path) -> None:
