@@ -372,7 +372,7 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
         DreamItem("repair", (INDEX_NAME, ARCHIVE_INDEX_NAME), "repair the indexes: repoint dangling "
                   "pointers whose target is evident, unlink broken links in hooks (words kept), merge "
                   "duplicate entries keeping every hook, index live unreachable files beside their "
-                  "siblings", (), True, _remembered("repair", lambda s: _repair_with_report(s))),
+                  "siblings", (), True, _Remembering(_repair_with_report)),
         lesson,
         DreamItem("pointers", (INDEX_NAME,), "the index is a prose dump past its fill target: one "
                   "entry per topic, long sections into topic files, the old text kept whole in "
@@ -390,25 +390,25 @@ def _index_items(target_lines: int | None, keep: frozenset[str] = frozenset(),
                   lambda s: move_detail(s, target_lines, to_cap)),
         DreamItem("decay", (INDEX_NAME, ARCHIVE_INDEX_NAME), "past the fill target: entries decay by "
                   "status before age into MEMORY-archive.md under their headings (rules and pins last)",
-                  (), True, _remembered("decay", lambda s: _decay_with_plan(s, target_lines, keep, stale, known,
-                                                                            listed, to_cap))),
+                  (), True, _Remembering(lambda s: _decay_with_plan(s, target_lines, keep, stale, known,
+                                                                   listed, to_cap))),
     ]
     return items
 
 
-#: what the last build of an index item found, by kind: (the snapshot it read, the evidence)
-_FOUND: dict[str, tuple[Snapshot, list[str]]] = {}
+class _Remembering:
+    """A builder that keeps what its last build found beside the changeset (the snapshot it read
+    and the evidence), so explaining the item reads it again for free.  Each item's own: two
+    plans at once (the app's worker and a hook) never see each other's evidence."""
 
+    def __init__(self, build: Callable[[Snapshot], tuple[Changeset, list[str]]]) -> None:
+        self._build = build
+        self.found: tuple[Snapshot, list[str]] | None = None
 
-def _remembered(kind: str, build: Callable[[Snapshot], tuple[Changeset, list[str]]]) -> Builder:
-    """A builder that keeps the evidence it found, so explaining the item reads it again for free."""
-
-    def run(state: Snapshot) -> Changeset:
-        changeset, evidence = build(state)
-        _FOUND[kind] = (state, evidence)
+    def __call__(self, state: Snapshot) -> Changeset:
+        changeset, evidence = self._build(state)
+        self.found = (state, evidence)
         return changeset
-
-    return run
 
 
 def _repair_with_report(state: Snapshot) -> tuple[Changeset, list[str]]:
@@ -434,7 +434,7 @@ def _explain(item: DreamItem, state: Snapshot, changeset: Changeset, target_line
     """An index item with the evidence of what it does on ``state``."""
     evidence: list[str] = []
     paths = item.paths
-    found = _FOUND.pop(item.kind, None)
+    found = item.build.found if isinstance(item.build, _Remembering) else None
     if found is not None and found[0] is state:
         evidence = found[1]
     elif item.kind == "repair":
