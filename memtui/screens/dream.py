@@ -27,6 +27,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
+from textual.worker import Worker, WorkerState
 
 from memtui.commands import BY_NAME
 from memtui.core.dream import plan as dream
@@ -38,6 +39,7 @@ from memtui.core.write import Preview
 from memtui.services.workspace import Workspace
 from memtui.services.writer import Plan, Request
 from memtui.widgets.diff_view import DiffView
+from memtui.worker_errors import report_worker_error
 
 
 class Checklist(SelectionList[int]):
@@ -148,11 +150,9 @@ class DreamScreen(Screen[None]):
             self.plan = plan
 
     class Planned(Message):
-        def __init__(self, plan: DreamPlan | None, error: str = "",
-                     errors_left: tuple[Finding, ...] = ()) -> None:
+        def __init__(self, plan: DreamPlan, errors_left: tuple[Finding, ...] = ()) -> None:
             super().__init__()
             self.plan = plan
-            self.error = error
             self.errors_left = errors_left  # a plan of no item: the errors no pass fixes
 
     class Judged(Message):
@@ -195,18 +195,15 @@ class DreamScreen(Screen[None]):
 
     # ------------------------------------------------------------------ workers
 
-    @work(thread=True, exclusive=True, group="dream-plan", description="dream plan worker")
+    @work(thread=True, exclusive=True, group="dream-plan", description="planning the dream", exit_on_error=False)
     def _plan_worker(self, workspace: Workspace) -> None:
         now: datetime = getattr(self.app, "now", None) or datetime.now(timezone.utc)
-        try:
-            plan = dream.plan_dream(workspace.snapshot, now, rejected=read_rejected(Path(workspace.root)),
-                                    cache=workspace.cache)
-        except Exception as exc:  # a planning bug must not take the app down
-            self.post_message(self.Planned(None, f"could not plan: {exc}"))
-            return
+        plan = dream.plan_dream(workspace.snapshot, now, rejected=read_rejected(Path(workspace.root)),
+                                cache=workspace.cache)
         self.post_message(self.Planned(plan, errors_left=plan.errors_left))  # (validates here, off the UI)
 
-    @work(thread=True, exclusive=True, group="dream-verdict", description="dream verdict worker")
+    @work(thread=True, exclusive=True, group="dream-verdict", description="checking the dream",
+          exit_on_error=False)
     def _judge_worker(self, plan: DreamPlan, selected: frozenset[int]) -> None:
         if not selected:
             self.post_message(self.Judged(plan, selected, None))
@@ -220,9 +217,23 @@ class DreamScreen(Screen[None]):
             return
         self.post_message(self.Judged(plan, selected, preview))
 
-    @work(thread=True, exclusive=True, group="dream-diff", description="dream diff worker")
+    @work(thread=True, exclusive=True, group="dream-diff", description="the item's diff", exit_on_error=False)
     def _diff_worker(self, plan: DreamPlan, position: int, selected: frozenset[int]) -> None:
         self.post_message(self.Diffed(plan, position, dream.item_diff(plan, position, selected)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's one worker error policy, for this screen's workers: a notice and the
+        traceback in the log, and the screen says which part could not be made."""
+        if event.state is not WorkerState.ERROR:
+            return
+        report_worker_error(self, event.worker)
+        group = event.worker.group
+        if group == "dream-plan":
+            self.items_list.loading = False
+            self.query_one("#dream-title", Static).update("Dream — could not plan (see the notice) · esc closes")
+        elif group == "dream-verdict":
+            self.query_one("#dream-verdict", Static).update(
+                Text("✖ the validator could not check these items (see the notice)"))
 
     # ------------------------------------------------------------------ results
 
@@ -238,9 +249,6 @@ class DreamScreen(Screen[None]):
         items = self.items_list
         items.loading = False
         title = self.query_one("#dream-title", Static)
-        if message.plan is None:
-            title.update(f"Dream — {message.error}")
-            return
         plan = self.plan = message.plan
         if not plan.items:
             self.query_one("#dream-body").display = False  # no item, no diff: nothing to show

@@ -20,9 +20,11 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
+from textual.worker import Worker, WorkerState
 
 from memtui.core.model.journal import LogEntry, journal_log
 from memtui.widgets.row_list import RowList, elide_middle
+from memtui.worker_errors import report_worker_error
 
 #: the records the journal shows (the newest; ``memtui log -n N`` lists more)
 JOURNAL_SHOWN = 500
@@ -69,6 +71,15 @@ class JournalScreen(ModalScreen[tuple[str, ...]]):
           exit_on_error=False)
     def _read(self) -> None:
         self.post_message(self.Read(journal_log(self.root, JOURNAL_SHOWN)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's one worker error policy: a journal that cannot be read is a notice, and
+        the list says so instead of "reading the journal…" for ever."""
+        if event.state is WorkerState.ERROR:
+            report_worker_error(self, event.worker)
+            journal = self.query_one(JournalList)
+            journal.empty_text = "the journal could not be read (see the notice)"
+            journal.set_items([])
 
     def on_journal_screen_read(self, message: Read) -> None:
         journal = self.query_one(JournalList)

@@ -26,7 +26,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.commands import BY_NAME
 from memtui.core.dream.fleet import SORT_COLUMNS, FleetRow, ago, fleet_row, sort_fleet
@@ -36,6 +36,7 @@ from memtui.core.rules.budget import PRESSURE_THRESHOLD
 from memtui.widgets.column_header import ColumnHeader
 from memtui.widgets.row_list import Cell, RowList, compose_row, elide_middle
 from memtui.widgets.status_line import display_path
+from memtui.worker_errors import report_worker_error
 
 #: the order the picker cycles through: the order the roots were found in, then the fleet's
 #: columns (:data:`memtui.core.dream.fleet.SORT_COLUMNS`)
@@ -298,7 +299,7 @@ class RootPickerScreen(Screen[Path]):
         self._show_detail()
         self._measure()
 
-    @work(thread=True, exclusive=True, group="fleet", description="measure the roots")
+    @work(thread=True, exclusive=True, group="fleet", description="measuring the roots", exit_on_error=False)
     def _measure(self) -> None:
         """Every root's fleet row without the dream's count first, then each one's count (a
         dream plan when the stat cache does not keep it)."""
@@ -309,6 +310,12 @@ class RootPickerScreen(Screen[Path]):
                     return
                 row = fleet_row(root, self.config, now=self.now, dream=dream)
                 self.post_message(self.Measured(row, dream))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's one worker error policy: a root that cannot be measured is a notice, and
+        the picker still opens every root (the rows measured so far keep their figures)."""
+        if event.state is WorkerState.ERROR:
+            report_worker_error(self, event.worker)
 
     def on_root_picker_screen_measured(self, message: Measured) -> None:
         root = message.row.root

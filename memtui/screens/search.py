@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState
 
 from memtui.commands import BY_NAME
 from memtui.paths import styles_dir
@@ -33,6 +34,7 @@ from memtui.terminal_text import plain
 from memtui.widgets.files_view import FileList
 from memtui.widgets.row_list import RowList
 from memtui.widgets.status_line import display_path
+from memtui.worker_errors import report_worker_error
 
 if TYPE_CHECKING:
     from memtui.core.stores.search import Hit, SearchResult
@@ -207,6 +209,13 @@ class SearchScreen(Screen[tuple[Path, str] | None]):
             self.post_message(self.Found(query, None, str(exc), True))
         except (IndexBusy, OSError) as exc:
             self.post_message(self.Found(query, None, f"the search index is not usable: {exc}", True))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's one worker error policy: a search that fails is a notice, and the header
+        says so instead of "searching…" for ever."""
+        if event.state is WorkerState.ERROR:
+            report_worker_error(self, event.worker)
+            self.query_one("#search-header", Static).update(self._scope_line(note="the search failed (see the notice)"))
 
     def on_search_screen_found(self, message: Found) -> None:
         if message.query != self.query_one("#search-input", Input).value:

@@ -9,10 +9,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.worker import Worker, WorkerState
 
 from memtui.core.judge.usage import Usage
 from memtui.services.search import Ranked, SearchKeys, fuzzy_filter, fuzzy_ranked, parse_facets
 from memtui.services.workspace import FileRow, Workspace
+from memtui.worker_errors import report_worker_error
 
 from .badges import ScopeReason, ScoreFor, badge, no_reason, no_scores, scores_of
 from .column_header import ColumnHeader
@@ -194,12 +196,17 @@ class FilesView(SortedListView[FileRow]):
             self.rows = rows
             self.typed = typed
 
-    @work(thread=True, exclusive=True, group="files-filter", description="filter in worker")
+    @work(thread=True, exclusive=True, group="files-filter", description="filtering the files", exit_on_error=False)
     def _filter_in_worker(self, query: str, typed: bool) -> None:
         rows = self._filter(query)
         if isinstance(rows, Ranked):
             rows.rank()  # the order made here, not on the first paint
         self.post_message(self.Filtered(rows, typed))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's one worker error policy: a filter that fails is a notice, the list as it was."""
+        if event.state is WorkerState.ERROR:
+            report_worker_error(self, event.worker)
 
     def on_files_view_filtered(self, message: Filtered) -> None:
         self._apply(message.rows, message.typed)

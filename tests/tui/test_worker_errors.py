@@ -76,6 +76,65 @@ async def test_a_failing_merge_verdict_is_a_notice(
         assert app.is_running and app.return_code is None
 
 
+async def test_a_failing_dream_plan_is_a_notice_and_the_screen_says_so(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core.dream import plan as dream
+    from memtui.screens.dream import DreamScreen
+
+    posted: list[Message] = []
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40), message_hook=posted.append) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(dream, "plan_dream", boom)
+        await press(pilot, "D")
+        await settle(pilot)
+        assert isinstance(app.screen, DreamScreen)
+        assert "planning the dream failed: boom" in notes(posted)
+        assert "could not plan" in str(app.screen.query_one("#dream-title").render())
+        assert app.is_running and app.return_code is None
+        await press(pilot, "escape")  # the app goes on
+        assert app.screen is app.main
+
+
+async def test_a_journal_that_cannot_be_read_is_a_notice_not_a_list_reading_for_ever(
+        demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.screens import journal
+
+    posted: list[Message] = []
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40), message_hook=posted.append) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(journal, "journal_log", boom)
+        await press(pilot, "J")
+        await settle(pilot)
+        assert isinstance(app.screen, journal.JournalScreen)
+        assert "read the journal failed: boom" in notes(posted)
+        assert app.screen.query_one(journal.JournalList).empty_text.startswith("the journal could not be read")
+        assert app.is_running and app.return_code is None
+
+
+def test_every_worker_runs_under_the_one_policy() -> None:
+    """No ``@work`` in the app may exit it on an error: each one says ``exit_on_error=False``
+    and its node reports the error (:func:`memtui.worker_errors.report_worker_error`)."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "memtui"
+    loose = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for deco in node.decorator_list:
+                    if isinstance(deco, ast.Call) and getattr(deco.func, "id", None) == "work":
+                        said = {k.arg: k.value for k in deco.keywords}
+                        value = said.get("exit_on_error")
+                        if not (isinstance(value, ast.Constant) and value.value is False):
+                            loose.append(f"{path.relative_to(package)}:{node.lineno} {node.name}")
+                        elif "report_worker_error" not in path.read_text(encoding="utf-8"):
+                            loose.append(f"{path.relative_to(package)}: nothing reports its workers' errors")
+    assert loose == []
+
+
 class MainNotShownYet(MemtuiApp):
     """The main screen installed but not pushed: the moment between the two, when a worker's
     result can already arrive (as it can while the app closes and its views go)."""
