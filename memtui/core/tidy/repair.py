@@ -40,14 +40,14 @@ from bisect import bisect_left, insort
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Collection
+from typing import Collection, Mapping
 
 from ..model.changeset import Changeset, Create, Operation, apply_to_snapshot
 from ..model.folder_docs import is_folder_document
 from ..model.index import region_line
 from ..model.index_edit import heading_level, new_entry, with_hook
 from ..model.snapshot import INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
-from ..rules.budget import measure
+from ..rules.budget import Budget, measure
 from ..rules.validate import _structural, glob_regex, reach_of
 from .lines import (
     HISTORY_NAME,
@@ -394,6 +394,30 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
     """Index the unreachable files: the memories (``documents`` false; the folder's own documents
     are then named in ``report.documents``), or only the folder's own documents (``only``: those
     of them)."""
+    orphans = _orphans(snapshot, report, documents, only)
+    if not orphans:
+        return
+    files = snapshot.files
+    live = [p for p in orphans if _is_live(files[p])]
+    _list_archived(files, [p for p in orphans if p not in live], archive, report)
+    if not live:
+        return
+    flat = not any(line.kind is LineKind.HEADING and heading_level(line) >= 2 for line in active.index.lines)
+    by_family = _by_family(live)
+    # near the fill target, a family of two or more takes one region line instead of entries
+    cost = {p: len(new_entry(files[p], entry_hook(files[p]))) + 1 for p in live}
+    budget = measure(active.index, snapshot.config)
+    tight = budget.bytes + sum(cost.values()) > target_size(snapshot.config, None)[1]
+    rules = _rules_with_entries(snapshot, active.index, live, by_family, cost, budget)
+    regions, singles = _regions_and_singles(by_family, rules, tight, report)
+    recent = _entries_beside_siblings(active, files, singles, _sibling_places(active.index, files, flat), flat,
+                                      report)
+    _append_blocks(active, recent, regions)
+
+
+def _orphans(snapshot: Snapshot, report: RepairPlan, documents: bool, only: Collection[str] | None) -> list[str]:
+    """The unreachable files to index: the folder's own documents or the memories (``only``:
+    those of them); the documents left out of a memories' repair are named in ``report``."""
     orphans = []
     for path in unreachable(snapshot):
         if only is not None and path not in only:
@@ -402,79 +426,113 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
             orphans.append(path)
         elif not documents:
             report.documents.append(path)
-    if not orphans:
-        return
-    files = snapshot.files
-    lines = active.index.lines
-    live = [p for p in orphans if _is_live(files[p])]
-    for path in orphans:
-        if path not in live:
-            _append(archive, [new_entry(files[path], files[path].description or files[path].title)])
-            report.archived_listed.append(f"{path}: archived or superseded and reached by nothing; "
-                                          "listed in the archive index")
-    if not live:
-        return
-    # where the siblings are: the section holding most entries of the same family, type, folder
-    # (the later one on a tie), at its last such entry
-    flat = not any(line.kind is LineKind.HEADING and heading_level(line) >= 2 for line in lines)
-    section_of = innermost_headings(active.index)
+    return orphans
+
+
+def _list_archived(files: Mapping[str, MemoryFile], archived: list[str], archive: LineEdit,
+                   report: RepairPlan) -> None:
+    """An archive-index line for each archived or superseded unreachable file."""
+    for path in archived:
+        _append(archive, [new_entry(files[path], files[path].description or files[path].title)])
+        report.archived_listed.append(f"{path}: archived or superseded and reached by nothing; "
+                                      "listed in the archive index")
+
+
+def _family_of_path(path: str) -> str | None:
+    return family_of(path.rpartition("/")[2])
+
+
+def _by_family(paths: list[str]) -> dict[str, list[str]]:
+    """The paths by name family (``""``: none), in their order."""
+    by_family: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        by_family[_family_of_path(path) or ""].append(path)
+    return by_family
+
+
+def _sibling_keys(path: str, f: MemoryFile, flat: bool) -> list[tuple[str, str]]:
+    """What makes a file a sibling of another: its name family, its type, its folder (the root's
+    top counts only in an index without sections, ``flat``)."""
+    fam = _family_of_path(path)
+    keys = [("family", fam)] if fam else []
+    kind = f.frontmatter.get("type").strip().lower()
+    if kind:  # files that share having no type are not siblings
+        keys.append(("type", kind))
+    if "/" in path or flat:  # in a sectioned index the root's top is no folder
+        keys.append(("folder", path.rpartition("/")[0]))  # a few siblings share
+    return keys
+
+
+def _sibling_places(index: Index, files: Mapping[str, MemoryFile], flat: bool) -> dict[tuple[str, str], int]:
+    """Where the siblings are, by sibling key: the section holding most entries of the key (the
+    later one on a tie), at its last such entry."""
+    section_of = innermost_headings(index)
     seen: dict[tuple[str, str], dict[int | None, list[int]]] = defaultdict(dict)  # key → section → [count, last]
-    for pos, line in enumerate(lines):
+    for pos, line in enumerate(index.lines):
         if line.kind is LineKind.ENTRY and line.resolved is not None and line.resolved in files \
                 and not line.scope:
-            f = files[line.resolved]
-            name = line.resolved.rpartition("/")[2]
-            fam = family_of(name)
-            keys = [("family", fam)] if fam else []
-            kind = f.frontmatter.get("type").strip().lower()
-            if kind:  # files that share having no type are not siblings
-                keys.append(("type", kind))
-            if "/" in line.resolved or flat:  # in a sectioned index the root's top is no folder
-                keys.append(("folder", line.resolved.rpartition("/")[0]))  # a few siblings share
-            for key in keys:
+            for key in _sibling_keys(line.resolved, files[line.resolved], flat):
                 tally = seen[key].setdefault(section_of[pos], [0, pos])
                 tally[0] += 1
                 tally[1] = pos
-    last_by = {key: max(sections.values(), key=lambda tally: tally)[1] for key, sections in seen.items()}
-    last_region = max((pos for pos, line in enumerate(lines) if line.kind is LineKind.REGION), default=None)
-    by_family: dict[str, list[str]] = defaultdict(list)
-    for path in live:
-        fam = family_of(path.rpartition("/")[2])
-        by_family[fam or ""].append(path)
+    return {key: max(sections.values(), key=lambda tally: tally)[1] for key, sections in seen.items()}
+
+
+def _rules_with_entries(snapshot: Snapshot, index: Index, live: list[str], by_family: dict[str, list[str]],
+                        cost: dict[str, int], budget: Budget) -> list[str]:
+    """The live standing rules that get entries of their own before episodic notes get region
+    pointers (a rule reached only by grep is a rule the session never sees).
+
+    None when they would take more than a quarter of the cap.  In an index past its cap all of
+    them (the trims after the repair make room, episodic entries first); in one that loads in
+    full, as many as its room holds and the room its episodic entries take (the decay after the
+    repair moves those, oldest first, into the archive index, where the region pointer of their
+    family still reaches them).
+    """
+    config = snapshot.config
+    rules = [p for p in live if is_standing_rule(snapshot.files[p])]
+    if not (len(rules) <= config.max_lines // 4 and sum(cost[p] for p in rules) <= config.max_bytes // 4):
+        return []
+    if not rules or budget.cut_line is not None or budget.over_lines or budget.over_bytes:
+        return rules
+    return _rules_that_fit(snapshot, index, live, rules, by_family, cost, budget)
+
+
+def _rules_that_fit(snapshot: Snapshot, index: Index, live: list[str], rules: list[str],
+                    by_family: dict[str, list[str]], cost: dict[str, int], budget: Budget) -> list[str]:
+    """The ``rules``, in order, that the room of an index loading in full holds (its spare room
+    and the room its episodic entries take), less what the other entries and the region pointers
+    of this repair take."""
+    # room for the rules first; kept back only for the lone notes that get an entry whatever
+    # happens (a family of one, or none): families of several take a region pointer when tight
+    config = snapshot.config
+    lone = {fam for fam, paths in by_family.items() if not fam or len(paths) == 1}
+    others = [p for p in live if p not in rules and (_family_of_path(p) or "") in lone]
+    regions_at_most = 1 + sum(1 for fam, paths in by_family.items() if fam and len(paths) >= 2)
+    spare_lines, spare_bytes = episodic_room(index, snapshot)
+    room_bytes = (config.max_bytes - budget.bytes + spare_bytes - sum(cost[p] for p in others)
+                  - REGION_COST * regions_at_most)
+    room_lines = config.max_lines - budget.lines + spare_lines - len(others) - regions_at_most - 2  # (## Recent)
+    return _first_that_fit(rules, cost, room_bytes, room_lines)
+
+
+def _first_that_fit(paths: list[str], cost: dict[str, int], room_bytes: int, room_lines: int) -> list[str]:
+    """The ``paths``, in order, whose entries (a line and ``cost`` bytes each) the room holds."""
+    fitting: list[str] = []
+    for p in paths:
+        if cost[p] <= room_bytes and room_lines >= 1:
+            fitting.append(p)
+            room_bytes -= cost[p]
+            room_lines -= 1
+    return fitting
+
+
+def _regions_and_singles(by_family: dict[str, list[str]], rules: list[str], tight: bool,
+                         report: RepairPlan) -> tuple[list[str], list[str]]:
+    """The region pointers (a family of many unreachable files, or of two or more when
+    ``tight``) and the files that get entries of their own (``rules`` among them)."""
     regions: list[str] = []
     singles: list[str] = []
-    # near the fill target, a family of two or more takes one region line instead of entries
-    _, t_bytes = target_size(snapshot.config, None)
-    cost = {p: len(new_entry(files[p], entry_hook(files[p]))) + 1 for p in live}
-    budget = measure(active.index, snapshot.config)
-    tight = budget.bytes + sum(cost.values()) > t_bytes
-    # live standing rules get entries before episodic notes get region pointers (a rule reached
-    # only by grep is a rule the session never sees), as long as they take no more than a
-    # quarter of the cap: in an index past its cap the trims after the repair make room,
-    # episodic entries first; in one that loads in full, as many as its room holds and the
-    # room its episodic entries take (the decay after the repair moves those, oldest first,
-    # into the archive index, where the region pointer of their family still reaches them)
-    config = snapshot.config
-    rules = [p for p in live if is_standing_rule(files[p])]
-    if not (len(rules) <= config.max_lines // 4 and sum(cost[p] for p in rules) <= config.max_bytes // 4):
-        rules = []
-    if rules and budget.cut_line is None and not budget.over_lines and not budget.over_bytes:
-        # room for the rules first; kept back only for the lone notes that get an entry whatever
-        # happens (a family of one, or none): families of several take a region pointer when tight
-        lone = {fam for fam, paths in by_family.items() if not fam or len(paths) == 1}
-        others = [p for p in live if p not in rules and (family_of(p.rpartition("/")[2]) or "") in lone]
-        regions_at_most = 1 + sum(1 for fam, paths in by_family.items() if fam and len(paths) >= 2)
-        spare_lines, spare_bytes = episodic_room(active.index, snapshot)
-        room_bytes = (config.max_bytes - budget.bytes + spare_bytes - sum(cost[p] for p in others)
-                      - REGION_COST * regions_at_most)
-        room_lines = config.max_lines - budget.lines + spare_lines - len(others) - regions_at_most - 2  # (## Recent)
-        fitting: list[str] = []
-        for p in rules:
-            if cost[p] <= room_bytes and room_lines >= 1:
-                fitting.append(p)
-                room_bytes -= cost[p]
-                room_lines -= 1
-        rules = fitting
     for fam, paths in by_family.items():
         if rules:
             singles += [p for p in paths if p in rules]
@@ -488,15 +546,18 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
                                   f"({', '.join(paths[:3])}{', …' if len(paths) > 3 else ''})")
         else:
             singles += paths
+    return regions, singles
+
+
+def _entries_beside_siblings(active: LineEdit, files: Mapping[str, MemoryFile], singles: list[str],
+                             last_by: dict[tuple[str, str], int], flat: bool, report: RepairPlan) -> list[str]:
+    """An entry for each of ``singles`` after the last of its siblings; the entries of those
+    without siblings are returned, for ``## Recent``."""
     recent: list[str] = []
     for path in singles:
         f = files[path]
         raw = new_entry(f, entry_hook(f))
-        fam = family_of(path.rpartition("/")[2])
-        keys = [("family", fam)] if fam else []
-        kind = f.frontmatter.get("type").strip().lower()
-        keys += [("type", kind)] if kind else []
-        keys += [("folder", path.rpartition("/")[0])] if "/" in path or flat else []
+        keys = _sibling_keys(path, f, flat)
         beside = next((last_by[k] for k in keys if k in last_by), None)
         where = next((k for k in keys if k in last_by), None)
         if beside is None:
@@ -506,6 +567,14 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
             active.insert_after(beside, raw)
             report.indexed.append(f"{path}: reached by nothing; entry added beside its {where[0]} "
                                   f"({where[1] or 'top level'}) at line {beside + 1}" if where else path)
+    return recent
+
+
+def _append_blocks(active: LineEdit, recent: list[str], regions: list[str]) -> None:
+    """The ``recent`` entries under the ``## Recent`` heading and the ``regions`` after the last
+    region pointer; those without a place in new blocks at the end of the index."""
+    lines = active.index.lines
+    last_region = max((pos for pos, line in enumerate(lines) if line.kind is LineKind.REGION), default=None)
     tail: list[str] = []
     if recent:
         heading = next((pos for pos, line in enumerate(lines) if line.kind is LineKind.HEADING
@@ -520,9 +589,7 @@ def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, 
         else:
             tail += ["", "## Regions", *regions]
     if tail:
-        if not lines:
-            tail = tail[1:]
-        elif not lines[-1].raw.strip():
+        if not lines or not lines[-1].raw.strip():
             tail = tail[1:]
         active.insert_after(len(lines) - 1, *tail)
 
