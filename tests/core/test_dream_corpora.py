@@ -27,9 +27,9 @@ from memtui.core.read.store import load_root
 from memtui.core.rules.budget import measure
 from memtui.core.rules.validate import validate
 from memtui.core.tidy.lines import sections
-from memtui.core.tidy.repair import is_standing_rule
 from memtui.core.tidy.targets import tree_top
 from memtui.core.tidy.trim import EPISODIC_RANK, decay_rank
+from memtui.core.tidy.unreachable import is_standing_rule
 from tests.support.roots import CORPORA, corpus_roots
 from tests.support.writer import tree, writable_copy
 

@@ -84,7 +84,8 @@ def test_the_folders_own_documents_are_left_unlisted_and_offered_unchecked(make_
     sub-folder: the repair leaves it out, and the dream's ``documents`` item (unchecked) lists it
     only when a person asks."""
     from memtui.core.dream.plan import plan_dream
-    from memtui.core.tidy.repair import index_documents, is_folder_document, plan_repair
+    from memtui.core.model.folder_docs import is_folder_document
+    from memtui.core.tidy.repair import index_documents, plan_repair
 
     files = dict(SECTIONED_FILES, **{
         "README.md": "# memory-export\n\nAn export of the session memory, for reference.\n",

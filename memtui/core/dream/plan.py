@@ -92,8 +92,9 @@ from ..tidy.detail import move_detail
 from ..tidy.lines import HISTORY_HEADER, HISTORY_NAME, LineEdit, configured_target_lines, index_op
 from ..tidy.prose import pointers
 from ..tidy.rebuild import NothingToRebuild, known_paths, unlisted_live, with_born
-from ..tidy.repair import index_documents, lesson_paths, lessons, plan_repair, unlisted_documents
+from ..tidy.repair import index_documents, lesson_paths, lessons, plan_repair
 from ..tidy.trim import archive_declared, decay, decay_plan, declared_superseded, shorten
+from ..tidy.unreachable import unlisted_documents
 from ..verbs.lifecycle import archive, region_covers, supersede
 from ..verbs.merge import merge
 from ..write import Preview, plan

@@ -64,7 +64,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any, Callable, Collection, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
 from ..model.index_marks import IndexMark
 from ..model.safepath import check_stored_path
@@ -502,48 +502,87 @@ def _checkpoints(files: Sequence[MemoryFile], sets: Sequence[TokenSets], notes: 
     its item, a note's successor is the one whose name shares the most leading words, then the
     nearest."""
     logs = [n for n in notes if is_log(n.path) and n.dated_name]
-    by_lead: dict[str, list[_Note]] = defaultdict(list)
-    for n in logs:
-        if n.lead:
-            by_lead[n.lead[0]].append(n)
+    by_lead = _by_first_lead(logs)
     for old in logs:
         if not old.item:
             continue
-        best: tuple[tuple[Any, ...], _Note, int] | None = None
-        seen: set[int] = {old.index}
-        pool = [*(by_lead.get(old.lead[0], ()) if old.lead else ()),
-                *(n for word in old.item & rare for n in by_word[word])]
-        for new in pool:
-            if new.index in seen or not is_log(new.path) or not new.dated_name:
-                continue
-            seen.add(new.index)
-            days = (new.when.date() - old.when.date()).days
-            if not 0 <= days <= CHAIN_DAYS or not _after(new, old):
-                continue
-            lead = _common_lead(old.lead, new.lead)
-            versioned = _new_version(old, new)
-            named = _names(files[new.index], old)
-            contained = (old.item <= new.item or new.item <= old.item) and bool(old.item & new.item & rare)
-            if not (lead >= 2 or (lead == 1 and old.lead[0] in rare) or contained
-                    or (versioned and named and lead >= 1)):
-                continue
-            titles = (files[old.index].title, files[new.index].title)
-            if new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead, titles)
-                                                or new.stage == REVIEW or faulted(titles[1])
-                                                or (old.stage == REVIEW and new.stage not in ANSWERS)):
-                continue
-            closes = new.stage == CLOSING > old.stage or new.version > old.version
-            restated = _restated(sets, old.index, new.index)
-            strong = (closes and restated >= RESTATES) or (
-                versioned and (contained or lead >= 2) and restated >= VERSION_RESTATES)
-            if not (strong or (named and weights.held(old.index, new.index) >= tuning.named_hold)):
-                continue
-            key = (-lead, _order(new)[:3], -_restated(sets, old.index, new.index), new.path)
-            if best is None or key < best[0]:
-                best = (key, new, lead)
-        if best is None:
+        best: tuple[tuple[Any, ...], _Note] | None = None
+        for new in _dated_logs_near(old, by_lead, by_word, rare, is_log):
+            key = _checkpoint_rank(files, sets, old, new, rare, weights, tuning)
+            if key is not None and (best is None or key < best[0]):
+                best = (key, new)
+        if best is not None:
+            yield old, best[1], _checkpoint(files, sets, old, best[1])
+
+
+def _by_first_lead(notes: list[_Note]) -> dict[str, list[_Note]]:
+    """The notes by the first leading word of their names (none for a name without one)."""
+    by_lead: dict[str, list[_Note]] = defaultdict(list)
+    for n in notes:
+        if n.lead:
+            by_lead[n.lead[0]].append(n)
+    return by_lead
+
+
+def _dated_logs_near(old: _Note, by_lead: dict[str, list[_Note]], by_word: dict[str, list[_Note]],
+                     rare: set[str], is_log: Callable[[str], bool]) -> Iterator[_Note]:
+    """The logs dated by their names that may be of ``old``'s work item, each once: those whose
+    names start with its first word, then those that share a rare word of its item."""
+    seen: set[int] = {old.index}
+    pool = [*(by_lead.get(old.lead[0], ()) if old.lead else ()),
+            *(n for word in old.item & rare for n in by_word[word])]
+    for new in pool:
+        if new.index in seen or not is_log(new.path) or not new.dated_name:
             continue
-        yield old, best[1], _checkpoint(files, sets, old, best[1])
+        seen.add(new.index)
+        yield new
+
+
+def _checkpoint_rank(files: Sequence[MemoryFile], sets: Sequence[TokenSets], old: _Note, new: _Note,
+                     rare: set[str], weights: Weights, tuning: Tuning) -> tuple[Any, ...] | None:
+    """How near a successor of ``old`` the later ``new`` is (the lowest nearest: the most leading
+    words shared, then the earliest, then the most restated), or None when it is none."""
+    days = (new.when.date() - old.when.date()).days
+    if not 0 <= days <= CHAIN_DAYS or not _after(new, old):
+        return None
+    lead = _common_lead(old.lead, new.lead)
+    versioned = _new_version(old, new)
+    named = _names(files[new.index], old)
+    contained = (old.item <= new.item or new.item <= old.item) and bool(old.item & new.item & rare)
+    if not _one_item(old, lead, rare, contained, versioned and named):
+        return None
+    if _other_work(files, old, new, lead):
+        return None
+    restated = _restated(sets, old.index, new.index)
+    if not (_restates_closing(old, new, lead, restated, versioned, contained)
+            or (named and weights.held(old.index, new.index) >= tuning.named_hold)):
+        return None
+    return (-lead, _order(new)[:3], -_restated(sets, old.index, new.index), new.path)
+
+
+def _one_item(old: _Note, lead: int, rare: set[str], contained: bool, named_version: bool) -> bool:
+    """Whether a later note is of ``old``'s work item: their names share two leading words (or
+    one rare word), one's item words hold the other's and a rare one, or it is a later version
+    naming ``old`` with a leading word in common."""
+    return (lead >= 2 or (lead == 1 and old.lead[0] in rare) or contained
+            or (named_version and lead >= 1))
+
+
+def _other_work(files: Sequence[MemoryFile], old: _Note, new: _Note, lead: int) -> bool:
+    """Whether a later note of no higher version is other work than ``old``: a distinct item or
+    a part of it, a review, a note of a fault, or anything but an answer to ``old``'s review."""
+    titles = (files[old.index].title, files[new.index].title)
+    return new.version <= old.version and (_distinct(old, new, lead) or _part(old, new, lead, titles)
+                                           or new.stage == REVIEW or faulted(titles[1])
+                                           or (old.stage == REVIEW and new.stage not in ANSWERS))
+
+
+def _restates_closing(old: _Note, new: _Note, lead: int, restated: float, versioned: bool,
+                      contained: bool) -> bool:
+    """Whether ``new`` closes the item or is a later version of it and restates enough of ``old``."""
+    closes = new.stage == CLOSING > old.stage or new.version > old.version
+    return (closes and restated >= RESTATES) or (
+        versioned and (contained or lead >= 2) and restated >= VERSION_RESTATES)
 
 
 def _checkpoint(files: Sequence[MemoryFile], sets: Sequence[TokenSets], old: _Note,

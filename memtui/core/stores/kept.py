@@ -922,32 +922,67 @@ def keep_patch(cache: StatCache, now: Current, written: str | None = None,
     answer trusts stays the same (the files the run did not read keep their kept keys)."""
     kept = now.kept
     where = _files(cache)
-    ahead = written is not None and landed is not None \
-        and (written == INDEX_NAME or kept.key(written) is not None)
+    ahead = _lands_in_kept(kept, written, landed)
     if where is None or not (now.changed or ahead) or now.verified or now.walk is not None:
         return
     snapshot, found = landed if ahead and landed is not None else (now.snapshot, now.found)
+    if not _patchable(kept, snapshot):
+        return
+    patched = _patched_files(kept, now, snapshot, written if ahead else None)
+    if patched is None:
+        return
+    blob = marshal.dumps(_patch_value(cache, kept, *patched, snapshot, found))
+    try:
+        write_cache_file(where[0], _patch_name(where[1]),
+                         PATCH_MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob)
+    except OSError:
+        pass
+
+
+def _lands_in_kept(kept: Kept, written: str | None, landed: tuple[Snapshot, FindingsCache] | None) -> bool:
+    """Whether the patch is of the root as a write leaves it: one of the index or of a file of
+    the kept answer, with the root once it lands."""
+    return written is not None and landed is not None \
+        and (written == INDEX_NAME or kept.key(written) is not None)
+
+
+def _patchable(kept: Kept, snapshot: Snapshot) -> bool:
+    """Whether a patch can say what changed in ``snapshot``: it has the kept files (no file's
+    presence changed), no interrupted change and the kept archive index."""
     if len(snapshot.files) != len(kept.paths) or snapshot.interrupted:
-        return
+        return False
     archive = snapshot.archive_index
-    if (archive.render() if archive.exists else None) != (kept.archive[1] if kept.archive else None):
-        return
+    return (archive.render() if archive.exists else None) == (kept.archive[1] if kept.archive else None)
+
+
+def _patched_files(kept: Kept, now: Current, snapshot: Snapshot,
+                   written: str | None) -> tuple[dict[str, Key], dict[str, bytes]] | None:
+    """The patch so far with the files the run found changed (and ``written``, a memory file a
+    write will land in, by its bytes): each one's stat key, and the bytes of those too young for
+    theirs; None when one is not a file of the kept answer or the young bytes grow too many."""
     keys, young = dict(kept.patched[0]), dict(kept.patched[1])  # the patch so far, and now
     for rel in now.changed:
         key = now.keys.get(rel)
         if key is None or kept.key(rel) is None:
-            return
+            return None
         young.pop(rel, None)
         if key == UNTRUSTED:
             young[rel] = now.snapshot.files[rel].data
         keys[rel] = key
-    if ahead and written != INDEX_NAME and written is not None:
+    if written != INDEX_NAME and written is not None:
         keys[written], young[written] = UNTRUSTED, snapshot.files[written].data
     if sum(len(b) for b in young.values()) + sum(map(len, kept.young.values())) > MAX_YOUNG_BYTES:
-        return
+        return None
+    return keys, young
+
+
+def _patch_value(cache: StatCache, kept: Kept, keys: dict[str, Key], young: dict[str, bytes],
+                 snapshot: Snapshot, found: FindingsCache) -> tuple[Any, ...]:
+    """What the patch file holds (marshalled): the files' keys and young bytes, the index when
+    it is not the kept one, and the findings now less the handoff state's."""
     index = snapshot.index.render()
     handoff = set(handoff_findings(snapshot.handoff))
-    value = (
+    return (
         FORMAT, kept.base, cache.since_ns, keys, young,
         (index, index_plain(snapshot.index)) if index != kept.base_index else None,
         findings_plain(f for f in found.findings if f not in handoff),
@@ -955,12 +990,6 @@ def keep_patch(cache: StatCache, now: Current, written: str | None = None,
         {p: findings_plain(v) for p, v in found.file_cross.items()},
         dict(found.glob_counts), tuple(sorted(found.provenance)), tuple(sorted(found.superseding)),
     )
-    blob = marshal.dumps(value)
-    try:
-        write_cache_file(where[0], _patch_name(where[1]),
-                         PATCH_MAGIC + zlib.crc32(blob).to_bytes(4, "little") + blob)
-    except OSError:
-        pass
 
 
 def validate_kept(root: Path | str, config: BudgetConfig = BudgetConfig(),

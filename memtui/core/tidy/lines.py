@@ -156,6 +156,15 @@ def archive_index_of(snapshot: Snapshot) -> Index:
     return snapshot.archive_index if snapshot.archive_index.exists else Index(ARCHIVE_INDEX_NAME, False)
 
 
+def append_to_archive(edit: LineEdit, raws: list[str]) -> None:
+    """Append lines to the archive index, under a ``# Memory archive`` heading when it is empty."""
+    lines = edit.index.lines
+    if not lines and not edit.inserted:
+        edit.insert_after(-1, "# Memory archive", "", *raws)
+    else:
+        edit.insert_after(len(lines) - 1, *raws)
+
+
 def history_ops(snapshot: Snapshot, text: str, archive_ops_done: bool = False) -> list[Operation]:
     """Append ``text`` to ``MEMORY-history.md`` (created when missing, then listed in the
     archive index so it stays reachable)."""

@@ -13,17 +13,9 @@
   prose bullet that links the file is an inline fact and stays as it is;
 - a file listed in both indexes leaves the index it does not belong in (a live file its
   archive-index line, an archived one its active entry);
-- a **live unreachable file** gets an entry next to its siblings (the last entry of its name
-  family, else of its type, else of its folder — the root's top counts only in an index without
-  sections), or in a ``## Recent`` block; a family of many
-  unreachable files gets one region pointer — but a live standing rule (:func:`is_standing_rule`)
-  gets an entry of its own before episodic notes get region pointers, unless the rules would
-  take more than a quarter of the cap.  An archived or superseded unreachable file gets
-  an archive-index line (that is what those lines mean); a live one never does.  The folder's
-  own documents (:func:`~memtui.core.model.folder_docs.folder_document`: a ``README``, ``LICENSE``,
-  a second index, an unfilled template…) are left out: whoever published the folder put them
-  there for people, not for the agent, and :func:`index_documents` lists them only when a
-  person asks.
+- a **live unreachable file** gets an entry next to its siblings, a family of many unreachable
+  files one region pointer, an archived or superseded one an archive-index line; the folder's own
+  documents are left out (:mod:`.unreachable`, which :func:`index_documents` also uses).
 
 Every line replaced or removed is kept, byte for byte, in ``MEMORY-history.md``.  The archive
 index gets the same link repairs.  :func:`lessons` is the last resort for a dangling pointer
@@ -35,7 +27,6 @@ checks nothing for them.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, insort
 from collections import defaultdict
 from dataclasses import dataclass
@@ -43,34 +34,24 @@ from functools import lru_cache
 from typing import Collection
 
 from ..model.changeset import Changeset, Create, Operation, apply_to_snapshot
-from ..model.folder_docs import is_folder_document
-from ..model.index import region_line
-from ..model.index_edit import heading_level, new_entry, with_hook
-from ..model.snapshot import INDEX_NAME, Index, IndexLine, LineKind, MemoryFile, Snapshot, encode_text, in_team
-from ..rules.budget import measure
-from ..rules.validate import _structural, glob_regex, reach_of
+from ..model.index_edit import with_hook
+from ..model.snapshot import INDEX_NAME, IndexLine, LineKind, Snapshot, encode_text, in_team
 from .lines import (
-    HISTORY_NAME,
     LineEdit,
     NothingToRebuild,
+    append_to_archive,
     archive_index_of,
     entry_is_lead,
     history_block,
     history_ops,
     index_op,
-    innermost_headings,
     line_states_rule,
-    rule_stating_lines,
-    target_size,
-    unit_sizes,
 )
 from .targets import Targets, broken_refs, is_dangling, relink, stem_of, unlink
-from .trim import EPISODIC_RANK, decay_rank
+from .unreachable import index_unreachable, is_live, unlisted_documents
 
-REGION_MIN = 6  # a family with at least this many unreachable files gets a region pointer
-REGION_COST = 120  # characters kept back for each region pointer a repair may write
 LESSON_MIN = 30  # characters of hook that make a lesson worth its own file
-_FAMILY = re.compile(r"^([^_\-]+)([_-])")
+
 
 
 class NothingToRepair(NothingToRebuild):
@@ -98,59 +79,6 @@ class RepairPlan:
     def evidence(self) -> list[str]:
         return (self.repointed + self.unlinked + self.merged + self.indexed + self.regions
                 + self.archived_listed + self.cross_listed)
-
-
-def family_of(name: str) -> str | None:
-    """The glob of a file name's family (``session_*.md``), or None."""
-    match = _FAMILY.match(name)
-    if match is None or not name.lower().endswith(".md"):
-        return None
-    glob = f"{match.group(1)}{match.group(2)}*.md"
-    return glob if glob_regex(glob) is not None else None
-
-
-NEW_HOOK = 200  # characters a hook memtui writes may take (Claude Code's advice for a line)
-
-
-def entry_hook(f: MemoryFile) -> str:
-    """The hook of a new entry: the file's ``description`` (cut, past :data:`NEW_HOOK`
-    characters, to its own operative clauses, else its first clause: the file holds the rest),
-    else its body's first sentence, else its title."""
-    if f.description:
-        if len(f.description) <= NEW_HOOK:
-            return f.description
-        from .trim import first_clause, short_text
-
-        return short_text(f.description, NEW_HOOK) or first_clause(f.description, NEW_HOOK)
-    for line in f.body.splitlines():
-        text = line.strip().lstrip("\ufeff#>-*+ ").strip()
-        if len(text) >= 12 and not text.startswith(("```", "|", "<!--", "---")) and text != f.title:
-            text = " ".join(text.split())
-            cut = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-            return cut if len(cut) <= 150 else cut[:149].rsplit(" ", 1)[0] + "…"
-    return f.title
-
-
-#: the types of a standing rule (a person's or the agent's rule, a decision)
-RULE_TYPES = ("user", "feedback", "decision")
-
-
-def is_standing_rule(f: MemoryFile) -> bool:
-    """Whether a file is a standing rule: its ``type`` is ``user``, ``feedback`` or ``decision``,
-    or, with no type, its name says so (``feedback_*.md``) — never a file named as a log of work
-    (``session_…``, :func:`~memtui.core.model.standing.is_log_name`), whatever its type."""
-    from ..model.standing import is_log_name
-
-    if is_log_name(f.path):
-        return False
-    kind = f.frontmatter.get("type").strip().lower()
-    if kind:
-        return kind in RULE_TYPES
-    return f.name.lower().startswith(tuple(f"{t}{sep}" for t in RULE_TYPES for sep in "_-"))
-
-
-def _is_live(f: MemoryFile) -> bool:
-    return not (f.archived or f.status == "superseded" or f.frontmatter.names("superseded_by"))
 
 
 def repair(snapshot: Snapshot) -> Changeset:
@@ -211,9 +139,9 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
     if active is not None:
         _merge_duplicates(snapshot, active, report, old_lines)
         _cross_listed(snapshot, active, archive, report, old_lines)
-        _index_unreachable(snapshot, active, archive, report, documents=False)
+        index_unreachable(snapshot, active, archive, report, documents=False)
     if to_archive:
-        _append(archive, to_archive)
+        append_to_archive(archive, to_archive)
 
     ops: list[Operation] = []
     if active is not None and active.changed:
@@ -233,14 +161,6 @@ def plan_repair(snapshot: Snapshot) -> tuple[Changeset, RepairPlan]:
         if items:
             parts.append(f"{len(items)} {label}")
     return Changeset("repair", "repair the indexes: " + ", ".join(parts or ["line fixes"]), tuple(ops)), report
-
-
-def _append(edit: LineEdit, raws: list[str]) -> None:
-    lines = edit.index.lines
-    if not lines and not edit.inserted:
-        edit.insert_after(-1, "# Memory archive", "", *raws)
-    else:
-        edit.insert_after(len(lines) - 1, *raws)
 
 
 def _merge_duplicates(snapshot: Snapshot, active: LineEdit, report: RepairPlan, old_lines: list[str]) -> None:
@@ -343,7 +263,7 @@ def _cross_listed(snapshot: Snapshot, active: LineEdit, archive: LineEdit, repor
         f = snapshot.files.get(line.resolved or "")
         if f is None:
             continue
-        if _is_live(f):
+        if is_live(f):
             old_lines.append(line.raw)
             archive.remove(pos)
             report.cross_listed.append(f"{line.resolved}: live and in MEMORY.md, its archive-index line "
@@ -356,22 +276,6 @@ def _cross_listed(snapshot: Snapshot, active: LineEdit, archive: LineEdit, repor
                                        "active entry leaves (kept in MEMORY-history.md)")
 
 
-def unreachable(snapshot: Snapshot) -> list[str]:
-    """The files nothing reaches (no entry, archive line, region or mention), memtui's history
-    and team files aside."""
-    reach = reach_of(snapshot)
-    structural = _structural(snapshot)
-    return [path for path in snapshot.files
-            if path not in structural and path != HISTORY_NAME and not in_team(path)
-            and not reach.direct.get(path) and path not in reach.archived
-            and path not in reach.region and path not in reach.mention]
-
-
-def unlisted_documents(snapshot: Snapshot) -> list[str]:
-    """The folder's own documents (:func:`is_folder_document`) that nothing reaches."""
-    return [path for path in unreachable(snapshot) if is_folder_document(path, snapshot.files[path])]
-
-
 def index_documents(snapshot: Snapshot, only: Collection[str] | None = None) -> Changeset:
     """Entries for the folder's own documents that nothing reaches (``only``: those of them),
     beside their siblings or under ``## Recent`` (raises :class:`NothingToRepair` when there
@@ -380,8 +284,8 @@ def index_documents(snapshot: Snapshot, only: Collection[str] | None = None) -> 
         raise NothingToRepair("the root has no MEMORY.md")
     active = LineEdit(snapshot.index)
     report = RepairPlan([], [], [], [], [], [], [], [], [])
-    _index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True,
-                       only=only)
+    index_unreachable(snapshot, active, LineEdit(archive_index_of(snapshot)), report, documents=True,
+                      only=only)
     if not active.changed:
         raise NothingToRepair("no document of the folder is unlisted")
     names = ", ".join(path for path in unlisted_documents(snapshot) if only is None or path in only)
@@ -389,168 +293,7 @@ def index_documents(snapshot: Snapshot, only: Collection[str] | None = None) -> 
                      tuple(index_op(snapshot.index, active.render())))
 
 
-def _index_unreachable(snapshot: Snapshot, active: LineEdit, archive: LineEdit, report: RepairPlan,
-                       documents: bool, only: Collection[str] | None = None) -> None:
-    """Index the unreachable files: the memories (``documents`` false; the folder's own documents
-    are then named in ``report.documents``), or only the folder's own documents (``only``: those
-    of them)."""
-    orphans = []
-    for path in unreachable(snapshot):
-        if only is not None and path not in only:
-            continue
-        if is_folder_document(path, snapshot.files[path]) == documents:
-            orphans.append(path)
-        elif not documents:
-            report.documents.append(path)
-    if not orphans:
-        return
-    files = snapshot.files
-    lines = active.index.lines
-    live = [p for p in orphans if _is_live(files[p])]
-    for path in orphans:
-        if path not in live:
-            _append(archive, [new_entry(files[path], files[path].description or files[path].title)])
-            report.archived_listed.append(f"{path}: archived or superseded and reached by nothing; "
-                                          "listed in the archive index")
-    if not live:
-        return
-    # where the siblings are: the section holding most entries of the same family, type, folder
-    # (the later one on a tie), at its last such entry
-    flat = not any(line.kind is LineKind.HEADING and heading_level(line) >= 2 for line in lines)
-    section_of = innermost_headings(active.index)
-    seen: dict[tuple[str, str], dict[int | None, list[int]]] = defaultdict(dict)  # key → section → [count, last]
-    for pos, line in enumerate(lines):
-        if line.kind is LineKind.ENTRY and line.resolved is not None and line.resolved in files \
-                and not line.scope:
-            f = files[line.resolved]
-            name = line.resolved.rpartition("/")[2]
-            fam = family_of(name)
-            keys = [("family", fam)] if fam else []
-            kind = f.frontmatter.get("type").strip().lower()
-            if kind:  # files that share having no type are not siblings
-                keys.append(("type", kind))
-            if "/" in line.resolved or flat:  # in a sectioned index the root's top is no folder
-                keys.append(("folder", line.resolved.rpartition("/")[0]))  # a few siblings share
-            for key in keys:
-                tally = seen[key].setdefault(section_of[pos], [0, pos])
-                tally[0] += 1
-                tally[1] = pos
-    last_by = {key: max(sections.values(), key=lambda tally: tally)[1] for key, sections in seen.items()}
-    last_region = max((pos for pos, line in enumerate(lines) if line.kind is LineKind.REGION), default=None)
-    by_family: dict[str, list[str]] = defaultdict(list)
-    for path in live:
-        fam = family_of(path.rpartition("/")[2])
-        by_family[fam or ""].append(path)
-    regions: list[str] = []
-    singles: list[str] = []
-    # near the fill target, a family of two or more takes one region line instead of entries
-    _, t_bytes = target_size(snapshot.config, None)
-    cost = {p: len(new_entry(files[p], entry_hook(files[p]))) + 1 for p in live}
-    budget = measure(active.index, snapshot.config)
-    tight = budget.bytes + sum(cost.values()) > t_bytes
-    # live standing rules get entries before episodic notes get region pointers (a rule reached
-    # only by grep is a rule the session never sees), as long as they take no more than a
-    # quarter of the cap: in an index past its cap the trims after the repair make room,
-    # episodic entries first; in one that loads in full, as many as its room holds and the
-    # room its episodic entries take (the decay after the repair moves those, oldest first,
-    # into the archive index, where the region pointer of their family still reaches them)
-    config = snapshot.config
-    rules = [p for p in live if is_standing_rule(files[p])]
-    if not (len(rules) <= config.max_lines // 4 and sum(cost[p] for p in rules) <= config.max_bytes // 4):
-        rules = []
-    if rules and budget.cut_line is None and not budget.over_lines and not budget.over_bytes:
-        # room for the rules first; kept back only for the lone notes that get an entry whatever
-        # happens (a family of one, or none): families of several take a region pointer when tight
-        lone = {fam for fam, paths in by_family.items() if not fam or len(paths) == 1}
-        others = [p for p in live if p not in rules and (family_of(p.rpartition("/")[2]) or "") in lone]
-        regions_at_most = 1 + sum(1 for fam, paths in by_family.items() if fam and len(paths) >= 2)
-        spare_lines, spare_bytes = episodic_room(active.index, snapshot)
-        room_bytes = (config.max_bytes - budget.bytes + spare_bytes - sum(cost[p] for p in others)
-                      - REGION_COST * regions_at_most)
-        room_lines = config.max_lines - budget.lines + spare_lines - len(others) - regions_at_most - 2  # (## Recent)
-        fitting: list[str] = []
-        for p in rules:
-            if cost[p] <= room_bytes and room_lines >= 1:
-                fitting.append(p)
-                room_bytes -= cost[p]
-                room_lines -= 1
-        rules = fitting
-    for fam, paths in by_family.items():
-        if rules:
-            singles += [p for p in paths if p in rules]
-            paths = [p for p in paths if p not in rules]
-            if not paths:
-                continue
-        if fam and (len(paths) >= REGION_MIN or tight and len(paths) >= 2):
-            prefix = fam.split("*")[0].rstrip("_-") or fam
-            regions.append(region_line(fam, f"{len(paths)} more {prefix} notes; grep the memory dir"))
-            report.regions.append(f"region `{fam}` for {len(paths)} unreachable files "
-                                  f"({', '.join(paths[:3])}{', …' if len(paths) > 3 else ''})")
-        else:
-            singles += paths
-    recent: list[str] = []
-    for path in singles:
-        f = files[path]
-        raw = new_entry(f, entry_hook(f))
-        fam = family_of(path.rpartition("/")[2])
-        keys = [("family", fam)] if fam else []
-        kind = f.frontmatter.get("type").strip().lower()
-        keys += [("type", kind)] if kind else []
-        keys += [("folder", path.rpartition("/")[0])] if "/" in path or flat else []
-        beside = next((last_by[k] for k in keys if k in last_by), None)
-        where = next((k for k in keys if k in last_by), None)
-        if beside is None:
-            recent.append(raw)
-            report.indexed.append(f"{path}: reached by nothing; entry added under ## Recent")
-        else:
-            active.insert_after(beside, raw)
-            report.indexed.append(f"{path}: reached by nothing; entry added beside its {where[0]} "
-                                  f"({where[1] or 'top level'}) at line {beside + 1}" if where else path)
-    tail: list[str] = []
-    if recent:
-        heading = next((pos for pos, line in enumerate(lines) if line.kind is LineKind.HEADING
-                        and line.raw.strip().lstrip("#").strip().lower() == "recent"), None)
-        if heading is not None:
-            active.insert_after(heading, *recent)
-        else:
-            tail += ["", "## Recent", *recent]
-    if regions:
-        if last_region is not None:
-            active.insert_after(last_region, *regions)
-        else:
-            tail += ["", "## Regions", *regions]
-    if tail:
-        if not lines:
-            tail = tail[1:]
-        elif not lines[-1].raw.strip():
-            tail = tail[1:]
-        active.insert_after(len(lines) - 1, *tail)
-
-
 # ---------------------------------------------------------------- lessons
-
-
-def episodic_room(index: Index, snapshot: Snapshot) -> tuple[int, int]:
-    """The lines and characters (in the cap's unit) of the index's episodic entries — a session
-    log's, a project note's, or any the decay moves before the rules (:func:`.trim.decay_rank`,
-    DESIGN §4.1 (d)) — each the one entry of its file: the room a standing rule may take from
-    what loads, the decay paying for it.  Pinned and informal pins (``** ACTIVE **``) take none."""
-    sizes = unit_sizes(index, snapshot.config)
-    ruled = rule_stating_lines(index)
-    entries: dict[str, list[int]] = defaultdict(list)
-    for pos, line in enumerate(index.lines):
-        if line.kind is LineKind.ENTRY and not line.scope and line.resolved is not None:
-            entries[line.resolved].append(pos)
-    lines = size = 0
-    for path, positions in entries.items():
-        f = snapshot.files.get(path)
-        if f is None or in_team(path) or len(positions) != 1:
-            continue
-        rank = decay_rank(index.lines[positions[0]], f, (), positions[0] in ruled)
-        if rank is not None and rank[0] <= EPISODIC_RANK:
-            lines += 1
-            size += sizes[positions[0]]
-    return lines, size
 
 
 #: the name families of a note that holds a lesson (a rule, a feedback), not a log of progress

@@ -40,7 +40,7 @@ from ..model.frontmatter import clear_key, parse_frontmatter, set_key
 from ..model.index_edit import IndexDraft, new_entry, one_line
 from ..model.snapshot import ARCHIVE_DIR, LineKind, MemoryFile, Snapshot, encode_text
 from ..tidy.lines import keep_erased
-from ..tidy.repair import family_of
+from ..tidy.unreachable import family_of
 from .lifecycle import _draft, _file, hook_for, region_covers, slugify
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
