@@ -585,7 +585,7 @@ class StatCache:
                     loaded = marshal.loads(blob)
                     if isinstance(loaded, dict):
                         found = loaded
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - a damaged section is an empty one: its facts are computed again
                     found = {}
             self._sections[name] = found
         return found
