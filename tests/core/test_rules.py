@@ -17,7 +17,9 @@ INDEX = "# Memory\n\n## Recent\n- [Alpha](a.md) — the alpha fact\n"
 # the handoff rules read the project's .claude/session-state.md: '../.git' makes the root's
 # parent folder the project (a git work tree found by its .git entry)
 STATE = "../.claude/session-state.md"
-TODAY = f"## Handoff: {date.today().isoformat()}\n## Working On\nthe parser\n"
+#: a handoff of the day the test runs (filled in by :func:`files_of` when the case is built, not at
+#: import: a run that starts before midnight and reaches this case after it still means today)
+TODAY = "## Handoff: {today}\n## Working On\nthe parser\n"
 
 # rule -> (files that break it, files that do not)
 CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
@@ -160,13 +162,19 @@ CASES: dict[str, tuple[dict[str, str | bytes], dict[str, str | bytes]]] = {
 }
 
 
+def files_of(case: dict[str, str]) -> dict[str, str]:
+    """A case's files, the session state's handoff dated today."""
+    return {rel: text.format(today=date.today().isoformat()) if rel == STATE else text
+            for rel, text in case.items()}
+
+
 def test_every_rule_has_a_case() -> None:
     assert set(CASES) == set(RULES)
 
 
 @pytest.mark.parametrize("rule", list(CASES))
 def test_rule_fires_on_the_failing_case(rule: str, make_root) -> None:
-    findings = validate(load_root(make_root(CASES[rule][0], name="fail")))
+    findings = validate(load_root(make_root(files_of(CASES[rule][0]), name="fail")))
     hits = [f for f in findings if f.rule == rule]
     assert hits, f"{rule} did not fire; got {[f.rule for f in findings]}"
     assert all(f.severity == RULES[rule] for f in hits)
@@ -175,7 +183,7 @@ def test_rule_fires_on_the_failing_case(rule: str, make_root) -> None:
 
 @pytest.mark.parametrize("rule", list(CASES))
 def test_rule_is_quiet_on_the_passing_case(rule: str, make_root) -> None:
-    findings = validate(load_root(make_root(CASES[rule][1], name="pass")))
+    findings = validate(load_root(make_root(files_of(CASES[rule][1]), name="pass")))
     assert [f for f in findings if f.rule == rule] == []
 
 
