@@ -9,9 +9,11 @@ import hashlib
 import io
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from rich.console import Console
+from textual.message import Message
+from textual.notifications import Notify
 from textual.widgets import Footer
 from textual.worker import WorkerCancelled, WorkerState
 
@@ -82,8 +84,21 @@ async def press(pilot: Any, *keys: str) -> None:
         await settle(pilot)
 
 
+def notice_hook(notices: list[str]) -> Callable[[Message], None]:
+    """A ``message_hook`` for ``app.run_test`` that keeps the text of every notice the app posts
+    in ``notices`` (read from the app's messages, not from Textual's private list)."""
+
+    def hook(message: Message) -> None:
+        if isinstance(message, Notify):
+            notices.append(str(message.notification.message))
+
+    return hook
+
+
 def screen_lines(app: Any) -> list[str]:
-    """The text of every line of the whole screen as the terminal shows it now (no styles)."""
+    """The text of every line of the whole screen as the terminal shows it now (no styles, no
+    control sequences).  The one place the tests read Textual's compositor: the public
+    screenshot is an SVG, and these tests ask what text the terminal shows."""
     console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(),
                       record=True, color_system=None)
     console.print(app.screen._compositor.render_update(full=True,

@@ -19,7 +19,7 @@ from memtui.screens.merge_review import MergeReviewScreen
 from memtui.screens.pick_file import elide_middle
 from memtui.screens.root_picker import SORT_ORDER, RootList, RootPickerScreen
 from memtui.widgets.status_line import display_path
-from tests.support.app import NOW, digest, make_app, press, screen_lines, settle
+from tests.support.app import NOW, digest, make_app, notice_hook, press, screen_lines, settle
 
 
 def suspend_like_a_terminal(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -41,14 +41,14 @@ async def test_an_editor_that_cannot_start_gives_the_app_back(
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
     app = make_app(demo_root)
-    async with app.run_test(size=(140, 40)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(140, 40), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
         calls = suspend_like_a_terminal(app, monkeypatch)
         path = app.selected_path()
         before = (demo_root / path).read_bytes()
         await press(pilot, "e")
         assert calls == ["suspend", "resume"]  # the screen came back
-        notices = [n.message for n in app._notifications]
         assert any(m.startswith(f"cannot run the editor '{editor}'") for m in notices), notices
         assert (demo_root / path).read_bytes() == before
         await press(pilot, "3")  # the app still answers keys
@@ -139,7 +139,8 @@ async def test_help_scrolls_to_its_end_with_j_k_g_G(demo_root: Path, size: tuple
 
 async def test_esc_after_an_accepted_filter_clears_the_filter(demo_root: Path) -> None:
     app = make_app(demo_root)
-    async with app.run_test(size=(140, 40)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(140, 40), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
         everything = len(app.main.query_one("#pane-recent").shown_paths())
         await press(pilot, "slash", "f", "e", "e", "d", "enter")
@@ -149,7 +150,6 @@ async def test_esc_after_an_accepted_filter_clears_the_filter(demo_root: Path) -
         await press(pilot, "escape")
         assert view.filter_text == "" and not view.filter_bar.has_class("-active")
         assert len(app.main.query_one("#pane-recent").shown_paths()) == everything
-        notices = [n.message for n in app._notifications]
         assert not any("nothing is marked" in m for m in notices), notices
         # with files marked, esc unmarks first; the filter goes with the next esc
         await press(pilot, "slash", "f", "e", "e", "d", "enter", "space")
@@ -544,7 +544,8 @@ async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,
     assert f"Scope: `{project.absolute()}/web`" in index and "/home/dev/harbor" not in index
     base = project_of(root) or tmp_path  # where a relative answer starts
     app = make_app(root)
-    async with app.run_test(size=(140, 40)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(140, 40), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
 
         async def answer(text: str) -> None:
@@ -555,8 +556,7 @@ async def test_the_demo_scope_is_the_copy_and_a_checks_the_path(tmp_path: Path,
 
         await answer("no/such/folder")  # said so, and filtered as if one worked there
         assert app.main.scope_path == str(base / "no/such/folder")
-        assert any(f"there is no {base / 'no/such/folder'} here" in n.message
-                   for n in app._notifications)
+        assert any(f"there is no {base / 'no/such/folder'} here" in m for m in notices)
         await answer(str(project / "web"))
         scope = app.main.scope
         assert scope is not None
@@ -575,10 +575,10 @@ async def test_a_symlinked_memtui_folder_says_one_thing_in_the_inbox(demo_root: 
     elsewhere.mkdir()
     (demo_root / ".memtui").symlink_to(elsewhere)
     app = make_app(demo_root)
-    async with app.run_test(size=(140, 40)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(140, 40), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
         await press(pilot, "6")
-        notices = [n.message for n in app._notifications]
         assert not any("interrupted change" in m for m in notices), notices
         assert any(m.startswith("changes are not possible here") for m in notices), notices
         # a look writes nothing in the folder: the Inbox keeps what was seen in memtui's cache,
@@ -631,7 +631,8 @@ async def test_tab_passes_over_an_empty_pane(make_root: Any) -> None:
 async def test_dream_under_read_only_shows_the_plan_and_applies_nothing(demo_root: Path) -> None:
     before = digest(demo_root)
     app = make_app(demo_root, read_only=True)
-    async with app.run_test(size=(140, 40)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(140, 40), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
         await press(pilot, "D")
         assert isinstance(app.screen, DreamScreen) and app.screen.plan is not None
@@ -641,5 +642,5 @@ async def test_dream_under_read_only_shows_the_plan_and_applies_nothing(demo_roo
         assert "a applies" not in text and "read-only" in text, text
         await press(pilot, "a")  # the key still says why
         assert isinstance(app.screen, DreamScreen)
-        assert any("read-only" in n.message for n in app._notifications)
+        assert any("read-only" in m for m in notices)
     assert digest(demo_root) == before

@@ -10,7 +10,7 @@ import pytest
 from textual.message import Message
 from textual.notifications import Notify
 
-from tests.support.app import make_app, settle
+from tests.support.app import make_app, screen_lines, settle
 from tests.support.roots import topic
 from tests.support.writer import snap
 
@@ -119,11 +119,7 @@ async def test_no_control_character_of_a_file_reaches_the_terminal(tmp_path: Pat
     app = make_app(root)
     async with app.run_test(size=(120, 60)) as pilot:
         await settle(pilot)
-        from rich.console import Console
-
-        console = Console(force_terminal=True, width=120, color_system=None)
-        update = app.screen._compositor.render_update(full=True)
-        text = "".join(s.text for s in update.__rich_console__(console, console.options) if not s.control)
+        text = "\n".join(screen_lines(app))
         assert "PWNED" in text and "Body" in text  # the file is on the screen ...
         for control in ("\x1b", "\x07", "\x9b", "\u202e"):
             assert control not in text, control  # ... without what would drive the terminal

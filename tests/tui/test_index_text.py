@@ -19,7 +19,7 @@ from memtui.widgets.consolidate_view import ConsolidateView, contradiction_words
 from memtui.widgets.index_text import IndexText
 from memtui.widgets.preview import Preview
 from memtui.widgets.working_set_view import WorkingSetView, mention_summary
-from tests.support.app import digest, make_app, press, settle
+from tests.support.app import digest, make_app, notice_hook, press, settle
 from tests.support.roots import CORPORA, freeze_mtimes, topic
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "core" / "data" / "candidate_synthetic.json"
@@ -132,11 +132,12 @@ async def test_the_index_text_key_says_why_without_an_index(tmp_path: Path) -> N
     root.mkdir()
     (root / "a.md").write_text("---\nname: A\ndescription: a\ntype: user\n---\n", encoding="utf-8")
     app = make_app(root, read_only=True)
-    async with app.run_test(size=(100, 30)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(100, 30), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
         await press(pilot, "i")
         assert not isinstance(app.screen, IndexTextScreen)
-        assert any("no MEMORY.md" in str(n.message) for n in app._notifications)
+        assert any("no MEMORY.md" in m for m in notices)
 
 
 def session_root(tmp_path: Path) -> Path:
@@ -186,11 +187,12 @@ async def test_the_session_toggle_rescans_and_says_how_many_are_left_out(tmp_pat
 
 async def test_the_session_key_applies_only_in_consolidate(tmp_path: Path) -> None:
     app = make_app(session_root(tmp_path), read_only=True)
-    async with app.run_test(size=(120, 30)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(120, 30), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
         await press(pilot, "S")
         assert not app.include_sessions
-        assert any("Consolidate view" in str(n.message) for n in app._notifications)
+        assert any("Consolidate view" in m for m in notices)
 
 
 async def test_a_root_without_sessions_has_no_note(demo_root: Path) -> None:

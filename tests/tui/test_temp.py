@@ -38,7 +38,7 @@ async def test_the_app_names_an_edit_a_memtui_left_behind_and_removes_an_untouch
     import json
 
     from memtui.core.verbs.editor import NOTE_NAME
-    from tests.support.app import make_app, settle
+    from tests.support.app import make_app, notice_hook, settle
 
     def left(text: bytes) -> Path:
         def launch(command: list[str]) -> int:
@@ -51,9 +51,9 @@ async def test_the_app_names_an_edit_a_memtui_left_behind_and_removes_an_untouch
 
     typed, untouched = left(b"fact, and typing\n"), left(b"fact\n")
     app = make_app(demo_root)
-    async with app.run_test(size=(140, 40)) as pilot:
+    notices: list[str] = []
+    async with app.run_test(size=(140, 40), message_hook=notice_hook(notices)) as pilot:
         await settle(pilot)
-        notices = [n.message for n in app._notifications]
         assert any(f"an edit of {demo_root / 'a.md'} that never reached the folder is kept at {typed}" in m
                    for m in notices), notices
     assert typed.read_bytes() == b"fact, and typing\n" and not untouched.parent.exists()
