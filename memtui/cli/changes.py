@@ -82,13 +82,10 @@ def run(args: argparse.Namespace) -> int:
     from memtui.core.stores.seen_store import SeenError
 
     from .common import note_applied, os_error_words, report_interrupted
-    from .verbs import Exit, changing, fail, root_of_path, say_recovered
+    from .verbs import changing, fail, root_of_path, say_recovered
 
-    try:
-        with changing(args):
-            root = root_of_path(args.path or (args.revert[0] if args.revert else None))
-    except Exit as exc:
-        return exc.code
+    with changing(args):
+        root = root_of_path(args.path or (args.revert[0] if args.revert else None))
     if args.revert:
         return _revert(args, root)
     try:
@@ -108,8 +105,6 @@ def run(args: argparse.Namespace) -> int:
             if args.mark_seen and changes:
                 marked = seen.mark_seen(snapshot, None if only is None else [only])
                 note_applied(f"{marked} marked seen")
-    except Exit as exc:
-        return exc.code
     except OSError as exc:  # the seen store could not be written (a full disk …)
         return fail(args, f"cannot keep what was seen: {os_error_words(exc)}", EXIT_USAGE)
     except (SeenError, RootError, JournalError, UnsafePath) as exc:
@@ -229,7 +224,7 @@ def _revert(args: argparse.Namespace, root: Path) -> int:
     from memtui.core.verbs import review
 
     from .common import EXIT_FINDINGS
-    from .verbs import Exit, apply_changeset
+    from .verbs import apply_changeset
 
     rels = []
     for name in args.revert:
@@ -238,11 +233,8 @@ def _revert(args: argparse.Namespace, root: Path) -> int:
             rels.append(given.absolute().relative_to(root).as_posix())
         except ValueError:
             rels.append(given.as_posix())  # a root-relative path (a removed file exists nowhere)
-    try:
-        code = apply_changeset(args, root, lambda snapshot: review.revert_all(snapshot, rels),
-                               diff=True)
-    except Exit as exc:
-        return exc.code
+    code = apply_changeset(args, root, lambda snapshot: review.revert_all(snapshot, rels),
+                           diff=True)
     if code == EXIT_FINDINGS and len(rels) == 1 and not args.json:
         _say_together(root, rels[0])
     return code

@@ -44,6 +44,15 @@ def note_applied(*record_ids: str | None) -> None:
     APPLIED.extend(r or "a change" for r in record_ids)
 
 
+class Exit(Exception):
+    """Leave a command with this exit code (caught once, where every command is run:
+    ``memtui.cli.main``)."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+        super().__init__(code)
+
+
 class OutputFailed(Exception):
     """Standard output could not be written (a closed pipe, a full disk): not an OSError, so no
     handler of the writer's I/O errors mistakes it for one."""

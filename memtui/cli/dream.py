@@ -65,15 +65,6 @@ def _esc(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .verbs import Exit
-
-    try:
-        return _run(args)
-    except Exit as exc:
-        return exc.code
-
-
-def _run(args: argparse.Namespace) -> int:
     from memtui.core import write
     from memtui.core.dream import plan as dream
     from memtui.core.stores.rejections import read_rejected

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .common import EXIT_OK, Subparsers, budget_config, console, esc, positive_int, print_hanging, print_json
-from .verbs import Exit, add_common, changing, report, root_of_path
+from .verbs import add_common, changing, report, root_of_path
 
 
 def register(subparsers: Subparsers) -> None:
@@ -34,25 +34,19 @@ def register(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from memtui.core import write
 
-    try:
-        with changing(args):
-            root = root_of_path(args.path)
-            replay = write.undo_plan if args.verb == "undo" else write.redo_plan
-            return report(args, write.attempt(root, replay, config=budget_config(args),
-                                              dry_run=args.dry_run))
-    except Exit as exc:
-        return exc.code
+    with changing(args):
+        root = root_of_path(args.path)
+        replay = write.undo_plan if args.verb == "undo" else write.redo_plan
+        return report(args, write.attempt(root, replay, config=budget_config(args),
+                                          dry_run=args.dry_run))
     raise AssertionError("unreachable")  # pragma: no cover
 
 
 def run_log(args: argparse.Namespace) -> int:
     from memtui.core.model.journal import journal_log
 
-    try:
-        with changing(args):
-            root = root_of_path(args.path)
-    except Exit as exc:
-        return exc.code
+    with changing(args):
+        root = root_of_path(args.path)
     entries = journal_log(root, args.limit)
     if args.json:
         print_json({"root": str(root), "changes": [e.to_json() for e in entries]})

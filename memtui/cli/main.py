@@ -180,6 +180,7 @@ def _run_command(args: argparse.Namespace) -> int:
         APPLIED,
         EXIT_OK,
         EXIT_USAGE,
+        Exit,
         GuardedOutput,
         OutputFailed,
         discard_stdout,
@@ -191,7 +192,10 @@ def _run_command(args: argparse.Namespace) -> int:
     real = sys.stdout
     sys.stdout = GuardedOutput(real)
     try:
-        code = int(args.func(args))
+        try:
+            code = int(args.func(args))
+        except Exit as exc:  # a command left with its code (the writer's errors, said by changing())
+            code = exc.code
         sys.stdout.flush()
         return code
     except OutputFailed as exc:

@@ -22,7 +22,7 @@ from .common import (
     note_applied,
     print_json,
 )
-from .verbs import Exit, changing, fail, print_preview, resolve_files, say_recovered
+from .verbs import changing, fail, print_preview, resolve_files, say_recovered
 
 if TYPE_CHECKING:
     from memtui.core.model.snapshot import Snapshot
@@ -42,13 +42,6 @@ def add_to_option(parser: argparse.ArgumentParser) -> None:
 
 def run_promote(args: argparse.Namespace) -> int:
     """Promote one file into ``args.to`` (see the module docstring)."""
-    try:
-        return _run(args)
-    except Exit as exc:
-        return exc.code
-
-
-def _run(args: argparse.Namespace) -> int:
     from memtui.core import write
     from memtui.core.model.changeset import ChangesetError
     from memtui.core.verbs.promote import Collision, promotion

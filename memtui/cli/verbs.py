@@ -21,6 +21,7 @@ from .common import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    Exit,
     Subparsers,
     UsageError,
     add_budget_options,
@@ -288,14 +289,6 @@ def changing(args: argparse.Namespace) -> Iterator[None]:
         raise Exit(fail(args, str(exc), EXIT_FINDINGS)) from None
 
 
-class Exit(Exception):
-    """Leave a command with this exit code."""
-
-    def __init__(self, code: int) -> None:
-        self.code = code
-        super().__init__(code)
-
-
 def _refused(args: argparse.Namespace, preview: Preview) -> int:
     if args.json:
         print_json(preview.to_json() | {"dry_run": bool(args.dry_run), "id": None})
@@ -355,13 +348,6 @@ def report(args: argparse.Namespace, outcome: Attempt, diff: bool = False) -> in
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except Exit as exc:
-        return exc.code
-
-
-def _run(args: argparse.Namespace) -> int:
     from memtui.core.verbs import lifecycle as verbs
 
     verb = args.verb
