@@ -39,6 +39,7 @@ from memtui.core.write import Preview
 from memtui.services.workspace import Workspace
 from memtui.services.writer import Plan, Request
 from memtui.widgets.diff_view import DiffView
+from memtui.widgets.moves import MOVES, move_bindings
 from memtui.worker_errors import report_worker_error
 
 
@@ -113,13 +114,10 @@ def verdict_text(preview: Preview | None, count: int, error: str = "", read_only
 
 
 #: the keys every checklist review shares: the registry's help key (its id lets a keymap move it)
-#: and moving with j, k, g and G
+#: and the moving keys of every list (:mod:`memtui.widgets.moves`)
 REVIEW_KEYS = (
     Binding(BY_NAME["show_help"].keys, "app.command('show_help')", "Help", show=False, id="show_help"),
-    Binding("j", "cursor('down')", "Down", show=False),
-    Binding("k", "cursor('up')", "Up", show=False),
-    Binding("g", "cursor('first')", "First", show=False),
-    Binding("G", "cursor('last')", "Last", show=False),
+    *move_bindings({move: f"cursor('{move}')" for move in MOVES}),
 )
 
 
@@ -401,10 +399,11 @@ class DreamScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_cursor(self, where: str) -> None:
-        """j k g G move the checklist's cursor as the arrows and home/end do."""
+        """The moving keys move the checklist's cursor (a list's keys, :mod:`memtui.widgets.moves`)."""
         items = self.items_list
         if items.option_count:
             {"down": items.action_cursor_down, "up": items.action_cursor_up,
+             "page_down": items.action_page_down, "page_up": items.action_page_up,
              "first": items.action_first, "last": items.action_last}[where]()
 
     def action_close(self) -> None:

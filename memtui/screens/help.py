@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from memtui.commands import CommandHost, Keymap, help_groups
+from memtui.widgets.moves import move_bindings
 
 
 def help_table(read_only: bool = False, keymap: Keymap | None = None, query: str = "") -> Table:
@@ -52,12 +53,9 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q,question_mark,f1", "dismiss", "Close", show=True),
         Binding("slash", "search", "Search", show=True),
-        Binding("j,down", "scroll('down')", "Down", show=False),
-        Binding("k,up", "scroll('up')", "Up", show=False),
-        Binding("g,home", "scroll('home')", "Top", show=False),
-        Binding("G,end", "scroll('end')", "End", show=False),
-        Binding("space,pagedown,ctrl+d", "scroll('page_down')", "Page down", show=False),
-        Binding("b,pageup,ctrl+u", "scroll('page_up')", "Page up", show=False),
+        *move_bindings({"down": "scroll('down')", "up": "scroll('up')", "first": "scroll('home')",
+                        "last": "scroll('end')", "page_down": "scroll('page_down')",
+                        "page_up": "scroll('page_up')"}, pager=True),
     ]
 
     def compose(self) -> ComposeResult:

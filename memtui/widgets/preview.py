@@ -9,7 +9,6 @@ from rich.markdown import Markdown
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -19,6 +18,7 @@ from memtui.core.model.snapshot import MemoryFile
 from memtui.core.rules.validate import glob_matches, glob_regex
 from memtui.services.workspace import REGIONS, EntryRow, Workspace
 
+from .moves import move_bindings
 from .theme import foreground_only
 
 #: bodies longer than this are shown cut, to keep the preview instant
@@ -101,12 +101,8 @@ class Preview(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"preview--error", "preview--muted"}
 
     BINDINGS = [
-        Binding("down,j", "scroll_down", "Down", show=False),
-        Binding("up,k", "scroll_up", "Up", show=False),
-        Binding("pagedown,space", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("home,g", "scroll_home", "Top", show=False),
-        Binding("end,G", "scroll_end", "Bottom", show=False),
+        *move_bindings({"down": "scroll_down", "up": "scroll_up", "page_down": "page_down",
+                        "page_up": "page_up", "first": "scroll_home", "last": "scroll_end"}, pager=True),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:

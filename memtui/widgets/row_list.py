@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .moves import move_bindings
 from .theme import foreground_only
 
 T = TypeVar("T")
@@ -107,12 +108,8 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     """A cursor over a sequence of items, drawn one line per item."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "cursor_down", "Down", show=False, tooltip="Move the cursor down."),
-        Binding("k,up", "cursor_up", "Up", show=False, tooltip="Move the cursor up."),
-        Binding("pagedown", "page_down", "Page down", show=False, tooltip="A page down."),
-        Binding("pageup", "page_up", "Page up", show=False, tooltip="A page up."),
-        Binding("g,home", "first", "First", show=False, tooltip="Go to the first row."),
-        Binding("G,end", "last", "Last", show=False, tooltip="Go to the last row."),
+        *move_bindings({"down": "cursor_down", "up": "cursor_up", "page_down": "page_down",
+                        "page_up": "page_up", "first": "first", "last": "last"}),
         Binding("enter", "select", "Open", show=False,
                 tooltip="Jump to the file of a problem, review a candidate, pick a root."),
     ]
