@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memtui.core.model.index import _FAST_ENTRY, parse_index
-from memtui.core.model.index_read import _FAST_ENTRIES, _FAST_TARGETS, PastEntries, past_entry, read_index
+from memtui.core.model.index_read import (
+    _FAST_ASCII_TARGETS,
+    _FAST_ENTRIES,
+    _FAST_TARGETS,
+    PastEntries,
+    past_entry,
+    read_index,
+)
 from memtui.core.model.snapshot import AGENT_LOADER, CLAUDE_CODE_LOADER, RAW_LOADER, BudgetConfig, LineKind
 from memtui.core.rules.budget import measure
 from memtui.core.rules.budget_read import loaded_of
@@ -76,12 +83,13 @@ def test_what_loads_and_what_falls_past_are_the_full_parse(data: bytes, config: 
         assert budget.stripped == tuple(n for n in range(1, len(full.lines) + 1) if n not in counted)
 
 
-@given(line=st.one_of(st.sampled_from(PIECES), st.text(alphabet="- [](a.md/_`\\M😀é\r", max_size=30)))
+@given(line=st.one_of(st.sampled_from(PIECES), st.text(alphabet="- [](a.md/_`\\M😀é\r\u0660", max_size=30)))
 def test_the_search_finds_the_lines_the_parser_takes_fast(line: str) -> None:
     one = _FAST_ENTRY.fullmatch(line)
     text = f"x\n{line}\ny"
     assert [m.groups() for m in _FAST_ENTRIES.finditer(text)] == ([one.groups()] if one else [])
     assert _FAST_TARGETS.findall(text) == ([one.group(2)] if one else [])
+    assert _FAST_ASCII_TARGETS.findall(text) in ([], _FAST_TARGETS.findall(text))
 
 
 def test_a_rotted_index_is_found_by_one_search() -> None:

@@ -25,6 +25,9 @@ _FAST_ENTRIES = re.compile(r"(?m)^- \[([^\[\]\n]*)\]\(((?:[A-Za-z0-9_][\w.\-]*/)
                            r"([^\[`\n]*)$")
 _FAST_TARGETS = re.compile(r"(?m)^- \[[^\[\]\n]*\]\(((?:[A-Za-z0-9_][\w.\-]*/)*[A-Za-z0-9_][\w.\-]*\.md)\)"
                            r"[^\[`\n]*$")
+#: :data:`_FAST_TARGETS` for a name of ASCII word characters (a quarter faster; a line it
+#: matches, the other matches alike)
+_FAST_ASCII_TARGETS = re.compile(_FAST_TARGETS.pattern, re.ASCII)
 _MD_CASES = (".md", ".MD", ".Md", ".mD")
 _SHOWN = (LineKind.ENTRY, LineKind.REGION)
 
@@ -154,10 +157,12 @@ class ReadIndex:
     def _every_line_fast(self, text: str, at: int, start: int) -> PastEntries | None:
         """The entries from line ``start`` (at offset ``at``) on when every one of those lines
         is the common entry, found by one search; None when some line is not."""
-        targets = _FAST_TARGETS.findall(text, at)
         lines = len(self.raws) - start + 1
+        targets = _FAST_ASCII_TARGETS.findall(text, at)
         if len(targets) != lines:
-            return None
+            targets = _FAST_TARGETS.findall(text, at)
+            if len(targets) != lines:
+                return None
         # one ".md" a line (its target's) leaves none after the link; no target an index file
         if sum(text.count(md, at) for md in _MD_CASES) != lines:
             return None
