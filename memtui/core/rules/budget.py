@@ -199,7 +199,6 @@ def _quote_cut(text: str, limit: int) -> str:
 
 # ---------------------------------------------------------------- JavaScript string measures
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 #: what JavaScript's String.prototype.trim removes (WhiteSpace and LineTerminator)
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
            "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -209,13 +208,15 @@ def utf16_len(text: str) -> int:
     """A JavaScript string's ``length``: UTF-16 code units."""
     if text.isascii():
         return len(text)
-    return len(text) + len(_ASTRAL.findall(text))
+    # two bytes a code unit (a lone surrogate, as a file's undecodable byte is held, is one)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _utf16_prefix(text: str, units: int) -> str:
     """The longest prefix of ``text`` at most ``units`` UTF-16 code units long."""
-    if not _ASTRAL.search(text):
-        return text[:units]
+    head = text[:units]
+    if utf16_len(head) == len(head):  # no character of two units in it: one more would not fit
+        return head
     used = 0
     for k, ch in enumerate(text):
         used += 2 if ord(ch) > 0xFFFF else 1
