@@ -122,3 +122,15 @@ def test_corpus_indexes_read_as_the_full_parse(name: str, config: BudgetConfig) 
 
     assert loaded_of(read_index(data, exists=exists), config) == loaded_of(parse_index(data, exists=exists),
                                                                             config)
+
+
+@given(text=st.text(alphabet="a\u00e9\U0001f600\udc80\ud800 \n", max_size=16), units=st.integers(0, 18))
+def test_javascript_lengths_count_code_units(text: str, units: int) -> None:
+    """A JavaScript length is two for a character past U+FFFF, one for any other (a lone
+    surrogate too); the prefix is the longest that fits."""
+    from memtui.core.rules.budget import _utf16_prefix, utf16_len
+
+    sizes = [2 if ord(ch) > 0xFFFF else 1 for ch in text]
+    assert utf16_len(text) == sum(sizes)
+    fits = max(k for k in range(len(text) + 1) if sum(sizes[:k]) <= units)
+    assert _utf16_prefix(text, units) == text[:fits]
