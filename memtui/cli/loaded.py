@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from memtui.core.model.snapshot import IndexLine, Snapshot
+    from memtui.core.model.index_read import PastEntries
+    from memtui.core.model.snapshot import Snapshot
     from memtui.core.read.store import IndexOnly
     from memtui.core.rules.budget import Budget
+    from memtui.core.rules.budget_read import Loaded
 
 
 def register(subparsers: Subparsers) -> None:
@@ -74,17 +76,11 @@ def load_index(root: Path, args: argparse.Namespace) -> IndexOnly:
         raise UsageError(str(exc)) from None
 
 
-def _entries_past(past: Sequence[IndexLine]) -> list[IndexLine]:
-    from memtui.core.model.snapshot import LineKind
-
-    return [line for line in past if line.kind in (LineKind.ENTRY, LineKind.REGION)]
-
-
-def to_json(snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes, past: Sequence[IndexLine],
-            stripped: Sequence[IndexLine]) -> dict[str, Any]:
+def to_json(snapshot: Snapshot | IndexOnly, loaded: Loaded) -> dict[str, Any]:
     """The stable JSON object of what one root's loader reads (documented in the README)."""
     from memtui.core.rules.budget import sent_warning
 
+    budget = loaded.budget
     return {
         "root": str(snapshot.root),
         "budget": budget.to_json(),
@@ -92,22 +88,17 @@ def to_json(snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes, past: S
         "cut_reason": _cut_reason(budget),
         "warning": sent_warning(budget),
         "loader": budget.loader,
-        "stripped": [{"line": line.number, "text": line.raw} for line in stripped],
-        "loaded": data.decode("utf-8", "replace"),
+        "stripped": [{"line": number, "text": raw} for number, raw in loaded.stripped],
+        "loaded": loaded.text.decode("utf-8", "replace"),
         "past_cut": [
-            {
-                "line": line.number,
-                "kind": line.kind.value,
-                "target": line.resolved or line.target or line.glob or None,
-                "text": line.raw,
-            }
-            for line in _entries_past(past)
+            {"line": number, "kind": kind.value, "target": target or None, "text": raw}
+            for number, kind, target, raw in loaded.past
         ],
     }
 
 
 def run_loaded(args: argparse.Namespace) -> int:
-    from memtui.core.rules.budget import index_loaded_text, lines_past_cut, loaded_file_bytes, measure
+    from memtui.core.rules.budget_read import loaded_of
 
     roots = find_roots(args.path)
     objects = []
@@ -116,32 +107,27 @@ def run_loaded(args: argparse.Namespace) -> int:
     for root in roots:
         snapshot = load_index(root, args)  # the index alone: nothing here reads a topic file
         interrupted |= report_pending(snapshot.root, snapshot.interrupted, args.path)
-        budget = measure(snapshot.index, snapshot.config)
-        data = index_loaded_text(snapshot.index, budget) if snapshot.index.exists else b""
-        past = lines_past_cut(snapshot.index, budget)
-        by_number = {line.number: line for line in snapshot.index.lines}
-        stripped = [by_number[n] for n in budget.stripped]
+        loaded = loaded_of(snapshot.index, snapshot.config)
         if args.raw:
             sys.stdout.flush()
-            sys.stdout.buffer.write(loaded_file_bytes(snapshot.index, budget)
-                                    if snapshot.index.exists else b"")
+            sys.stdout.buffer.write(loaded.file_bytes)
             sys.stdout.buffer.flush()
             continue
         if args.json:
-            objects.append(to_json(snapshot, budget, data, past, stripped))
+            objects.append(to_json(snapshot, loaded))
             continue
         if out is None:
             out = console()
-        _print_loaded(out, snapshot, budget, data, past, stripped, args.path)
+        _print_loaded(out, snapshot, loaded, args.path)
     if args.json:
         print_json(objects[0] if len(objects) == 1 else objects)
     return EXIT_FINDINGS if interrupted else EXIT_OK
 
 
-def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, budget: Budget, data: bytes,
-                  past: Sequence[IndexLine], stripped: Sequence[IndexLine], base: str | None) -> None:
+def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, loaded: Loaded, base: str | None) -> None:
     """One root's loaded text between rules: what was stripped, the text, the cut and what
     falls past it."""
+    budget, data = loaded.budget, loaded.text
     _rule(out, f"{esc(rel_root(snapshot.root, base))}/MEMORY.md — what the {budget.loader} loader "
              "reads", style="cyan")
     if not snapshot.index.exists:
@@ -149,7 +135,7 @@ def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, budget: Budget, 
         what = f"MEMORY.md not read ({esc(unread)})" if unread else "no MEMORY.md"
         out.print(f"[red]{what}: the agent loads nothing from this folder[/]")
         return
-    _print_stripped(out, budget, stripped)
+    _print_stripped(out, budget, loaded.stripped)
     sys.stdout.flush()
     out.file.flush()
     sys.stdout.write(plain(data.decode("utf-8", "replace"), lines=True))
@@ -166,9 +152,9 @@ def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, budget: Budget, 
     if warning is not None:
         out.print("Claude Code tells the agent, after what loaded:", markup=False)
         out.print(f"> WARNING: {warning}", markup=False)
-    entries = _entries_past(past)
+    entries = loaded.past
     out.print(
-        f"[red]{len(past)} line(s) never load[/], among them {len(entries)} "
+        f"[red]{loaded.past_lines} line(s) never load[/], among them {len(entries)} "
         f"entr{'y' if len(entries) == 1 else 'ies'}:"
     )
     _print_entries(out, entries)
@@ -178,27 +164,33 @@ def _print_loaded(out: Console, snapshot: Snapshot | IndexOnly, budget: Budget, 
 PAST_SHOWN = 50
 
 
-def _print_entries(out: Console, entries: Sequence[IndexLine]) -> None:
+def _print_entries(out: Console, entries: PastEntries) -> None:
     """The entries past the cut, one line each: in a terminal the first :data:`PAST_SHOWN` and a
     count of the rest; piped, every one, written as one block of plain text (a rotted index of
     100,000 entries is listed in a fraction of a second, not a line at a time)."""
-    def what(line: IndexLine) -> str:
-        return line.resolved or line.target or f"region {line.glob}"
+    from memtui.core.model.snapshot import LineKind
 
+    whats = entries.targets
+    if LineKind.REGION in entries.kinds:
+        whats = [target if kind is not LineKind.REGION else f"region {target}"
+                 for kind, target in zip(entries.kinds, whats)]
     if piped(out):
+        joined = " ".join(whats)  # a space is shown as it is: one look for what needs escaping
+        if plain(joined) != joined:
+            whats = [plain(what) for what in whats]
         try:
-            out.file.write("".join(f"  line {line.number}: {plain(what(line))}\n" for line in entries))
+            out.file.write("".join(map("  line {}: {}\n".format, entries.numbers, whats)))
             out.file.flush()
         except BrokenPipeError:
             out.on_broken_pipe()
         return
-    for line in entries[:PAST_SHOWN]:
-        out.print(f"  line {line.number}: [cyan]{esc(what(line))}[/]")
+    for number, what in zip(entries.numbers[:PAST_SHOWN], whats):
+        out.print(f"  line {number}: [cyan]{esc(what)}[/]")
     if len(entries) > PAST_SHOWN:
         out.print(f"  … and {len(entries) - PAST_SHOWN:,} more (piped or with --json, every one)")
 
 
-def _print_stripped(out: Console, budget: Budget, stripped: Sequence[IndexLine]) -> None:
+def _print_stripped(out: Console, budget: Budget, stripped: Sequence[tuple[int, str]]) -> None:
     """Say which profile measured the index and show what it stripped before counting."""
     if budget.loader == "raw":
         out.print("[dim]loader raw: the file loads as it is (frontmatter and comments count)[/]")
@@ -208,8 +200,8 @@ def _print_stripped(out: Console, budget: Budget, stripped: Sequence[IndexLine])
                   "frontmatter and comments too; only blank lines at either end are trimmed[/]")
         if not stripped:
             return
-        for line in stripped:
-            out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
+        for number, raw in stripped:
+            out.print(f"[dim]  {number:>4} │ {esc(raw)}[/]")
         _rule(out, style="dim")
         return
     if not stripped:
@@ -218,8 +210,8 @@ def _print_stripped(out: Console, budget: Budget, stripped: Sequence[IndexLine])
     out.print(f"[dim]loader {budget.loader}: {len(stripped)} line(s) of frontmatter, HTML comment "
               "blocks and blank lines at either end are stripped before counting; they never "
               "load:[/]")
-    for line in stripped:
-        out.print(f"[dim]  {line.number:>4} │ {esc(line.raw)}[/]")
+    for number, raw in stripped:
+        out.print(f"[dim]  {number:>4} │ {esc(raw)}[/]")
     _rule(out, style="dim")
 
 

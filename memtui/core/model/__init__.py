@@ -9,5 +9,5 @@ hooks import one small module of it before deciding anything.
 """
 
 __all__ = ["changeset", "claude_settings", "folder_docs", "frontmatter", "gcpause", "handoff_state", "index",
-           "index_edit", "index_marks", "journal", "lazyfiles", "places", "safepath", "search_text", "snapshot",
-           "standing", "walk", "words"]
+           "index_edit", "index_read", "index_marks", "journal", "lazyfiles", "places", "safepath", "search_text",
+           "snapshot", "standing", "walk", "words"]

@@ -14,7 +14,7 @@ import re
 from bisect import bisect_right
 from dataclasses import MISSING, replace
 from dataclasses import fields as dataclass_fields
-from typing import Callable
+from typing import Callable, Iterable
 
 from .snapshot import (
     EntryForm,
@@ -225,12 +225,26 @@ def parse_index(
     text = decode_bytes(data[3:] if bom else data)
     lines: list[IndexLine] = []
     scopes: list[ScopeSection] = []
-    section = ""
-    scope: ScopeSection | None = None
-    in_comment = False
-    in_fence = False
+    state = _parse_lines(split_lines(text), 1, exists, _START, lines, scopes)
+    if state[1] is not None:
+        scopes.append(state[1])
+    return Index(path=path, exists=True, lines=tuple(lines), bom=bom, scopes=tuple(scopes))
+
+
+#: where the parser stands between two lines: the section, the open PATH_SCOPE section, and
+#: whether an HTML comment or a code fence is open
+_State = tuple[str, "ScopeSection | None", bool, bool]
+_START: _State = ("", None, False, False)
+
+
+def _parse_lines(pairs: Iterable[tuple[str, str]], first: int, exists: Callable[[str], bool] | None,
+                 state: _State, lines: list[IndexLine], scopes: list[ScopeSection]) -> _State:
+    """Parse (content, ending) pairs numbered from ``first`` on from ``state``: their lines are
+    appended to ``lines``, the PATH_SCOPE sections they close to ``scopes``; the state after
+    them is returned."""
+    section, scope, in_comment, in_fence = state
     fast = _FAST_ENTRY.fullmatch
-    for number, (raw, ending) in enumerate(split_lines(text), start=1):
+    for number, (raw, ending) in enumerate(pairs, start=first):
         if scope is None and not in_comment and not in_fence:
             m = fast(raw)
             if m is not None:
@@ -321,9 +335,7 @@ def parse_index(
             values["scope"] = scope.name
         values.update(fields)
         lines.append(line)
-    if scope is not None:
-        scopes.append(scope)
-    return Index(path=path, exists=True, lines=tuple(lines), bom=bom, scopes=tuple(scopes))
+    return section, scope, in_comment, in_fence
 
 
 def entry_line(title: str, target: str, hook: str) -> str:

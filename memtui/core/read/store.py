@@ -18,6 +18,7 @@ from typing import Callable
 
 from ..model.frontmatter import parse_frontmatter
 from ..model.index import parse_index
+from ..model.index_read import ReadIndex, read_index
 from ..model.journal import pending_records, progress_of
 from ..model.snapshot import (
     ARCHIVE_INDEX_NAME,
@@ -359,11 +360,12 @@ def _archive_index_name(root: Path) -> str:
 
 @dataclass(frozen=True)
 class IndexOnly:
-    """A root's ``MEMORY.md`` parsed as :func:`load_root` parses it, without reading any other
-    file (what ``memtui loaded`` shows): its entries resolve against the root's listing."""
+    """A root's ``MEMORY.md`` read as :func:`load_root` reads it, without reading any other file
+    (what ``memtui loaded`` shows): its entries resolve against the root's listing; only the
+    lines that load are parsed in full (:class:`memtui.core.model.index_read.ReadIndex`)."""
 
     root: Path
-    index: Index
+    index: ReadIndex
     config: BudgetConfig
     interrupted: tuple[str, ...]
     skipped: tuple[Skipped, ...] = ()  # the index, when it could not be read, and why
@@ -391,12 +393,12 @@ def load_index_only(root: Path | str, config: BudgetConfig = BudgetConfig()) -> 
             known[rel] = found
         return found
 
-    index = Index(path=INDEX_NAME, exists=False)
+    index = ReadIndex(INDEX_NAME, False)
     index_path = str(root_path / INDEX_NAME)
     skipped: tuple[Skipped, ...] = ()
     if _listed_file(index_path, root_real):
         try:
-            index = parse_index(_read_bytes(index_path), INDEX_NAME, exists)
+            index = read_index(_read_bytes(index_path), INDEX_NAME, exists)
         except TooLarge as exc:
             skipped = (Skipped(INDEX_NAME, str(exc)),)
         except OSError as exc:

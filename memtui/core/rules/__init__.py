@@ -14,9 +14,9 @@ from types import ModuleType
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - the modules, for the type checker
-    from . import budget, erasure, incremental, validate
+    from . import budget, budget_read, erasure, incremental, validate
 
-__all__ = ["budget", "erasure", "incremental", "validate"]
+__all__ = ["budget", "budget_read", "erasure", "incremental", "validate"]
 
 
 def __getattr__(name: str) -> ModuleType:
@@ -25,6 +25,9 @@ def __getattr__(name: str) -> ModuleType:
     if name == "budget":
         import memtui.core.rules.budget as budget
         return budget
+    if name == "budget_read":
+        import memtui.core.rules.budget_read as budget_read
+        return budget_read
     if name == "erasure":
         import memtui.core.rules.erasure as erasure
         return erasure

@@ -34,7 +34,7 @@ import weakref
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
-from operator import add, attrgetter, contains
+from operator import add, attrgetter, contains, lt
 from pathlib import Path
 from typing import Sequence
 
@@ -199,7 +199,6 @@ def _quote_cut(text: str, limit: int) -> str:
 
 # ---------------------------------------------------------------- JavaScript string measures
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 #: what JavaScript's String.prototype.trim removes (WhiteSpace and LineTerminator)
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
            "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -209,13 +208,15 @@ def utf16_len(text: str) -> int:
     """A JavaScript string's ``length``: UTF-16 code units."""
     if text.isascii():
         return len(text)
-    return len(text) + len(_ASTRAL.findall(text))
+    # two bytes a code unit (a lone surrogate, as a file's undecodable byte is held, is one)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _utf16_prefix(text: str, units: int) -> str:
     """The longest prefix of ``text`` at most ``units`` UTF-16 code units long."""
-    if not _ASTRAL.search(text):
-        return text[:units]
+    head = text[:units]
+    if utf16_len(head) == len(head):  # no character of two units in it: one more would not fit
+        return head
     used = 0
     for k, ch in enumerate(text):
         used += 2 if ord(ch) > 0xFFFF else 1
@@ -238,9 +239,15 @@ def _js_trim_end(text: str) -> str:
 
 def line_sizes(index: Index) -> list[int]:
     """Byte size of each line including its ending (the BOM counts toward line 1)."""
-    sizes = [len(line.raw) + len(line.ending) if line.raw.isascii()
-             else len(encode_text(line.raw + line.ending)) for line in index.lines]
-    if index.bom and sizes:
+    return sizes_of([line.raw for line in index.lines], [line.ending for line in index.lines],
+                    index.bom)
+
+
+def sizes_of(raws: Sequence[str], endings: Sequence[str], bom: bool) -> list[int]:
+    """:func:`line_sizes` of the lines of these texts and endings."""
+    sizes = [len(raw) + len(ending) if raw.isascii() else len(encode_text(raw + ending))
+             for raw, ending in zip(raws, endings)]
+    if bom and sizes:
         sizes[0] += 3
     return sizes
 
@@ -483,8 +490,12 @@ def _measure(index: Index, config: BudgetConfig) -> Budget:
         return Budget(0, config.max_lines, 0, config.max_bytes, None, 0, config.loader)
     if config.loader in CLAUDE_LOADERS:
         return _measure_claude(index, config)
-    sizes = line_sizes(index)
-    file_bytes = sum(sizes) + (3 if index.bom and not sizes else 0)
+    return raw_budget(line_sizes(index), index.bom, config)
+
+
+def raw_budget(sizes: Sequence[int], bom: bool, config: BudgetConfig) -> Budget:
+    """The raw profile's cut of an index whose lines are ``sizes`` bytes (:func:`line_sizes`)."""
+    file_bytes = sum(sizes) + (3 if bom and not sizes else 0)
     cut: int | None = None
     count = loaded = 0
     for number, size in enumerate(sizes, 1):
@@ -505,13 +516,27 @@ def _measure_claude(index: Index, config: BudgetConfig) -> Budget:
     lines = index.lines
     raws = index.raw_text().split("\n") if lines else []  # no line holds a line feed
     file_bytes = len(index.render())  # every line's bytes with its ending, and the BOM
-    body, starts, numbering = _counted(raws, list(map(_ENDING, lines)), config.loader)
+    return claude_budget(len(raws), file_bytes, config,
+                         _counted(raws, list(map(_ENDING, lines)), config.loader))
+
+
+Counted = tuple[str, list[int], tuple[int, ...]]
+
+
+def claude_budget(file_lines: int, file_bytes: int, config: BudgetConfig, counted: Counted) -> Budget:
+    """Claude Code's cut of a file of ``file_lines`` lines and ``file_bytes`` bytes, from what
+    :func:`counted_text` says it counts."""
+    body, starts, numbering = counted
     count = len(starts)
     size = utf16_len(body)
-    stripped = tuple(sorted(set(range(1, len(raws) + 1)) - set(numbering)))
+    if numbering and numbering[-1] - numbering[0] + 1 == len(numbering) \
+            and all(map(lt, numbering, numbering[1:])):  # one run of lines
+        stripped = (*range(1, numbering[0]), *range(numbering[-1] + 1, file_lines + 1))
+    else:
+        stripped = tuple(sorted(set(range(1, file_lines + 1)) - set(numbering)))
     if count <= config.max_lines and size <= config.max_bytes:
         return Budget(count, config.max_lines, size, config.max_bytes, None,
-                      len(encode_text(body)), config.loader, stripped, len(raws), file_bytes,
+                      len(encode_text(body)), config.loader, stripped, file_lines, file_bytes,
                       numbering)
     end = starts[config.max_lines] - 1 if count > config.max_lines else len(body)
     cut_chars: int | None = None
@@ -531,7 +556,7 @@ def _measure_claude(index: Index, config: BudgetConfig) -> Budget:
         after = body.find("\n", end + 1)
         cut_text = body[end + 1: after if after >= 0 else len(body)].strip(JS_SPACE)
     return Budget(count, config.max_lines, size, config.max_bytes, cut_line,
-                  len(encode_text(body[:end])), config.loader, stripped, len(raws), file_bytes,
+                  len(encode_text(body[:end])), config.loader, stripped, file_lines, file_bytes,
                   numbering, cut_chars, cut_text)
 
 
@@ -552,8 +577,19 @@ def loaded_index_text(index: Index, config: BudgetConfig) -> str:
     budget = measure(index, config)
     if budget.loader == RAW_LOADER:
         return index_loaded_text(index, budget).decode("utf-8", errors="replace")
-    body, starts, _numbering = _counted([line.raw for line in index.lines],
-                                        [line.ending for line in index.lines], budget.loader)
+    return sent_text(budget, _counted([line.raw for line in index.lines],
+                                      [line.ending for line in index.lines], budget.loader))
+
+
+def counted_text(raws: Sequence[str], endings: Sequence[str], loader: str) -> Counted:
+    """What a claude-code profile counts of an index's lines: the text (stripped and trimmed),
+    the offset in it of each of its lines, and the file line number of each."""
+    return _counted(raws, endings, loader)
+
+
+def sent_text(budget: Budget, counted: Counted) -> str:
+    """:func:`loaded_index_text` of the index whose :func:`counted_text` is ``counted``."""
+    body, starts, _numbering = counted
     if budget.cut_line is None:
         return as_sent(body).strip(JS_SPACE)
     if budget.cut_chars is not None:
