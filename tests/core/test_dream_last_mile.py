@@ -572,3 +572,31 @@ def test_the_index_of_a_rebuilt_dump_names_no_file_the_same_pass_archives(make_r
     for path in born:
         body_text = after.files[path].body
         assert not any(f"`{name}`" in body_text for name in archived), path
+
+
+def test_a_second_index_whose_names_all_live_is_offered_for_the_archive_not_the_index(
+        make_root: MakeRoot) -> None:
+    """researcher's MEMORY_INDEX.md names notes that are all live and all entries of MEMORY.md:
+    the dream offered to list it in MEMORY.md (an index in the index); a curator archives it.
+    Offered unchecked, with how many of its names MEMORY.md holds; applying it moves the file to
+    archive/ and the validator finds nothing new."""
+    files: dict[str, str | bytes] = {
+        "MEMORY.md": "# Memory\n\n- [Blazor](blazor.md) — render modes\n- [MUI](mui.md) — theming\n",
+        "blazor.md": topic("Blazor", "render modes", type_="reference", body="Server, WASM, Auto.\n"),
+        "mui.md": topic("MUI", "theming", type_="reference", body="Palette, typography.\n"),
+        "MEMORY_INDEX.md": "---\nname: Research index\ndescription: Central index of research\ntype: reference\n"
+                           "---\n\n# Research index\n\n- **File**: `blazor.md`\n- **File**: `mui.md`\n",
+        "README.md": "# Team memory\n\nThis folder holds the notes our agents keep. Read MEMORY.md first.\n",
+    }
+    snapshot = load_root(make_root(files))
+    plan = dream.plan_dream(snapshot, NOW)
+    second = [item for item in plan.items if item.kind == "documents" and item.paths == ("MEMORY_INDEX.md",)]
+    assert len(second) == 1 and not second[0].checked
+    assert "second index" in second[0].reason and "archive it" in second[0].reason
+    assert "names 2 memory files, 2 of them entries of MEMORY.md" in second[0].evidence[0]
+    listing = [item for item in plan.items if item.kind == "documents" and item is not second[0]]
+    assert all("MEMORY_INDEX.md" not in item.paths for item in listing)  # never offered to be listed
+    assert any("README.md" in item.paths for item in listing)  # the README is still the person's call
+    archived = result(snapshot, second[0].build(snapshot))
+    assert "archive/MEMORY_INDEX.md" in archived.files and "MEMORY_INDEX.md" not in archived.files
+    assert gate(snapshot, second[0].build(snapshot)).accepted

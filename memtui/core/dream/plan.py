@@ -461,8 +461,10 @@ def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[D
     unlisted.  A second index beside ``MEMORY.md`` that names files the folder no longer holds
     as live (missing, archived, superseded, or ``leaving`` with this pass: the merges and
     supersessions before it) is stale: an item of its own, unchecked, archives it (what a curator
-    does with a competing index gone stale).  The other documents get one item, unchecked, that
-    lists them when a person says the agent should read them."""
+    does with a competing index gone stale); one whose names all live is offered for the archive
+    too, unchecked (the agent loads ``MEMORY.md`` only: an index listed in the index is budget
+    spent on a pointer to pointers).  The other documents get one item, unchecked, that lists them
+    when a person says the agent should read them."""
     documents = unlisted_documents(snapshot)
     if not documents:
         return []
@@ -485,7 +487,26 @@ def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[D
             "here or that this pass archives — archive it (archive/, listed in MEMORY-archive.md)",
             (f"{path} names {shown}", f"{path}: the agent loads MEMORY.md only; a second index goes stale"),
             False, build, note="a stale competing index: check to archive it"))
-    rest = [path for path in documents if path not in stale]
+    for path, what in said:  # a second index whose names all live: competing all the same
+        if what is None or what.kind != "index" or path in stale:
+            continue
+
+        def build_live(s: Snapshot, second: str = path) -> Changeset:
+            return archive(s, second)
+
+        names = _stale_names(snapshot, path, leaving, live=True)
+        entries = {line.resolved for line in snapshot.index.entries}
+        held = sum(1 for name in names if name in entries)
+        items.append(DreamItem(
+            "documents", (path,),
+            f"{path} is a second index of the folder: the agent loads MEMORY.md only, so its links reach "
+            "nothing at session start — archive it (archive/, listed in MEMORY-archive.md) rather than list "
+            "an index in the index",
+            (f"{path} names {len(names)} memory file{'s' if len(names) != 1 else ''}, {held} of them "
+             "entries of MEMORY.md", f"{path}: {what.what}"),
+            False, build_live, note="a competing index: check to archive it"))
+    indexes = {path for path, what in said if what is not None and what.kind == "index"}
+    rest = [path for path in documents if path not in indexes]
     if rest:
         shown_docs = [(path, what) for path, what in said if path in rest][: EVIDENCE_SHOWN * 2]
         items.append(DreamItem(
@@ -499,9 +520,10 @@ def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[D
     return items
 
 
-def _stale_names(snapshot: Snapshot, path: str, leaving: Collection[str]) -> list[str]:
+def _stale_names(snapshot: Snapshot, path: str, leaving: Collection[str], *, live: bool = False) -> list[str]:
     """The memory files a second index names (its links, wikilinks and mentions) that are not
-    live in the folder: missing, archived, superseded, or ``leaving`` with this pass."""
+    live in the folder: missing, archived, superseded, or ``leaving`` with this pass (``live``:
+    those that are, as root-relative paths)."""
     from ..model.index import parse_index
     from ..rules.validate import names_of
 
@@ -521,9 +543,12 @@ def _stale_names(snapshot: Snapshot, path: str, leaving: Collection[str]) -> lis
             g = files.get(target)
             if target in (INDEX_NAME, path) or g is not None and folder_doc(g):
                 continue
-            if g is None or g.archived or g.status == "superseded" or target in leaving \
-                    or g.frontmatter.names("superseded_by") or g.frontmatter.names("folded_into"):
+            gone = g is None or g.archived or g.status == "superseded" or target in leaving \
+                or bool(g.frontmatter.names("superseded_by")) or bool(g.frontmatter.names("folded_into"))
+            if gone and not live:
                 out[ref.target] = None
+            elif live and not gone:
+                out[target] = None
     return list(out)
 
 
