@@ -471,11 +471,13 @@ def document_message(document: FolderDocument) -> str:
     """The ``folder-document`` finding's message: what the file is, and what to do."""
     if document.kind == "template":
         return (f"{document.what}: it holds no fact yet, so memtui leaves it out of the index, "
-                "staleness and consolidation; fill it in and give it an entry, or delete it")
+                "staleness and consolidation; fill it in and give it an entry, or archive it "
+                "(memtui archive keeps it in archive/)")
     if document.kind == "index":
         return (f"{document.what}: it describes the folder rather than holding a fact, and beside "
                 "MEMORY.md it goes stale; memtui leaves it out of the index, staleness and "
-                "consolidation — fold what it says into MEMORY.md, or delete it")
+                "consolidation — fold what it says into MEMORY.md, or archive it (memtui archive, "
+                "or the dream's item)")
     return (f"{document.what}: it describes the folder rather than holding a fact, for people, not "
             "the agent; memtui leaves it out of the index, staleness and consolidation — list it "
             "in MEMORY.md only if the agent should read it")
