@@ -52,6 +52,8 @@ SHOWN_FINDINGS = 12
 TYPES = ("user", "feedback", "project", "reference", "value")
 #: the frozen heap may grow by this share (cyclic garbage frozen with it) before it is collected
 FROZEN_GROWTH = 0.25
+#: calls between two looks at the frozen heap's size (a look walks every frozen object)
+FROZEN_LOOK = 32
 
 
 class Refusal(Exception):
@@ -93,6 +95,7 @@ class Door:
         #: ``memtui mcp`` is, then collects what one call leaves, not the 10k files kept
         self.freeze_heap = freeze_heap
         self._frozen = 0  # how many objects were frozen after the last collection of them all
+        self._calls = 0  # calls since the frozen heap's size was looked at
 
     @contextmanager
     def _calling(self) -> Iterator[None]:
@@ -106,15 +109,21 @@ class Door:
 
     def _freeze(self) -> None:
         """Freeze what is alive now; once the frozen objects grew by :data:`FROZEN_GROWTH` since
-        they were last collected (a reference cycle frozen stays until then), collect them all
-        first."""
-        if not self._frozen or gc.get_freeze_count() > self._frozen * (1 + FROZEN_GROWTH):
+        they were last collected (a reference cycle frozen stays until then; looked at every
+        :data:`FROZEN_LOOK` calls), collect them all first."""
+        self._calls += 1
+        if not self._frozen or (self._calls >= FROZEN_LOOK and self._grown()):
             gc.unfreeze()
             gc.collect()
             gc.freeze()
             self._frozen = max(gc.get_freeze_count(), 1)
+            self._calls = 0
         else:
             gc.freeze()
+
+    def _grown(self) -> bool:
+        self._calls = 0
+        return gc.get_freeze_count() > self._frozen * (1 + FROZEN_GROWTH)
 
     # ---------------------------------------------------------------- paths
 
