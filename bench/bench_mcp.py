@@ -106,7 +106,7 @@ async def measure_tools(root: Path, n: int) -> dict[str, tuple[float, float, int
     from memtui.mcp.server import build_server
 
     files = sorted(rel for rel, _ in list_root(root).memory)
-    door = Door([root], session="bench")
+    door = Door([root], session="bench", freeze_heap=True)  # as `memtui mcp` opens it
     out: dict[str, tuple[float, float, int]] = {}
     async with Client(build_server(door)) as client:
         for tool, samples in plans(files, n).items():

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from ..mcp.door import Door
     from ..mcp.server import build_server
 
-    door = Door(roots, session=os.environ.get("CLAUDE_CODE_SESSION_ID", ""))
+    door = Door(roots, session=os.environ.get("CLAUDE_CODE_SESSION_ID", ""), freeze_heap=True)
     fresh = "" if any((r / "MEMORY.md").is_file() for r in roots) else \
         " (no memory yet: the first memory_remember makes it)"
     print(f"memtui mcp: serving {', '.join(str(r) for r in roots)}{fresh}", file=sys.stderr)

@@ -22,11 +22,13 @@ root unless it is told another.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from memtui.core import write
 from memtui.core.judge.duplicates import DuplicateIndex, Near
@@ -48,6 +50,10 @@ LOCK_TIMEOUT = 5.0
 #: findings listed in one answer (then a count)
 SHOWN_FINDINGS = 12
 TYPES = ("user", "feedback", "project", "reference", "value")
+#: the frozen heap may grow by this share (cyclic garbage frozen with it) before it is collected
+FROZEN_GROWTH = 0.25
+#: calls between two looks at the frozen heap's size (a look walks every frozen object)
+FROZEN_LOOK = 32
 
 
 class Refusal(Exception):
@@ -73,7 +79,8 @@ class Door:
     """The tools' behaviour over a fixed set of roots (see the module docstring)."""
 
     def __init__(self, roots: Sequence[Path | str], *, session: str = "",
-                 config: BudgetConfig | None = None, lock_timeout: float = LOCK_TIMEOUT) -> None:
+                 config: BudgetConfig | None = None, lock_timeout: float = LOCK_TIMEOUT,
+                 freeze_heap: bool = False) -> None:
         if not roots:
             raise ValueError("a door needs at least one memory root")
         self.config = config if config is not None else BudgetConfig()
@@ -83,6 +90,40 @@ class Door:
         self.lock_timeout = lock_timeout
         self._folded = Folded()  # the search's folded bodies, kept while their files are
         self._lock = threading.Lock()  # one call at a time: the SDK runs tools on worker threads
+        #: after each call, the objects alive (the warm roots) are frozen out of the cyclic
+        #: collector's walks (:func:`gc.freeze`): a process that is only this door, as
+        #: ``memtui mcp`` is, then collects what one call leaves, not the 10k files kept
+        self.freeze_heap = freeze_heap
+        self._frozen = 0  # how many objects were frozen after the last collection of them all
+        self._calls = 0  # calls since the frozen heap's size was looked at
+
+    @contextmanager
+    def _calling(self) -> Iterator[None]:
+        """One call: the door's lock held, and the heap frozen after it (``freeze_heap``)."""
+        with self._lock:
+            try:
+                yield
+            finally:
+                if self.freeze_heap:
+                    self._freeze()
+
+    def _freeze(self) -> None:
+        """Freeze what is alive now; once the frozen objects grew by :data:`FROZEN_GROWTH` since
+        they were last collected (a reference cycle frozen stays until then; looked at every
+        :data:`FROZEN_LOOK` calls), collect them all first."""
+        self._calls += 1
+        if not self._frozen or (self._calls >= FROZEN_LOOK and self._grown()):
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+            self._frozen = max(gc.get_freeze_count(), 1)
+            self._calls = 0
+        else:
+            gc.freeze()
+
+    def _grown(self) -> bool:
+        self._calls = 0
+        return gc.get_freeze_count() > self._frozen * (1 + FROZEN_GROWTH)
 
     # ---------------------------------------------------------------- paths
 
@@ -145,7 +186,7 @@ class Door:
 
     def search(self, query: str, limit: int = 10) -> str:
         """Ranked hits for ``query`` over every served root."""
-        with self._lock:
+        with self._calling():
             if not query.strip():
                 raise Refusal("give a few words to search for")
             limit = max(1, min(int(limit), 50))
@@ -171,7 +212,7 @@ class Door:
 
     def read(self, path: str) -> str:
         """A memory file's text, after one line saying where it stands."""
-        with self._lock:
+        with self._calling():
             root, rel = self.resolve(path)
             snapshot = self._now(root)
             f = snapshot.files.get(rel)
@@ -194,7 +235,7 @@ class Door:
 
     def loaded(self, show_text: bool = False) -> str:
         """What loads at session start from each root's MEMORY.md, and where it cuts."""
-        with self._lock:
+        with self._calling():
             out = []
             for root in self.roots:
                 label = "MEMORY.md" if len(self.roots) == 1 else f"{root.path}/MEMORY.md"
@@ -229,7 +270,7 @@ class Door:
 
     def validate(self) -> str:
         """The validator's findings for every root."""
-        with self._lock:
+        with self._calling():
             out = []
             for root in self.roots:
                 snapshot, found = self._warm(root)
@@ -251,7 +292,7 @@ class Door:
     def remember(self, title: str, body: str, type_: str = "project", hook: str | None = None,
                  root: str | None = None, *, tool_use: str = "") -> str:
         """A new topic file with its index entry — unless a note on the same thing exists."""
-        with self._lock:
+        with self._calling():
             target = self._root_named(root)
             kind = (type_ or "project").strip().lower()
             if kind not in TYPES:
@@ -284,14 +325,14 @@ class Door:
     def update(self, path: str, body: str | None = None, hook: str | None = None, *,
                tool_use: str = "") -> str:
         """A note's new body and/or its entry's new hook."""
-        with self._lock:
+        with self._calling():
             root, rel = self.resolve(path)
             applied = self._change(root, lambda s: verbs.update(s, rel, body, hook), "memory_update", tool_use)
             return f"Updated {self._name(root, rel)}: {applied.preview.changeset.description}." + _warnings(applied)
 
     def supersede(self, old: str, new: str, *, tool_use: str = "") -> str:
         """Mark ``old`` obsolete in favour of ``new``."""
-        with self._lock:
+        with self._calling():
             root, old_rel = self.resolve(old)
             root_new, new_rel = self.resolve(new)
             if root_new is not root:
@@ -304,14 +345,14 @@ class Door:
 
     def archive(self, path: str, *, tool_use: str = "") -> str:
         """Move a note into ``archive/`` (its entry goes to the archive index)."""
-        with self._lock:
+        with self._calling():
             root, rel = self.resolve(path)
             applied = self._change(root, lambda s: verbs.archive(s, rel), "memory_archive", tool_use)
             return f"Archived: {applied.preview.changeset.description.removeprefix('archive ')}." + _warnings(applied)
 
     def restore(self, path: str, *, tool_use: str = "") -> str:
         """Move an archived note back, with an entry in Recent."""
-        with self._lock:
+        with self._calling():
             root, rel = self.resolve(path)
             applied = self._change(root, lambda s: verbs.restore(s, rel), "memory_restore", tool_use)
             return f"Restored: {applied.preview.changeset.description.removeprefix('restore ')}." + _warnings(applied)
@@ -319,7 +360,7 @@ class Door:
     def merge(self, paths: Sequence[str], title: str | None = None, body: str | None = None, *,
               tool_use: str = "") -> str:
         """Fold notes into one gist; the sources move to ``archive/``."""
-        with self._lock:
+        with self._calling():
             resolved = [self.resolve(p) for p in paths]
             if len({rel for _, rel in resolved}) < 2:
                 raise Refusal("give two or more different notes to merge")

@@ -41,14 +41,54 @@ def test_the_cli_pin_recovers_loads_builds_and_gates_once(
     import memtui.core.write.protocol
 
     calls: dict[str, int] = {}
-    counting(monkeypatch, memtui.core.write.protocol, "recover", calls)
+    counting(monkeypatch, memtui.core.write.protocol, "recover_seen", calls)
     counting(monkeypatch, memtui.core.write.protocol, "load_root", calls)
     counting(monkeypatch, memtui.core.verbs.bulk, "bulk", calls)
     counting(monkeypatch, memtui.core.write.preview, "gate", calls)
     assert main(["pin", str(root / "alpha.md")]) == 0
-    assert calls == {"recover": 1, "load_root": 1, "bulk": 1, "gate": 1}
+    assert calls == {"recover_seen": 1, "load_root": 1, "bulk": 1, "gate": 1}
     assert b"pinned: true" in (root / "alpha.md").read_bytes()
     assert "applied: pin alpha.md" in capsys.readouterr().out
+
+
+def journal_listings(monkeypatch: pytest.MonkeyPatch, root: Path) -> list[str]:
+    """Each listing of ``root``'s journal folder from now on, by the function that asked."""
+    import os
+    import sys
+
+    folder = os.path.realpath(root / ".memtui" / "journal")
+    seen: list[str] = []
+    for name in ("listdir", "scandir"):
+        original: Callable[..., Any] = getattr(os, name)
+
+        def listing(path: Any = ".", *, _original: Callable[..., Any] = original) -> Any:
+            if isinstance(path, (str, Path)) and os.path.realpath(path) == folder:
+                caller = sys._getframe(1)
+                while caller.f_code.co_name in ("journal_names", "list_records"):
+                    caller = caller.f_back  # type: ignore[assignment]
+                seen.append(caller.f_code.co_name)
+            return _original(path)
+
+        monkeypatch.setattr(os, name, listing)
+    return seen
+
+
+@pytest.mark.parametrize("verb", ["pin", "archive", "remember"])
+def test_a_change_lists_the_journal_four_times(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                               verb: str) -> None:
+    for name in ("alpha.md", "beta.md"):  # a journal with records in it
+        write.attempt(root, lambda s, name=name: write.plan(s, verbs.pin(s, name)))
+    build = {"pin": lambda s: verbs.pin(s, "gamma.md"), "archive": lambda s: verbs.archive(s, "gamma.md"),
+             "remember": lambda s: verbs.remember(s, "Delta", "The delta fact.")}[verb]
+    listed = journal_listings(monkeypatch, root)
+    outcome = write.attempt(root, lambda s: write.plan(s, build(s)))
+    assert outcome.applied is not None
+    assert listed == [
+        "recover_seen",  # before the plan: anything to recover, and the newest record
+        "pending_records",  # the load: whether a change is interrupted
+        "attempt",  # under the lock: the newest record again, recovery, the next record's number
+        "commit_root",  # after the commit: the old versions it kept, and the pruning
+    ]
 
 
 def test_a_dry_run_reads_only(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

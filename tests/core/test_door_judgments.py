@@ -7,12 +7,14 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from memtui.core import write
 from memtui.core.judge.consolidate import scan
 from memtui.core.judge.duplicates import DuplicateIndex, near_duplicates
 from memtui.core.judge.search import ARCHIVED, LOADS, REGION, search
-from memtui.core.read.store import load_root
+from memtui.core.read.store import list_root, load_root
 from memtui.core.rules.validate import validate
 from memtui.core.stores.warm import WarmRoot
+from memtui.core.verbs import lifecycle
 
 MakeRoot = Callable[..., Path]
 
@@ -46,6 +48,28 @@ def test_a_warm_root_follows_every_kind_of_outside_change(make_root: MakeRoot) -
     assert keys(list(found.findings)) == keys(validate(fresh))
     assert {f.rule for f in found.findings} >= {"orphan", "broken-link"}
     assert warm.reloads == 1 and warm.refreshes == 1
+
+
+def test_a_warm_root_keeps_a_fresh_loads_order_of_files_after_changes(make_root: MakeRoot) -> None:
+    root = make_root({"MEMORY.md": "- [M](m.md) — m\n- [N](sub/n.md) — n\n", "m.md": note("M", "mid"),
+                      "sub/n.md": note("N", "nu")})
+    warm = WarmRoot(root)
+    warm.now()
+    (root / "a.md").write_text(note("A", "first by name"))  # another writer's, before the rest
+    (root / "sub" / "b.md").write_text(note("B", "first in its folder"))
+    snapshot, found = warm.now()
+    fresh = load_root(root)
+    assert warm.refreshes == 1
+    assert list(snapshot.files) == list(fresh.files)
+    assert list(found.findings) == validate(fresh)
+    for folder in ("", "sub/a"):  # this process's own changes: a file between two, a new folder
+        made = lifecycle.remember(snapshot, "Bee", "Made here.", folder=folder)
+        applied = write.run(snapshot, made, found)
+        warm.committed(applied.snapshot, applied.cache, made.paths)
+        snapshot, found = warm.now()
+        assert list(snapshot.files) == list(load_root(root).files)
+        assert warm._kept is not None and warm._kept.listing == list_root(root)
+    assert "bee.md" in snapshot.files and "sub/a/bee.md" in snapshot.files and warm.reloads == 1
 
 
 def test_a_warm_root_reloads_when_the_listing_changes_shape(make_root: MakeRoot) -> None:

@@ -67,7 +67,7 @@ def test_a_crash_after_an_undos_commit_leaves_no_empty_archive_folder(
     write.run(load_root(root), verbs.archive(load_root(root), "alpha.md"))
     assert (root / "archive").is_dir()
 
-    def crash(self: rootcommit.Prepared) -> None:
+    def crash(self: rootcommit.Prepared, names: list[str] | None = None) -> None:
         raise Crash()
 
     monkeypatch.setattr(rootcommit.Prepared, "tidy", crash)  # killed after the undo's commit

@@ -4,13 +4,14 @@ author, the Inbox, and ``memtui undo`` of the agent's write."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 from mcp import Client
@@ -22,7 +23,7 @@ from memtui.core.model.journal import list_records, read_record
 from memtui.core.read.store import load_root
 from memtui.core.stores import seen
 from memtui.core.verbs import lifecycle
-from memtui.mcp.door import Door
+from memtui.mcp.door import FROZEN_GROWTH, FROZEN_LOOK, Door
 from memtui.mcp.server import build_server
 
 INDEX = """# Memory
@@ -476,3 +477,45 @@ async def test_a_served_folder_that_went_is_not_made_again(root: Path) -> None:
                              type="project")
     assert error and "memory folder cannot be read" in refused(text, "memory_remember")
     assert not root.exists()
+
+
+@pytest.fixture
+def thawed() -> Iterator[None]:
+    """The collector as it was: a test that freezes the heap unfreezes it after."""
+    yield
+    gc.unfreeze()
+
+
+async def test_a_door_that_freezes_its_heap_answers_as_one_that_does_not(root: Path, tmp_path: Path,
+                                                                         thawed: None) -> None:
+    plain_root = tmp_path / "plain"
+    shutil.copytree(root, plain_root)
+    frozen, plain = door_of(root, freeze_heap=True), door_of(plain_root)
+    gc.unfreeze()
+    for tool, args in (("memory_validate", {}), ("memory_remember", {
+            "title": "Release notes live in docs", "body": "One file a version, in docs/releases/.",
+            "type": "reference"}), ("memory_archive", {"path": "project_old_build.md"}),
+            ("memory_search", {"query": "deploy"})):
+        assert await call(frozen, tool, **args) == await call(plain, tool, **args)
+        assert gc.get_freeze_count() > 0  # what the call left alive is out of the collector's walks
+    assert (root / "MEMORY.md").read_text() == (plain_root / "MEMORY.md").read_text()
+
+
+def test_the_frozen_heap_is_collected_once_it_grew(root: Path, thawed: None) -> None:
+    door = door_of(root, freeze_heap=True)
+    door.validate()
+    frozen = door._frozen
+    assert 0 < gc.get_freeze_count() <= frozen
+    cycles = []
+    for _ in range(int(frozen * FROZEN_GROWTH) + 10):  # garbage the collector never sees while frozen
+        cycle: list[Any] = []
+        cycle.append(cycle)
+        cycles.append(cycle)
+    gc.freeze()
+    del cycles, cycle
+    assert gc.get_freeze_count() > frozen * (1 + FROZEN_GROWTH)
+    for _ in range(FROZEN_LOOK - 1):  # looked at once in so many calls
+        door.validate()
+    assert gc.get_freeze_count() > frozen * (1 + FROZEN_GROWTH)
+    door.validate()  # grown past its share: collected, and frozen again
+    assert gc.get_freeze_count() <= frozen * (1 + FROZEN_GROWTH)

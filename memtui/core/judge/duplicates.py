@@ -125,9 +125,9 @@ class DuplicateIndex:
         if len(new.full) >= MIN_TOKENS or len(new.title) >= MIN_TOKENS:
             new_full, new_title = new.full, new.title
             for f, sets in self._files.values():
-                full_set = sets.full - common_full if common_full else sets.full
-                if new_full.isdisjoint(full_set):
+                if new_full.isdisjoint(sets.full):  # (the new note's words hold no common one)
                     continue
+                full_set = sets.full - common_full if common_full else sets.full
                 title_set = sets.title - common_title if common_title else sets.title
                 t = overlap(new_title, title_set)
                 b = overlap(new_full, full_set)

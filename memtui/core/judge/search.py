@@ -135,28 +135,33 @@ class Folded:
     another object for its path."""
 
     def __init__(self) -> None:
-        self._kept: dict[tuple[str, str], tuple[MemoryFile, str, str, str]] = {}
-        self._bodies: dict[tuple[str, str], tuple[MemoryFile, str]] = {}
+        #: per root: path -> (file, title, description, file name, body or None until asked)
+        self._kept: dict[str, dict[str, tuple[MemoryFile, str, str, str, str | None]]] = {}
+
+    def _of(self, root: str) -> dict[str, tuple[MemoryFile, str, str, str, str | None]]:
+        return self._kept.setdefault(root, {})
+
+    @staticmethod
+    def _fold(f: MemoryFile) -> tuple[MemoryFile, str, str, str, str | None]:
+        return f, f.title.casefold(), f.description.casefold(), f.path.rsplit("/", 1)[-1].casefold(), None
 
     def fields(self, root: str, f: MemoryFile) -> tuple[str, str, str]:
         """(title, description, file name), case-folded."""
-        key = (root, f.path)
-        kept = self._kept.get(key)
-        if kept is not None and kept[0] is f:
-            return kept[1], kept[2], kept[3]
-        title, description = f.title.casefold(), f.description.casefold()
-        name = f.path.rsplit("/", 1)[-1].casefold()
-        self._kept[key] = (f, title, description, name)
-        return title, description, name
+        kept = self._of(root)
+        got = kept.get(f.path)
+        if got is None or got[0] is not f:
+            got = kept[f.path] = self._fold(f)
+        return got[1], got[2], got[3]
 
     def body(self, root: str, f: MemoryFile) -> str:
-        key = (root, f.path)
-        kept = self._bodies.get(key)
-        if kept is not None and kept[0] is f:
-            return kept[1]
-        folded = f.body.casefold()
-        self._bodies[key] = (f, folded)
-        return folded
+        kept = self._of(root)
+        got = kept.get(f.path)
+        if got is None or got[0] is not f:
+            got = self._fold(f)
+        if got[4] is None:
+            got = kept[f.path] = (*got[:4], f.body.casefold())
+        assert got[4] is not None
+        return got[4]
 
 
 def search(query: str, roots: Sequence[Snapshot], limit: int = 10, *,
@@ -167,35 +172,53 @@ def search(query: str, roots: Sequence[Snapshot], limit: int = 10, *,
     terms = terms_of(query)
     if not terms or limit <= 0:
         return []
-    phrase = " ".join(terms)
+    phrase = " ".join(terms) if len(terms) > 1 else None
     scored: list[tuple[float, str, MemoryFile, _Standing, str, tuple[tuple[str, str], ...]]] = []
+    fold = Folded._fold
     for snapshot in roots:
         standing = _Standing(snapshot)
         where = str(snapshot.root)
-        for f in snapshot.files.values():
-            hook = standing.hook(f)
-            title, description, name = folded.fields(where, f)
-            fields = (("title", title, 8), ("hook", hook.casefold() if hook else "", 4),
-                      ("description", description, 4), ("name", name, 3))
-            body: str | None = None
+        kept = folded._of(where)
+        loaded, past, archive = standing.loaded, standing.past, standing.archive
+        for path, f in snapshot.files.items():  # (one step of this loop a file: kept lean)
+            hook = loaded.get(path)
+            if hook is None:  # (most files of a large root have no entry: no hook)
+                hook = standing.hook(f) if path in past or path in archive else ""
+            hook = hook.casefold() if hook else ""
+            got = kept.get(path)
+            if got is None or got[0] is not f:
+                got = kept[path] = fold(f)
+            _, title, description, name, body = got
             score = 0.0
             why: list[tuple[str, str]] = []  # (where, term): said for the hits shown only
             for term in terms:
-                found = [(field, w) for field, text, w in fields if term in text]
-                if found:
-                    score += sum(w for _, w in found)
-                    why.append((found[0][0], term))
+                # the fields a term is in, each adding its weight; said by the first of them
+                weight, first = 0, ""
+                if term in title:
+                    weight, first = 8, "title"
+                if term in hook:
+                    weight, first = weight + 4, first or "hook"
+                if term in description:
+                    weight, first = weight + 4, first or "description"
+                if term in name:
+                    weight, first = weight + 3, first or "name"
+                if weight:
+                    score += weight
+                    why.append((first, term))
                     continue
                 if body is None:
-                    body = folded.body(where, f)
-                if term not in body:
+                    body = f.body.casefold()
+                    kept[path] = (f, title, description, name, body)
+                count = body.count(term)  # (a term is never empty)
+                if not count:
                     score = -1.0
                     break
-                score += 1 + min(2, body.count(term) - 1) * 0.5
+                score += 1 + min(2, count - 1) * 0.5
                 why.append(("body", term))
             if score < 0:
                 continue
-            if len(terms) > 1 and any(phrase in text for _, text, _ in fields):
+            if phrase is not None and (phrase in title or phrase in hook or phrase in description
+                                       or phrase in name):
                 score += PHRASE_BONUS
             scored.append((score, where, f, standing, body or "", tuple(why)))
     # best first: where each hit stands (a few lookups a file) is asked of the best ones only; a

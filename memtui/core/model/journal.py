@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .safepath import (
     ATTIC_PREFIX,
@@ -152,17 +153,26 @@ def journal_dir(root: Path | str) -> Path:
     return Path(root) / JOURNAL_DIR
 
 
-def list_records(root: Path | str) -> list[RecordName]:
-    """Every record of a root's journal, oldest first ([] when there is none, or it is a symlink)."""
-    folder = journal_dir(root)
+def journal_names(root: Path | str) -> list[str] | None:
+    """The names in a root's journal folder, listed once (None when there is none, or it is a
+    symlink): what :func:`records_of` reads the records from, and the writer its own files."""
     try:
         if not check_private_dir(root, JOURNAL_DIR):
-            return []
-        names = [entry.name for entry in folder.iterdir()]
+            return None
+        return os.listdir(journal_dir(root))
     except (OSError, UnsafePath):
-        return []
-    records = [r for r in (parse_name(n) for n in names) if r is not None]
+        return None
+
+
+def records_of(names: Iterable[str] | None) -> list[RecordName]:
+    """The records among a journal folder's ``names``, oldest first."""
+    records = [r for r in map(parse_name, names or ()) if r is not None]
     return sorted(records, key=lambda r: r.seq)
+
+
+def list_records(root: Path | str) -> list[RecordName]:
+    """Every record of a root's journal, oldest first ([] when there is none, or it is a symlink)."""
+    return records_of(journal_names(root))
 
 
 def pending_records(root: Path | str) -> tuple[str, ...]:

@@ -71,7 +71,7 @@ class FindingsCache:
     provenance: frozenset[str]  # files whose frontmatter names other files
     superseding: frozenset[str]  # files with ``superseded_by`` (the supersede graph's edges)
     mentions: Mapping[str, int]  # validate.mention_map: the next change and the app reuse it
-    names: Mapping[str, list[str]]  # validate.names_of the files (kept while no file comes or goes)
+    names: Mapping[str, list[str]]  # validate.names_of the files (the next change updates it)
     reach: Reach  # how every file is reached: the orphan rule's and the Files view's one answer
     #: the index-level findings (index_findings and index_tail_findings, in that order), when
     #: known apart (None: :func:`index_level_of` sorts them out of ``findings``)
@@ -452,8 +452,12 @@ def revalidate(
     # files named in the loaded part of the index (mentions and passing links)
     if not (result.added or result.removed):
         names = cache.names
+    elif isinstance(files, LazyFiles):
+        names = LazyNames(files)
+    elif isinstance(cache.names, dict):
+        names = names_after(cache.names, result.added, result.removed)
     else:
-        names = LazyNames(files) if isinstance(files, LazyFiles) else names_of(files)
+        names = names_of(files)
     provenance, superseding = _marks(cache, files, result)
     if unnamed:
         mentioned, past_cut = cache.mentions, cache.reach.past_cut
@@ -499,6 +503,28 @@ def revalidate(
         index_level=level,
     )
     return after, new_cache
+
+
+def names_after(names: Mapping[str, list[str]], added: Iterable[str], removed: Iterable[str]
+                ) -> dict[str, list[str]]:
+    """:func:`~memtui.core.rules.validate.names_of` the files after a change, from ``names`` (the
+    map of the files before it) and the paths the change added and removed: only their names'
+    lists are made again.  The files are in path order (as a snapshot's are), so each name's
+    paths are too."""
+    gone = set(removed)
+    came: dict[str, list[str]] = {}
+    for path in added:
+        came.setdefault(path[path.rfind("/") + 1:].lower(), []).append(path)
+    out = dict(names)
+    for name in {path[path.rfind("/") + 1:].lower() for path in gone}:
+        kept = [path for path in out.get(name, ()) if path not in gone]
+        if kept:
+            out[name] = kept
+        else:
+            del out[name]
+    for name, paths in came.items():
+        out[name] = sorted(out.get(name, []) + paths) if name in out or len(paths) > 1 else paths
+    return out
 
 
 def _glob_counts(cache: FindingsCache, files: Mapping[str, MemoryFile], result: Result,

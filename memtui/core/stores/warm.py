@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import time
+from bisect import insort
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from pathlib import Path
@@ -130,6 +131,14 @@ _KEY_OF = attrgetter("st_size", "st_mtime_ns", "st_ino", "st_ctime_ns")
 
 
 Groups = dict[str, tuple[list[str], list[str]]]
+
+
+def _walk_order(item: tuple[str, object]) -> tuple[list[str], str]:
+    """Where a listing has a file (its root-relative path first) or a folder (its prefix): a
+    folder's files before its sub-folders', each folder's entries by name, the sub-folders
+    walked in that order (:func:`~memtui.core.model.walk.walk`)."""
+    folder, _, name = item[0].rpartition("/")
+    return (folder.split("/") if folder else []), name
 
 
 def _folder_groups(listing: Listing) -> Groups:
@@ -290,10 +299,11 @@ class WarmRoot:
                 new_names[""].discard(listing.archive[1])
             if archive is not None:
                 new_names[""].add(archive[1])
-        memory = tuple(item for item in listing.memory if item[0] not in gone) if gone else listing.memory
-        memory += tuple((rel, f"{base}/{rel}") for rel in made)
-        followed = replace(listing, memory=memory, index_path=index_path, archive=archive,
-                           folders=tuple(folders.items()))
+        memory = [item for item in listing.memory if item[0] not in gone] if gone else list(listing.memory)
+        for rel in made:  # where a listing has it: after the files before it in its folder
+            insort(memory, (rel, f"{base}/{rel}"), key=_walk_order)
+        followed = replace(listing, memory=tuple(memory), index_path=index_path, archive=archive,
+                           folders=tuple(sorted(folders.items(), key=_walk_order)))
         self._groups = (followed, new_groups)
         return followed, {prefix: frozenset(found) for prefix, found in new_names.items()}
 
@@ -435,13 +445,14 @@ class WarmRoot:
         self.refreshes += 1
         snapshot = kept.snapshot
         files = dict(snapshot.files)
+        last = next(reversed(files), "")  # the files are in path order: a new one after it keeps it
         new_keys, new_young = dict(keys), dict(young)
         added = {rel for rel in changed if rel not in keys}
         for rel in removed:
             files.pop(rel, None)
             new_keys.pop(rel, None)
             new_young.pop(rel, None)
-        for rel in changed:
+        for rel in sorted(changed):
             try:  # the key first: a write after it shows as a new key next time
                 st = os.stat(os.path.join(base, rel))
                 f = read_memory_file(os.path.join(base, rel), rel)
@@ -450,6 +461,8 @@ class WarmRoot:
             files[rel] = f
             key = stat_key(st) if f.size == st.st_size else _YOUNG
             self._key(rel, key, f, since, new_keys, new_young)
+        if added and min(added) < last:
+            files = dict(sorted(files.items()))  # in path order, as a load has them
         from ..model.index import parse_index
         from ..model.snapshot import ARCHIVE_INDEX_NAME, Index
 

@@ -24,6 +24,7 @@ from ..model.journal import (
     LOCK_FILE,
     MAX_RECORDS,
     PENDING,
+    RecordName,
     journal_dir,
     list_records,
     record_file,
@@ -513,13 +514,15 @@ def kept_versions(root: Path, rid: str) -> list[str]:
     return out
 
 
-def remove_kept(root: Path, rid: str | None = None) -> None:
-    """Unlink the old versions change ``rid`` kept (every change's when None): the change ended."""
+def remove_kept(root: Path, rid: str | None = None, names: Iterable[str] | None = None) -> None:
+    """Unlink the old versions change ``rid`` kept (every change's when None): the change ended.
+    ``names``: the journal folder's, as just listed under the lock."""
     folder = journal_dir(root)
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
+    if names is None:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return
     for name in names:
         match = _KEPT.match(name)
         if match is not None and (rid is None or match.group(1) == rid):
@@ -534,8 +537,9 @@ def is_kept_name(name: str) -> bool:
     return _KEPT.match(name) is not None
 
 
-def next_seq(root: Path) -> int:
-    records = list_records(root)
+def next_seq(root: Path, records: list[RecordName] | None = None) -> int:
+    """The sequence number of the next record (``records``: the journal's, as just listed)."""
+    records = list_records(root) if records is None else records
     return records[-1].seq + 1 if records else 1
 
 
@@ -556,8 +560,10 @@ def mark_record(root: Path, rid: str, state: str) -> None:
     disk.fsync_dir(str(folder))
 
 
-def prune_journal(root: Path) -> None:
-    records = list_records(root)
+def prune_journal(root: Path, records: list[RecordName] | None = None) -> None:
+    """Unlink the oldest records past :data:`MAX_RECORDS` (``records``: the journal's, as just
+    listed)."""
+    records = list_records(root) if records is None else records
     excess = len(records) - MAX_RECORDS
     for record in records:
         if excess <= 0:

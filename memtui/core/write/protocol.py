@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..model.changeset import Changeset
-from ..model.journal import list_records
+from ..model.journal import journal_names, records_of
 from ..model.snapshot import BudgetConfig, Snapshot
 from ..read.store import load_root
 from ..rules.incremental import FindingsCache
@@ -25,7 +25,7 @@ from .errors import Refused
 from .fs import LOCK_TIMEOUT, root_lock
 from .group import GroupApplied, GroupPreview, commit_group, replay_group_plan
 from .preview import Preview, plan, redo_plan, undo_plan
-from .recovery import Recovered, recover
+from .recovery import Recovered, recover, recover_seen
 from .rootcommit import Applied, commit_root
 
 #: builds and gates a change on a freshly loaded snapshot (``write.plan(s, verbs.pin(s, …))``,
@@ -72,9 +72,10 @@ class GroupAttempt:
         return self.applied.record_ids if self.applied is not None else ()
 
 
-def _head(root: Path) -> str | None:
-    """The newest journal record's file name: it changes whenever any memtui commits here."""
-    records = list_records(root)
+def _head(names: list[str] | None) -> str | None:
+    """The newest record's file name among a journal folder's ``names``: it changes whenever any
+    memtui commits here."""
+    records = records_of(names)
     return records[-1].file if records else None
 
 
@@ -97,18 +98,20 @@ def attempt(root: Path | str, planner: Planner | None = None, *, reviewed: Previ
         return Attempt(reviewed, commit(reviewed, timeout), recovered)
     assert planner is not None, "attempt needs a planner or a reviewed preview"
     config = config if config is not None else BudgetConfig()
-    recovered = Recovered() if dry_run else recover(root, timeout)
-    head = None if dry_run else _head(root)
+    # the journal folder is listed three times: here, under the lock, and after the commit
+    recovered, seen = (Recovered(), None) if dry_run else recover_seen(root, timeout)
+    head = _head(seen)
     load = load if load is not None else load_root
     preview = planner(load(root, config))
     if dry_run or not preview.accepted:
         return Attempt(preview, None, recovered)
     with root_lock(root, timeout):
-        if _head(root) != head:  # another memtui committed meanwhile: plan again, under the lock
+        names = journal_names(root)
+        if _head(names) != head:  # another memtui committed meanwhile: plan again, under the lock
             preview = planner(load(root, config))
             if not preview.accepted:
                 return Attempt(preview, None, recovered)
-        return Attempt(preview, commit(preview, timeout), recovered)
+        return Attempt(preview, commit(preview, timeout, journal=names), recovered)
 
 
 def attempt_group(roots: Sequence[Path | str], planner: GroupPlanner | None = None, *,
@@ -130,17 +133,20 @@ def attempt_group(roots: Sequence[Path | str], planner: GroupPlanner | None = No
     return GroupAttempt(group, commit_group(group, timeout), recovered)
 
 
-def commit(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
+def commit(preview: Preview, timeout: float = LOCK_TIMEOUT, *,
+           journal: list[str] | None = None) -> Applied:
     """Write an accepted preview to disk (DESIGN §3); raise :class:`TxnError` if not.
 
-    An undo or redo of a change that spans several roots replays it in all of them as one."""
+    An undo or redo of a change that spans several roots replays it in all of them as one.
+    ``journal``: the root's journal folder's names, when the caller listed them holding its
+    lock (it is not listed again before the change)."""
     if not preview.accepted:
         raise Refused(preview)
     if preview.kind != "do":
         grouped = _commit_grouped_replay(preview, timeout)
         if grouped is not None:
             return grouped
-    return commit_root(preview, timeout)
+    return commit_root(preview, timeout, journal)
 
 
 def _commit_grouped_replay(preview: Preview, timeout: float) -> Applied | None:

@@ -30,6 +30,7 @@ from ..model.journal import (
     parse_name,
     read_record,
     record_file,
+    records_of,
 )
 from ..model.safepath import MEMTUI_DIR, UnsafePath, symlinked_parent
 from ..model.snapshot import BudgetConfig, Snapshot
@@ -216,20 +217,30 @@ def _group_committed(value: dict[str, Any], root: Path, rid: str) -> bool:
 
 def recover_locked(root: Path) -> Recovered:
     """:func:`recover` with the root's lock held (every commit runs it first)."""
+    return recover_listed(root)[0]
+
+
+def recover_listed(root: Path, names: list[str] | None = None) -> tuple[Recovered, list[str]]:
+    """:func:`recover_locked`, and the journal folder's names after it (what a commit goes on
+    with).  ``names``: the folder's, as just listed under the lock (then it is listed again
+    only when recovery changed it)."""
     if not private_dir_exists(root, JOURNAL_DIR):
-        _tidy(root)
-        return Recovered()
+        _tidy(root, [])
+        return Recovered(), []
     folder = journal_dir(root)
     restored: list[str] = []
     left_alone: dict[str, list[str]] = {}
     quarantined: dict[str, str] = {}
     remade: dict[str, list[str]] = {}
-    for name in sorted(os.listdir(folder)):  # a record cut off while it was written; the old
-        if name.startswith(".") and name.endswith(".tmp") and not is_kept_name(name):  # versions
-            disk.unlink(str(folder / name))  # a change kept stay until its record is restored
-    for record in reversed(list_records(root)):
-        if record.state != PENDING:
-            continue
+    if names is None:
+        names = os.listdir(folder)
+    cut_off = sorted(name for name in names  # a record cut off while it was written; the old versions
+                     if name.startswith(".") and name.endswith(".tmp") and not is_kept_name(name))
+    for name in cut_off:  # a change kept stay until its record is restored
+        disk.unlink(str(folder / name))
+    records = records_of(names)
+    pending = [record for record in reversed(records) if record.state == PENDING]
+    for record in pending:
         try:
             value = _check_record(record, read_record(root, record))
             _check_disk_paths(root, value)
@@ -257,9 +268,15 @@ def recover_locked(root: Path) -> Recovered:
             remade.setdefault(made, []).extend(paths)
         if left:
             left_alone[record.id] = left
-    remove_kept(root)  # of changes that committed, or were set aside
-    _tidy(root)
-    return Recovered(restored, left_alone, quarantined, remade)
+    if pending:  # records marked, restored or set aside: the folder as it is now
+        names = os.listdir(folder)
+        records = records_of(names)
+    elif cut_off:
+        names = [name for name in names if name not in cut_off]
+    remove_kept(root, names=names)  # of changes that committed, or were set aside
+    names = [name for name in names if not is_kept_name(name)]
+    _tidy(root, records)
+    return Recovered(restored, left_alone, quarantined, remade), names
 
 
 def _cannot_restore(root: Path, record: RecordName, exc: OSError) -> str:
@@ -278,12 +295,12 @@ def _cannot_restore(root: Path, record: RecordName, exc: OSError) -> str:
 _SIDE_TMP = re.compile(r"^\..+\.side\.[0-9a-f]{16}\.tmp$")
 
 
-def _tidy(root: Path) -> None:
+def _tidy(root: Path, records: list[RecordName] | None = None) -> None:
     """What a change cut off after its commit left behind, removed under the lock: the empty
     folders an undo's cleanup did not get to (``archive/`` after undoing the first archive),
     and the temp files of side-file writes (the seen store's pack: up to 32 MiB each).
-    Best effort."""
-    records = list_records(root)
+    Best effort.  ``records``: the journal's, as just listed."""
+    records = list_records(root) if records is None else records
     newest = records[-1] if records else None
     if (newest is not None and newest.state == COMMITTED and newest.kind == "undo"
             and newest.target is not None):
@@ -313,21 +330,27 @@ def recover(root: Path | str, timeout: float = LOCK_TIMEOUT) -> Recovered:
     when there is nothing to do; skips quietly when another memtui holds the lock (its change
     is not interrupted).
     """
+    return recover_seen(root, timeout)[0]
+
+
+def recover_seen(root: Path | str, timeout: float = LOCK_TIMEOUT) -> tuple[Recovered, list[str] | None]:
+    """:func:`recover`, and the journal folder's names as it saw or left them (None when there is
+    no journal folder): one listing when nothing is to be done."""
     root = Path(root).absolute()
     folder = journal_dir(root)
     try:
         if not private_dir_exists(root, JOURNAL_DIR):
-            return Recovered()
+            return Recovered(), None
         names = os.listdir(folder)
     except OSError:
-        return Recovered()
+        return Recovered(), None
     if not any(n.endswith(".pending.json") or (n.startswith(".") and n.endswith(".tmp")) for n in names):
-        return Recovered()
+        return Recovered(), names
     try:
         with root_lock(root, timeout):
-            return recover_locked(root)
+            return recover_listed(root)
     except Busy:
-        return Recovered()
+        return Recovered(), names
     except OSError as exc:
         raise WriteFailed(f"cannot recover {root}: {describe_os_error(exc)}{where(exc, root)}") from None
 

@@ -18,10 +18,13 @@ from ..model.changeset import Create, Move, Operation, Write, is_archive_index, 
 from ..model.journal import (
     COMMITTED,
     JournalError,
+    RecordName,
     decode_value,
     encode_bytes,
+    journal_names,
     list_records,
     record_id,
+    records_of,
     stacks,
 )
 from ..model.safepath import UnsafePath
@@ -48,7 +51,7 @@ from .fs import (
     write_record,
 )
 from .preview import Preview, baseline_of
-from .recovery import recover_locked, told
+from .recovery import recover_listed, told
 from .restore import created_dirs_of, remove_empty_dirs, rollback
 
 
@@ -302,21 +305,25 @@ class Prepared:
         """Restore what was applied from the record; the error to raise."""
         return rollback(self.root, self.rid, self.record, cause)
 
-    def tidy(self) -> None:
+    def tidy(self, names: list[str] | None = None) -> None:
         """After the change committed: unlink the old versions it kept for a rollback.  Best
-        effort: what stays behind (a crash right now) the next recovery removes."""
+        effort: what stays behind (a crash right now) the next recovery removes.  ``names``: the
+        journal folder's, as just listed."""
         try:
-            remove_kept(self.root, self.rid)
+            remove_kept(self.root, self.rid, names)
         except OSError:
             pass
 
 
 
-def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -> Prepared:
+def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None,
+            records: list[RecordName] | None = None) -> Prepared:
     """Check, holding ``root``'s lock, that the journal and the disk are as the preview planned;
-    the record to write (``extra`` keys added to it).  Raises :class:`ChangedOnDisk` if not."""
+    the record to write (``extra`` keys added to it).  Raises :class:`ChangedOnDisk` if not.
+    ``records``: the journal's, as just listed under the lock."""
+    records = list_records(root) if records is None else records
     if preview.kind != "do":
-        st = stacks(list_records(root))
+        st = stacks(records)
         expected = st.done[-1] if preview.kind == "undo" and st.done else (
             st.redo[0] if preview.kind == "redo" and st.redo else None)
         if expected != preview.target:
@@ -329,7 +336,7 @@ def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -
             removed = created_dirs_of(root, preview.target)
         except (JournalError, UnsafePath):
             removed = []
-    rid = record_id(next_seq(root), preview.kind, preview.target)
+    rid = record_id(next_seq(root, records), preview.kind, preview.target)
     record = {
         "id": rid,
         "kind": preview.kind,
@@ -350,14 +357,19 @@ def prepare(root: Path, preview: Preview, extra: dict[str, Any] | None = None) -
     return Prepared(root, preview, rid, record, modes, missing, removed)
 
 
-def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
-    """Write an accepted preview of one root's change to disk; raise :class:`TxnError` if not."""
+def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT,
+                journal: list[str] | None = None) -> Applied:
+    """Write an accepted preview of one root's change to disk; raise :class:`TxnError` if not.
+
+    The journal folder is listed once before the change (``journal``: its names, when the
+    caller listed them holding the lock) and once after it."""
     if not preview.accepted:
         raise Refused(preview)
     root = Path(preview.before.root).absolute()
     with root_lock(root, timeout):
-        told(root, recover_locked(root))
-        prepared = prepare(root, preview)
+        recovered, names = recover_listed(root, journal)
+        told(root, recovered)
+        prepared = prepare(root, preview, records=records_of(names))
         try:
             prepared.write_record()
             prepared.apply()
@@ -367,9 +379,10 @@ def commit_root(preview: Preview, timeout: float = LOCK_TIMEOUT) -> Applied:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise error from exc
-        prepared.tidy()
+        after = journal_names(root) or []
+        prepared.tidy(after)
         try:
-            prune_journal(root)
+            prune_journal(root, records_of(after))
         except OSError:
             pass
     return Applied(prepared.rid, preview, preview.after, preview.cache)
