@@ -121,7 +121,7 @@ RAW = st.sampled_from(["---", "name: x", "", " ", "- a fact", "<!-- note -->", "
 def test_one_kept_span_numbers_its_lines_as_the_general_walk(raws: list[str]) -> None:
     """A kept text of one span numbers its lines from the one it starts in; the general walk
     (for any number of spans) gives the same numbers."""
-    body, starts, numbers = budget._counted(raws)
+    body, starts, numbers = budget.counted_text(raws)
     text, spans, _ = budget.kept_spans(raws)
     if len(spans) == 1:
         a = spans[0][0]

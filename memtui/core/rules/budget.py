@@ -15,7 +15,7 @@ is: its lines and bytes.  ``claude-code`` is Claude Code's own loader, as the re
 3. the rest is trimmed (JavaScript ``trim``: leading and trailing blank lines do not count);
 4. then the first ``max_lines`` (200) lines or ``max_bytes`` (25,000) *characters* load —
    a JavaScript string length, UTF-16 code units, the file's own line endings counted (a CRLF
-   is two characters, unless a comment block was stripped: see :func:`_counted`).  Past the character cap
+   is two characters, unless a comment block was stripped: see :func:`counted_text`).  Past the character cap
    the text is cut at the last line break at or before it, so the line that crosses the cap
    does not load; only a first line longer than the cap is cut mid-line.
 
@@ -369,12 +369,16 @@ def stripped_lines(raws: Sequence[str], loader: str) -> frozenset[int]:
     frontmatter, block-level comments and the blank lines trimmed at either end."""
     if loader == RAW_LOADER:
         return frozenset()
-    counted = _counted(raws, None, loader)[2]
+    counted = counted_text(raws, None, loader)[2]
     return frozenset(range(len(raws))) - {number - 1 for number in counted}
 
 
-def _counted(raws: Sequence[str], endings: Sequence[str] | None = None,
-             loader: str = CLAUDE_CODE_LOADER) -> tuple[str, list[int], tuple[int, ...]]:
+#: what the claude-code profiles count of an index: the text, each line's offset in it, each line's number
+Counted = tuple[str, list[int], tuple[int, ...]]
+
+
+def counted_text(raws: Sequence[str], endings: Sequence[str] | None = None,
+                 loader: str = CLAUDE_CODE_LOADER) -> Counted:
     """The text Claude Code counts (stripped and trimmed), the offset in it of each of its
     lines, and the file line number of each.
 
@@ -442,7 +446,7 @@ def _line_starts(body: str) -> list[int]:
 
 def _counted_as_written(raws: Sequence[str], endings: Sequence[str], frontmatter: bool = True
                         ) -> tuple[str, list[int], tuple[int, ...]]:
-    """:func:`_counted` on the text with its own line endings (no comment block stripped; the
+    """:func:`counted_text` on the text with its own line endings (no comment block stripped; the
     frontmatter too kept unless ``frontmatter``)."""
     text = "".join(raw + ending for raw, ending in zip(raws, endings))
     begin = _frontmatter_end(text) if frontmatter else 0
@@ -517,10 +521,8 @@ def _measure_claude(index: Index, config: BudgetConfig) -> Budget:
     raws = index.raw_text().split("\n") if lines else []  # no line holds a line feed
     file_bytes = len(index.render())  # every line's bytes with its ending, and the BOM
     return claude_budget(len(raws), file_bytes, config,
-                         _counted(raws, list(map(_ENDING, lines)), config.loader))
+                         counted_text(raws, list(map(_ENDING, lines)), config.loader))
 
-
-Counted = tuple[str, list[int], tuple[int, ...]]
 
 
 def claude_budget(file_lines: int, file_bytes: int, config: BudgetConfig, counted: Counted) -> Budget:
@@ -577,14 +579,8 @@ def loaded_index_text(index: Index, config: BudgetConfig) -> str:
     budget = measure(index, config)
     if budget.loader == RAW_LOADER:
         return index_loaded_text(index, budget).decode("utf-8", errors="replace")
-    return sent_text(budget, _counted([line.raw for line in index.lines],
+    return sent_text(budget, counted_text([line.raw for line in index.lines],
                                       [line.ending for line in index.lines], budget.loader))
-
-
-def counted_text(raws: Sequence[str], endings: Sequence[str], loader: str) -> Counted:
-    """What a claude-code profile counts of an index's lines: the text (stripped and trimmed),
-    the offset in it of each of its lines, and the file line number of each."""
-    return _counted(raws, endings, loader)
 
 
 def sent_text(budget: Budget, counted: Counted) -> str:
