@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
 from itertools import repeat
 from typing import TYPE_CHECKING, Callable, NamedTuple, overload
 
@@ -96,13 +97,10 @@ class ReadIndex:
         self._entry_exists = entry_exists
         self._heads: dict[int, tuple[Index, _State]] = {}
 
-    @property
+    @cached_property
     def text(self) -> str:
         """The lines' texts joined by LF (:meth:`memtui.core.model.snapshot.Index.raw_text`)."""
-        text: str | None = self.__dict__.get("_text")
-        if text is None:
-            text = self.__dict__["_text"] = "\n".join(self.raws)
-        return text
+        return "\n".join(self.raws)
 
     def head(self, end: int) -> Index:
         """The first ``end`` lines, as :func:`parse_index` parses them (and the PATH_SCOPE
@@ -205,5 +203,5 @@ def read_index(data: bytes, path: str = "MEMORY.md",
             endings.append("")
     read = ReadIndex(path, True, raws, endings, bom, exists, len(data))
     if "\r" not in text:
-        read.__dict__["_text"] = text[:-1] if text.endswith("\n") else text
+        read.__dict__["text"] = text[:-1] if text.endswith("\n") else text  # already joined by LF
     return read
