@@ -470,9 +470,9 @@ def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[D
         return []
     items: list[DreamItem] = []
     said = [(path, folder_document(path, snapshot.files[path])) for path in documents]
-    stale = {path: _stale_names(snapshot, path, leaving) for path, what in said
+    named = {path: _second_index_names(snapshot, path, leaving) for path, what in said
              if what is not None and what.kind == "index"}
-    stale = {path: names for path, names in stale.items() if names}
+    stale = {path: gone for path, (gone, _live) in named.items() if gone}
     for path, names in stale.items():
         shown = ", ".join(names[:EVIDENCE_SHOWN]) + (f", … and {len(names) - EVIDENCE_SHOWN} more"
                                                      if len(names) > EVIDENCE_SHOWN else "")
@@ -494,7 +494,7 @@ def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[D
         def build_live(s: Snapshot, second: str = path) -> Changeset:
             return archive(s, second)
 
-        names = _stale_names(snapshot, path, leaving, live=True)
+        names = named[path][1]
         entries = {line.resolved for line in snapshot.index.entries}
         held = sum(1 for name in names if name in entries)
         items.append(DreamItem(
@@ -520,10 +520,11 @@ def _document_items(snapshot: Snapshot, leaving: Collection[str] = ()) -> list[D
     return items
 
 
-def _stale_names(snapshot: Snapshot, path: str, leaving: Collection[str], *, live: bool = False) -> list[str]:
-    """The memory files a second index names (its links, wikilinks and mentions) that are not
-    live in the folder: missing, archived, superseded, or ``leaving`` with this pass (``live``:
-    those that are, as root-relative paths)."""
+def _second_index_names(snapshot: Snapshot, path: str, leaving: Collection[str]
+                        ) -> tuple[list[str], list[str]]:
+    """The memory files a second index names (its links, wikilinks and mentions): those not
+    live in the folder (missing, archived, superseded, or ``leaving`` with this pass: as the
+    index writes them), and those live (root-relative paths)."""
     from ..model.index import parse_index
     from ..rules.validate import names_of
 
@@ -531,7 +532,8 @@ def _stale_names(snapshot: Snapshot, path: str, leaving: Collection[str], *, liv
     files = snapshot.files
     by_name = names_of(files)
     second = parse_index(f.data, path, files.__contains__)
-    out: dict[str, None] = {}
+    stale: dict[str, None] = {}
+    live: dict[str, None] = {}
     for line in second.lines:
         for ref in line.refs:
             target = ref.resolved
@@ -545,11 +547,11 @@ def _stale_names(snapshot: Snapshot, path: str, leaving: Collection[str], *, liv
                 continue
             gone = g is None or g.archived or g.status == "superseded" or target in leaving \
                 or bool(g.frontmatter.names("superseded_by")) or bool(g.frontmatter.names("folded_into"))
-            if gone and not live:
-                out[ref.target] = None
-            elif live and not gone:
-                out[target] = None
-    return list(out)
+            if gone:
+                stale[ref.target] = None
+            else:
+                live[target] = None
+    return list(stale), list(live)
 
 
 def folder_doc(f: MemoryFile) -> bool:
